@@ -1,0 +1,60 @@
+// Builders for the JSON commands of PROTOCOL.md ("Client → server commands").
+//
+// Positions are clamped into the world here, so a click in the letterbox or a
+// rounding error at the edge never earns an `out_of_range` error. The `id` is
+// not set here: the connection numbers every command it actually sends.
+
+import { clamp } from './viewport.js';
+
+// The radius a right click gives a new obstacle, in world units.
+export const OBSTACLE_RADIUS = 30;
+// How many agents the 'a' key adds.
+export const ADD_AGENTS_COUNT = 100;
+
+function clampPoint(world, x, y) {
+  return { x: clamp(x, 0, world.width), y: clamp(y, 0, world.height) };
+}
+
+export function setTarget(world, x, y) {
+  return { type: 'set_target', ...clampPoint(world, x, y) };
+}
+
+export function clearTarget() {
+  return { type: 'clear_target' };
+}
+
+export function addObstacle(world, x, y, radius = OBSTACLE_RADIUS) {
+  return { type: 'add_obstacle', ...clampPoint(world, x, y), radius };
+}
+
+export function removeObstacle(obstacleId) {
+  return { type: 'remove_obstacle', obstacle_id: obstacleId };
+}
+
+// Without a position (the mouse never was over the world) the server scatters
+// the new agents over the whole world.
+export function addAgents(world, count, at) {
+  const cmd = { type: 'add_agents', count };
+  return at ? { ...cmd, ...clampPoint(world, at.x, at.y) } : cmd;
+}
+
+// Space toggles: the snapshot's paused flag says which way.
+export function togglePause(paused) {
+  return { type: paused ? 'resume' : 'pause' };
+}
+
+// The obstacle under a world point, or null. `slack` (world units) widens the
+// hit area so tiny obstacles stay clickable; when circles overlap, the one
+// whose centre is nearest wins, then the newest (drawn last, on top).
+export function obstacleAt(obstacles, x, y, slack = 0) {
+  let best = null;
+  let bestD = Infinity;
+  for (const o of obstacles) {
+    const d = Math.hypot(o.x - x, o.y - y);
+    if (d <= o.radius + slack && d <= bestD) {
+      best = o;
+      bestD = d;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,153 @@
+// Wiring: connection → state → (canvas, status line, test hooks); input →
+// connection. Holds the page's only mutable state.
+//
+// window.swarmcast mirrors that state for the browser test (tests/e2e); its
+// field names are a contract, listed in the object literal below.
+
+import { decodeSnapshot } from './protocol.js';
+import { Connection, socketUrl } from './connection.js';
+import { createRenderer } from './render.js';
+import { attachInput } from './input.js';
+import { createStatus } from './status.js';
+
+const canvas = document.getElementById('world');
+const renderer = createRenderer(canvas);
+const updateStatus = createStatus(document.getElementById('status'));
+
+const hooks = {
+  connected: false, // socket open and hello received
+  clientId: null, // from hello
+  hello: null, // the last hello, as received
+  tick: null, // of the newest snapshot (null until one arrives)
+  agentCount: 0, // of the newest snapshot
+  snapshots: 0, // snapshots decoded since the page loaded (never reset)
+  targets: [], // the newest snapshot's targets: [{ client_id, x, y }]
+  lastAck: null, // the last `ack` message
+  lastError: null, // the last `error` message
+  framesDrawn: 0, // canvas frames drawn with at least one agent (never reset)
+  // Extras, for tests and for poking at it from the console:
+  state: 'connecting', // 'connecting' | 'connected' | 'reconnecting'
+  paused: null, // the newest snapshot's paused flag
+  params: {}, // parameter name → current value (hello, then `param` messages)
+  decodeErrors: 0, // binary frames the decoder rejected
+  send: (command) => connection.send(command), // returns the id used, or null
+};
+window.swarmcast = hooks;
+
+let snapshot = null; // the newest decoded snapshot: the only one ever drawn
+let world = null; // { width, height } from hello
+let errorAt = 0; // when hooks.lastError arrived (Date.now())
+let hoverObstacleId = null;
+let dirty = true; // something visible changed since the last frame
+
+const connection = new Connection({
+  url: socketUrl(window.location),
+  decode: decodeSnapshot,
+  handlers: {
+    onState(state) {
+      hooks.state = state;
+      hooks.connected = state === 'connected';
+      document.body.dataset.state = hooks.connected ? 'connected' : 'disconnected';
+      dirty = true;
+    },
+    onHello(hello) {
+      // A new hello is a new session (maybe a restarted server, maybe another
+      // world size): forget everything the previous one told us.
+      hooks.hello = hello;
+      hooks.clientId = hello.client_id;
+      hooks.tick = null;
+      hooks.agentCount = 0;
+      hooks.targets = [];
+      hooks.paused = null;
+      hooks.lastAck = null;
+      hooks.lastError = null;
+      hooks.params = Object.fromEntries((hello.params || []).map((p) => [p.name, p.value]));
+      world = hello.world ? { width: hello.world.width, height: hello.world.height } : null;
+      snapshot = null;
+      hoverObstacleId = null;
+      dirty = true;
+    },
+    onSnapshot(s) {
+      snapshot = s;
+      world = { width: s.world_width, height: s.world_height };
+      hooks.snapshots += 1;
+      hooks.tick = s.tick;
+      hooks.agentCount = s.agents.count;
+      hooks.targets = s.targets;
+      hooks.paused = s.paused;
+      input.refreshHover();
+      dirty = true;
+    },
+    onMessage(msg) {
+      if (msg.type === 'ack') {
+        hooks.lastAck = msg;
+      } else if (msg.type === 'error') {
+        hooks.lastError = msg;
+        errorAt = Date.now();
+      } else if (msg.type === 'param') {
+        hooks.params[msg.name] = msg.value;
+      }
+    },
+    onDecodeError(err) {
+      // Warn once, not 30 times a second.
+      if (hooks.decodeErrors++ === 0) console.warn('swarmcast: dropped a malformed frame:', err.message);
+    },
+  },
+});
+
+const input = attachInput({
+  canvas,
+  keyTarget: window,
+  getView: renderer.view,
+  getWorld: () => world,
+  getSnapshot: () => snapshot,
+  send: (command) => connection.send(command),
+  onHover(id) {
+    hoverObstacleId = id;
+    dirty = true;
+  },
+});
+
+// The canvas follows the window; a devicePixelRatio change (zoom, moving to
+// another screen) does not always fire `resize`, so that is polled per frame.
+window.addEventListener('resize', () => {
+  dirty = true;
+});
+let lastDpr = window.devicePixelRatio;
+
+function frame() {
+  requestAnimationFrame(frame);
+  const now = Date.now();
+  updateStatus(
+    {
+      state: connection.state,
+      reconnectInMs: connection.reconnectAt - now,
+      lastCloseCode: connection.lastCloseCode,
+      clientId: hooks.clientId,
+      agentCount: hooks.agentCount,
+      tick: hooks.tick,
+      paused: hooks.paused,
+    },
+    hooks.lastError,
+    errorAt,
+    now,
+  );
+  if (window.devicePixelRatio !== lastDpr) {
+    lastDpr = window.devicePixelRatio;
+    dirty = true;
+  }
+  // Redraw only when there is something new: at most once per snapshot.
+  if (!dirty) return;
+  dirty = false;
+  const drawn = renderer.draw({
+    world,
+    snapshot,
+    myClientId: hooks.clientId,
+    hoverObstacleId,
+    live: connection.state === 'connected',
+  });
+  if (drawn > 0) hooks.framesDrawn += 1;
+}
+
+connection.start();
+requestAnimationFrame(frame);

@@ -1,0 +1,225 @@
+// Canvas drawing of one snapshot: world rectangle, obstacles, agents, targets.
+//
+// Built for 10,000+ agents at display rate: all agents of one colour go into a
+// single path filled once, headings come from a 256-entry table (the wire
+// quantizes headings to 256 steps anyway), and nothing is allocated per agent.
+
+import { COLORS, clientColor } from './palette.js';
+import { fitWorld } from './viewport.js';
+
+// Agent triangle size in world units; never drawn smaller than MIN_AGENT_PX
+// CSS pixels, or a big world on a small screen would show dust.
+const AGENT_LENGTH = 10;
+const AGENT_WIDTH_RATIO = 0.55;
+const MIN_AGENT_PX = 5;
+// Target marker sizes in CSS pixels (markers do not scale with the world).
+const TARGET_RING_PX = 9;
+const MY_TARGET_RING_PX = 13;
+
+export function createRenderer(canvas, win = globalThis) {
+  const ctx = canvas.getContext('2d', { alpha: false });
+  // Triangle vertex offsets (CSS px) for each of the 256 headings:
+  // [noseX, noseY, leftX, leftY, rightX, rightY] * 256. Rebuilt only when the
+  // on-screen agent size changes (resize, new world size).
+  const shape = new Float32Array(256 * 6);
+  let shapeLength = -1;
+  let view = fitWorld(1, 1, 1, 1);
+
+  function buildShape(lengthPx) {
+    if (lengthPx === shapeLength) return;
+    shapeLength = lengthPx;
+    const nose = lengthPx * 0.6;
+    const back = lengthPx * 0.4;
+    const half = (lengthPx * AGENT_WIDTH_RATIO) / 2;
+    for (let q = 0; q < 256; q++) {
+      const a = (q * 2 * Math.PI) / 256;
+      const c = Math.cos(a);
+      const s = Math.sin(a);
+      const o = q * 6;
+      shape[o] = c * nose;
+      shape[o + 1] = s * nose;
+      // Back corners: behind the centre, either side of the heading line.
+      shape[o + 2] = -c * back - s * half;
+      shape[o + 3] = -s * back + c * half;
+      shape[o + 4] = -c * back + s * half;
+      shape[o + 5] = -s * back - c * half;
+    }
+  }
+
+  // Matches the backing store to the element's CSS size × devicePixelRatio,
+  // so lines stay sharp on high-DPI screens and after zooming.
+  function fitCanvas() {
+    const dpr = win.devicePixelRatio || 1;
+    const cssW = canvas.clientWidth || 1;
+    const cssH = canvas.clientHeight || 1;
+    const w = Math.max(1, Math.round(cssW * dpr));
+    const h = Math.max(1, Math.round(cssH * dpr));
+    if (canvas.width !== w || canvas.height !== h) {
+      canvas.width = w;
+      canvas.height = h;
+    }
+    // From here on, draw in CSS pixels.
+    ctx.setTransform(w / cssW, 0, 0, h / cssH, 0, 0);
+    return { cssW, cssH };
+  }
+
+  // Fills one path with every agent whose leader bit equals `leaders`.
+  function drawAgents(agents, leaders) {
+    const { count, x, y, heading_q: hq, flags } = agents;
+    const { scale, offsetX, offsetY } = view;
+    const want = leaders ? 1 : 0;
+    let n = 0;
+    ctx.beginPath();
+    for (let i = 0; i < count; i++) {
+      if ((flags[i] & 1) !== want) continue;
+      const px = offsetX + x[i] * scale;
+      const py = offsetY + y[i] * scale;
+      const o = hq[i] * 6;
+      ctx.moveTo(px + shape[o], py + shape[o + 1]);
+      ctx.lineTo(px + shape[o + 2], py + shape[o + 3]);
+      ctx.lineTo(px + shape[o + 4], py + shape[o + 5]);
+      // No closePath(): fill() closes every subpath anyway, and in Chromium's
+      // software canvas an explicit closePath per triangle made the fill ~15×
+      // slower (240 ms instead of 17 ms for 10,000 agents).
+      n++;
+    }
+    if (n > 0) {
+      ctx.fillStyle = leaders ? COLORS.leader : COLORS.agent;
+      ctx.fill();
+    }
+    return n;
+  }
+
+  function drawObstacles(obstacles, hoverId) {
+    if (obstacles.length === 0) return;
+    const { scale, offsetX, offsetY } = view;
+    ctx.beginPath();
+    for (const o of obstacles) {
+      const cx = offsetX + o.x * scale;
+      const cy = offsetY + o.y * scale;
+      // moveTo first, or the path would join consecutive circles with a line.
+      ctx.moveTo(cx + o.radius * scale, cy);
+      ctx.arc(cx, cy, o.radius * scale, 0, 2 * Math.PI);
+    }
+    ctx.fillStyle = COLORS.obstacle;
+    ctx.fill();
+    const hovered = hoverId == null ? null : obstacles.find((o) => o.id === hoverId);
+    if (hovered) {
+      // Shows which obstacle a right click would remove.
+      ctx.beginPath();
+      ctx.arc(offsetX + hovered.x * scale, offsetY + hovered.y * scale, hovered.radius * scale, 0, 2 * Math.PI);
+      ctx.strokeStyle = COLORS.obstacleHover;
+      ctx.lineWidth = 2;
+      ctx.stroke();
+    }
+  }
+
+  function drawTarget(t, mine) {
+    const cx = view.offsetX + t.x * view.scale;
+    const cy = view.offsetY + t.y * view.scale;
+    const r = mine ? MY_TARGET_RING_PX : TARGET_RING_PX;
+    const color = clientColor(t.client_id);
+    ctx.strokeStyle = color;
+    ctx.lineWidth = mine ? 3 : 1.5;
+    ctx.beginPath();
+    ctx.arc(cx, cy, r, 0, 2 * Math.PI);
+    // Crosshair arms reaching out past the ring.
+    ctx.moveTo(cx - r * 1.7, cy);
+    ctx.lineTo(cx - r * 0.5, cy);
+    ctx.moveTo(cx + r * 0.5, cy);
+    ctx.lineTo(cx + r * 1.7, cy);
+    ctx.moveTo(cx, cy - r * 1.7);
+    ctx.lineTo(cx, cy - r * 0.5);
+    ctx.moveTo(cx, cy + r * 0.5);
+    ctx.lineTo(cx, cy + r * 1.7);
+    ctx.stroke();
+    if (mine) {
+      // A halo and a filled centre set my own target apart from the others.
+      ctx.strokeStyle = clientColor(t.client_id, 0.35);
+      ctx.lineWidth = 6;
+      ctx.beginPath();
+      ctx.arc(cx, cy, r + 5, 0, 2 * Math.PI);
+      ctx.stroke();
+      ctx.fillStyle = color;
+      ctx.beginPath();
+      ctx.arc(cx, cy, 3, 0, 2 * Math.PI);
+      ctx.fill();
+    }
+    ctx.fillStyle = color;
+    ctx.font = mine ? 'bold 12px system-ui, sans-serif' : '11px system-ui, sans-serif';
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'bottom';
+    ctx.fillText(mine ? 'you' : `#${t.client_id}`, cx + r * 0.8, cy - r * 0.8);
+  }
+
+  function drawCaption(text) {
+    ctx.fillStyle = 'rgba(230, 236, 245, 0.8)';
+    ctx.font = '14px system-ui, sans-serif';
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'top';
+    ctx.fillText(text, view.offsetX + (view.width * view.scale) / 2, view.offsetY + 10);
+  }
+
+  // scene: { world: {width, height} | null, snapshot | null, myClientId,
+  //          hoverObstacleId, live (bool: connected and current) }.
+  // Returns the number of agents drawn.
+  function draw(scene) {
+    const { cssW, cssH } = fitCanvas();
+    ctx.fillStyle = COLORS.background;
+    ctx.fillRect(0, 0, cssW, cssH);
+
+    const snap = scene.snapshot;
+    const world = snap ? { width: snap.world_width, height: snap.world_height } : scene.world;
+    if (!world) return 0;
+    view = fitWorld(cssW, cssH, world.width, world.height);
+    const ww = world.width * view.scale;
+    const wh = world.height * view.scale;
+
+    ctx.fillStyle = COLORS.world;
+    ctx.fillRect(view.offsetX, view.offsetY, ww, wh);
+    ctx.strokeStyle = COLORS.worldEdge;
+    ctx.lineWidth = 1;
+    ctx.strokeRect(view.offsetX - 0.5, view.offsetY - 0.5, ww + 1, wh + 1);
+
+    if (!snap) {
+      drawCaption('waiting for the first snapshot…');
+      return 0;
+    }
+
+    // Agents and obstacles are clipped to the world so a wrapping agent does
+    // not poke into the letterbox; targets are not, so one on the edge shows.
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(view.offsetX, view.offsetY, ww, wh);
+    ctx.clip();
+    drawObstacles(snap.obstacles, scene.hoverObstacleId);
+    buildShape(Math.max(MIN_AGENT_PX, AGENT_LENGTH * view.scale));
+    let drawn = drawAgents(snap.agents, false);
+    // Leaders last, so they are on top of the crowd.
+    drawn += drawAgents(snap.agents, true);
+    ctx.restore();
+
+    for (const t of snap.targets) {
+      if (t.client_id !== scene.myClientId) drawTarget(t, false);
+    }
+    for (const t of snap.targets) {
+      if (t.client_id === scene.myClientId) drawTarget(t, true);
+    }
+
+    if (!scene.live) {
+      // The picture is the last one before the connection dropped: veil it.
+      ctx.fillStyle = 'rgba(11, 14, 20, 0.55)';
+      ctx.fillRect(view.offsetX, view.offsetY, ww, wh);
+      drawCaption('connection lost: showing the last snapshot');
+    } else if (snap.paused) {
+      drawCaption('paused (space to resume)');
+    }
+    return drawn;
+  }
+
+  return {
+    draw,
+    // The mapping used by the last draw, for turning clicks into world points.
+    view: () => view,
+  };
+}

@@ -1,0 +1,335 @@
+#!/usr/bin/env bash
+# docker/check.sh — builds and runs the swarmcast image for real and checks it,
+# end to end, on a Debian 12 machine with no Docker engine and no registry.
+#
+#   sudo docker/check.sh            (about 2-3 minutes; needs root and Debian's
+#                                    and npm's package registries)
+#
+# NOT part of scripts/test.sh / CI: it installs packages, starts a Docker
+# engine and builds an image. Steps:
+#   1. apt-get install docker.io debootstrap docker-compose (curl, node, npm if missing)
+#   2. start dockerd --iptables=false --bridge=none (unless an engine already
+#      answers), so the host's network setup is not touched
+#   3. if there is no debian:bookworm-slim image: debootstrap bookworm minbase,
+#      trimmed like the official slim image, cached as a tarball in
+#      $SWARMCAST_DOCKER_CACHE (default /work/docker-cache), docker import
+#   4. docker build --network host -f docker/Dockerfile -t swarmcast REPO
+#   5. docker run --rm --network host -e SWARMCAST_PORT=18080 swarmcast, then:
+#      runs as non-root; GET / serves the page; /healthz is 200; the
+#      container's health status becomes healthy; a WebSocket to /ws gets a
+#      JSON hello then well-formed binary snapshots; docker stop makes it exit
+#      0 promptly
+#   6. docker/compose.yaml: validated, then run with a host-network override
+#      (port 18081) until healthy, stopped (exit 0) and removed
+#   7. stop the engine if this script started it
+# Only 127.0.0.1 is contacted. Ends with "N passed, N failed"; exit 1 on a failure.
+#
+# Environment: SWARMCAST_CHECK_PORT (18080), SWARMCAST_CHECK_COMPOSE_PORT
+# (18081), SWARMCAST_DOCKER_CACHE (/work/docker-cache), SKIP_COMPOSE=1,
+# KEEP_ENGINE=1 (leave an engine this script started running).
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+port=${SWARMCAST_CHECK_PORT:-18080}
+compose_port=${SWARMCAST_CHECK_COMPOSE_PORT:-18081}
+cache=${SWARMCAST_DOCKER_CACHE:-/work/docker-cache}
+image=swarmcast
+name=swarmcast-check
+project=swarmcast-check
+# Debian's client; another `docker` earlier on PATH may not match the engine.
+DOCKER=/usr/bin/docker
+COMPOSE=/usr/bin/docker-compose
+
+work=$(mktemp -d /tmp/swarmcast-docker-check.XXXXXX)
+passed=0
+failed=0
+engine_pid=""
+run_pid=""
+compose_up=0
+
+log() { printf '== %s\n' "$*" >&2; }
+pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$*"; }
+fail() { failed=$((failed + 1)); printf 'FAIL %s\n' "$*"; }
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+cleanup() {
+  set +e
+  if [ -x "$DOCKER" ] && "$DOCKER" info >/dev/null 2>&1; then
+    "$DOCKER" rm -f "$name" >/dev/null 2>&1
+    [ "$compose_up" = 1 ] && "$COMPOSE" -p "$project" -f "$work/compose.check.yaml" down >/dev/null 2>&1
+  fi
+  [ -n "$run_pid" ] && kill "$run_pid" 2>/dev/null && wait "$run_pid" 2>/dev/null
+  if [ -n "$engine_pid" ] && [ "${KEEP_ENGINE:-0}" != 1 ]; then
+    log "stopping dockerd (pid $engine_pid)"
+    kill -TERM "$engine_pid" 2>/dev/null
+    for _ in $(seq 60); do kill -0 "$engine_pid" 2>/dev/null || break; sleep 0.5; done
+    wait "$engine_pid" 2>/dev/null
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+[ "$(id -u)" -eq 0 ] || { echo "docker/check.sh needs root (apt-get, dockerd)" >&2; exit 2; }
+
+# ------------------------------------------------------------------ 1. install
+want=(docker.io debootstrap)
+[ "${SKIP_COMPOSE:-0}" = 1 ] || want+=(docker-compose)
+command -v curl >/dev/null || want+=(curl)
+command -v node >/dev/null || want+=(nodejs)
+command -v npm >/dev/null || want+=(npm)
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# ------------------------------------------------------------------- 2. engine
+if "$DOCKER" info >/dev/null 2>&1; then
+  log "using the Docker engine that is already running"
+else
+  log "starting dockerd --iptables=false --bridge=none (log: $work/dockerd.log)"
+  /usr/sbin/dockerd --iptables=false --bridge=none >"$work/dockerd.log" 2>&1 &
+  engine_pid=$!
+  for _ in $(seq 60); do "$DOCKER" info >/dev/null 2>&1 && break; sleep 1; done
+  "$DOCKER" info >/dev/null 2>&1 || { tail -20 "$work/dockerd.log" >&2; echo "dockerd did not start" >&2; exit 1; }
+fi
+
+# --------------------------------------------------------------- 3. base image
+if ! "$DOCKER" image inspect debian:bookworm-slim >/dev/null 2>&1; then
+  tarball=$cache/debian-bookworm-slim-rootfs.tar
+  if [ ! -s "$tarball" ]; then
+    log "debootstrap bookworm minbase -> $tarball"
+    rootfs=$work/rootfs
+    debootstrap --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian >"$work/debootstrap.log" 2>&1 \
+      || { tail -20 "$work/debootstrap.log" >&2; exit 1; }
+    # Trim it like the official debian:bookworm-slim: deb822 sources with
+    # updates and security, no docs/man/translations, no apt caches or lists.
+    rm -f "$rootfs/etc/apt/sources.list"
+    cat >"$rootfs/etc/apt/sources.list.d/debian.sources" <<'EOF'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: http://deb.debian.org/debian-security
+Suites: bookworm-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+    cat >"$rootfs/etc/dpkg/dpkg.cfg.d/docker" <<'EOF'
+path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/man/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/locale/*
+path-include /usr/share/locale/locale.alias
+path-exclude /usr/share/lintian/*
+path-exclude /usr/share/linda/*
+EOF
+    cat >"$rootfs/etc/apt/apt.conf.d/docker-clean" <<'EOF'
+DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+Dir::Cache::pkgcache "";
+Dir::Cache::srcpkgcache "";
+EOF
+    echo 'Acquire::Languages "none";' >"$rootfs/etc/apt/apt.conf.d/docker-no-languages"
+    rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/cache/apt/*.bin \
+           "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/log/*.log "$rootfs"/var/log/apt/* \
+           "$rootfs"/usr/share/man/* "$rootfs"/usr/share/info/* "$rootfs"/usr/share/lintian/*
+    find "$rootfs/usr/share/doc" -mindepth 1 -not -type d -not -name copyright -delete
+    find "$rootfs/usr/share/doc" -mindepth 1 -type d -empty -delete
+    find "$rootfs/usr/share/locale" -mindepth 1 -maxdepth 1 -not -name locale.alias -exec rm -rf {} +
+    mkdir -p "$cache"
+    tar --numeric-owner -C "$rootfs" -cf "$tarball.tmp" . && mv "$tarball.tmp" "$tarball"
+    rm -rf "$rootfs"
+  fi
+  log "docker import $tarball as debian:bookworm-slim"
+  "$DOCKER" import --change 'CMD ["bash"]' "$tarball" debian:bookworm-slim >/dev/null
+fi
+
+# -------------------------------------------------------------------- 4. build
+log "docker build --network host -f docker/Dockerfile -t $image $repo (log: $work/build.log)"
+t0=$(now)
+if "$DOCKER" build --network host -f "$repo/docker/Dockerfile" -t "$image" "$repo" >"$work/build.log" 2>&1; then
+  size=$("$DOCKER" image inspect --format '{{.Size}}' "$image")
+  pass "image builds in $(elapsed "$t0" "$(now)") s, $((size / 1000000)) MB"
+else
+  tail -40 "$work/build.log"
+  fail "docker build"
+  echo "$passed passed, $failed failed"
+  exit 1
+fi
+
+# ---------------------------------------------------------------------- 5. run
+"$DOCKER" rm -f "$name" >/dev/null 2>&1 || true
+log "docker run --rm --network host -e SWARMCAST_PORT=$port $image"
+"$DOCKER" run --rm --name "$name" --network host -e SWARMCAST_PORT="$port" "$image" \
+  >"$work/run.log" 2>&1 &
+run_pid=$!
+base=http://127.0.0.1:$port
+up=0
+for _ in $(seq 100); do
+  curl -fsS -o /dev/null "$base/healthz" 2>/dev/null && { up=1; break; }
+  kill -0 "$run_pid" 2>/dev/null || break
+  sleep 0.1
+done
+if [ "$up" = 1 ]; then pass "server answers on 127.0.0.1:$port"; else
+  fail "server did not answer on 127.0.0.1:$port"; cat "$work/run.log"
+  echo "$passed passed, $failed failed"; exit 1
+fi
+
+uid=$("$DOCKER" exec "$name" id -u); who=$("$DOCKER" exec "$name" id)
+if [ "$uid" != 0 ]; then pass "runs as non-root ($who)"; else fail "runs as root ($who)"; fi
+
+code=$(curl -sS -o "$work/index.html" -w '%{http_code} %{content_type}' "$base/")
+if [ "${code%% *}" = 200 ] && grep -qi '<html' "$work/index.html"; then
+  pass "GET / is 200 and HTML ($code, $(wc -c <"$work/index.html") bytes)"
+else fail "GET / -> $code"; fi
+asset=$(grep -oE '(src|href)="[^":]+\.(js|css)"' "$work/index.html" | head -n 1 | sed -E 's/^[a-z]+="\.?\/?//; s/"$//' || true)
+if [ -n "$asset" ]; then
+  code=$(curl -sS -o /dev/null -w '%{http_code} %{content_type}' "$base/$asset")
+  if [ "${code%% *}" = 200 ]; then pass "GET /$asset is 200 ($code)"; else fail "GET /$asset -> $code"; fi
+fi
+
+code=$(curl -sS -o "$work/healthz" -w '%{http_code}' "$base/healthz")
+if [ "$code" = 200 ] && node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$work/healthz"; then
+  pass "GET /healthz is 200 with JSON: $(head -c 200 "$work/healthz")"
+else fail "GET /healthz -> $code: $(head -c 200 "$work/healthz")"; fi
+
+# The image's HEALTHCHECK runs every 10 s; the first run is 10 s after start.
+status=""
+for _ in $(seq 45); do
+  status=$("$DOCKER" inspect --format '{{.State.Health.Status}}' "$name")
+  [ "$status" = healthy ] || [ "$status" = unhealthy ] && break
+  sleep 1
+done
+if [ "$status" = healthy ]; then pass "docker health status: healthy"; else
+  fail "docker health status: $status"
+  "$DOCKER" inspect --format '{{json .State.Health}}' "$name"; echo
+fi
+
+# WebSocket: ws from tests/node_modules if installed, else npm install it here.
+ws_dir=$repo/tests/node_modules/ws
+if [ ! -f "$ws_dir/package.json" ]; then
+  log "npm install ws into $work/npm"
+  (cd "$work" && mkdir -p npm && cd npm && npm install --silent --no-audit --no-fund ws@8 >/dev/null)
+  ws_dir=$work/npm/node_modules/ws
+fi
+cat >"$work/ws-check.cjs" <<'EOF'
+// Connects, expects a JSON hello first, then binary snapshots whose header
+// and length follow protocol/PROTOCOL.md; prints a summary, exits 0 on success.
+const WebSocket = require(process.argv[2]);
+const url = process.argv[3];
+const want = 5;
+const ws = new WebSocket(url, 'swarmcast.v1');
+let hello = null, snapshots = 0, last = null, done = false;
+const fail = (m) => { console.log(m); process.exit(1); };
+const timer = setTimeout(() => fail(`timeout: hello=${!!hello} snapshots=${snapshots}`), 5000);
+ws.on('error', (e) => fail(`socket error: ${e.message}`));
+ws.on('close', (code) => { if (!done) fail(`closed early with code ${code}`); });
+ws.on('message', (data, isBinary) => {
+  if (!hello) {
+    if (isBinary) fail('first message is binary, expected the JSON hello');
+    try { hello = JSON.parse(data.toString('utf8')); } catch (e) { fail(`hello is not JSON: ${e.message}`); }
+    if (hello.type !== 'hello') fail(`first message type is ${hello.type}, expected hello`);
+    return;
+  }
+  if (!isBinary) return;
+  const b = Buffer.from(data);
+  if (b.length < 24) fail(`snapshot of ${b.length} bytes`);
+  if (b[0] !== 0x53 || b[1] !== 1) fail(`snapshot kind/version ${b[0]}/${b[1]}`);
+  const agents = b.readUInt32LE(16), obstacles = b.readUInt16LE(20), targets = b.readUInt16LE(22);
+  const size = 24 + 6 * agents + 16 * obstacles + 12 * targets;
+  if (b.length !== size) fail(`snapshot is ${b.length} bytes, header says ${size}`);
+  last = { tick: b.readUInt32LE(4), w: b.readFloatLE(8), h: b.readFloatLE(12), agents, bytes: b.length };
+  if (++snapshots === want) {
+    done = true;
+    clearTimeout(timer);
+    console.log(`hello from "${hello.server}" (client_id ${hello.client_id}, world ` +
+      `${hello.world && hello.world.width}x${hello.world && hello.world.height}), then ${snapshots} ` +
+      `binary snapshots, last: tick ${last.tick}, ${last.agents} agents, ${last.bytes} bytes`);
+    ws.close(1000);
+    ws.on('close', () => process.exit(0));
+  }
+});
+EOF
+if out=$(node "$work/ws-check.cjs" "$ws_dir" "ws://127.0.0.1:$port/ws" 2>&1); then
+  pass "WebSocket /ws: $out"
+else fail "WebSocket /ws: $out"; fi
+
+t0=$(now)
+"$DOCKER" stop "$name" >/dev/null
+set +e; wait "$run_pid"; rc=$?; set -e
+run_pid=""
+took=$(elapsed "$t0" "$(now)")
+if [ "$rc" = 0 ] && awk -v t="$took" 'BEGIN { exit !(t < 5) }'; then
+  pass "docker stop: exit code 0 after $took s"
+else
+  fail "docker stop: exit code $rc after $took s"; tail -20 "$work/run.log"
+fi
+
+# ------------------------------------------------------------------ 6. compose
+if [ "${SKIP_COMPOSE:-0}" != 1 ]; then
+  if "$COMPOSE" -p "$project" -f "$repo/docker/compose.yaml" config -q; then
+    pass "docker/compose.yaml is valid ($("$COMPOSE" version --short))"
+  else fail "docker-compose config"; fi
+  # The check runs the service on the host's network (this engine has no
+  # bridge, and compose refuses host networking with port mappings): a copy of
+  # the file without `ports`, with network_mode: host and SWARMCAST_PORT set.
+  # Users get the file's ordinary port mapping, checked here by `config`.
+  if "$COMPOSE" -p "$project" -f "$repo/docker/compose.yaml" config | grep -q 'published: 8080'; then
+    pass "compose.yaml publishes port 8080"
+  else fail "compose.yaml does not publish port 8080"; fi
+  python3 - "$repo/docker/compose.yaml" "$work/compose.check.yaml" "$compose_port" <<'EOF'
+import os, sys, yaml
+src, dst, port = sys.argv[1:]
+doc = yaml.safe_load(open(src))
+svc = doc["services"]["swarmcast"]
+svc.pop("ports", None)
+svc["network_mode"] = "host"
+env = svc.setdefault("environment", {})
+if isinstance(env, list):
+    env[:] = [e for e in env if not e.startswith("SWARMCAST_PORT=")] + ["SWARMCAST_PORT=" + port]
+else:
+    env["SWARMCAST_PORT"] = port
+build = svc.get("build")
+if isinstance(build, dict) and "context" in build:
+    build["context"] = os.path.abspath(os.path.join(os.path.dirname(src), build["context"]))
+yaml.safe_dump(doc, open(dst, "w"), sort_keys=False)
+EOF
+  cf=(-p "$project" -f "$work/compose.check.yaml")
+  compose_up=1
+  if "$COMPOSE" "${cf[@]}" up -d --no-build >"$work/compose.log" 2>&1; then
+    cid=$("$COMPOSE" "${cf[@]}" ps -q swarmcast)
+    status=""
+    for _ in $(seq 45); do
+      status=$("$DOCKER" inspect --format '{{.State.Health.Status}}' "$cid")
+      [ "$status" = healthy ] || [ "$status" = unhealthy ] && break
+      sleep 1
+    done
+    policy=$("$DOCKER" inspect --format '{{.HostConfig.RestartPolicy.Name}}' "$cid")
+    hz=$(curl -sS "http://127.0.0.1:$compose_port/healthz" || true)
+    if [ "$status" = healthy ] && [ -n "$hz" ]; then
+      pass "compose: service healthy on 127.0.0.1:$compose_port, restart=$policy, /healthz $hz"
+    else fail "compose: status=$status healthz=$hz"; fi
+    t0=$(now)
+    "$COMPOSE" "${cf[@]}" stop >/dev/null 2>&1
+    rc=$("$DOCKER" inspect --format '{{.State.ExitCode}}' "$cid")
+    took=$(elapsed "$t0" "$(now)")
+    if [ "$rc" = 0 ]; then pass "compose stop: exit code 0 after $took s"; else fail "compose stop: exit code $rc after $took s"; fi
+  else
+    cat "$work/compose.log"; fail "docker-compose up"
+  fi
+  "$COMPOSE" "${cf[@]}" down >/dev/null 2>&1 || true
+  compose_up=0
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

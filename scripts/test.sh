@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what is missing, then builds and runs every test twice: once in a
+# release build and once under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Unit tests (cmocka), the integration test (real server + ws client) and the
+# browser test (headless Chromium via playwright-core) all run under ctest.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/deps.sh" test
+(cd "$root/tests" && npm ci --no-audit --no-fund --loglevel=error)
+
+for variant in release asan; do
+  dir="$root/build-test-$variant"
+  opts=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSWARMCAST_WERROR=ON)
+  [ "$variant" = asan ] && opts+=(-DSWARMCAST_SANITIZE=ON)
+  echo "== $variant build" >&2
+  cmake -S "$root" -B "$dir" "${opts[@]}" >/dev/null
+  cmake --build "$dir" --parallel "$(nproc)" >/dev/null
+  echo "== $variant tests" >&2
+  (cd "$dir" && ctest --output-on-failure --timeout 300)
+done

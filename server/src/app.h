@@ -1,0 +1,23 @@
+/* app: the running server. Owns the world, steps it on a fixed-rate libuv
+ * timer, queues the clients' commands and applies them at the start of a
+ * tick, and encodes one snapshot per snapshot period for every viewer. */
+#ifndef SWARMCAST_APP_H
+#define SWARMCAST_APP_H
+
+#include <uv.h>
+
+#include "config.h"
+
+typedef struct app app_t;
+
+/* Creates the world and starts listening; NULL (with a message on stderr)
+ * on failure. */
+app_t *app_create(uv_loop_t *loop, const config_t *cfg);
+int app_port(const app_t *a);
+/* Stops ticking, closes every connection with 1001 and lets the loop end. */
+void app_shutdown(app_t *a);
+/* After the loop has ended: frees everything (run the loop once more, then
+ * uv_loop_close). */
+void app_destroy(app_t *a);
+
+#endif

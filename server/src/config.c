@@ -1,0 +1,224 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/params.h"
+
+#ifndef SWARMCAST_DEFAULT_WEB_ROOT
+#define SWARMCAST_DEFAULT_WEB_ROOT "client-web"
+#endif
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: swarmcast [options]\n"
+            "\n"
+            "Steps a 2-D flock at a fixed rate and streams it to browsers over WebSocket.\n"
+            "Every option can also be set by the environment variable shown.\n"
+            "\n"
+            "  --bind ADDR          SWARMCAST_BIND          address to listen on (127.0.0.1)\n"
+            "  --port N             SWARMCAST_PORT          TCP port, 0 for any free one (8080)\n"
+            "  --agents N           SWARMCAST_AGENTS        initial number of agents (1000)\n"
+            "  --seed N             SWARMCAST_SEED          seed of the world (1)\n"
+            "  --tick-hz N          SWARMCAST_TICK_HZ       simulation steps per second (60)\n"
+            "  --snapshot-hz N      SWARMCAST_SNAPSHOT_HZ   snapshots per second, at most tick-hz (30)\n"
+            "  --world WxH          SWARMCAST_WORLD         world size in units (1600x900)\n"
+            "  --web-root DIR       SWARMCAST_WEB_ROOT      directory of the web client\n"
+            "  --max-clients N      SWARMCAST_MAX_CLIENTS   simultaneous viewers (64)\n"
+            "  --max-agents N       SWARMCAST_MAX_AGENTS    population limit (1000000)\n"
+            "  --set NAME=VALUE                             set a simulation parameter (repeatable)\n"
+            "  --help                                       this text and the parameter list\n"
+            "  --version                                    the version\n"
+            "\n"
+            "Parameters (--set, and set_param over the protocol):\n");
+    for (size_t i = 0; i < params_count(); i++) {
+        const param_desc_t *d = params_desc(i);
+        if (d->type == PARAM_ENUM) {
+            char values[128] = "";
+            for (int k = 0; k <= (int)d->max; k++) {
+                strncat(values, k ? "|" : "", sizeof values - strlen(values) - 1);
+                strncat(values, d->enum_names[k], sizeof values - strlen(values) - 1);
+            }
+            fprintf(f, "  %-16s %-22s default %-8s %s\n", d->name, values, d->enum_names[(int)d->def], d->help);
+        } else {
+            char range[48];
+            snprintf(range, sizeof range, "%g..%g %s", d->min, d->max, d->unit);
+            fprintf(f, "  %-16s %-22s default %-8g %s\n", d->name, range, d->def, d->help);
+        }
+    }
+}
+
+static int parse_number(const char *s, double lo, double hi, bool whole, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi || (whole && v != floor(v))) return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_world(const char *s, float *w, float *h)
+{
+    char *end;
+    double a = strtod(s, &end);
+    if (end == s || (*end != 'x' && *end != 'X')) return -1;
+    const char *rest = end + 1;
+    double b = strtod(rest, &end);
+    if (end == rest || *end || !(a >= 10 && a <= 1e6) || !(b >= 10 && b <= 1e6)) return -1;
+    *w = (float)a;
+    *h = (float)b;
+    return 0;
+}
+
+static int parse_set(config_t *c, const char *arg, FILE *err)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq) {
+        fprintf(err, "swarmcast: --set wants NAME=VALUE, got '%s'\n", arg);
+        return -1;
+    }
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - arg), arg);
+    int index = params_find(name);
+    if (index < 0) {
+        fprintf(err, "swarmcast: no parameter named '%s' (see --help)\n", name);
+        return -1;
+    }
+    const param_desc_t *d = params_desc((size_t)index);
+    const char *text = eq + 1;
+    double v = NAN; /* stays NAN when the text is not a value of this type */
+    if (d->type == PARAM_ENUM) {
+        int k = params_enum_index(d, text);
+        if (k >= 0) v = k;
+    } else if (d->type == PARAM_BOOL) {
+        if (strcmp(text, "true") == 0) v = 1;
+        if (strcmp(text, "false") == 0) v = 0;
+    } else {
+        parse_number(text, -INFINITY, INFINITY, false, &v);
+    }
+    sim_params_t scratch;
+    params_defaults(&scratch);
+    char msg[160];
+    if (params_set(&scratch, (size_t)index, v, msg, sizeof msg) != SIM_OK) {
+        fprintf(err, "swarmcast: bad value '%s' for %s: %s\n", text, d->name, isnan(v) ? "not a value of this type" : msg);
+        return -1;
+    }
+    if (c->n_sets == CONFIG_MAX_SETS) {
+        fprintf(err, "swarmcast: too many --set options\n");
+        return -1;
+    }
+    c->sets[c->n_sets].param = index;
+    c->sets[c->n_sets].value = v;
+    c->n_sets++;
+    return 0;
+}
+
+enum { OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WORLD, OPT_WEB, OPT_CLIENTS,
+       OPT_MAX_AGENTS, OPT_SET, OPT_HELP, OPT_VERSION };
+
+/* One setting from either source; returns -1 with a message on bad values. */
+static int apply(config_t *c, int opt, const char *value, const char *source, FILE *err)
+{
+    double v;
+    int bad = 0;
+    switch (opt) {
+    case OPT_BIND: c->bind = value; break;
+    case OPT_PORT: bad = parse_number(value, 0, 65535, true, &v); if (!bad) c->port = (int)v; break;
+    case OPT_AGENTS: bad = parse_number(value, 0, 1e8, true, &v); if (!bad) c->agents = (size_t)v; break;
+    case OPT_SEED: bad = parse_number(value, 0, UINT32_MAX, true, &v); if (!bad) c->seed = (uint32_t)v; break;
+    case OPT_TICK: bad = parse_number(value, 1, 1000, false, &v); if (!bad) c->tick_hz = v; break;
+    case OPT_SNAP: bad = parse_number(value, 0.1, 1000, false, &v); if (!bad) c->snapshot_hz = v; break;
+    case OPT_WORLD: bad = parse_world(value, &c->world_width, &c->world_height); break;
+    case OPT_WEB: c->web_root = value; break;
+    case OPT_CLIENTS: bad = parse_number(value, 1, 4096, true, &v); if (!bad) c->max_clients = (size_t)v; break;
+    case OPT_MAX_AGENTS: bad = parse_number(value, 1, 1e8, true, &v); if (!bad) c->max_agents = (size_t)v; break;
+    case OPT_SET: return parse_set(c, value, err);
+    default: return -1;
+    }
+    if (bad) fprintf(err, "swarmcast: bad value '%s' for %s (see --help)\n", value, source);
+    return bad ? -1 : 0;
+}
+
+static const struct {
+    int opt;
+    const char *env;
+} env_vars[] = {
+    {OPT_BIND, "SWARMCAST_BIND"},       {OPT_PORT, "SWARMCAST_PORT"},
+    {OPT_AGENTS, "SWARMCAST_AGENTS"},   {OPT_SEED, "SWARMCAST_SEED"},
+    {OPT_TICK, "SWARMCAST_TICK_HZ"},    {OPT_SNAP, "SWARMCAST_SNAPSHOT_HZ"},
+    {OPT_WORLD, "SWARMCAST_WORLD"},     {OPT_WEB, "SWARMCAST_WEB_ROOT"},
+    {OPT_CLIENTS, "SWARMCAST_MAX_CLIENTS"}, {OPT_MAX_AGENTS, "SWARMCAST_MAX_AGENTS"},
+};
+
+int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
+{
+    *c = (config_t){
+        .bind = "127.0.0.1",
+        .port = 8080,
+        .agents = 1000,
+        .seed = 1,
+        .tick_hz = 60,
+        .snapshot_hz = 30,
+        .world_width = 1600,
+        .world_height = 900,
+        .web_root = SWARMCAST_DEFAULT_WEB_ROOT,
+        .max_clients = 64,
+        .max_agents = 1000000,
+    };
+    for (size_t i = 0; i < sizeof env_vars / sizeof env_vars[0]; i++) {
+        const char *v = getenv(env_vars[i].env);
+        if (v && *v && apply(c, env_vars[i].opt, v, env_vars[i].env, err)) return CONFIG_EXIT_USAGE;
+    }
+
+    static const struct option options[] = {
+        {"bind", required_argument, NULL, OPT_BIND},
+        {"port", required_argument, NULL, OPT_PORT},
+        {"agents", required_argument, NULL, OPT_AGENTS},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"tick-hz", required_argument, NULL, OPT_TICK},
+        {"snapshot-hz", required_argument, NULL, OPT_SNAP},
+        {"world", required_argument, NULL, OPT_WORLD},
+        {"web-root", required_argument, NULL, OPT_WEB},
+        {"max-clients", required_argument, NULL, OPT_CLIENTS},
+        {"max-agents", required_argument, NULL, OPT_MAX_AGENTS},
+        {"set", required_argument, NULL, OPT_SET},
+        {"help", no_argument, NULL, OPT_HELP},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    optind = 1;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        if (opt == OPT_HELP) {
+            usage(out);
+            return CONFIG_EXIT_OK;
+        }
+        if (opt == OPT_VERSION) {
+            fprintf(out, "swarmcast %s\n", SWARMCAST_VERSION);
+            return CONFIG_EXIT_OK;
+        }
+        if (opt == '?') {
+            fprintf(err, "swarmcast: see --help\n");
+            return CONFIG_EXIT_USAGE;
+        }
+        char source[32];
+        snprintf(source, sizeof source, "--%s", options[opt - OPT_BIND].name);
+        if (apply(c, opt, optarg, source, err)) return CONFIG_EXIT_USAGE;
+    }
+    if (optind < argc) {
+        fprintf(err, "swarmcast: unexpected argument '%s' (see --help)\n", argv[optind]);
+        return CONFIG_EXIT_USAGE;
+    }
+    if (c->snapshot_hz > c->tick_hz) c->snapshot_hz = c->tick_hz;
+    if (c->agents > c->max_agents) {
+        fprintf(err, "swarmcast: --agents %zu is above --max-agents %zu\n", c->agents, c->max_agents);
+        return CONFIG_EXIT_USAGE;
+    }
+    return CONFIG_RUN;
+}

@@ -1,0 +1,64 @@
+/* swarmcast: configuration, wiring and signals; nothing else. */
+#include <libwebsockets.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <uv.h>
+
+#include "app.h"
+#include "config.h"
+
+typedef struct {
+    app_t *app;
+    uv_signal_t sigint, sigterm;
+} process_t;
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+    process_t *p = s->data;
+    fprintf(stderr, "swarmcast: %s, closing connections\n", signum == SIGINT ? "SIGINT" : "SIGTERM");
+    uv_close((uv_handle_t *)&p->sigint, NULL);
+    uv_close((uv_handle_t *)&p->sigterm, NULL);
+    app_shutdown(p->app);
+}
+
+int main(int argc, char **argv)
+{
+    config_t cfg;
+    int rc = config_load(&cfg, argc, argv, stdout, stderr);
+    if (rc != CONFIG_RUN) return rc == CONFIG_EXIT_OK ? 0 : 2;
+
+    lws_set_log_level(LLL_ERR | LLL_WARN, NULL);
+    /* A peer that vanishes mid-write must not kill the process. */
+    signal(SIGPIPE, SIG_IGN);
+
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    process_t p = {0};
+    if (!(p.app = app_create(&loop, &cfg))) {
+        uv_loop_close(&loop);
+        return 1;
+    }
+    uv_signal_init(&loop, &p.sigint);
+    uv_signal_init(&loop, &p.sigterm);
+    p.sigint.data = p.sigterm.data = &p;
+    uv_signal_start(&p.sigint, on_signal, SIGINT);
+    uv_signal_start(&p.sigterm, on_signal, SIGTERM);
+
+    /* What a person can paste into a browser: the wildcard address is not. */
+    const char *host = strcmp(cfg.bind, "0.0.0.0") == 0 ? "localhost" : strcmp(cfg.bind, "::") == 0 ? "[::1]" : cfg.bind;
+    bool bracket = strchr(host, ':') && host[0] != '[';
+    printf("swarmcast listening on http://%s%s%s:%d/ (%zu agents, %g Hz ticks, %g Hz snapshots)\n", bracket ? "[" : "",
+           host, bracket ? "]" : "",
+           app_port(p.app), cfg.agents, cfg.tick_hz, cfg.snapshot_hz);
+    fflush(stdout);
+
+    uv_run(&loop, UV_RUN_DEFAULT);
+    app_destroy(p.app);
+    uv_run(&loop, UV_RUN_DEFAULT); /* let libwebsockets close its last handles */
+    rc = uv_loop_close(&loop);
+    if (rc) fprintf(stderr, "swarmcast: loop did not close cleanly: %s\n", uv_strerror(rc));
+    fprintf(stderr, "swarmcast: stopped\n");
+    return rc ? 1 : 0;
+}

@@ -1,0 +1,59 @@
+/* net: libwebsockets on the caller's libuv loop. Serves the web client and
+ * /healthz over HTTP and the swarmcast WebSocket on one port; owns sessions,
+ * their reassembly buffers and outboxes, and the snapshot fan-out. It never
+ * touches the world: it hands text to the callbacks and sends what it is given. */
+#ifndef SWARMCAST_NET_H
+#define SWARMCAST_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+typedef struct net net_t;
+
+typedef struct net_callbacks {
+    void *user;
+    /* A viewer connected, in slot [0, max_clients). Returns its hello text
+     * (malloc'd; net frees it) or NULL to refuse the connection. */
+    char *(*on_open)(void *user, uint32_t client_id, size_t slot);
+    /* One complete message of at most max_message_bytes (not NUL-terminated);
+     * binary is set for a binary frame, which the protocol does not accept. */
+    void (*on_message)(void *user, uint32_t client_id, size_t slot, const char *data, size_t len, bool binary);
+    /* The viewer is gone (its slot may be reused right after). */
+    void (*on_close)(void *user, uint32_t client_id, size_t slot);
+    /* The /healthz body (malloc'd JSON; net frees it). */
+    char *(*on_health)(void *user);
+} net_callbacks_t;
+
+typedef struct net_config {
+    const char *bind;
+    int port;
+    const char *web_root; /* absolute path */
+    size_t max_clients;
+    size_t max_message_bytes;
+} net_config_t;
+
+net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_t *cb);
+/* The port actually listened on (useful with port 0). */
+int net_port(const net_t *n);
+size_t net_client_count(const net_t *n);
+/* Bytes to leave free in front of a snapshot frame for the WebSocket header. */
+size_t net_headroom(void);
+
+/* Queues a text message for one client (copied); unknown ids are ignored. */
+void net_send(net_t *n, uint32_t client_id, const char *text);
+void net_broadcast(net_t *n, const char *text);
+/* Offers a new snapshot to every client. frame must have net_headroom() bytes
+ * before it and stay untouched until the next publish: clients that are busy
+ * when a newer frame arrives skip the older one. */
+void net_publish_snapshot(net_t *n, uint8_t *frame, size_t len);
+
+/* Closes every connection with 1001 (going away); calls done once they are
+ * all gone (or after a short grace period). */
+void net_shutdown(net_t *n, void (*done)(void *arg), void *arg);
+/* Frees everything; the loop must be run once more afterwards so that
+ * libwebsockets can close its handles (then uv_loop_close succeeds). */
+void net_destroy(net_t *n);
+
+#endif

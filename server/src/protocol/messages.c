@@ -1,0 +1,147 @@
+#include "protocol/messages.h"
+
+#include <cJSON.h>
+#include <stdlib.h>
+
+#define SERVER_NAME "swarmcast " SWARMCAST_VERSION
+
+static char *print_and_free(cJSON *root)
+{
+    char *text = root ? cJSON_PrintUnformatted(root) : NULL;
+    cJSON_Delete(root);
+    return text;
+}
+
+/* A parameter value in its wire form: number, boolean or enum name. */
+static cJSON *param_value(const param_desc_t *d, double v)
+{
+    switch (d->type) {
+    case PARAM_BOOL:
+        return cJSON_CreateBool(v != 0);
+    case PARAM_ENUM:
+        return cJSON_CreateString(d->enum_names[(int)v]);
+    default:
+        return cJSON_CreateNumber(v);
+    }
+}
+
+static cJSON *param_entry(const param_desc_t *d, double value)
+{
+    cJSON *e = cJSON_CreateObject();
+    static const char *const type_names[] = {"float", "int", "bool", "enum"};
+    cJSON_AddStringToObject(e, "name", d->name);
+    cJSON_AddStringToObject(e, "type", type_names[d->type]);
+    if (d->type == PARAM_ENUM) {
+        cJSON *values = cJSON_AddArrayToObject(e, "values");
+        for (int i = 0; i <= (int)d->max; i++) cJSON_AddItemToArray(values, cJSON_CreateString(d->enum_names[i]));
+    }
+    /* min/max of an enum are indices, which a client has no use for; the
+     * protocol still gives every parameter both fields. */
+    cJSON_AddNumberToObject(e, "min", d->min);
+    cJSON_AddNumberToObject(e, "max", d->max);
+    cJSON_AddItemToObject(e, "default", param_value(d, d->def));
+    cJSON_AddItemToObject(e, "value", param_value(d, value));
+    cJSON_AddStringToObject(e, "unit", d->unit);
+    cJSON_AddStringToObject(e, "help", d->help);
+    return e;
+}
+
+char *msg_hello(const hello_info_t *info, const world_t *w)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "type", "hello");
+    cJSON_AddNumberToObject(root, "protocol", PROTOCOL_VERSION);
+    cJSON_AddStringToObject(root, "server", SERVER_NAME);
+    cJSON_AddNumberToObject(root, "client_id", info->client_id);
+    cJSON *world = cJSON_AddObjectToObject(root, "world");
+    cJSON_AddNumberToObject(world, "width", w->width);
+    cJSON_AddNumberToObject(world, "height", w->height);
+    cJSON_AddNumberToObject(root, "tick_hz", info->tick_hz);
+    cJSON_AddNumberToObject(root, "snapshot_hz", info->snapshot_hz);
+    cJSON *limits = cJSON_AddObjectToObject(root, "limits");
+    cJSON_AddNumberToObject(limits, "max_message_bytes", PROTOCOL_MAX_MESSAGE_BYTES);
+    cJSON_AddNumberToObject(limits, "max_agents", (double)w->max_agents);
+    cJSON_AddNumberToObject(limits, "max_obstacles", SIM_MAX_OBSTACLES);
+    cJSON_AddNumberToObject(limits, "max_add_agents", SIM_MAX_ADD_AGENTS);
+    cJSON *params = cJSON_AddArrayToObject(root, "params");
+    for (size_t i = 0; i < params_count(); i++)
+        cJSON_AddItemToArray(params, param_entry(params_desc(i), params_get(&w->params, i)));
+    return print_and_free(root);
+}
+
+static void add_request(cJSON *root, int64_t request_id, const char *cmd)
+{
+    if (request_id >= 0)
+        cJSON_AddNumberToObject(root, "id", (double)request_id);
+    else
+        cJSON_AddNullToObject(root, "id");
+    if (cmd)
+        cJSON_AddStringToObject(root, "cmd", cmd);
+    else
+        cJSON_AddNullToObject(root, "cmd");
+}
+
+char *msg_ack(const sim_cmd_t *cmd, const sim_result_t *res, uint64_t tick)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "type", "ack");
+    add_request(root, cmd->request_id, cmd_name(cmd->kind));
+    cJSON_AddNumberToObject(root, "tick", (double)tick);
+    switch (cmd->kind) {
+    case CMD_ADD_OBSTACLE:
+        cJSON_AddNumberToObject(root, "obstacle_id", res->obstacle_id);
+        break;
+    case CMD_ADD_AGENTS:
+        cJSON_AddNumberToObject(root, "first_agent_id", res->first_agent_id);
+        cJSON_AddNumberToObject(root, "count", res->count);
+        break;
+    case CMD_RESET:
+        cJSON_AddNumberToObject(root, "seed", res->seed);
+        cJSON_AddNumberToObject(root, "count", res->count);
+        break;
+    case CMD_SET_PARAM: {
+        const param_desc_t *d = params_desc((size_t)cmd->param);
+        cJSON_AddStringToObject(root, "name", d->name);
+        cJSON_AddItemToObject(root, "value", param_value(d, res->value));
+        break;
+    }
+    default:
+        break;
+    }
+    return print_and_free(root);
+}
+
+char *msg_error(const char *code, const char *message, int64_t request_id, const char *cmd)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "type", "error");
+    add_request(root, request_id, cmd);
+    cJSON_AddStringToObject(root, "code", code);
+    cJSON_AddStringToObject(root, "message", message);
+    return print_and_free(root);
+}
+
+char *msg_param(size_t index, double value, uint32_t by, uint64_t tick)
+{
+    const param_desc_t *d = params_desc(index);
+    if (!d) return NULL;
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "type", "param");
+    cJSON_AddStringToObject(root, "name", d->name);
+    cJSON_AddItemToObject(root, "value", param_value(d, value));
+    cJSON_AddNumberToObject(root, "by", by);
+    cJSON_AddNumberToObject(root, "tick", (double)tick);
+    return print_and_free(root);
+}
+
+const char *msg_error_code(int sim_status)
+{
+    switch (sim_status) {
+    case SIM_E_OUT_OF_RANGE: return "out_of_range";
+    case SIM_E_UNKNOWN_PARAM: return "unknown_param";
+    case SIM_E_BAD_TYPE: return "bad_type";
+    case SIM_E_NOT_FOUND: return "not_found";
+    case SIM_E_LIMIT: return "limit_reached";
+    default: return "internal";
+    }
+}

@@ -1,0 +1,28 @@
+/* messages: the JSON text messages the server sends (hello, ack, error,
+ * param). Each builder returns a malloc'd NUL-terminated string (free()), or
+ * NULL when out of memory. */
+#ifndef SWARMCAST_MESSAGES_H
+#define SWARMCAST_MESSAGES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/commands.h"
+
+#define PROTOCOL_VERSION 1
+#define PROTOCOL_MAX_MESSAGE_BYTES 4096
+
+typedef struct hello_info {
+    uint32_t client_id;
+    double tick_hz, snapshot_hz;
+} hello_info_t;
+
+char *msg_hello(const hello_info_t *info, const world_t *w);
+char *msg_ack(const sim_cmd_t *cmd, const sim_result_t *res, uint64_t tick);
+/* request_id < 0 and cmd NULL are sent as null. */
+char *msg_error(const char *code, const char *message, int64_t request_id, const char *cmd);
+char *msg_param(size_t index, double value, uint32_t by, uint64_t tick);
+/* The wire error code of a SIM_E_* status. */
+const char *msg_error_code(int sim_status);
+
+#endif

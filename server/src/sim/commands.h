@@ -1,0 +1,55 @@
+/* commands: the only way the world changes besides stepping. A command is a
+ * plain validated struct (decoded from JSON elsewhere); the server queues
+ * commands and applies them at the start of a tick, so a seed plus the log of
+ * (tick, command) reproduces a run exactly. */
+#ifndef SWARMCAST_COMMANDS_H
+#define SWARMCAST_COMMANDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/world.h"
+
+typedef enum {
+    CMD_SET_TARGET,
+    CMD_CLEAR_TARGET,
+    CMD_ADD_OBSTACLE,
+    CMD_REMOVE_OBSTACLE,
+    CMD_SET_PARAM,
+    CMD_ADD_AGENTS,
+    CMD_RESET,
+    CMD_PAUSE,
+    CMD_RESUME,
+    CMD_COUNT
+} cmd_kind_t;
+
+typedef struct sim_cmd {
+    cmd_kind_t kind;
+    uint32_t client_id;  /* who sent it: owner of the target */
+    int64_t request_id;  /* echoed in the reply; -1 when the client gave none */
+    float x, y, radius;  /* set_target, add_obstacle, add_agents (when has_point) */
+    bool has_point;
+    uint32_t obstacle_id;
+    int param;           /* index into the parameter registry */
+    double value;        /* numeric form (enum: index, bool: 0/1) */
+    uint32_t count;      /* add_agents */
+    bool has_seed, has_agents;
+    uint32_t seed, agents; /* reset */
+} sim_cmd_t;
+
+typedef struct sim_result {
+    int status;          /* SIM_OK or a SIM_E_* code */
+    char message[160];   /* why, when status is not SIM_OK */
+    uint32_t obstacle_id;
+    uint32_t first_agent_id, count;
+    uint32_t seed;
+    double value;        /* set_param: the value as stored */
+} sim_result_t;
+
+/* The wire name of a command kind ("set_target", …). */
+const char *cmd_name(cmd_kind_t kind);
+
+/* Applies one command; on failure the world is unchanged and res says why. */
+void sim_apply(world_t *w, const sim_cmd_t *cmd, sim_result_t *res);
+
+#endif

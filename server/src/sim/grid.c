@@ -1,0 +1,112 @@
+#include "sim/grid.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void grid_init(grid_t *g) { memset(g, 0, sizeof *g); }
+
+void grid_free(grid_t *g)
+{
+    free(g->cell_start);
+    free(g->cursor);
+    free(g->cell_of);
+    free(g->order);
+    grid_init(g);
+}
+
+static int axis_cells(float extent, float min_cell)
+{
+    double n = floor((double)extent / (double)min_cell);
+    return n < 1 ? 1 : (n > 65536 ? 65536 : (int)n);
+}
+
+int grid_configure(grid_t *g, float width, float height, float min_cell)
+{
+    int nx = axis_cells(width, min_cell), ny = axis_cells(height, min_cell);
+    while ((size_t)nx * (size_t)ny > GRID_MAX_CELLS) {
+        nx = nx > 1 ? nx / 2 : 1;
+        ny = ny > 1 ? ny / 2 : 1;
+    }
+    size_t cells = (size_t)nx * (size_t)ny;
+    if (cells > g->cells_cap) {
+        uint32_t *start = realloc(g->cell_start, (cells + 1) * sizeof *start);
+        if (!start) return -1;
+        g->cell_start = start;
+        uint32_t *cursor = realloc(g->cursor, cells * sizeof *cursor);
+        if (!cursor) return -1;
+        g->cursor = cursor;
+        g->cells_cap = cells;
+    }
+    g->width = width;
+    g->height = height;
+    g->nx = nx;
+    g->ny = ny;
+    g->inv_cell_w = (float)nx / width;
+    g->inv_cell_h = (float)ny / height;
+    return 0;
+}
+
+int grid_reserve(grid_t *g, size_t n)
+{
+    if (n <= g->agents_cap) return 0;
+    uint32_t *cell_of = realloc(g->cell_of, n * sizeof *cell_of);
+    if (!cell_of) return -1;
+    g->cell_of = cell_of;
+    uint32_t *order = realloc(g->order, n * sizeof *order);
+    if (!order) return -1;
+    g->order = order;
+    g->agents_cap = n;
+    return 0;
+}
+
+void grid_build(grid_t *g, size_t n, const float *x, const float *y)
+{
+    size_t cells = (size_t)g->nx * (size_t)g->ny;
+    memset(g->cursor, 0, cells * sizeof *g->cursor);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t c = (uint32_t)(grid_cell_y(g, y[i]) * g->nx + grid_cell_x(g, x[i]));
+        g->cell_of[i] = c;
+        g->cursor[c]++;
+    }
+    uint32_t sum = 0;
+    for (size_t c = 0; c < cells; c++) {
+        uint32_t count = g->cursor[c];
+        g->cell_start[c] = sum;
+        g->cursor[c] = sum;
+        sum += count;
+    }
+    g->cell_start[cells] = sum;
+    /* Stable: agents keep their relative order within a cell, so the same
+     * input always gives the same permutation. */
+    for (size_t i = 0; i < n; i++) g->order[g->cursor[g->cell_of[i]]++] = (uint32_t)i;
+}
+
+int grid_block(const grid_t *g, int cx, int cy, bool wrap, uint32_t cells[9])
+{
+    int xs[3], ys[3], nxs = 0, nys = 0;
+    for (int d = -1; d <= 1; d++) {
+        int x = cx + d;
+        if (x < 0 || x >= g->nx) {
+            if (!wrap) continue;
+            x = (x + g->nx) % g->nx;
+        }
+        bool seen = false;
+        for (int k = 0; k < nxs; k++) seen |= xs[k] == x;
+        if (!seen) xs[nxs++] = x;
+    }
+    for (int d = -1; d <= 1; d++) {
+        int y = cy + d;
+        if (y < 0 || y >= g->ny) {
+            if (!wrap) continue;
+            y = (y + g->ny) % g->ny;
+        }
+        bool seen = false;
+        for (int k = 0; k < nys; k++) seen |= ys[k] == y;
+        if (!seen) ys[nys++] = y;
+    }
+    int count = 0;
+    for (int j = 0; j < nys; j++)
+        for (int i = 0; i < nxs; i++) cells[count++] = (uint32_t)(ys[j] * g->nx + xs[i]);
+    return count;
+}

@@ -1,0 +1,55 @@
+/* grid: a uniform grid over the world for neighbour search. Each tick the
+ * agents are binned by a stable counting sort; the resulting order lets the
+ * world re-sort its arrays so that agents of one cell sit together in memory
+ * and a 3x3 block of cells is a few contiguous runs. */
+#ifndef SWARMCAST_GRID_H
+#define SWARMCAST_GRID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bounds the grid's memory whatever the world size and radii. */
+#define GRID_MAX_CELLS (1u << 22)
+
+typedef struct grid {
+    float width, height;
+    float inv_cell_w, inv_cell_h;
+    int nx, ny;
+    uint32_t *cell_start; /* nx*ny + 1 entries: agents of cell c are [start[c], start[c+1]) */
+    uint32_t *cursor;     /* scratch for the counting sort, nx*ny entries */
+    uint32_t *cell_of;    /* per agent, in the order given to grid_build */
+    uint32_t *order;      /* order[k] = index (in the given order) of the k-th agent in cell order */
+    size_t cells_cap, agents_cap;
+} grid_t;
+
+void grid_init(grid_t *g);
+void grid_free(grid_t *g);
+/* Sizes cells to at least min_cell on each side (fewer, larger cells if the
+ * world is small or the count would pass GRID_MAX_CELLS). Allocates only
+ * when the cell count grows. Returns 0 or -1 on allocation failure. */
+int grid_configure(grid_t *g, float width, float height, float min_cell);
+/* Makes room for n agents; allocates only when n grows past capacity. */
+int grid_reserve(grid_t *g, size_t n);
+/* Bins n agents (positions inside [0,width]x[0,height]; outside values are
+ * clamped to the edge cells). No allocation. */
+void grid_build(grid_t *g, size_t n, const float *x, const float *y);
+
+static inline int grid_cell_x(const grid_t *g, float x)
+{
+    int c = (int)(x * g->inv_cell_w);
+    return c < 0 ? 0 : (c >= g->nx ? g->nx - 1 : c);
+}
+
+static inline int grid_cell_y(const grid_t *g, float y)
+{
+    int c = (int)(y * g->inv_cell_h);
+    return c < 0 ? 0 : (c >= g->ny ? g->ny - 1 : c);
+}
+
+/* The distinct cells of the 3x3 block around (cx, cy), wrapping around the
+ * edges when wrap is set (a small grid yields fewer than 9). Returns how
+ * many were written to cells[9]. */
+int grid_block(const grid_t *g, int cx, int cy, bool wrap, uint32_t cells[9]);
+
+#endif

@@ -1,0 +1,236 @@
+#include "sim/world.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* PRNG stream for agent placement; other streams stay free for later uses
+ * (noise, jitter) so that adding one does not shift the others. */
+#define STREAM_SPAWN 1u
+
+static void agents_free(agents_t *a)
+{
+    free(a->x);
+    free(a->y);
+    free(a->vx);
+    free(a->vy);
+    free(a->id);
+    free(a->flags);
+    memset(a, 0, sizeof *a);
+}
+
+#define GROW(ptr, n)                                             \
+    do {                                                         \
+        void *grown = realloc((ptr), (n) * sizeof *(ptr));       \
+        if (!grown) return -1;                                   \
+        (ptr) = grown;                                           \
+    } while (0)
+
+static int agents_grow(agents_t *a, size_t n)
+{
+    GROW(a->x, n);
+    GROW(a->y, n);
+    GROW(a->vx, n);
+    GROW(a->vy, n);
+    GROW(a->id, n);
+    GROW(a->flags, n);
+    return 0;
+}
+
+#undef GROW
+
+/* Capacity grows by doubling, so that the tick never allocates and repeated
+ * add_agents cost amortised O(1). */
+static int reserve(world_t *w, size_t n)
+{
+    if (n <= w->cap) return 0;
+    size_t cap = w->cap ? w->cap : 256;
+    while (cap < n) cap *= 2;
+    if (cap > w->max_agents) cap = w->max_agents;
+    if (agents_grow(&w->cur, cap) || agents_grow(&w->next, cap) || grid_reserve(&w->grid, cap)) return -1;
+    w->cap = cap;
+    return 0;
+}
+
+static float max_radius(const sim_params_t *p)
+{
+    return fmaxf(p->sep_radius, fmaxf(p->ali_radius, p->coh_radius));
+}
+
+static int configure_grid(world_t *w)
+{
+    float cell = max_radius(&w->params);
+    if (grid_configure(&w->grid, w->width, w->height, cell)) return -1;
+    w->grid_cell = cell;
+    return 0;
+}
+
+int world_init(world_t *w, const world_config_t *cfg)
+{
+    memset(w, 0, sizeof *w);
+    if (!(cfg->width > 0) || !(cfg->height > 0) || !(cfg->dt > 0) || cfg->agents > cfg->max_agents)
+        return -1;
+    params_defaults(&w->params);
+    w->width = cfg->width;
+    w->height = cfg->height;
+    w->dt = cfg->dt;
+    w->max_agents = cfg->max_agents;
+    w->max_targets = cfg->max_targets;
+    grid_init(&w->grid);
+    if (w->max_targets && !(w->targets = calloc(w->max_targets, sizeof *w->targets))) return -1;
+    if (configure_grid(w) || world_reset(w, cfg->seed, cfg->agents)) {
+        world_free(w);
+        return -1;
+    }
+    return 0;
+}
+
+void world_free(world_t *w)
+{
+    agents_free(&w->cur);
+    agents_free(&w->next);
+    grid_free(&w->grid);
+    free(w->targets);
+    w->targets = NULL;
+    w->n = w->cap = 0;
+}
+
+int world_reset(world_t *w, uint32_t seed, size_t n)
+{
+    if (n > w->max_agents) return SIM_E_LIMIT;
+    w->seed = seed;
+    prng_seed(&w->rng, seed, STREAM_SPAWN);
+    w->tick = 0;
+    w->n = 0;
+    w->n_obstacles = 0;
+    w->next_obstacle_id = 0;
+    return world_add_agents(w, n, false, 0, 0);
+}
+
+int world_add_agents(world_t *w, size_t count, bool at_point, float px, float py)
+{
+    if (count > w->max_agents - w->n) return SIM_E_LIMIT;
+    if (reserve(w, w->n + count)) return SIM_E_LIMIT;
+    agents_t *a = &w->cur;
+    float speed = w->params.max_speed;
+    for (size_t k = 0; k < count; k++) {
+        size_t i = w->n + k;
+        float x, y;
+        if (at_point) {
+            /* Uniform over a disc: radius ∝ sqrt(u). */
+            float r = SIM_SPAWN_RADIUS * sqrtf(prng_unit(&w->rng));
+            float t = 6.28318531f * prng_unit(&w->rng);
+            x = fminf(fmaxf(px + r * cosf(t), 0.0f), w->width);
+            y = fminf(fmaxf(py + r * sinf(t), 0.0f), w->height);
+        } else {
+            x = prng_range(&w->rng, 0.0f, w->width);
+            y = prng_range(&w->rng, 0.0f, w->height);
+        }
+        float heading = 6.28318531f * prng_unit(&w->rng);
+        float s = speed * prng_range(&w->rng, 0.5f, 1.0f);
+        a->x[i] = x;
+        a->y[i] = y;
+        a->vx[i] = s * cosf(heading);
+        a->vy[i] = s * sinf(heading);
+        a->id[i] = (uint32_t)i;
+        a->flags[i] = 0;
+    }
+    w->n += count;
+    return SIM_OK;
+}
+
+int world_set_param(world_t *w, size_t index, double value, char *msg, size_t msg_len)
+{
+    sim_params_t before = w->params;
+    int rc = params_set(&w->params, index, value, msg, msg_len);
+    if (rc != SIM_OK) return rc;
+    if (max_radius(&w->params) != w->grid_cell && configure_grid(w)) {
+        w->params = before; /* out of memory: keep the old, consistent grid */
+        return SIM_E_LIMIT;
+    }
+    return SIM_OK;
+}
+
+int world_set_target(world_t *w, uint32_t client_id, float x, float y)
+{
+    size_t i = 0;
+    while (i < w->n_targets && w->targets[i].client_id < client_id) i++;
+    if (i < w->n_targets && w->targets[i].client_id == client_id) {
+        w->targets[i].x = x;
+        w->targets[i].y = y;
+        return SIM_OK;
+    }
+    if (w->n_targets == w->max_targets) return SIM_E_LIMIT;
+    memmove(&w->targets[i + 1], &w->targets[i], (w->n_targets - i) * sizeof *w->targets);
+    w->targets[i] = (target_t){client_id, x, y};
+    w->n_targets++;
+    return SIM_OK;
+}
+
+void world_clear_target(world_t *w, uint32_t client_id)
+{
+    for (size_t i = 0; i < w->n_targets; i++) {
+        if (w->targets[i].client_id != client_id) continue;
+        memmove(&w->targets[i], &w->targets[i + 1], (w->n_targets - i - 1) * sizeof *w->targets);
+        w->n_targets--;
+        return;
+    }
+}
+
+int world_add_obstacle(world_t *w, float x, float y, float r, uint32_t *id_out)
+{
+    if (w->n_obstacles == SIM_MAX_OBSTACLES) return SIM_E_LIMIT;
+    uint32_t id = w->next_obstacle_id++;
+    w->obstacles[w->n_obstacles++] = (obstacle_t){id, x, y, r};
+    if (id_out) *id_out = id;
+    return SIM_OK;
+}
+
+int world_remove_obstacle(world_t *w, uint32_t id)
+{
+    for (size_t i = 0; i < w->n_obstacles; i++) {
+        if (w->obstacles[i].id != id) continue;
+        memmove(&w->obstacles[i], &w->obstacles[i + 1], (w->n_obstacles - i - 1) * sizeof *w->obstacles);
+        w->n_obstacles--;
+        return SIM_OK;
+    }
+    return SIM_E_NOT_FOUND;
+}
+
+/* Re-sorts the state by grid cell (cur → next by the grid's permutation, then
+ * swap), so that neighbours are close in memory for the steering pass. */
+static void sort_by_cell(world_t *w)
+{
+    grid_build(&w->grid, w->n, w->cur.x, w->cur.y);
+    const uint32_t *order = w->grid.order;
+    agents_t *src = &w->cur, *dst = &w->next;
+    for (size_t k = 0; k < w->n; k++) {
+        uint32_t i = order[k];
+        dst->x[k] = src->x[i];
+        dst->y[k] = src->y[i];
+        dst->vx[k] = src->vx[i];
+        dst->vy[k] = src->vy[i];
+        dst->id[k] = src->id[i];
+        dst->flags[k] = src->flags[i];
+    }
+    agents_t tmp = w->cur;
+    w->cur = w->next;
+    w->next = tmp;
+}
+
+void world_step(world_t *w)
+{
+    sort_by_cell(w);
+    boids_step_range(w, 0, w->n);
+    /* The step wrote motion and flags into next; ids stay where the sort put
+     * them, so only the other arrays change places. */
+    agents_t *c = &w->cur, *n = &w->next;
+    float *f;
+    f = c->x, c->x = n->x, n->x = f;
+    f = c->y, c->y = n->y, n->y = f;
+    f = c->vx, c->vx = n->vx, n->vx = f;
+    f = c->vy, c->vy = n->vy, n->vy = f;
+    uint8_t *flags = c->flags;
+    c->flags = n->flags, n->flags = flags;
+    w->tick++;
+}

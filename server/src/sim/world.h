@@ -1,0 +1,98 @@
+/* world: the state of one simulation — agents in struct-of-arrays form,
+ * obstacles, every client's target, the parameters, the tick and the PRNG.
+ * A world is stepped with a fixed dt; the same seed and the same commands at
+ * the same ticks give a bit-identical world. No I/O happens here. */
+#ifndef SWARMCAST_WORLD_H
+#define SWARMCAST_WORLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/grid.h"
+#include "sim/params.h"
+#include "sim/prng.h"
+
+#define SIM_MAX_OBSTACLES 64
+#define SIM_OBSTACLE_MIN_RADIUS 1.0f
+#define SIM_OBSTACLE_MAX_RADIUS 500.0f
+#define SIM_MAX_ADD_AGENTS 10000
+#define SIM_SPAWN_RADIUS 50.0f
+
+/* Agent flag bits, as they travel in the snapshot. */
+#define AGENT_LEADER 0x01u
+
+typedef struct obstacle {
+    uint32_t id;
+    float x, y, r;
+} obstacle_t;
+
+typedef struct target {
+    uint32_t client_id;
+    float x, y;
+} target_t;
+
+typedef struct world_config {
+    float width, height;
+    float dt;            /* seconds per tick */
+    uint32_t seed;
+    size_t agents;       /* initial population */
+    size_t max_agents;
+    size_t max_targets;  /* one per client */
+} world_config_t;
+
+/* One agent population: parallel arrays, one entry per agent. */
+typedef struct agents {
+    float *x, *y, *vx, *vy;
+    uint32_t *id;
+    uint8_t *flags;
+} agents_t;
+
+typedef struct world {
+    sim_params_t params;
+    float width, height, dt;
+
+    size_t n, cap, max_agents;
+    agents_t cur;  /* the state; sorted by grid cell at the start of each step */
+    agents_t next; /* written by the step, then swapped with cur */
+    grid_t grid;
+    float grid_cell; /* the radius the grid is configured for */
+
+    obstacle_t obstacles[SIM_MAX_OBSTACLES];
+    size_t n_obstacles;
+    uint32_t next_obstacle_id;
+
+    target_t *targets; /* sorted by client_id */
+    size_t n_targets, max_targets;
+
+    uint64_t tick;
+    uint32_t seed;
+    prng_t rng;
+    bool paused;
+} world_t;
+
+int world_init(world_t *w, const world_config_t *cfg);
+void world_free(world_t *w);
+
+/* Restart at tick 0 with n agents drawn from seed; obstacles are removed,
+ * targets and parameters kept. */
+int world_reset(world_t *w, uint32_t seed, size_t n);
+/* Appends count agents (ids n … n+count−1) with random headings: scattered
+ * within SIM_SPAWN_RADIUS of (x, y) when at_point, else over the world. */
+int world_add_agents(world_t *w, size_t count, bool at_point, float x, float y);
+/* Applies a parameter change, reconfiguring the grid if a radius grew. */
+int world_set_param(world_t *w, size_t index, double value, char *msg, size_t msg_len);
+
+int world_set_target(world_t *w, uint32_t client_id, float x, float y);
+void world_clear_target(world_t *w, uint32_t client_id);
+int world_add_obstacle(world_t *w, float x, float y, float r, uint32_t *id_out);
+int world_remove_obstacle(world_t *w, uint32_t id);
+
+/* One fixed time step: re-sort by cell, steer, integrate, apply borders. */
+void world_step(world_t *w);
+
+/* The steering and integration of agents [begin, end) of the cell-sorted
+ * state into w->next (boids.c). Reads only w->cur, so ranges are independent. */
+void boids_step_range(world_t *w, size_t begin, size_t end);
+
+#endif

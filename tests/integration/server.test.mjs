@@ -1,0 +1,685 @@
+// Integration tests against the real server binary (PROTOCOL.md is the
+// contract): HTTP, hello, snapshots, every command, bad input, limits and
+// shutdown. One server is shared by the tests below, which run in order.
+//
+//   SWARMCAST_BIN=build/server/swarmcast node --test tests/integration/
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+
+import { startServer, withTimeout, sleep } from '../lib/server.mjs';
+import { connect, DEFAULT_TIMEOUT_MS } from '../lib/client.mjs';
+
+const T = { timeout: 20000 };
+
+// The parameter table of PROTOCOL.md (the server's hello is the authority,
+// but it must at least list these, with these defaults).
+const PARAM_TABLE = {
+  sep_radius: ['float', 1, 200, 25],
+  ali_radius: ['float', 1, 200, 50],
+  coh_radius: ['float', 1, 200, 50],
+  fov: ['float', 0, 360, 300],
+  w_sep: ['float', 0, 20, 1.5],
+  w_ali: ['float', 0, 20, 1],
+  w_coh: ['float', 0, 20, 1],
+  w_avoid: ['float', 0, 20, 1.5],
+  w_leader: ['float', 0, 50, 10],
+  max_speed: ['float', 1, 1000, 150],
+  max_force: ['float', 1, 10000, 300],
+  obstacle_buffer: ['float', 0, 200, 15],
+  avoid_lookahead: ['float', 0.05, 5, 1],
+  border: ['enum', null, null, 'wrap'],
+};
+
+let server;
+let actor;      // sends the commands
+let observer;   // a second client that only watches, the whole time
+let hello;      // the actor's hello
+let W;
+let H;
+
+before(async () => {
+  server = await startServer({ agents: 300, seed: 7 });
+  observer = await connect(server.wsUrl);
+  actor = await connect(server.wsUrl);
+  hello = actor.hello;
+  W = hello.world.width;
+  H = hello.world.height;
+});
+
+after(async () => {
+  for (const c of [actor, observer, refuser]) c?.close();
+  if (server) {
+    try { await server.stop(); } catch { /* reported by the shutdown test */ }
+  }
+});
+
+// ------------------------------------------------------------------ helpers
+
+function myTarget(snapshot, client) {
+  return snapshot.targets.find((t) => t.client_id === client.hello.client_id);
+}
+
+/** What a refused command must leave unchanged. */
+function worldSignature(s) {
+  return JSON.stringify({
+    count: s.agents.count, paused: s.paused, obstacles: s.obstacles, targets: s.targets,
+  });
+}
+
+/** Waits for a snapshot (on client) for tick >= ack.tick satisfying pred. */
+function snapshotAfterAck(client, ack, pred, what) {
+  return client.nextSnapshot((s) => s.tick >= ack.tick && pred(s), what);
+}
+
+/** Sends many commands, at most `batch` outstanding, and returns their replies. */
+async function requestAll(client, cmds, batch = 16) {
+  const replies = [];
+  for (let i = 0; i < cmds.length; i += batch) {
+    replies.push(...await Promise.all(cmds.slice(i, i + batch).map((c) => client.request(c))));
+  }
+  return replies;
+}
+
+function httpGet(path, timeoutMs = DEFAULT_TIMEOUT_MS) {
+  // node:http, so the path goes out exactly as written (fetch would normalize "..").
+  return withTimeout(new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: server.port, path, method: 'GET' }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  }), timeoutMs, `GET ${path}`);
+}
+
+let refuser; // a client used only for refused commands; it never sets a target
+
+/**
+ * Sends `payload` (an object, a string, or a Buffer sent as a binary frame)
+ * from the refuser client and checks: an `error` with `code` arrives (echoing
+ * `id` when given, `cmd` when given), no ack; the world is unchanged; the
+ * connection still works (a valid command is acked); the observer keeps
+ * receiving snapshots and sees no error and no param message.
+ */
+async function expectRefused(payload, { code, id = null, cmd, mentions }) {
+  refuser ??= await connect(server.wsUrl);
+  const before = await observer.nextSnapshot(() => true, 'an observer snapshot before the bad input');
+  const sig = worldSignature(before);
+  const obsMark = observer.mark();
+  const mark = refuser.mark();
+
+  if (Buffer.isBuffer(payload)) refuser.sendRaw(payload, { binary: true });
+  else if (typeof payload === 'string') refuser.sendRaw(payload);
+  else refuser.sendRaw(JSON.stringify(payload));
+
+  const what = `an error ${code} for ${Buffer.isBuffer(payload) ? 'a binary frame' : JSON.stringify(payload).slice(0, 120)}`;
+  const reply = await refuser.waitText((m) => m.type === 'error' || m.type === 'ack', what, { after: mark });
+  assert.equal(reply.type, 'error', `${what}: got ${JSON.stringify(reply)}`);
+  assert.equal(reply.code, code, `${what}: got ${JSON.stringify(reply)}`);
+  assert.ok('id' in reply, `the error has an id field: ${JSON.stringify(reply)}`);
+  assert.equal(reply.id, id, `the error echoes id ${id}: ${JSON.stringify(reply)}`);
+  assert.ok('cmd' in reply, `the error has a cmd field: ${JSON.stringify(reply)}`);
+  if (cmd !== undefined) assert.equal(reply.cmd, cmd, `the error names cmd ${cmd}: ${JSON.stringify(reply)}`);
+  assert.equal(typeof reply.message, 'string', 'the error has a message');
+  assert.ok(reply.message.length > 0, 'the message is not empty');
+  if (mentions) {
+    assert.ok(reply.message.includes(mentions), `the message names "${mentions}": ${JSON.stringify(reply.message)}`);
+  }
+
+  // still usable: a valid, harmless command (the refuser owns no target)
+  const ack = await refuser.command({ type: 'clear_target' });
+  assert.equal(refuser.textsSince(mark).filter((m) => m.type === 'error').length, 1, 'exactly one error');
+  assert.equal(refuser.textsSince(mark).filter((m) => m.type === 'ack').length, 1,
+    `no ack for the refused message: ${JSON.stringify(refuser.textsSince(mark))}`);
+  const afterSnap = await snapshotAfterAck(observer, ack, () => true, 'an observer snapshot after the bad input');
+  assert.equal(worldSignature(afterSnap), sig, 'the world is unchanged');
+  assert.ok(observer.snapshotCount > obsMark.snapshot, 'the observer kept receiving snapshots');
+  const noise = observer.textsSince(obsMark).filter((m) => m.type === 'error' || m.type === 'param');
+  assert.deepEqual(noise, [], 'the observer saw no error or param message');
+  assert.equal(observer.decodeErrors.length, 0, 'the observer decoded every snapshot');
+  assert.equal(observer.closeInfo, null, 'the observer is still connected');
+  return reply;
+}
+
+// ------------------------------------------------------------------ HTTP
+
+test('answers GET /healthz with 200 and a JSON object', T, async () => {
+  const res = await httpGet('/healthz');
+  assert.equal(res.status, 200);
+  let body;
+  assert.doesNotThrow(() => { body = JSON.parse(res.body); }, `/healthz body is JSON: ${res.body.slice(0, 200)}`);
+  assert.equal(typeof body, 'object');
+  assert.ok(body !== null && !Array.isArray(body), 'a JSON object');
+});
+
+test('serves the web page at / with a canvas', T, async () => {
+  const res = await httpGet('/');
+  assert.equal(res.status, 200);
+  assert.match(res.headers['content-type'] ?? '', /text\/html/);
+  assert.ok(res.body.includes('<canvas'), 'the page contains <canvas');
+});
+
+test('serves the ES modules of the web client with a JavaScript MIME type', T, async () => {
+  const res = await httpGet('/protocol.js');
+  assert.equal(res.status, 200);
+  assert.match(res.headers['content-type'] ?? '', /javascript/, 'browsers refuse module scripts of another type');
+  assert.ok(res.body.includes('decodeSnapshot'));
+});
+
+test('does not serve files from outside the web root', T, async () => {
+  for (const p of ['/../CMakeLists.txt', '/%2e%2e/CMakeLists.txt', '/..%2fCMakeLists.txt',
+    '/../../../../../../etc/passwd', '/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd']) {
+    const res = await httpGet(p);
+    assert.ok(!res.body.includes('cmake_minimum_required') && !res.body.includes('root:x:0:0'),
+      `GET ${p} must not leak a file (status ${res.status})`);
+  }
+});
+
+// ------------------------------------------------------------------ hello and snapshots
+
+test('sends hello first, with client_id, world size, limits and every parameter', T, async () => {
+  const c = await connect(server.wsUrl);
+  try {
+    assert.equal(c.kinds[0], 'text', 'the first message is a text frame');
+    const h = c.texts[0];
+    assert.equal(h.type, 'hello', `the first message is hello: ${JSON.stringify(h).slice(0, 200)}`);
+    assert.equal(h.protocol, 1);
+    assert.equal(typeof h.server, 'string');
+    assert.ok(Number.isInteger(h.client_id) && h.client_id >= 0, `client_id ${h.client_id}`);
+    assert.notEqual(h.client_id, actor.hello.client_id, 'each connection has its own client_id');
+    assert.notEqual(h.client_id, observer.hello.client_id, 'each connection has its own client_id');
+    assert.ok(h.world.width > 0 && h.world.height > 0, `world ${JSON.stringify(h.world)}`);
+    assert.ok(h.tick_hz > 0 && h.snapshot_hz > 0);
+    assert.equal(h.limits.max_message_bytes, 4096);
+    assert.equal(h.limits.max_obstacles, 64);
+    assert.equal(h.limits.max_add_agents, 10000);
+    assert.ok(Number.isInteger(h.limits.max_agents) && h.limits.max_agents >= 300);
+    assert.ok(Array.isArray(h.params), 'params is a list');
+    const names = new Set();
+    for (const p of h.params) {
+      const at = `param ${JSON.stringify(p)}`;
+      assert.equal(typeof p.name, 'string', at);
+      assert.ok(!names.has(p.name), `${p.name} is listed once`);
+      names.add(p.name);
+      assert.ok(['float', 'int', 'bool', 'enum'].includes(p.type), at);
+      assert.ok('default' in p && 'value' in p, `${at} has default and value`);
+      if (p.type === 'float' || p.type === 'int') {
+        for (const k of ['min', 'max', 'default', 'value']) assert.equal(typeof p[k], 'number', `${at}: ${k}`);
+        assert.ok(p.min <= p.default && p.default <= p.max, `${at}: default in range`);
+        assert.ok(p.min <= p.value && p.value <= p.max, `${at}: value in range`);
+      } else if (p.type === 'bool') {
+        assert.equal(typeof p.default, 'boolean', at);
+        assert.equal(typeof p.value, 'boolean', at);
+      } else {
+        assert.ok(Array.isArray(p.values) && p.values.length > 0, `${at}: values`);
+        assert.ok(p.values.includes(p.default) && p.values.includes(p.value), at);
+      }
+    }
+    for (const [name, [type, min, max, def]] of Object.entries(PARAM_TABLE)) {
+      const p = h.params.find((q) => q.name === name);
+      assert.ok(p, `hello lists ${name}`);
+      assert.equal(p.type, type, `${name}.type`);
+      assert.equal(p.default, def, `${name}.default`);
+      assert.equal(p.value, def, `${name}.value (untouched so far)`);
+      if (type === 'float') {
+        assert.equal(p.min, min, `${name}.min`);
+        assert.equal(p.max, max, `${name}.max`);
+      } else {
+        assert.deepEqual([...p.values].sort(), ['bounce', 'wrap'], `${name}.values`);
+      }
+    }
+  } finally {
+    c.close();
+  }
+});
+
+test('accepts the swarmcast.v1 subprotocol and also a client that names none', T, async () => {
+  assert.equal(actor.ws.protocol, 'swarmcast.v1', 'the subprotocol is selected');
+  const c = await connect(server.wsUrl, { protocols: [] });
+  try {
+    assert.equal(c.texts[0].type, 'hello');
+    await c.nextSnapshot(() => true, 'a snapshot without a subprotocol');
+  } finally {
+    c.close();
+  }
+});
+
+test('streams snapshots of 300 agents inside the world with advancing ticks', T, async () => {
+  const snaps = await actor.snapshots(6);
+  for (const s of snaps) {
+    assert.equal(s.kind, 0x53);
+    assert.equal(s.version, 1);
+    assert.equal(s.paused, false);
+    assert.equal(s.flags, 0, 'no flag bits but bit 0, which is clear while running');
+    assert.equal(s.world_width, W);
+    assert.equal(s.world_height, H);
+    assert.equal(s.agents.count, 300);
+    assert.equal(s.obstacles.length, 0);
+    assert.equal(s.targets.length, 0);
+    for (let i = 0; i < s.agents.count; i++) {
+      assert.ok(s.agents.x[i] >= 0 && s.agents.x[i] < W && s.agents.y[i] >= 0 && s.agents.y[i] < H,
+        `agent ${i} inside the world`);
+      assert.equal(s.agents.flags[i] & ~1, 0, `agent ${i}: only flag bit 0 is used`);
+    }
+  }
+  for (let k = 1; k < snaps.length; k++) {
+    assert.ok(snaps[k].tick > snaps[k - 1].tick, `ticks advance: ${snaps.map((s) => s.tick)}`);
+  }
+  const a = snaps[0].agents;
+  const b = snaps[snaps.length - 1].agents;
+  let moved = 0;
+  for (let i = 0; i < a.count; i++) if (a.x_q[i] !== b.x_q[i] || a.y_q[i] !== b.y_q[i]) moved++;
+  assert.ok(moved > 150, `agents move (${moved} of 300 moved)`);
+});
+
+// ------------------------------------------------------------------ commands
+
+test('set_target is acked and this client\'s target appears at those coordinates', T, async () => {
+  const ack = await actor.command({ type: 'set_target', x: 400.5, y: 300.25 });
+  assert.equal(ack.cmd, 'set_target');
+  assert.ok(Number.isInteger(ack.tick));
+  const s = await snapshotAfterAck(actor, ack, (q) => myTarget(q, actor), 'my target in a snapshot');
+  assert.deepEqual(myTarget(s, actor), { client_id: actor.hello.client_id, x: 400.5, y: 300.25 });
+  // every client sees every target
+  const o = await observer.nextSnapshot((q) => myTarget(q, actor), 'the actor\'s target, seen by the observer');
+  assert.equal(myTarget(o, actor).x, 400.5);
+});
+
+test('the snapshot for an ack\'s tick already shows the command\'s effect', T, async () => {
+  const ack = await actor.command({ type: 'set_target', x: 1000.75, y: 200.5 });
+  const s = await actor.nextSnapshot((q) => q.tick >= ack.tick, `a snapshot for tick >= ${ack.tick}`);
+  assert.deepEqual(myTarget(s, actor), { client_id: actor.hello.client_id, x: 1000.75, y: 200.5 },
+    `snapshot tick ${s.tick}, ack tick ${ack.tick}`);
+});
+
+test('targets of several clients are listed in increasing client_id order', T, async () => {
+  const other = await connect(server.wsUrl);
+  try {
+    await other.command({ type: 'set_target', x: 10, y: 20 });
+    const s = await actor.nextSnapshot((q) => q.targets.length >= 2, 'two targets');
+    const ids = s.targets.map((t) => t.client_id);
+    assert.deepEqual(ids, [...ids].sort((p, q) => p - q));
+  } finally {
+    other.close();
+  }
+});
+
+test('clear_target is acked and the target disappears', T, async () => {
+  const ack = await actor.command({ type: 'clear_target' });
+  assert.equal(ack.cmd, 'clear_target');
+  const s = await snapshotAfterAck(actor, ack, (q) => !myTarget(q, actor), 'my target gone');
+  assert.equal(myTarget(s, actor), undefined);
+});
+
+test('an ack echoes the command\'s id, or null when it had none', T, async () => {
+  const a = await actor.command({ type: 'clear_target', id: 4294967295 });
+  assert.equal(a.id, 4294967295);
+  const b = await actor.command({ type: 'clear_target', id: 0 });
+  assert.equal(b.id, 0);
+  const mark = actor.mark();
+  actor.send({ type: 'clear_target', id: null, note: 'unknown extra fields are ignored' });
+  const c = await actor.waitText((m) => m.type === 'ack' || m.type === 'error', 'the reply to an id-less command', { after: mark });
+  assert.equal(c.type, 'ack', JSON.stringify(c));
+  assert.ok('id' in c, 'the ack has an id field');
+  assert.equal(c.id, null);
+  assert.equal(c.cmd, 'clear_target');
+});
+
+let obstacleId;
+
+test('add_obstacle is acked with an obstacle_id and the obstacle appears', T, async () => {
+  const ack = await actor.command({ type: 'add_obstacle', x: 700.5, y: 450.25, radius: 42.5 });
+  assert.equal(ack.cmd, 'add_obstacle');
+  assert.ok(Number.isInteger(ack.obstacle_id) && ack.obstacle_id >= 0, `obstacle_id ${ack.obstacle_id}`);
+  obstacleId = ack.obstacle_id;
+  const s = await snapshotAfterAck(actor, ack, (q) => q.obstacles.some((o) => o.id === obstacleId), 'the new obstacle');
+  assert.deepEqual(s.obstacles.find((o) => o.id === obstacleId), { id: obstacleId, x: 700.5, y: 450.25, radius: 42.5 });
+  const second = await actor.command({ type: 'add_obstacle', x: 100, y: 100, radius: 1 });
+  assert.notEqual(second.obstacle_id, obstacleId, 'each obstacle gets its own id');
+  await actor.command({ type: 'remove_obstacle', obstacle_id: second.obstacle_id });
+});
+
+test('remove_obstacle is acked and the obstacle is gone', T, async () => {
+  assert.ok(obstacleId !== undefined, 'add_obstacle ran');
+  const ack = await actor.command({ type: 'remove_obstacle', obstacle_id: obstacleId });
+  assert.equal(ack.cmd, 'remove_obstacle');
+  const s = await snapshotAfterAck(actor, ack, (q) => !q.obstacles.some((o) => o.id === obstacleId), 'the obstacle gone');
+  assert.equal(s.obstacles.length, 0);
+});
+
+test('add_obstacle refuses a 65th obstacle with limit_reached', T, async () => {
+  const adds = [];
+  for (let i = 0; i < 64; i++) adds.push({ type: 'add_obstacle', x: 20 + 24 * i, y: 30, radius: 5 });
+  const replies = await requestAll(actor, adds);
+  assert.deepEqual(replies.filter((r) => r.type !== 'ack'), [], '64 obstacles are accepted');
+  const s = await actor.nextSnapshot((q) => q.obstacles.length === 64, '64 obstacles');
+  assert.equal(s.obstacles.length, 64);
+  const refused = await actor.request({ type: 'add_obstacle', x: 500, y: 500, radius: 5 });
+  assert.equal(refused.type, 'error', JSON.stringify(refused));
+  assert.equal(refused.code, 'limit_reached');
+  assert.equal(refused.cmd, 'add_obstacle');
+  const removes = replies.map((r) => ({ type: 'remove_obstacle', obstacle_id: r.obstacle_id }));
+  const removed = await requestAll(actor, removes);
+  assert.deepEqual(removed.filter((r) => r.type !== 'ack'), []);
+  await actor.nextSnapshot((q) => q.obstacles.length === 0, 'no obstacles left');
+});
+
+test('set_param is acked, broadcast as param to every client and shown in a new client\'s hello', T, async () => {
+  const obsMark = observer.mark();
+  const actMark = actor.mark();
+  const ack = await actor.command({ type: 'set_param', name: 'sep_radius', value: 30 });
+  assert.equal(ack.cmd, 'set_param');
+  assert.equal(ack.name, 'sep_radius');
+  assert.equal(ack.value, 30);
+  for (const [who, c, m] of [['the sender', actor, actMark], ['a second client', observer, obsMark]]) {
+    const p = await c.waitText((q) => q.type === 'param', `the param broadcast at ${who}`, { after: m });
+    assert.equal(p.name, 'sep_radius', who);
+    assert.equal(p.value, 30, who);
+    assert.equal(p.by, actor.hello.client_id, `${who}: by`);
+    assert.ok(Number.isInteger(p.tick), `${who}: tick`);
+  }
+  const late = await connect(server.wsUrl);
+  try {
+    assert.equal(late.hello.params.find((q) => q.name === 'sep_radius').value, 30);
+  } finally {
+    late.close();
+  }
+  // an enum parameter, and back
+  const e = await actor.command({ type: 'set_param', name: 'border', value: 'bounce' });
+  assert.equal(e.value, 'bounce');
+  await observer.waitText((q) => q.type === 'param' && q.name === 'border' && q.value === 'bounce', 'the border broadcast', { after: obsMark });
+  await actor.command({ type: 'set_param', name: 'border', value: 'wrap' });
+  await actor.command({ type: 'set_param', name: 'sep_radius', value: 25 });
+});
+
+test('add_agents grows the population by count, with ids after the last one', T, async () => {
+  const before = await actor.nextSnapshot();
+  const n0 = before.agents.count;
+  const ack = await actor.command({ type: 'add_agents', count: 25 });
+  assert.equal(ack.cmd, 'add_agents');
+  assert.equal(ack.count, 25);
+  assert.equal(ack.first_agent_id, n0);
+  const s = await snapshotAfterAck(actor, ack, (q) => q.agents.count === n0 + 25, `${n0 + 25} agents`);
+  assert.equal(s.agents.count, n0 + 25);
+});
+
+test('add_agents with x and y scatters the new agents near that point', T, async () => {
+  const px = 200.5;
+  const py = 150.25;
+  const ack = await actor.command({ type: 'add_agents', count: 40, x: px, y: py });
+  assert.equal(ack.count, 40);
+  const first = ack.first_agent_id;
+  const s = await snapshotAfterAck(actor, ack, (q) => q.agents.count >= first + 40, 'the new agents');
+  const maxSpeed = hello.params.find((p) => p.name === 'max_speed').value;
+  // 50 u of scatter, plus how far they can have flown since they were added
+  const slack = 50 + maxSpeed * (s.tick - ack.tick + 1) / hello.tick_hz + 1;
+  for (let i = first; i < first + 40; i++) {
+    const d = Math.hypot(s.agents.x[i] - px, s.agents.y[i] - py);
+    assert.ok(d <= slack, `agent ${i} is ${d.toFixed(1)} u from (${px}, ${py}); allowed ${slack.toFixed(1)}`);
+  }
+});
+
+test('reset with a seed restarts at a low tick with the requested count, removing obstacles but keeping targets', T, async () => {
+  await actor.command({ type: 'add_obstacle', x: 300, y: 300, radius: 20 });
+  await actor.command({ type: 'set_target', x: 111.5, y: 222.5 });
+  const ack = await actor.command({ type: 'reset', seed: 42, agents: 200 });
+  assert.equal(ack.cmd, 'reset');
+  assert.equal(ack.seed, 42);
+  const s = await actor.nextSnapshot((q) => q.agents.count === 200, 'a snapshot of the reset world');
+  assert.ok(s.tick < 30, `tick restarts low: ${s.tick}`);
+  assert.ok(s.tick >= ack.tick, `snapshot tick ${s.tick} >= ack tick ${ack.tick}`);
+  assert.equal(s.obstacles.length, 0, 'obstacles are removed');
+  assert.deepEqual(myTarget(s, actor), { client_id: actor.hello.client_id, x: 111.5, y: 222.5 }, 'targets are kept');
+  const later = await actor.nextSnapshot((q) => q.tick > s.tick, 'the world running after reset');
+  assert.equal(later.agents.count, 200);
+  await actor.command({ type: 'clear_target' });
+});
+
+function positionsOf(s) {
+  return { x: [...s.agents.x_q], y: [...s.agents.y_q], h: [...s.agents.heading_q] };
+}
+
+/**
+ * A reset while paused: waits for a snapshot of the new world (count agents,
+ * tick 0 or 1), then takes the next one, as the first may have been encoded
+ * before the reset was applied; paused, the two must be the same.
+ */
+async function pausedReset(cmd, count) {
+  const ack = await actor.command(cmd);
+  const first = await actor.nextSnapshot((q) => q.agents.count === count && q.tick <= 1,
+    `a snapshot of ${count} agents at tick 0 after ${JSON.stringify(cmd)}`);
+  const s = await actor.nextSnapshot(() => true, `a second snapshot after ${JSON.stringify(cmd)}`);
+  assert.equal(s.paused, true, 'still paused');
+  assert.equal(s.agents.count, count);
+  assert.equal(s.tick, first.tick, 'paused: the tick stays');
+  return { ack, s };
+}
+
+test('two resets with the same seed while paused produce identical snapshots', T, async () => {
+  await actor.command({ type: 'pause' });
+  try {
+    const a = await pausedReset({ type: 'reset', seed: 1234, agents: 150 }, 150);
+    assert.equal(a.ack.seed, 1234);
+    const other = await pausedReset({ type: 'reset', seed: 99, agents: 150 }, 150);
+    assert.notDeepEqual(positionsOf(other.s), positionsOf(a.s), 'another seed gives another world');
+    const b = await pausedReset({ type: 'reset', seed: 1234, agents: 150 }, 150);
+    assert.deepEqual(positionsOf(b.s), positionsOf(a.s), 'the same seed gives the same world');
+    assert.equal(b.s.tick, a.s.tick);
+    // no seed: the current one; no agents: the current count
+    const c = await pausedReset({ type: 'reset' }, 150);
+    assert.equal(c.ack.seed, 1234, 'reset without a seed keeps the current seed');
+    assert.equal(c.s.agents.count, 150, 'reset without agents keeps the count');
+    assert.deepEqual(positionsOf(c.s), positionsOf(a.s));
+  } finally {
+    await actor.command({ type: 'resume' });
+  }
+  await actor.command({ type: 'reset', seed: 7, agents: 300 });
+});
+
+test('pause stops the ticks and sets flags bit 0; snapshots keep flowing; resume restarts them', T, async () => {
+  const ack = await actor.command({ type: 'pause' });
+  assert.equal(ack.cmd, 'pause');
+  await actor.nextSnapshot((q) => q.paused, 'a paused snapshot');
+  const paused = await actor.snapshots(5);
+  for (const s of paused) {
+    assert.equal(s.paused, true);
+    assert.equal(s.flags & 1, 1);
+    assert.equal(s.tick, paused[0].tick, `the tick stays: ${paused.map((q) => q.tick)}`);
+  }
+  assert.deepEqual(positionsOf(paused[4]), positionsOf(paused[0]), 'agents stay still');
+  assert.ok((await observer.nextSnapshot()).paused, 'every client sees the pause');
+  const r = await actor.command({ type: 'resume' });
+  assert.equal(r.cmd, 'resume');
+  const s = await actor.nextSnapshot((q) => !q.paused && q.tick > paused[0].tick, 'a running snapshot');
+  assert.equal(s.flags & 1, 0);
+  const t = await actor.nextSnapshot((q) => q.tick > s.tick, 'ticks advancing again');
+  assert.equal(t.paused, false);
+});
+
+test('more than 32 commands waiting for one tick are answered with rate_limited, one reply each', T, async () => {
+  const mark = actor.mark();
+  const ids = [];
+  const burst = [];
+  for (let i = 0; i < 200; i++) {
+    const id = 900000 + i;
+    ids.push(id);
+    burst.push(JSON.stringify({ type: 'clear_target', id }));
+  }
+  for (const m of burst) actor.sendRaw(m);
+  await actor.waitFor(() => {
+    const seen = new Set(actor.textsSince(mark).filter((m) => m.type === 'ack' || m.type === 'error').map((m) => m.id));
+    return ids.every((id) => seen.has(id));
+  }, 'a reply to each of 200 commands', { timeoutMs: 8000 });
+  const replies = actor.textsSince(mark).filter((m) => ids.includes(m.id));
+  assert.equal(replies.length, 200, 'exactly one reply per command');
+  const limited = replies.filter((m) => m.type === 'error');
+  assert.ok(limited.length > 0, 'some commands were rate limited');
+  for (const e of limited) assert.equal(e.code, 'rate_limited', JSON.stringify(e));
+  await actor.command({ type: 'clear_target' });
+});
+
+// ------------------------------------------------------------------ bad input
+
+test('refuses malformed JSON with bad_json', T, async () => {
+  await expectRefused('{"type": "set_target", "x": 1', { code: 'bad_json', id: null, cmd: null });
+  await expectRefused('hello', { code: 'bad_json', id: null, cmd: null });
+  await expectRefused('', { code: 'bad_json', id: null, cmd: null });
+});
+
+test('refuses a JSON array, number, string or null instead of an object with bad_json', T, async () => {
+  await expectRefused('[{"type":"pause","id":1}]', { code: 'bad_json', id: null, cmd: null });
+  await expectRefused('42', { code: 'bad_json', id: null, cmd: null });
+  await expectRefused('"pause"', { code: 'bad_json', id: null, cmd: null });
+  await expectRefused('null', { code: 'bad_json', id: null, cmd: null });
+});
+
+test('refuses an unknown, missing or non-string command type with unknown_command', T, async () => {
+  await expectRefused({ type: 'fly', id: 5 }, { code: 'unknown_command', id: 5 });
+  await expectRefused({ id: 6, x: 1 }, { code: 'unknown_command', id: 6 });
+  await expectRefused({ type: 3, id: 7 }, { code: 'unknown_command', id: 7 });
+  await expectRefused({ type: 'PAUSE', id: 8 }, { code: 'unknown_command', id: 8 });
+});
+
+test('refuses a command with a missing field with missing_field', T, async () => {
+  await expectRefused({ type: 'set_target', id: 10, x: 10 }, { code: 'missing_field', id: 10, cmd: 'set_target', mentions: 'y' });
+  await expectRefused({ type: 'add_obstacle', id: 11, x: 10, y: 10 }, { code: 'missing_field', id: 11, cmd: 'add_obstacle', mentions: 'radius' });
+  await expectRefused({ type: 'remove_obstacle', id: 12 }, { code: 'missing_field', id: 12, cmd: 'remove_obstacle', mentions: 'obstacle_id' });
+  await expectRefused({ type: 'set_param', id: 13, name: 'sep_radius' }, { code: 'missing_field', id: 13, cmd: 'set_param', mentions: 'value' });
+  await expectRefused({ type: 'add_agents', id: 14 }, { code: 'missing_field', id: 14, cmd: 'add_agents', mentions: 'count' });
+});
+
+test('refuses fields of the wrong JSON type with bad_type', T, async () => {
+  await expectRefused({ type: 'set_target', id: 20, x: '10', y: 10 }, { code: 'bad_type', id: 20, cmd: 'set_target', mentions: 'x' });
+  await expectRefused({ type: 'add_obstacle', id: 21, x: 10, y: 10, radius: null }, { code: 'bad_type', id: 21, cmd: 'add_obstacle', mentions: 'radius' });
+  await expectRefused({ type: 'add_agents', id: 22, count: 2.5 }, { code: 'bad_type', id: 22, cmd: 'add_agents', mentions: 'count' });
+  await expectRefused({ type: 'add_agents', id: 23, count: '3' }, { code: 'bad_type', id: 23, cmd: 'add_agents', mentions: 'count' });
+  await expectRefused({ type: 'remove_obstacle', id: 24, obstacle_id: 1.5 }, { code: 'bad_type', id: 24, cmd: 'remove_obstacle', mentions: 'obstacle_id' });
+  await expectRefused({ type: 'reset', id: 25, seed: 'seven' }, { code: 'bad_type', id: 25, cmd: 'reset', mentions: 'seed' });
+  await expectRefused({ type: 'reset', id: 26, agents: 10.25 }, { code: 'bad_type', id: 26, cmd: 'reset', mentions: 'agents' });
+  await expectRefused({ type: 'set_param', id: 27, name: 'sep_radius', value: '30' }, { code: 'bad_type', id: 27, cmd: 'set_param' });
+  await expectRefused({ type: 'set_param', id: 28, name: 'sep_radius', value: true }, { code: 'bad_type', id: 28, cmd: 'set_param' });
+  await expectRefused({ type: 'set_param', id: 29, name: 'border', value: 1 }, { code: 'bad_type', id: 29, cmd: 'set_param' });
+  await expectRefused({ type: 'set_param', id: 30, name: 7, value: 1 }, { code: 'bad_type', id: 30, cmd: 'set_param', mentions: 'name' });
+});
+
+test('accepts whole numbers written as 3.0 where an integer is due', T, async () => {
+  const before = await actor.nextSnapshot();
+  const mark = actor.mark();
+  actor.sendRaw('{"type": "add_agents", "count": 3.0, "id": 555}');
+  const ack = await actor.waitText((m) => m.id === 555, 'the reply to count 3.0', { after: mark });
+  assert.equal(ack.type, 'ack', JSON.stringify(ack));
+  assert.equal(ack.count, 3);
+  await snapshotAfterAck(actor, ack, (q) => q.agents.count === before.agents.count + 3, '3 more agents');
+});
+
+test('refuses out-of-range values with out_of_range', T, async () => {
+  await expectRefused({ type: 'set_target', id: 40, x: W + 1, y: 10 }, { code: 'out_of_range', id: 40, cmd: 'set_target', mentions: 'x' });
+  await expectRefused({ type: 'set_target', id: 41, x: 10, y: -0.5 }, { code: 'out_of_range', id: 41, cmd: 'set_target', mentions: 'y' });
+  await expectRefused({ type: 'add_obstacle', id: 42, x: 10, y: 10, radius: 0 }, { code: 'out_of_range', id: 42, cmd: 'add_obstacle', mentions: 'radius' });
+  await expectRefused({ type: 'add_obstacle', id: 43, x: 10, y: 10, radius: 500.5 }, { code: 'out_of_range', id: 43, cmd: 'add_obstacle', mentions: 'radius' });
+  await expectRefused({ type: 'add_obstacle', id: 44, x: -10, y: 10, radius: 5 }, { code: 'out_of_range', id: 44, cmd: 'add_obstacle', mentions: 'x' });
+  await expectRefused({ type: 'set_param', id: 45, name: 'sep_radius', value: 500 }, { code: 'out_of_range', id: 45, cmd: 'set_param', mentions: 'sep_radius' });
+  await expectRefused({ type: 'set_param', id: 46, name: 'fov', value: -1 }, { code: 'out_of_range', id: 46, cmd: 'set_param', mentions: 'fov' });
+  await expectRefused({ type: 'set_param', id: 47, name: 'border', value: 'diagonal' }, { code: 'out_of_range', id: 47, cmd: 'set_param', mentions: 'border' });
+  await expectRefused({ type: 'add_agents', id: 48, count: 0 }, { code: 'out_of_range', id: 48, cmd: 'add_agents', mentions: 'count' });
+  await expectRefused({ type: 'add_agents', id: 49, count: 10001 }, { code: 'out_of_range', id: 49, cmd: 'add_agents', mentions: 'count' });
+  await expectRefused({ type: 'add_agents', id: 50, count: 5, x: 10, y: H + 5 }, { code: 'out_of_range', id: 50, cmd: 'add_agents', mentions: 'y' });
+  await expectRefused({ type: 'remove_obstacle', id: 51, obstacle_id: -1 }, { code: 'out_of_range', id: 51, cmd: 'remove_obstacle', mentions: 'obstacle_id' });
+  await expectRefused({ type: 'reset', id: 52, seed: -1 }, { code: 'out_of_range', id: 52, cmd: 'reset', mentions: 'seed' });
+  await expectRefused({ type: 'reset', id: 53, seed: 4294967296 }, { code: 'out_of_range', id: 53, cmd: 'reset', mentions: 'seed' });
+  await expectRefused({ type: 'reset', id: 54, agents: hello.limits.max_agents + 1 }, { code: 'out_of_range', id: 54, cmd: 'reset', mentions: 'agents' });
+});
+
+test('refuses set_param with an unknown name with unknown_param', T, async () => {
+  await expectRefused({ type: 'set_param', id: 60, name: 'warp_speed', value: 9 }, { code: 'unknown_param', id: 60, cmd: 'set_param', mentions: 'warp_speed' });
+});
+
+test('refuses remove_obstacle of an obstacle that does not exist with not_found', T, async () => {
+  await expectRefused({ type: 'remove_obstacle', id: 61, obstacle_id: 987654 }, { code: 'not_found', id: 61, cmd: 'remove_obstacle' });
+});
+
+test('refuses a binary frame with binary_not_accepted', T, async () => {
+  await expectRefused(Buffer.from([0x53, 0x01, 0x00, 0x00]), { code: 'binary_not_accepted', id: null });
+  await expectRefused(Buffer.from(JSON.stringify({ type: 'pause', id: 70 })), { code: 'binary_not_accepted', id: null });
+});
+
+test('accepts a message of exactly 4096 bytes', T, async () => {
+  const c = await connect(server.wsUrl);
+  try {
+    const base = JSON.stringify({ type: 'clear_target', id: 71, pad: '' });
+    const msg = JSON.stringify({ type: 'clear_target', id: 71, pad: 'p'.repeat(4096 - base.length) });
+    assert.equal(Buffer.byteLength(msg), 4096);
+    const mark = c.mark();
+    c.sendRaw(msg);
+    const reply = await c.waitText((m) => m.id === 71, 'the reply to a 4096-byte command', { after: mark });
+    assert.equal(reply.type, 'ack', JSON.stringify(reply));
+  } finally {
+    c.close();
+  }
+});
+
+test('closes a connection that sends more than 4096 bytes with 1009 while others keep going', T, async () => {
+  const c = await connect(server.wsUrl);
+  const obsMark = observer.mark();
+  const base = JSON.stringify({ type: 'clear_target', id: 72, pad: '' });
+  c.sendRaw(JSON.stringify({ type: 'clear_target', id: 72, pad: 'p'.repeat(4097 - base.length) }));
+  const closeInfo = await withTimeout(c.closed, DEFAULT_TIMEOUT_MS, 'the oversized sender to be closed');
+  assert.equal(closeInfo.code, 1009);
+  assert.ok(!c.texts.some((m) => m.id === 72), 'the oversized command was not answered');
+  const more = await observer.snapshots(3);
+  assert.equal(more.length, 3);
+  assert.equal(observer.closeInfo, null);
+  assert.deepEqual(observer.textsSince(obsMark).filter((m) => m.type === 'error'), []);
+  await actor.command({ type: 'clear_target' });
+  // a much bigger one, too
+  const d = await connect(server.wsUrl);
+  d.sendRaw('x'.repeat(100000));
+  assert.equal((await withTimeout(d.closed, DEFAULT_TIMEOUT_MS, 'the 100 kB sender to be closed')).code, 1009);
+  await observer.snapshots(2);
+});
+
+test('the observer saw no error and decoded every snapshot during the whole run', T, async () => {
+  assert.deepEqual(observer.texts.filter((m) => m.type === 'error'), []);
+  assert.deepEqual(observer.decodeErrors, []);
+  assert.deepEqual(observer.badTexts, []);
+  assert.equal(observer.closeInfo, null);
+  assert.ok(observer.snapshotCount > 30, `observer snapshots: ${observer.snapshotCount}`);
+});
+
+// ------------------------------------------------------------------ limits and shutdown
+
+test('closes connections beyond --max-clients with 1013', T, async () => {
+  const small = await startServer({ agents: 20, seed: 1, args: ['--max-clients', '2'] });
+  const clients = [];
+  try {
+    clients.push(await connect(small.wsUrl), await connect(small.wsUrl));
+    const third = await connect(small.wsUrl, { waitHello: false }).catch((e) => e);
+    let code;
+    if (third instanceof Error) {
+      // closed during the handshake: ws reports the failure instead of a close code
+      assert.fail(`the third connection failed instead of being closed with 1013: ${third.message}`);
+    } else {
+      clients.push(third);
+      code = (await withTimeout(third.closed, DEFAULT_TIMEOUT_MS, 'the third client to be closed')).code;
+    }
+    assert.equal(code, 1013);
+    assert.ok(!third.hello, 'the refused client got no hello');
+    await clients[0].nextSnapshot(() => true, 'a snapshot for a client within the limit');
+  } finally {
+    for (const c of clients) c.close();
+    const r = await small.stop();
+    assert.equal(r.code, 0);
+  }
+});
+
+test('on SIGTERM closes every connection with 1001 and exits with code 0', T, async () => {
+  const extra = await connect(server.wsUrl);
+  const clients = [observer, actor, extra, ...(refuser ? [refuser] : [])];
+  const result = await server.stop({ signal: 'SIGTERM', timeoutMs: 5000 });
+  const closes = await withTimeout(Promise.all(clients.map((c) => c.closed)), DEFAULT_TIMEOUT_MS, 'the clients to be closed');
+  assert.deepEqual(closes.map((c) => c.code), clients.map(() => 1001), `close codes ${JSON.stringify(closes)}`);
+  assert.deepEqual(result, { code: 0, signal: null }, `exit: ${JSON.stringify(result)}\n${server.output()}`);
+});
