@@ -42,8 +42,11 @@ static inline float wrap_delta(float d, float extent)
 }
 
 /* Look-ahead obstacle avoidance. Of the obstacles whose buffered circle the
- * straight path crosses within the look-ahead distance, take the nearest hit
- * and steer along the circle's normal at the would-be intersection. */
+ * straight path enters within the look-ahead distance, take the nearest hit
+ * and steer along the circle's normal at the would-be intersection — only
+ * its part across the heading, so the agent turns around the obstacle
+ * instead of braking into a U-turn (Reynolds 1999 steers laterally too).
+ * Inside the buffer the full outward normal applies. */
 static bool avoid_obstacles(const world_t *w, float px, float py, float vx, float vy, vec2 *out)
 {
     const sim_params_t *p = &w->params;
@@ -52,7 +55,7 @@ static bool avoid_obstacles(const world_t *w, float px, float py, float vx, floa
     float ux = vx / speed, uy = vy / speed;
     float look = speed * p->avoid_lookahead;
     bool wrap = p->border == BORDER_WRAP;
-    float best_t = INFINITY, nx = 0.0f, ny = 0.0f;
+    float best_t = INFINITY, sx = 0.0f, sy = 0.0f;
     for (size_t k = 0; k < w->n_obstacles; k++) {
         const obstacle_t *o = &w->obstacles[k];
         float R = o->r + p->obstacle_buffer;
@@ -64,28 +67,29 @@ static bool avoid_obstacles(const world_t *w, float px, float py, float vx, floa
         float d2 = dx * dx + dy * dy;
         float reach = R + look;
         if (d2 > reach * reach) continue;
-        float along = dx * ux + dy * uy;    /* distance ahead of the closest approach */
-        float perp2 = d2 - along * along;   /* squared miss distance */
-        if (perp2 >= R * R) continue;
-        float t_hit = along - sqrtf(R * R - perp2);
-        bool inside = d2 < R * R;
-        if (!inside && (along <= 0.0f || t_hit > look)) continue; /* behind, or too far ahead */
-        if (inside) t_hit = 0.0f;
-        if (t_hit >= best_t) continue;
-        best_t = t_hit;
-        /* Normal at the hit point h = p + û·t_hit, pointing out of the obstacle. */
-        float hx = ux * t_hit - dx, hy = uy * t_hit - dy;
-        float h = sqrtf(hx * hx + hy * hy);
-        if (h > 0.0f) {
-            nx = hx / h;
-            ny = hy / h;
-        } else { /* dead centre: turn to the left of the heading */
-            nx = -uy;
-            ny = ux;
+        if (d2 < R * R) { /* already inside the buffer: straight out */
+            float d = sqrtf(d2);
+            best_t = 0.0f; /* nothing is more urgent */
+            sx = d > 0.0f ? -dx / d : -uy;
+            sy = d > 0.0f ? -dy / d : ux;
+            continue;
         }
+        float along = dx * ux + dy * uy;  /* distance ahead to the closest approach */
+        float perp2 = d2 - along * along; /* squared miss distance */
+        if (along <= 0.0f || perp2 >= R * R) continue;
+        float t_hit = along - sqrtf(R * R - perp2);
+        if (t_hit > look || t_hit >= best_t) continue;
+        best_t = t_hit;
+        /* Outward normal at h = p + û·t_hit, then its lateral part. */
+        float hx = ux * t_hit - dx, hy = uy * t_hit - dy;
+        float lateral = hx * -uy + hy * ux; /* component along the left perpendicular */
+        if (lateral == 0.0f) lateral = 1.0f; /* dead centre: pass on the left */
+        float side = lateral > 0.0f ? 1.0f : -1.0f;
+        sx = -uy * side;
+        sy = ux * side;
     }
     if (best_t == INFINITY) return false;
-    *out = (vec2){nx * p->max_force, ny * p->max_force};
+    *out = (vec2){sx * p->max_force, sy * p->max_force};
     return true;
 }
 
