@@ -9,6 +9,7 @@ import { Connection, socketUrl } from './connection.js';
 import { createRenderer } from './render.js';
 import { attachInput } from './input.js';
 import { createStatus } from './status.js';
+import { fitWorld } from './viewport.js';
 
 const canvas = document.getElementById('world');
 const renderer = createRenderer(canvas);
@@ -98,7 +99,10 @@ const connection = new Connection({
 const input = attachInput({
   canvas,
   keyTarget: window,
-  getView: renderer.view,
+  // Computed from the live canvas size rather than taken from the last frame,
+  // so a click right after a resize or the first hello maps correctly; it is
+  // the same fitWorld() the renderer draws with.
+  getView: () => fitWorld(canvas.clientWidth, canvas.clientHeight, world?.width ?? 1, world?.height ?? 1),
   getWorld: () => world,
   getSnapshot: () => snapshot,
   send: (command) => connection.send(command),

@@ -1,8 +1,9 @@
 // Canvas drawing of one snapshot: world rectangle, obstacles, agents, targets.
 //
-// Built for 10,000+ agents at display rate: all agents of one colour go into a
-// single path filled once, headings come from a 256-entry table (the wire
-// quantizes headings to 256 steps anyway), and nothing is allocated per agent.
+// Built for 10,000+ agents at display rate: agents are grouped by colour into
+// large batched paths (one fill() per 512 triangles, never one per agent),
+// headings come from a 256-entry table (the wire quantizes headings to 256
+// steps anyway), and nothing is allocated per agent.
 
 import { COLORS, clientColor } from './palette.js';
 import { fitWorld } from './viewport.js';
@@ -12,6 +13,8 @@ import { fitWorld } from './viewport.js';
 const AGENT_LENGTH = 10;
 const AGENT_WIDTH_RATIO = 0.55;
 const MIN_AGENT_PX = 5;
+// Triangles per fill() call (see drawAgents).
+const BATCH = 512;
 // Target marker sizes in CSS pixels (markers do not scale with the world).
 const TARGET_RING_PX = 9;
 const MY_TARGET_RING_PX = 13;
@@ -63,12 +66,18 @@ export function createRenderer(canvas, win = globalThis) {
     return { cssW, cssH };
   }
 
-  // Fills one path with every agent whose leader bit equals `leaders`.
+  // Fills every agent whose leader bit equals `leaders`, in one colour. The
+  // triangles are batched into paths of BATCH triangles, one fill() each:
+  // far fewer calls than one per agent, while keeping each path small enough
+  // for the rasterizer (in Chromium's software canvas a single path of 50,000
+  // triangles filled more than twice as slowly as the same triangles batched).
   function drawAgents(agents, leaders) {
     const { count, x, y, heading_q: hq, flags } = agents;
     const { scale, offsetX, offsetY } = view;
     const want = leaders ? 1 : 0;
+    ctx.fillStyle = leaders ? COLORS.leader : COLORS.agent;
     let n = 0;
+    let inPath = 0;
     ctx.beginPath();
     for (let i = 0; i < count; i++) {
       if ((flags[i] & 1) !== want) continue;
@@ -82,11 +91,13 @@ export function createRenderer(canvas, win = globalThis) {
       // software canvas an explicit closePath per triangle made the fill ~15×
       // slower (240 ms instead of 17 ms for 10,000 agents).
       n++;
+      if (++inPath === BATCH) {
+        ctx.fill();
+        ctx.beginPath();
+        inPath = 0;
+      }
     }
-    if (n > 0) {
-      ctx.fillStyle = leaders ? COLORS.leader : COLORS.agent;
-      ctx.fill();
-    }
+    if (inPath > 0) ctx.fill();
     return n;
   }
 
@@ -149,15 +160,23 @@ export function createRenderer(canvas, win = globalThis) {
     ctx.font = mine ? 'bold 12px system-ui, sans-serif' : '11px system-ui, sans-serif';
     ctx.textAlign = 'left';
     ctx.textBaseline = 'bottom';
-    ctx.fillText(mine ? 'you' : `#${t.client_id}`, cx + r * 0.8, cy - r * 0.8);
+    // Up and to the right, clear of the crosshair arms and my halo.
+    ctx.fillText(mine ? 'you' : `#${t.client_id}`, cx + r + 6, cy - r - 2);
   }
 
+  // A line of text centred at the top of the world, on a dark backing so it
+  // reads over a crowd of agents.
   function drawCaption(text) {
-    ctx.fillStyle = 'rgba(230, 236, 245, 0.8)';
+    const cx = view.offsetX + (view.width * view.scale) / 2;
+    const top = view.offsetY + 10;
     ctx.font = '14px system-ui, sans-serif';
+    const w = ctx.measureText(text).width;
+    ctx.fillStyle = 'rgba(11, 14, 20, 0.8)';
+    ctx.fillRect(cx - w / 2 - 8, top - 4, w + 16, 24);
+    ctx.fillStyle = 'rgba(230, 236, 245, 0.9)';
     ctx.textAlign = 'center';
     ctx.textBaseline = 'top';
-    ctx.fillText(text, view.offsetX + (view.width * view.scale) / 2, view.offsetY + 10);
+    ctx.fillText(text, cx, top);
   }
 
   // scene: { world: {width, height} | null, snapshot | null, myClientId,
@@ -211,15 +230,11 @@ export function createRenderer(canvas, win = globalThis) {
       ctx.fillStyle = 'rgba(11, 14, 20, 0.55)';
       ctx.fillRect(view.offsetX, view.offsetY, ww, wh);
       drawCaption('connection lost: showing the last snapshot');
-    } else if (snap.paused) {
-      drawCaption('paused (space to resume)');
     }
+    // "Paused" is said by the status line, not on the canvas: a live picture
+    // carries nothing but the world.
     return drawn;
   }
 
-  return {
-    draw,
-    // The mapping used by the last draw, for turning clicks into world points.
-    view: () => view,
-  };
+  return { draw };
 }

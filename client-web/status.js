@@ -34,8 +34,10 @@ export function statusLine(m) {
 // err: the server's error object; returns '' once it is older than ERROR_SHOW_MS.
 export function errorLine(err, receivedAt, now) {
   if (!err || now - receivedAt > ERROR_SHOW_MS) return '';
-  const what = err.cmd ? `${err.cmd}: ` : '';
-  return `${what}${err.message || err.code || 'error'}`;
+  // e.g. "set_param refused (out_of_range): sep_radius: 500 is above the maximum 200"
+  const what = err.cmd ? `${err.cmd} refused` : 'refused';
+  const code = err.code ? ` (${err.code})` : '';
+  return err.message ? `${what}${code}: ${err.message}` : `${what}${code}`;
 }
 
 export function createStatus(root) {
@@ -58,5 +60,6 @@ export function createStatus(root) {
       root.classList.remove(`is-${shownState}`);
       root.classList.add(`is-${(shownState = model.state)}`);
     }
+    root.classList.toggle('is-paused', model.state === 'connected' && model.paused === true);
   };
 }

@@ -30,11 +30,6 @@ export function screenToWorld(view, sx, sy) {
   return { x: (sx - view.offsetX) / view.scale, y: (sy - view.offsetY) / view.scale };
 }
 
-// True when a world point lies inside the world rectangle (edges included).
-export function insideWorld(view, x, y) {
-  return x >= 0 && y >= 0 && x <= view.width && y <= view.height;
-}
-
 export function clamp(v, lo, hi) {
   return v < lo ? lo : v > hi ? hi : v;
 }

@@ -264,6 +264,20 @@ if out=$(node "$work/ws-check.cjs" "$ws_dir" "ws://127.0.0.1:$port/ws" 2>&1); th
   pass "WebSocket /ws: $out"
 else fail "WebSocket /ws: $out"; fi
 
+# A viewer stays connected through docker stop, to report how it is closed.
+cat >"$work/ws-hold.cjs" <<'EOF'
+const WebSocket = require(process.argv[2]);
+const fs = require('fs');
+const ws = new WebSocket(process.argv[3], 'swarmcast.v1');
+ws.on('message', (d, bin) => { if (bin) fs.writeFileSync(process.argv[4], 'ready'); });
+ws.on('close', (code, reason) => { console.log(`close code ${code} reason "${reason}"`); process.exit(0); });
+ws.on('error', (e) => console.log(`error ${e.message}`));
+setTimeout(() => { console.log('not closed within 15 s'); process.exit(1); }, 15000);
+EOF
+node "$work/ws-hold.cjs" "$ws_dir" "ws://127.0.0.1:$port/ws" "$work/ws-ready" >"$work/ws-hold.log" 2>&1 &
+hold_pid=$!
+for _ in $(seq 30); do [ -f "$work/ws-ready" ] && break; sleep 0.1; done
+
 t0=$(now)
 "$DOCKER" stop "$name" >/dev/null
 set +e; wait "$run_pid"; rc=$?; set -e
@@ -274,6 +288,10 @@ if [ "$rc" = 0 ] && awk -v t="$took" 'BEGIN { exit !(t < 5) }'; then
 else
   fail "docker stop: exit code $rc after $took s"; tail -20 "$work/run.log"
 fi
+wait "$hold_pid" || true
+# Informational: PROTOCOL.md says the server closes every connection with 1001
+# on SIGTERM; 1006 means the socket was dropped without a close frame.
+printf 'NOTE a viewer connected during docker stop saw: %s\n' "$(cat "$work/ws-hold.log")"
 
 # ------------------------------------------------------------------ 6. compose
 if [ "${SKIP_COMPOSE:-0}" != 1 ]; then

@@ -95,13 +95,16 @@ static int decode_set_param(const cJSON *obj, sim_cmd_t *out, cmd_error_t *err)
         v = value->valuedouble;
         break;
     }
+    /* A JSON number too large for a double arrives as infinity: a range error. */
+    if (!isfinite(v)) return refuse(err, "out_of_range", "%s: value must be a finite number", d->name);
     /* Ranges are static: check them now on a scratch copy, with the same
      * messages the world would give. */
     sim_params_t scratch;
     params_defaults(&scratch);
-    int rc = params_set(&scratch, (size_t)index, v, err->message, sizeof err->message);
-    if (rc == SIM_E_BAD_TYPE) return refuse(err, "bad_type", "%s", err->message);
-    if (rc != SIM_OK) return refuse(err, "out_of_range", "%s", err->message);
+    char why[sizeof err->message];
+    int rc = params_set(&scratch, (size_t)index, v, why, sizeof why);
+    if (rc == SIM_E_BAD_TYPE) return refuse(err, "bad_type", "%s", why);
+    if (rc != SIM_OK) return refuse(err, "out_of_range", "%s", why);
     out->param = index;
     out->value = v;
     return 0;
@@ -152,37 +155,46 @@ int cmd_decode(const char *text, size_t len, const cmd_limits_t *limits, uint32_
     out->request_id = -1;
     out->client_id = client_id;
 
-    cJSON *root = cJSON_ParseWithLength(text, len);
+    const char *parse_end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &parse_end, false);
     int rc = -1;
-    if (!root || !cJSON_IsObject(root)) {
-        refuse(err, "bad_json", root ? "a command must be a JSON object" : "the message is not valid JSON");
+    /* One message is one object: text after it (a second object, say) would
+     * otherwise be silently dropped. */
+    bool trailing = false;
+    if (root)
+        for (const char *p = parse_end; p < text + len; p++) trailing |= !(*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r');
+    if (!root || !cJSON_IsObject(root) || trailing) {
+        refuse(err, "bad_json", !root || trailing ? "the message is not one valid JSON object" : "a command must be a JSON object");
         goto done;
     }
-    /* The id first, so that every later error can be matched to its command. */
+    /* Both the id and the type are read first, so that any error can be
+     * matched to its command as far as the message allows. */
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(root, "id");
-    if (id) {
-        if (!cJSON_IsNumber(id) || !isfinite(id->valuedouble) || id->valuedouble != floor(id->valuedouble) ||
-            id->valuedouble < 0 || id->valuedouble > UINT32_MAX) {
-            refuse(err, "bad_type", "field 'id' must be a whole number in [0, 4294967295]");
-            goto done;
-        }
-        err->request_id = out->request_id = (int64_t)id->valuedouble;
-    }
+    bool id_ok = !id || (cJSON_IsNumber(id) && isfinite(id->valuedouble) && id->valuedouble == floor(id->valuedouble) &&
+                         id->valuedouble >= 0 && id->valuedouble <= UINT32_MAX);
+    if (id && id_ok) err->request_id = out->request_id = (int64_t)id->valuedouble;
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(root, "type");
+    int kind = -1;
+    if (cJSON_IsString(type))
+        for (int k = 0; k < CMD_COUNT; k++)
+            if (strcmp(type->valuestring, cmd_name((cmd_kind_t)k)) == 0) kind = k;
+    if (kind >= 0) {
+        out->kind = (cmd_kind_t)kind;
+        err->cmd = cmd_name(out->kind);
+    }
+    if (!id_ok) {
+        refuse(err, "bad_type", "field 'id' must be a whole number in [0, 4294967295]");
+        goto done;
+    }
     if (!cJSON_IsString(type)) {
         refuse(err, "unknown_command", type ? "field 'type' must be a string" : "field 'type' is required");
         goto done;
     }
-    int kind = -1;
-    for (int k = 0; k < CMD_COUNT; k++)
-        if (strcmp(type->valuestring, cmd_name((cmd_kind_t)k)) == 0) kind = k;
     if (kind < 0) {
         char quoted[64];
         refuse(err, "unknown_command", "unknown command '%s'", excerpt(type->valuestring, quoted));
         goto done;
     }
-    out->kind = (cmd_kind_t)kind;
-    err->cmd = cmd_name(out->kind);
     rc = decode_body(root, limits, out, err);
 done:
     cJSON_Delete(root);
