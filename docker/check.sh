@@ -18,7 +18,7 @@
 #      runs as non-root; GET / serves the page; /healthz is 200; the
 #      container's health status becomes healthy; a WebSocket to /ws gets a
 #      JSON hello then well-formed binary snapshots; docker stop makes it exit
-#      0 promptly
+#      0 promptly and a connected viewer gets close code 1001
 #   6. docker/compose.yaml: validated, then run with a host-network override
 #      (port 18081) until healthy, stopped (exit 0) and removed
 #   7. stop the engine if this script started it
@@ -54,6 +54,7 @@ now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
 cleanup() {
+  local rc=$?
   set +e
   if [ -x "$DOCKER" ] && "$DOCKER" info >/dev/null 2>&1; then
     "$DOCKER" rm -f "$name" >/dev/null 2>&1
@@ -66,7 +67,7 @@ cleanup() {
     for _ in $(seq 60); do kill -0 "$engine_pid" 2>/dev/null || break; sleep 0.5; done
     wait "$engine_pid" 2>/dev/null
   fi
-  rm -rf "$work"
+  if [ "$rc" = 0 ]; then rm -rf "$work"; else echo "logs kept in $work" >&2; fi
 }
 trap cleanup EXIT
 
@@ -185,8 +186,8 @@ if [ "$up" = 1 ]; then pass "server answers on 127.0.0.1:$port"; else
   echo "$passed passed, $failed failed"; exit 1
 fi
 
-uid=$("$DOCKER" exec "$name" id -u); who=$("$DOCKER" exec "$name" id)
-if [ "$uid" != 0 ]; then pass "runs as non-root ($who)"; else fail "runs as root ($who)"; fi
+uid=$("$DOCKER" exec "$name" id -u || true); who=$("$DOCKER" exec "$name" id || true)
+if [ -n "$uid" ] && [ "$uid" != 0 ]; then pass "runs as non-root ($who)"; else fail "runs as root ($who)"; fi
 
 code=$(curl -sS -o "$work/index.html" -w '%{http_code} %{content_type}' "$base/")
 if [ "${code%% *}" = 200 ] && grep -qi '<html' "$work/index.html"; then
@@ -206,13 +207,14 @@ else fail "GET /healthz -> $code: $(head -c 200 "$work/healthz")"; fi
 # The image's HEALTHCHECK runs every 10 s; the first run is 10 s after start.
 status=""
 for _ in $(seq 45); do
-  status=$("$DOCKER" inspect --format '{{.State.Health.Status}}' "$name")
-  [ "$status" = healthy ] || [ "$status" = unhealthy ] && break
+  status=$("$DOCKER" inspect --format '{{.State.Health.Status}}' "$name" 2>/dev/null) || status="gone (the container exited)"
+  [ "$status" = starting ] || break
   sleep 1
 done
 if [ "$status" = healthy ]; then pass "docker health status: healthy"; else
   fail "docker health status: $status"
-  "$DOCKER" inspect --format '{{json .State.Health}}' "$name"; echo
+  "$DOCKER" inspect --format '{{json .State.Health}}' "$name" 2>/dev/null; echo
+  tail -20 "$work/run.log"
 fi
 
 # WebSocket: ws from tests/node_modules if installed, else npm install it here.
@@ -289,9 +291,13 @@ else
   fail "docker stop: exit code $rc after $took s"; tail -20 "$work/run.log"
 fi
 wait "$hold_pid" || true
-# Informational: PROTOCOL.md says the server closes every connection with 1001
-# on SIGTERM; 1006 means the socket was dropped without a close frame.
-printf 'NOTE a viewer connected during docker stop saw: %s\n' "$(cat "$work/ws-hold.log")"
+# PROTOCOL.md: on SIGTERM the server closes every connection with 1001 (going
+# away); 1006 would mean the socket was dropped without a close frame.
+held=$(cat "$work/ws-hold.log")
+case "$held" in
+  "close code 1001"*) pass "a viewer connected during docker stop got $held" ;;
+  *) fail "a viewer connected during docker stop got: $held (expected close code 1001)" ;;
+esac
 
 # ------------------------------------------------------------------ 6. compose
 if [ "${SKIP_COMPOSE:-0}" != 1 ]; then
@@ -328,8 +334,8 @@ EOF
     cid=$("$COMPOSE" "${cf[@]}" ps -q swarmcast)
     status=""
     for _ in $(seq 45); do
-      status=$("$DOCKER" inspect --format '{{.State.Health.Status}}' "$cid")
-      [ "$status" = healthy ] || [ "$status" = unhealthy ] && break
+      status=$("$DOCKER" inspect --format '{{.State.Health.Status}}' "$cid" 2>/dev/null) || status=gone
+      [ "$status" = starting ] || break
       sleep 1
     done
     policy=$("$DOCKER" inspect --format '{{.HostConfig.RestartPolicy.Name}}' "$cid")
@@ -339,7 +345,7 @@ EOF
     else fail "compose: status=$status healthz=$hz"; fi
     t0=$(now)
     "$COMPOSE" "${cf[@]}" stop >/dev/null 2>&1
-    rc=$("$DOCKER" inspect --format '{{.State.ExitCode}}' "$cid")
+    rc=$("$DOCKER" inspect --format '{{.State.ExitCode}}' "$cid" 2>/dev/null) || rc=gone
     took=$(elapsed "$t0" "$(now)")
     if [ "$rc" = 0 ]; then pass "compose stop: exit code 0 after $took s"; else fail "compose stop: exit code $rc after $took s"; fi
   else
