@@ -8,30 +8,17 @@
  * v += a·dt, |v| ≤ max_speed, p += v·dt.
  *
  * The pass reads only w->cur and writes only w->next, so the result for an
- * agent does not depend on the order agents are visited in. */
+ * agent does not depend on the order agents are visited in, nor on how the
+ * cells are shared out between threads. */
 #include <math.h>
+#include <string.h>
 
+#include "sim/neighbours.h"
 #include "sim/world.h"
 
 typedef struct {
     float x, y;
 } vec2;
-
-/* Steering toward direction d at max_speed: (d̂·max_speed − v), limited. */
-static vec2 steer_toward(float dx, float dy, float vx, float vy, float max_speed, float max_force)
-{
-    float len2 = dx * dx + dy * dy;
-    if (!(len2 > 0.0f)) return (vec2){0.0f, 0.0f};
-    float k = max_speed / sqrtf(len2);
-    float sx = dx * k - vx, sy = dy * k - vy;
-    float s2 = sx * sx + sy * sy;
-    if (s2 > max_force * max_force) {
-        float m = max_force / sqrtf(s2);
-        sx *= m;
-        sy *= m;
-    }
-    return (vec2){sx, sy};
-}
 
 /* Shortest displacement on a torus of the given extent. */
 static inline float wrap_delta(float d, float extent)
@@ -173,121 +160,159 @@ static void apply_border(const world_t *w, float *x, float *y, float *vx, float 
     }
 }
 
-void boids_step_range(world_t *w, size_t begin, size_t end)
+/* Rules, steering and integration for agent i of the cell-sorted state. */
+static inline void steer_and_move(const world_t *w, size_t i, const sense_sums_t *s, agents_t *out)
 {
     const sim_params_t *p = &w->params;
     const agents_t *a = &w->cur;
-    agents_t *out = &w->next;
-    const grid_t *g = &w->grid;
-    const uint32_t *start = g->cell_start;
-    const bool wrap = p->border == BORDER_WRAP;
-    const float W = w->width, H = w->height;
-    const float sep2 = p->sep_radius * p->sep_radius;
-    const float ali2 = p->ali_radius * p->ali_radius;
-    const float coh2 = p->coh_radius * p->coh_radius;
-    const float reach2 = fmaxf(sep2, fmaxf(ali2, coh2));
-    /* Field of view without trigonometry per pair: neighbour d is visible iff
-     * angle(v, d) ≤ fov/2, i.e. v·d ≥ cos(fov/2)·|v|·|d|, compared squared. */
-    const bool blind = p->fov_deg < 360.0f;
-    const float cos_half = cosf(p->fov_deg * (3.14159265f / 360.0f));
-    const float cos_half2 = cos_half * cos_half;
+    const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
     const float max_speed = p->max_speed, max_force = p->max_force, dt = w->dt;
 
-    for (size_t i = begin; i < end; i++) {
-        const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
-        const float k_fov = cos_half2 * (vx * vx + vy * vy);
-        const bool sees_all = !blind || k_fov == 0.0f;
-        float sx = 0, sy = 0, ax = 0, ay = 0, cx = 0, cy = 0;
-        int ns = 0, na = 0, nc = 0;
+    /* A leader: no neighbour in any zone, so it steers to the nearest
+     * target; agents that see it follow, and the flock is led. */
+    uint8_t flags = 0;
+    float tx = 0.0f, ty = 0.0f;
+    if (s->n_any == 0 && nearest_target(w, px, py, &tx, &ty)) flags |= AGENT_LEADER;
 
-        uint32_t cells[9];
-        int ncells = grid_block(g, grid_cell_x(g, px), grid_cell_y(g, py), wrap, cells);
-        for (int c = 0; c < ncells; c++) {
-            for (uint32_t j = start[cells[c]], stop = start[cells[c] + 1]; j < stop; j++) {
-                if (j == i) continue;
-                float dx = a->x[j] - px, dy = a->y[j] - py;
-                if (wrap) {
-                    dx = wrap_delta(dx, W);
-                    dy = wrap_delta(dy, H);
-                }
-                float d2 = dx * dx + dy * dy;
-                if (d2 >= reach2) continue;
-                if (!sees_all) {
-                    float dot = vx * dx + vy * dy;
-                    bool visible = cos_half >= 0.0f ? (dot >= 0.0f && dot * dot >= k_fov * d2)
-                                                    : (dot >= 0.0f || dot * dot <= k_fov * d2);
-                    if (!visible) continue;
-                }
-                if (d2 < sep2 && d2 > 0.0f) {
-                    /* Away from the neighbour, weighted by 1/distance:
-                     * (−d/|d|)·(1/|d|) = −d/|d|². */
-                    sx -= dx / d2;
-                    sy -= dy / d2;
-                    ns++;
-                } else if (d2 < sep2) {
-                    ns++; /* same spot: a neighbour, but no direction to flee */
-                }
-                if (d2 < ali2) {
-                    ax += a->vx[j];
-                    ay += a->vy[j];
-                    na++;
-                }
-                if (d2 < coh2) {
-                    cx += dx;
-                    cy += dy;
-                    nc++;
-                }
-            }
-        }
-
-        float accx = 0, accy = 0, wsum = 0;
-        if (ns && p->w_sep > 0) {
-            vec2 s = steer_toward(sx, sy, vx, vy, max_speed, max_force);
-            accx += p->w_sep * s.x, accy += p->w_sep * s.y, wsum += p->w_sep;
-        }
-        if (na && p->w_ali > 0) {
-            vec2 s = steer_toward(ax, ay, vx, vy, max_speed, max_force);
-            accx += p->w_ali * s.x, accy += p->w_ali * s.y, wsum += p->w_ali;
-        }
-        if (nc && p->w_coh > 0) {
-            vec2 s = steer_toward(cx, cy, vx, vy, max_speed, max_force);
-            accx += p->w_coh * s.x, accy += p->w_coh * s.y, wsum += p->w_coh;
-        }
-        vec2 avoid;
-        if (p->w_avoid > 0 && avoid_obstacles(w, px, py, vx, vy, &avoid)) {
-            accx += p->w_avoid * avoid.x, accy += p->w_avoid * avoid.y, wsum += p->w_avoid;
-        }
-        /* A leader: no neighbour in any zone, so it steers to the nearest
-         * target; agents that see it follow, and the flock is led. */
-        uint8_t flags = 0;
-        float tx = 0.0f, ty = 0.0f;
-        if (ns + na + nc == 0 && nearest_target(w, px, py, &tx, &ty)) {
-            flags |= AGENT_LEADER;
-            if (p->w_leader > 0) {
-                vec2 s = steer_toward(tx, ty, vx, vy, max_speed, max_force);
-                accx += p->w_leader * s.x, accy += p->w_leader * s.y, wsum += p->w_leader;
-            }
-        }
-
-        float nvx = vx, nvy = vy;
-        if (wsum > 0.0f) {
-            nvx += accx / wsum * dt;
-            nvy += accy / wsum * dt;
-        }
-        float speed2 = nvx * nvx + nvy * nvy;
-        if (speed2 > max_speed * max_speed) {
-            float k = max_speed / sqrtf(speed2);
-            nvx *= k;
-            nvy *= k;
-        }
-        float nx = px + nvx * dt, ny = py + nvy * dt;
-        push_out_of_obstacles(w, &nx, &ny, &nvx, &nvy);
-        apply_border(w, &nx, &ny, &nvx, &nvy);
-
-        out->x[i] = nx;
-        out->y[i] = ny;
-        out->vx[i] = nvx;
-        out->vy[i] = nvy;
-        out->flags[i] = flags;
+    /* The four "steer toward a direction" rules — separation, alignment,
+     * cohesion, leader — each d̂·max_speed − v limited to max_force, side by
+     * side. A rule that did not fire, or has no direction, gets weight 0 and
+     * adds nothing. */
+    const float dir_x[4] = {s->sep_x, s->ali_x, s->coh_x, tx}, dir_y[4] = {s->sep_y, s->ali_y, s->coh_y, ty};
+    const float weight[4] = {s->any_sep ? p->w_sep : 0.0f, s->any_ali ? p->w_ali : 0.0f, s->any_coh ? p->w_coh : 0.0f,
+                             flags ? p->w_leader : 0.0f};
+    float part_x[4], part_y[4], part_w[4];
+    for (int k = 0; k < 4; k++) {
+        float len2 = dir_x[k] * dir_x[k] + dir_y[k] * dir_y[k];
+        bool some = len2 > 0.0f;
+        float scale = max_speed / sqrtf(some ? len2 : 1.0f);
+        float sx = dir_x[k] * scale - vx, sy = dir_y[k] * scale - vy;
+        float s2 = sx * sx + sy * sy;
+        float limit = s2 > max_force * max_force ? max_force / sqrtf(s2) : 1.0f;
+        float wk = some ? weight[k] : 0.0f;
+        part_x[k] = wk * (sx * limit);
+        part_y[k] = wk * (sy * limit);
+        part_w[k] = wk;
     }
+    float accx = (part_x[0] + part_x[1]) + (part_x[2] + part_x[3]);
+    float accy = (part_y[0] + part_y[1]) + (part_y[2] + part_y[3]);
+    float wsum = (part_w[0] + part_w[1]) + (part_w[2] + part_w[3]);
+    vec2 avoid;
+    if (p->w_avoid > 0 && avoid_obstacles(w, px, py, vx, vy, &avoid)) {
+        accx += p->w_avoid * avoid.x, accy += p->w_avoid * avoid.y, wsum += p->w_avoid;
+    }
+
+    float nvx = vx, nvy = vy;
+    if (wsum > 0.0f) {
+        float k = dt / wsum; /* the weighted average, applied for dt */
+        nvx += accx * k;
+        nvy += accy * k;
+    }
+    float speed2 = nvx * nvx + nvy * nvy;
+    if (speed2 > max_speed * max_speed) {
+        float k = max_speed / sqrtf(speed2);
+        nvx *= k;
+        nvy *= k;
+    }
+    float nx = px + nvx * dt, ny = py + nvy * dt;
+    push_out_of_obstacles(w, &nx, &ny, &nvx, &nvy);
+    apply_border(w, &nx, &ny, &nvx, &nvy);
+
+    out->x[i] = nx;
+    out->y[i] = ny;
+    out->vx[i] = nvx;
+    out->vy[i] = nvy;
+    out->flags[i] = flags;
+}
+
+/* Copies the runs into the scratch span; returns the count, or -1 when they
+ * do not fit. *self_base is where the cell's own agents (from index first
+ * on) start in the span. */
+static int64_t gather(const agents_t *a, const grid_run_t *runs, int n_runs, uint32_t first, sense_scratch_t *s,
+                      int32_t *self_base)
+{
+    uint32_t count = 0;
+    for (int r = 0; r < n_runs; r++) {
+        uint32_t len = runs[r].end - runs[r].begin, b = runs[r].begin;
+        if (len > s->cap - count) return -1;
+        if (first >= b && first < runs[r].end) *self_base = (int32_t)(count + (first - b));
+        const float shx = runs[r].shift_x, shy = runs[r].shift_y;
+        if (shx == 0.0f && shy == 0.0f) {
+            memcpy(s->x + count, a->x + b, len * sizeof(float));
+            memcpy(s->y + count, a->y + b, len * sizeof(float));
+        } else {
+            for (uint32_t k = 0; k < len; k++) {
+                s->x[count + k] = a->x[b + k] + shx;
+                s->y[count + k] = a->y[b + k] + shy;
+            }
+        }
+        memcpy(s->vx + count, a->vx + b, len * sizeof(float));
+        memcpy(s->vy + count, a->vy + b, len * sizeof(float));
+        count += len;
+    }
+    for (uint32_t k = count; k < count + SENSE_LANES; k++) s->x[k] = s->y[k] = SENSE_FAR;
+    return count;
+}
+
+/* The neighbour kernel is written for 8-lane vectors. Where the compiler can
+ * (GCC/Clang on x86-64), this function is built three times — AVX-512,
+ * AVX2 and baseline — and the best one the CPU runs is picked at load time.
+ * Every version does the same IEEE operations in the same order, so they
+ * produce the same bits; only their speed differs. */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones) && !defined(__SANITIZE_ADDRESS__)
+#define KERNEL_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+#endif
+#ifndef KERNEL_CLONES
+#define KERNEL_CLONES
+#endif
+
+KERNEL_CLONES
+uint64_t boids_step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_scratch_t *scratch)
+{
+    const sim_params_t *p = &w->params;
+    const agents_t *a = &w->cur;
+    const grid_t *g = &w->grid;
+    const bool wrap = p->border == BORDER_WRAP;
+    const float cos_half = cosf(p->fov_deg * (3.14159265f / 360.0f));
+    sense_params_t sp = {
+        .sep2 = p->sep_radius * p->sep_radius,
+        .ali2 = p->ali_radius * p->ali_radius,
+        .coh2 = p->coh_radius * p->coh_radius,
+        .blind = p->fov_deg < 360.0f,
+        .wide = cos_half < 0.0f,
+        .cos_half2 = cos_half * cos_half,
+        .width = w->width,
+        .height = w->height,
+    };
+    sp.reach2 = fmaxf(sp.sep2, fmaxf(sp.ali2, sp.coh2));
+
+    uint64_t neighbours = 0;
+    for (uint32_t c = cell_begin; c < cell_end; c++) {
+        const uint32_t first = g->cell_start[c], last = g->cell_start[c + 1];
+        if (first == last) continue;
+        /* Every agent of a cell has the same candidates: find them once. */
+        grid_run_t runs[GRID_MAX_RUNS];
+        int n_runs = grid_runs(g, (int)(c % (uint32_t)g->nx), (int)(c / (uint32_t)g->nx), wrap, runs, &sp.pair_wrap);
+        int32_t self_base = 0;
+        int64_t span = sp.pair_wrap ? -1 : gather(a, runs, n_runs, first, scratch, &self_base);
+        for (uint32_t i = first; i < last; i++) {
+            const float px = a->x[i], py = a->y[i];
+            const sense_self_t me = sense_self(&sp, a->vx[i], a->vy[i]);
+            sense_acc_t acc = {0};
+            if (span >= 0) {
+                sense_span(&acc, scratch->x, scratch->y, scratch->vx, scratch->vy, 0, (int32_t)span, true,
+                           self_base + (int32_t)(i - first), px, py, &me, &sp);
+            } else {
+                for (int r = 0; r < n_runs; r++)
+                    sense_span(&acc, a->x, a->y, a->vx, a->vy, (int32_t)runs[r].begin, (int32_t)runs[r].end, false,
+                               (int32_t)i, px - runs[r].shift_x, py - runs[r].shift_y, &me, &sp);
+            }
+            sense_sums_t s = sense_finish(&acc);
+            neighbours += (uint64_t)s.n_any;
+            steer_and_move(w, i, &s, &w->next);
+        }
+    }
+    return neighbours;
 }

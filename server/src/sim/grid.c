@@ -110,3 +110,42 @@ int grid_block(const grid_t *g, int cx, int cy, bool wrap, uint32_t cells[9])
         for (int i = 0; i < nxs; i++) cells[count++] = (uint32_t)(ys[j] * g->nx + xs[i]);
     return count;
 }
+
+int grid_runs(const grid_t *g, int cx, int cy, bool wrap, grid_run_t runs[GRID_MAX_RUNS], bool *pair_wrap)
+{
+    const uint32_t *start = g->cell_start;
+    int count = 0;
+    *pair_wrap = wrap && (g->nx < 3 || g->ny < 3);
+    if (*pair_wrap) {
+        uint32_t cells[9];
+        int n = grid_block(g, cx, cy, wrap, cells);
+        for (int k = 0; k < n; k++)
+            if (start[cells[k]] < start[cells[k] + 1])
+                runs[count++] = (grid_run_t){start[cells[k]], start[cells[k] + 1], 0.0f, 0.0f};
+        return count;
+    }
+    for (int dy = -1; dy <= 1; dy++) {
+        int row = cy + dy;
+        float shift_y = 0.0f;
+        if (row < 0 || row >= g->ny) {
+            if (!wrap) continue;
+            shift_y = row < 0 ? -g->height : g->height;
+            row = row < 0 ? g->ny - 1 : 0;
+        }
+        const uint32_t *row_start = start + (size_t)row * (size_t)g->nx;
+        int x0 = cx - 1, x1 = cx + 1; /* inclusive */
+        if (x0 < 0) {
+            if (wrap) runs[count++] = (grid_run_t){row_start[g->nx - 1], row_start[g->nx], -g->width, shift_y};
+            x0 = 0;
+        }
+        bool right_wraps = x1 >= g->nx;
+        if (right_wraps) x1 = g->nx - 1;
+        runs[count++] = (grid_run_t){row_start[x0], row_start[x1 + 1], 0.0f, shift_y};
+        if (right_wraps && wrap) runs[count++] = (grid_run_t){row_start[0], row_start[1], g->width, shift_y};
+    }
+    /* Drop empty runs: they cost a loop set-up each. */
+    int kept = 0;
+    for (int k = 0; k < count; k++)
+        if (runs[k].begin < runs[k].end) runs[kept++] = runs[k];
+    return kept;
+}

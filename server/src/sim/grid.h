@@ -52,4 +52,21 @@ static inline int grid_cell_y(const grid_t *g, float y)
  * many were written to cells[9]. */
 int grid_block(const grid_t *g, int cx, int cy, bool wrap, uint32_t cells[9]);
 
+/* A run of consecutive agents (in cell order) that are neighbour candidates,
+ * and the shift (a world width or height, or 0) that brings them next to
+ * the cell when they lie across a wrapped edge. */
+typedef struct grid_run {
+    uint32_t begin, end;
+    float shift_x, shift_y;
+} grid_run_t;
+
+#define GRID_MAX_RUNS 9
+
+/* The 3x3 block around (cx, cy) as at most 6 runs: one per row, split in
+ * two where the row wraps. When the grid is under 3 cells on a wrapped axis
+ * one cell can be a neighbour from both sides; then the block is returned
+ * cell by cell without shifts and *pair_wrap is set: the caller takes the
+ * shortest displacement for each pair. */
+int grid_runs(const grid_t *g, int cx, int cy, bool wrap, grid_run_t runs[GRID_MAX_RUNS], bool *pair_wrap);
+
 #endif

@@ -19,21 +19,25 @@ static void agents_free(agents_t *a)
     memset(a, 0, sizeof *a);
 }
 
-#define GROW(ptr, n)                                             \
-    do {                                                         \
-        void *grown = realloc((ptr), (n) * sizeof *(ptr));       \
-        if (!grown) return -1;                                   \
-        (ptr) = grown;                                           \
+/* Grows one array from old to n entries plus SENSE_LANES of padding, which
+ * the neighbour kernel may read past the last agent; new memory is zeroed so
+ * that those reads see finite numbers. */
+#define GROW(ptr, old, n)                                                              \
+    do {                                                                               \
+        void *grown = realloc((ptr), ((n) + SENSE_LANES) * sizeof *(ptr));             \
+        if (!grown) return -1;                                                         \
+        (ptr) = grown;                                                                 \
+        memset((ptr) + (old), 0, ((n) + SENSE_LANES - (old)) * sizeof *(ptr));         \
     } while (0)
 
-static int agents_grow(agents_t *a, size_t n)
+static int agents_grow(agents_t *a, size_t old, size_t n)
 {
-    GROW(a->x, n);
-    GROW(a->y, n);
-    GROW(a->vx, n);
-    GROW(a->vy, n);
-    GROW(a->id, n);
-    GROW(a->flags, n);
+    GROW(a->x, old, n);
+    GROW(a->y, old, n);
+    GROW(a->vx, old, n);
+    GROW(a->vy, old, n);
+    GROW(a->id, old, n);
+    GROW(a->flags, old, n);
     return 0;
 }
 
@@ -47,9 +51,29 @@ static int reserve(world_t *w, size_t n)
     size_t cap = w->cap ? w->cap : 256;
     while (cap < n) cap *= 2;
     if (cap > w->max_agents) cap = w->max_agents;
-    if (agents_grow(&w->cur, cap) || agents_grow(&w->next, cap) || grid_reserve(&w->grid, cap)) return -1;
+    if (agents_grow(&w->cur, w->cap, cap) || agents_grow(&w->next, w->cap, cap) || grid_reserve(&w->grid, cap))
+        return -1;
     w->cap = cap;
     return 0;
+}
+
+int scratch_init(sense_scratch_t *s, uint32_t cap)
+{
+    size_t n = (size_t)cap + SENSE_LANES;
+    *s = (sense_scratch_t){calloc(n, sizeof(float)), calloc(n, sizeof(float)), calloc(n, sizeof(float)),
+                           calloc(n, sizeof(float)), cap};
+    if (s->x && s->y && s->vx && s->vy) return 0;
+    scratch_free(s);
+    return -1;
+}
+
+void scratch_free(sense_scratch_t *s)
+{
+    free(s->x);
+    free(s->y);
+    free(s->vx);
+    free(s->vy);
+    memset(s, 0, sizeof *s);
 }
 
 static float max_radius(const sim_params_t *p)
@@ -78,6 +102,10 @@ int world_init(world_t *w, const world_config_t *cfg)
     w->max_targets = cfg->max_targets;
     grid_init(&w->grid);
     if (w->max_targets && !(w->targets = calloc(w->max_targets, sizeof *w->targets))) return -1;
+    if (scratch_init(&w->scratch, SENSE_SCRATCH_CAP)) {
+        world_free(w);
+        return -1;
+    }
     if (configure_grid(w) || world_reset(w, cfg->seed, cfg->agents)) {
         world_free(w);
         return -1;
@@ -87,6 +115,7 @@ int world_init(world_t *w, const world_config_t *cfg)
 
 void world_free(world_t *w)
 {
+    scratch_free(&w->scratch);
     agents_free(&w->cur);
     agents_free(&w->next);
     grid_free(&w->grid);
@@ -221,7 +250,7 @@ static void sort_by_cell(world_t *w)
 void world_step(world_t *w)
 {
     sort_by_cell(w);
-    boids_step_range(w, 0, w->n);
+    boids_step_cells(w, 0, (uint32_t)((size_t)w->grid.nx * (size_t)w->grid.ny), &w->scratch);
     /* The step wrote motion and flags into next; ids stay where the sort put
      * them, so only the other arrays change places. */
     agents_t *c = &w->cur, *n = &w->next;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "sim/grid.h"
+#include "sim/neighbours.h"
 #include "sim/params.h"
 #include "sim/prng.h"
 
@@ -65,6 +66,8 @@ typedef struct world {
     target_t *targets; /* sorted by client_id */
     size_t n_targets, max_targets;
 
+    sense_scratch_t scratch; /* the kernel's working span (one per thread) */
+
     uint64_t tick;
     uint32_t seed;
     prng_t rng;
@@ -88,11 +91,17 @@ void world_clear_target(world_t *w, uint32_t client_id);
 int world_add_obstacle(world_t *w, float x, float y, float r, uint32_t *id_out);
 int world_remove_obstacle(world_t *w, uint32_t id);
 
+/* A kernel scratch span of the given capacity (zeroed). */
+int scratch_init(sense_scratch_t *s, uint32_t cap);
+void scratch_free(sense_scratch_t *s);
+
 /* One fixed time step: re-sort by cell, steer, integrate, apply borders. */
 void world_step(world_t *w);
 
-/* The steering and integration of agents [begin, end) of the cell-sorted
- * state into w->next (boids.c). Reads only w->cur, so ranges are independent. */
-void boids_step_range(world_t *w, size_t begin, size_t end);
+/* Sensing, steering and integration of the agents in grid cells
+ * [cell_begin, cell_end) of the cell-sorted state, into w->next (boids.c).
+ * Reads only w->cur, so cell ranges are independent. Returns the number of
+ * (agent, neighbour) pairs seen. */
+uint64_t boids_step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_scratch_t *scratch);
 
 #endif

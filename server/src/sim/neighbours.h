@@ -1,0 +1,189 @@
+/* neighbours: what one agent senses of the others — the sums the Reynolds
+ * rules need, over the neighbour candidates the grid gives as runs.
+ *
+ * This is the innermost loop of the simulation. It works on SENSE_LANES
+ * candidates at a time, one accumulator per lane, masks instead of branches;
+ * the lanes are summed in a fixed order at the end. No step depends on the
+ * vector width, the thread or the visiting order, so results are
+ * bit-identical however the work is split. The agent arrays must be readable
+ * SENSE_LANES entries past the last agent (the world pads them). */
+#ifndef SWARMCAST_NEIGHBOURS_H
+#define SWARMCAST_NEIGHBOURS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "sim/grid.h"
+
+/* The kernel is written for 8 lanes (lanes_sum4 assumes it). */
+#define SENSE_LANES 8
+
+typedef struct sense_params {
+    float sep2, ali2, coh2, reach2; /* squared zone radii and the largest */
+    bool blind;                      /* field of view under 360° */
+    bool wide;                       /* the view is wider than 180° (cos(fov/2) < 0) */
+    float cos_half2;                 /* cos²(fov/2) */
+    bool pair_wrap;                  /* shortest displacement per pair (tiny wrapped grids) */
+    float width, height;
+} sense_params_t;
+
+typedef struct sense_sums {
+    float sep_x, sep_y; /* Σ −d/|d|² over the separation zone */
+    float ali_x, ali_y; /* Σ v_j over the alignment zone */
+    float coh_x, coh_y; /* Σ d over the cohesion zone */
+    bool any_sep, any_ali, any_coh; /* did the zone see anyone */
+    int n_any;                      /* neighbours in any zone */
+} sense_sums_t;
+
+/* SENSE_LANES floats or 32-bit masks, with GCC/Clang vector extensions:
+ * plain C arithmetic on them compiles to SIMD instructions of whatever width
+ * the target has (two SSE registers, or one AVX register). */
+typedef float lanes_f __attribute__((vector_size(SENSE_LANES * sizeof(float))));
+/* Everything here is inlined into the kernel, which may be built for wider
+ * vectors than the default target: no vector ever crosses a call, so the
+ * ABI note GCC gives for 32-byte vector returns does not apply. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+#define SENSE_INLINE static inline __attribute__((always_inline))
+typedef int32_t lanes_i __attribute__((vector_size(SENSE_LANES * sizeof(int32_t))));
+
+SENSE_INLINE lanes_f lanes_load(const float *p)
+{
+    lanes_f v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* mask ? v : 0, bit by bit (a mask lane is all ones or all zeros). */
+SENSE_INLINE lanes_f lanes_keep(lanes_i mask, lanes_f v) { return (lanes_f)((lanes_i)v & mask); }
+
+typedef float quad_f __attribute__((vector_size(4 * sizeof(float))));
+
+/* Sums of four 8-lane vectors at once, each in the fixed order
+ * ((v0+v4)+(v2+v6)) + ((v1+v5)+(v3+v7)): the same on every target, and a few
+ * shuffles instead of 4×7 dependent scalar additions. */
+SENSE_INLINE quad_f lanes_sum4(lanes_f a, lanes_f b, lanes_f c, lanes_f d)
+{
+    quad_f ha = __builtin_shufflevector(a, a, 0, 1, 2, 3) + __builtin_shufflevector(a, a, 4, 5, 6, 7);
+    quad_f hb = __builtin_shufflevector(b, b, 0, 1, 2, 3) + __builtin_shufflevector(b, b, 4, 5, 6, 7);
+    quad_f hc = __builtin_shufflevector(c, c, 0, 1, 2, 3) + __builtin_shufflevector(c, c, 4, 5, 6, 7);
+    quad_f hd = __builtin_shufflevector(d, d, 0, 1, 2, 3) + __builtin_shufflevector(d, d, 4, 5, 6, 7);
+    quad_f p = __builtin_shufflevector(ha, hb, 0, 4, 1, 5) + __builtin_shufflevector(ha, hb, 2, 6, 3, 7);
+    quad_f q = __builtin_shufflevector(hc, hd, 0, 4, 1, 5) + __builtin_shufflevector(hc, hd, 2, 6, 3, 7);
+    return __builtin_shufflevector(p, q, 0, 1, 4, 5) + __builtin_shufflevector(p, q, 2, 3, 6, 7);
+}
+
+/* A cell's neighbour candidates copied into one contiguous span (shifted
+ * across wrapped edges), so that the kernel runs over one span instead of up
+ * to six partial runs. Fixed capacity: a denser block falls back to runs. */
+typedef struct sense_scratch {
+    float *x, *y, *vx, *vy; /* cap + SENSE_LANES entries each */
+    uint32_t cap;
+} sense_scratch_t;
+
+#define SENSE_SCRATCH_CAP 4096
+
+/* Per-lane partial sums of one agent's sensing. Which zones saw anyone is
+ * all the rules need, so those are or-ed masks, not counts. */
+typedef struct sense_acc {
+    lanes_f sx, sy, ax, ay, cx, cy;
+    lanes_f nn; /* neighbours in any zone */
+    lanes_i any_sep, any_ali, any_coh;
+} sense_acc_t;
+
+/* What is fixed for one agent while it looks at its candidates. */
+typedef struct sense_self {
+    float vx, vy;
+    float k_fov;   /* cos²(fov/2)·|v|² */
+    bool sees_all; /* no blind angle, or standing still */
+} sense_self_t;
+
+SENSE_INLINE sense_self_t sense_self(const sense_params_t *sp, float vx, float vy)
+{
+    /* Visible iff angle(v, d) ≤ fov/2: v·d ≥ cos(fov/2)·|v|·|d|, compared
+     * squared so that no square root or trigonometry runs per pair. */
+    float k_fov = sp->cos_half2 * (vx * vx + vy * vy);
+    return (sense_self_t){vx, vy, k_fov, !sp->blind || k_fov == 0.0f};
+}
+
+/* A far-away position for the lanes past the end of a gathered span: no zone
+ * reaches it, so those lanes need no bounds mask. */
+#define SENSE_FAR 1e30f
+
+/* Adds candidates [begin, end) of X/Y/VX/VY, seen from (qx, qy), skipping
+ * index self. The arrays must be readable up to end + SENSE_LANES − 1; when
+ * padded, those extra entries hold SENSE_FAR positions. */
+SENSE_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const float *restrict Y,
+                              const float *restrict VX, const float *restrict VY, int32_t begin, int32_t end,
+                              bool padded, int32_t self, float qx, float qy, const sense_self_t *me,
+                              const sense_params_t *sp)
+{
+    const lanes_f zero = {0};
+    const lanes_f one = zero + 1.0f;
+    lanes_i lane;
+    for (int k = 0; k < SENSE_LANES; k++) lane[k] = k;
+    const float half_w = 0.5f * sp->width, half_h = 0.5f * sp->height;
+    sense_acc_t a = *acc;
+    for (int32_t j0 = begin; j0 < end; j0 += SENSE_LANES) {
+        lanes_f dx = lanes_load(X + j0) - qx, dy = lanes_load(Y + j0) - qy;
+        if (sp->pair_wrap) { /* shortest displacement on the torus */
+            dx = dx - lanes_keep(dx > half_w, zero + sp->width) + lanes_keep(dx < -half_w, zero + sp->width);
+            dy = dy - lanes_keep(dy > half_h, zero + sp->height) + lanes_keep(dy < -half_h, zero + sp->height);
+        }
+        const lanes_f d2 = dx * dx + dy * dy;
+        const lanes_i index = lane + j0;
+        lanes_i m = (index != self) & (d2 < sp->reach2);
+        if (!padded) m &= index < end;
+        if (!me->sees_all) {
+            const lanes_f dot = me->vx * dx + me->vy * dy;
+            const lanes_i front = dot >= 0.0f;
+            const lanes_f dot2 = dot * dot, edge = me->k_fov * d2;
+            m &= sp->wide ? (front | (dot2 <= edge)) : (front & (dot2 >= edge));
+        }
+        const lanes_i m_sep = m & (d2 < sp->sep2) & (d2 > 0.0f);
+        const lanes_i m_ali = m & (d2 < sp->ali2);
+        const lanes_i m_coh = m & (d2 < sp->coh2);
+        /* Lanes with d2 = 0 divide by zero here; their result is masked out
+         * bit by bit below (IEEE division by zero is defined, not trapped). */
+        const lanes_f inv = one / d2;
+        a.sx -= lanes_keep(m_sep, dx * inv);
+        a.sy -= lanes_keep(m_sep, dy * inv);
+        a.ax += lanes_keep(m_ali, lanes_load(VX + j0));
+        a.ay += lanes_keep(m_ali, lanes_load(VY + j0));
+        a.cx += lanes_keep(m_coh, dx);
+        a.cy += lanes_keep(m_coh, dy);
+        a.nn += lanes_keep(m, one);
+        a.any_sep |= m_sep;
+        a.any_ali |= m_ali;
+        a.any_coh |= m_coh;
+    }
+    *acc = a;
+}
+
+SENSE_INLINE bool lanes_any(lanes_i m)
+{
+    int32_t r = 0;
+    for (int k = 0; k < SENSE_LANES; k++) r |= m[k];
+    return r != 0;
+}
+
+SENSE_INLINE sense_sums_t sense_finish(const sense_acc_t *a)
+{
+    const lanes_f zero = {0};
+    quad_f s1 = lanes_sum4(a->sx, a->sy, a->ax, a->ay);
+    quad_f s2 = lanes_sum4(a->cx, a->cy, a->nn, zero);
+    return (sense_sums_t){
+        .sep_x = s1[0],
+        .sep_y = s1[1],
+        .ali_x = s1[2],
+        .ali_y = s1[3],
+        .coh_x = s2[0],
+        .coh_y = s2[1],
+        .any_sep = lanes_any(a->any_sep),
+        .any_ali = lanes_any(a->any_ali),
+        .any_coh = lanes_any(a->any_coh),
+        .n_any = (int)s2[2],
+    };
+}
+
+#endif
