@@ -41,6 +41,26 @@ static void same_seed_and_same_commands_should_give_a_bit_identical_world(void *
     world_free(&b);
 }
 
+static void the_world_should_be_bit_identical_with_one_and_with_several_threads(void **state)
+{
+    (void)state;
+    world_t w[3];
+    const int threads[3] = {1, 2, 3};
+    for (int k = 0; k < 3; k++) {
+        world_config_t cfg = {.width = 1500, .height = 1500, .dt = 1.0f / 60, .seed = 21, .agents = 3000,
+                              .max_agents = 10000, .max_targets = 4, .threads = threads[k]};
+        assert_int_equal(world_init(&w[k], &cfg), 0);
+        uint32_t id;
+        world_add_obstacle(&w[k], 700, 700, 60, &id);
+        world_set_target(&w[k], 1, 200, 1300);
+        for (int t = 0; t < 200; t++) world_step(&w[k]);
+    }
+    assert_true(w[0].mean_neighbours > 1.0); /* the flock interacts: the test means something */
+    assert_same_state(&w[0], &w[1]);
+    assert_same_state(&w[0], &w[2]);
+    for (int k = 0; k < 3; k++) world_free(&w[k]);
+}
+
 static void different_seeds_should_give_different_worlds(void **state)
 {
     (void)state;
@@ -181,6 +201,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_seed_and_same_commands_should_give_a_bit_identical_world),
+        cmocka_unit_test(the_world_should_be_bit_identical_with_one_and_with_several_threads),
         cmocka_unit_test(different_seeds_should_give_different_worlds),
         cmocka_unit_test(reset_with_the_seed_should_reproduce_the_initial_world),
         cmocka_unit_test(wrap_should_keep_every_agent_in_the_world_and_the_count_unchanged),

@@ -4,6 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Tasks per thread in a parallel pass: a few, so that a thread that finishes
+ * early takes another share instead of waiting for a slow one. */
+#define TASKS_PER_THREAD 4
+
 /* PRNG stream for agent placement; other streams stay free for later uses
  * (noise, jitter) so that adding one does not shift the others. */
 #define STREAM_SPAWN 1u
@@ -101,8 +105,13 @@ int world_init(world_t *w, const world_config_t *cfg)
     w->max_agents = cfg->max_agents;
     w->max_targets = cfg->max_targets;
     grid_init(&w->grid);
-    if (w->max_targets && !(w->targets = calloc(w->max_targets, sizeof *w->targets))) return -1;
-    if (scratch_init(&w->scratch, SENSE_SCRATCH_CAP)) {
+    w->threads = cfg->threads > 1 ? cfg->threads : 1;
+    bool ok = (!w->max_targets || (w->targets = calloc(w->max_targets, sizeof *w->targets))) &&
+              (w->scratch = calloc((size_t)w->threads, sizeof *w->scratch)) &&
+              (w->task_pairs = calloc((size_t)w->threads * TASKS_PER_THREAD, sizeof *w->task_pairs)) &&
+              (w->threads == 1 || (w->pool = workers_create(w->threads)));
+    for (int t = 0; ok && t < w->threads; t++) ok = scratch_init(&w->scratch[t], SENSE_SCRATCH_CAP) == 0;
+    if (!ok) {
         world_free(w);
         return -1;
     }
@@ -115,7 +124,13 @@ int world_init(world_t *w, const world_config_t *cfg)
 
 void world_free(world_t *w)
 {
-    scratch_free(&w->scratch);
+    workers_destroy(w->pool);
+    w->pool = NULL;
+    for (int t = 0; w->scratch && t < w->threads; t++) scratch_free(&w->scratch[t]);
+    free(w->scratch);
+    w->scratch = NULL;
+    free(w->task_pairs);
+    w->task_pairs = NULL;
     agents_free(&w->cur);
     agents_free(&w->next);
     grid_free(&w->grid);
@@ -226,14 +241,28 @@ int world_remove_obstacle(world_t *w, uint32_t id)
     return SIM_E_NOT_FOUND;
 }
 
-/* Re-sorts the state by grid cell (cur → next by the grid's permutation, then
- * swap), so that neighbours are close in memory for the steering pass. */
-static void sort_by_cell(world_t *w)
+static int task_count(const world_t *w) { return w->threads == 1 ? 1 : w->threads * TASKS_PER_THREAD; }
+
+/* Runs fn over all tasks, on the pool when there is one. */
+static void run_tasks(world_t *w, workers_fn fn, int n_tasks)
 {
-    grid_build(&w->grid, w->n, w->cur.x, w->cur.y);
+    if (w->pool)
+        workers_run(w->pool, fn, w, n_tasks);
+    else
+        for (int t = 0; t < n_tasks; t++) fn(w, t, 0);
+}
+
+/* Copies task's share of the agents from cur into next in cell order. */
+static void permute_task(void *ctx, int task, int thread)
+{
+    (void)thread;
+    world_t *w = ctx;
+    size_t n_tasks = (size_t)task_count(w);
+    size_t begin = w->n * (size_t)task / n_tasks, end = w->n * (size_t)(task + 1) / n_tasks;
     const uint32_t *order = w->grid.order;
-    agents_t *src = &w->cur, *dst = &w->next;
-    for (size_t k = 0; k < w->n; k++) {
+    const agents_t *src = &w->cur;
+    agents_t *dst = &w->next;
+    for (size_t k = begin; k < end; k++) {
         uint32_t i = order[k];
         dst->x[k] = src->x[i];
         dst->y[k] = src->y[i];
@@ -242,24 +271,61 @@ static void sort_by_cell(world_t *w)
         dst->id[k] = src->id[i];
         dst->flags[k] = src->flags[i];
     }
-    agents_t tmp = w->cur;
-    w->cur = w->next;
-    w->next = tmp;
+}
+
+/* First cell whose agents start at or after agent index k. */
+static uint32_t cell_at(const grid_t *g, size_t k)
+{
+    uint32_t lo = 0, hi = (uint32_t)((size_t)g->nx * (size_t)g->ny);
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->cell_start[mid] < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Steers task's share of the cells, split so that each task has about the
+ * same number of agents. */
+static void steer_task(void *ctx, int task, int thread)
+{
+    world_t *w = ctx;
+    size_t n_tasks = (size_t)task_count(w);
+    uint32_t first = cell_at(&w->grid, w->n * (size_t)task / n_tasks);
+    uint32_t last = task + 1 == (int)n_tasks ? (uint32_t)((size_t)w->grid.nx * (size_t)w->grid.ny)
+                                              : cell_at(&w->grid, w->n * (size_t)(task + 1) / n_tasks);
+    w->task_pairs[task] = boids_step_cells(w, first, last, &w->scratch[thread]);
+}
+
+static void swap_arrays(agents_t *c, agents_t *n, bool with_ids)
+{
+    agents_t tmp = *c;
+    *c = *n;
+    *n = tmp;
+    if (!with_ids) { /* ids stay where the sort put them */
+        uint32_t *id = c->id;
+        c->id = n->id;
+        n->id = id;
+    }
 }
 
 void world_step(world_t *w)
 {
-    sort_by_cell(w);
-    boids_step_cells(w, 0, (uint32_t)((size_t)w->grid.nx * (size_t)w->grid.ny), &w->scratch);
-    /* The step wrote motion and flags into next; ids stay where the sort put
-     * them, so only the other arrays change places. */
-    agents_t *c = &w->cur, *n = &w->next;
-    float *f;
-    f = c->x, c->x = n->x, n->x = f;
-    f = c->y, c->y = n->y, n->y = f;
-    f = c->vx, c->vx = n->vx, n->vx = f;
-    f = c->vy, c->vy = n->vy, n->vy = f;
-    uint8_t *flags = c->flags;
-    c->flags = n->flags, n->flags = flags;
+    /* Re-sort the state by grid cell (cur → next by the grid's permutation,
+     * then swap), so that neighbours are close in memory for steering. */
+    grid_build(&w->grid, w->n, w->cur.x, w->cur.y);
+    run_tasks(w, permute_task, task_count(w));
+    swap_arrays(&w->cur, &w->next, true);
+
+    /* Sense, steer and move every agent from cur into next. */
+    int n_tasks = task_count(w);
+    run_tasks(w, steer_task, n_tasks);
+    swap_arrays(&w->cur, &w->next, false);
+
+    uint64_t pairs = 0;
+    for (int t = 0; t < n_tasks; t++) pairs += w->task_pairs[t];
+    w->mean_neighbours = w->n ? (double)pairs / (double)w->n : 0.0;
     w->tick++;
 }

@@ -13,6 +13,7 @@
 #include "sim/neighbours.h"
 #include "sim/params.h"
 #include "sim/prng.h"
+#include "sim/workers.h"
 
 #define SIM_MAX_OBSTACLES 64
 #define SIM_OBSTACLE_MIN_RADIUS 1.0f
@@ -40,6 +41,7 @@ typedef struct world_config {
     size_t agents;       /* initial population */
     size_t max_agents;
     size_t max_targets;  /* one per client */
+    int threads;         /* threads that step the world (0 or 1: the caller alone) */
 } world_config_t;
 
 /* One agent population: parallel arrays, one entry per agent. */
@@ -66,7 +68,11 @@ typedef struct world {
     target_t *targets; /* sorted by client_id */
     size_t n_targets, max_targets;
 
-    sense_scratch_t scratch; /* the kernel's working span (one per thread) */
+    workers_t *pool;     /* threads of a step; NULL when single-threaded */
+    int threads;
+    sense_scratch_t *scratch; /* the kernel's working span, one per thread */
+    uint64_t *task_pairs;     /* per task of a step: neighbour pairs seen */
+    double mean_neighbours;   /* of the last step, over all agents */
 
     uint64_t tick;
     uint32_t seed;
