@@ -552,6 +552,38 @@ static void snapshot_should_quantize_headings_in_all_four_quadrants(void **state
     for (size_t i = 0; i < K; i++) assert_int_equal(out[24 + 6 * i + 4], (unsigned)(ks[i] + 256) % 256u);
 }
 
+/* The encoder finds the heading sector without atan2; it must agree with
+ * round(atan2(vy, vx) · 256 / 2π) mod 256 for any direction and length, but
+ * for directions within a hair (1e-5 rad) of a sector edge. */
+static void snapshot_headings_should_match_atan2_rounding_for_every_direction(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    static float x[N], y[N], vx[N], vy[N];
+    static uint8_t flags[N], frame[SNAP_HEADER_BYTES + SNAP_AGENT_BYTES * N];
+    uint64_t s = 88172645463325252ull;
+    for (int i = 0; i < N; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17; /* xorshift64 */
+        double angle = (double)(s >> 11) / 9007199254740992.0 * 2.0 * M_PI;
+        double length = i % 3 == 0 ? 1e-3 : (i % 3 == 1 ? 1.0 : 900.0);
+        x[i] = y[i] = 0;
+        vx[i] = (float)(length * cos(angle));
+        vy[i] = (float)(length * sin(angle));
+        flags[i] = 0;
+    }
+    snap_view_t v = {.width = 100, .height = 100, .n = N, .x = x, .y = y, .vx = vx, .vy = vy, .flags = flags};
+    assert_int_equal(snap_encode(&v, frame, sizeof frame), sizeof frame);
+    int checked = 0;
+    for (int i = 0; i < N; i++) {
+        double steps = atan2((double)vy[i], (double)vx[i]) * 256.0 / (2.0 * M_PI);
+        if (fabs(steps - floor(steps) - 0.5) < 1e-5 * 256.0 / (2.0 * M_PI)) continue;
+        int want = (int)floor(steps + 0.5) & 0xff;
+        assert_int_equal(frame[SNAP_HEADER_BYTES + SNAP_AGENT_BYTES * i + 4], want);
+        checked++;
+    }
+    assert_true(checked > N * 99 / 100);
+}
+
 static void snapshot_of_a_world_should_show_its_agents_obstacles_targets_and_pause(void **state)
 {
     (void)state;
@@ -610,6 +642,7 @@ int main(void)
         cmocka_unit_test(snapshot_should_clamp_positions_at_the_world_edge_to_65535),
         cmocka_unit_test(snapshot_header_should_put_each_field_at_its_documented_offset_little_endian),
         cmocka_unit_test(snapshot_should_quantize_headings_in_all_four_quadrants),
+        cmocka_unit_test(snapshot_headings_should_match_atan2_rounding_for_every_direction),
         cmocka_unit_test(snapshot_of_a_world_should_show_its_agents_obstacles_targets_and_pause),
     };
     const size_t n_fixed = sizeof fixed / sizeof fixed[0];

@@ -241,7 +241,14 @@ int world_remove_obstacle(world_t *w, uint32_t id)
     return SIM_E_NOT_FOUND;
 }
 
-static int task_count(const world_t *w) { return w->threads == 1 ? 1 : w->threads * TASKS_PER_THREAD; }
+/* Below this population a step takes well under a millisecond and waking
+ * the other threads costs more than it saves. */
+#define PARALLEL_MIN_AGENTS 16384
+
+static int task_count(const world_t *w)
+{
+    return w->threads == 1 || w->n < PARALLEL_MIN_AGENTS ? 1 : w->threads * TASKS_PER_THREAD;
+}
 
 /* Runs fn over all tasks, on the pool when there is one. */
 static void run_tasks(world_t *w, workers_fn fn, int n_tasks)
@@ -328,4 +335,15 @@ void world_step(world_t *w)
     for (int t = 0; t < n_tasks; t++) pairs += w->task_pairs[t];
     w->mean_neighbours = w->n ? (double)pairs / (double)w->n : 0.0;
     w->tick++;
+}
+
+size_t world_memory_bytes(const world_t *w)
+{
+    const size_t per_agent = 4 * sizeof(float) + sizeof(uint32_t) + sizeof(uint8_t); /* x y vx vy id flags */
+    size_t bytes = 2 * (w->cap + SENSE_LANES) * per_agent;                          /* cur and next */
+    bytes += w->grid.agents_cap * 2 * sizeof(uint32_t);                             /* cell_of, order */
+    bytes += (w->grid.cells_cap * 2 + 1) * sizeof(uint32_t);                        /* cell_start, cursor */
+    bytes += (size_t)w->threads * ((size_t)SENSE_SCRATCH_CAP + SENSE_LANES) * 4 * sizeof(float);
+    bytes += w->max_targets * sizeof(target_t) + sizeof *w;
+    return bytes;
 }

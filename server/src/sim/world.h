@@ -101,6 +101,9 @@ int world_remove_obstacle(world_t *w, uint32_t id);
 int scratch_init(sense_scratch_t *s, uint32_t cap);
 void scratch_free(sense_scratch_t *s);
 
+/* Bytes the world holds (agents, grid, scratch, tables), for reports. */
+size_t world_memory_bytes(const world_t *w);
+
 /* One fixed time step: re-sort by cell, steer, integrate, apply borders. */
 void world_step(world_t *w);
 

@@ -1,0 +1,191 @@
+/* swarmcast-bench: how fast the simulation steps, against the plain
+ * reference implementation in reference.c, in one run on one machine.
+ *
+ * For each population it builds a world whose density gives about ten
+ * neighbours per agent, steps it single-threaded and with every thread, steps
+ * the reference from the same initial state, and encodes a snapshot. Each
+ * figure is the median of several timed steps. It prints a Markdown table
+ * (docs/BENCHMARKS.md shows one) and checks that the single- and multi-
+ * threaded worlds ended bit-identical. It is not a test: it asserts nothing
+ * about speed. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "protocol/snapshot.h"
+#include "reference.h"
+#include "sim/world.h"
+
+#define MAX_SAMPLES 64
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Steps needed for a stable median without taking all day. */
+static int samples_for(size_t n) { return n >= 1000000 ? 7 : (n >= 100000 ? 15 : 41); }
+
+static double time_world(world_t *w, int samples)
+{
+    double t[MAX_SAMPLES];
+    for (int s = 0; s < samples; s++) {
+        double t0 = now_ms();
+        world_step(w);
+        t[s] = now_ms() - t0;
+    }
+    return median(t, samples);
+}
+
+static double time_reference(ref_world_t *r, int samples)
+{
+    double t[MAX_SAMPLES];
+    for (int s = 0; s < samples; s++) {
+        double t0 = now_ms();
+        ref_step(r);
+        t[s] = now_ms() - t0;
+    }
+    return median(t, samples);
+}
+
+static double time_snapshot(const world_t *w, uint8_t *buf, size_t cap, size_t *bytes, int samples)
+{
+    double t[MAX_SAMPLES];
+    snap_view_t v;
+    snap_view_of_world(w, &v);
+    for (int s = 0; s < samples; s++) {
+        double t0 = now_ms();
+        *bytes = snap_encode(&v, buf, cap);
+        t[s] = now_ms() - t0;
+    }
+    return median(t, samples);
+}
+
+static bool same_state(const world_t *a, const world_t *b)
+{
+    size_t f = a->n * sizeof(float);
+    return a->n == b->n && a->tick == b->tick && !memcmp(a->cur.x, b->cur.x, f) && !memcmp(a->cur.y, b->cur.y, f) &&
+           !memcmp(a->cur.vx, b->cur.vx, f) && !memcmp(a->cur.vy, b->cur.vy, f) &&
+           !memcmp(a->cur.id, b->cur.id, a->n * sizeof(uint32_t)) && !memcmp(a->cur.flags, b->cur.flags, a->n);
+}
+
+static const char *kernel_name(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("x86-64-v4")) return "x86-64-v4 (AVX-512)";
+    if (__builtin_cpu_supports("x86-64-v3")) return "x86-64-v3 (AVX2)";
+    return "x86-64 baseline (SSE2)";
+#else
+    return "portable";
+#endif
+}
+
+static void cpu_name(char *out, size_t len)
+{
+    snprintf(out, len, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (!strncmp(line, "model name", 10) && colon) {
+            snprintf(out, len, "%s", colon + 2);
+            out[strcspn(out, "\n")] = '\0';
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static void usage(void)
+{
+    printf("usage: swarmcast-bench [--threads N] [--sizes N,N,...]\n"
+           "  --threads N   threads for the parallel runs (default: the machine's cores)\n"
+           "  --sizes LIST  populations (default 1000,10000,100000,1000000)\n");
+}
+
+int main(int argc, char **argv)
+{
+    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    size_t sizes[16] = {1000, 10000, 100000, 1000000};
+    int n_sizes = 4;
+    for (int a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "--threads") && a + 1 < argc) {
+            threads = atoi(argv[++a]);
+        } else if (!strcmp(argv[a], "--sizes") && a + 1 < argc) {
+            n_sizes = 0;
+            for (char *tok = strtok(argv[++a], ","); tok && n_sizes < 16; tok = strtok(NULL, ","))
+                sizes[n_sizes++] = (size_t)strtoull(tok, NULL, 10);
+        } else {
+            usage();
+            return strcmp(argv[a], "--help") ? 2 : 0;
+        }
+    }
+    if (threads < 1) threads = 1;
+
+    char cpu[128];
+    cpu_name(cpu, sizeof cpu);
+    printf("swarmcast-bench: %s, %ld cores, kernel %s, compiler %s\n", cpu, sysconf(_SC_NPROCESSORS_ONLN),
+           kernel_name(), __VERSION__);
+    printf("Reynolds model, default parameters (zones 25/50/50 u, field of view 300°), wrap borders,\n"
+           "density set for about ten neighbours per agent; medians of timed steps.\n\n");
+    printf("| model | agents | world (u) | mean neighbours | reference ns/agent | 1 thread ns/agent | speed-up | "
+           "%d threads ms/step | %d threads ns/agent | snapshot encode ms | snapshot bytes | world bytes/agent | "
+           "1 vs %d threads |\n",
+           threads, threads, threads);
+    printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+
+    for (int k = 0; k < n_sizes; k++) {
+        size_t n = sizes[k];
+        /* 10 neighbours in a 50 u disc seen over 300°: one agent per 654 u². */
+        float side = sqrtf((float)n * 654.5f);
+        world_config_t cfg = {.width = side, .height = side, .dt = 1.0f / 60.0f, .seed = 1, .agents = n,
+                              .max_agents = n, .max_targets = 1, .threads = 1};
+        world_t one, many;
+        if (world_init(&one, &cfg)) return 1;
+        cfg.threads = threads;
+        if (world_init(&many, &cfg)) return 1;
+        ref_world_t ref;
+        if (ref_init(&ref, n, one.cur.x, one.cur.y, one.cur.vx, one.cur.vy, side, side, cfg.dt)) return 1;
+
+        int samples = samples_for(n);
+        for (int s = 0; s < 3; s++) world_step(&one), world_step(&many), ref_step(&ref); /* warm up */
+        double t_one = time_world(&one, samples);
+        double t_many = time_world(&many, samples);
+        double t_ref = time_reference(&ref, samples < 9 ? 3 : samples / 3);
+        bool identical = same_state(&one, &many);
+
+        size_t cap = 24 + 6 * n + 16 * 64 + 12 * 64, bytes = 0;
+        uint8_t *buf = malloc(cap);
+        double t_snap = buf ? time_snapshot(&one, buf, cap, &bytes, samples) : 0;
+        free(buf);
+
+        double ns = 1e6 / (double)n;
+        printf("| reynolds | %zu | %.0f | %.1f | %.0f | %.0f | %.1f× | %.2f | %.1f | %.2f | %zu | %.0f | %s |\n", n,
+               (double)side, one.mean_neighbours, t_ref * ns, t_one * ns, t_ref / t_one, t_many, t_many * ns, t_snap,
+               bytes, (double)world_memory_bytes(&one) / (double)n, identical ? "identical" : "DIFFERENT");
+        fflush(stdout);
+        world_free(&one);
+        world_free(&many);
+        ref_free(&ref);
+    }
+    return 0;
+}
