@@ -1,8 +1,12 @@
 #include "app.h"
 
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "net/net.h"
 #include "protocol/cmd_decode.h"
@@ -10,10 +14,22 @@
 #include "protocol/snapshot.h"
 #include "sim/commands.h"
 
+/* Two threads share this state:
+ *
+ *  - the loop thread runs libuv and libwebsockets: it decodes commands,
+ *    queues them, and sends what the simulation produced;
+ *  - the simulation thread owns the world: at a fixed rate it takes the
+ *    queued commands, applies them, steps (with the world's worker threads),
+ *    and every snapshot period encodes one frame.
+ *
+ * They meet under one mutex, briefly: commands go in; replies, a frame and a
+ * summary of the world come out, announced with uv_async_send. A long step
+ * therefore never stalls the network, and the network never stalls a step. */
+
 /* A client may have this many commands waiting for the next tick; more are
  * refused (rate_limited), which bounds the queue whatever clients send. */
 #define PENDING_PER_CLIENT 32
-/* After a stall the loop runs at most this many ticks back to back, then
+/* After a stall the clock runs at most this many ticks back to back, then
  * drops the backlog (counted as overruns) instead of spiralling. */
 #define MAX_CATCH_UP 4
 
@@ -23,36 +39,94 @@ typedef struct queued {
     bool silent; /* no reply: the server queued it (a client left) */
 } queued_t;
 
+typedef struct reply {
+    uint32_t to; /* client id; 0 for everyone */
+    char *text;
+} reply_t;
+
+typedef struct replies {
+    reply_t *items;
+    size_t len, cap;
+} replies_t;
+
+/* A snapshot frame with room for the WebSocket header in front. */
+typedef struct frame {
+    uint8_t *buf;
+    size_t cap, len;
+} frame_t;
+
+/* What the loop thread may know of the world without touching it. */
+typedef struct summary {
+    world_info_t info;
+    uint64_t tick;
+    size_t agents;
+    bool paused;
+    uint64_t overruns;
+} summary_t;
+
 struct app {
     uv_loop_t *loop;
     config_t cfg;
-    world_t world;
     net_t *net;
     cmd_limits_t limits;
+    uv_async_t wake_loop;
 
-    uv_timer_t timer;
-    uint64_t period_ns, next_due_ns, started_ns;
-    double snapshot_credit; /* accumulates snapshot_hz per tick; a snapshot per tick_hz */
+    /* Owned by the simulation thread once it runs. */
+    world_t world;
+    pthread_t sim_thread;
+    queued_t *taken; /* commands being applied this tick */
+    replies_t produced;
+    uint64_t period_ns, started_ns;
+    double snapshot_credit; /* accumulates snapshot_hz per tick; one frame per tick_hz */
     uint64_t overruns, last_overrun_log_ns;
 
+    /* Shared, under lock. */
+    pthread_mutex_t lock;
+    pthread_cond_t stop_cond;
+    bool stop;
     queued_t *queue; /* ring */
     size_t q_head, q_len, q_cap;
     uint32_t *slot_client; /* client id in each slot, 0 when free */
     uint16_t *pending;     /* per slot: commands waiting */
-
-    uint8_t *snap_buf; /* net_headroom() bytes, then the frame */
-    size_t snap_cap;
-    bool stopping;
+    replies_t outgoing;
+    frame_t frames[3]; /* triple buffer: the simulation fills back, the loop sends front */
+    int back, ready, front;
+    bool fresh; /* ready holds a frame the loop has not taken */
+    summary_t summary;
 };
 
-static void reply_error(app_t *a, uint32_t client, const char *code, const char *message, int64_t id, const char *cmd)
+static uint64_t now_ns(void)
 {
-    char *text = msg_error(code, message, id, cmd);
-    if (text) net_send(a->net, client, text);
-    free(text);
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-static bool push(app_t *a, const sim_cmd_t *cmd, long slot, bool silent)
+static void replies_push(replies_t *r, uint32_t to, char *text)
+{
+    if (!text) return;
+    if (r->len == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 64;
+        reply_t *grown = realloc(r->items, cap * sizeof *grown);
+        if (!grown) {
+            free(text); /* out of memory: this reply is lost, nothing else */
+            return;
+        }
+        r->items = grown;
+        r->cap = cap;
+    }
+    r->items[r->len++] = (reply_t){to, text};
+}
+
+static void replies_clear(replies_t *r)
+{
+    for (size_t i = 0; i < r->len; i++) free(r->items[i].text);
+    r->len = 0;
+}
+
+/* ---- loop thread ------------------------------------------------------- */
+
+static bool push_locked(app_t *a, const sim_cmd_t *cmd, long slot, bool silent)
 {
     if (a->q_len == a->q_cap) return false;
     a->queue[(a->q_head + a->q_len) % a->q_cap] = (queued_t){*cmd, slot, silent};
@@ -61,24 +135,36 @@ static bool push(app_t *a, const sim_cmd_t *cmd, long slot, bool silent)
     return true;
 }
 
+static void reply_error(app_t *a, uint32_t client, const char *code, const char *message, int64_t id, const char *cmd)
+{
+    char *text = msg_error(code, message, id, cmd);
+    if (text) net_send(a->net, client, text);
+    free(text);
+}
+
 static char *on_open(void *user, uint32_t client_id, size_t slot)
 {
     app_t *a = user;
+    pthread_mutex_lock(&a->lock);
     a->slot_client[slot] = client_id;
     a->pending[slot] = 0;
-    hello_info_t info = {client_id, a->cfg.tick_hz, a->cfg.snapshot_hz};
-    return msg_hello(&info, &a->world);
+    world_info_t info = a->summary.info;
+    pthread_mutex_unlock(&a->lock);
+    hello_info_t hello = {client_id, a->cfg.tick_hz, a->cfg.snapshot_hz};
+    return msg_hello(&hello, &info);
 }
 
 static void on_close(void *user, uint32_t client_id, size_t slot)
 {
     app_t *a = user;
-    a->slot_client[slot] = 0;
-    a->pending[slot] = 0;
     /* The departed client's target goes at the next tick like any change.
      * The queue keeps one place per client for this, so it always fits. */
     sim_cmd_t leave = {.kind = CMD_CLEAR_TARGET, .client_id = client_id, .request_id = -1};
-    push(a, &leave, -1, true);
+    pthread_mutex_lock(&a->lock);
+    a->slot_client[slot] = 0;
+    a->pending[slot] = 0;
+    push_locked(a, &leave, -1, true);
+    pthread_mutex_unlock(&a->lock);
 }
 
 static void on_message(void *user, uint32_t client_id, size_t slot, const char *data, size_t len, bool binary)
@@ -95,7 +181,10 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
         reply_error(a, client_id, err.code, err.message, err.request_id, err.cmd);
         return;
     }
-    if (a->pending[slot] >= PENDING_PER_CLIENT || !push(a, &cmd, (long)slot, false)) {
+    pthread_mutex_lock(&a->lock);
+    bool queued = a->pending[slot] < PENDING_PER_CLIENT && push_locked(a, &cmd, (long)slot, false);
+    pthread_mutex_unlock(&a->lock);
+    if (!queued) {
         char message[96];
         snprintf(message, sizeof message, "more than %d commands are waiting for the next tick", PENDING_PER_CLIENT);
         reply_error(a, client_id, "rate_limited", message, cmd.request_id, cmd_name(cmd.kind));
@@ -105,108 +194,181 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
 static char *on_health(void *user)
 {
     app_t *a = user;
+    pthread_mutex_lock(&a->lock);
+    summary_t s = a->summary;
+    pthread_mutex_unlock(&a->lock);
     char *body = malloc(256);
     if (!body) return NULL;
     snprintf(body, 256,
              "{\"status\":\"ok\",\"tick\":%llu,\"agents\":%zu,\"clients\":%zu,\"paused\":%s,"
              "\"tick_overruns\":%llu,\"uptime_s\":%.1f}",
-             (unsigned long long)a->world.tick, a->world.n, net_client_count(a->net),
-             a->world.paused ? "true" : "false", (unsigned long long)a->overruns,
-             (double)(uv_hrtime() - a->started_ns) / 1e9);
+             (unsigned long long)s.tick, s.agents, net_client_count(a->net), s.paused ? "true" : "false",
+             (unsigned long long)s.overruns, (double)(now_ns() - a->started_ns) / 1e9);
     return body;
 }
 
-/* Applies every queued command, in arrival order, and answers each sender. */
+/* The simulation has replies and maybe a new frame: send them. */
+static void on_wake(uv_async_t *handle)
+{
+    app_t *a = handle->data;
+    replies_t out = {0};
+    const frame_t *frame = NULL;
+    pthread_mutex_lock(&a->lock);
+    out = a->outgoing;
+    a->outgoing = (replies_t){0};
+    if (a->fresh) {
+        int f = a->front;
+        a->front = a->ready;
+        a->ready = f;
+        a->fresh = false;
+        frame = &a->frames[a->front];
+    }
+    pthread_mutex_unlock(&a->lock);
+
+    for (size_t i = 0; i < out.len; i++) {
+        if (out.items[i].to)
+            net_send(a->net, out.items[i].to, out.items[i].text);
+        else
+            net_broadcast(a->net, out.items[i].text);
+    }
+    replies_clear(&out);
+    free(out.items);
+    /* front stays untouched by the simulation until the next swap here. */
+    if (frame && frame->len) net_publish_snapshot(a->net, frame->buf + net_headroom(), frame->len);
+}
+
+/* ---- simulation thread ------------------------------------------------- */
+
+/* Applies every queued command, in arrival order, and records the replies. */
 static void apply_commands(app_t *a)
 {
-    while (a->q_len) {
-        queued_t q = a->queue[a->q_head];
-        a->q_head = (a->q_head + 1) % a->q_cap;
-        a->q_len--;
-        bool connected = q.slot >= 0 && a->slot_client[q.slot] == q.cmd.client_id;
-        if (connected) a->pending[q.slot]--;
+    pthread_mutex_lock(&a->lock);
+    size_t n = a->q_len;
+    for (size_t k = 0; k < n; k++) {
+        queued_t q = a->queue[(a->q_head + k) % a->q_cap];
+        if (q.slot >= 0 && a->slot_client[q.slot] == q.cmd.client_id) a->pending[q.slot]--;
+        a->taken[k] = q;
+    }
+    a->q_head = (a->q_head + n) % a->q_cap;
+    a->q_len = 0;
+    pthread_mutex_unlock(&a->lock);
 
+    for (size_t k = 0; k < n; k++) {
+        const queued_t *q = &a->taken[k];
         uint64_t tick = a->world.tick;
         sim_result_t res;
-        sim_apply(&a->world, &q.cmd, &res);
-        if (q.silent) continue;
-        if (res.status == SIM_OK && q.cmd.kind == CMD_SET_PARAM) {
-            char *text = msg_param((size_t)q.cmd.param, res.value, q.cmd.client_id, tick);
-            if (text) net_broadcast(a->net, text);
-            free(text);
-        }
-        if (!connected) continue;
-        char *text = res.status == SIM_OK
-                         ? msg_ack(&q.cmd, &res, tick)
-                         : msg_error(msg_error_code(res.status), res.message, q.cmd.request_id, cmd_name(q.cmd.kind));
-        if (text) net_send(a->net, q.cmd.client_id, text);
-        free(text);
+        sim_apply(&a->world, &q->cmd, &res);
+        if (q->silent) continue;
+        if (res.status == SIM_OK && q->cmd.kind == CMD_SET_PARAM)
+            replies_push(&a->produced, 0, msg_param((size_t)q->cmd.param, res.value, q->cmd.client_id, tick));
+        replies_push(&a->produced, q->cmd.client_id,
+                     res.status == SIM_OK
+                         ? msg_ack(&q->cmd, &res, tick)
+                         : msg_error(msg_error_code(res.status), res.message, q->cmd.request_id, cmd_name(q->cmd.kind)));
     }
 }
 
-static void publish_snapshot(app_t *a)
+/* Encodes the world into the back frame. */
+static bool encode_frame(app_t *a)
 {
+    frame_t *f = &a->frames[a->back];
     snap_view_t view;
     snap_view_of_world(&a->world, &view);
     size_t need = net_headroom() + snap_size(&view);
-    if (need > a->snap_cap) {
-        /* Grows with the population only; clients hold no reference to the
-         * old frame (libwebsockets copies what it could not send at once). */
-        uint8_t *grown = realloc(a->snap_buf, need);
+    if (need > f->cap) {
+        /* Grows with the population only; the loop never reads back. */
+        uint8_t *grown = realloc(f->buf, need);
         if (!grown) {
             fprintf(stderr, "swarmcast: out of memory for a %zu-byte snapshot\n", need);
-            return;
+            return false;
         }
-        a->snap_buf = grown;
-        a->snap_cap = need;
+        f->buf = grown;
+        f->cap = need;
     }
-    uint8_t *frame = a->snap_buf + net_headroom();
-    size_t len = snap_encode(&view, frame, a->snap_cap - net_headroom());
-    if (len) net_publish_snapshot(a->net, frame, len);
+    f->len = snap_encode(&view, f->buf + net_headroom(), f->cap - net_headroom());
+    return f->len > 0;
 }
 
-static void on_tick(uv_timer_t *t);
-
-static void arm(app_t *a, uint64_t now)
+/* Hands replies, the summary and (if any) the new frame to the loop. */
+static void publish(app_t *a, bool new_frame)
 {
-    uint64_t wait_ns = a->next_due_ns > now ? a->next_due_ns - now : 0;
-    uv_timer_start(&a->timer, on_tick, (wait_ns + 999999) / 1000000, 0);
+    pthread_mutex_lock(&a->lock);
+    for (size_t i = 0; i < a->produced.len; i++)
+        replies_push(&a->outgoing, a->produced.items[i].to, a->produced.items[i].text);
+    a->produced.len = 0; /* the texts moved */
+    if (new_frame) {
+        int r = a->ready;
+        a->ready = a->back;
+        a->back = r;
+        a->fresh = true;
+    }
+    a->summary = (summary_t){world_info(&a->world), a->world.tick, a->world.n, a->world.paused, a->overruns};
+    bool wake = a->outgoing.len || new_frame;
+    pthread_mutex_unlock(&a->lock);
+    if (wake) uv_async_send(&a->wake_loop);
+}
+
+/* Sleeps until the deadline (or a stop); returns false on stop. */
+static bool sleep_until(app_t *a, uint64_t deadline_ns)
+{
+    struct timespec until = {(time_t)(deadline_ns / 1000000000ull), (long)(deadline_ns % 1000000000ull)};
+    pthread_mutex_lock(&a->lock);
+    while (!a->stop && pthread_cond_timedwait(&a->stop_cond, &a->lock, &until) != ETIMEDOUT) {
+    }
+    bool go_on = !a->stop;
+    pthread_mutex_unlock(&a->lock);
+    return go_on;
 }
 
 /* Fixed-step clock: every due tick runs (commands, then one step while not
- * paused), up to MAX_CATCH_UP at once; a snapshot goes out when its period
- * has come, encoded once whatever the number of viewers. */
-static void on_tick(uv_timer_t *t)
+ * paused), up to MAX_CATCH_UP at once; a snapshot is encoded when its period
+ * has come, once whatever the number of viewers. */
+static void *sim_main(void *arg)
 {
-    app_t *a = t->data;
-    uint64_t now = uv_hrtime();
-    bool snapshot_due = false;
-    int ran = 0;
-    while (now >= a->next_due_ns && ran < MAX_CATCH_UP) {
-        apply_commands(a);
-        if (!a->world.paused) world_step(&a->world);
-        a->next_due_ns += a->period_ns;
-        a->snapshot_credit += a->cfg.snapshot_hz;
-        if (a->snapshot_credit >= a->cfg.tick_hz) {
-            a->snapshot_credit -= a->cfg.tick_hz;
-            snapshot_due = true;
+    app_t *a = arg;
+    uint64_t next_due = now_ns() + a->period_ns;
+    while (sleep_until(a, next_due)) {
+        uint64_t now = now_ns();
+        bool snapshot_due = false;
+        for (int ran = 0; now >= next_due && ran < MAX_CATCH_UP; ran++) {
+            apply_commands(a);
+            if (!a->world.paused) world_step(&a->world);
+            next_due += a->period_ns;
+            a->snapshot_credit += a->cfg.snapshot_hz;
+            if (a->snapshot_credit >= a->cfg.tick_hz) {
+                a->snapshot_credit -= a->cfg.tick_hz;
+                snapshot_due = true;
+            }
+            now = now_ns();
         }
-        ran++;
-        now = uv_hrtime();
-    }
-    if (now >= a->next_due_ns) {
-        uint64_t behind = now - a->next_due_ns;
-        uint64_t skipped = behind / a->period_ns + 1;
-        a->overruns += skipped;
-        a->next_due_ns = now + a->period_ns;
-        if (now - a->last_overrun_log_ns > 1000000000ull) {
-            fprintf(stderr, "swarmcast: tick overrun: %.1f ms behind, skipped %llu tick(s), %llu in all\n",
-                    (double)behind / 1e6, (unsigned long long)skipped, (unsigned long long)a->overruns);
-            a->last_overrun_log_ns = now;
+        if (now >= next_due) {
+            uint64_t behind = now - next_due, skipped = behind / a->period_ns + 1;
+            a->overruns += skipped;
+            next_due = now + a->period_ns;
+            if (now - a->last_overrun_log_ns > 1000000000ull) {
+                fprintf(stderr, "swarmcast: tick overrun: %.1f ms behind, skipped %llu tick(s), %llu in all\n",
+                        (double)behind / 1e6, (unsigned long long)skipped, (unsigned long long)a->overruns);
+                a->last_overrun_log_ns = now;
+            }
         }
+        publish(a, snapshot_due && encode_frame(a));
     }
-    if (snapshot_due) publish_snapshot(a);
-    arm(a, uv_hrtime());
+    return NULL;
+}
+
+/* ---- life cycle -------------------------------------------------------- */
+
+static void free_shared(app_t *a)
+{
+    free(a->queue);
+    free(a->taken);
+    free(a->slot_client);
+    free(a->pending);
+    replies_clear(&a->produced);
+    free(a->produced.items);
+    replies_clear(&a->outgoing);
+    free(a->outgoing.items);
+    for (int f = 0; f < 3; f++) free(a->frames[f].buf);
 }
 
 app_t *app_create(uv_loop_t *loop, const config_t *cfg)
@@ -223,6 +385,7 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
         .agents = cfg->agents,
         .max_agents = cfg->max_agents,
         .max_targets = cfg->max_clients,
+        .threads = cfg->threads,
     };
     if (world_init(&a->world, &wc)) {
         fprintf(stderr, "swarmcast: cannot create a world of %zu agents\n", cfg->agents);
@@ -235,32 +398,46 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
     /* --set may change max_speed, which the initial speeds were drawn from. */
     if (cfg->n_sets) world_reset(&a->world, cfg->seed, cfg->agents);
     a->limits = (cmd_limits_t){cfg->world_width, cfg->world_height, cfg->max_agents};
+    a->summary = (summary_t){world_info(&a->world), a->world.tick, a->world.n, a->world.paused, 0};
+    a->back = 0, a->ready = 1, a->front = 2;
 
     a->q_cap = cfg->max_clients * (PENDING_PER_CLIENT + 1);
     a->queue = calloc(a->q_cap, sizeof *a->queue);
+    a->taken = calloc(a->q_cap, sizeof *a->taken);
     a->slot_client = calloc(cfg->max_clients, sizeof *a->slot_client);
     a->pending = calloc(cfg->max_clients, sizeof *a->pending);
-    if (!a->queue || !a->slot_client || !a->pending) goto fail;
+    if (!a->queue || !a->taken || !a->slot_client || !a->pending) goto fail;
+
+    pthread_mutex_init(&a->lock, NULL);
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&a->stop_cond, &attr);
+    pthread_condattr_destroy(&attr);
 
     net_config_t nc = {cfg->bind, cfg->port, cfg->web_root, cfg->max_clients, PROTOCOL_MAX_MESSAGE_BYTES};
     net_callbacks_t cb = {a, on_open, on_message, on_close, on_health};
     if (!(a->net = net_create(loop, &nc, &cb))) {
         fprintf(stderr, "swarmcast: cannot listen on %s:%d with web root %s\n", cfg->bind, cfg->port, cfg->web_root);
-        goto fail;
+        goto fail_sync;
     }
+    uv_async_init(loop, &a->wake_loop, on_wake);
+    a->wake_loop.data = a;
 
     a->period_ns = (uint64_t)(1e9 / cfg->tick_hz);
-    a->started_ns = uv_hrtime();
-    a->next_due_ns = a->started_ns + a->period_ns;
-    uv_timer_init(loop, &a->timer);
-    a->timer.data = a;
-    arm(a, a->started_ns);
+    a->started_ns = now_ns();
+    if (pthread_create(&a->sim_thread, NULL, sim_main, a)) {
+        /* Nothing sensible can run without it, and the listener is open. */
+        fprintf(stderr, "swarmcast: cannot start the simulation thread\n");
+        exit(1);
+    }
     return a;
+fail_sync:
+    pthread_mutex_destroy(&a->lock);
+    pthread_cond_destroy(&a->stop_cond);
 fail:
     world_free(&a->world);
-    free(a->queue);
-    free(a->slot_client);
-    free(a->pending);
+    free_shared(a);
     free(a);
     return NULL;
 }
@@ -269,10 +446,14 @@ int app_port(const app_t *a) { return net_port(a->net); }
 
 void app_shutdown(app_t *a)
 {
-    if (a->stopping) return;
-    a->stopping = true;
-    uv_timer_stop(&a->timer);
-    uv_close((uv_handle_t *)&a->timer, NULL);
+    pthread_mutex_lock(&a->lock);
+    bool already = a->stop;
+    a->stop = true;
+    pthread_cond_signal(&a->stop_cond);
+    pthread_mutex_unlock(&a->lock);
+    if (already) return;
+    pthread_join(a->sim_thread, NULL);
+    uv_close((uv_handle_t *)&a->wake_loop, NULL);
     net_shutdown(a->net, NULL, NULL);
 }
 
@@ -281,9 +462,8 @@ void app_destroy(app_t *a)
     if (!a) return;
     net_destroy(a->net);
     world_free(&a->world);
-    free(a->queue);
-    free(a->slot_client);
-    free(a->pending);
-    free(a->snap_buf);
+    pthread_mutex_destroy(&a->lock);
+    pthread_cond_destroy(&a->stop_cond);
+    free_shared(a);
     free(a);
 }

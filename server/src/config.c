@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/params.h"
 
@@ -31,6 +32,7 @@ static void usage(FILE *f)
             "  --web-root DIR       SWARMCAST_WEB_ROOT      directory of the web client\n"
             "  --max-clients N      SWARMCAST_MAX_CLIENTS   simultaneous viewers (64)\n"
             "  --max-agents N       SWARMCAST_MAX_AGENTS    population limit (1000000)\n"
+            "  --threads N          SWARMCAST_THREADS       threads that step the world (the machine's cores)\n"
             "  --set NAME=VALUE                             set a simulation parameter (repeatable)\n"
             "  --help                                       this text and the parameter list\n"
             "  --version                                    the version\n"
@@ -120,7 +122,7 @@ static int parse_set(config_t *c, const char *arg, FILE *err)
 }
 
 enum { OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WORLD, OPT_WEB, OPT_CLIENTS,
-       OPT_MAX_AGENTS, OPT_SET, OPT_HELP, OPT_VERSION };
+       OPT_MAX_AGENTS, OPT_THREADS, OPT_SET, OPT_HELP, OPT_VERSION };
 
 /* One setting from either source; returns -1 with a message on bad values. */
 static int apply(config_t *c, int opt, const char *value, const char *source, FILE *err)
@@ -138,6 +140,7 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
     case OPT_WEB: c->web_root = value; break;
     case OPT_CLIENTS: bad = parse_number(value, 1, 4096, true, &v); if (!bad) c->max_clients = (size_t)v; break;
     case OPT_MAX_AGENTS: bad = parse_number(value, 1, 1e8, true, &v); if (!bad) c->max_agents = (size_t)v; break;
+    case OPT_THREADS: bad = parse_number(value, 1, 256, true, &v); if (!bad) c->threads = (int)v; break;
     case OPT_SET: return parse_set(c, value, err);
     default: return -1;
     }
@@ -154,6 +157,7 @@ static const struct {
     {OPT_TICK, "SWARMCAST_TICK_HZ"},    {OPT_SNAP, "SWARMCAST_SNAPSHOT_HZ"},
     {OPT_WORLD, "SWARMCAST_WORLD"},     {OPT_WEB, "SWARMCAST_WEB_ROOT"},
     {OPT_CLIENTS, "SWARMCAST_MAX_CLIENTS"}, {OPT_MAX_AGENTS, "SWARMCAST_MAX_AGENTS"},
+    {OPT_THREADS, "SWARMCAST_THREADS"},
 };
 
 int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
@@ -170,7 +174,9 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         .web_root = SWARMCAST_DEFAULT_WEB_ROOT,
         .max_clients = 64,
         .max_agents = 1000000,
+        .threads = (int)sysconf(_SC_NPROCESSORS_ONLN),
     };
+    if (c->threads < 1) c->threads = 1;
     for (size_t i = 0; i < sizeof env_vars / sizeof env_vars[0]; i++) {
         const char *v = getenv(env_vars[i].env);
         if (v && *v && apply(c, env_vars[i].opt, v, env_vars[i].env, err)) return CONFIG_EXIT_USAGE;
@@ -187,6 +193,7 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         {"web-root", required_argument, NULL, OPT_WEB},
         {"max-clients", required_argument, NULL, OPT_CLIENTS},
         {"max-agents", required_argument, NULL, OPT_MAX_AGENTS},
+        {"threads", required_argument, NULL, OPT_THREADS},
         {"set", required_argument, NULL, OPT_SET},
         {"help", no_argument, NULL, OPT_HELP},
         {"version", no_argument, NULL, OPT_VERSION},

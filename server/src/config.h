@@ -19,6 +19,7 @@ typedef struct config {
     const char *web_root;
     size_t max_clients;
     size_t max_agents;
+    int threads;             /* that step the world */
     struct {
         int param;
         double value;

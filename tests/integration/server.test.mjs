@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 
-import { startServer, withTimeout, sleep } from '../lib/server.mjs';
+import { startServer, withTimeout } from '../lib/server.mjs';
 import { connect, DEFAULT_TIMEOUT_MS } from '../lib/client.mjs';
 
 const T = { timeout: 20000 };

@@ -18,6 +18,12 @@
 
 /* ------------------------------------------------------------ helpers */
 
+static char *hello_of(const hello_info_t *info, const world_t *w)
+{
+    world_info_t wi = world_info(w);
+    return msg_hello(info, &wi);
+}
+
 static int make_world(void **state)
 {
     world_t *w = malloc(sizeof *w);
@@ -121,7 +127,7 @@ static void hello_should_announce_protocol_client_world_rates_and_limits(void **
 {
     world_t *w = *state;
     hello_info_t info = {.client_id = 3, .tick_hz = 60, .snapshot_hz = 30};
-    cJSON *h = parse_owned(msg_hello(&info, w));
+    cJSON *h = parse_owned(hello_of(&info, w));
 
     assert_string_field(h, "type", "hello");
     assert_number_field(h, "protocol", 1);
@@ -145,7 +151,7 @@ static void hello_should_announce_protocol_client_world_rates_and_limits(void **
 
     /* other values come through as given */
     hello_info_t other = {.client_id = 4294967295u, .tick_hz = 120, .snapshot_hz = 12.5};
-    h = parse_owned(msg_hello(&other, w));
+    h = parse_owned(hello_of(&other, w));
     assert_number_field(h, "client_id", 4294967295.0);
     assert_number_field(h, "tick_hz", 120);
     assert_number_field(h, "snapshot_hz", 12.5);
@@ -157,7 +163,7 @@ static void hello_should_describe_every_registry_parameter(void **state)
     world_t *w = *state;
     static const char *const type_names[] = {"float", "int", "bool", "enum"};
     hello_info_t info = {.client_id = 1, .tick_hz = 60, .snapshot_hz = 30};
-    cJSON *h = parse_owned(msg_hello(&info, w));
+    cJSON *h = parse_owned(hello_of(&info, w));
     const cJSON *params = field(h, "params");
     assert_true(cJSON_IsArray(params));
     assert_int_equal(cJSON_GetArraySize(params), params_count());
@@ -208,7 +214,7 @@ static void hello_should_match_the_documented_examples(void **state)
 {
     world_t *w = *state;
     hello_info_t info = {.client_id = 3, .tick_hz = 60, .snapshot_hz = 30};
-    cJSON *h = parse_owned(msg_hello(&info, w));
+    cJSON *h = parse_owned(hello_of(&info, w));
 
     const cJSON *sep = find_param(h, "sep_radius");
     assert_string_field(sep, "type", "float");
@@ -248,7 +254,7 @@ static void hello_should_show_stored_float_values_in_shortest_form(void **state)
     assert_int_equal(world_set_param(w, index_of("max_speed"), 333.3, msg, sizeof msg), SIM_OK);
     assert_int_equal(world_set_param(w, index_of("avoid_lookahead"), 0.05, msg, sizeof msg), SIM_OK);
     hello_info_t info = {.client_id = 1, .tick_hz = 60, .snapshot_hz = 30};
-    char *text = msg_hello(&info, w);
+    char *text = hello_of(&info, w);
     assert_non_null(text);
     if (strstr(text, "0.100000001") || strstr(text, "123.40000") || strstr(text, "333.29998") ||
         strstr(text, "0.0500000007"))
@@ -269,7 +275,7 @@ static void hello_should_show_an_enum_value_by_name(void **state)
     char msg[160];
     assert_int_equal(world_set_param(w, index_of("border"), BORDER_BOUNCE, msg, sizeof msg), SIM_OK);
     hello_info_t info = {.client_id = 1, .tick_hz = 60, .snapshot_hz = 30};
-    cJSON *h = parse_owned(msg_hello(&info, w));
+    cJSON *h = parse_owned(hello_of(&info, w));
     const cJSON *border = find_param(h, "border");
     assert_string_field(border, "value", "bounce");
     assert_string_field(border, "default", "wrap");

@@ -46,7 +46,7 @@ static cJSON *param_entry(const param_desc_t *d, double value)
     return e;
 }
 
-char *msg_hello(const hello_info_t *info, const world_t *w)
+char *msg_hello(const hello_info_t *info, const world_info_t *w)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "type", "hello");

@@ -17,7 +17,7 @@ typedef struct hello_info {
     double tick_hz, snapshot_hz;
 } hello_info_t;
 
-char *msg_hello(const hello_info_t *info, const world_t *w);
+char *msg_hello(const hello_info_t *info, const world_info_t *w);
 char *msg_ack(const sim_cmd_t *cmd, const sim_result_t *res, uint64_t tick);
 /* request_id < 0 and cmd NULL are sent as null. */
 char *msg_error(const char *code, const char *message, int64_t request_id, const char *cmd);

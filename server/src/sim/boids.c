@@ -258,9 +258,10 @@ static int64_t gather(const agents_t *a, const grid_run_t *runs, int n_runs, uin
  * (GCC/Clang on x86-64), this function is built three times — AVX-512,
  * AVX2 and baseline — and the best one the CPU runs is picked at load time.
  * Every version does the same IEEE operations in the same order, so they
- * produce the same bits; only their speed differs. */
+ * produce the same bits; only their speed differs. Sanitizer builds keep one
+ * version: the clones' resolver runs before the sanitizer runtime is up. */
 #if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones) && !defined(__SANITIZE_ADDRESS__)
+#if __has_attribute(target_clones) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define KERNEL_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
 #endif

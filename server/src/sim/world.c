@@ -122,6 +122,11 @@ int world_init(world_t *w, const world_config_t *cfg)
     return 0;
 }
 
+world_info_t world_info(const world_t *w)
+{
+    return (world_info_t){w->width, w->height, w->max_agents, w->params};
+}
+
 void world_free(world_t *w)
 {
     workers_destroy(w->pool);

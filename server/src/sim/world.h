@@ -80,7 +80,16 @@ typedef struct world {
     bool paused;
 } world_t;
 
+/* What a viewer is told about a world: its size, limits and parameters. A
+ * copy, so that it can be handed to another thread. */
+typedef struct world_info {
+    float width, height;
+    size_t max_agents;
+    sim_params_t params;
+} world_info_t;
+
 int world_init(world_t *w, const world_config_t *cfg);
+world_info_t world_info(const world_t *w);
 void world_free(world_t *w);
 
 /* Restart at tick 0 with n agents drawn from seed; obstacles are removed,
