@@ -11,8 +11,12 @@
 #include "net/net.h"
 #include "protocol/cmd_decode.h"
 #include "protocol/messages.h"
+#include "protocol/metrics_json.h"
+#include "protocol/record.h"
 #include "protocol/snapshot.h"
+#include "protocol/state_json.h"
 #include "sim/commands.h"
+#include "sim/metrics.h"
 
 /* Two threads share this state:
  *
@@ -32,6 +36,11 @@
 /* After a stall the clock runs at most this many ticks back to back, then
  * drops the backlog (counted as overruns) instead of spiralling. */
 #define MAX_CATCH_UP 4
+/* The command log is written through a stdio buffer of this size and
+ * flushed once a second: the tick never waits on the disk for long, and the
+ * log's memory is this buffer whatever the run's length. */
+#define RECORD_BUFFER_BYTES (256u * 1024u)
+#define RECORD_FLUSH_NS 1000000000ull
 
 typedef struct queued {
     sim_cmd_t cmd;
@@ -79,6 +88,12 @@ struct app {
     uint64_t period_ns, started_ns;
     double snapshot_credit; /* accumulates snapshot_hz per tick; one frame per tick_hz */
     uint64_t overruns, last_overrun_log_ns;
+    metrics_state_t metrics;
+    double metrics_credit; /* as snapshot_credit, for metrics messages */
+    FILE *record;          /* --record, or NULL (also after a write error) */
+    char *record_buf;
+    uint64_t record_flushed_ns;
+    bool failed;           /* an output (record, final state) could not be written */
 
     /* Shared, under lock. */
     pthread_mutex_t lock;
@@ -239,6 +254,16 @@ static void on_wake(uv_async_t *handle)
 
 /* ---- simulation thread ------------------------------------------------- */
 
+/* Gives up the command log after a write error: the run goes on. */
+static void record_failed(app_t *a)
+{
+    fprintf(stderr, "swarmcast: cannot write the command log %s: %s; recording stopped\n", a->cfg.record,
+            strerror(errno));
+    fclose(a->record);
+    a->record = NULL;
+    a->failed = true;
+}
+
 /* Applies every queued command, in arrival order, and records the replies. */
 static void apply_commands(app_t *a)
 {
@@ -258,6 +283,7 @@ static void apply_commands(app_t *a)
         uint64_t tick = a->world.tick;
         sim_result_t res;
         sim_apply(&a->world, &q->cmd, &res);
+        if (a->record && record_write_cmd(a->record, tick, &q->cmd)) record_failed(a);
         if (q->silent) continue;
         if (res.status == SIM_OK && q->cmd.kind == CMD_SET_PARAM)
             replies_push(&a->produced, 0, msg_param((size_t)q->cmd.param, res.value, q->cmd.client_id, tick));
@@ -287,6 +313,14 @@ static bool encode_frame(app_t *a)
     }
     f->len = snap_encode(&view, f->buf + net_headroom(), f->cap - net_headroom());
     return f->len > 0;
+}
+
+/* Queues a metrics message for everyone. */
+static void broadcast_metrics(app_t *a)
+{
+    metrics_t m;
+    metrics_config_t mc = metrics_default_config(&a->world);
+    if (metrics_compute(&a->metrics, &a->world, &mc, &m) == 0) replies_push(&a->produced, 0, msg_metrics(&m));
 }
 
 /* Hands replies, the summary and (if any) the new frame to the loop. */
@@ -329,7 +363,7 @@ static void *sim_main(void *arg)
     uint64_t next_due = now_ns() + a->period_ns;
     while (sleep_until(a, next_due)) {
         uint64_t now = now_ns();
-        bool snapshot_due = false;
+        bool snapshot_due = false, metrics_due = false;
         for (int ran = 0; now >= next_due && ran < MAX_CATCH_UP; ran++) {
             apply_commands(a);
             if (!a->world.paused) world_step(&a->world);
@@ -338,6 +372,11 @@ static void *sim_main(void *arg)
             if (a->snapshot_credit >= a->cfg.tick_hz) {
                 a->snapshot_credit -= a->cfg.tick_hz;
                 snapshot_due = true;
+            }
+            a->metrics_credit += a->cfg.metrics_hz;
+            if (a->metrics_credit >= a->cfg.tick_hz) {
+                a->metrics_credit -= a->cfg.tick_hz;
+                metrics_due = true;
             }
             now = now_ns();
         }
@@ -351,7 +390,12 @@ static void *sim_main(void *arg)
                 a->last_overrun_log_ns = now;
             }
         }
+        if (metrics_due) broadcast_metrics(a);
         publish(a, snapshot_due && encode_frame(a));
+        if (a->record && now - a->record_flushed_ns >= RECORD_FLUSH_NS) {
+            if (fflush(a->record)) record_failed(a);
+            a->record_flushed_ns = now;
+        }
     }
     return NULL;
 }
@@ -369,6 +413,38 @@ static void free_shared(app_t *a)
     replies_clear(&a->outgoing);
     free(a->outgoing.items);
     for (int f = 0; f < 3; f++) free(a->frames[f].buf);
+    metrics_free(&a->metrics);
+    if (a->record) fclose(a->record);
+    a->record = NULL;
+    free(a->record_buf);
+    a->record_buf = NULL;
+}
+
+/* Opens --record and writes its header: the world as it starts. */
+static int open_record(app_t *a)
+{
+    const config_t *cfg = &a->cfg;
+    if (!(a->record = fopen(cfg->record, "w"))) {
+        fprintf(stderr, "swarmcast: cannot write the command log %s: %s\n", cfg->record, strerror(errno));
+        return -1;
+    }
+    if ((a->record_buf = malloc(RECORD_BUFFER_BYTES)))
+        setvbuf(a->record, a->record_buf, _IOFBF, RECORD_BUFFER_BYTES);
+    record_header_t h = {
+        .seed = a->world.seed,
+        .agents = a->world.n,
+        .width = a->world.width,
+        .height = a->world.height,
+        .tick_hz = cfg->tick_hz,
+        .max_agents = a->world.max_agents,
+        .max_targets = a->world.max_targets,
+        .params = a->world.params,
+    };
+    if (record_write_header(a->record, &h) || fflush(a->record)) {
+        fprintf(stderr, "swarmcast: cannot write the command log %s: %s\n", cfg->record, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 app_t *app_create(uv_loop_t *loop, const config_t *cfg)
@@ -400,6 +476,8 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
     a->limits = (cmd_limits_t){cfg->world_width, cfg->world_height, cfg->max_agents};
     a->summary = (summary_t){world_info(&a->world), a->world.tick, a->world.n, a->world.paused, 0};
     a->back = 0, a->ready = 1, a->front = 2;
+    metrics_init(&a->metrics);
+    if (cfg->record && open_record(a)) goto fail;
 
     a->q_cap = cfg->max_clients * (PENDING_PER_CLIENT + 1);
     a->queue = calloc(a->q_cap, sizeof *a->queue);
@@ -426,6 +504,7 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
 
     a->period_ns = (uint64_t)(1e9 / cfg->tick_hz);
     a->started_ns = now_ns();
+    a->record_flushed_ns = a->started_ns;
     if (pthread_create(&a->sim_thread, NULL, sim_main, a)) {
         /* Nothing sensible can run without it, and the listener is open. */
         fprintf(stderr, "swarmcast: cannot start the simulation thread\n");
@@ -444,6 +523,8 @@ fail:
 
 int app_port(const app_t *a) { return net_port(a->net); }
 
+bool app_failed(const app_t *a) { return a->failed; }
+
 void app_shutdown(app_t *a)
 {
     pthread_mutex_lock(&a->lock);
@@ -453,6 +534,15 @@ void app_shutdown(app_t *a)
     pthread_mutex_unlock(&a->lock);
     if (already) return;
     pthread_join(a->sim_thread, NULL);
+    /* The world is still now: the log's last line and the final state. */
+    if (a->record) {
+        if (record_write_end(a->record, a->world.tick) || fclose(a->record)) {
+            fprintf(stderr, "swarmcast: cannot write the command log %s: %s\n", a->cfg.record, strerror(errno));
+            a->failed = true;
+        }
+        a->record = NULL;
+    }
+    if (a->cfg.final_path && state_json_write_file(a->cfg.final_path, &a->world)) a->failed = true;
     uv_close((uv_handle_t *)&a->wake_loop, NULL);
     net_shutdown(a->net, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 #ifndef SWARMCAST_APP_H
 #define SWARMCAST_APP_H
 
+#include <stdbool.h>
 #include <uv.h>
 
 #include "config.h"
@@ -14,7 +15,10 @@ typedef struct app app_t;
  * on failure. */
 app_t *app_create(uv_loop_t *loop, const config_t *cfg);
 int app_port(const app_t *a);
-/* Stops ticking, closes every connection with 1001 and lets the loop end. */
+/* True when an output (--record, --final) could not be written. */
+bool app_failed(const app_t *a);
+/* Stops ticking, then writes the log's end and the final state (--record,
+ * --final), closes every connection with 1001 and lets the loop end. */
 void app_shutdown(app_t *a);
 /* After the loop has ended: frees everything (run the loop once more, then
  * uv_loop_close). */

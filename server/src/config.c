@@ -18,6 +18,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: swarmcast [options]\n"
+            "       swarmcast --headless --steps N [options]\n"
+            "       swarmcast --headless --replay FILE [--final FILE] [--csv FILE]\n"
             "\n"
             "Steps a 2-D flock at a fixed rate and streams it to browsers over WebSocket.\n"
             "Every option can also be set by the environment variable shown.\n"
@@ -34,6 +36,20 @@ static void usage(FILE *f)
             "  --max-agents N       SWARMCAST_MAX_AGENTS    population limit (1000000)\n"
             "  --threads N          SWARMCAST_THREADS       threads that step the world (the machine's cores)\n"
             "  --set NAME=VALUE                             set a simulation parameter (repeatable)\n"
+            "  --model NAME                                 the same as --set model=NAME\n"
+            "  --metrics-hz N       SWARMCAST_METRICS_HZ    metrics messages per second, 0 for none (4)\n"
+            "  --record FILE                                log every applied command (JSON lines) for --replay\n"
+            "  --final FILE                                 write the final state as JSON at shutdown (- : stdout)\n"
+            "\n"
+            "Headless runs (no network; the same seed and inputs give byte-identical files):\n"
+            "  --headless                                   step the world without serving it, then exit\n"
+            "  --steps N                                    number of steps (a scenario's steps otherwise)\n"
+            "  --scenario FILE                              JSON set-up: seed, agents, world, model, params,\n"
+            "                                               obstacles, targets, agent_list, steps\n"
+            "  --csv FILE                                   metrics per step as CSV (- : stdout)\n"
+            "  --metrics-every K                            a CSV row every K steps (1)\n"
+            "  --replay FILE                                re-run a --record log to its last tick\n"
+            "                                               (or to tick --steps)\n"
             "  --help                                       this text and the parameter list\n"
             "  --version                                    the version\n"
             "\n"
@@ -108,7 +124,14 @@ static int parse_set(config_t *c, const char *arg, FILE *err)
     params_defaults(&scratch);
     char msg[160];
     if (params_set(&scratch, (size_t)index, v, msg, sizeof msg) != SIM_OK) {
-        fprintf(err, "swarmcast: bad value '%s' for %s: %s\n", text, d->name, isnan(v) ? "not a value of this type" : msg);
+        if (isnan(v) && d->type == PARAM_ENUM) {
+            fprintf(err, "swarmcast: bad value '%s' for %s: must be one of", text, d->name);
+            for (int k = 0; k <= (int)d->max; k++) fprintf(err, "%s %s", k ? "," : "", d->enum_names[k]);
+            fputc('\n', err);
+        } else {
+            fprintf(err, "swarmcast: bad value '%s' for %s: %s\n", text, d->name,
+                    isnan(v) ? (d->type == PARAM_BOOL ? "must be true or false" : "not a number") : msg);
+        }
         return -1;
     }
     if (c->n_sets == CONFIG_MAX_SETS) {
@@ -121,8 +144,44 @@ static int parse_set(config_t *c, const char *arg, FILE *err)
     return 0;
 }
 
+/* Flags that only make sense in one mode. */
+static int check_modes(const config_t *c, size_t n_set_flags, FILE *err)
+{
+    if (!c->headless) {
+        const char *only_headless = c->steps_given ? "--steps" : c->scenario ? "--scenario" : c->csv ? "--csv"
+                                    : c->replay                        ? "--replay"
+                                                                       : NULL;
+        if (only_headless) {
+            fprintf(err, "swarmcast: %s needs --headless\n", only_headless);
+            return -1;
+        }
+        return 0;
+    }
+    if (c->record) {
+        fprintf(err, "swarmcast: --record logs a live server's commands; a --headless run has none\n");
+        return -1;
+    }
+    if (c->replay) {
+        const char *clash = c->scenario ? "--scenario" : c->seed_given ? "--seed" : c->agents_given ? "--agents"
+                            : c->world_given                          ? "--world"
+                            : n_set_flags                             ? "--set/--model"
+                                                                      : NULL;
+        if (clash) {
+            fprintf(err, "swarmcast: %s cannot be used with --replay (the log's header sets up the world)\n", clash);
+            return -1;
+        }
+        return 0;
+    }
+    if (!c->steps_given && !c->scenario) {
+        fprintf(err, "swarmcast: --headless needs --steps N (or a --scenario with \"steps\", or --replay FILE)\n");
+        return -1;
+    }
+    return 0;
+}
+
 enum { OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WORLD, OPT_WEB, OPT_CLIENTS,
-       OPT_MAX_AGENTS, OPT_THREADS, OPT_SET, OPT_HELP, OPT_VERSION };
+       OPT_MAX_AGENTS, OPT_THREADS, OPT_SET, OPT_HELP, OPT_VERSION, OPT_MODEL, OPT_METRICS_HZ, OPT_RECORD,
+       OPT_FINAL, OPT_HEADLESS, OPT_STEPS, OPT_SCENARIO, OPT_CSV, OPT_METRICS_EVERY, OPT_REPLAY };
 
 /* One setting from either source; returns -1 with a message on bad values. */
 static int apply(config_t *c, int opt, const char *value, const char *source, FILE *err)
@@ -142,6 +201,23 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
     case OPT_MAX_AGENTS: bad = parse_number(value, 1, 1e8, true, &v); if (!bad) c->max_agents = (size_t)v; break;
     case OPT_THREADS: bad = parse_number(value, 1, 256, true, &v); if (!bad) c->threads = (int)v; break;
     case OPT_SET: return parse_set(c, value, err);
+    case OPT_MODEL: {
+        char set[128];
+        if (snprintf(set, sizeof set, "model=%s", value) >= (int)sizeof set) {
+            fprintf(err, "swarmcast: --model name too long\n");
+            return -1;
+        }
+        return parse_set(c, set, err);
+    }
+    case OPT_METRICS_HZ: bad = parse_number(value, 0, 1000, false, &v); if (!bad) c->metrics_hz = v; break;
+    case OPT_RECORD: c->record = value; break;
+    case OPT_FINAL: c->final_path = value; break;
+    case OPT_HEADLESS: c->headless = true; break;
+    case OPT_STEPS: bad = parse_number(value, 0, 1e12, true, &v); if (!bad) c->steps = (uint64_t)v; break;
+    case OPT_SCENARIO: c->scenario = value; break;
+    case OPT_CSV: c->csv = value; break;
+    case OPT_METRICS_EVERY: bad = parse_number(value, 1, 1e12, true, &v); if (!bad) c->metrics_every = (uint64_t)v; break;
+    case OPT_REPLAY: c->replay = value; break;
     default: return -1;
     }
     if (bad) fprintf(err, "swarmcast: bad value '%s' for %s (see --help)\n", value, source);
@@ -157,7 +233,7 @@ static const struct {
     {OPT_TICK, "SWARMCAST_TICK_HZ"},    {OPT_SNAP, "SWARMCAST_SNAPSHOT_HZ"},
     {OPT_WORLD, "SWARMCAST_WORLD"},     {OPT_WEB, "SWARMCAST_WEB_ROOT"},
     {OPT_CLIENTS, "SWARMCAST_MAX_CLIENTS"}, {OPT_MAX_AGENTS, "SWARMCAST_MAX_AGENTS"},
-    {OPT_THREADS, "SWARMCAST_THREADS"},
+    {OPT_THREADS, "SWARMCAST_THREADS"}, {OPT_METRICS_HZ, "SWARMCAST_METRICS_HZ"},
 };
 
 int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
@@ -175,6 +251,8 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         .max_clients = 64,
         .max_agents = 1000000,
         .threads = (int)sysconf(_SC_NPROCESSORS_ONLN),
+        .metrics_hz = 4,
+        .metrics_every = 1,
     };
     if (c->threads < 1) c->threads = 1;
     for (size_t i = 0; i < sizeof env_vars / sizeof env_vars[0]; i++) {
@@ -197,10 +275,21 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         {"set", required_argument, NULL, OPT_SET},
         {"help", no_argument, NULL, OPT_HELP},
         {"version", no_argument, NULL, OPT_VERSION},
+        {"model", required_argument, NULL, OPT_MODEL},
+        {"metrics-hz", required_argument, NULL, OPT_METRICS_HZ},
+        {"record", required_argument, NULL, OPT_RECORD},
+        {"final", required_argument, NULL, OPT_FINAL},
+        {"headless", no_argument, NULL, OPT_HEADLESS},
+        {"steps", required_argument, NULL, OPT_STEPS},
+        {"scenario", required_argument, NULL, OPT_SCENARIO},
+        {"csv", required_argument, NULL, OPT_CSV},
+        {"metrics-every", required_argument, NULL, OPT_METRICS_EVERY},
+        {"replay", required_argument, NULL, OPT_REPLAY},
         {NULL, 0, NULL, 0},
     };
     optind = 1;
     int opt;
+    size_t n_set_flags = 0;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
         if (opt == OPT_HELP) {
             usage(out);
@@ -215,14 +304,24 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
             return CONFIG_EXIT_USAGE;
         }
         char source[32];
-        snprintf(source, sizeof source, "--%s", options[opt - OPT_BIND].name);
+        const char *name = "?";
+        for (size_t k = 0; options[k].name; k++)
+            if (options[k].val == opt) name = options[k].name;
+        snprintf(source, sizeof source, "--%s", name);
         if (apply(c, opt, optarg, source, err)) return CONFIG_EXIT_USAGE;
+        if (opt == OPT_SEED) c->seed_given = true;
+        if (opt == OPT_AGENTS) c->agents_given = true;
+        if (opt == OPT_WORLD) c->world_given = true;
+        if (opt == OPT_STEPS) c->steps_given = true;
+        if (opt == OPT_SET || opt == OPT_MODEL) n_set_flags++;
     }
     if (optind < argc) {
         fprintf(err, "swarmcast: unexpected argument '%s' (see --help)\n", argv[optind]);
         return CONFIG_EXIT_USAGE;
     }
     if (c->snapshot_hz > c->tick_hz) c->snapshot_hz = c->tick_hz;
+    if (c->metrics_hz > c->tick_hz) c->metrics_hz = c->tick_hz;
+    if (check_modes(c, n_set_flags, err)) return CONFIG_EXIT_USAGE;
     if (c->agents > c->max_agents) {
         fprintf(err, "swarmcast: --agents %zu is above --max-agents %zu\n", c->agents, c->max_agents);
         return CONFIG_EXIT_USAGE;

@@ -3,6 +3,7 @@
 #ifndef SWARMCAST_CONFIG_H
 #define SWARMCAST_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +26,20 @@ typedef struct config {
         double value;
     } sets[CONFIG_MAX_SETS]; /* --set NAME=VALUE, validated against the registry */
     size_t n_sets;
+    double metrics_hz;       /* live metrics messages per second; 0: none */
+    const char *record;      /* live server: command log (JSON lines), or NULL */
+    const char *final_path;  /* final state as JSON at the end ("-": stdout), or NULL */
+
+    /* Headless runs (--headless): no network. */
+    bool headless;
+    uint64_t steps;
+    uint64_t metrics_every;  /* CSV row every this many steps */
+    const char *scenario;    /* JSON file, or NULL */
+    const char *csv;         /* metrics CSV ("-": stdout), or NULL */
+    const char *replay;      /* a --record log to replay, or NULL */
+    /* Which settings came from command-line flags: those override a
+     * scenario file's (defaults and the environment do not). */
+    bool seed_given, agents_given, world_given, steps_given;
 } config_t;
 
 enum { CONFIG_RUN = 0, CONFIG_EXIT_OK = 1, CONFIG_EXIT_USAGE = 2 };

@@ -8,6 +8,7 @@
 
 #include "app.h"
 #include "config.h"
+#include "headless.h"
 
 typedef struct {
     app_t *app;
@@ -28,6 +29,7 @@ int main(int argc, char **argv)
     config_t cfg;
     int rc = config_load(&cfg, argc, argv, stdout, stderr);
     if (rc != CONFIG_RUN) return rc == CONFIG_EXIT_OK ? 0 : 2;
+    if (cfg.headless) return headless_run(&cfg);
 
     lws_set_log_level(LLL_ERR | LLL_WARN, NULL);
     /* A peer that vanishes mid-write must not kill the process. */
@@ -55,10 +57,11 @@ int main(int argc, char **argv)
     fflush(stdout);
 
     uv_run(&loop, UV_RUN_DEFAULT);
+    bool failed = app_failed(p.app);
     app_destroy(p.app);
     uv_run(&loop, UV_RUN_DEFAULT); /* let libwebsockets close its last handles */
     rc = uv_loop_close(&loop);
     if (rc) fprintf(stderr, "swarmcast: loop did not close cleanly: %s\n", uv_strerror(rc));
     fprintf(stderr, "swarmcast: stopped\n");
-    return rc ? 1 : 0;
+    return rc || failed ? 1 : 0;
 }

@@ -18,7 +18,9 @@ const PARAM_TABLE = {
   sep_radius: ['float', 1, 200, 25],
   ali_radius: ['float', 1, 200, 50],
   coh_radius: ['float', 1, 200, 50],
-  fov: ['float', 0, 360, 300],
+  fov_sep: ['float', 0, 360, 300],
+  fov_ali: ['float', 0, 360, 300],
+  fov_coh: ['float', 0, 360, 300],
   w_sep: ['float', 0, 20, 1.5],
   w_ali: ['float', 0, 20, 1],
   w_coh: ['float', 0, 20, 1],
@@ -28,7 +30,8 @@ const PARAM_TABLE = {
   max_force: ['float', 1, 10000, 300],
   obstacle_buffer: ['float', 0, 200, 15],
   avoid_lookahead: ['float', 0.05, 5, 1],
-  border: ['enum', null, null, 'wrap'],
+  border: ['enum', null, null, 'wrap', ['bounce', 'respawn', 'wrap']],
+  model: ['enum', null, null, 'reynolds', ['olfati1', 'olfati2', 'olfati3', 'reynolds', 'unicycle']],
 };
 
 let server;
@@ -228,7 +231,7 @@ test('sends hello first, with client_id, world size, limits and every parameter'
         assert.equal(p.min, min, `${name}.min`);
         assert.equal(p.max, max, `${name}.max`);
       } else {
-        assert.deepEqual([...p.values].sort(), ['bounce', 'wrap'], `${name}.values`);
+        assert.deepEqual([...p.values].sort(), PARAM_TABLE[name][4], `${name}.values`);
       }
     }
   } finally {
@@ -569,7 +572,7 @@ const BAD_INPUT = [
     ['an obstacle of radius 500.5', { type: 'add_obstacle', id: 43, x: 10, y: 10, radius: 500.5 }, { code: 'out_of_range', id: 43, cmd: 'add_obstacle', mentions: 'radius' }],
     ['an obstacle outside the world', { type: 'add_obstacle', id: 44, x: -10, y: 10, radius: 5 }, { code: 'out_of_range', id: 44, cmd: 'add_obstacle', mentions: 'x' }],
     ['a parameter value above its maximum', { type: 'set_param', id: 45, name: 'sep_radius', value: 500 }, { code: 'out_of_range', id: 45, cmd: 'set_param', mentions: 'sep_radius' }],
-    ['a parameter value below its minimum', { type: 'set_param', id: 46, name: 'fov', value: -1 }, { code: 'out_of_range', id: 46, cmd: 'set_param', mentions: 'fov' }],
+    ['a parameter value below its minimum', { type: 'set_param', id: 46, name: 'fov_coh', value: -1 }, { code: 'out_of_range', id: 46, cmd: 'set_param', mentions: 'fov_coh' }],
     ['an unknown enum value', { type: 'set_param', id: 47, name: 'border', value: 'diagonal' }, { code: 'out_of_range', id: 47, cmd: 'set_param', mentions: 'border' }],
     ['add_agents of 0', { type: 'add_agents', id: 48, count: 0 }, { code: 'out_of_range', id: 48, cmd: 'add_agents', mentions: 'count' }],
     ['add_agents of 10001', { type: 'add_agents', id: 49, count: 10001 }, { code: 'out_of_range', id: 49, cmd: 'add_agents', mentions: 'count' }],

@@ -461,7 +461,7 @@ static void set_param_values_outside_the_parameter_range_should_be_out_of_range(
     (void)state;
     refused("{\"type\":\"set_param\",\"name\":\"sep_radius\",\"value\":201,\"id\":7}", "out_of_range", 7, "set_param");
     refused("{\"type\":\"set_param\",\"name\":\"sep_radius\",\"value\":0.5}", "out_of_range", -1, "set_param");
-    refused("{\"type\":\"set_param\",\"name\":\"fov\",\"value\":360.5}", "out_of_range", -1, "set_param");
+    refused("{\"type\":\"set_param\",\"name\":\"fov_coh\",\"value\":360.5}", "out_of_range", -1, "set_param");
     refused("{\"type\":\"set_param\",\"name\":\"avoid_lookahead\",\"value\":0.04}", "out_of_range", -1, "set_param");
 }
 

@@ -229,9 +229,10 @@ static void hello_should_match_the_documented_examples(void **state)
     assert_string_field(border, "type", "enum");
     const cJSON *values = field(border, "values");
     assert_true(cJSON_IsArray(values));
-    assert_int_equal(cJSON_GetArraySize(values), 2);
+    assert_int_equal(cJSON_GetArraySize(values), 3);
     assert_string_equal(cJSON_GetArrayItem(values, 0)->valuestring, "wrap");
     assert_string_equal(cJSON_GetArrayItem(values, 1)->valuestring, "bounce");
+    assert_string_equal(cJSON_GetArrayItem(values, 2)->valuestring, "respawn");
     assert_string_field(border, "default", "wrap");
     assert_string_field(border, "value", "wrap");
     assert_string_field(border, "unit", "");
@@ -250,7 +251,7 @@ static void hello_should_show_stored_float_values_in_shortest_form(void **state)
     world_t *w = *state;
     char msg[160];
     assert_int_equal(world_set_param(w, index_of("w_sep"), 0.1, msg, sizeof msg), SIM_OK);
-    assert_int_equal(world_set_param(w, index_of("fov"), 123.4, msg, sizeof msg), SIM_OK);
+    assert_int_equal(world_set_param(w, index_of("fov_coh"), 123.4, msg, sizeof msg), SIM_OK);
     assert_int_equal(world_set_param(w, index_of("max_speed"), 333.3, msg, sizeof msg), SIM_OK);
     assert_int_equal(world_set_param(w, index_of("avoid_lookahead"), 0.05, msg, sizeof msg), SIM_OK);
     hello_info_t info = {.client_id = 1, .tick_hz = 60, .snapshot_hz = 30};
@@ -261,7 +262,7 @@ static void hello_should_show_stored_float_values_in_shortest_form(void **state)
         fail_msg("float parameters shown with float noise: %s", text);
     cJSON *h = parse_owned(text);
     assert_number_field(find_param(h, "w_sep"), "value", 0.1);
-    assert_number_field(find_param(h, "fov"), "value", 123.4);
+    assert_number_field(find_param(h, "fov_coh"), "value", 123.4);
     assert_number_field(find_param(h, "max_speed"), "value", 333.3);
     assert_number_field(find_param(h, "avoid_lookahead"), "value", 0.05);
     /* defaults are untouched */

@@ -72,7 +72,7 @@ static void enum_should_take_whole_indices_and_names(void **state)
     assert_int_equal(params_enum_index(d, "bounce"), BORDER_BOUNCE);
     assert_int_equal(params_enum_index(d, "sideways"), -1);
     assert_int_equal(params_set(&p, (size_t)i, 0.5, msg, sizeof msg), SIM_E_BAD_TYPE);
-    assert_int_equal(params_set(&p, (size_t)i, 2, msg, sizeof msg), SIM_E_OUT_OF_RANGE);
+    assert_int_equal(params_set(&p, (size_t)i, 3, msg, sizeof msg), SIM_E_OUT_OF_RANGE);
     assert_int_equal(params_set(&p, (size_t)i, BORDER_BOUNCE, msg, sizeof msg), SIM_OK);
     assert_int_equal(p.border, BORDER_BOUNCE);
 }

@@ -384,8 +384,8 @@ static void snapshot_should_refuse_a_too_small_buffer_and_write_nothing(void **s
     float x[SMALL_N], y[SMALL_N], vx[SMALL_N], vy[SMALL_N];
     uint8_t flags[SMALL_N];
     for (size_t k = 0; k < SMALL_N; k++) small_agent(k, &x[k], &y[k], &vx[k], &vy[k], &flags[k]);
-    obstacle_t obs[2] = {{1, 10, 10, 5}, {2, 20, 20, 5}};
-    target_t tgt[1] = {{4, 30, 30}};
+    obstacle_t obs[2] = {{.id = 1, .x = 10, .y = 10, .r = 5}, {.id = 2, .x = 20, .y = 20, .r = 5}};
+    target_t tgt[1] = {{.client_id = 4, .x = 30, .y = 30}};
     snap_view_t v = {.width = 1000, .height = 500, .n = SMALL_N, .x = x, .y = y, .vx = vx, .vy = vy,
                      .flags = flags, .obstacles = obs, .n_obstacles = 2, .targets = tgt, .n_targets = 1};
     enum { size = 24 + 6 * SMALL_N + 16 * 2 + 12 };
@@ -468,8 +468,9 @@ static void snapshot_header_should_put_each_field_at_its_documented_offset_littl
     (void)state;
     float x[2] = {10, 20}, y[2] = {30, 40}, vx[2] = {1, 0}, vy[2] = {0, 1};
     uint8_t flags[2] = {1, 0};
-    obstacle_t obs[3] = {{0x11223344u, 1.5f, 2.5f, 3.5f}, {7, 4, 5, 6}, {8, 7, 8, 9}};
-    target_t tgt[1] = {{0x55667788u, 12.25f, 13.75f}};
+    obstacle_t obs[3] = {{.id = 0x11223344u, .x = 1.5f, .y = 2.5f, .r = 3.5f}, {.id = 7, .x = 4, .y = 5, .r = 6},
+                         {.id = 8, .x = 7, .y = 8, .r = 9}};
+    target_t tgt[1] = {{.client_id = 0x55667788u, .x = 12.25f, .y = 13.75f}};
     snap_view_t v = {.tick = 0xA1B2C3D4u, .paused = true, .width = 1234.5f, .height = 678.25f, .n = 2, .x = x,
                      .y = y, .vx = vx, .vy = vy, .flags = flags, .obstacles = obs, .n_obstacles = 3,
                      .targets = tgt, .n_targets = 1};

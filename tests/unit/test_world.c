@@ -188,7 +188,9 @@ static void changing_a_radius_should_resize_the_grid_and_keep_finding_neighbours
     world_t w;
     make_world(&w, 1000, 1000, 2, 1);
     set_param(&w, "coh_radius", 150);
-    set_param(&w, "fov", 360);
+    set_param(&w, "fov_sep", 360);
+    set_param(&w, "fov_ali", 360);
+    set_param(&w, "fov_coh", 360);
     assert_true(w.grid.nx <= 1000 / 150);
     /* 120 u apart: only cohesion (now 150) sees across; they close in. */
     place(&w, 0, 400, 500, 0, 50);

@@ -122,7 +122,25 @@ static int decode_body(const cJSON *obj, const cmd_limits_t *lim, sim_cmd_t *out
             get_number(obj, "radius", true, SIM_OBSTACLE_MIN_RADIUS, SIM_OBSTACLE_MAX_RADIUS, &v, NULL, err))
             return -1;
         out->radius = (float)v;
+        if (get_number(obj, "vx", false, -SIM_OBSTACLE_MAX_SPEED, SIM_OBSTACLE_MAX_SPEED, &v, &present, err)) return -1;
+        out->vx = present ? (float)v : 0.0f;
+        if (get_number(obj, "vy", false, -SIM_OBSTACLE_MAX_SPEED, SIM_OBSTACLE_MAX_SPEED, &v, &present, err)) return -1;
+        out->vy = present ? (float)v : 0.0f;
         return 0;
+    case CMD_MOVE_OBSTACLE:
+        if (get_integer(obj, "obstacle_id", true, 0, UINT32_MAX, &v, NULL, err)) return -1;
+        out->obstacle_id = (uint32_t)v;
+        return decode_point(obj, lim, true, out, err);
+    case CMD_SET_MODEL: {
+        const cJSON *model = cJSON_GetObjectItemCaseSensitive(obj, "model");
+        if (!model) return refuse(err, "missing_field", "field 'model' is required");
+        if (!cJSON_IsString(model)) return refuse(err, "bad_type", "field 'model' must be a string");
+        int index = params_enum_index(params_desc((size_t)params_find("model")), model->valuestring);
+        char quoted[64];
+        if (index < 0) return refuse(err, "out_of_range", "no model named '%s'", excerpt(model->valuestring, quoted));
+        out->model = index;
+        return 0;
+    }
     case CMD_REMOVE_OBSTACLE:
         if (get_integer(obj, "obstacle_id", true, 0, UINT32_MAX, &v, NULL, err)) return -1;
         out->obstacle_id = (uint32_t)v;

@@ -91,6 +91,12 @@ char *msg_ack(const sim_cmd_t *cmd, const sim_result_t *res, uint64_t tick)
     case CMD_ADD_OBSTACLE:
         cJSON_AddNumberToObject(root, "obstacle_id", res->obstacle_id);
         break;
+    case CMD_MOVE_OBSTACLE:
+        cJSON_AddNumberToObject(root, "obstacle_id", res->obstacle_id);
+        break;
+    case CMD_SET_MODEL:
+        cJSON_AddStringToObject(root, "model", params_desc((size_t)params_find("model"))->enum_names[res->model]);
+        break;
     case CMD_ADD_AGENTS:
         cJSON_AddNumberToObject(root, "first_agent_id", res->first_agent_id);
         cJSON_AddNumberToObject(root, "count", res->count);

@@ -13,6 +13,8 @@ static const char *const names[CMD_COUNT] = {
     [CMD_RESET] = "reset",
     [CMD_PAUSE] = "pause",
     [CMD_RESUME] = "resume",
+    [CMD_SET_MODEL] = "set_model",
+    [CMD_MOVE_OBSTACLE] = "move_obstacle",
 };
 
 const char *cmd_name(cmd_kind_t kind)
@@ -38,7 +40,7 @@ void sim_apply(world_t *w, const sim_cmd_t *cmd, sim_result_t *res)
         world_clear_target(w, cmd->client_id);
         break;
     case CMD_ADD_OBSTACLE:
-        if (world_add_obstacle(w, cmd->x, cmd->y, cmd->radius, &res->obstacle_id) != SIM_OK) {
+        if (world_add_moving_obstacle(w, cmd->x, cmd->y, cmd->radius, cmd->vx, cmd->vy, &res->obstacle_id) != SIM_OK) {
             res->status = SIM_E_LIMIT;
             snprintf(res->message, sizeof res->message, "there are already %d obstacles", SIM_MAX_OBSTACLES);
         }
@@ -72,6 +74,20 @@ void sim_apply(world_t *w, const sim_cmd_t *cmd, sim_result_t *res)
         res->count = (uint32_t)w->n;
         break;
     }
+    case CMD_MOVE_OBSTACLE:
+        res->obstacle_id = cmd->obstacle_id;
+        if (world_move_obstacle(w, cmd->obstacle_id, cmd->x, cmd->y) != SIM_OK) {
+            res->status = SIM_E_NOT_FOUND;
+            snprintf(res->message, sizeof res->message, "no obstacle with id %u", (unsigned)cmd->obstacle_id);
+        }
+        break;
+    case CMD_SET_MODEL:
+        /* The model is a parameter like any other; this is its own command
+         * because switching models is what people do most. */
+        res->status = world_set_param(w, (size_t)params_find("model"), cmd->model, res->message, sizeof res->message);
+        res->model = w->params.model;
+        res->value = w->params.model;
+        break;
     case CMD_PAUSE:
         w->paused = true;
         break;

@@ -20,6 +20,8 @@ typedef enum {
     CMD_RESET,
     CMD_PAUSE,
     CMD_RESUME,
+    CMD_SET_MODEL,
+    CMD_MOVE_OBSTACLE,
     CMD_COUNT
 } cmd_kind_t;
 
@@ -27,10 +29,12 @@ typedef struct sim_cmd {
     cmd_kind_t kind;
     uint32_t client_id;  /* who sent it: owner of the target */
     int64_t request_id;  /* echoed in the reply; -1 when the client gave none */
-    float x, y, radius;  /* set_target, add_obstacle, add_agents (when has_point) */
+    float x, y, radius;  /* set_target, add_obstacle, move_obstacle, add_agents (when has_point) */
+    float vx, vy;        /* add_obstacle: velocity of a moving obstacle */
     bool has_point;
     uint32_t obstacle_id;
     int param;           /* index into the parameter registry */
+    int model;           /* set_model: a model_t */
     double value;        /* numeric form (enum: index, bool: 0/1) */
     uint32_t count;      /* add_agents */
     bool has_seed, has_agents;
@@ -44,6 +48,7 @@ typedef struct sim_result {
     uint32_t first_agent_id, count;
     uint32_t seed;
     double value;        /* set_param: the value as stored */
+    int model;           /* set_model: the model now in use */
 } sim_result_t;
 
 /* The wire name of a command kind ("set_target", …). */

@@ -19,12 +19,15 @@
 /* The kernel is written for 8 lanes (lanes_sum4 assumes it). */
 #define SENSE_LANES 8
 
+/* Zones in the order the kernel keeps them. */
+enum { ZONE_SEP, ZONE_ALI, ZONE_COH, ZONES };
+
 typedef struct sense_params {
-    float sep2, ali2, coh2, reach2; /* squared zone radii and the largest */
-    bool blind;                      /* field of view under 360° */
-    bool wide;                       /* the view is wider than 180° (cos(fov/2) < 0) */
-    float cos_half2;                 /* cos²(fov/2) */
-    bool pair_wrap;                  /* shortest displacement per pair (tiny wrapped grids) */
+    float sep2, ali2, coh2;  /* squared zone radii */
+    bool blind[ZONES];       /* that zone's field of view is under 360° */
+    bool wide[ZONES];        /* … and wider than 180° (cos(fov/2) < 0) */
+    float cos_half2[ZONES];  /* cos²(fov/2) */
+    bool pair_wrap;          /* shortest displacement per pair (tiny wrapped grids) */
     float width, height;
 } sense_params_t;
 
@@ -41,9 +44,7 @@ typedef struct sense_sums {
  * the target has (two SSE registers, or one AVX register). */
 typedef float lanes_f __attribute__((vector_size(SENSE_LANES * sizeof(float))));
 /* Everything here is inlined into the kernel, which may be built for wider
- * vectors than the default target: no vector ever crosses a call, so the
- * ABI note GCC gives for 32-byte vector returns does not apply. */
-#pragma GCC diagnostic ignored "-Wpsabi"
+ * vectors than the default target: no vector ever crosses a call. */
 #define SENSE_INLINE static inline __attribute__((always_inline))
 typedef int32_t lanes_i __attribute__((vector_size(SENSE_LANES * sizeof(int32_t))));
 
@@ -94,25 +95,42 @@ typedef struct sense_acc {
 /* What is fixed for one agent while it looks at its candidates. */
 typedef struct sense_self {
     float vx, vy;
-    float k_fov;   /* cos²(fov/2)·|v|² */
-    bool sees_all; /* no blind angle, or standing still */
+    float k_fov[ZONES];      /* cos²(fov/2)·|v|² per zone */
+    bool sees_all[ZONES];    /* no blind angle in that zone, or standing still */
+    bool sees_everything;    /* all three */
 } sense_self_t;
 
 SENSE_INLINE sense_self_t sense_self(const sense_params_t *sp, float vx, float vy)
 {
     /* Visible iff angle(v, d) ≤ fov/2: v·d ≥ cos(fov/2)·|v|·|d|, compared
      * squared so that no square root or trigonometry runs per pair. */
-    float k_fov = sp->cos_half2 * (vx * vx + vy * vy);
-    return (sense_self_t){vx, vy, k_fov, !sp->blind || k_fov == 0.0f};
+    sense_self_t me = {.vx = vx, .vy = vy, .sees_everything = true};
+    float v2 = vx * vx + vy * vy;
+    for (int z = 0; z < ZONES; z++) {
+        me.k_fov[z] = sp->cos_half2[z] * v2;
+        me.sees_all[z] = !sp->blind[z] || v2 == 0.0f;
+        me.sees_everything &= me.sees_all[z];
+    }
+    return me;
+}
+
+/* Lanes where d lies inside a field of view: for a view wider than 180°
+ * everything in front, and behind unless inside the blind cone; for a
+ * narrower one, in front and inside the cone. */
+SENSE_INLINE lanes_i lanes_in_view(lanes_i front, lanes_f dot2, lanes_f d2, float k_fov, bool wide)
+{
+    const lanes_f edge = k_fov * d2;
+    return wide ? (front | (dot2 <= edge)) : (front & (dot2 >= edge));
 }
 
 /* A far-away position for the lanes past the end of a gathered span: no zone
  * reaches it, so those lanes need no bounds mask. */
 #define SENSE_FAR 1e30f
 
-/* Adds candidates [begin, end) of X/Y/VX/VY, seen from (qx, qy), skipping
- * index self. The arrays must be readable up to end + SENSE_LANES − 1; when
- * padded, those extra entries hold SENSE_FAR positions. */
+/* Adds candidates [begin, end) of X/Y, seen from (qx, qy), skipping index
+ * self; VX/VY are what alignment averages (velocities or unit headings).
+ * The arrays must be readable up to end + SENSE_LANES − 1; when padded,
+ * those extra entries hold SENSE_FAR positions. */
 SENSE_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const float *restrict Y,
                               const float *restrict VX, const float *restrict VY, int32_t begin, int32_t end,
                               bool padded, int32_t self, float qx, float qy, const sense_self_t *me,
@@ -132,17 +150,22 @@ SENSE_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const fl
         }
         const lanes_f d2 = dx * dx + dy * dy;
         const lanes_i index = lane + j0;
-        lanes_i m = (index != self) & (d2 < sp->reach2);
+        lanes_i m = index != self;
         if (!padded) m &= index < end;
-        if (!me->sees_all) {
+        lanes_i m_sep = m & (d2 < sp->sep2) & (d2 > 0.0f);
+        lanes_i m_ali = m & (d2 < sp->ali2);
+        lanes_i m_coh = m & (d2 < sp->coh2);
+        if (!me->sees_everything) {
             const lanes_f dot = me->vx * dx + me->vy * dy;
             const lanes_i front = dot >= 0.0f;
-            const lanes_f dot2 = dot * dot, edge = me->k_fov * d2;
-            m &= sp->wide ? (front | (dot2 <= edge)) : (front & (dot2 >= edge));
+            const lanes_f dot2 = dot * dot;
+            if (!me->sees_all[ZONE_SEP]) m_sep &= lanes_in_view(front, dot2, d2, me->k_fov[ZONE_SEP], sp->wide[ZONE_SEP]);
+            if (!me->sees_all[ZONE_ALI]) m_ali &= lanes_in_view(front, dot2, d2, me->k_fov[ZONE_ALI], sp->wide[ZONE_ALI]);
+            if (!me->sees_all[ZONE_COH]) m_coh &= lanes_in_view(front, dot2, d2, me->k_fov[ZONE_COH], sp->wide[ZONE_COH]);
         }
-        const lanes_i m_sep = m & (d2 < sp->sep2) & (d2 > 0.0f);
-        const lanes_i m_ali = m & (d2 < sp->ali2);
-        const lanes_i m_coh = m & (d2 < sp->coh2);
+        /* Neighbours in any zone; one at the very same spot counts (for
+         * alignment and cohesion) though separation has no way from it. */
+        m = m_ali | m_coh | m_sep;
         /* Lanes with d2 = 0 divide by zero here; their result is masked out
          * bit by bit below (IEEE division by zero is defined, not trapped). */
         const lanes_f inv = one / d2;

@@ -5,27 +5,64 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const border_names[] = {"wrap", "bounce"};
+static const char *const border_names[] = {"wrap", "bounce", "respawn"};
+static const char *const model_names[] = {"reynolds", "olfati1", "olfati2", "olfati3", "unicycle"};
+static const char *const align_names[] = {"velocity", "heading"};
 
 #define F(field) offsetof(sim_params_t, field)
 
-/* Defaults follow the report's tables (zones 25/50/50, field of view 5/3 π,
- * weights 1.5/1/1, avoidance 1.5, leader 10), speeds scaled to units/second. */
+/* Reynolds defaults follow the report's tables (zones 25/50/50, field of
+ * view 5/3 π, weights 1.5/1/1, avoidance 1.5, leader 10), speeds in u/s.
+ * Olfati-Saber's follow the paper's simulations (ε = 0.1, a = b = 5,
+ * h_α = 0.2, h_β = 0.9, r = 1.2 d, d' = 0.6 d, r' = 1.2 d') with d = 7
+ * scaled to d = 25 u; the gains keep the paper's order c1α < c1γ·‖q‖ < c1β
+ * and c2 = 2√c1. The unicycle's follow the lesson (gains 1, 0.3, 1,
+ * 1.3; jitter 0.9-1.2; speeds 25-35 px/s scaled ×4). */
 static const param_desc_t registry[] = {
+    {"model", PARAM_ENUM, 0, 4, MODEL_REYNOLDS, "", "flocking model: reynolds, olfati1/2/3 (Olfati-Saber Algorithm 1, +gamma target feedback, +beta obstacles), unicycle", F(model), model_names},
     {"sep_radius", PARAM_FLOAT, 1, 200, 25, "u", "separation zone radius", F(sep_radius), NULL},
     {"ali_radius", PARAM_FLOAT, 1, 200, 50, "u", "alignment zone radius", F(ali_radius), NULL},
     {"coh_radius", PARAM_FLOAT, 1, 200, 50, "u", "cohesion zone radius", F(coh_radius), NULL},
-    {"fov", PARAM_FLOAT, 0, 360, 300, "deg", "field of view; the blind angle behind is 360 - fov", F(fov_deg), NULL},
+    {"fov_sep", PARAM_FLOAT, 0, 360, 300, "deg", "field of view of separation; the blind angle behind is 360 - fov", F(fov_sep), NULL},
+    {"fov_ali", PARAM_FLOAT, 0, 360, 300, "deg", "field of view of alignment", F(fov_ali), NULL},
+    {"fov_coh", PARAM_FLOAT, 0, 360, 300, "deg", "field of view of cohesion", F(fov_coh), NULL},
     {"w_sep", PARAM_FLOAT, 0, 20, 1.5, "", "separation weight", F(w_sep), NULL},
     {"w_ali", PARAM_FLOAT, 0, 20, 1, "", "alignment weight", F(w_ali), NULL},
     {"w_coh", PARAM_FLOAT, 0, 20, 1, "", "cohesion weight", F(w_coh), NULL},
+    {"ali_mode", PARAM_ENUM, 0, 1, ALIGN_VELOCITY, "", "alignment by velocity matching (mean velocity) or by heading (mean of unit headings)", F(ali_mode), align_names},
     {"w_avoid", PARAM_FLOAT, 0, 20, 1.5, "", "obstacle avoidance weight", F(w_avoid), NULL},
     {"w_leader", PARAM_FLOAT, 0, 50, 10, "", "weight of target seeking for leaders", F(w_leader), NULL},
     {"max_speed", PARAM_FLOAT, 1, 1000, 150, "u/s", "speed limit", F(max_speed), NULL},
     {"max_force", PARAM_FLOAT, 1, 10000, 300, "u/s^2", "steering (acceleration) limit", F(max_force), NULL},
+    {"arrive_radius", PARAM_FLOAT, 0, 500, 0, "u", "leaders slow down inside this distance of their target (arrive); 0 seeks at full speed", F(arrive_radius), NULL},
     {"obstacle_buffer", PARAM_FLOAT, 0, 200, 15, "u", "clearance agents keep from obstacle edges", F(obstacle_buffer), NULL},
     {"avoid_lookahead", PARAM_FLOAT, 0.05, 5, 1, "s", "how far ahead (in time at current speed) agents look for obstacles", F(avoid_lookahead), NULL},
-    {"border", PARAM_ENUM, 0, 1, BORDER_WRAP, "", "what the world's edge does: wrap (torus) or bounce (reflect)", F(border), border_names},
+    {"border", PARAM_ENUM, 0, 2, BORDER_WRAP, "", "what the world's edge does: wrap (torus), bounce (reflect) or respawn (reappear inside)", F(border), border_names},
+    {"os_d", PARAM_FLOAT, 1, 200, 25, "u", "Olfati-Saber: desired distance d between alpha-agents", F(os_d), NULL},
+    {"os_r", PARAM_FLOAT, 1, 240, 30, "u", "Olfati-Saber: interaction range r (1.2 d in the paper)", F(os_r), NULL},
+    {"os_d_beta", PARAM_FLOAT, 1, 200, 15, "u", "Olfati-Saber: desired distance d' to obstacles (0.6 d)", F(os_d_beta), NULL},
+    {"os_r_beta", PARAM_FLOAT, 1, 240, 18, "u", "Olfati-Saber: obstacle interaction range r' (1.2 d')", F(os_r_beta), NULL},
+    {"os_eps", PARAM_FLOAT, 0.001, 1, 0.1, "", "Olfati-Saber: sigma-norm parameter epsilon", F(os_eps), NULL},
+    {"os_a", PARAM_FLOAT, 0.01, 100, 5, "", "Olfati-Saber: action function a (attraction), 0 < a <= b", F(os_a), NULL},
+    {"os_b", PARAM_FLOAT, 0.01, 100, 5, "", "Olfati-Saber: action function b (repulsion)", F(os_b), NULL},
+    {"os_h_alpha", PARAM_FLOAT, 0, 0.99, 0.2, "", "Olfati-Saber: bump function h for alpha-agents", F(os_h_alpha), NULL},
+    {"os_h_beta", PARAM_FLOAT, 0, 0.99, 0.9, "", "Olfati-Saber: bump function h for beta-agents", F(os_h_beta), NULL},
+    {"os_c1_alpha", PARAM_FLOAT, 0, 100, 3, "", "Olfati-Saber: gradient gain c1 of alpha-agents", F(os_c1_alpha), NULL},
+    {"os_c2_alpha", PARAM_FLOAT, 0, 100, 3.46, "", "Olfati-Saber: consensus gain c2 of alpha-agents (2 sqrt c1)", F(os_c2_alpha), NULL},
+    {"os_c1_beta", PARAM_FLOAT, 0, 1000, 100, "", "Olfati-Saber: gradient gain c1 of beta-agents (obstacles)", F(os_c1_beta), NULL},
+    {"os_c2_beta", PARAM_FLOAT, 0, 1000, 20, "", "Olfati-Saber: consensus gain c2 of beta-agents", F(os_c2_beta), NULL},
+    {"os_c1_gamma", PARAM_FLOAT, 0, 100, 0.2, "1/s^2", "Olfati-Saber: position feedback c1 of the gamma-agent (target)", F(os_c1_gamma), NULL},
+    {"os_c2_gamma", PARAM_FLOAT, 0, 100, 0.9, "1/s", "Olfati-Saber: velocity feedback c2 of the gamma-agent", F(os_c2_gamma), NULL},
+    {"os_ref_vx", PARAM_FLOAT, -500, 500, 0, "u/s", "Olfati-Saber: velocity of the gamma-agent when no client has a target (x)", F(os_ref_vx), NULL},
+    {"os_ref_vy", PARAM_FLOAT, -500, 500, 0, "u/s", "Olfati-Saber: velocity of the gamma-agent when no client has a target (y)", F(os_ref_vy), NULL},
+    {"uni_speed_min", PARAM_FLOAT, 1, 1000, 100, "u/s", "unicycle: slowest constant speed drawn for an agent", F(uni_speed_min), NULL},
+    {"uni_speed_max", PARAM_FLOAT, 1, 1000, 140, "u/s", "unicycle: fastest constant speed drawn for an agent", F(uni_speed_max), NULL},
+    {"uni_k_sep", PARAM_FLOAT, 0, 20, 1, "", "unicycle: gain of the separation unit vector", F(uni_k_sep), NULL},
+    {"uni_k_ali", PARAM_FLOAT, 0, 20, 0.3, "", "unicycle: gain of the alignment unit vector", F(uni_k_ali), NULL},
+    {"uni_k_coh", PARAM_FLOAT, 0, 20, 1, "", "unicycle: gain of the cohesion unit vector", F(uni_k_coh), NULL},
+    {"uni_k_heading", PARAM_FLOAT, 0, 50, 1.3, "1/s", "unicycle: proportional gain on the heading error", F(uni_k_heading), NULL},
+    {"uni_jitter_min", PARAM_FLOAT, 0, 2, 0.9, "", "unicycle: lowest factor the gains are multiplied by each tick", F(uni_jitter_min), NULL},
+    {"uni_jitter_max", PARAM_FLOAT, 0, 2, 1.2, "", "unicycle: highest factor the gains are multiplied by each tick", F(uni_jitter_max), NULL},
 };
 
 #undef F

@@ -7,15 +7,32 @@
 
 #include <stddef.h>
 
-typedef enum { BORDER_WRAP = 0, BORDER_BOUNCE = 1 } border_mode_t;
+typedef enum { BORDER_WRAP = 0, BORDER_BOUNCE = 1, BORDER_RESPAWN = 2 } border_mode_t;
+
+typedef enum { MODEL_REYNOLDS = 0, MODEL_OLFATI1, MODEL_OLFATI2, MODEL_OLFATI3, MODEL_UNICYCLE } model_t;
+
+typedef enum { ALIGN_VELOCITY = 0, ALIGN_HEADING = 1 } align_mode_t;
 
 typedef struct sim_params {
+    int model; /* model_t */
+    /* Reynolds boids: zones, fields of view, weights, limits */
     float sep_radius, ali_radius, coh_radius;
-    float fov_deg;
+    float fov_sep, fov_ali, fov_coh;
     float w_sep, w_ali, w_coh, w_avoid, w_leader;
+    int ali_mode; /* align_mode_t */
     float max_speed, max_force;
+    float arrive_radius;
+    /* obstacles and borders */
     float obstacle_buffer, avoid_lookahead;
     int border; /* border_mode_t */
+    /* Olfati-Saber, Algorithms 1-3 */
+    float os_d, os_r, os_d_beta, os_r_beta, os_eps, os_a, os_b, os_h_alpha, os_h_beta;
+    float os_c1_alpha, os_c2_alpha, os_c1_beta, os_c2_beta, os_c1_gamma, os_c2_gamma;
+    float os_ref_vx, os_ref_vy;
+    /* unicycle agents */
+    float uni_speed_min, uni_speed_max;
+    float uni_k_sep, uni_k_ali, uni_k_coh, uni_k_heading;
+    float uni_jitter_min, uni_jitter_max;
 } sim_params_t;
 
 typedef enum { PARAM_FLOAT, PARAM_INT, PARAM_BOOL, PARAM_ENUM } param_type_t;

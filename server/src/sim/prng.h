@@ -17,4 +17,27 @@ float prng_unit(prng_t *rng);
 /* Uniform in [lo, hi). */
 float prng_range(prng_t *rng, float lo, float hi);
 
+/* A counter-based draw: the same (seed, a, b, c) always give the same number,
+ * whichever thread asks and in whatever order — for per-agent, per-tick
+ * randomness in a parallel step. (splitmix64's finalizer over the inputs.) */
+static inline uint64_t prng_mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+}
+
+/* Uniform in [0, 1), 24 random bits. */
+static inline float prng_hash_unit(uint64_t seed, uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t h = prng_mix(seed + 0x9e3779b97f4a7c15ull);
+    h = prng_mix(h ^ a);
+    h = prng_mix(h ^ (b + 0x632be59bd9b4e019ull));
+    h = prng_mix(h ^ (c + 0x8cb92ba72f3d8dd7ull));
+    return (float)(h >> 40) * (1.0f / 16777216.0f);
+}
+
 #endif

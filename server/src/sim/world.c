@@ -57,6 +57,14 @@ static int reserve(world_t *w, size_t n)
     if (cap > w->max_agents) cap = w->max_agents;
     if (agents_grow(&w->cur, w->cap, cap) || agents_grow(&w->next, w->cap, cap) || grid_reserve(&w->grid, cap))
         return -1;
+    float *hx = realloc(w->head_x, (cap + SENSE_LANES) * sizeof *hx);
+    if (!hx) return -1;
+    w->head_x = hx;
+    float *hy = realloc(w->head_y, (cap + SENSE_LANES) * sizeof *hy);
+    if (!hy) return -1;
+    w->head_y = hy;
+    memset(w->head_x + w->cap, 0, (cap + SENSE_LANES - w->cap) * sizeof *hx);
+    memset(w->head_y + w->cap, 0, (cap + SENSE_LANES - w->cap) * sizeof *hy);
     w->cap = cap;
     return 0;
 }
@@ -80,9 +88,10 @@ void scratch_free(sense_scratch_t *s)
     memset(s, 0, sizeof *s);
 }
 
+/* The grid's cells must hold every model's reach. */
 static float max_radius(const sim_params_t *p)
 {
-    return fmaxf(p->sep_radius, fmaxf(p->ali_radius, p->coh_radius));
+    return fmaxf(fmaxf(p->sep_radius, p->os_r), fmaxf(p->ali_radius, p->coh_radius));
 }
 
 static int configure_grid(world_t *w)
@@ -138,6 +147,9 @@ void world_free(world_t *w)
     w->task_pairs = NULL;
     agents_free(&w->cur);
     agents_free(&w->next);
+    free(w->head_x);
+    free(w->head_y);
+    w->head_x = w->head_y = NULL;
     grid_free(&w->grid);
     free(w->targets);
     w->targets = NULL;
@@ -153,6 +165,8 @@ int world_reset(world_t *w, uint32_t seed, size_t n)
     w->n = 0;
     w->n_obstacles = 0;
     w->next_obstacle_id = 0;
+    w->gamma_x = 0.5f * w->width;
+    w->gamma_y = 0.5f * w->height;
     return world_add_agents(w, n, false, 0, 0);
 }
 
@@ -205,13 +219,21 @@ int world_set_target(world_t *w, uint32_t client_id, float x, float y)
     size_t i = 0;
     while (i < w->n_targets && w->targets[i].client_id < client_id) i++;
     if (i < w->n_targets && w->targets[i].client_id == client_id) {
-        w->targets[i].x = x;
-        w->targets[i].y = y;
+        /* A dragged target moves: its velocity is the last move over the
+         * time it took (Olfati-Saber's γ-agent follows it). */
+        target_t *t = &w->targets[i];
+        uint64_t ticks = w->tick > t->moved_tick ? w->tick - t->moved_tick : 1;
+        float elapsed = (float)ticks * w->dt;
+        t->vx = (x - t->x) / elapsed;
+        t->vy = (y - t->y) / elapsed;
+        t->x = x;
+        t->y = y;
+        t->moved_tick = w->tick;
         return SIM_OK;
     }
     if (w->n_targets == w->max_targets) return SIM_E_LIMIT;
     memmove(&w->targets[i + 1], &w->targets[i], (w->n_targets - i) * sizeof *w->targets);
-    w->targets[i] = (target_t){client_id, x, y};
+    w->targets[i] = (target_t){client_id, x, y, 0.0f, 0.0f, w->tick};
     w->n_targets++;
     return SIM_OK;
 }
@@ -228,11 +250,27 @@ void world_clear_target(world_t *w, uint32_t client_id)
 
 int world_add_obstacle(world_t *w, float x, float y, float r, uint32_t *id_out)
 {
+    return world_add_moving_obstacle(w, x, y, r, 0.0f, 0.0f, id_out);
+}
+
+int world_add_moving_obstacle(world_t *w, float x, float y, float r, float vx, float vy, uint32_t *id_out)
+{
     if (w->n_obstacles == SIM_MAX_OBSTACLES) return SIM_E_LIMIT;
     uint32_t id = w->next_obstacle_id++;
-    w->obstacles[w->n_obstacles++] = (obstacle_t){id, x, y, r};
+    w->obstacles[w->n_obstacles++] = (obstacle_t){id, x, y, r, vx, vy};
     if (id_out) *id_out = id;
     return SIM_OK;
+}
+
+int world_move_obstacle(world_t *w, uint32_t id, float x, float y)
+{
+    for (size_t i = 0; i < w->n_obstacles; i++) {
+        if (w->obstacles[i].id != id) continue;
+        w->obstacles[i].x = x;
+        w->obstacles[i].y = y;
+        return SIM_OK;
+    }
+    return SIM_E_NOT_FOUND;
 }
 
 int world_remove_obstacle(world_t *w, uint32_t id)
@@ -283,6 +321,12 @@ static void permute_task(void *ctx, int task, int thread)
         dst->id[k] = src->id[i];
         dst->flags[k] = src->flags[i];
     }
+    if (w->params.ali_mode != ALIGN_HEADING) return;
+    for (size_t k = begin; k < end; k++) {
+        float vx = dst->vx[k], vy = dst->vy[k], s = sqrtf(vx * vx + vy * vy);
+        w->head_x[k] = s > 0.0f ? vx / s : 0.0f;
+        w->head_y[k] = s > 0.0f ? vy / s : 0.0f;
+    }
 }
 
 /* First cell whose agents start at or after agent index k. */
@@ -308,7 +352,7 @@ static void steer_task(void *ctx, int task, int thread)
     uint32_t first = cell_at(&w->grid, w->n * (size_t)task / n_tasks);
     uint32_t last = task + 1 == (int)n_tasks ? (uint32_t)((size_t)w->grid.nx * (size_t)w->grid.ny)
                                               : cell_at(&w->grid, w->n * (size_t)(task + 1) / n_tasks);
-    w->task_pairs[task] = boids_step_cells(w, first, last, &w->scratch[thread]);
+    w->task_pairs[task] = step_cells(w, first, last, &w->scratch[thread]);
 }
 
 static void swap_arrays(agents_t *c, agents_t *n, bool with_ids)
@@ -323,8 +367,42 @@ static void swap_arrays(agents_t *c, agents_t *n, bool with_ids)
     }
 }
 
+/* Moving obstacles glide and bounce off the world's edges (they do not
+ * wrap: a half-visible obstacle on both sides would be confusing). */
+static void move_obstacles(world_t *w)
+{
+    for (size_t k = 0; k < w->n_obstacles; k++) {
+        obstacle_t *o = &w->obstacles[k];
+        if (o->vx == 0.0f && o->vy == 0.0f) continue;
+        o->x += o->vx * w->dt;
+        o->y += o->vy * w->dt;
+        if (o->x < o->r) o->x = o->r, o->vx = fabsf(o->vx);
+        if (o->x > w->width - o->r) o->x = w->width - o->r, o->vx = -fabsf(o->vx);
+        if (o->y < o->r) o->y = o->r, o->vy = fabsf(o->vy);
+        if (o->y > w->height - o->r) o->y = w->height - o->r, o->vy = -fabsf(o->vy);
+    }
+}
+
+/* A target not moved for this long is standing still. */
+#define TARGET_STILL_TICKS 15
+
+/* The γ reference glides at its velocity, wrapping; targets come to rest. */
+static void move_references(world_t *w)
+{
+    w->gamma_x += w->params.os_ref_vx * w->dt;
+    w->gamma_y += w->params.os_ref_vy * w->dt;
+    w->gamma_x -= w->width * floorf(w->gamma_x / w->width);
+    w->gamma_y -= w->height * floorf(w->gamma_y / w->height);
+    for (size_t k = 0; k < w->n_targets; k++)
+        if (w->tick - w->targets[k].moved_tick > TARGET_STILL_TICKS) w->targets[k].vx = w->targets[k].vy = 0.0f;
+}
+
 void world_step(world_t *w)
 {
+    /* Obstacles move first, so that no agent is left inside one that moved
+     * onto it: agents are pushed out against the obstacles' new places. */
+    move_obstacles(w);
+
     /* Re-sort the state by grid cell (cur → next by the grid's permutation,
      * then swap), so that neighbours are close in memory for steering. */
     grid_build(&w->grid, w->n, w->cur.x, w->cur.y);
@@ -339,6 +417,7 @@ void world_step(world_t *w)
     uint64_t pairs = 0;
     for (int t = 0; t < n_tasks; t++) pairs += w->task_pairs[t];
     w->mean_neighbours = w->n ? (double)pairs / (double)w->n : 0.0;
+    move_references(w);
     w->tick++;
 }
 

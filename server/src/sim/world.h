@@ -18,6 +18,7 @@
 #define SIM_MAX_OBSTACLES 64
 #define SIM_OBSTACLE_MIN_RADIUS 1.0f
 #define SIM_OBSTACLE_MAX_RADIUS 500.0f
+#define SIM_OBSTACLE_MAX_SPEED 1000.0f
 #define SIM_MAX_ADD_AGENTS 10000
 #define SIM_SPAWN_RADIUS 50.0f
 
@@ -27,11 +28,14 @@
 typedef struct obstacle {
     uint32_t id;
     float x, y, r;
+    float vx, vy; /* moving obstacles bounce inside the world; 0 for static ones */
 } obstacle_t;
 
 typedef struct target {
     uint32_t client_id;
     float x, y;
+    float vx, vy;        /* estimated from its last moves (Olfati-Saber's p_r); 0 when still */
+    uint64_t moved_tick; /* when it last moved */
 } target_t;
 
 typedef struct world_config {
@@ -58,6 +62,7 @@ typedef struct world {
     size_t n, cap, max_agents;
     agents_t cur;  /* the state; sorted by grid cell at the start of each step */
     agents_t next; /* written by the step, then swapped with cur */
+    float *head_x, *head_y; /* unit headings of cur, for alignment by heading */
     grid_t grid;
     float grid_cell; /* the radius the grid is configured for */
 
@@ -67,6 +72,7 @@ typedef struct world {
 
     target_t *targets; /* sorted by client_id */
     size_t n_targets, max_targets;
+    float gamma_x, gamma_y; /* Olfati-Saber's virtual reference when no client has a target */
 
     workers_t *pool;     /* threads of a step; NULL when single-threaded */
     int threads;
@@ -104,7 +110,11 @@ int world_set_param(world_t *w, size_t index, double value, char *msg, size_t ms
 int world_set_target(world_t *w, uint32_t client_id, float x, float y);
 void world_clear_target(world_t *w, uint32_t client_id);
 int world_add_obstacle(world_t *w, float x, float y, float r, uint32_t *id_out);
+/* An obstacle moving at (vx, vy), bouncing off the world's edges. */
+int world_add_moving_obstacle(world_t *w, float x, float y, float r, float vx, float vy, uint32_t *id_out);
 int world_remove_obstacle(world_t *w, uint32_t id);
+/* Puts an obstacle somewhere else (a client drags it); its velocity stays. */
+int world_move_obstacle(world_t *w, uint32_t id, float x, float y);
 
 /* A kernel scratch span of the given capacity (zeroed). */
 int scratch_init(sense_scratch_t *s, uint32_t cap);
@@ -117,9 +127,9 @@ size_t world_memory_bytes(const world_t *w);
 void world_step(world_t *w);
 
 /* Sensing, steering and integration of the agents in grid cells
- * [cell_begin, cell_end) of the cell-sorted state, into w->next (boids.c).
- * Reads only w->cur, so cell ranges are independent. Returns the number of
- * (agent, neighbour) pairs seen. */
-uint64_t boids_step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_scratch_t *scratch);
+ * [cell_begin, cell_end) of the cell-sorted state, into w->next, by the
+ * world's model (kernel.c). Reads only w->cur, so cell ranges are
+ * independent. Returns the number of (agent, neighbour) pairs seen. */
+uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_scratch_t *scratch);
 
 #endif

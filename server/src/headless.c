@@ -1,0 +1,357 @@
+#include "headless.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "protocol/record.h"
+#include "protocol/scenario.h"
+#include "protocol/state_json.h"
+#include "sim/commands.h"
+#include "sim/metrics.h"
+
+enum { EXIT_OK = 0, EXIT_IO = 1, EXIT_USAGE = 2 };
+
+typedef struct run {
+    const config_t *cfg;
+    world_t world;
+    bool have_world;
+    metrics_state_t ms;
+    FILE *csv;
+    uint64_t steps; /* steps this run has made */
+    uint64_t commands, refused; /* replay: commands applied, and those the world refused */
+} run_t;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+static const char CSV_HEADER[] =
+    "tick,agents,polarization,milling,mean_nn_distance,clusters,largest_cluster,collisions,penetrations,"
+    "min_clearance\n";
+
+/* A real number as the CSV writes it: %.9g, and an empty field for NAN. */
+static void csv_real(FILE *f, double v)
+{
+    if (isfinite(v)) fprintf(f, "%.9g", v);
+}
+
+static int compute(run_t *r, metrics_t *m)
+{
+    metrics_config_t mc = metrics_default_config(&r->world);
+    if (metrics_compute(&r->ms, &r->world, &mc, m) == 0) return 0;
+    fprintf(stderr, "swarmcast: out of memory computing metrics\n");
+    return -1;
+}
+
+static int csv_row(run_t *r)
+{
+    metrics_t m;
+    if (compute(r, &m)) return EXIT_IO;
+    FILE *f = r->csv;
+    fprintf(f, "%llu,%zu,", (unsigned long long)m.tick, m.agents);
+    csv_real(f, m.polarization);
+    fputc(',', f);
+    csv_real(f, m.milling);
+    fputc(',', f);
+    csv_real(f, m.mean_nn_distance);
+    fprintf(f, ",%lu,%lu,%lu,%lu,", (unsigned long)m.clusters, (unsigned long)m.largest_cluster,
+            (unsigned long)m.collisions, (unsigned long)m.penetrations);
+    csv_real(f, m.min_clearance);
+    fputc('\n', f);
+    if (ferror(f)) {
+        fprintf(stderr, "swarmcast: cannot write %s: %s\n", r->cfg->csv, strerror(errno));
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
+
+static int csv_open(run_t *r)
+{
+    const char *path = r->cfg->csv;
+    if (!path) return EXIT_OK;
+    r->csv = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    if (!r->csv) {
+        fprintf(stderr, "swarmcast: cannot write %s: %s\n", path, strerror(errno));
+        return EXIT_IO;
+    }
+    fputs(CSV_HEADER, r->csv);
+    return csv_row(r); /* the state before the first step */
+}
+
+static int csv_close(run_t *r)
+{
+    if (!r->csv) return EXIT_OK;
+    int bad = r->csv == stdout ? fflush(r->csv) : fclose(r->csv);
+    r->csv = NULL;
+    if (bad) {
+        fprintf(stderr, "swarmcast: cannot write %s: %s\n", r->cfg->csv, strerror(errno));
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
+
+/* One step at the fixed dt, and a CSV row every metrics_every steps. */
+static int step(run_t *r)
+{
+    world_step(&r->world);
+    r->steps++;
+    if (r->csv && r->steps % r->cfg->metrics_every == 0) return csv_row(r);
+    return EXIT_OK;
+}
+
+static int finish(run_t *r, double started)
+{
+    int rc = csv_close(r);
+    if (rc) return rc;
+    if (r->cfg->final_path && state_json_write_file(r->cfg->final_path, &r->world)) return EXIT_IO;
+    metrics_t m;
+    if (compute(r, &m)) return EXIT_IO;
+    double wall = now_s() - started;
+    char extra[96] = "";
+    if (r->commands)
+        snprintf(extra, sizeof extra, ", %llu commands replayed (%llu refused)", (unsigned long long)r->commands,
+                 (unsigned long long)r->refused);
+    fprintf(stderr,
+            "swarmcast: headless: %llu steps in %.3f s%s; tick %llu, %zu agents, polarization %.4f, milling %.4f, "
+            "mean_nn_distance %.3f, clusters %lu (largest %lu), collisions %lu, penetrations %lu, min_clearance %.3f\n",
+            (unsigned long long)r->steps, wall, extra, (unsigned long long)m.tick, m.agents, m.polarization, m.milling,
+            m.mean_nn_distance, (unsigned long)m.clusters, (unsigned long)m.largest_cluster, (unsigned long)m.collisions,
+            (unsigned long)m.penetrations, m.min_clearance);
+    return EXIT_OK;
+}
+
+static void run_free(run_t *r)
+{
+    if (r->csv && r->csv != stdout) fclose(r->csv);
+    metrics_free(&r->ms);
+    if (r->have_world) world_free(&r->world);
+}
+
+/* Applies one set-up command; on refusal says which part of the input it came from. */
+static int apply_setup(run_t *r, const sim_cmd_t *cmd, const char *what, size_t index)
+{
+    sim_result_t res;
+    sim_apply(&r->world, cmd, &res);
+    if (res.status == SIM_OK) return EXIT_OK;
+    if (index != (size_t)-1)
+        fprintf(stderr, "swarmcast: %s[%zu]: %s\n", what, index, res.message);
+    else
+        fprintf(stderr, "swarmcast: %s: %s\n", what, res.message);
+    return EXIT_USAGE;
+}
+
+/* ---- a run from flags and a scenario ---------------------------------------- */
+
+static int run_scenario(run_t *r)
+{
+    const config_t *cfg = r->cfg;
+    scenario_t sc = {0};
+    char msg[300];
+    int rc = EXIT_OK;
+    if (cfg->scenario) {
+        int st = scenario_load(cfg->scenario, &sc, msg, sizeof msg);
+        if (st != SCENARIO_OK) {
+            fprintf(stderr, "swarmcast: scenario %s: %s\n", cfg->scenario, msg);
+            scenario_free(&sc);
+            return EXIT_USAGE;
+        }
+    }
+    /* Command-line flags win over the file, the file over defaults and the environment. */
+    uint32_t seed = cfg->seed_given || !sc.has_seed ? cfg->seed : sc.seed;
+    size_t agents = cfg->agents;
+    if (!cfg->agents_given && sc.has_agent_list) agents = sc.n_agent_list;
+    else if (!cfg->agents_given && sc.has_agents) agents = sc.agents;
+    float width = cfg->world_given || !sc.has_world ? cfg->world_width : sc.width;
+    float height = cfg->world_given || !sc.has_world ? cfg->world_height : sc.height;
+    uint64_t steps = cfg->steps_given || !sc.has_steps ? cfg->steps : sc.steps;
+    if (!cfg->steps_given && !sc.has_steps) {
+        fprintf(stderr, "swarmcast: --headless needs --steps N (the scenario %s has no \"steps\")\n", cfg->scenario);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if (sc.has_agent_list && agents != sc.n_agent_list) {
+        fprintf(stderr, "swarmcast: --agents %zu does not match the scenario's agent_list of %zu agents\n", agents,
+                sc.n_agent_list);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if (agents > cfg->max_agents) {
+        fprintf(stderr, "swarmcast: %zu agents is above --max-agents %zu\n", agents, cfg->max_agents);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    cmd_limits_t limits = {width, height, cfg->max_agents};
+    if (cfg->scenario && scenario_build(&sc, &limits, msg, sizeof msg) != SCENARIO_OK) {
+        fprintf(stderr, "swarmcast: scenario %s: %s\n", cfg->scenario, msg);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+
+    world_config_t wc = {
+        .width = width,
+        .height = height,
+        .dt = (float)(1.0 / cfg->tick_hz),
+        .seed = seed,
+        .agents = 0, /* drawn below, once the parameters are in place */
+        .max_agents = cfg->max_agents,
+        .max_targets = cfg->max_clients > sc.n_targets ? cfg->max_clients : sc.n_targets,
+        .threads = cfg->threads,
+    };
+    if (world_init(&r->world, &wc)) {
+        fprintf(stderr, "swarmcast: cannot create a %gx%g world\n", (double)width, (double)height);
+        rc = EXIT_IO;
+        goto done;
+    }
+    r->have_world = true;
+    /* Parameters first (the scenario's, then --set/--model), so that the
+     * initial speeds are drawn with the final max_speed. */
+    for (size_t i = 0; i < sc.n_params && !rc; i++)
+        rc = apply_setup(r, &sc.params[i], "scenario params", (size_t)-1);
+    for (size_t i = 0; i < cfg->n_sets && !rc; i++) {
+        sim_cmd_t set = {.kind = CMD_SET_PARAM, .request_id = -1, .param = cfg->sets[i].param,
+                         .value = cfg->sets[i].value};
+        rc = apply_setup(r, &set, "--set", (size_t)-1);
+    }
+    if (rc) goto done;
+    sim_cmd_t reset = {.kind = CMD_RESET, .request_id = -1, .has_seed = true, .seed = seed, .has_agents = true,
+                       .agents = (uint32_t)agents};
+    if ((rc = apply_setup(r, &reset, "agents", (size_t)-1))) goto done;
+    /* Right after a reset the arrays are in id order: entry i is agent i. */
+    for (size_t i = 0; i < sc.n_agent_list; i++) {
+        r->world.cur.x[i] = sc.agent_list[i].x;
+        r->world.cur.y[i] = sc.agent_list[i].y;
+        r->world.cur.vx[i] = sc.agent_list[i].vx;
+        r->world.cur.vy[i] = sc.agent_list[i].vy;
+    }
+    for (size_t i = 0; i < sc.n_obstacles && !rc; i++) rc = apply_setup(r, &sc.obstacles[i], "obstacles", i);
+    for (size_t i = 0; i < sc.n_targets && !rc; i++) rc = apply_setup(r, &sc.targets[i], "targets", i);
+    if (rc) goto done;
+    scenario_free(&sc);
+
+    double started = now_s();
+    if ((rc = csv_open(r))) goto done;
+    for (uint64_t k = 0; k < steps && !rc; k++) rc = step(r);
+    if (!rc) rc = finish(r, started);
+done:
+    scenario_free(&sc);
+    return rc;
+}
+
+/* ---- a replay of a --record log --------------------------------------------- */
+
+static int run_replay(run_t *r)
+{
+    const config_t *cfg = r->cfg;
+    FILE *log = fopen(cfg->replay, "r");
+    if (!log) {
+        fprintf(stderr, "swarmcast: cannot read %s: %s\n", cfg->replay, strerror(errno));
+        return EXIT_USAGE;
+    }
+    char *line = NULL;
+    size_t line_cap = 0;
+    size_t line_no = 1;
+    char msg[400];
+    int rc = EXIT_OK;
+    record_header_t h;
+    if (getline(&line, &line_cap, log) < 0) {
+        fprintf(stderr, "swarmcast: %s: empty, not a --record log\n", cfg->replay);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if (record_parse_header(line, &h, msg, sizeof msg)) {
+        fprintf(stderr, "swarmcast: %s:1: not a --record header: %s\n", cfg->replay, msg);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    world_config_t wc = {
+        .width = h.width,
+        .height = h.height,
+        .dt = (float)(1.0 / h.tick_hz),
+        .seed = h.seed,
+        .agents = 0,
+        .max_agents = h.max_agents,
+        .max_targets = h.max_targets,
+        .threads = cfg->threads,
+    };
+    if (world_init(&r->world, &wc)) {
+        fprintf(stderr, "swarmcast: cannot create the world of %s\n", cfg->replay);
+        rc = EXIT_IO;
+        goto done;
+    }
+    r->have_world = true;
+    /* As the server started: parameters, then the agents drawn from the seed. */
+    for (size_t i = 0; i < params_count(); i++) {
+        sim_cmd_t set = {.kind = CMD_SET_PARAM, .request_id = -1, .param = (int)i, .value = params_get(&h.params, i)};
+        if ((rc = apply_setup(r, &set, "header params", (size_t)-1))) goto done;
+    }
+    sim_cmd_t reset = {.kind = CMD_RESET, .request_id = -1, .has_seed = true, .seed = h.seed, .has_agents = true,
+                       .agents = (uint32_t)h.agents};
+    if ((rc = apply_setup(r, &reset, "header agents", (size_t)-1))) goto done;
+
+    double started = now_s();
+    if ((rc = csv_open(r))) goto done;
+    bool ended = false;
+    uint64_t end_tick = 0;
+    while (!rc && getline(&line, &line_cap, log) >= 0) {
+        line_no++;
+        if (line[0] == '\n' || line[0] == '\0') continue;
+        record_entry_t e;
+        if (ended || record_parse_entry(line, &h, &e, msg, sizeof msg)) {
+            fprintf(stderr, "swarmcast: %s:%zu: %s\n", cfg->replay, line_no,
+                    ended ? "text after the end_tick line" : msg);
+            rc = EXIT_USAGE;
+            break;
+        }
+        if (e.tick < r->world.tick) {
+            fprintf(stderr, "swarmcast: %s:%zu: tick %llu is before the world's tick %llu (log out of order)\n",
+                    cfg->replay, line_no, (unsigned long long)e.tick, (unsigned long long)r->world.tick);
+            rc = EXIT_USAGE;
+            break;
+        }
+        /* The server applies a tick's commands before that tick's step. */
+        while (!rc && r->world.tick < e.tick) rc = step(r);
+        if (rc) break;
+        if (e.end) {
+            ended = true;
+            end_tick = e.tick;
+            continue;
+        }
+        sim_result_t res;
+        sim_apply(&r->world, &e.cmd, &res);
+        r->commands++;
+        r->refused += res.status != SIM_OK;
+    }
+    if (!rc && ferror(log)) {
+        fprintf(stderr, "swarmcast: cannot read %s: %s\n", cfg->replay, strerror(errno));
+        rc = EXIT_IO;
+    }
+    if (rc) goto done;
+    if (!ended && !cfg->steps_given)
+        fprintf(stderr, "swarmcast: %s has no end_tick line (the server did not stop cleanly); replayed to tick %llu\n",
+                cfg->replay, (unsigned long long)r->world.tick);
+    uint64_t until = cfg->steps_given ? cfg->steps : ended ? end_tick : r->world.tick;
+    while (!rc && r->world.tick < until) rc = step(r);
+    if (!rc) rc = finish(r, started);
+done:
+    free(line);
+    fclose(log);
+    return rc;
+}
+
+int headless_run(const config_t *cfg)
+{
+    run_t r = {.cfg = cfg};
+    metrics_init(&r.ms);
+    int rc = cfg->replay ? run_replay(&r) : run_scenario(&r);
+    run_free(&r);
+    return rc;
+}

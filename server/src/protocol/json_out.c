@@ -1,0 +1,132 @@
+#include "protocol/json_out.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void json_float(char out[JSON_NUM_MAX], float f)
+{
+    if (!isfinite(f)) {
+        strcpy(out, "null");
+        return;
+    }
+    for (int digits = 6; digits <= 9; digits++) {
+        snprintf(out, JSON_NUM_MAX, "%.*g", digits, (double)f);
+        if (strtof(out, NULL) == f) return;
+    }
+}
+
+void json_double(char out[JSON_NUM_MAX], double d)
+{
+    if (!isfinite(d)) {
+        strcpy(out, "null");
+        return;
+    }
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(out, JSON_NUM_MAX, "%.*g", digits, d);
+        if (strtod(out, NULL) == d) return;
+    }
+}
+
+void jb_init_fixed(jbuf_t *b, char *buf, size_t cap)
+{
+    *b = (jbuf_t){buf, 0, cap, false, cap == 0};
+    if (cap) buf[0] = '\0';
+}
+
+void jb_init_growing(jbuf_t *b) { *b = (jbuf_t){NULL, 0, 0, true, false}; }
+
+void jb_free(jbuf_t *b)
+{
+    if (b->grow) free(b->buf);
+    b->buf = NULL;
+    b->len = b->cap = 0;
+}
+
+/* Room for n more bytes and the NUL. */
+static bool reserve(jbuf_t *b, size_t n)
+{
+    if (b->failed) return false;
+    if (b->len + n + 1 <= b->cap) return true;
+    if (!b->grow) {
+        b->failed = true;
+        return false;
+    }
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + n + 1) cap *= 2;
+    char *grown = realloc(b->buf, cap);
+    if (!grown) {
+        b->failed = true;
+        return false;
+    }
+    b->buf = grown;
+    b->cap = cap;
+    return true;
+}
+
+static void append(jbuf_t *b, const char *s, size_t n)
+{
+    if (!reserve(b, n)) return;
+    memcpy(b->buf + b->len, s, n);
+    b->len += n;
+    b->buf[b->len] = '\0';
+}
+
+void jb_raw(jbuf_t *b, const char *s) { append(b, s, strlen(s)); }
+
+void jb_printf(jbuf_t *b, const char *fmt, ...)
+{
+    char small[128];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = true;
+        return;
+    }
+    if ((size_t)n < sizeof small) {
+        append(b, small, (size_t)n);
+        return;
+    }
+    if (!reserve(b, (size_t)n)) return;
+    va_start(ap, fmt);
+    vsnprintf(b->buf + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void jb_string(jbuf_t *b, const char *s)
+{
+    append(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        char esc[8];
+        if (*p == '"' || *p == '\\') {
+            esc[0] = '\\';
+            esc[1] = (char)*p;
+            append(b, esc, 2);
+        } else if (*p < 0x20) {
+            snprintf(esc, sizeof esc, "\\u%04x", *p);
+            append(b, esc, 6);
+        } else {
+            append(b, (const char *)p, 1);
+        }
+    }
+    append(b, "\"", 1);
+}
+
+void jb_float(jbuf_t *b, float f)
+{
+    char num[JSON_NUM_MAX];
+    json_float(num, f);
+    jb_raw(b, num);
+}
+
+void jb_double(jbuf_t *b, double d)
+{
+    char num[JSON_NUM_MAX];
+    json_double(num, d);
+    jb_raw(b, num);
+}

@@ -1,0 +1,36 @@
+#include "protocol/metrics_json.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "protocol/json_out.h"
+
+/* Six significant digits: what a panel shows, at a third of the bytes of a
+ * round-trip double. NAN (and infinity) as null. */
+static void put_real(jbuf_t *b, const char *name, double v)
+{
+    if (isfinite(v))
+        jb_printf(b, ",\"%s\":%.6g", name, v);
+    else
+        jb_printf(b, ",\"%s\":null", name);
+}
+
+char *msg_metrics(const metrics_t *m)
+{
+    jbuf_t b;
+    jb_init_growing(&b);
+    jb_printf(&b, "{\"type\":\"metrics\",\"tick\":%llu,\"agents\":%zu", (unsigned long long)m->tick, m->agents);
+    put_real(&b, "polarization", m->polarization);
+    put_real(&b, "milling", m->milling);
+    put_real(&b, "mean_nn_distance", m->mean_nn_distance);
+    jb_printf(&b, ",\"clusters\":%lu,\"largest_cluster\":%lu,\"collisions\":%lu,\"penetrations\":%lu",
+              (unsigned long)m->clusters, (unsigned long)m->largest_cluster, (unsigned long)m->collisions,
+              (unsigned long)m->penetrations);
+    put_real(&b, "min_clearance", m->min_clearance);
+    jb_raw(&b, "}");
+    if (b.failed) {
+        jb_free(&b);
+        return NULL;
+    }
+    return b.buf; /* malloc'd by the growing buffer */
+}

@@ -1,0 +1,22 @@
+/* param_json: a parameter value given as JSON (scenario files, the record
+ * header) checked exactly as a set_param command is — by building that
+ * command and decoding it — so that every source of parameters gives the
+ * same validation and the same messages. Protocol-internal (uses cJSON). */
+#ifndef SWARMCAST_PARAM_JSON_H
+#define SWARMCAST_PARAM_JSON_H
+
+#include <cJSON.h>
+#include <stddef.h>
+
+#include "protocol/cmd_decode.h"
+
+/* 0 with *index and *value (numeric form), or -1 with a reason in msg. */
+int param_from_json(const char *name, const cJSON *value, int *index, double *out, char *msg, size_t msg_len);
+
+/* Decodes obj (a JSON object holding a command's fields) as a command of the
+ * given type through cmd_decode; "type" and "id" in obj are ignored. 0, or
+ * -1 with the decoder's message in msg. */
+int cmd_from_json(const char *type, const cJSON *obj, const cmd_limits_t *limits, uint32_t client_id, sim_cmd_t *out,
+                  char *msg, size_t msg_len);
+
+#endif

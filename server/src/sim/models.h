@@ -1,0 +1,46 @@
+/* models: each flocking model's rule for one agent, given what it sensed.
+ * The step kernel (kernel.c) finds the neighbour candidates, senses, calls
+ * the model, and the model ends with motion_finish. Every function reads
+ * only w->cur and writes only agent i of w->next. */
+#ifndef SWARMCAST_MODELS_H
+#define SWARMCAST_MODELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/neighbours.h"
+#include "sim/world.h"
+
+/* Reynolds boids: separation, alignment, cohesion as steering vectors,
+ * obstacle avoidance, leaders seeking (or arriving at) the nearest target. */
+void reynolds_agent(const world_t *w, size_t i, const sense_sums_t *s);
+
+/* Unicycle agents: constant speed, heading turned by a proportional
+ * controller toward k_s ŝ + k_a â + k_c ĉ, gains jittered per tick. */
+void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s);
+
+/* Olfati-Saber: what an α-agent senses of its neighbours. */
+typedef struct olfati_sums {
+    float grad_x, grad_y;       /* Σ φ_α(‖q_j − q_i‖_σ) n_ij */
+    float cons_x, cons_y;       /* Σ a_ij(q) (p_j − p_i) */
+    int neighbours;
+} olfati_sums_t;
+
+/* The constants of the σ-norm, bump and action functions for the current
+ * parameters, computed once per step. */
+typedef struct olfati_consts {
+    float eps, r_alpha, d_alpha, h_alpha, a_plus_b, a_minus_b, c;
+    float r2;                   /* interaction range squared (Euclidean) */
+    float r_beta2, d_beta_sigma, h_beta;
+} olfati_consts_t;
+
+olfati_consts_t olfati_consts(const sim_params_t *p);
+/* Sums over candidates [0, count) of X/Y/VX/VY (relative positions taken
+ * from (px, py), shortest displacement when pair_wrap), skipping self. */
+void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
+                  int32_t count, int32_t self, float px, float py, float vx, float vy, bool pair_wrap, float width,
+                  float height, olfati_sums_t *out);
+/* Algorithm 1 (+ γ feedback for olfati2, + β obstacles for olfati3). */
+void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s);
+
+#endif

@@ -1,0 +1,186 @@
+#include "sim/motion.h"
+
+#include <math.h>
+
+bool motion_avoid(const world_t *w, float px, float py, float vx, float vy, vec2 *out)
+{
+    const sim_params_t *p = &w->params;
+    float speed = sqrtf(vx * vx + vy * vy);
+    if (!(speed > 0.0f) || w->n_obstacles == 0) return false;
+    float ux = vx / speed, uy = vy / speed;
+    float look = speed * p->avoid_lookahead;
+    bool wrap = p->border == BORDER_WRAP;
+    float best_t = INFINITY, sx = 0.0f, sy = 0.0f;
+    for (size_t k = 0; k < w->n_obstacles; k++) {
+        const obstacle_t *o = &w->obstacles[k];
+        float R = o->r + p->obstacle_buffer;
+        float dx = o->x - px, dy = o->y - py;
+        if (wrap) {
+            dx = motion_wrap_delta(dx, w->width);
+            dy = motion_wrap_delta(dy, w->height);
+        }
+        float d2 = dx * dx + dy * dy;
+        float reach = R + look;
+        if (d2 > reach * reach) continue;
+        if (d2 < R * R) { /* already inside the buffer: straight out */
+            float d = sqrtf(d2);
+            best_t = 0.0f; /* nothing is more urgent */
+            sx = d > 0.0f ? -dx / d : -uy;
+            sy = d > 0.0f ? -dy / d : ux;
+            continue;
+        }
+        float along = dx * ux + dy * uy;  /* distance ahead to the closest approach */
+        float perp2 = d2 - along * along; /* squared miss distance */
+        if (along <= 0.0f || perp2 >= R * R) continue;
+        float t_hit = along - sqrtf(R * R - perp2);
+        if (t_hit > look || t_hit >= best_t) continue;
+        best_t = t_hit;
+        /* Outward normal at h = p + û·t_hit, then its lateral part. */
+        float hx = ux * t_hit - dx, hy = uy * t_hit - dy;
+        float lateral = hx * -uy + hy * ux; /* component along the left perpendicular */
+        if (lateral == 0.0f) lateral = 1.0f; /* dead centre: pass on the left */
+        float side = lateral > 0.0f ? 1.0f : -1.0f;
+        sx = -uy * side;
+        sy = ux * side;
+    }
+    if (best_t == INFINITY) return false;
+    *out = (vec2){sx * p->max_force, sy * p->max_force};
+    return true;
+}
+
+const target_t *motion_nearest_target(const world_t *w, float px, float py, vec2 *delta)
+{
+    bool wrap = w->params.border == BORDER_WRAP;
+    float best = INFINITY;
+    const target_t *found = NULL;
+    for (size_t k = 0; k < w->n_targets; k++) {
+        float dx = w->targets[k].x - px, dy = w->targets[k].y - py;
+        if (wrap) {
+            dx = motion_wrap_delta(dx, w->width);
+            dy = motion_wrap_delta(dy, w->height);
+        }
+        float d2 = dx * dx + dy * dy;
+        if (d2 < best) {
+            best = d2;
+            found = &w->targets[k];
+            *delta = (vec2){dx, dy};
+        }
+    }
+    return found;
+}
+
+/* Obstacles are solid: an agent that ends a step inside one is put back on
+ * its surface and loses the inward part of its velocity. Steering avoids
+ * them; this guarantees it when steering alone cannot (a crowd pushing). */
+/* Shortest displacement from obstacle o's centre to (x, y). */
+static vec2 from_centre(const world_t *w, const obstacle_t *o, float x, float y)
+{
+    vec2 d = {x - o->x, y - o->y};
+    if (w->params.border == BORDER_WRAP) {
+        d.x = motion_wrap_delta(d.x, w->width);
+        d.y = motion_wrap_delta(d.y, w->height);
+    }
+    return d;
+}
+
+/* Obstacles are solid: an agent that ends a step inside one is moved out
+ * along the ray from that obstacle's centre through it, far enough to leave
+ * every obstacle the ray crosses (discs are convex, so overlapping ones are
+ * left at the edge of their union), and loses the inward part of its
+ * velocity. Steering avoids obstacles; this guarantees it when steering
+ * alone cannot (a crowd pushing, an obstacle moving onto agents). */
+static void push_out_of_obstacles(const world_t *w, float *x, float *y, float *vx, float *vy)
+{
+    for (size_t k = 0; k < w->n_obstacles; k++) {
+        const obstacle_t *o = &w->obstacles[k];
+        vec2 d = from_centre(w, o, *x, *y);
+        float d2 = d.x * d.x + d.y * d.y;
+        if (d2 >= o->r * o->r) continue;
+        float len = sqrtf(d2);
+        float ux = len > 0.0f ? d.x / len : 1.0f, uy = len > 0.0f ? d.y / len : 0.0f;
+        const float bx = *x - d.x, by = *y - d.y; /* the ray starts at the centre */
+        float t = o->r;
+        for (size_t round = 0; round <= w->n_obstacles; round++) {
+            bool inside = false;
+            for (size_t m = 0; m < w->n_obstacles; m++) {
+                const obstacle_t *om = &w->obstacles[m];
+                vec2 q = from_centre(w, om, bx, by); /* base − centre m */
+                float px = q.x + ux * t, py = q.y + uy * t;
+                if (px * px + py * py >= om->r * om->r) continue;
+                /* |q + u s| = r_m at s = −q·u + √((q·u)² − |q|² + r_m²), the far root. */
+                float qu = q.x * ux + q.y * uy;
+                float disc = qu * qu - (q.x * q.x + q.y * q.y) + om->r * om->r;
+                t = fmaxf(t, -qu + sqrtf(fmaxf(disc, 0.0f)));
+                inside = true;
+            }
+            if (!inside) break;
+            t = t * 1.0001f + 1e-4f; /* a hair outside, so rounding cannot leave it inside */
+        }
+        t = t * 1.0001f + 1e-4f;
+        *x = bx + ux * t;
+        *y = by + uy * t;
+        float vn = *vx * ux + *vy * uy;
+        if (vn < 0.0f) {
+            *vx -= vn * ux;
+            *vy -= vn * uy;
+        }
+        return;
+    }
+}
+
+/* Respawn draws from this stream of the counter-based generator. */
+#define RESPAWN_STREAM 0x7265737061776eull
+
+static void apply_border(const world_t *w, uint32_t id, float *x, float *y, float *vx, float *vy)
+{
+    float W = w->width, H = w->height;
+    if (w->params.border == BORDER_RESPAWN) {
+        if (*x >= 0.0f && *x < W && *y >= 0.0f && *y < H) return;
+        /* Gone over the edge: back at a random place inside, same speed,
+         * random heading (the lesson's "appears again at random"). */
+        float speed = sqrtf(*vx * *vx + *vy * *vy);
+        float heading = 6.28318531f * prng_hash_unit(w->seed, RESPAWN_STREAM, w->tick, id);
+        *x = W * prng_hash_unit(w->seed, RESPAWN_STREAM + 1, w->tick, id);
+        *y = H * prng_hash_unit(w->seed, RESPAWN_STREAM + 2, w->tick, id);
+        *vx = speed * cosf(heading);
+        *vy = speed * sinf(heading);
+        return;
+    }
+    if (w->params.border == BORDER_WRAP) {
+        /* One step moves less than the world, so one correction suffices;
+         * the second test catches x + W rounding to exactly W. */
+        if (*x < 0.0f) *x += W;
+        if (*x >= W) *x -= W;
+        if (*y < 0.0f) *y += H;
+        if (*y >= H) *y -= H;
+        if (!(*x >= 0.0f && *x < W)) *x = 0.0f;
+        if (!(*y >= 0.0f && *y < H)) *y = 0.0f;
+    } else {
+        if (*x < 0.0f) {
+            *x = fminf(-*x, W);
+            *vx = fabsf(*vx);
+        } else if (*x > W) {
+            *x = fmaxf(2.0f * W - *x, 0.0f);
+            *vx = -fabsf(*vx);
+        }
+        if (*y < 0.0f) {
+            *y = fminf(-*y, H);
+            *vy = fabsf(*vy);
+        } else if (*y > H) {
+            *y = fmaxf(2.0f * H - *y, 0.0f);
+            *vy = -fabsf(*vy);
+        }
+    }
+}
+
+void motion_finish(const world_t *w, size_t i, float x, float y, float vx, float vy, uint8_t flags)
+{
+    push_out_of_obstacles(w, &x, &y, &vx, &vy);
+    apply_border(w, w->cur.id[i], &x, &y, &vx, &vy);
+    agents_t *out = (agents_t *)&w->next; /* each agent's slot is written by one task only */
+    out->x[i] = x;
+    out->y[i] = y;
+    out->vx[i] = vx;
+    out->vy[i] = vy;
+    out->flags[i] = flags;
+}

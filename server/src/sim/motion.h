@@ -1,0 +1,39 @@
+/* motion: what every model does around its own rules — find the nearest
+ * target, steer around obstacles ahead, keep agents out of obstacles, apply
+ * the world's border and store the agent's new state. */
+#ifndef SWARMCAST_MOTION_H
+#define SWARMCAST_MOTION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/world.h"
+
+typedef struct {
+    float x, y;
+} vec2;
+
+/* Shortest displacement on a torus of the given extent. */
+static inline float motion_wrap_delta(float d, float extent)
+{
+    if (d > 0.5f * extent) return d - extent;
+    if (d < -0.5f * extent) return d + extent;
+    return d;
+}
+
+/* Displacement from (x, y) to the nearest target; NULL if there is none. */
+const target_t *motion_nearest_target(const world_t *w, float x, float y, vec2 *delta);
+
+/* Look-ahead avoidance (Reynolds 1999): of the obstacles whose buffered
+ * circle the straight path enters within the look-ahead, the nearest hit
+ * gives a steer of length max_force across the heading, to the side the
+ * circle's normal at the would-be intersection points (straight out when
+ * already inside the buffer). False when nothing is in the way. */
+bool motion_avoid(const world_t *w, float x, float y, float vx, float vy, vec2 *steer);
+
+/* Ends agent i's step from its new position and velocity: out of any
+ * obstacle it ended inside, through the border, into w->next. */
+void motion_finish(const world_t *w, size_t i, float x, float y, float vx, float vy, uint8_t flags);
+
+#endif

@@ -1,0 +1,155 @@
+/* olfati: Olfati-Saber's flocking algorithms ("Flocking for multi-agent
+ * dynamic systems: algorithms and theory", IEEE TAC 2006), as the seed
+ * notes give them.
+ *
+ * Algorithm 1, α-agents:  u = c1α Σ φα(‖q_j − q_i‖σ) n_ij + c2α Σ a_ij(q)(p_j − p_i)
+ *   ‖z‖σ = (√(1 + ε‖z‖²) − 1)/ε         σ-norm, smooth at 0
+ *   n_ij = (q_j − q_i)/√(1 + ε‖q_j − q_i‖²)
+ *   ρ_h(z) = 1 on [0, h), ½(1 + cos(π(z − h)/(1 − h))) on [h, 1), 0 beyond
+ *   a_ij = ρ_h(‖q_j − q_i‖σ / r_α),  r_α = ‖r‖σ
+ *   φα(z) = ρ_h(z/r_α) φ(z − d_α),    d_α = ‖d‖σ
+ *   φ(z) = ½[(a + b) σ1(z + c) + (a − b)],  σ1(z) = z/√(1 + z²),  c = |a − b|/√(4ab)
+ * Algorithm 2 adds the γ-agent (navigational feedback) toward the nearest
+ * client target, or a virtual reference moving at (os_ref_vx, os_ref_vy):
+ *   u += −c1γ (q_i − q_r) − c2γ (p_i − p_r)
+ * Algorithm 3 adds β-agents, each obstacle's closest point to the agent:
+ *   q̂ = y + R (q − y)/‖q − y‖,  p̂ = μ (I − a aᵀ) p with μ = R/‖q − y‖
+ *   u += c1β φβ(‖q̂ − q‖σ) n̂ + c2β b(q)(p̂ − p),  φβ(z) = ρ_hβ(z/dβ)(σ1(z − dβ) − 1)
+ * Integration: p += u·dt, |p| ≤ max_speed (a safety net the paper does not
+ * need with its gains), q += p·dt. */
+#include <math.h>
+#include <stdbool.h>
+
+#include "sim/models.h"
+#include "sim/motion.h"
+
+static float sigma_norm(float z2, float eps) { return (sqrtf(1.0f + eps * z2) - 1.0f) / eps; }
+
+static float sigma_1(float z) { return z / sqrtf(1.0f + z * z); }
+
+static float bump(float z, float h)
+{
+    if (z < h) return z >= 0.0f ? 1.0f : 0.0f;
+    if (z >= 1.0f) return 0.0f;
+    return 0.5f * (1.0f + cosf(3.14159265f * (z - h) / (1.0f - h)));
+}
+
+olfati_consts_t olfati_consts(const sim_params_t *p)
+{
+    float eps = p->os_eps, a = p->os_a, b = p->os_b;
+    return (olfati_consts_t){
+        .eps = eps,
+        .r_alpha = sigma_norm(p->os_r * p->os_r, eps),
+        .d_alpha = sigma_norm(p->os_d * p->os_d, eps),
+        .h_alpha = p->os_h_alpha,
+        .a_plus_b = a + b,
+        .a_minus_b = a - b,
+        .c = fabsf(a - b) / sqrtf(4.0f * a * b),
+        .r2 = p->os_r * p->os_r,
+        .r_beta2 = p->os_r_beta * p->os_r_beta,
+        .d_beta_sigma = sigma_norm(p->os_d_beta * p->os_d_beta, eps),
+        .h_beta = p->os_h_beta,
+    };
+}
+
+void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
+                  int32_t count, int32_t self, float px, float py, float vx, float vy, bool pair_wrap, float width,
+                  float height, olfati_sums_t *out)
+{
+    for (int32_t j = 0; j < count; j++) {
+        if (j == self) continue;
+        float dx = X[j] - px, dy = Y[j] - py;
+        if (pair_wrap) {
+            dx = motion_wrap_delta(dx, width);
+            dy = motion_wrap_delta(dy, height);
+        }
+        float d2 = dx * dx + dy * dy;
+        if (d2 >= k->r2) continue;
+        float z = sigma_norm(d2, k->eps);
+        float rho = bump(z / k->r_alpha, k->h_alpha);
+        float phi = 0.5f * (k->a_plus_b * sigma_1(z - k->d_alpha + k->c) + k->a_minus_b);
+        float phi_alpha = rho * phi;
+        float inv = 1.0f / sqrtf(1.0f + k->eps * d2); /* n_ij = d · inv */
+        out->grad_x += phi_alpha * dx * inv;
+        out->grad_y += phi_alpha * dy * inv;
+        out->cons_x += rho * (VX[j] - vx);
+        out->cons_y += rho * (VY[j] - vy);
+        out->neighbours++;
+    }
+}
+
+/* The β-agents of every obstacle within reach: their share of u. */
+static vec2 beta_feedback(const world_t *w, const olfati_consts_t *k, float px, float py, float vx, float vy)
+{
+    const sim_params_t *p = &w->params;
+    const bool wrap = p->border == BORDER_WRAP;
+    vec2 u = {0.0f, 0.0f};
+    for (size_t o = 0; o < w->n_obstacles; o++) {
+        const obstacle_t *ob = &w->obstacles[o];
+        float qx = px - ob->x, qy = py - ob->y; /* q − y */
+        if (wrap) {
+            qx = motion_wrap_delta(qx, w->width);
+            qy = motion_wrap_delta(qy, w->height);
+        }
+        float dist = sqrtf(qx * qx + qy * qy);
+        if (!(dist > 0.0f)) continue;
+        float ax = qx / dist, ay = qy / dist, mu = ob->r / dist;
+        /* q̂ − q = (R − ‖q − y‖) a: from the agent to the obstacle's surface. */
+        float hx = (ob->r - dist) * ax, hy = (ob->r - dist) * ay;
+        float h2 = hx * hx + hy * hy;
+        if (h2 >= k->r_beta2) continue;
+        float along = vx * ax + vy * ay;
+        float phx = mu * (vx - along * ax), phy = mu * (vy - along * ay); /* p̂ = μ (I − a aᵀ) p */
+        float z = sigma_norm(h2, k->eps);
+        float b = bump(z / k->d_beta_sigma, k->h_beta);
+        float phi_beta = b * (sigma_1(z - k->d_beta_sigma) - 1.0f);
+        float inv = 1.0f / sqrtf(1.0f + k->eps * h2);
+        u.x += p->os_c1_beta * phi_beta * hx * inv + p->os_c2_beta * b * (phx - vx);
+        u.y += p->os_c1_beta * phi_beta * hy * inv + p->os_c2_beta * b * (phy - vy);
+    }
+    return u;
+}
+
+void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s)
+{
+    const sim_params_t *p = &w->params;
+    const agents_t *a = &w->cur;
+    const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
+
+    float ux = p->os_c1_alpha * s->grad_x + p->os_c2_alpha * s->cons_x;
+    float uy = p->os_c1_alpha * s->grad_y + p->os_c2_alpha * s->cons_y;
+    if (p->model >= MODEL_OLFATI2) {
+        /* γ-agent: the nearest client target, else the moving reference. */
+        vec2 to_ref;
+        float ref_vx, ref_vy;
+        const target_t *t = motion_nearest_target(w, px, py, &to_ref);
+        if (t) {
+            ref_vx = t->vx;
+            ref_vy = t->vy;
+        } else {
+            to_ref = (vec2){w->gamma_x - px, w->gamma_y - py};
+            if (p->border == BORDER_WRAP) {
+                to_ref.x = motion_wrap_delta(to_ref.x, w->width);
+                to_ref.y = motion_wrap_delta(to_ref.y, w->height);
+            }
+            ref_vx = p->os_ref_vx;
+            ref_vy = p->os_ref_vy;
+        }
+        ux += p->os_c1_gamma * to_ref.x - p->os_c2_gamma * (vx - ref_vx);
+        uy += p->os_c1_gamma * to_ref.y - p->os_c2_gamma * (vy - ref_vy);
+    }
+    if (p->model == MODEL_OLFATI3) {
+        vec2 beta = beta_feedback(w, k, px, py, vx, vy);
+        ux += beta.x;
+        uy += beta.y;
+    }
+
+    float nvx = vx + ux * w->dt, nvy = vy + uy * w->dt;
+    float speed2 = nvx * nvx + nvy * nvy;
+    if (speed2 > p->max_speed * p->max_speed) {
+        float m = p->max_speed / sqrtf(speed2);
+        nvx *= m;
+        nvy *= m;
+    }
+    motion_finish(w, i, px + nvx * w->dt, py + nvy * w->dt, nvx, nvy, 0);
+}

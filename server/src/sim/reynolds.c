@@ -1,0 +1,79 @@
+/* reynolds: Reynolds' boids as steering behaviours (report chapter 3).
+ *
+ * Every rule yields a steering vector "desired velocity − velocity", with the
+ * desired velocity of length max_speed. As in the report (eq. 3.11–3.17),
+ * where a step's steering is the step's change of velocity, a steer is the
+ * change the rule asks for this tick, limited to max_force·dt; the rules
+ * that act on an agent are combined as a weighted average (over the rules
+ * that fired), then v += Δv, |v| ≤ max_speed, p += v·dt. So max_force is
+ * the agent's real acceleration limit, whatever the tick rate. */
+#include <math.h>
+#include <stdbool.h>
+
+#include "sim/models.h"
+#include "sim/motion.h"
+
+void reynolds_agent(const world_t *w, size_t i, const sense_sums_t *s)
+{
+    const sim_params_t *p = &w->params;
+    const agents_t *a = &w->cur;
+    const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
+    const float max_speed = p->max_speed, dt = w->dt, max_dv = p->max_force * dt;
+
+    /* A leader: no neighbour in any zone, so it steers to the nearest
+     * target; agents that see it follow, and the flock is led. Inside
+     * arrive_radius it wants to go slower, down to a stop on the target. */
+    uint8_t flags = 0;
+    vec2 to_target = {0.0f, 0.0f};
+    float leader_speed = max_speed;
+    if (s->n_any == 0 && motion_nearest_target(w, px, py, &to_target)) {
+        flags |= AGENT_LEADER;
+        if (p->arrive_radius > 0.0f) {
+            float d = sqrtf(to_target.x * to_target.x + to_target.y * to_target.y);
+            if (d < p->arrive_radius) leader_speed = max_speed * d / p->arrive_radius;
+        }
+    }
+
+    /* The four "steer toward a direction" rules — separation, alignment,
+     * cohesion, leader — each d̂·speed − v limited to max_force·dt, side by
+     * side. A rule that did not fire, or has no direction, gets weight 0 and
+     * adds nothing. */
+    const float dir_x[4] = {s->sep_x, s->ali_x, s->coh_x, to_target.x};
+    const float dir_y[4] = {s->sep_y, s->ali_y, s->coh_y, to_target.y};
+    const float speed[4] = {max_speed, max_speed, max_speed, leader_speed};
+    const float weight[4] = {s->any_sep ? p->w_sep : 0.0f, s->any_ali ? p->w_ali : 0.0f, s->any_coh ? p->w_coh : 0.0f,
+                             flags ? p->w_leader : 0.0f};
+    float part_x[4], part_y[4], part_w[4];
+    for (int k = 0; k < 4; k++) {
+        float len2 = dir_x[k] * dir_x[k] + dir_y[k] * dir_y[k];
+        bool some = len2 > 0.0f;
+        float scale = speed[k] / sqrtf(some ? len2 : 1.0f);
+        float sx = dir_x[k] * scale - vx, sy = dir_y[k] * scale - vy;
+        float s2 = sx * sx + sy * sy;
+        float limit = s2 > max_dv * max_dv ? max_dv / sqrtf(s2) : 1.0f;
+        float wk = some ? weight[k] : 0.0f;
+        part_x[k] = wk * (sx * limit);
+        part_y[k] = wk * (sy * limit);
+        part_w[k] = wk;
+    }
+    float accx = (part_x[0] + part_x[1]) + (part_x[2] + part_x[3]);
+    float accy = (part_y[0] + part_y[1]) + (part_y[2] + part_y[3]);
+    float wsum = (part_w[0] + part_w[1]) + (part_w[2] + part_w[3]);
+    vec2 avoid; /* of length max_force: as a change of velocity, times dt */
+    if (p->w_avoid > 0 && motion_avoid(w, px, py, vx, vy, &avoid)) {
+        accx += p->w_avoid * avoid.x * dt, accy += p->w_avoid * avoid.y * dt, wsum += p->w_avoid;
+    }
+
+    float nvx = vx, nvy = vy;
+    if (wsum > 0.0f) { /* the weighted average */
+        nvx += accx / wsum;
+        nvy += accy / wsum;
+    }
+    float speed2 = nvx * nvx + nvy * nvy;
+    if (speed2 > max_speed * max_speed) {
+        float k = max_speed / sqrtf(speed2);
+        nvx *= k;
+        nvy *= k;
+    }
+    motion_finish(w, i, px + nvx * dt, py + nvy * dt, nvx, nvy, flags);
+}

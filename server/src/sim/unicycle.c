@@ -1,0 +1,71 @@
+/* unicycle: agents that only steer (lesson "Flocking" of the unicycle
+ * course). Each flies at its own constant speed, drawn once per agent; its
+ * heading turns at rate k_e · e, where e is the angle from the heading to
+ * d = k_s ŝ + k_a â + k_c ĉ, the weighted sum of the unit vectors of
+ * separation, alignment (neighbours' velocities and its own) and cohesion.
+ * Every tick each gain is multiplied by a factor drawn from
+ * [uni_jitter_min, uni_jitter_max], which makes the agents look alive.
+ *
+ * Departures from the lesson, on purpose: the three vectors come from the
+ * Reynolds zones (separation weighted by 1/distance within sep_radius), not
+ * from one radius where ŝ = −ĉ; the heading error is wrapped to (−π, π] and
+ * steers toward d (the lesson's −k_e e turns away); obstacle avoidance and
+ * targets (for agents without neighbours) join d like in the other models. */
+#include <math.h>
+#include <stdbool.h>
+
+#include "sim/models.h"
+#include "sim/motion.h"
+
+/* Streams of the counter-based generator (arbitrary distinct constants). */
+#define SPEED_STREAM 0x756e695f7370ull
+#define JITTER_STREAM 0x756e695f6a74ull
+
+static void add_unit(float *dx, float *dy, float gain, float x, float y)
+{
+    float len2 = x * x + y * y;
+    if (!(len2 > 0.0f)) return;
+    float k = gain / sqrtf(len2);
+    *dx += x * k;
+    *dy += y * k;
+}
+
+void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s)
+{
+    const sim_params_t *p = &w->params;
+    const agents_t *a = &w->cur;
+    const uint32_t id = a->id[i];
+    const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
+
+    /* Speed is a property of the agent, the same every tick. */
+    float speed = p->uni_speed_min + (p->uni_speed_max - p->uni_speed_min) * prng_hash_unit(w->seed, SPEED_STREAM, id, 0);
+    float heading = atan2f(vy, vx);
+
+    float jitter[4];
+    for (int k = 0; k < 4; k++) {
+        float u = prng_hash_unit(w->seed, JITTER_STREAM, w->tick, (uint64_t)id * 4 + (uint64_t)k);
+        jitter[k] = p->uni_jitter_min + (p->uni_jitter_max - p->uni_jitter_min) * u;
+    }
+
+    float dx = 0.0f, dy = 0.0f;
+    uint8_t flags = 0;
+    if (s->any_sep) add_unit(&dx, &dy, p->uni_k_sep * jitter[0], s->sep_x, s->sep_y);
+    if (s->any_ali) add_unit(&dx, &dy, p->uni_k_ali * jitter[1], s->ali_x + vx, s->ali_y + vy);
+    if (s->any_coh) add_unit(&dx, &dy, p->uni_k_coh * jitter[2], s->coh_x, s->coh_y);
+    vec2 to_target;
+    if (s->n_any == 0 && motion_nearest_target(w, px, py, &to_target)) {
+        flags |= AGENT_LEADER;
+        add_unit(&dx, &dy, p->w_leader, to_target.x, to_target.y);
+    }
+    vec2 avoid;
+    if (p->w_avoid > 0 && motion_avoid(w, px, py, vx, vy, &avoid)) add_unit(&dx, &dy, p->w_avoid, avoid.x, avoid.y);
+
+    if (dx != 0.0f || dy != 0.0f) {
+        float error = atan2f(dy, dx) - heading;
+        if (error > 3.14159265f) error -= 6.28318531f;
+        if (error < -3.14159265f) error += 6.28318531f;
+        heading += p->uni_k_heading * jitter[3] * error * w->dt;
+    }
+    float nvx = speed * cosf(heading), nvy = speed * sinf(heading);
+    motion_finish(w, i, px + nvx * w->dt, py + nvy * w->dt, nvx, nvy, flags);
+}

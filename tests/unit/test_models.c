@@ -1,0 +1,316 @@
+/* The other flocking models, tested by what the agents do. */
+#include <stdlib.h>
+
+#include "sim/commands.h"
+#include "sim_fixtures.h"
+
+static void cluster_agents(world_t *w, float x0, float y0, float size, float speed, unsigned seed)
+{
+    prng_t r;
+    prng_seed(&r, seed, 9);
+    for (size_t i = 0; i < w->n; i++)
+        place(w, i, x0 + prng_range(&r, 0, size), y0 + prng_range(&r, 0, size), prng_range(&r, -speed, speed),
+              prng_range(&r, -speed, speed));
+}
+
+/* Mean and smallest distance between agents closer than range. */
+static void neighbour_distances(const world_t *w, float range, double *mean, double *smallest)
+{
+    double sum = 0;
+    size_t count = 0;
+    *smallest = INFINITY;
+    for (size_t i = 0; i < w->n; i++)
+        for (size_t j = i + 1; j < w->n; j++) {
+            double d = hypot(w->cur.x[j] - w->cur.x[i], w->cur.y[j] - w->cur.y[i]);
+            if (d >= range) continue;
+            sum += d;
+            count++;
+            *smallest = fmin(*smallest, d);
+        }
+    *mean = count ? sum / (double)count : NAN;
+}
+
+static void mean_velocity(const world_t *w, double *vx, double *vy, double *spread)
+{
+    *vx = *vy = *spread = 0;
+    for (size_t i = 0; i < w->n; i++) *vx += w->cur.vx[i], *vy += w->cur.vy[i];
+    *vx /= (double)w->n;
+    *vy /= (double)w->n;
+    for (size_t i = 0; i < w->n; i++) *spread += hypot(w->cur.vx[i] - *vx, w->cur.vy[i] - *vy);
+    *spread /= (double)w->n;
+}
+
+static void olfati_alpha_agents_should_settle_into_a_lattice_at_distance_d(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 1600, 900, 60, 3);
+    set_param(&w, "model", MODEL_OLFATI1);
+    cluster_agents(&w, 700, 350, 150, 20, 1);
+    for (int t = 0; t < 30 * 60; t++) world_step(&w);
+    double mean, smallest;
+    neighbour_distances(&w, w.params.os_r, &mean, &smallest);
+    print_message("alpha lattice: mean neighbour distance %.2f, smallest %.2f (d = 25)\n", mean, smallest);
+    assert_float_equal(mean, 25.0, 25.0 * 0.05);
+    assert_true(smallest > 0.8 * 25.0);
+    world_free(&w);
+}
+
+static void the_gamma_agent_should_drag_the_flock_to_the_reference_velocity(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 1600, 900, 60, 3);
+    set_param(&w, "model", MODEL_OLFATI2);
+    set_param(&w, "os_ref_vx", 30);
+    set_param(&w, "os_ref_vy", -10);
+    cluster_agents(&w, 700, 350, 150, 20, 2);
+    double vx, vy, spread;
+    mean_velocity(&w, &vx, &vy, &spread);
+    assert_true(hypot(vx - 30, vy + 10) > 20); /* far from it at first */
+    for (int t = 0; t < 30 * 60; t++) world_step(&w);
+    mean_velocity(&w, &vx, &vy, &spread);
+    print_message("gamma: mean velocity (%.2f, %.2f), spread %.2f; reference (30, -10)\n", vx, vy, spread);
+    assert_float_equal(vx, 30.0, 1.0);
+    assert_float_equal(vy, -10.0, 1.0);
+    assert_true(spread < 1.0); /* velocity consensus */
+    world_free(&w);
+}
+
+static void the_gamma_agent_should_bring_the_flock_to_a_client_target(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 1600, 900, 40, 3);
+    set_param(&w, "model", MODEL_OLFATI2);
+    cluster_agents(&w, 200, 200, 100, 10, 3);
+    assert_int_equal(world_set_target(&w, 5, 1200, 600), SIM_OK);
+    for (int t = 0; t < 40 * 60; t++) world_step(&w);
+    double cx = 0, cy = 0;
+    for (size_t i = 0; i < w.n; i++) cx += w.cur.x[i], cy += w.cur.y[i];
+    cx /= (double)w.n;
+    cy /= (double)w.n;
+    print_message("gamma target: centroid (%.1f, %.1f), target (1200, 600)\n", cx, cy);
+    assert_true(hypot(cx - 1200, cy - 600) < 30);
+    world_free(&w);
+}
+
+static void beta_agents_should_keep_a_flock_out_of_an_obstacle_in_its_way(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 1600, 900, 40, 3);
+    set_param(&w, "model", MODEL_OLFATI3);
+    set_param(&w, "os_ref_vx", 60);
+    cluster_agents(&w, 300, 400, 100, 10, 4);
+    uint32_t id;
+    assert_int_equal(world_add_obstacle(&w, 700, 450, 60, &id), SIM_OK);
+    double closest = INFINITY;
+    for (int t = 0; t < 20 * 60; t++) {
+        world_step(&w);
+        for (size_t i = 0; i < w.n; i++) closest = fmin(closest, hypot(w.cur.x[i] - 700, w.cur.y[i] - 450) - 60);
+    }
+    print_message("beta: closest approach to the obstacle's surface %.2f u\n", closest);
+    assert_true(closest > 0.0);
+    world_free(&w);
+}
+
+static void unicycle_agents_should_keep_their_own_constant_speed(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 1000, 1000, 200, 4);
+    set_param(&w, "model", MODEL_UNICYCLE);
+    float speed[200];
+    world_step(&w);
+    for (size_t i = 0; i < w.n; i++) speed[w.cur.id[i]] = hypotf(w.cur.vx[i], w.cur.vy[i]);
+    float lo = INFINITY, hi = 0;
+    for (int t = 0; t < 300; t++) {
+        world_step(&w);
+        for (size_t i = 0; i < w.n; i++) {
+            float s = hypotf(w.cur.vx[i], w.cur.vy[i]);
+            assert_float_equal(s, speed[w.cur.id[i]], 1e-3);
+        }
+    }
+    for (int k = 0; k < 200; k++) lo = fminf(lo, speed[k]), hi = fmaxf(hi, speed[k]);
+    assert_true(lo >= 100.0f && hi <= 140.0f);
+    assert_true(hi - lo > 20.0f); /* drawn per agent, not one for all */
+    world_free(&w);
+}
+
+static void unicycle_agents_should_flock_into_a_common_heading(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 500, 500, 150, 4);
+    set_param(&w, "model", MODEL_UNICYCLE);
+    double start = polarization(&w);
+    for (int t = 0; t < 40 * 60; t++) world_step(&w);
+    double end = polarization(&w);
+    print_message("unicycle polarization %.3f -> %.3f\n", start, end);
+    assert_true(end > 0.7);
+    world_free(&w);
+}
+
+static void a_blind_separation_zone_should_still_let_cohesion_see_behind(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 1000, 1000, 2, 1);
+    set_param(&w, "fov_sep", 300);
+    set_param(&w, "fov_ali", 300);
+    set_param(&w, "fov_coh", 360);
+    set_param(&w, "w_coh", 1);
+    /* 30 u straight behind: outside separation anyway, inside cohesion, which sees all round. */
+    place(&w, 0, 500, 500, 100, 0);
+    place(&w, 1, 470, 500, 100, 0);
+    world_step(&w);
+    size_t a = index_of(&w, 0);
+    assert_true(w.cur.vx[a] < 100.0f); /* pulled back toward the one behind */
+    world_free(&w);
+}
+
+static void alignment_by_heading_should_also_polarize_the_flock(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 400, 400, 300, 5);
+    set_param(&w, "ali_mode", ALIGN_HEADING);
+    for (int t = 0; t < 30 * 60; t++) world_step(&w);
+    print_message("polarization by heading %.3f\n", polarization(&w));
+    assert_true(polarization(&w) > 0.85);
+    world_free(&w);
+}
+
+static void no_agent_should_enter_moving_obstacles_over_a_long_run(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 800, 800, 400, 7);
+    uint32_t id;
+    assert_int_equal(world_add_moving_obstacle(&w, 200, 200, 50, 80, 30, &id), SIM_OK);
+    assert_int_equal(world_add_moving_obstacle(&w, 600, 500, 70, -60, 90, &id), SIM_OK);
+    assert_int_equal(world_add_obstacle(&w, 400, 650, 40, &id), SIM_OK);
+    world_set_target(&w, 1, 400, 400);
+    float moved = 0;
+    for (int t = 0; t < 60 * 60; t++) {
+        float x0 = w.obstacles[0].x;
+        world_step(&w);
+        moved += fabsf(w.obstacles[0].x - x0);
+        for (size_t k = 0; k < w.n_obstacles; k++) {
+            const obstacle_t *o = &w.obstacles[k];
+            assert_true(o->x >= o->r && o->x <= 800 - o->r && o->y >= o->r && o->y <= 800 - o->r);
+            for (size_t i = 0; i < w.n; i++)
+                if (hypotf(w.cur.x[i] - o->x, w.cur.y[i] - o->y) < o->r)
+                    fail_msg("tick %d: agent %u at (%.2f, %.2f) inside moving obstacle %zu at (%.2f, %.2f) r %.0f", t,
+                             w.cur.id[i], w.cur.x[i], w.cur.y[i], k, o->x, o->y, o->r);
+        }
+    }
+    assert_true(moved > 1000.0f); /* it did move, and bounced */
+    world_free(&w);
+}
+
+static void respawn_should_bring_leaving_agents_back_inside(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 300, 200, 300, 8);
+    set_param(&w, "border", BORDER_RESPAWN);
+    set_param(&w, "max_speed", 500);
+    place(&w, 0, 299, 100, 400, 0);
+    world_step(&w);
+    size_t i = index_of(&w, 0);
+    assert_true(w.cur.x[i] >= 0 && w.cur.x[i] < 300 && fabsf(w.cur.x[i] - 299) > 1e-3f);
+    for (int t = 0; t < 600; t++) {
+        world_step(&w);
+        assert_int_equal(w.n, 300);
+        for (size_t k = 0; k < w.n; k++)
+            assert_true(w.cur.x[k] >= 0 && w.cur.x[k] < 300 && w.cur.y[k] >= 0 && w.cur.y[k] < 200);
+    }
+    world_free(&w);
+}
+
+static void arrive_should_stop_a_leader_at_its_target_without_overshooting(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 1000, 1000, 1, 1);
+    set_param(&w, "arrive_radius", 120);
+    place(&w, 0, 100, 500, 150, 0);
+    assert_int_equal(world_set_target(&w, 1, 600, 500), SIM_OK);
+    float beyond = 0;
+    for (int t = 0; t < 10 * 60; t++) {
+        world_step(&w);
+        beyond = fmaxf(beyond, w.cur.x[0] - 600);
+    }
+    float d = hypotf(w.cur.x[0] - 600, w.cur.y[0] - 500), v = hypotf(w.cur.vx[0], w.cur.vy[0]);
+    print_message("arrive: overshoot %.2f u, final distance %.2f u, final speed %.2f u/s\n", beyond, d, v);
+    assert_true(beyond < 5.0f); /* stated bound: 5 u past the target */
+    assert_true(d < 2.0f && v < 5.0f);
+    world_free(&w);
+}
+
+static void set_model_should_switch_the_model_and_move_obstacle_should_move_it(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 1000, 1000, 10, 1);
+    sim_result_t res;
+    sim_cmd_t cmd = {.kind = CMD_SET_MODEL, .model = MODEL_UNICYCLE};
+    sim_apply(&w, &cmd, &res);
+    assert_int_equal(res.status, SIM_OK);
+    assert_int_equal(w.params.model, MODEL_UNICYCLE);
+    uint32_t id;
+    assert_int_equal(world_add_obstacle(&w, 100, 100, 10, &id), SIM_OK);
+    cmd = (sim_cmd_t){.kind = CMD_MOVE_OBSTACLE, .obstacle_id = id, .x = 300, .y = 400};
+    sim_apply(&w, &cmd, &res);
+    assert_int_equal(res.status, SIM_OK);
+    assert_float_equal(w.obstacles[0].x, 300, 0);
+    assert_float_equal(w.obstacles[0].y, 400, 0);
+    cmd.obstacle_id = id + 1;
+    sim_apply(&w, &cmd, &res);
+    assert_int_equal(res.status, SIM_E_NOT_FOUND);
+    world_free(&w);
+}
+
+static void every_model_should_step_identically_on_one_and_two_threads(void **state)
+{
+    (void)state;
+    for (int model = MODEL_REYNOLDS; model <= MODEL_UNICYCLE; model++) {
+        world_t w[2];
+        for (int k = 0; k < 2; k++) {
+            world_config_t cfg = {.width = 3600, .height = 3600, .dt = 1.0f / 60, .seed = 5, .agents = 20000,
+                                  .max_agents = 20000, .max_targets = 2, .threads = k + 1};
+            assert_int_equal(world_init(&w[k], &cfg), 0);
+            set_param(&w[k], "model", model);
+            uint32_t id;
+            world_add_moving_obstacle(&w[k], 1000, 1000, 80, 40, 20, &id);
+            world_set_target(&w[k], 1, 2000, 2500);
+            for (int t = 0; t < 20; t++) world_step(&w[k]);
+        }
+        assert_memory_equal(w[0].cur.x, w[1].cur.x, w[0].n * sizeof(float));
+        assert_memory_equal(w[0].cur.vy, w[1].cur.vy, w[0].n * sizeof(float));
+        world_free(&w[0]);
+        world_free(&w[1]);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(olfati_alpha_agents_should_settle_into_a_lattice_at_distance_d),
+        cmocka_unit_test(the_gamma_agent_should_drag_the_flock_to_the_reference_velocity),
+        cmocka_unit_test(the_gamma_agent_should_bring_the_flock_to_a_client_target),
+        cmocka_unit_test(beta_agents_should_keep_a_flock_out_of_an_obstacle_in_its_way),
+        cmocka_unit_test(unicycle_agents_should_keep_their_own_constant_speed),
+        cmocka_unit_test(unicycle_agents_should_flock_into_a_common_heading),
+        cmocka_unit_test(a_blind_separation_zone_should_still_let_cohesion_see_behind),
+        cmocka_unit_test(alignment_by_heading_should_also_polarize_the_flock),
+        cmocka_unit_test(no_agent_should_enter_moving_obstacles_over_a_long_run),
+        cmocka_unit_test(respawn_should_bring_leaving_agents_back_inside),
+        cmocka_unit_test(arrive_should_stop_a_leader_at_its_target_without_overshooting),
+        cmocka_unit_test(set_model_should_switch_the_model_and_move_obstacle_should_move_it),
+        cmocka_unit_test(every_model_should_step_identically_on_one_and_two_threads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
