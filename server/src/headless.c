@@ -110,12 +110,12 @@ static int step(run_t *r)
 
 static int finish(run_t *r, double started)
 {
+    double wall = now_s() - started; /* the steps (and their CSV rows) */
     int rc = csv_close(r);
     if (rc) return rc;
     if (r->cfg->final_path && state_json_write_file(r->cfg->final_path, &r->world)) return EXIT_IO;
     metrics_t m;
     if (compute(r, &m)) return EXIT_IO;
-    double wall = now_s() - started;
     char extra[96] = "";
     if (r->commands)
         snprintf(extra, sizeof extra, ", %llu commands replayed (%llu refused)", (unsigned long long)r->commands,

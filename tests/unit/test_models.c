@@ -273,6 +273,55 @@ static void set_model_should_switch_the_model_and_move_obstacle_should_move_it(v
     world_free(&w);
 }
 
+static void delayed_feedback_of_zero_ticks_should_equal_the_undelayed_step_bit_for_bit(void **state)
+{
+    (void)state;
+    world_t plain, delayed;
+    make_world(&plain, 800, 800, 500, 12);
+    make_world(&delayed, 800, 800, 500, 12);
+    set_param(&delayed, "delay_ticks", 7); /* on, then off again: no trace may remain */
+    set_param(&delayed, "delay_ticks", 0);
+    for (int t = 0; t < 300; t++) world_step(&plain), world_step(&delayed);
+    assert_memory_equal(plain.cur.x, delayed.cur.x, plain.n * sizeof(float));
+    assert_memory_equal(plain.cur.vy, delayed.cur.vy, plain.n * sizeof(float));
+    world_free(&plain);
+    world_free(&delayed);
+}
+
+/* First tick at which agent 0, at rest, reacts to agent 1 flying at it. */
+static int first_reaction(int delay, int mode)
+{
+    world_t w;
+    make_world(&w, 1000, 1000, 2, 1);
+    set_param(&w, "delay_ticks", delay);
+    set_param(&w, "delay_mode", mode);
+    place(&w, 0, 500, 500, 0, 0);
+    place(&w, 1, 620, 530, -150, 0); /* passes 30 u to the side */
+    int reacted = -1;
+    for (int t = 1; t <= 120 && reacted < 0; t++) {
+        world_step(&w);
+        size_t i = index_of(&w, 0);
+        if (w.cur.vx[i] != 0.0f || w.cur.vy[i] != 0.0f) reacted = t;
+    }
+    world_free(&w);
+    return reacted;
+}
+
+static void delayed_feedback_should_make_agents_react_to_where_neighbours_were(void **state)
+{
+    (void)state;
+    int now = first_reaction(0, DELAY_BOTH);
+    int late = first_reaction(10, DELAY_BOTH);
+    int late_positions = first_reaction(10, DELAY_POSITIONS);
+    int velocities_only = first_reaction(10, DELAY_VELOCITIES);
+    print_message("first reaction: tick %d undelayed, %d with 10 ticks of delay (%d positions only, %d velocities only)\n",
+                  now, late, late_positions, velocities_only);
+    assert_true(now > 0);
+    assert_int_equal(late, now + 10);
+    assert_int_equal(late_positions, now + 10);
+    assert_int_equal(velocities_only, now); /* it is seen where it is; only its velocity is old */
+}
+
 static void every_model_should_step_identically_on_one_and_two_threads(void **state)
 {
     (void)state;
@@ -286,6 +335,7 @@ static void every_model_should_step_identically_on_one_and_two_threads(void **st
             uint32_t id;
             world_add_moving_obstacle(&w[k], 1000, 1000, 80, 40, 20, &id);
             world_set_target(&w[k], 1, 2000, 2500);
+            if (model == MODEL_REYNOLDS) set_param(&w[k], "delay_ticks", 3);
             for (int t = 0; t < 20; t++) world_step(&w[k]);
         }
         assert_memory_equal(w[0].cur.x, w[1].cur.x, w[0].n * sizeof(float));
@@ -310,6 +360,8 @@ int main(void)
         cmocka_unit_test(respawn_should_bring_leaving_agents_back_inside),
         cmocka_unit_test(arrive_should_stop_a_leader_at_its_target_without_overshooting),
         cmocka_unit_test(set_model_should_switch_the_model_and_move_obstacle_should_move_it),
+        cmocka_unit_test(delayed_feedback_of_zero_ticks_should_equal_the_undelayed_step_bit_for_bit),
+        cmocka_unit_test(delayed_feedback_should_make_agents_react_to_where_neighbours_were),
         cmocka_unit_test(every_model_should_step_identically_on_one_and_two_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,30 +9,47 @@
 #include "sim/neighbours.h"
 #include "sim/world.h"
 
-/* Copies the runs into the scratch span; returns the count, or -1 when they
- * do not fit. *self_base is where the cell's own agents (from index first
- * on) start in the span. AVX/AVY are the velocities the model reads of its
- * neighbours (unit headings for alignment by heading). */
-static int64_t gather(const agents_t *a, const float *AVX, const float *AVY, const grid_run_t *runs, int n_runs,
-                      uint32_t first, sense_scratch_t *s, int32_t *self_base)
+/* Where a step reads its neighbours from: the current state, or, with
+ * delayed feedback, the state of delay_ticks ago (by agent id). */
+typedef struct sources {
+    const float *x, *y, *vx, *vy;  /* indexed like the cell-sorted arrays; NULL when by id */
+    const float *hx, *hy, *hvx, *hvy; /* history frame, indexed by id */
+    const uint32_t *id;
+} sources_t;
+
+/* Copies candidates [skip, skip + cap) of the runs (taken end to end) into
+ * the scratch span, shifted across wrapped edges, then SENSE_FAR padding.
+ * Returns how many were copied. */
+static uint32_t gather(const sources_t *src, const grid_run_t *runs, int n_runs, uint32_t skip, sense_scratch_t *s)
 {
     uint32_t count = 0;
-    for (int r = 0; r < n_runs; r++) {
-        uint32_t len = runs[r].end - runs[r].begin, b = runs[r].begin;
-        if (len > s->cap - count) return -1;
-        if (first >= b && first < runs[r].end) *self_base = (int32_t)(count + (first - b));
+    for (int r = 0; r < n_runs && count < s->cap; r++) {
+        uint32_t b = runs[r].begin, len = runs[r].end - b;
+        if (skip >= len) {
+            skip -= len;
+            continue;
+        }
+        b += skip;
+        len -= skip;
+        skip = 0;
+        if (len > s->cap - count) len = s->cap - count;
         const float shx = runs[r].shift_x, shy = runs[r].shift_y;
-        if (shx == 0.0f && shy == 0.0f) {
-            memcpy(s->x + count, a->x + b, len * sizeof(float));
-            memcpy(s->y + count, a->y + b, len * sizeof(float));
+        float *x = s->x + count, *y = s->y + count, *vx = s->vx + count, *vy = s->vy + count;
+        if (src->x) {
+            for (uint32_t k = 0; k < len; k++) x[k] = src->x[b + k] + shx, y[k] = src->y[b + k] + shy;
         } else {
             for (uint32_t k = 0; k < len; k++) {
-                s->x[count + k] = a->x[b + k] + shx;
-                s->y[count + k] = a->y[b + k] + shy;
+                uint32_t id = src->id[b + k];
+                x[k] = src->hx[id] + shx;
+                y[k] = src->hy[id] + shy;
             }
         }
-        memcpy(s->vx + count, AVX + b, len * sizeof(float));
-        memcpy(s->vy + count, AVY + b, len * sizeof(float));
+        if (src->vx) {
+            memcpy(vx, src->vx + b, len * sizeof(float));
+            memcpy(vy, src->vy + b, len * sizeof(float));
+        } else {
+            for (uint32_t k = 0; k < len; k++) vx[k] = src->hvx[src->id[b + k]], vy[k] = src->hvy[src->id[b + k]];
+        }
         count += len;
     }
     for (uint32_t k = count; k < count + SENSE_LANES; k++) s->x[k] = s->y[k] = SENSE_FAR;
@@ -85,9 +102,20 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
     const bool olfati = model == MODEL_OLFATI1 || model == MODEL_OLFATI2 || model == MODEL_OLFATI3;
     const olfati_consts_t oc = olfati_consts(p);
     sense_params_t sp = sense_params_of(w);
-    /* What alignment averages: velocities, or unit headings. */
+
+    /* What neighbours are sensed from. Alignment may average unit headings
+     * instead of velocities; delayed feedback reads the history by id. */
     const bool by_heading = !olfati && p->ali_mode == ALIGN_HEADING;
-    const float *AVX = by_heading ? w->head_x : a->vx, *AVY = by_heading ? w->head_y : a->vy;
+    sources_t src = {a->x, a->y, by_heading ? w->head_x : a->vx, by_heading ? w->head_y : a->vy,
+                     NULL, NULL, NULL, NULL, a->id};
+    const bool delayed = p->delay_ticks > 0 && w->history;
+    if (delayed) {
+        const float *frame = world_history_frame(w, (uint64_t)p->delay_ticks);
+        size_t stride = w->cap + SENSE_LANES;
+        if (p->delay_mode != DELAY_VELOCITIES) src.x = src.y = NULL, src.hx = frame, src.hy = frame + stride;
+        if (p->delay_mode != DELAY_POSITIONS && !by_heading)
+            src.vx = src.vy = NULL, src.hvx = frame + 2 * stride, src.hvy = frame + 3 * stride;
+    }
 
     uint64_t neighbours = 0;
     for (uint32_t c = cell_begin; c < cell_end; c++) {
@@ -96,37 +124,38 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
         /* Every agent of a cell has the same candidates: find them once. */
         grid_run_t runs[GRID_MAX_RUNS];
         int n_runs = grid_runs(g, (int)(c % (uint32_t)g->nx), (int)(c / (uint32_t)g->nx), wrap, runs, &sp.pair_wrap);
-        int32_t self_base = 0;
-        int64_t span = sp.pair_wrap ? -1 : gather(a, AVX, AVY, runs, n_runs, first, scratch, &self_base);
+        /* A delayed neighbour may have crossed a wrapped edge since: take
+         * the shortest displacement pair by pair. */
+        sp.pair_wrap |= delayed && wrap;
+        uint32_t total = 0, self_base = 0;
+        for (int r = 0; r < n_runs; r++) {
+            if (first >= runs[r].begin && first < runs[r].end) self_base = total + (first - runs[r].begin);
+            total += runs[r].end - runs[r].begin;
+        }
+        /* Usually the whole block fits the scratch span and is copied once
+         * for the cell; a denser block is taken in chunks, agent by agent. */
+        const bool once = total <= scratch->cap;
+        if (once) gather(&src, runs, n_runs, 0, scratch);
         for (uint32_t i = first; i < last; i++) {
-            const float px = a->x[i], py = a->y[i];
+            const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
+            const uint32_t self = self_base + (i - first);
             if (olfati) {
                 olfati_sums_t s = {0};
-                if (span >= 0) {
-                    olfati_sense(&oc, scratch->x, scratch->y, scratch->vx, scratch->vy, (int32_t)span,
-                                 self_base + (int32_t)(i - first), px, py, a->vx[i], a->vy[i], false, w->width,
-                                 w->height, &s);
-                } else {
-                    for (int r = 0; r < n_runs; r++) {
-                        const uint32_t b = runs[r].begin;
-                        olfati_sense(&oc, a->x + b, a->y + b, a->vx + b, a->vy + b, (int32_t)(runs[r].end - b),
-                                     (int32_t)i - (int32_t)b, px - runs[r].shift_x, py - runs[r].shift_y, a->vx[i],
-                                     a->vy[i], sp.pair_wrap, w->width, w->height, &s);
-                    }
+                for (uint32_t off = 0; off < total; off += scratch->cap) {
+                    uint32_t n = once ? total : gather(&src, runs, n_runs, off, scratch);
+                    olfati_sense(&oc, scratch->x, scratch->y, scratch->vx, scratch->vy, (int32_t)n,
+                                 (int32_t)self - (int32_t)off, px, py, vx, vy, sp.pair_wrap, w->width, w->height, &s);
                 }
                 neighbours += (uint64_t)s.neighbours;
                 olfati_agent(w, &oc, i, &s);
                 continue;
             }
-            const sense_self_t me = sense_self(&sp, a->vx[i], a->vy[i]);
+            const sense_self_t me = sense_self(&sp, vx, vy);
             sense_acc_t acc = {0};
-            if (span >= 0) {
-                sense_span(&acc, scratch->x, scratch->y, scratch->vx, scratch->vy, 0, (int32_t)span, true,
-                           self_base + (int32_t)(i - first), px, py, &me, &sp);
-            } else {
-                for (int r = 0; r < n_runs; r++)
-                    sense_span(&acc, a->x, a->y, AVX, AVY, (int32_t)runs[r].begin, (int32_t)runs[r].end, false,
-                               (int32_t)i, px - runs[r].shift_x, py - runs[r].shift_y, &me, &sp);
+            for (uint32_t off = 0; off < total; off += scratch->cap) {
+                uint32_t n = once ? total : gather(&src, runs, n_runs, off, scratch);
+                sense_span(&acc, scratch->x, scratch->y, scratch->vx, scratch->vy, 0, (int32_t)n,
+                           (int32_t)self - (int32_t)off, px, py, &me, &sp);
             }
             sense_sums_t s = sense_finish(&acc);
             neighbours += (uint64_t)s.n_any;

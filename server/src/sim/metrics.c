@@ -1,17 +1,25 @@
 /* metrics: order parameters of the flock (see metrics.h).
  *
- * Polarization and milling are one pass over the agents. The pair metrics —
- * nearest neighbour, clusters, collisions — share one pass over a uniform
- * grid whose cells are at least as large as the cluster radius and the
- * collision distance: every pair closer than either lies in a 3x3 block.
- * Each agent scans its whole block for its nearest neighbour; pairs (i, j)
- * with j after i in cell order are also counted for collisions and linked in
- * a union-find, so that every unordered pair is seen once. An agent whose
- * nearest neighbour is not certainly inside its block widens the search ring
- * by ring until it is, so the mean nearest-neighbour distance is exact.
+ * Polarization and milling are one pass over the agents. The pair metrics
+ * use one uniform grid whose cells are about half the link radius R (the
+ * larger of the cluster radius and the collision distance), and the agents'
+ * positions copied in the grid's cell order, so that a block of cells is a
+ * few contiguous runs scanned METRICS_LANES candidates at a time:
  *
- * All pair distances are computed the same way, in float: the shortest
- * displacement on a torus when wrapping, then dx² + dy². */
+ * - links: every pair closer than R lies within ±2 cells, a 5x5 block (less
+ *   area than the 3x3 block of R-sized cells). Each agent looks only at the
+ *   candidates after it in cell order, so every unordered pair is seen once:
+ *   closer than the collision distance, it is a collision; closer than the
+ *   cluster radius, its two agents are joined in a union-find (path halving,
+ *   union by size).
+ * - nearest neighbour: each agent scans its 3x3 block; when the nearest one
+ *   found is farther than the block certainly reaches, it widens the search
+ *   ring by ring until nothing farther out can be closer, so the mean
+ *   nearest-neighbour distance is exact.
+ *
+ * Every pair distance is computed the same way, in float: the shortest
+ * displacement on a torus when wrapping (as the simulation does), then
+ * dx² + dy²; so results equal a brute-force scan's bit for bit. */
 #include "sim/metrics.h"
 
 #include <math.h>
@@ -23,14 +31,20 @@
  * ROOT_BIT | the size of its set, any other entry its parent's index. */
 #define ROOT_BIT 0x80000000u
 
-/* Cells are sized a hair above the radii, so that float rounding when agents
- * are binned can never put a pair closer than a radius two cells apart. */
+/* Blocks are sized a hair above the radii, so that float rounding when
+ * agents are binned cannot put a pair closer than a radius outside them. */
 #define CELL_MARGIN 1.0001f
-/* A nearest neighbour counts as certainly found within a reach only a hair
- * under the geometric one, for the same reason. */
+/* A nearest neighbour counts as certainly found within a reach a hair under
+ * the geometric one, for the same reason. */
 #define REACH_MARGIN 0.9999f
 
 #define LANES METRICS_LANES
+
+/* Cells of R/2 need ±2 cells on an axis (±3 when the cell size rounds down
+ * a hair; an axis of one cell is a single row): at most 7 rows, each split
+ * in two where it wraps. A block that would need more is taken as the whole
+ * grid, which is never wrong, only slower. */
+#define MAX_BLOCK_RUNS 14
 
 /* METRICS_LANES floats or 32-bit masks (GCC/Clang vector extensions), as in
  * neighbours.h: plain arithmetic on them compiles to SIMD instructions. They
@@ -40,9 +54,10 @@ typedef float vf_t __attribute__((vector_size(LANES * sizeof(float))));
 typedef int32_t vi_t __attribute__((vector_size(LANES * sizeof(int32_t))));
 #define VINLINE static inline __attribute__((always_inline))
 
-/* The pair pass is built for several x86-64 levels and picked at run time,
- * like the simulation's kernel; each version does the same IEEE operations,
- * so results do not depend on the machine. Sanitizer builds keep one. */
+/* The passes are built for several x86-64 levels and picked at run time,
+ * like the simulation's kernel; every version does the same IEEE
+ * operations, so results do not depend on the machine. Sanitizer builds
+ * keep one version (the resolver runs before the sanitizer is up). */
 #if defined(__x86_64__) && defined(__has_attribute)
 #if __has_attribute(target_clones) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define PASS_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
@@ -59,20 +74,26 @@ VINLINE vf_t vload(const float *p)
     return v;
 }
 
-/* mask ? v : 0, bit by bit (a mask lane is all ones or all zeros). */
-VINLINE vf_t vkeep(vi_t mask, vf_t v) { return (vf_t)((vi_t)v & mask); }
-
-VINLINE vf_t vmin(vf_t a, vf_t b)
-{
-    vi_t lt = a < b;
-    return (vf_t)(((vi_t)a & lt) | ((vi_t)b & ~lt));
-}
-
 VINLINE vi_t vload_i(const uint32_t *p)
 {
     vi_t v;
     memcpy(&v, p, sizeof v);
     return v;
+}
+
+/* mask ? v : 0, bit by bit (a mask lane is all ones or all zeros). */
+VINLINE vf_t vkeep(vi_t mask, vf_t v) { return (vf_t)((vi_t)v & mask); }
+
+/* mask ? a : b */
+VINLINE vf_t vselect(vi_t mask, vf_t a, vf_t b) { return (vf_t)(((vi_t)a & mask) | ((vi_t)b & ~mask)); }
+
+VINLINE vf_t vmin(vf_t a, vf_t b) { return vselect(a < b, a, b); }
+
+VINLINE float hmin(vf_t v)
+{
+    float m = v[0];
+    for (int l = 1; l < LANES; l++) m = v[l] < m ? v[l] : m;
+    return m;
 }
 
 /* Bit l set for each set lane l of a mask. */
@@ -83,16 +104,9 @@ VINLINE uint32_t lane_bits(vi_t m)
     return bits;
 }
 
-VINLINE bool vany(vi_t m)
-{
-    int32_t r = 0;
-    for (int l = 0; l < LANES; l++) r |= m[l];
-    return r != 0;
-}
-
 /* Shortest displacement on a torus of the given extent (as the simulation
- * computes it); positions lie in [0, extent]. The vector form below does
- * the very same operations lane by lane. */
+ * computes it); positions lie in [0, extent]. The vector form does the very
+ * same operations lane by lane (adding or subtracting 0 changes nothing). */
 static inline float wrap_delta(float d, float extent)
 {
     if (d > 0.5f * extent) return d - extent;
@@ -107,6 +121,17 @@ VINLINE vf_t vwrap_delta(vf_t d, float extent)
     return d - vkeep(d > half, e) + vkeep(d < -half, e);
 }
 
+/* Squared distances from (xi, yi) to LANES positions from p. */
+VINLINE vf_t vdist2(const float *px, const float *py, float xi, float yi, bool wrap, float width, float height)
+{
+    vf_t dx = vload(px) - xi, dy = vload(py) - yi;
+    if (wrap) {
+        dx = vwrap_delta(dx, width);
+        dy = vwrap_delta(dy, height);
+    }
+    return dx * dx + dy * dy;
+}
+
 static inline float dist2(float xi, float yi, float xj, float yj, bool wrap, float width, float height)
 {
     float dx = xj - xi, dy = yj - yi;
@@ -115,28 +140,6 @@ static inline float dist2(float xi, float yi, float xj, float yj, bool wrap, flo
         dy = wrap_delta(dy, height);
     }
     return dx * dx + dy * dy;
-}
-
-void metrics_init(metrics_state_t *s)
-{
-    grid_init(&s->grid);
-    s->parent = NULL;
-    s->x = s->y = NULL;
-    s->cap = 0;
-}
-
-void metrics_free(metrics_state_t *s)
-{
-    grid_free(&s->grid);
-    free(s->parent);
-    free(s->x);
-    free(s->y);
-    metrics_init(s);
-}
-
-metrics_config_t metrics_default_config(const world_t *w)
-{
-    return (metrics_config_t){.cluster_radius = w->params.coh_radius, .collision_distance = 2.0f};
 }
 
 /* Root of i's set, halving the path on the way (a one-pass form of path
@@ -168,16 +171,142 @@ static inline uint32_t uf_link(uint32_t *p, uint32_t a, uint32_t b)
     return a;
 }
 
+void metrics_init(metrics_state_t *s)
+{
+    grid_init(&s->grid);
+    s->parent = NULL;
+    s->x = s->y = NULL;
+    s->cap = 0;
+}
+
+void metrics_free(metrics_state_t *s)
+{
+    grid_free(&s->grid);
+    free(s->parent);
+    free(s->x);
+    free(s->y);
+    metrics_init(s);
+}
+
+metrics_config_t metrics_default_config(const world_t *w)
+{
+    return (metrics_config_t){.cluster_radius = w->params.coh_radius, .collision_distance = 2.0f};
+}
+
+typedef struct run {
+    uint32_t begin, end;
+} run_t;
+
+/* The cells within ±mx columns and ±my rows of (cx, cy) as runs of
+ * consecutive agents in cell order: one per row, split in two where the row
+ * wraps, the whole row when the block is as wide as a wrapped grid; runs
+ * that touch are merged and empty ones dropped. Each cell appears once. */
+VINLINE int block_runs(const grid_t *g, int cx, int cy, int mx, int my, bool wrap, run_t runs[MAX_BLOCK_RUNS])
+{
+    const uint32_t *start = g->cell_start;
+    const int nx = g->nx, ny = g->ny;
+    int x0 = cx - mx, x1 = cx + mx, y0 = cy - my, y1 = cy + my;
+    bool whole_rows = false;
+    if (wrap) {
+        whole_rows = 2 * mx + 1 >= nx;
+        if (2 * my + 1 >= ny) y0 = 0, y1 = ny - 1;
+    } else {
+        if (x0 < 0) x0 = 0;
+        if (x1 > nx - 1) x1 = nx - 1;
+        if (y0 < 0) y0 = 0;
+        if (y1 > ny - 1) y1 = ny - 1;
+    }
+    int count = 0;
+    uint32_t pieces[2][2];
+    for (int yy = y0; yy <= y1; yy++) {
+        const int wrapped = yy < 0 ? yy + ny : (yy >= ny ? yy - ny : yy);
+        const uint32_t *row = start + (size_t)wrapped * (size_t)nx;
+        int n_pieces = 1;
+        if (whole_rows) {
+            pieces[0][0] = row[0], pieces[0][1] = row[nx];
+        } else if (x0 < 0) {
+            pieces[0][0] = row[nx + x0], pieces[0][1] = row[nx];
+            pieces[1][0] = row[0], pieces[1][1] = row[x1 + 1];
+            n_pieces = 2;
+        } else if (x1 >= nx) {
+            pieces[0][0] = row[x0], pieces[0][1] = row[nx];
+            pieces[1][0] = row[0], pieces[1][1] = row[x1 - nx + 1];
+            n_pieces = 2;
+        } else {
+            pieces[0][0] = row[x0], pieces[0][1] = row[x1 + 1];
+        }
+        for (int p = 0; p < n_pieces; p++) {
+            if (pieces[p][0] == pieces[p][1]) continue;
+            if (count && runs[count - 1].end == pieces[p][0]) {
+                runs[count - 1].end = pieces[p][1];
+            } else if (count < MAX_BLOCK_RUNS) {
+                runs[count++] = (run_t){pieces[p][0], pieces[p][1]};
+            } else {
+                runs[0] = (run_t){start[0], start[(size_t)nx * (size_t)ny]};
+                return 1;
+            }
+        }
+    }
+    return count;
+}
+
 typedef struct pass {
     const grid_t *g;
     const float *x, *y; /* positions in cell order, padded */
     uint32_t *parent;
     float width, height;
     float cluster2, collision2;
-    float reach; /* the distance every 3x3 block certainly covers around its agents */
+    int mx, my;  /* the link block's half-size in cells */
+    float reach; /* the distance a 3x3 block certainly covers around its agents */
     uint64_t collisions;
     double nn_sum;
 } pass_t;
+
+/* Links: for agent k, the candidates after it in its link block. */
+VINLINE void link_pass(pass_t *ps, const bool wrap)
+{
+    const grid_t *g = ps->g;
+    const float *x = ps->x, *y = ps->y;
+    uint32_t *parent = ps->parent;
+    const float width = ps->width, height = ps->height, cluster2 = ps->cluster2, collision2 = ps->collision2;
+    const uint32_t cells = (uint32_t)g->nx * (uint32_t)g->ny;
+    vi_t lane;
+    for (int l = 0; l < LANES; l++) lane[l] = l;
+    uint64_t collisions = 0;
+
+    for (uint32_t c = 0; c < cells; c++) {
+        const uint32_t first = g->cell_start[c], last = g->cell_start[c + 1];
+        if (first == last) continue;
+        run_t runs[MAX_BLOCK_RUNS];
+        const int n_runs =
+            block_runs(g, (int)(c % (uint32_t)g->nx), (int)(c / (uint32_t)g->nx), ps->mx, ps->my, wrap, runs);
+        for (uint32_t k = first; k < last; k++) {
+            const float xi = x[k], yi = y[k];
+            uint32_t root = uf_find(parent, k);
+            vi_t close = {0};
+            for (int r = 0; r < n_runs; r++) {
+                const uint32_t end = runs[r].end;
+                const vi_t limit = (vi_t){0} + (int32_t)end;
+                for (uint32_t j0 = runs[r].begin > k ? runs[r].begin : k + 1; j0 < end; j0 += LANES) {
+                    const vf_t d2 = vdist2(x + j0, y + j0, xi, yi, wrap, width, height);
+                    const vi_t valid = lane + (int32_t)j0 < limit;
+                    close -= valid & (d2 < collision2);
+                    vi_t link = valid & (d2 < cluster2);
+                    /* Agents already in k's set as direct children of its
+                     * root (or the root itself) need no find. */
+                    const vi_t root_v = (vi_t){0} + (int32_t)root;
+                    link &= (vload_i(parent + j0) != root_v) & (lane + (int32_t)j0 != root_v);
+                    for (uint32_t bits = lane_bits(link); bits; bits &= bits - 1) {
+                        uint32_t rj = uf_find(parent, j0 + (uint32_t)__builtin_ctz(bits));
+                        if (rj != root) root = uf_link(parent, root, rj);
+                    }
+                }
+            }
+            for (int l = 0; l < LANES; l++) collisions += (uint32_t)close[l];
+        }
+    }
+    ps->collisions = collisions;
+}
 
 /* Smallest squared distance from agent k (in cell order) to the agents of
  * cell (cx, cy), taken modulo the grid when wrapping; best2 if none is closer. */
@@ -192,7 +321,7 @@ static float scan_cell(const pass_t *ps, bool wrap, uint32_t k, int cx, int cy, 
         if (!wrap) return best2;
         cy = ((cy % g->ny) + g->ny) % g->ny;
     }
-    uint32_t c = (uint32_t)cy * (uint32_t)g->nx + (uint32_t)cx;
+    const uint32_t c = (uint32_t)cy * (uint32_t)g->nx + (uint32_t)cx;
     const float xi = ps->x[k], yi = ps->y[k];
     for (uint32_t j = g->cell_start[c]; j < g->cell_start[c + 1]; j++) {
         if (j == k) continue;
@@ -209,8 +338,8 @@ static float scan_cell(const pass_t *ps, bool wrap, uint32_t k, int cx, int cy, 
 static float widen(const pass_t *ps, bool wrap, uint32_t k, int cx, int cy, float best2)
 {
     const grid_t *g = ps->g;
-    int span = g->nx > g->ny ? g->nx : g->ny;
-    int last = wrap ? span / 2 + 1 : span;
+    const int span = g->nx > g->ny ? g->nx : g->ny;
+    const int last = wrap ? span / 2 + 1 : span;
     for (int ring = 2; ring <= last; ring++) {
         float covered = (float)(ring - 1) * ps->reach;
         if (best2 <= covered * covered) break;
@@ -222,105 +351,82 @@ static float widen(const pass_t *ps, bool wrap, uint32_t k, int cx, int cy, floa
     return best2;
 }
 
-/* The pair pass over every cell: for each agent k, all candidates of its
- * block LANES at a time. Every lane other than k takes part in the nearest
- * neighbour; lanes after k (each unordered pair once) also count collisions
- * and link clusters. */
-VINLINE void pair_pass_body(pass_t *ps, const bool wrap)
+/* Nearest neighbours: for agent k, every other agent of its 3x3 block, then
+ * wider rings if need be. */
+VINLINE void nearest_pass(pass_t *ps, const bool wrap)
 {
     const grid_t *g = ps->g;
     const float *x = ps->x, *y = ps->y;
-    uint32_t *parent = ps->parent;
-    const float reach2 = ps->reach * ps->reach;
-    const float width = ps->width, height = ps->height;
-    const float cluster2 = ps->cluster2, collision2 = ps->collision2;
+    const float width = ps->width, height = ps->height, reach2 = ps->reach * ps->reach;
     const uint32_t cells = (uint32_t)g->nx * (uint32_t)g->ny;
     const vf_t far = (vf_t){0} + INFINITY;
     vi_t lane;
     for (int l = 0; l < LANES; l++) lane[l] = l;
-    uint64_t collisions = 0;
     double nn_sum = 0.0;
 
     for (uint32_t c = 0; c < cells; c++) {
         const uint32_t first = g->cell_start[c], last = g->cell_start[c + 1];
         if (first == last) continue;
         const int cx = (int)(c % (uint32_t)g->nx), cy = (int)(c / (uint32_t)g->nx);
-        grid_run_t runs[GRID_MAX_RUNS];
-        bool pair_wrap;
-        /* Only the runs' ranges are used: displacements are taken modulo the
-         * world for every pair, so the shifts do not matter. */
-        const int n_runs = grid_runs(g, cx, cy, wrap, runs, &pair_wrap);
+        run_t runs[MAX_BLOCK_RUNS];
+        const int n_runs = block_runs(g, cx, cy, 1, 1, wrap, runs);
         for (uint32_t k = first; k < last; k++) {
             const float xi = x[k], yi = y[k];
             const vi_t self = (vi_t){0} + (int32_t)k;
             vf_t best = far;
-            vi_t close = {0};
-            uint32_t root = uf_find(parent, k);
             for (int r = 0; r < n_runs; r++) {
-                const uint32_t end = runs[r].end;
-                const vi_t inside = (vi_t){0} + (int32_t)end;
-                for (uint32_t j0 = runs[r].begin; j0 < end; j0 += LANES) {
-                    vf_t dx = vload(x + j0) - xi, dy = vload(y + j0) - yi;
-                    if (wrap) {
-                        dx = vwrap_delta(dx, width);
-                        dy = vwrap_delta(dy, height);
-                    }
-                    const vf_t d2 = dx * dx + dy * dy;
+                const vi_t limit = (vi_t){0} + (int32_t)runs[r].end;
+                for (uint32_t j0 = runs[r].begin; j0 < runs[r].end; j0 += LANES) {
+                    const vf_t d2 = vdist2(x + j0, y + j0, xi, yi, wrap, width, height);
                     const vi_t index = lane + (int32_t)j0;
-                    const vi_t valid = index < inside;
-                    best = vmin(best, (vf_t)(((vi_t)d2 & (valid & (index != self))) |
-                                             ((vi_t)far & ~(valid & (index != self)))));
-                    if (j0 + LANES <= k + 1) continue; /* no lane after k */
-                    const vi_t after = valid & (index > self);
-                    close -= after & (d2 < collision2);
-                    vi_t link = after & (d2 < cluster2);
-                    if (!vany(link)) continue;
-                    /* Most linked agents are already in k's set as direct
-                     * children of its root (or the root itself): skip
-                     * those without a find. */
-                    const vi_t root_v = (vi_t){0} + (int32_t)root;
-                    link &= (vload_i(parent + j0) != root_v) & (index != root_v);
-                    for (uint32_t bits = lane_bits(link); bits; bits &= bits - 1) {
-                        uint32_t rj = uf_find(parent, j0 + (uint32_t)__builtin_ctz(bits));
-                        if (rj != root) root = uf_link(parent, root, rj);
-                    }
+                    best = vmin(best, vselect((index < limit) & (index != self), d2, far));
                 }
             }
-            float best2 = best[0];
-            for (int l = 1; l < LANES; l++) best2 = best[l] < best2 ? best[l] : best2;
-            for (int l = 0; l < LANES; l++) collisions += (uint32_t)close[l];
+            float best2 = hmin(best);
             if (!(best2 <= reach2)) best2 = widen(ps, wrap, k, cx, cy, best2);
             nn_sum += sqrt((double)best2);
         }
     }
-    ps->collisions = collisions;
     ps->nn_sum = nn_sum;
 }
 
 PASS_CLONES
-static void pair_pass(pass_t *ps, bool wrap)
+static void pair_passes(pass_t *ps, bool wrap, bool links)
 {
-    if (wrap)
-        pair_pass_body(ps, true);
-    else
-        pair_pass_body(ps, false);
+    if (wrap) {
+        if (links) link_pass(ps, true);
+        nearest_pass(ps, true);
+    } else {
+        if (links) link_pass(ps, false);
+        nearest_pass(ps, false);
+    }
 }
 
-static int reserve(metrics_state_t *s, size_t n)
+/* Penetrations and clearance, over the padded copies (the pads lie
+ * infinitely far from every obstacle). */
+PASS_CLONES
+static void obstacle_pass(const world_t *w, const float *x, const float *y, size_t n, metrics_t *m)
 {
-    if (n <= s->cap) return 0;
-    if (n >= ROOT_BIT) return -1;
-    uint32_t *parent = realloc(s->parent, (n + LANES) * sizeof *parent);
-    if (!parent) return -1;
-    s->parent = parent;
-    float *x = realloc(s->x, (n + LANES) * sizeof *x);
-    if (!x) return -1;
-    s->x = x;
-    float *y = realloc(s->y, (n + LANES) * sizeof *y);
-    if (!y) return -1;
-    s->y = y;
-    s->cap = n;
-    return 0;
+    const bool wrap = w->params.border == BORDER_WRAP;
+    uint32_t inside = 0;
+    double clearance = NAN;
+    for (size_t k = 0; k < w->n_obstacles && n; k++) {
+        const obstacle_t *o = &w->obstacles[k];
+        const float r2 = o->r * o->r;
+        vf_t best = (vf_t){0} + INFINITY;
+        vi_t in = {0};
+        for (size_t i = 0; i < n; i += LANES) {
+            /* The obstacle's displacement to each agent. */
+            const vf_t d2 = vdist2(x + i, y + i, o->x, o->y, wrap, w->width, w->height);
+            in -= d2 < r2;
+            best = vmin(best, d2);
+        }
+        for (int l = 0; l < LANES; l++) inside += (uint32_t)in[l];
+        double c = sqrt((double)hmin(best)) - (double)o->r;
+        if (isnan(clearance) || c < clearance) clearance = c;
+    }
+    m->penetrations = inside;
+    m->min_clearance = clearance;
 }
 
 static void headings(const world_t *w, metrics_t *m)
@@ -357,38 +463,29 @@ static void headings(const world_t *w, metrics_t *m)
     m->milling = turning ? fabs(mill) / (double)turning : 0.0;
 }
 
-/* Penetrations and clearance over the padded copies (pads are infinitely
- * far from every obstacle). */
-static void obstacles(const world_t *w, const float *x, const float *y, size_t n, metrics_t *m)
+static int reserve(metrics_state_t *s, size_t n)
 {
-    const bool wrap = w->params.border == BORDER_WRAP;
-    uint32_t inside = 0;
-    double clearance = NAN;
-    for (size_t k = 0; k < w->n_obstacles && n; k++) {
-        const obstacle_t *o = &w->obstacles[k];
-        const float r2 = o->r * o->r;
-        vf_t best = (vf_t){0} + INFINITY;
-        vi_t in = {0};
-        for (size_t i = 0; i < n; i += LANES) {
-            vf_t dx = vload(x + i) - o->x, dy = vload(y + i) - o->y;
-            if (wrap) {
-                dx = vwrap_delta(dx, w->width);
-                dy = vwrap_delta(dy, w->height);
-            }
-            const vf_t d2 = dx * dx + dy * dy;
-            in -= d2 < r2;
-            best = vmin(best, d2);
-        }
-        float best2 = best[0];
-        for (int l = 0; l < LANES; l++) {
-            best2 = best[l] < best2 ? best[l] : best2;
-            inside += (uint32_t)in[l];
-        }
-        double c = sqrt((double)best2) - (double)o->r;
-        if (isnan(clearance) || c < clearance) clearance = c;
-    }
-    m->penetrations = inside;
-    m->min_clearance = clearance;
+    if (n <= s->cap) return 0;
+    if (n >= ROOT_BIT) return -1;
+    uint32_t *parent = realloc(s->parent, (n + LANES) * sizeof *parent);
+    if (!parent) return -1;
+    s->parent = parent;
+    float *x = realloc(s->x, (n + LANES) * sizeof *x);
+    if (!x) return -1;
+    s->x = x;
+    float *y = realloc(s->y, (n + LANES) * sizeof *y);
+    if (!y) return -1;
+    s->y = y;
+    s->cap = n;
+    return 0;
+}
+
+/* Cells needed on an axis so that ±cells of them span at least reach. */
+static int cells_for(float reach, float cell)
+{
+    int m = 1;
+    while ((float)m * cell < reach && m < 1 << 20) m++;
+    return m;
 }
 
 int metrics_compute(metrics_state_t *s, const world_t *w, const metrics_config_t *cfg, metrics_t *out)
@@ -398,20 +495,19 @@ int metrics_compute(metrics_state_t *s, const world_t *w, const metrics_config_t
     /* Non-positive or NaN radii link nothing. */
     const float cluster = cfg->cluster_radius > 0.0f ? cfg->cluster_radius : 0.0f;
     const float collision = cfg->collision_distance > 0.0f ? cfg->collision_distance : 0.0f;
+    const float link_reach = fmaxf(cluster, collision) * CELL_MARGIN;
 
     if (n > 0) {
-        /* Cells no smaller than the radii, and not much smaller than the
-         * mean spacing either, which bounds the grid of a sparse world and
-         * the rings a lone agent searches. */
-        float cell = fmaxf(cluster, collision) * CELL_MARGIN;
-        cell = fmaxf(cell, sqrtf(w->width * w->height / (float)n));
+        /* Cells of half the link radius, but not much under the mean
+         * spacing, which bounds the grid of a sparse world and the rings a
+         * lone agent searches. */
+        float cell = fmaxf(0.5f * link_reach, sqrtf(w->width * w->height / (float)n));
         if (grid_configure(&s->grid, w->width, w->height, cell) || grid_reserve(&s->grid, n) || reserve(s, n))
             return -1;
     }
 
     metrics_t m = {.tick = w->tick, .agents = n, .mean_nn_distance = NAN, .min_clearance = NAN};
     headings(w, &m);
-
     if (n > 0) {
         grid_t *g = &s->grid;
         grid_build(g, n, w->cur.x, w->cur.y);
@@ -426,9 +522,9 @@ int metrics_compute(metrics_state_t *s, const world_t *w, const metrics_config_t
             s->x[k] = s->y[k] = INFINITY;
             s->parent[k] = 0;
         }
-        obstacles(w, s->x, s->y, n, &m);
+        obstacle_pass(w, s->x, s->y, n, &m);
 
-        float cell_w = w->width / (float)g->nx, cell_h = w->height / (float)g->ny;
+        const float cell_w = w->width / (float)g->nx, cell_h = w->height / (float)g->ny;
         pass_t ps = {
             .g = g,
             .x = s->x,
@@ -438,9 +534,11 @@ int metrics_compute(metrics_state_t *s, const world_t *w, const metrics_config_t
             .height = w->height,
             .cluster2 = cluster * cluster,
             .collision2 = collision * collision,
+            .mx = cells_for(link_reach, cell_w),
+            .my = cells_for(link_reach, cell_h),
             .reach = fminf(cell_w, cell_h) * REACH_MARGIN,
         };
-        pair_pass(&ps, wrap);
+        pair_passes(&ps, wrap, link_reach > 0.0f);
         m.collisions = ps.collisions > UINT32_MAX ? UINT32_MAX : (uint32_t)ps.collisions;
         if (n >= 2) m.mean_nn_distance = ps.nn_sum / (double)n;
         uint32_t clusters = 0, largest = 0;

@@ -129,12 +129,11 @@ SENSE_INLINE lanes_i lanes_in_view(lanes_i front, lanes_f dot2, lanes_f d2, floa
 
 /* Adds candidates [begin, end) of X/Y, seen from (qx, qy), skipping index
  * self; VX/VY are what alignment averages (velocities or unit headings).
- * The arrays must be readable up to end + SENSE_LANES − 1; when padded,
- * those extra entries hold SENSE_FAR positions. */
+ * The arrays must be readable up to end + SENSE_LANES − 1, those extra
+ * entries holding SENSE_FAR positions. */
 SENSE_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const float *restrict Y,
                               const float *restrict VX, const float *restrict VY, int32_t begin, int32_t end,
-                              bool padded, int32_t self, float qx, float qy, const sense_self_t *me,
-                              const sense_params_t *sp)
+                              int32_t self, float qx, float qy, const sense_self_t *me, const sense_params_t *sp)
 {
     const lanes_f zero = {0};
     const lanes_f one = zero + 1.0f;
@@ -151,7 +150,6 @@ SENSE_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const fl
         const lanes_f d2 = dx * dx + dy * dy;
         const lanes_i index = lane + j0;
         lanes_i m = index != self;
-        if (!padded) m &= index < end;
         lanes_i m_sep = m & (d2 < sp->sep2) & (d2 > 0.0f);
         lanes_i m_ali = m & (d2 < sp->ali2);
         lanes_i m_coh = m & (d2 < sp->coh2);

@@ -8,6 +8,7 @@
 static const char *const border_names[] = {"wrap", "bounce", "respawn"};
 static const char *const model_names[] = {"reynolds", "olfati1", "olfati2", "olfati3", "unicycle"};
 static const char *const align_names[] = {"velocity", "heading"};
+static const char *const delay_names[] = {"both", "positions", "velocities"};
 
 #define F(field) offsetof(sim_params_t, field)
 
@@ -35,6 +36,8 @@ static const param_desc_t registry[] = {
     {"max_speed", PARAM_FLOAT, 1, 1000, 150, "u/s", "speed limit", F(max_speed), NULL},
     {"max_force", PARAM_FLOAT, 1, 10000, 300, "u/s^2", "steering (acceleration) limit", F(max_force), NULL},
     {"arrive_radius", PARAM_FLOAT, 0, 500, 0, "u", "leaders slow down inside this distance of their target (arrive); 0 seeks at full speed", F(arrive_radius), NULL},
+    {"delay_ticks", PARAM_INT, 0, SIM_MAX_DELAY_TICKS, 0, "ticks", "delayed feedback: agents see their neighbours as they were this many ticks ago", F(delay_ticks), NULL},
+    {"delay_mode", PARAM_ENUM, 0, 2, DELAY_BOTH, "", "what the delay applies to: both, positions or velocities of the neighbours", F(delay_mode), delay_names},
     {"obstacle_buffer", PARAM_FLOAT, 0, 200, 15, "u", "clearance agents keep from obstacle edges", F(obstacle_buffer), NULL},
     {"avoid_lookahead", PARAM_FLOAT, 0.05, 5, 1, "s", "how far ahead (in time at current speed) agents look for obstacles", F(avoid_lookahead), NULL},
     {"border", PARAM_ENUM, 0, 2, BORDER_WRAP, "", "what the world's edge does: wrap (torus), bounce (reflect) or respawn (reappear inside)", F(border), border_names},

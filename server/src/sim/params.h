@@ -13,6 +13,10 @@ typedef enum { MODEL_REYNOLDS = 0, MODEL_OLFATI1, MODEL_OLFATI2, MODEL_OLFATI3, 
 
 typedef enum { ALIGN_VELOCITY = 0, ALIGN_HEADING = 1 } align_mode_t;
 
+typedef enum { DELAY_BOTH = 0, DELAY_POSITIONS = 1, DELAY_VELOCITIES = 2 } delay_mode_t;
+
+#define SIM_MAX_DELAY_TICKS 30
+
 typedef struct sim_params {
     int model; /* model_t */
     /* Reynolds boids: zones, fields of view, weights, limits */
@@ -22,6 +26,7 @@ typedef struct sim_params {
     int ali_mode; /* align_mode_t */
     float max_speed, max_force;
     float arrive_radius;
+    int delay_ticks, delay_mode; /* delayed feedback: neighbours as they were delay_ticks ago */
     /* obstacles and borders */
     float obstacle_buffer, avoid_lookahead;
     int border; /* border_mode_t */

@@ -47,6 +47,49 @@ static int agents_grow(agents_t *a, size_t old, size_t n)
 
 #undef GROW
 
+/* Writes the current state into history frame `slot`, by agent id. */
+static void record_history(world_t *w, size_t slot)
+{
+    size_t stride = w->cap + SENSE_LANES;
+    float *f = w->history + slot * 4 * stride;
+    for (size_t i = 0; i < w->n; i++) {
+        uint32_t id = w->cur.id[i];
+        f[id] = w->cur.x[i];
+        f[stride + id] = w->cur.y[i];
+        f[2 * stride + id] = w->cur.vx[i];
+        f[3 * stride + id] = w->cur.vy[i];
+    }
+}
+
+/* Sizes the delayed-feedback history for the current delay and capacity
+ * and fills every frame with the present: a fresh delay starts from "now"
+ * rather than from nothing. Allocates only here, never in a step. */
+static int history_configure(world_t *w)
+{
+    size_t frames = w->params.delay_ticks > 0 ? (size_t)w->params.delay_ticks + 1 : 0;
+    if (!frames) {
+        free(w->history);
+        w->history = NULL;
+        w->history_frames = 0;
+        return 0;
+    }
+    size_t floats = frames * 4 * (w->cap + SENSE_LANES);
+    float *h = realloc(w->history, floats * sizeof *h);
+    if (!h) return -1;
+    memset(h, 0, floats * sizeof *h);
+    w->history = h;
+    w->history_frames = frames;
+    for (size_t f = 0; f < frames; f++) record_history(w, f);
+    return 0;
+}
+
+const float *world_history_frame(const world_t *w, uint64_t ago)
+{
+    size_t frames = w->history_frames;
+    size_t slot = (size_t)((w->tick % frames + frames - ago % frames) % frames);
+    return w->history + slot * 4 * (w->cap + SENSE_LANES);
+}
+
 /* Capacity grows by doubling, so that the tick never allocates and repeated
  * add_agents cost amortised O(1). */
 static int reserve(world_t *w, size_t n)
@@ -150,6 +193,9 @@ void world_free(world_t *w)
     free(w->head_x);
     free(w->head_y);
     w->head_x = w->head_y = NULL;
+    free(w->history);
+    w->history = NULL;
+    w->history_frames = 0;
     grid_free(&w->grid);
     free(w->targets);
     w->targets = NULL;
@@ -199,6 +245,9 @@ int world_add_agents(world_t *w, size_t count, bool at_point, float px, float py
         a->flags[i] = 0;
     }
     w->n += count;
+    /* The history is laid out by capacity and knows nothing of the new
+     * agents: start it again from now. */
+    if (w->history && history_configure(w)) return SIM_E_LIMIT;
     return SIM_OK;
 }
 
@@ -209,6 +258,11 @@ int world_set_param(world_t *w, size_t index, double value, char *msg, size_t ms
     if (rc != SIM_OK) return rc;
     if (max_radius(&w->params) != w->grid_cell && configure_grid(w)) {
         w->params = before; /* out of memory: keep the old, consistent grid */
+        return SIM_E_LIMIT;
+    }
+    if (w->params.delay_ticks != before.delay_ticks && history_configure(w)) {
+        w->params = before;
+        history_configure(w);
         return SIM_E_LIMIT;
     }
     return SIM_OK;
@@ -419,6 +473,7 @@ void world_step(world_t *w)
     w->mean_neighbours = w->n ? (double)pairs / (double)w->n : 0.0;
     move_references(w);
     w->tick++;
+    if (w->history) record_history(w, (size_t)(w->tick % w->history_frames));
 }
 
 size_t world_memory_bytes(const world_t *w)
@@ -428,6 +483,8 @@ size_t world_memory_bytes(const world_t *w)
     bytes += w->grid.agents_cap * 2 * sizeof(uint32_t);                             /* cell_of, order */
     bytes += (w->grid.cells_cap * 2 + 1) * sizeof(uint32_t);                        /* cell_start, cursor */
     bytes += (size_t)w->threads * ((size_t)SENSE_SCRATCH_CAP + SENSE_LANES) * 4 * sizeof(float);
+    bytes += 2 * (w->cap + SENSE_LANES) * sizeof(float);                           /* unit headings */
+    bytes += w->history_frames * 4 * (w->cap + SENSE_LANES) * sizeof(float);       /* delayed feedback */
     bytes += w->max_targets * sizeof(target_t) + sizeof *w;
     return bytes;
 }

@@ -63,6 +63,8 @@ typedef struct world {
     agents_t cur;  /* the state; sorted by grid cell at the start of each step */
     agents_t next; /* written by the step, then swapped with cur */
     float *head_x, *head_y; /* unit headings of cur, for alignment by heading */
+    float *history;         /* delayed feedback: frames of x, y, vx, vy by id, (cap + pad) each */
+    size_t history_frames;  /* delay_ticks + 1; 0 when off */
     grid_t grid;
     float grid_cell; /* the radius the grid is configured for */
 
@@ -115,6 +117,10 @@ int world_add_moving_obstacle(world_t *w, float x, float y, float r, float vx, f
 int world_remove_obstacle(world_t *w, uint32_t id);
 /* Puts an obstacle somewhere else (a client drags it); its velocity stays. */
 int world_move_obstacle(world_t *w, uint32_t id, float x, float y);
+
+/* The recorded state (x, y, vx, vy blocks of cap + SENSE_LANES floats, by
+ * agent id) of `ago` ticks before the current one; needs history. */
+const float *world_history_frame(const world_t *w, uint64_t ago);
 
 /* A kernel scratch span of the given capacity (zeroed). */
 int scratch_init(sense_scratch_t *s, uint32_t cap);
