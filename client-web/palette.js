@@ -5,11 +5,19 @@ export const COLORS = {
   background: '#0b0e14',
   world: '#161b26',
   worldEdge: '#3a4458',
-  agent: '#9fb4d0',
+  agent: '#56b4e9', // species 0 (SPECIES_COLORS[0])
   leader: '#ffb43c',
+  predator: '#ff3b30',
+  predatorEdge: '#ffe9e6',
   obstacle: '#55607a',
   obstacleHover: '#ff6b6b',
 };
+
+// Agent colours by species (agent flags bits 1–2): the Okabe–Ito palette,
+// which stays distinct for the common kinds of colour blindness, minus its
+// orange (the leaders' colour) and vermillion (too close to the predators').
+// The bluish green is lightened a little to read on the dark world.
+export const SPECIES_COLORS = ['#56b4e9', '#f0e442', '#1fb287', '#cc79a7'];
 
 // Each client's target gets its own hue. Stepping the hue by the golden angle
 // (≈137.5°) keeps consecutive client ids far apart on the colour wheel however

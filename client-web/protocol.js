@@ -16,6 +16,16 @@ export const TARGET_BYTES = 12;
 export const SNAPSHOT_FLAG_PAUSED = 1;
 /** Agent `flags` bit 0: the agent is a leader. */
 export const AGENT_FLAG_LEADER = 1;
+/** Agent `flags` bits 1–2: the agent's species, 0–3. */
+export const AGENT_SPECIES_SHIFT = 1;
+export const AGENT_SPECIES_MASK = 0x06;
+/** Agent `flags` bit 3: the agent is a predator. */
+export const AGENT_FLAG_PREDATOR = 8;
+
+/** The species (0–3) in an agent's flags byte. */
+export function agentSpecies(flags) {
+  return (flags & AGENT_SPECIES_MASK) >> AGENT_SPECIES_SHIFT;
+}
 
 const TWO_PI = 2 * Math.PI;
 const HEADING_SCALE = TWO_PI / 256;

@@ -322,6 +322,35 @@ static void delayed_feedback_should_make_agents_react_to_where_neighbours_were(v
     assert_int_equal(velocities_only, now); /* it is seen where it is; only its velocity is old */
 }
 
+static void density_dependent_radii_should_shrink_in_a_crowd_smoothly_and_not_alone(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 2000, 2000, 301, 13);
+    set_param(&w, "density_radii", 1);
+    cluster_agents(&w, 900, 900, 120, 30, 5); /* 300 agents packed in 120 x 120 u */
+    place(&w, 300, 100, 100, 50, 0);          /* and one far away, alone */
+    world_step(&w);
+    /* After one tick a crowded radius has moved only s = smoothing·dt of the way. */
+    float k = w.params.radius_smoothing * w.dt;
+    for (uint32_t id = 0; id < 300; id++) {
+        assert_true(w.radius_coh[id] < 50.0f);
+        assert_true(w.radius_coh[id] >= 50.0f * (1.0f - k) + k * (50.0f - 2.0f * 300.0f) - 1e-3f);
+    }
+    for (int t = 0; t < 3 * 60; t++) world_step(&w);
+    double mean = 0;
+    for (uint32_t id = 0; id < 300; id++) {
+        assert_true(w.radius_coh[id] >= w.params.radius_min);
+        mean += w.radius_coh[id];
+    }
+    mean /= 300;
+    print_message("density radii: crowded mean cohesion radius %.1f u (max 50, min 10); alone %.1f u\n", mean,
+                  w.radius_coh[300]);
+    assert_true(mean < 40.0);
+    assert_float_equal(w.radius_coh[300], 50.0f, 1e-4);
+    world_free(&w);
+}
+
 static void every_model_should_step_identically_on_one_and_two_threads(void **state)
 {
     (void)state;
@@ -335,7 +364,7 @@ static void every_model_should_step_identically_on_one_and_two_threads(void **st
             uint32_t id;
             world_add_moving_obstacle(&w[k], 1000, 1000, 80, 40, 20, &id);
             world_set_target(&w[k], 1, 2000, 2500);
-            if (model == MODEL_REYNOLDS) set_param(&w[k], "delay_ticks", 3);
+            if (model == MODEL_REYNOLDS) set_param(&w[k], "delay_ticks", 3), set_param(&w[k], "density_radii", 1);
             for (int t = 0; t < 20; t++) world_step(&w[k]);
         }
         assert_memory_equal(w[0].cur.x, w[1].cur.x, w[0].n * sizeof(float));
@@ -362,6 +391,7 @@ int main(void)
         cmocka_unit_test(set_model_should_switch_the_model_and_move_obstacle_should_move_it),
         cmocka_unit_test(delayed_feedback_of_zero_ticks_should_equal_the_undelayed_step_bit_for_bit),
         cmocka_unit_test(delayed_feedback_should_make_agents_react_to_where_neighbours_were),
+        cmocka_unit_test(density_dependent_radii_should_shrink_in_a_crowd_smoothly_and_not_alone),
         cmocka_unit_test(every_model_should_step_identically_on_one_and_two_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -150,7 +150,13 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
                 olfati_agent(w, &oc, i, &s);
                 continue;
             }
-            const sense_self_t me = sense_self(&sp, vx, vy);
+            /* Density-dependent perception: this agent's own radii, which
+             * only it reads and writes (by id), so updating them in place
+             * cannot race with other agents. */
+            const bool density = p->density_radii && model == MODEL_REYNOLDS;
+            const uint32_t id = a->id[i];
+            const sense_self_t me =
+                sense_self(&sp, vx, vy, density ? w->radius_ali[id] : 0.0f, density ? w->radius_coh[id] : 0.0f);
             sense_acc_t acc = {0};
             for (uint32_t off = 0; off < total; off += scratch->cap) {
                 uint32_t n = once ? total : gather(&src, runs, n_runs, off, scratch);
@@ -159,6 +165,14 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
             }
             sense_sums_t s = sense_finish(&acc);
             neighbours += (uint64_t)s.n_any;
+            if (density) {
+                /* radius ← max(r_min, (1 − s)·radius + s·(r_max − influence·n)) */
+                const float k = p->radius_smoothing * w->dt;
+                w->radius_ali[id] = fmaxf(p->radius_min, (1.0f - k) * w->radius_ali[id] +
+                                                             k * (p->ali_radius - p->radius_influence * (float)s.n_ali));
+                w->radius_coh[id] = fmaxf(p->radius_min, (1.0f - k) * w->radius_coh[id] +
+                                                             k * (p->coh_radius - p->radius_influence * (float)s.n_coh));
+            }
             if (model == MODEL_UNICYCLE)
                 unicycle_agent(w, i, &s);
             else

@@ -23,7 +23,7 @@
 enum { ZONE_SEP, ZONE_ALI, ZONE_COH, ZONES };
 
 typedef struct sense_params {
-    float sep2, ali2, coh2;  /* squared zone radii */
+    float sep2, ali2, coh2;  /* squared zone radii (sense_self may narrow ali and coh) */
     bool blind[ZONES];       /* that zone's field of view is under 360° */
     bool wide[ZONES];        /* … and wider than 180° (cos(fov/2) < 0) */
     float cos_half2[ZONES];  /* cos²(fov/2) */
@@ -37,6 +37,7 @@ typedef struct sense_sums {
     float coh_x, coh_y; /* Σ d over the cohesion zone */
     bool any_sep, any_ali, any_coh; /* did the zone see anyone */
     int n_any;                      /* neighbours in any zone */
+    int n_ali, n_coh;               /* neighbours in the alignment and cohesion zones */
 } sense_sums_t;
 
 /* SENSE_LANES floats or 32-bit masks, with GCC/Clang vector extensions:
@@ -88,23 +89,28 @@ typedef struct sense_scratch {
  * all the rules need, so those are or-ed masks, not counts. */
 typedef struct sense_acc {
     lanes_f sx, sy, ax, ay, cx, cy;
-    lanes_f nn; /* neighbours in any zone */
+    lanes_f nn, na, nc; /* neighbours in any zone, in alignment's, in cohesion's */
     lanes_i any_sep, any_ali, any_coh;
 } sense_acc_t;
 
 /* What is fixed for one agent while it looks at its candidates. */
 typedef struct sense_self {
     float vx, vy;
+    float ali2, coh2;        /* this agent's alignment and cohesion zones, squared */
     float k_fov[ZONES];      /* cos²(fov/2)·|v|² per zone */
     bool sees_all[ZONES];    /* no blind angle in that zone, or standing still */
     bool sees_everything;    /* all three */
 } sense_self_t;
 
-SENSE_INLINE sense_self_t sense_self(const sense_params_t *sp, float vx, float vy)
+/* ali_r and coh_r: this agent's zone radii (density-dependent perception),
+ * or 0 for the parameters' radii. */
+SENSE_INLINE sense_self_t sense_self(const sense_params_t *sp, float vx, float vy, float ali_r, float coh_r)
 {
     /* Visible iff angle(v, d) ≤ fov/2: v·d ≥ cos(fov/2)·|v|·|d|, compared
      * squared so that no square root or trigonometry runs per pair. */
     sense_self_t me = {.vx = vx, .vy = vy, .sees_everything = true};
+    me.ali2 = ali_r > 0.0f ? ali_r * ali_r : sp->ali2;
+    me.coh2 = coh_r > 0.0f ? coh_r * coh_r : sp->coh2;
     float v2 = vx * vx + vy * vy;
     for (int z = 0; z < ZONES; z++) {
         me.k_fov[z] = sp->cos_half2[z] * v2;
@@ -151,8 +157,8 @@ SENSE_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const fl
         const lanes_i index = lane + j0;
         lanes_i m = index != self;
         lanes_i m_sep = m & (d2 < sp->sep2) & (d2 > 0.0f);
-        lanes_i m_ali = m & (d2 < sp->ali2);
-        lanes_i m_coh = m & (d2 < sp->coh2);
+        lanes_i m_ali = m & (d2 < me->ali2);
+        lanes_i m_coh = m & (d2 < me->coh2);
         if (!me->sees_everything) {
             const lanes_f dot = me->vx * dx + me->vy * dy;
             const lanes_i front = dot >= 0.0f;
@@ -174,6 +180,8 @@ SENSE_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const fl
         a.cx += lanes_keep(m_coh, dx);
         a.cy += lanes_keep(m_coh, dy);
         a.nn += lanes_keep(m, one);
+        a.na += lanes_keep(m_ali, one);
+        a.nc += lanes_keep(m_coh, one);
         a.any_sep |= m_sep;
         a.any_ali |= m_ali;
         a.any_coh |= m_coh;
@@ -192,7 +200,8 @@ SENSE_INLINE sense_sums_t sense_finish(const sense_acc_t *a)
 {
     const lanes_f zero = {0};
     quad_f s1 = lanes_sum4(a->sx, a->sy, a->ax, a->ay);
-    quad_f s2 = lanes_sum4(a->cx, a->cy, a->nn, zero);
+    quad_f s2 = lanes_sum4(a->cx, a->cy, a->nn, a->na);
+    quad_f s3 = lanes_sum4(a->nc, zero, zero, zero);
     return (sense_sums_t){
         .sep_x = s1[0],
         .sep_y = s1[1],
@@ -204,6 +213,8 @@ SENSE_INLINE sense_sums_t sense_finish(const sense_acc_t *a)
         .any_ali = lanes_any(a->any_ali),
         .any_coh = lanes_any(a->any_coh),
         .n_any = (int)s2[2],
+        .n_ali = (int)s2[3],
+        .n_coh = (int)s3[0],
     };
 }
 

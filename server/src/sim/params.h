@@ -27,6 +27,8 @@ typedef struct sim_params {
     float max_speed, max_force;
     float arrive_radius;
     int delay_ticks, delay_mode; /* delayed feedback: neighbours as they were delay_ticks ago */
+    int density_radii;           /* density-dependent perception (Hemelrijk) */
+    float radius_min, radius_smoothing, radius_influence;
     /* obstacles and borders */
     float obstacle_buffer, avoid_lookahead;
     int border; /* border_mode_t */

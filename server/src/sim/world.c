@@ -100,6 +100,12 @@ static int reserve(world_t *w, size_t n)
     if (cap > w->max_agents) cap = w->max_agents;
     if (agents_grow(&w->cur, w->cap, cap) || agents_grow(&w->next, w->cap, cap) || grid_reserve(&w->grid, cap))
         return -1;
+    float *ra = realloc(w->radius_ali, cap * sizeof *ra);
+    if (!ra) return -1;
+    w->radius_ali = ra;
+    float *rc = realloc(w->radius_coh, cap * sizeof *rc);
+    if (!rc) return -1;
+    w->radius_coh = rc;
     float *hx = realloc(w->head_x, (cap + SENSE_LANES) * sizeof *hx);
     if (!hx) return -1;
     w->head_x = hx;
@@ -193,6 +199,9 @@ void world_free(world_t *w)
     free(w->head_x);
     free(w->head_y);
     w->head_x = w->head_y = NULL;
+    free(w->radius_ali);
+    free(w->radius_coh);
+    w->radius_ali = w->radius_coh = NULL;
     free(w->history);
     w->history = NULL;
     w->history_frames = 0;
@@ -243,6 +252,8 @@ int world_add_agents(world_t *w, size_t count, bool at_point, float px, float py
         a->vy[i] = s * sinf(heading);
         a->id[i] = (uint32_t)i;
         a->flags[i] = 0;
+        w->radius_ali[i] = w->params.ali_radius;
+        w->radius_coh[i] = w->params.coh_radius;
     }
     w->n += count;
     /* The history is laid out by capacity and knows nothing of the new
@@ -259,6 +270,11 @@ int world_set_param(world_t *w, size_t index, double value, char *msg, size_t ms
     if (max_radius(&w->params) != w->grid_cell && configure_grid(w)) {
         w->params = before; /* out of memory: keep the old, consistent grid */
         return SIM_E_LIMIT;
+    }
+    if (w->params.density_radii != before.density_radii || w->params.ali_radius != before.ali_radius ||
+        w->params.coh_radius != before.coh_radius) {
+        /* Density-dependent radii start again from the (new) largest. */
+        for (size_t i = 0; i < w->n; i++) w->radius_ali[i] = w->params.ali_radius, w->radius_coh[i] = w->params.coh_radius;
     }
     if (w->params.delay_ticks != before.delay_ticks && history_configure(w)) {
         w->params = before;
@@ -484,6 +500,7 @@ size_t world_memory_bytes(const world_t *w)
     bytes += (w->grid.cells_cap * 2 + 1) * sizeof(uint32_t);                        /* cell_start, cursor */
     bytes += (size_t)w->threads * ((size_t)SENSE_SCRATCH_CAP + SENSE_LANES) * 4 * sizeof(float);
     bytes += 2 * (w->cap + SENSE_LANES) * sizeof(float);                           /* unit headings */
+    bytes += 2 * w->cap * sizeof(float);                                            /* per-agent radii */
     bytes += w->history_frames * 4 * (w->cap + SENSE_LANES) * sizeof(float);       /* delayed feedback */
     bytes += w->max_targets * sizeof(target_t) + sizeof *w;
     return bytes;

@@ -63,6 +63,7 @@ typedef struct world {
     agents_t cur;  /* the state; sorted by grid cell at the start of each step */
     agents_t next; /* written by the step, then swapped with cur */
     float *head_x, *head_y; /* unit headings of cur, for alignment by heading */
+    float *radius_ali, *radius_coh; /* density-dependent perception: each agent's radii, by id */
     float *history;         /* delayed feedback: frames of x, y, vx, vy by id, (cap + pad) each */
     size_t history_frames;  /* delay_ticks + 1; 0 when off */
     grid_t grid;
