@@ -10,6 +10,8 @@ import { clamp } from './viewport.js';
 export const OBSTACLE_RADIUS = 30;
 // How many agents the 'a' key adds.
 export const ADD_AGENTS_COUNT = 100;
+// The speed a shift+right click gives a new moving obstacle, in u/s.
+export const MOVING_OBSTACLE_SPEED = 60;
 
 function clampPoint(world, x, y) {
   return { x: clamp(x, 0, world.width), y: clamp(y, 0, world.height) };
@@ -23,8 +25,24 @@ export function clearTarget() {
   return { type: 'clear_target' };
 }
 
-export function addObstacle(world, x, y, radius = OBSTACLE_RADIUS) {
-  return { type: 'add_obstacle', ...clampPoint(world, x, y), radius };
+// velocity: optional { vx, vy } in u/s, for an obstacle that moves (and
+// bounces off the world's edges).
+export function addObstacle(world, x, y, radius = OBSTACLE_RADIUS, velocity = null) {
+  const cmd = { type: 'add_obstacle', ...clampPoint(world, x, y), radius };
+  return velocity ? { ...cmd, vx: velocity.vx, vy: velocity.vy } : cmd;
+}
+
+// A velocity of the given speed in a random direction (rounded to 0.01 u/s,
+// so the JSON stays short).
+export function randomVelocity(speed = MOVING_OBSTACLE_SPEED, random = Math.random) {
+  const a = random() * 2 * Math.PI;
+  const r = (v) => Math.round(v * 100) / 100;
+  return { vx: r(speed * Math.cos(a)), vy: r(speed * Math.sin(a)) };
+}
+
+// Dragging: puts an obstacle's centre at (x, y), clamped into the world.
+export function moveObstacle(world, obstacleId, x, y) {
+  return { type: 'move_obstacle', obstacle_id: obstacleId, ...clampPoint(world, x, y) };
 }
 
 export function removeObstacle(obstacleId) {
@@ -41,6 +59,19 @@ export function addAgents(world, count, at) {
 // Space toggles: the snapshot's paused flag says which way.
 export function togglePause(paused) {
   return { type: paused ? 'resume' : 'pause' };
+}
+
+export function setParam(name, value) {
+  return { type: 'set_param', name, value };
+}
+
+export function setModel(model) {
+  return { type: 'set_model', model };
+}
+
+// Without a seed the server keeps the current one.
+export function reset(seed = null) {
+  return seed == null ? { type: 'reset' } : { type: 'reset', seed };
 }
 
 // The obstacle under a world point, or null. `slack` (world units) widens the

@@ -1,5 +1,5 @@
-// Wiring: connection → state → (canvas, status line, test hooks); input →
-// connection. Holds the page's only mutable state.
+// Wiring: connection → state → (canvas, status line, control panel, test
+// hooks); input and panel → connection. Holds the page's only mutable state.
 //
 // window.swarmcast mirrors that state for the browser test (tests/e2e); its
 // field names are a contract, listed in the object literal below.
@@ -9,6 +9,7 @@ import { Connection, socketUrl } from './connection.js';
 import { createRenderer } from './render.js';
 import { attachInput } from './input.js';
 import { createStatus } from './status.js';
+import { createPanel } from './panel.js';
 import { fitWorld } from './viewport.js';
 
 const canvas = document.getElementById('world');
@@ -25,6 +26,7 @@ const hooks = {
   targets: [], // the newest snapshot's targets: [{ client_id, x, y }]
   lastAck: null, // the last `ack` message
   lastError: null, // the last `error` message
+  metrics: null, // the last `metrics` message (null until one arrives)
   framesDrawn: 0, // canvas frames drawn with at least one agent (never reset)
   // Extras, for tests and for poking at it from the console:
   state: 'connecting', // 'connecting' | 'connected' | 'reconnecting'
@@ -40,6 +42,26 @@ let world = null; // { width, height } from hello
 let errorAt = 0; // when hooks.lastError arrived (Date.now())
 let hoverObstacleId = null;
 let dirty = true; // something visible changed since the last frame
+let legendAt = 0; // when the panel's legend was last updated (performance.now())
+
+function safeStorage() {
+  try {
+    return window.localStorage;
+  } catch {
+    return null; // storage blocked: the panel just does not remember its state
+  }
+}
+
+const panel = createPanel({
+  root: document.getElementById('panel'),
+  toggle: document.getElementById('panel-toggle'),
+  body: document.body,
+  send: (command) => connection.send(command),
+  storage: safeStorage(),
+  onLayout() {
+    dirty = true;
+  },
+});
 
 const connection = new Connection({
   url: socketUrl(window.location),
@@ -62,7 +84,9 @@ const connection = new Connection({
       hooks.paused = null;
       hooks.lastAck = null;
       hooks.lastError = null;
+      hooks.metrics = null;
       hooks.params = Object.fromEntries((hello.params || []).map((p) => [p.name, p.value]));
+      panel.setHello(hello);
       world = hello.world ? { width: hello.world.width, height: hello.world.height } : null;
       snapshot = null;
       hoverObstacleId = null;
@@ -82,11 +106,20 @@ const connection = new Connection({
     onMessage(msg) {
       if (msg.type === 'ack') {
         hooks.lastAck = msg;
+        // set_model's ack names the model in use (whether or not a `param`
+        // broadcast follows).
+        if (msg.cmd === 'set_model' && typeof msg.model === 'string') hooks.params.model = msg.model;
+        panel.onReply(msg);
       } else if (msg.type === 'error') {
         hooks.lastError = msg;
         errorAt = Date.now();
+        panel.onReply(msg);
       } else if (msg.type === 'param') {
         hooks.params[msg.name] = msg.value;
+        panel.onParam(msg);
+      } else if (msg.type === 'metrics') {
+        hooks.metrics = msg;
+        panel.onMetrics(msg);
       }
     },
     onDecodeError(err) {
@@ -112,11 +145,17 @@ const input = attachInput({
   },
 });
 
-// The canvas follows the window; a devicePixelRatio change (zoom, moving to
-// another screen) does not always fire `resize`, so that is polled per frame.
+// The canvas follows the window (and the panel opening or closing beside
+// it); a devicePixelRatio change (zoom, moving to another screen) does not
+// always fire `resize`, so that is polled per frame.
 window.addEventListener('resize', () => {
   dirty = true;
 });
+if (typeof ResizeObserver === 'function') {
+  new ResizeObserver(() => {
+    dirty = true;
+  }).observe(canvas);
+}
 let lastDpr = window.devicePixelRatio;
 
 function frame() {
@@ -136,6 +175,7 @@ function frame() {
     errorAt,
     now,
   );
+  panel.update({ connected: connection.state === 'connected', paused: hooks.paused });
   if (window.devicePixelRatio !== lastDpr) {
     lastDpr = window.devicePixelRatio;
     dirty = true;
@@ -151,6 +191,12 @@ function frame() {
     live: connection.state === 'connected',
   });
   if (drawn > 0) hooks.framesDrawn += 1;
+  // The legend's counts change every frame; twice a second is enough to read.
+  const t = performance.now();
+  if (t - legendAt >= 500) {
+    legendAt = t;
+    panel.setCounts(snapshot ? renderer.counts : [0, 0, 0, 0, 0, 0]);
+  }
 }
 
 connection.start();

@@ -1,11 +1,13 @@
 // Canvas drawing of one snapshot: world rectangle, obstacles, agents, targets.
+// Agents are coloured by species; leaders and predators stand out.
 //
 // Built for 10,000+ agents at display rate: agents are grouped by colour into
 // large batched paths (one fill() per 512 triangles, never one per agent),
 // headings come from a 256-entry table (the wire quantizes headings to 256
 // steps anyway), and nothing is allocated per agent.
 
-import { COLORS, clientColor } from './palette.js';
+import { COLORS, SPECIES_COLORS, clientColor } from './palette.js';
+import { AGENT_FLAG_LEADER, AGENT_FLAG_PREDATOR, agentSpecies } from './protocol.js';
 import { fitWorld } from './viewport.js';
 
 // Agent triangle size in world units; never drawn smaller than MIN_AGENT_PX
@@ -13,8 +15,24 @@ import { fitWorld } from './viewport.js';
 const AGENT_LENGTH = 10;
 const AGENT_WIDTH_RATIO = 0.55;
 const MIN_AGENT_PX = 5;
-// Triangles per fill() call (see drawAgents).
+// Predators are drawn this many times the size of the others.
+const PREDATOR_SCALE = 2.2;
+// Triangles per fill() call (see drawClass).
 const BATCH = 512;
+
+// Drawing classes of agents: 0–3 the species (agent flags bits 1–2), then
+// leaders (bit 0; drawn in the leader colour whatever their species) and
+// predators (bit 3; larger, in a warning colour, whatever else they are).
+export const CLASS_LEADER = 4;
+export const CLASS_PREDATOR = 5;
+export const CLASS_COUNT = 6;
+
+export function agentClass(flags) {
+  if (flags & AGENT_FLAG_PREDATOR) return CLASS_PREDATOR;
+  if (flags & AGENT_FLAG_LEADER) return CLASS_LEADER;
+  return agentSpecies(flags);
+}
+
 // Target marker sizes in CSS pixels (markers do not scale with the world).
 const TARGET_RING_PX = 9;
 const MY_TARGET_RING_PX = 13;
@@ -25,12 +43,20 @@ export function createRenderer(canvas, win = globalThis) {
   // [noseX, noseY, leftX, leftY, rightX, rightY] * 256. Rebuilt only when the
   // on-screen agent size changes (resize, new world size).
   const shape = new Float32Array(256 * 6);
+  const bigShape = new Float32Array(256 * 6); // predators
   let shapeLength = -1;
   let view = fitWorld(1, 1, 1, 1);
+  let classOf = new Uint8Array(0); // per agent, its CLASS_* (see classify)
+  const counts = new Uint32Array(CLASS_COUNT); // agents per class in the last frame drawn
 
   function buildShape(lengthPx) {
     if (lengthPx === shapeLength) return;
     shapeLength = lengthPx;
+    fillShape(shape, lengthPx);
+    fillShape(bigShape, lengthPx * PREDATOR_SCALE);
+  }
+
+  function fillShape(table, lengthPx) {
     const nose = lengthPx * 0.6;
     const back = lengthPx * 0.4;
     const half = (lengthPx * AGENT_WIDTH_RATIO) / 2;
@@ -39,13 +65,13 @@ export function createRenderer(canvas, win = globalThis) {
       const c = Math.cos(a);
       const s = Math.sin(a);
       const o = q * 6;
-      shape[o] = c * nose;
-      shape[o + 1] = s * nose;
+      table[o] = c * nose;
+      table[o + 1] = s * nose;
       // Back corners: behind the centre, either side of the heading line.
-      shape[o + 2] = -c * back - s * half;
-      shape[o + 3] = -s * back + c * half;
-      shape[o + 4] = -c * back + s * half;
-      shape[o + 5] = -s * back - c * half;
+      table[o + 2] = -c * back - s * half;
+      table[o + 3] = -s * back + c * half;
+      table[o + 4] = -c * back + s * half;
+      table[o + 5] = -s * back - c * half;
     }
   }
 
@@ -66,39 +92,76 @@ export function createRenderer(canvas, win = globalThis) {
     return { cssW, cssH };
   }
 
-  // Fills every agent whose leader bit equals `leaders`, in one colour. The
-  // triangles are batched into paths of BATCH triangles, one fill() each:
-  // far fewer calls than one per agent, while keeping each path small enough
-  // for the rasterizer (in Chromium's software canvas a single path of 50,000
+  // Sorts the agents into their drawing classes (CLASS_* above) in one pass:
+  // classOf[i] for each agent, and how many each class has (also kept in
+  // `counts`, for the legend). The buffer grows with the population and is
+  // reused; nothing is allocated per frame.
+  function classify(agents) {
+    const { count, flags } = agents;
+    if (classOf.length < count) classOf = new Uint8Array(Math.max(count, classOf.length * 2));
+    counts.fill(0);
+    for (let i = 0; i < count; i++) {
+      const c = agentClass(flags[i]);
+      classOf[i] = c;
+      counts[c]++;
+    }
+  }
+
+  // Fills every agent of class `cls` in one colour (and strokes it when
+  // `edge` is given), with the triangles of `shapeTable`. The triangles are
+  // batched into paths of BATCH triangles, one fill() each: far fewer calls
+  // than one per agent, while keeping each path small enough for the
+  // rasterizer (in Chromium's software canvas a single path of 50,000
   // triangles filled more than twice as slowly as the same triangles batched).
-  function drawAgents(agents, leaders) {
-    const { count, x, y, heading_q: hq, flags } = agents;
+  function drawClass(agents, cls, shapeTable, fill, edge) {
+    const { count, x, y, heading_q: hq } = agents;
     const { scale, offsetX, offsetY } = view;
-    const want = leaders ? 1 : 0;
-    ctx.fillStyle = leaders ? COLORS.leader : COLORS.agent;
+    ctx.fillStyle = fill;
+    if (edge) {
+      ctx.strokeStyle = edge;
+      ctx.lineWidth = 1;
+    }
     let n = 0;
     let inPath = 0;
+    const flush = () => {
+      ctx.fill();
+      if (edge) ctx.stroke();
+      ctx.beginPath();
+      inPath = 0;
+    };
     ctx.beginPath();
     for (let i = 0; i < count; i++) {
-      if ((flags[i] & 1) !== want) continue;
+      if (classOf[i] !== cls) continue;
       const px = offsetX + x[i] * scale;
       const py = offsetY + y[i] * scale;
       const o = hq[i] * 6;
-      ctx.moveTo(px + shape[o], py + shape[o + 1]);
-      ctx.lineTo(px + shape[o + 2], py + shape[o + 3]);
-      ctx.lineTo(px + shape[o + 4], py + shape[o + 5]);
-      // No closePath(): fill() closes every subpath anyway, and in Chromium's
-      // software canvas an explicit closePath per triangle made the fill ~15×
-      // slower (240 ms instead of 17 ms for 10,000 agents).
+      ctx.moveTo(px + shapeTable[o], py + shapeTable[o + 1]);
+      ctx.lineTo(px + shapeTable[o + 2], py + shapeTable[o + 3]);
+      ctx.lineTo(px + shapeTable[o + 4], py + shapeTable[o + 5]);
+      // No closePath() for plain fills: fill() closes every subpath anyway,
+      // and in Chromium's software canvas an explicit closePath per triangle
+      // made the fill ~15× slower (240 ms instead of 17 ms for 10,000
+      // agents). Stroked triangles (the few predators) need it.
+      if (edge) ctx.closePath();
       n++;
-      if (++inPath === BATCH) {
-        ctx.fill();
-        ctx.beginPath();
-        inPath = 0;
-      }
+      if (++inPath === BATCH) flush();
     }
-    if (inPath > 0) ctx.fill();
+    if (inPath > 0) flush();
     return n;
+  }
+
+  function drawAgents(agents) {
+    classify(agents);
+    let drawn = 0;
+    for (let s = 0; s < SPECIES_COLORS.length; s++) {
+      if (counts[s] > 0) drawn += drawClass(agents, s, shape, SPECIES_COLORS[s], null);
+    }
+    // Leaders, then predators, last: on top of the crowd.
+    if (counts[CLASS_LEADER] > 0) drawn += drawClass(agents, CLASS_LEADER, shape, COLORS.leader, null);
+    if (counts[CLASS_PREDATOR] > 0) {
+      drawn += drawClass(agents, CLASS_PREDATOR, bigShape, COLORS.predator, COLORS.predatorEdge);
+    }
+    return drawn;
   }
 
   function drawObstacles(obstacles, hoverId) {
@@ -213,9 +276,7 @@ export function createRenderer(canvas, win = globalThis) {
     ctx.clip();
     drawObstacles(snap.obstacles, scene.hoverObstacleId);
     buildShape(Math.max(MIN_AGENT_PX, AGENT_LENGTH * view.scale));
-    let drawn = drawAgents(snap.agents, false);
-    // Leaders last, so they are on top of the crowd.
-    drawn += drawAgents(snap.agents, true);
+    const drawn = drawAgents(snap.agents);
     ctx.restore();
 
     for (const t of snap.targets) {
@@ -236,5 +297,7 @@ export function createRenderer(canvas, win = globalThis) {
     return drawn;
   }
 
-  return { draw };
+  // counts: agents per CLASS_* in the last frame drawn (live array: copy it
+  // to keep it).
+  return { draw, counts };
 }

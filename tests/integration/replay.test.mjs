@@ -109,6 +109,10 @@ test('a varied sequence of commands from two clients', T, async () => {
   await a.command({ type: 'resume' });
   await sleep(150);
 
+  // Delayed feedback keeps a history of past states: it must replay too.
+  if (a.hello.params.some((p) => p.name === 'delay_ticks')) {
+    await a.command({ type: 'set_param', name: 'delay_ticks', value: 3 });
+  }
   await a.command({ type: 'set_model', model: 'unicycle' });
   await sleep(150);
   await a.command({ type: 'set_model', model: 'reynolds' });

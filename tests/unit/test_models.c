@@ -351,6 +351,51 @@ static void density_dependent_radii_should_shrink_in_a_crowd_smoothly_and_not_al
     world_free(&w);
 }
 
+static void a_predator_should_close_in_on_its_prey_and_the_prey_should_flee(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 2000, 2000, 1, 14);
+    set_param(&w, "predators", 1);
+    assert_int_equal(w.n_predators, 1);
+    w.predators[0] = (predator_t){500, 1000, 0, 180};
+    place(&w, 0, 800, 1000, 0, 100); /* 300 u to the side, outside the fear radius */
+    float start = hypotf(w.cur.x[0] - w.predators[0].x, w.cur.y[0] - w.predators[0].y), closest = start;
+    bool fled = false;
+    for (int t = 0; t < 4 * 60; t++) {
+        world_step(&w);
+        float dx = w.cur.x[0] - w.predators[0].x, dy = w.cur.y[0] - w.predators[0].y;
+        closest = fminf(closest, hypotf(dx, dy));
+        /* Inside the fear radius the prey runs: its velocity points away. */
+        if (hypotf(dx, dy) < 0.5f * w.params.fear_radius && w.cur.vx[0] * dx + w.cur.vy[0] * dy > 0) fled = true;
+    }
+    print_message("predator: from %.0f u to %.1f u of its prey; prey fled: %s\n", start, closest, fled ? "yes" : "no");
+    assert_true(closest < 0.2f * start);
+    assert_true(fled);
+    world_free(&w);
+}
+
+static void wander_should_bend_a_lone_agents_path_and_keep_it_moving(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 4000, 4000, 1, 15);
+    set_param(&w, "w_wander", 1);
+    place(&w, 0, 2000, 2000, 150, 0);
+    float turned = 0, last = 0;
+    for (int t = 0; t < 5 * 60; t++) {
+        world_step(&w);
+        float heading = atan2f(w.cur.vy[0], w.cur.vx[0]);
+        if (t) turned += fabsf(remainderf(heading - last, 6.28318531f));
+        last = heading;
+    }
+    print_message("wander: turned %.2f rad in 5 s, speed %.1f u/s\n", turned, hypotf(w.cur.vx[0], w.cur.vy[0]));
+    assert_true(turned > 1.0f);
+    float speed = hypotf(w.cur.vx[0], w.cur.vy[0]);
+    assert_true(speed > 0.85f * 150.0f && speed <= 150.0f * 1.0001f); /* turning costs a little speed */
+    world_free(&w);
+}
+
 static void every_model_should_step_identically_on_one_and_two_threads(void **state)
 {
     (void)state;
@@ -365,6 +410,8 @@ static void every_model_should_step_identically_on_one_and_two_threads(void **st
             world_add_moving_obstacle(&w[k], 1000, 1000, 80, 40, 20, &id);
             world_set_target(&w[k], 1, 2000, 2500);
             if (model == MODEL_REYNOLDS) set_param(&w[k], "delay_ticks", 3), set_param(&w[k], "density_radii", 1);
+            set_param(&w[k], "predators", 3);
+            set_param(&w[k], "w_wander", 0.5);
             for (int t = 0; t < 20; t++) world_step(&w[k]);
         }
         assert_memory_equal(w[0].cur.x, w[1].cur.x, w[0].n * sizeof(float));
@@ -392,6 +439,8 @@ int main(void)
         cmocka_unit_test(delayed_feedback_of_zero_ticks_should_equal_the_undelayed_step_bit_for_bit),
         cmocka_unit_test(delayed_feedback_should_make_agents_react_to_where_neighbours_were),
         cmocka_unit_test(density_dependent_radii_should_shrink_in_a_crowd_smoothly_and_not_alone),
+        cmocka_unit_test(a_predator_should_close_in_on_its_prey_and_the_prey_should_flee),
+        cmocka_unit_test(wander_should_bend_a_lone_agents_path_and_keep_it_moving),
         cmocka_unit_test(every_model_should_step_identically_on_one_and_two_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -585,6 +585,28 @@ static void snapshot_headings_should_match_atan2_rounding_for_every_direction(vo
     assert_true(checked > N * 99 / 100);
 }
 
+static void snapshot_should_list_predators_after_the_agents_with_their_flag(void **state)
+{
+    (void)state;
+    world_config_t cfg = {.width = 500, .height = 500, .dt = 1.0f / 60, .seed = 3, .agents = 7, .max_agents = 100,
+                          .max_targets = 2};
+    world_t w;
+    assert_int_equal(world_init(&w, &cfg), 0);
+    char msg[160];
+    assert_int_equal(world_set_param(&w, (size_t)params_find("predators"), 2, msg, sizeof msg), SIM_OK);
+    snap_view_t v;
+    snap_view_of_world(&w, &v);
+    uint8_t frame[256];
+    size_t len = snap_encode(&v, frame, sizeof frame);
+    assert_int_equal(len, SNAP_HEADER_BYTES + SNAP_AGENT_BYTES * 9);
+    assert_int_equal(frame[16], 9); /* agent_count counts the predators */
+    for (int k = 0; k < 9; k++) {
+        uint8_t flags = frame[SNAP_HEADER_BYTES + SNAP_AGENT_BYTES * k + 5];
+        assert_int_equal(flags & AGENT_PREDATOR, k >= 7 ? AGENT_PREDATOR : 0);
+    }
+    world_free(&w);
+}
+
 static void snapshot_of_a_world_should_show_its_agents_obstacles_targets_and_pause(void **state)
 {
     (void)state;
@@ -644,6 +666,7 @@ int main(void)
         cmocka_unit_test(snapshot_header_should_put_each_field_at_its_documented_offset_little_endian),
         cmocka_unit_test(snapshot_should_quantize_headings_in_all_four_quadrants),
         cmocka_unit_test(snapshot_headings_should_match_atan2_rounding_for_every_direction),
+        cmocka_unit_test(snapshot_should_list_predators_after_the_agents_with_their_flag),
         cmocka_unit_test(snapshot_of_a_world_should_show_its_agents_obstacles_targets_and_pause),
     };
     const size_t n_fixed = sizeof fixed / sizeof fixed[0];

@@ -44,12 +44,14 @@ void snap_view_of_world(const world_t *w, snap_view_t *v)
         .n_obstacles = w->n_obstacles,
         .targets = w->targets,
         .n_targets = w->n_targets,
+        .predators = w->predators,
+        .n_predators = w->n_predators,
     };
 }
 
 size_t snap_size(const snap_view_t *v)
 {
-    return SNAP_HEADER_BYTES + SNAP_AGENT_BYTES * v->n + SNAP_OBSTACLE_BYTES * v->n_obstacles +
+    return SNAP_HEADER_BYTES + SNAP_AGENT_BYTES * (v->n + v->n_predators) + SNAP_OBSTACLE_BYTES * v->n_obstacles +
            SNAP_TARGET_BYTES * v->n_targets;
 }
 
@@ -100,7 +102,7 @@ static uint8_t quantize_heading(float vx, float vy)
 size_t snap_encode(const snap_view_t *v, uint8_t *out, size_t cap)
 {
     size_t size = snap_size(v);
-    if (size > cap || v->n > UINT32_MAX || v->n_obstacles > 0xffff || v->n_targets > 0xffff) return 0;
+    if (size > cap || v->n + v->n_predators > UINT32_MAX || v->n_obstacles > 0xffff || v->n_targets > 0xffff) return 0;
 
     out[0] = SNAP_KIND;
     out[1] = SNAP_VERSION;
@@ -108,7 +110,7 @@ size_t snap_encode(const snap_view_t *v, uint8_t *out, size_t cap)
     put_u32(out + 4, v->tick);
     put_f32(out + 8, v->width);
     put_f32(out + 12, v->height);
-    put_u32(out + 16, (uint32_t)v->n);
+    put_u32(out + 16, (uint32_t)(v->n + v->n_predators));
     put_u16(out + 20, (uint32_t)v->n_obstacles);
     put_u16(out + 22, (uint32_t)v->n_targets);
 
@@ -125,7 +127,16 @@ size_t snap_encode(const snap_view_t *v, uint8_t *out, size_t cap)
         rec[5] = v->flags[i];
     }
 
-    uint8_t *p = agents + SNAP_AGENT_BYTES * v->n;
+    for (size_t k = 0; k < v->n_predators; k++) {
+        const predator_t *pr = &v->predators[k];
+        uint8_t *rec = agents + SNAP_AGENT_BYTES * (v->n + k);
+        put_u16(rec, quantize_u16(pr->x, sx));
+        put_u16(rec + 2, quantize_u16(pr->y, sy));
+        rec[4] = quantize_heading(pr->vx, pr->vy);
+        rec[5] = AGENT_PREDATOR;
+    }
+
+    uint8_t *p = agents + SNAP_AGENT_BYTES * (v->n + v->n_predators);
     for (size_t k = 0; k < v->n_obstacles; k++, p += SNAP_OBSTACLE_BYTES) {
         put_u32(p, v->obstacles[k].id);
         put_f32(p + 4, v->obstacles[k].x);

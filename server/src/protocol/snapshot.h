@@ -30,6 +30,8 @@ typedef struct snap_view {
     size_t n_obstacles;
     const target_t *targets;
     size_t n_targets;
+    const predator_t *predators; /* listed after the agents, flagged AGENT_PREDATOR */
+    size_t n_predators;
 } snap_view_t;
 
 void snap_view_of_world(const world_t *w, snap_view_t *v);

@@ -96,12 +96,20 @@ VINLINE float hmin(vf_t v)
     return m;
 }
 
-/* Bit l set for each set lane l of a mask. */
+/* Bit l set for each set lane l of a mask: two SSE sign-bit masks on
+ * x86-64 (SSE is always there), a loop elsewhere. */
 VINLINE uint32_t lane_bits(vi_t m)
 {
+#if defined(__x86_64__) && defined(__SSE__) && LANES == 8
+    typedef float v4f __attribute__((vector_size(16)));
+    const v4f lo = __builtin_shufflevector((vf_t)m, (vf_t)m, 0, 1, 2, 3);
+    const v4f hi = __builtin_shufflevector((vf_t)m, (vf_t)m, 4, 5, 6, 7);
+    return (uint32_t)__builtin_ia32_movmskps(lo) | (uint32_t)__builtin_ia32_movmskps(hi) << 4;
+#else
     uint32_t bits = 0;
     for (int l = 0; l < LANES; l++) bits |= (uint32_t)m[l] & (1u << l);
     return bits;
+#endif
 }
 
 /* Shortest displacement on a torus of the given extent (as the simulation

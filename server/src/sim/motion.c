@@ -184,3 +184,48 @@ void motion_finish(const world_t *w, size_t i, float x, float y, float vx, float
     out->vy[i] = vy;
     out->flags[i] = flags;
 }
+
+bool motion_evade(const world_t *w, float x, float y, vec2 *away)
+{
+    const sim_params_t *p = &w->params;
+    const bool wrap = p->border == BORDER_WRAP;
+    float ax = 0.0f, ay = 0.0f;
+    bool near = false;
+    for (size_t k = 0; k < w->n_predators; k++) {
+        const predator_t *pr = &w->predators[k];
+        float dx = x - pr->x, dy = y - pr->y;
+        if (wrap) {
+            dx = motion_wrap_delta(dx, w->width);
+            dy = motion_wrap_delta(dy, w->height);
+        }
+        float d2 = dx * dx + dy * dy;
+        if (d2 >= p->fear_radius * p->fear_radius) continue;
+        float lead = fminf(sqrtf(d2) / p->predator_speed, 1.0f);
+        dx -= pr->vx * lead; /* away from where it will be */
+        dy -= pr->vy * lead;
+        float l2 = dx * dx + dy * dy;
+        if (!(l2 > 0.0f)) continue;
+        ax += dx / l2; /* unit vector over distance: nearer counts more */
+        ay += dy / l2;
+        near = true;
+    }
+    *away = (vec2){ax, ay};
+    return near && (ax != 0.0f || ay != 0.0f);
+}
+
+/* Stream of the counter-based generator for wander drift. */
+#define WANDER_DRIFT_STREAM 0x647269667400ull
+
+vec2 motion_wander(const world_t *w, uint32_t id, float vx, float vy)
+{
+    const sim_params_t *p = &w->params;
+    float u = prng_hash_unit(w->seed, WANDER_DRIFT_STREAM, w->tick, id);
+    float angle = w->wander[id] + (2.0f * u - 1.0f) * p->wander_jitter * w->dt;
+    angle -= 6.28318531f * floorf(angle / 6.28318531f);
+    ((world_t *)w)->wander[id] = angle; /* the agent's own entry: no other task touches it */
+    float speed = sqrtf(vx * vx + vy * vy);
+    float hx = speed > 0.0f ? vx / speed : 1.0f, hy = speed > 0.0f ? vy / speed : 0.0f;
+    float heading = atan2f(hy, hx);
+    return (vec2){hx * p->wander_distance + p->wander_radius * cosf(heading + angle),
+                  hy * p->wander_distance + p->wander_radius * sinf(heading + angle)};
+}

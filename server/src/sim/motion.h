@@ -32,6 +32,18 @@ const target_t *motion_nearest_target(const world_t *w, float x, float y, vec2 *
  * already inside the buffer). False when nothing is in the way. */
 bool motion_avoid(const world_t *w, float x, float y, float vx, float vy, vec2 *steer);
 
+/* Evasion (Reynolds' flee from a predicted position): the direction away
+ * from every predator within fear_radius, each taken where it will be when
+ * it could arrive, nearer ones counting more. False when none is near. */
+bool motion_evade(const world_t *w, float x, float y, vec2 *away);
+
+/* Wander: moves agent id's point on its wander circle (the angle drifts by
+ * at most wander_jitter·dt, drawn per agent and tick) and returns the
+ * displacement from the agent to that point: wander_distance ahead along the
+ * heading, then wander_radius toward the point's angle. Updates only the
+ * agent's own entry. */
+vec2 motion_wander(const world_t *w, uint32_t id, float vx, float vy);
+
 /* Ends agent i's step from its new position and velocity: out of any
  * obstacle it ended inside, through the border, into w->next. */
 void motion_finish(const world_t *w, size_t i, float x, float y, float vx, float vy, uint8_t flags);

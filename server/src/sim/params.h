@@ -16,6 +16,7 @@ typedef enum { ALIGN_VELOCITY = 0, ALIGN_HEADING = 1 } align_mode_t;
 typedef enum { DELAY_BOTH = 0, DELAY_POSITIONS = 1, DELAY_VELOCITIES = 2 } delay_mode_t;
 
 #define SIM_MAX_DELAY_TICKS 30
+#define SIM_MAX_PREDATORS 16
 
 typedef struct sim_params {
     int model; /* model_t */
@@ -26,6 +27,9 @@ typedef struct sim_params {
     int ali_mode; /* align_mode_t */
     float max_speed, max_force;
     float arrive_radius;
+    float w_wander, wander_radius, wander_distance, wander_jitter;
+    int predators;
+    float predator_speed, fear_radius, w_flee;
     int delay_ticks, delay_mode; /* delayed feedback: neighbours as they were delay_ticks ago */
     int density_radii;           /* density-dependent perception (Hemelrijk) */
     float radius_min, radius_smoothing, radius_influence;

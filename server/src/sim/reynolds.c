@@ -59,6 +59,19 @@ void reynolds_agent(const world_t *w, size_t i, const sense_sums_t *s)
     float accx = (part_x[0] + part_x[1]) + (part_x[2] + part_x[3]);
     float accy = (part_y[0] + part_y[1]) + (part_y[2] + part_y[3]);
     float wsum = (part_w[0] + part_w[1]) + (part_w[2] + part_w[3]);
+    /* Evading predators and wandering: two more "toward a direction" rules. */
+    vec2 dir[2];
+    float wt[2] = {0.0f, 0.0f};
+    if (w->n_predators && p->w_flee > 0.0f && motion_evade(w, px, py, &dir[0])) wt[0] = p->w_flee;
+    if (w->wander && p->w_wander > 0.0f) dir[1] = motion_wander(w, a->id[i], vx, vy), wt[1] = p->w_wander;
+    for (int k = 0; k < 2; k++) {
+        float len2 = wt[k] > 0.0f ? dir[k].x * dir[k].x + dir[k].y * dir[k].y : 0.0f;
+        if (!(len2 > 0.0f)) continue;
+        float scale = max_speed / sqrtf(len2);
+        float sx = dir[k].x * scale - vx, sy = dir[k].y * scale - vy, s2 = sx * sx + sy * sy;
+        float limit = s2 > max_dv * max_dv ? max_dv / sqrtf(s2) : 1.0f;
+        accx += wt[k] * sx * limit, accy += wt[k] * sy * limit, wsum += wt[k];
+    }
     vec2 avoid; /* of length max_force: as a change of velocity, times dt */
     if (p->w_avoid > 0 && motion_avoid(w, px, py, vx, vy, &avoid)) {
         accx += p->w_avoid * avoid.x * dt, accy += p->w_avoid * avoid.y * dt, wsum += p->w_avoid;

@@ -57,8 +57,9 @@ void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s)
         flags |= AGENT_LEADER;
         add_unit(&dx, &dy, p->w_leader, to_target.x, to_target.y);
     }
-    vec2 avoid;
+    vec2 avoid, away;
     if (p->w_avoid > 0 && motion_avoid(w, px, py, vx, vy, &avoid)) add_unit(&dx, &dy, p->w_avoid, avoid.x, avoid.y);
+    if (w->n_predators && p->w_flee > 0 && motion_evade(w, px, py, &away)) add_unit(&dx, &dy, p->w_flee, away.x, away.y);
 
     if (dx != 0.0f || dy != 0.0f) {
         float error = atan2f(dy, dx) - heading;

@@ -11,6 +11,10 @@
 /* PRNG stream for agent placement; other streams stay free for later uses
  * (noise, jitter) so that adding one does not shift the others. */
 #define STREAM_SPAWN 1u
+/* Stream of the counter-based generator for wander angles. */
+#define WANDER_STREAM 0x77616e646572ull
+/* … and for where predators appear. */
+#define PREDATOR_STREAM 0x70726564ull
 
 static void agents_free(agents_t *a)
 {
@@ -90,6 +94,43 @@ const float *world_history_frame(const world_t *w, uint64_t ago)
     return w->history + slot * 4 * (w->cap + SENSE_LANES);
 }
 
+/* Per-agent arrays that only some features use exist only while one is on,
+ * so that the plain model keeps its memory small. They sit side by side in
+ * world_t (head_x … wander), cap + SENSE_LANES floats each when present. */
+static float **feature_arrays_begin(world_t *w) { return &w->head_x; }
+static float **feature_arrays_end(world_t *w) { return &w->wander + 1; }
+
+static void init_feature_values(world_t *w, size_t from)
+{
+    for (size_t i = from; i < w->n; i++) {
+        uint32_t id = w->cur.id[i];
+        if (w->radius_ali) w->radius_ali[id] = w->params.ali_radius, w->radius_coh[id] = w->params.coh_radius;
+        if (w->wander) w->wander[id] = 6.28318531f * prng_hash_unit(w->seed, WANDER_STREAM, id, 0);
+    }
+}
+
+/* Allocates the arrays the parameters now need and frees the others; new
+ * arrays start from each agent's initial value. */
+static int configure_feature_arrays(world_t *w)
+{
+    const sim_params_t *p = &w->params;
+    bool want[] = {p->ali_mode == ALIGN_HEADING, p->ali_mode == ALIGN_HEADING, p->density_radii != 0,
+                   p->density_radii != 0, p->w_wander > 0.0f};
+    bool fresh = false;
+    float **arr = feature_arrays_begin(w);
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++, arr++) {
+        if (!want[k]) {
+            free(*arr);
+            *arr = NULL;
+        } else if (!*arr) {
+            if (!(*arr = calloc(w->cap + SENSE_LANES, sizeof **arr))) return -1;
+            fresh = true;
+        }
+    }
+    if (fresh) init_feature_values(w, 0);
+    return 0;
+}
+
 /* Capacity grows by doubling, so that the tick never allocates and repeated
  * add_agents cost amortised O(1). */
 static int reserve(world_t *w, size_t n)
@@ -100,20 +141,13 @@ static int reserve(world_t *w, size_t n)
     if (cap > w->max_agents) cap = w->max_agents;
     if (agents_grow(&w->cur, w->cap, cap) || agents_grow(&w->next, w->cap, cap) || grid_reserve(&w->grid, cap))
         return -1;
-    float *ra = realloc(w->radius_ali, cap * sizeof *ra);
-    if (!ra) return -1;
-    w->radius_ali = ra;
-    float *rc = realloc(w->radius_coh, cap * sizeof *rc);
-    if (!rc) return -1;
-    w->radius_coh = rc;
-    float *hx = realloc(w->head_x, (cap + SENSE_LANES) * sizeof *hx);
-    if (!hx) return -1;
-    w->head_x = hx;
-    float *hy = realloc(w->head_y, (cap + SENSE_LANES) * sizeof *hy);
-    if (!hy) return -1;
-    w->head_y = hy;
-    memset(w->head_x + w->cap, 0, (cap + SENSE_LANES - w->cap) * sizeof *hx);
-    memset(w->head_y + w->cap, 0, (cap + SENSE_LANES - w->cap) * sizeof *hy);
+    for (float **arr = feature_arrays_begin(w); arr < feature_arrays_end(w); arr++)
+        if (*arr) {
+            float *grown = realloc(*arr, (cap + SENSE_LANES) * sizeof **arr);
+            if (!grown) return -1;
+            memset(grown + w->cap, 0, (cap - w->cap + SENSE_LANES) * sizeof *grown);
+            *arr = grown;
+        }
     w->cap = cap;
     return 0;
 }
@@ -149,6 +183,23 @@ static int configure_grid(world_t *w)
     if (grid_configure(&w->grid, w->width, w->height, cell)) return -1;
     w->grid_cell = cell;
     return 0;
+}
+
+/* Matches the number of predators to the parameter: new ones appear at
+ * random places, flying in a random direction. */
+static void configure_predators(world_t *w)
+{
+    size_t want = (size_t)w->params.predators;
+    for (size_t k = w->n_predators; k < want; k++) {
+        float heading = 6.28318531f * prng_hash_unit(w->seed, PREDATOR_STREAM, w->tick, k * 3);
+        w->predators[k] = (predator_t){
+            w->width * prng_hash_unit(w->seed, PREDATOR_STREAM, w->tick, k * 3 + 1),
+            w->height * prng_hash_unit(w->seed, PREDATOR_STREAM, w->tick, k * 3 + 2),
+            w->params.predator_speed * cosf(heading),
+            w->params.predator_speed * sinf(heading),
+        };
+    }
+    w->n_predators = want;
 }
 
 int world_init(world_t *w, const world_config_t *cfg)
@@ -196,12 +247,10 @@ void world_free(world_t *w)
     w->task_pairs = NULL;
     agents_free(&w->cur);
     agents_free(&w->next);
-    free(w->head_x);
-    free(w->head_y);
-    w->head_x = w->head_y = NULL;
-    free(w->radius_ali);
-    free(w->radius_coh);
-    w->radius_ali = w->radius_coh = NULL;
+    for (float **arr = feature_arrays_begin(w); arr < feature_arrays_end(w); arr++) {
+        free(*arr);
+        *arr = NULL;
+    }
     free(w->history);
     w->history = NULL;
     w->history_frames = 0;
@@ -222,6 +271,8 @@ int world_reset(world_t *w, uint32_t seed, size_t n)
     w->next_obstacle_id = 0;
     w->gamma_x = 0.5f * w->width;
     w->gamma_y = 0.5f * w->height;
+    w->n_predators = 0;
+    configure_predators(w);
     return world_add_agents(w, n, false, 0, 0);
 }
 
@@ -252,10 +303,10 @@ int world_add_agents(world_t *w, size_t count, bool at_point, float px, float py
         a->vy[i] = s * sinf(heading);
         a->id[i] = (uint32_t)i;
         a->flags[i] = 0;
-        w->radius_ali[i] = w->params.ali_radius;
-        w->radius_coh[i] = w->params.coh_radius;
     }
+    size_t before = w->n;
     w->n += count;
+    init_feature_values(w, before);
     /* The history is laid out by capacity and knows nothing of the new
      * agents: start it again from now. */
     if (w->history && history_configure(w)) return SIM_E_LIMIT;
@@ -271,9 +322,14 @@ int world_set_param(world_t *w, size_t index, double value, char *msg, size_t ms
         w->params = before; /* out of memory: keep the old, consistent grid */
         return SIM_E_LIMIT;
     }
-    if (w->params.density_radii != before.density_radii || w->params.ali_radius != before.ali_radius ||
-        w->params.coh_radius != before.coh_radius) {
-        /* Density-dependent radii start again from the (new) largest. */
+    configure_predators(w);
+    if (configure_feature_arrays(w)) {
+        w->params = before;
+        configure_feature_arrays(w);
+        return SIM_E_LIMIT;
+    }
+    if (w->radius_ali && (w->params.ali_radius != before.ali_radius || w->params.coh_radius != before.coh_radius)) {
+        /* Density-dependent radii start again from the new largest. */
         for (size_t i = 0; i < w->n; i++) w->radius_ali[i] = w->params.ali_radius, w->radius_coh[i] = w->params.coh_radius;
     }
     if (w->params.delay_ticks != before.delay_ticks && history_configure(w)) {
@@ -453,6 +509,91 @@ static void move_obstacles(world_t *w)
     }
 }
 
+/* Rings of cells a predator searches for prey before it gives up and
+ * flies straight on. */
+#define HUNT_RINGS 8
+
+/* The agent nearest to (x, y) within HUNT_RINGS cells, or -1. The grid is
+ * the one this step was sorted with; agents have moved a little since,
+ * which is close enough for choosing prey. */
+static long nearest_agent(const world_t *w, float x, float y)
+{
+    const grid_t *g = &w->grid;
+    const bool wrap = w->params.border == BORDER_WRAP;
+    int cx = grid_cell_x(g, x), cy = grid_cell_y(g, y);
+    long best = -1;
+    float best_d2 = INFINITY, cell = fminf(w->width / (float)g->nx, w->height / (float)g->ny);
+    for (int ring = 0; ring <= HUNT_RINGS; ring++) {
+        /* Everything in later rings is at least (ring − 1) cells away. */
+        float floor_d = (float)(ring - 1) * cell;
+        if (best >= 0 && floor_d > 0.0f && floor_d * floor_d > best_d2) break;
+        for (int dy = -ring; dy <= ring; dy++)
+            for (int dx = -ring; dx <= ring; dx++) {
+                if (abs(dx) != ring && abs(dy) != ring) continue; /* the ring's edge only */
+                int gx = cx + dx, gy = cy + dy;
+                if (wrap) {
+                    if (2 * ring + 1 > g->nx || 2 * ring + 1 > g->ny) continue; /* would revisit cells */
+                    gx = (gx % g->nx + g->nx) % g->nx;
+                    gy = (gy % g->ny + g->ny) % g->ny;
+                } else if (gx < 0 || gy < 0 || gx >= g->nx || gy >= g->ny) {
+                    continue;
+                }
+                uint32_t c = (uint32_t)(gy * g->nx + gx);
+                for (uint32_t j = g->cell_start[c]; j < g->cell_start[c + 1]; j++) {
+                    float ddx = w->cur.x[j] - x, ddy = w->cur.y[j] - y;
+                    if (wrap) {
+                        ddx = ddx > 0.5f * w->width ? ddx - w->width : (ddx < -0.5f * w->width ? ddx + w->width : ddx);
+                        ddy = ddy > 0.5f * w->height ? ddy - w->height : (ddy < -0.5f * w->height ? ddy + w->height : ddy);
+                    }
+                    float d2 = ddx * ddx + ddy * ddy;
+                    if (d2 < best_d2) best_d2 = d2, best = (long)j;
+                }
+            }
+    }
+    return best;
+}
+
+/* Predators pursue (Reynolds' pursuit: aim at where the prey will be) the
+ * nearest agent, turning at twice the agents' max force. */
+static void hunt(world_t *w)
+{
+    const sim_params_t *p = &w->params;
+    const bool wrap = p->border == BORDER_WRAP;
+    for (size_t k = 0; k < w->n_predators; k++) {
+        predator_t *pr = &w->predators[k];
+        long prey = nearest_agent(w, pr->x, pr->y);
+        if (prey >= 0) {
+            float dx = w->cur.x[prey] - pr->x, dy = w->cur.y[prey] - pr->y;
+            if (wrap) {
+                dx = dx > 0.5f * w->width ? dx - w->width : (dx < -0.5f * w->width ? dx + w->width : dx);
+                dy = dy > 0.5f * w->height ? dy - w->height : (dy < -0.5f * w->height ? dy + w->height : dy);
+            }
+            float lead = fminf(sqrtf(dx * dx + dy * dy) / p->predator_speed, 1.0f);
+            dx += w->cur.vx[prey] * lead;
+            dy += w->cur.vy[prey] * lead;
+            float len = sqrtf(dx * dx + dy * dy);
+            if (len > 0.0f) {
+                float sx = dx / len * p->predator_speed - pr->vx, sy = dy / len * p->predator_speed - pr->vy;
+                float s = sqrtf(sx * sx + sy * sy), max_dv = 2.0f * p->max_force * w->dt;
+                if (s > max_dv) sx *= max_dv / s, sy *= max_dv / s;
+                pr->vx += sx;
+                pr->vy += sy;
+            }
+        }
+        float speed = sqrtf(pr->vx * pr->vx + pr->vy * pr->vy);
+        if (speed > p->predator_speed) pr->vx *= p->predator_speed / speed, pr->vy *= p->predator_speed / speed;
+        pr->x += pr->vx * w->dt;
+        pr->y += pr->vy * w->dt;
+        if (wrap || p->border == BORDER_RESPAWN) {
+            pr->x -= w->width * floorf(pr->x / w->width);
+            pr->y -= w->height * floorf(pr->y / w->height);
+        } else {
+            if (pr->x < 0.0f || pr->x > w->width) pr->vx = -pr->vx, pr->x = fminf(fmaxf(pr->x, 0.0f), w->width);
+            if (pr->y < 0.0f || pr->y > w->height) pr->vy = -pr->vy, pr->y = fminf(fmaxf(pr->y, 0.0f), w->height);
+        }
+    }
+}
+
 /* A target not moved for this long is standing still. */
 #define TARGET_STILL_TICKS 15
 
@@ -488,6 +629,7 @@ void world_step(world_t *w)
     for (int t = 0; t < n_tasks; t++) pairs += w->task_pairs[t];
     w->mean_neighbours = w->n ? (double)pairs / (double)w->n : 0.0;
     move_references(w);
+    hunt(w);
     w->tick++;
     if (w->history) record_history(w, (size_t)(w->tick % w->history_frames));
 }
@@ -499,8 +641,8 @@ size_t world_memory_bytes(const world_t *w)
     bytes += w->grid.agents_cap * 2 * sizeof(uint32_t);                             /* cell_of, order */
     bytes += (w->grid.cells_cap * 2 + 1) * sizeof(uint32_t);                        /* cell_start, cursor */
     bytes += (size_t)w->threads * ((size_t)SENSE_SCRATCH_CAP + SENSE_LANES) * 4 * sizeof(float);
-    bytes += 2 * (w->cap + SENSE_LANES) * sizeof(float);                           /* unit headings */
-    bytes += 2 * w->cap * sizeof(float);                                            /* per-agent radii */
+    for (float **arr = feature_arrays_begin((world_t *)w); arr < feature_arrays_end((world_t *)w); arr++)
+        if (*arr) bytes += (w->cap + SENSE_LANES) * sizeof(float); /* optional per-agent arrays */
     bytes += w->history_frames * 4 * (w->cap + SENSE_LANES) * sizeof(float);       /* delayed feedback */
     bytes += w->max_targets * sizeof(target_t) + sizeof *w;
     return bytes;

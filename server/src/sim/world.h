@@ -24,6 +24,7 @@
 
 /* Agent flag bits, as they travel in the snapshot. */
 #define AGENT_LEADER 0x01u
+#define AGENT_PREDATOR 0x08u
 
 typedef struct obstacle {
     uint32_t id;
@@ -37,6 +38,10 @@ typedef struct target {
     float vx, vy;        /* estimated from its last moves (Olfati-Saber's p_r); 0 when still */
     uint64_t moved_tick; /* when it last moved */
 } target_t;
+
+typedef struct predator {
+    float x, y, vx, vy;
+} predator_t;
 
 typedef struct world_config {
     float width, height;
@@ -62,8 +67,11 @@ typedef struct world {
     size_t n, cap, max_agents;
     agents_t cur;  /* the state; sorted by grid cell at the start of each step */
     agents_t next; /* written by the step, then swapped with cur */
+    /* Optional per-agent arrays, present only while their feature is on
+     * (keep them together and in this order: world.c walks them). */
     float *head_x, *head_y; /* unit headings of cur, for alignment by heading */
     float *radius_ali, *radius_coh; /* density-dependent perception: each agent's radii, by id */
+    float *wander;          /* wander: each agent's angle on its wander circle, by id */
     float *history;         /* delayed feedback: frames of x, y, vx, vy by id, (cap + pad) each */
     size_t history_frames;  /* delay_ticks + 1; 0 when off */
     grid_t grid;
@@ -76,6 +84,8 @@ typedef struct world {
     target_t *targets; /* sorted by client_id */
     size_t n_targets, max_targets;
     float gamma_x, gamma_y; /* Olfati-Saber's virtual reference when no client has a target */
+    predator_t predators[SIM_MAX_PREDATORS];
+    size_t n_predators;
 
     workers_t *pool;     /* threads of a step; NULL when single-threaded */
     int threads;

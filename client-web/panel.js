@@ -1,0 +1,774 @@
+// The control panel: a side panel built entirely from the `params` list of
+// `hello` (PROTOCOL.md), plus pause / reset, the flock's metrics with a
+// polarization sparkline, and a legend of the agent colours.
+//
+//   model      a select at the top → {"type":"set_model"}
+//   groups     the other parameters, grouped by name prefix ("os_" Olfati-
+//              Saber, "uni_" unicycle, the rest Reynolds / world), as
+//              collapsible sections; the current model's group is open
+//   controls   float/int: a slider and a numeric field with the unit;
+//              enum: a select; bool: a checkbox; help as the tooltip
+//
+// Changes go out as set_param (a dragged slider at most every
+// SLIDER_INTERVAL_MS, its final value on release). `param` broadcasts from
+// anyone move the controls without sending anything back; a refused change
+// puts the control back to the server's value (the error itself is shown by
+// the status line).
+//
+// The pure helpers (grouping, slider scales, formatting) are exported for
+// Node tests; createPanel() is the DOM part. Everything is built with
+// createElement and classes: the page's CSP allows no inline style.
+
+import { SPECIES_COLORS, COLORS } from './palette.js';
+import * as cmd from './commands.js';
+
+// A dragged slider sends at most this often (~10/s).
+export const SLIDER_INTERVAL_MS = 100;
+// The sparkline shows this much history.
+export const SPARK_WINDOW_MS = 30000;
+// localStorage key of the panel's open / collapsed state.
+export const STORAGE_KEY = 'swarmcast.panel.open';
+// Slider resolution for float parameters (positions 0 … SLIDER_STEPS).
+const SLIDER_STEPS = 1000;
+// A positive range this many times wider at the top than at the bottom gets
+// a logarithmic slider (max_force 1 … 10000: the useful values are low).
+const LOG_RATIO = 1000;
+
+// Parameter groups, in display order. A parameter belongs to the first group
+// whose prefix its name starts with; the last group (no prefix) takes the rest.
+export const GROUPS = [
+  { key: 'os', title: 'Olfati-Saber', prefix: 'os_' },
+  { key: 'uni', title: 'Unicycle', prefix: 'uni_' },
+  { key: 'general', title: 'Reynolds / world', prefix: null },
+];
+const GROUP_ORDER = ['general', 'os', 'uni'];
+
+export function groupKeyOf(name) {
+  for (const g of GROUPS) if (g.prefix && name.startsWith(g.prefix)) return g.key;
+  return 'general';
+}
+
+// The group holding a model's own parameters.
+export function modelGroupKey(model) {
+  if (typeof model !== 'string') return 'general';
+  if (model.startsWith('olfati')) return 'os';
+  if (model.startsWith('uni')) return 'uni';
+  return 'general';
+}
+
+// params (hello's list) → [{ key, title, params }] in display order, without
+// the `model` parameter (it has its own selector) and without empty groups.
+export function groupParams(params) {
+  const byKey = new Map(GROUPS.map((g) => [g.key, { key: g.key, title: g.title, params: [] }]));
+  for (const p of params) {
+    if (!p || typeof p.name !== 'string' || p.name === 'model') continue;
+    byKey.get(groupKeyOf(p.name)).params.push(p);
+  }
+  return GROUP_ORDER.map((k) => byKey.get(k)).filter((g) => g.params.length > 0);
+}
+
+function isNumeric(p) {
+  return (p.type === 'float' || p.type === 'int') && Number.isFinite(p.min) && Number.isFinite(p.max) && p.max > p.min;
+}
+
+// How a numeric parameter's slider works: 'int' (native integer steps),
+// 'log' or 'linear' (positions 0 … SLIDER_STEPS mapped onto the range).
+export function sliderKind(p) {
+  if (p.type === 'int' && p.max - p.min <= SLIDER_STEPS) return 'int';
+  if (p.min > 0 && p.max / p.min >= LOG_RATIO) return 'log';
+  return 'linear';
+}
+
+// The decimals a linear float slider's values are rounded to: about a
+// thousandth of the range (0 … 20 → 0.01, 1 … 200 → 0.1).
+function linearDecimals(p) {
+  const q = Math.floor(Math.log10((p.max - p.min) / SLIDER_STEPS));
+  return Math.max(0, -q);
+}
+
+function clampTo(p, v) {
+  return Math.min(p.max, Math.max(p.min, v));
+}
+
+// A value as the slider would send it: on the range, rounded to a sensible
+// precision so that a drag sends 12.5 rather than 12.498046875.
+export function quantize(p, v) {
+  v = clampTo(p, v);
+  if (p.type === 'int') return clampTo(p, Math.round(v));
+  if (sliderKind(p) === 'log') return clampTo(p, Number(v.toPrecision(3)));
+  return clampTo(p, Number(v.toFixed(linearDecimals(p))));
+}
+
+// Parameter value → slider position (the input's own value), and back.
+export function toSlider(p, v) {
+  const kind = sliderKind(p);
+  v = clampTo(p, Number(v));
+  if (kind === 'int') return Math.round(v);
+  if (kind === 'log') return Math.round((SLIDER_STEPS * Math.log(v / p.min)) / Math.log(p.max / p.min));
+  return Math.round((SLIDER_STEPS * (v - p.min)) / (p.max - p.min));
+}
+
+export function fromSlider(p, pos) {
+  const kind = sliderKind(p);
+  pos = Number(pos);
+  if (kind === 'int') return quantize(p, pos);
+  const t = Math.min(1, Math.max(0, pos / SLIDER_STEPS));
+  if (t === 0) return p.min;
+  if (t === 1) return p.max;
+  if (kind === 'log') return quantize(p, p.min * Math.exp(t * Math.log(p.max / p.min)));
+  return quantize(p, p.min + t * (p.max - p.min));
+}
+
+// A number for the numeric field: as the server stores it, but without
+// float noise (0.30000001192092896 → 0.3).
+export function formatNumber(v) {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return '';
+  return String(Number(v.toPrecision(6)));
+}
+
+export function tooltip(p) {
+  const parts = [];
+  if (p.help) parts.push(p.help);
+  const unit = p.unit ? ` ${p.unit}` : '';
+  if (isNumeric(p)) parts.push(`range ${p.min} … ${p.max}${unit}`);
+  else if (p.type === 'enum' && Array.isArray(p.values)) parts.push(`one of ${p.values.join(', ')}`);
+  if (p.default !== undefined) parts.push(`default ${p.default}${isNumeric(p) ? unit : ''}`);
+  return `${p.name}: ${parts.join('; ')}`;
+}
+
+// Metrics → [label, text] rows for the panel ('—' for a value that is null
+// or missing: an older server, or no obstacles for min_clearance).
+export function metricRows(m) {
+  const num = (v, digits, unit = '') =>
+    typeof v === 'number' && Number.isFinite(v) ? `${v.toFixed(digits)}${unit}` : '—';
+  const int = (v) => (Number.isInteger(v) ? v.toLocaleString('en-US') : '—');
+  let clusters = int(m.clusters);
+  if (Number.isInteger(m.largest_cluster)) clusters += ` (largest ${int(m.largest_cluster)})`;
+  return [
+    ['polarization', num(m.polarization, 3)],
+    ['milling', num(m.milling, 3)],
+    ['nearest neighbour', num(m.mean_nn_distance, 1, ' u')],
+    ['clusters', clusters],
+    ['collisions', int(m.collisions)],
+    ['in obstacles', int(m.penetrations)],
+    ['min clearance', num(m.min_clearance, 1, ' u')],
+  ];
+}
+
+// Keeps the points of the last `windowMs` (plus one older point, so the line
+// starts at the left edge). history: [{ t, v }] in time order; mutated.
+export function trimHistory(history, now, windowMs = SPARK_WINDOW_MS) {
+  let drop = 0;
+  while (drop + 1 < history.length && history[drop + 1].t <= now - windowMs) drop++;
+  if (drop > 0) history.splice(0, drop);
+  return history;
+}
+
+// ---------------------------------------------------------------------------
+// DOM
+
+function el(tag, className, text) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function readStorage(storage) {
+  try {
+    const v = storage?.getItem(STORAGE_KEY);
+    return v === null || v === undefined ? null : v === '1';
+  } catch {
+    return null; // storage disabled (privacy mode, file://): just don't remember
+  }
+}
+
+function writeStorage(storage, open) {
+  try {
+    storage?.setItem(STORAGE_KEY, open ? '1' : '0');
+  } catch {
+    // Quota or disabled storage: the state is simply not remembered.
+  }
+}
+
+// A button clicked with the mouse gives its focus back, so the space key
+// stays the pause shortcut instead of clicking the button again.
+function blurAfterMouse(button) {
+  button.addEventListener('click', (ev) => {
+    if (ev.detail > 0) button.blur();
+  });
+}
+
+// deps: {
+//   root     the panel element (an <aside>, empty),
+//   toggle   the small button that reopens a collapsed panel,
+//   body     the element that gets the `panel-open` class (document.body),
+//   send(command) → id | null (connection.send),
+//   storage  (localStorage, or null),
+//   onLayout()  called when the panel opens or closes,
+//   now() → ms }
+export function createPanel(deps) {
+  const { root, toggle, body, send, storage, onLayout } = deps;
+  const now = deps.now ?? (() => performance.now());
+
+  // ---- static shell ----
+  const header = el('div', 'panel-header');
+  const title = el('span', 'panel-title', 'controls');
+  const collapse = el('button', 'panel-collapse', '»');
+  collapse.type = 'button';
+  collapse.title = 'hide the controls';
+  collapse.setAttribute('aria-label', 'hide the controls');
+  header.append(title, collapse);
+
+  // Everything that sends a command sits in this fieldset: disabling it
+  // while disconnected disables every control at once.
+  const fieldset = el('fieldset', 'panel-body');
+  const legendEl = el('legend', 'visually-hidden', 'simulation controls');
+  fieldset.append(legendEl);
+
+  const actions = el('div', 'panel-actions');
+  const pauseBtn = el('button', 'btn btn-pause', 'pause');
+  pauseBtn.type = 'button';
+  pauseBtn.title = 'pause / resume the simulation (space)';
+  pauseBtn.dataset.action = 'pause';
+  const resetBtn = el('button', 'btn btn-reset', 'reset');
+  resetBtn.type = 'button';
+  resetBtn.title = 'restart the world at tick 0 (agents redrawn from the seed; obstacles removed)';
+  resetBtn.dataset.action = 'reset';
+  const seedInput = el('input', 'seed-input');
+  seedInput.type = 'number';
+  seedInput.min = '0';
+  seedInput.max = '4294967295';
+  seedInput.step = '1';
+  seedInput.placeholder = 'seed';
+  seedInput.title = 'seed for the reset (0 … 4294967295); empty keeps the current one';
+  seedInput.setAttribute('aria-label', 'seed for the reset');
+  seedInput.name = 'seed';
+  actions.append(pauseBtn, resetBtn, seedInput);
+  blurAfterMouse(pauseBtn);
+  blurAfterMouse(resetBtn);
+
+  const modelRow = el('label', 'model-row');
+  const modelLabel = el('span', 'model-label', 'model');
+  const modelSelect = el('select', 'model-select');
+  modelSelect.name = 'model';
+  modelRow.append(modelLabel, modelSelect);
+  modelRow.hidden = true;
+
+  const metricsBox = el('section', 'metrics');
+  const metricsHead = el('div', 'section-title', 'metrics');
+  const metricsList = el('dl', 'metrics-list');
+  const metricsNone = el('div', 'metrics-none', 'waiting for metrics…');
+  const spark = el('canvas', 'sparkline');
+  spark.setAttribute('aria-label', 'polarization over the last 30 seconds');
+  spark.title = 'polarization (0 … 1), last 30 s';
+  const sparkCaption = el('div', 'sparkline-caption', 'polarization, last 30 s');
+  metricsBox.append(metricsHead, metricsNone, metricsList, spark, sparkCaption);
+
+  const legend = el('div', 'legend');
+  legend.hidden = true;
+
+  const groupsBox = el('div', 'param-groups');
+
+  fieldset.append(actions, modelRow, metricsBox, legend, groupsBox);
+  root.replaceChildren(header, fieldset);
+
+  // ---- state ----
+  const rows = new Map(); // name → row (see buildRow)
+  const groups = new Map(); // group key → <details>
+  const pending = new Map(); // command id → { kind: 'param', row } | { kind: 'model' }
+  let modelParam = null; // the `model` entry of hello, or null
+  let model = null; // the model in use, as the server last said
+  let modelPending = 0;
+  let history = []; // polarization: [{ t, v }]
+  let lastMetrics = null;
+  let shownPaused = undefined;
+  let shownEnabled = undefined;
+  let shownLegend = '';
+  let open = readStorage(storage);
+  // First visit: open on screens wide enough to keep most of the world
+  // visible beside it.
+  if (open === null) open = (globalThis.innerWidth ?? 1280) >= 900;
+
+  function setOpen(v, remember) {
+    open = v;
+    root.hidden = !open;
+    toggle.hidden = open;
+    body.classList.toggle('panel-open', open);
+    if (remember) writeStorage(storage, open);
+    if (open) drawSparkline();
+    onLayout?.();
+  }
+  collapse.addEventListener('click', () => {
+    setOpen(false, true);
+    toggle.focus({ preventScroll: true });
+  });
+  toggle.addEventListener('click', (ev) => {
+    setOpen(true, true);
+    if (ev.detail > 0) toggle.blur();
+    else collapse.focus({ preventScroll: true });
+  });
+  setOpen(open, false);
+
+  // ---- commands ----
+  let paused = null;
+  pauseBtn.addEventListener('click', () => {
+    if (paused !== null) send(cmd.togglePause(paused));
+  });
+
+  function doReset() {
+    const raw = seedInput.value.trim();
+    let seed = null;
+    if (raw !== '' || seedInput.validity.badInput) {
+      const n = Number(raw);
+      if (!seedInput.validity.valid || !Number.isInteger(n) || n < 0 || n > 4294967295) {
+        seedInput.classList.add('is-invalid');
+        seedInput.focus();
+        return;
+      }
+      seed = n;
+    }
+    seedInput.classList.remove('is-invalid');
+    send(cmd.reset(seed));
+  }
+  resetBtn.addEventListener('click', doReset);
+  seedInput.addEventListener('input', () => seedInput.classList.remove('is-invalid'));
+  seedInput.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter') {
+      ev.preventDefault();
+      doReset();
+    }
+  });
+
+  modelSelect.addEventListener('change', () => {
+    const value = modelSelect.value;
+    const id = send(cmd.setModel(value));
+    if (id === null) {
+      modelSelect.value = model ?? '';
+      return;
+    }
+    pending.set(id, { kind: 'model' });
+    modelPending++;
+  });
+
+  // ---- parameter rows ----
+
+  // Shows a value in a row's controls (no event fires: nothing is sent).
+  function show(row, value) {
+    const p = row.p;
+    if (row.slider) {
+      if (typeof value === 'number') row.slider.value = String(toSlider(p, value));
+      // A field being typed in keeps what the user typed.
+      if (document.activeElement !== row.number) row.number.value = formatNumber(value);
+      row.number.classList.remove('is-invalid');
+    } else if (row.select) {
+      row.select.value = String(value);
+    } else if (row.checkbox) {
+      row.checkbox.checked = value === true;
+    } else if (row.text) {
+      row.text.textContent = String(value);
+    }
+  }
+
+  function busy(row) {
+    return row.dragging || row.pendingCount > 0;
+  }
+
+  function sendParam(row, value) {
+    if (value === row.lastSent) return;
+    const id = send(cmd.setParam(row.p.name, value));
+    row.lastSentAt = now();
+    if (id === null) {
+      show(row, row.server); // not connected: nothing changed
+      return;
+    }
+    row.lastSent = value;
+    row.pendingCount++;
+    pending.set(id, { kind: 'param', row });
+  }
+
+  // The slider's throttle: the newest wanted value goes out at most every
+  // SLIDER_INTERVAL_MS; flush() sends it now (release, or the timer).
+  function flush(row) {
+    clearTimeout(row.timer);
+    row.timer = null;
+    if (row.wanted !== undefined) {
+      const v = row.wanted;
+      row.wanted = undefined;
+      sendParam(row, v);
+    }
+  }
+
+  function sliderInput(row) {
+    const v = fromSlider(row.p, row.slider.value);
+    row.number.value = formatNumber(v);
+    row.number.classList.remove('is-invalid');
+    row.wanted = v;
+    const wait = row.lastSentAt + SLIDER_INTERVAL_MS - now();
+    if (wait <= 0) flush(row);
+    else if (!row.timer) row.timer = setTimeout(() => flush(row), wait);
+  }
+
+  function numberCommit(row) {
+    const raw = row.number.value.trim();
+    const v = Number(raw);
+    if (raw === '' || !Number.isFinite(v)) {
+      row.number.value = formatNumber(row.server);
+      return;
+    }
+    // Out-of-range or fractional values for an int go to the server as
+    // typed: its refusal, in the status line, says what is allowed.
+    if (typeof row.server === 'number' && v === row.server && row.pendingCount === 0) return;
+    row.lastSent = undefined; // typed on purpose: send even if it repeats
+    row.slider.value = String(toSlider(row.p, v));
+    sendParam(row, v);
+  }
+
+  function buildRow(p) {
+    const row = {
+      p,
+      server: p.value,
+      pendingCount: 0,
+      dragging: false,
+      lastSent: undefined,
+      lastSentAt: -Infinity,
+      wanted: undefined,
+      timer: null,
+      el: el('div', 'param'),
+    };
+    row.el.dataset.param = p.name;
+    row.el.dataset.type = p.type;
+    row.el.title = tooltip(p);
+    const id = `param-${p.name}`;
+    const label = el('label', 'param-name', p.name);
+    label.htmlFor = id;
+    const head = el('div', 'param-head');
+    head.append(label);
+
+    if (isNumeric(p)) {
+      const value = el('span', 'param-value');
+      row.number = el('input', 'param-number');
+      row.number.type = 'number';
+      row.number.step = 'any';
+      row.number.min = String(p.min);
+      row.number.max = String(p.max);
+      row.number.name = `${p.name}-value`;
+      row.number.setAttribute('aria-label', `${p.name} value`);
+      value.append(row.number);
+      if (p.unit) value.append(el('span', 'param-unit', p.unit));
+      head.append(value);
+
+      row.slider = el('input', 'param-slider');
+      row.slider.type = 'range';
+      row.slider.id = id;
+      row.slider.name = p.name;
+      const kind = sliderKind(p);
+      if (kind === 'int') {
+        row.slider.min = String(p.min);
+        row.slider.max = String(p.max);
+        row.slider.step = '1';
+      } else {
+        row.slider.min = '0';
+        row.slider.max = String(SLIDER_STEPS);
+        row.slider.step = '1';
+        if (kind === 'log') row.el.classList.add('is-log');
+      }
+      row.slider.addEventListener('pointerdown', () => {
+        row.dragging = true;
+      });
+      row.slider.addEventListener('input', () => sliderInput(row));
+      // `change` is the release (or a key press): the final value goes now.
+      row.slider.addEventListener('change', () => {
+        flush(row);
+        row.dragging = false;
+        if (!busy(row)) show(row, row.server);
+      });
+      // Released without a change: no `change` event; let go anyway.
+      const release = () => {
+        if (!row.dragging) return;
+        flush(row);
+        row.dragging = false;
+        if (!busy(row)) show(row, row.server);
+      };
+      row.slider.addEventListener('pointerup', (ev) => {
+        release();
+        if (ev.pointerType === 'mouse') row.slider.blur(); // give space back to pause
+      });
+      row.slider.addEventListener('pointercancel', release);
+      row.slider.addEventListener('lostpointercapture', release);
+
+      row.number.addEventListener('change', () => numberCommit(row));
+      row.number.addEventListener('keydown', (ev) => {
+        if (ev.key === 'Escape') {
+          row.number.value = formatNumber(row.server);
+          row.number.blur();
+        }
+      });
+      row.number.addEventListener('blur', () => {
+        if (!busy(row)) row.number.value = formatNumber(row.server);
+      });
+      row.el.append(head, row.slider);
+    } else if (p.type === 'enum' && Array.isArray(p.values)) {
+      row.select = el('select', 'param-select');
+      row.select.id = id;
+      row.select.name = p.name;
+      for (const v of p.values) row.select.append(new Option(v, v));
+      row.select.addEventListener('change', () => {
+        row.lastSent = undefined;
+        sendParam(row, row.select.value);
+      });
+      head.append(row.select);
+      row.el.append(head);
+    } else if (p.type === 'bool') {
+      row.checkbox = el('input', 'param-check');
+      row.checkbox.type = 'checkbox';
+      row.checkbox.id = id;
+      row.checkbox.name = p.name;
+      row.checkbox.addEventListener('change', () => {
+        row.lastSent = undefined;
+        sendParam(row, row.checkbox.checked);
+      });
+      row.checkbox.addEventListener('click', (ev) => {
+        if (ev.detail > 0) row.checkbox.blur();
+      });
+      head.prepend(row.checkbox);
+      row.el.classList.add('is-bool');
+      row.el.append(head);
+    } else {
+      // A type this client does not know: show it, read-only.
+      row.text = el('span', 'param-text');
+      head.append(row.text);
+      row.el.append(head);
+    }
+    show(row, p.value);
+    return row;
+  }
+
+  function openModelGroup() {
+    const want = modelGroupKey(model);
+    for (const [key, details] of groups) details.open = key === want;
+    for (const [key, details] of groups) details.classList.toggle('is-model-group', key === want);
+  }
+
+  function setModelShown(m) {
+    const changed = m !== model;
+    model = m;
+    if (modelPending === 0) modelSelect.value = m;
+    if (changed) openModelGroup();
+  }
+
+  // ---- messages ----
+
+  function setHello(hello) {
+    for (const row of rows.values()) clearTimeout(row.timer);
+    rows.clear();
+    groups.clear();
+    pending.clear();
+    modelPending = 0;
+    history = [];
+    lastMetrics = null;
+    renderMetrics();
+    const params = Array.isArray(hello.params) ? hello.params : [];
+
+    modelParam = params.find((p) => p && p.name === 'model' && p.type === 'enum' && Array.isArray(p.values)) ?? null;
+    modelSelect.replaceChildren();
+    if (modelParam) {
+      for (const v of modelParam.values) modelSelect.append(new Option(v, v));
+      modelSelect.value = modelParam.value;
+      modelSelect.title = tooltip(modelParam);
+      model = modelParam.value;
+    } else {
+      model = null;
+    }
+    modelRow.hidden = !modelParam;
+
+    const sections = [];
+    for (const g of groupParams(params)) {
+      const details = el('details', 'param-group');
+      details.dataset.group = g.key;
+      const summary = el('summary', 'param-group-title', g.title);
+      summary.append(el('span', 'param-group-count', String(g.params.length)));
+      details.append(summary);
+      for (const p of g.params) {
+        const row = buildRow(p);
+        rows.set(p.name, row);
+        details.append(row.el);
+      }
+      groups.set(g.key, details);
+      sections.push(details);
+    }
+    groupsBox.replaceChildren(...sections);
+    openModelGroup();
+  }
+
+  function onParam(msg) {
+    if (msg.name === 'model') {
+      if (modelParam) setModelShown(msg.value);
+      return;
+    }
+    const row = rows.get(msg.name);
+    if (!row) return;
+    row.server = msg.value;
+    if (!busy(row)) show(row, msg.value);
+  }
+
+  // ack and error: the replies to what this panel sent.
+  function onReply(msg) {
+    if (msg.type === 'ack' && msg.cmd === 'set_model' && typeof msg.model === 'string') {
+      // set_model's ack names the model (a `param` broadcast may not follow).
+      if (pending.get(msg.id)?.kind === 'model') modelPending = Math.max(0, modelPending - 1);
+      pending.delete(msg.id);
+      setModelShown(msg.model);
+      modelSelect.value = msg.model;
+      return;
+    }
+    const what = pending.get(msg.id);
+    if (!what) return;
+    pending.delete(msg.id);
+    if (what.kind === 'model') {
+      modelPending = Math.max(0, modelPending - 1);
+      if (modelPending === 0) modelSelect.value = model ?? ''; // refused: back
+      return;
+    }
+    const row = what.row;
+    row.pendingCount = Math.max(0, row.pendingCount - 1);
+    if (msg.type === 'ack' && 'value' in msg) row.server = msg.value;
+    if (row.pendingCount === 0) {
+      row.lastSent = undefined;
+      if (!row.dragging) show(row, row.server);
+    }
+  }
+
+  function renderMetrics() {
+    metricsNone.hidden = lastMetrics !== null;
+    metricsList.hidden = lastMetrics === null;
+    if (!lastMetrics) {
+      metricsList.replaceChildren();
+      drawSparkline();
+      return;
+    }
+    const items = [];
+    for (const [label, text] of metricRows(lastMetrics)) {
+      const dt = el('dt', null, label);
+      const dd = el('dd', null, text);
+      dd.dataset.metric = label;
+      items.push(dt, dd);
+    }
+    metricsList.replaceChildren(...items);
+    drawSparkline();
+  }
+
+  function onMetrics(msg) {
+    lastMetrics = msg;
+    const t = now();
+    const v = typeof msg.polarization === 'number' && Number.isFinite(msg.polarization) ? msg.polarization : null;
+    history.push({ t, v });
+    trimHistory(history, t);
+    if (open) renderMetrics();
+  }
+
+  function drawSparkline() {
+    if (!open) return;
+    const cssW = spark.clientWidth;
+    const cssH = spark.clientHeight;
+    if (!cssW || !cssH) return;
+    const dpr = globalThis.devicePixelRatio || 1;
+    const w = Math.round(cssW * dpr);
+    const h = Math.round(cssH * dpr);
+    if (spark.width !== w || spark.height !== h) {
+      spark.width = w;
+      spark.height = h;
+    }
+    const ctx = spark.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, cssW, cssH);
+    const pad = 2;
+    const yOf = (v) => pad + (1 - v) * (cssH - 2 * pad);
+    // guides at 0, 0.5 and 1
+    ctx.strokeStyle = 'rgba(138, 150, 170, 0.25)';
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (const g of [0, 0.5, 1]) {
+      const y = Math.round(yOf(g)) + 0.5;
+      ctx.moveTo(0, y);
+      ctx.lineTo(cssW, y);
+    }
+    ctx.stroke();
+    if (history.length === 0) return;
+    const t1 = now();
+    const t0 = t1 - SPARK_WINDOW_MS;
+    const xOf = (t) => Math.max(0, ((t - t0) / SPARK_WINDOW_MS) * cssW);
+    ctx.strokeStyle = SPECIES_COLORS[0];
+    ctx.lineWidth = 1.5;
+    ctx.lineJoin = 'round';
+    ctx.beginPath();
+    let drawing = false;
+    let last = null;
+    for (const pt of history) {
+      if (pt.v === null) {
+        drawing = false; // a gap where the value did not exist
+        continue;
+      }
+      const x = xOf(pt.t);
+      const y = yOf(Math.min(1, Math.max(0, pt.v)));
+      if (drawing) ctx.lineTo(x, y);
+      else ctx.moveTo(x, y);
+      drawing = true;
+      last = { x, y };
+    }
+    ctx.stroke();
+    if (last) {
+      ctx.fillStyle = COLORS.leader;
+      ctx.beginPath();
+      ctx.arc(last.x, last.y, 2, 0, 2 * Math.PI);
+      ctx.fill();
+    }
+  }
+
+  // counts: agents per drawing class (render.js: 0–3 species, 4 leaders,
+  // 5 predators). The legend lists the classes present.
+  function setCounts(counts) {
+    const names = ['species 0', 'species 1', 'species 2', 'species 3', 'leaders', 'predators'];
+    const entries = [];
+    for (let c = 0; c < names.length; c++) if (counts[c] > 0) entries.push([c, counts[c]]);
+    const key = entries.map((e) => e.join(':')).join(',');
+    if (key === shownLegend) return;
+    shownLegend = key;
+    legend.hidden = entries.length === 0;
+    legend.replaceChildren(...entries.map(([c, n]) => {
+      const item = el('span', 'legend-item');
+      // The swatch colours are classes in style.css (the CSP allows no
+      // style attributes); they copy palette.js.
+      const swatch = el('span', `swatch swatch-${c}`);
+      item.append(swatch, el('span', null, `${names[c]} ${n.toLocaleString('en-US')}`));
+      return item;
+    }));
+  }
+
+  // Per frame: the pause button's label, and the controls' enabled state.
+  function update({ connected, paused: p }) {
+    paused = p ?? null;
+    const label = paused ? 'resume' : 'pause';
+    if (label !== shownPaused) {
+      shownPaused = label;
+      pauseBtn.textContent = label;
+      pauseBtn.classList.toggle('is-paused', paused === true);
+    }
+    if (connected !== shownEnabled) {
+      shownEnabled = connected;
+      fieldset.disabled = !connected;
+      root.classList.toggle('is-offline', !connected);
+    }
+  }
+
+  return {
+    setHello,
+    onParam,
+    onReply,
+    onMetrics,
+    setCounts,
+    update,
+    isOpen: () => open,
+    setOpen: (v) => setOpen(v, true),
+  };
+}
