@@ -24,6 +24,7 @@ const hooks = {
   agentCount: 0, // of the newest snapshot
   snapshots: 0, // snapshots decoded since the page loaded (never reset)
   targets: [], // the newest snapshot's targets: [{ client_id, x, y }]
+  obstacles: [], // the newest snapshot's obstacles: [{ id, x, y, radius }]
   lastAck: null, // the last `ack` message
   lastError: null, // the last `error` message
   metrics: null, // the last `metrics` message (null until one arrives)
@@ -81,6 +82,7 @@ const connection = new Connection({
       hooks.tick = null;
       hooks.agentCount = 0;
       hooks.targets = [];
+      hooks.obstacles = [];
       hooks.paused = null;
       hooks.lastAck = null;
       hooks.lastError = null;
@@ -99,6 +101,7 @@ const connection = new Connection({
       hooks.tick = s.tick;
       hooks.agentCount = s.agents.count;
       hooks.targets = s.targets;
+      hooks.obstacles = s.obstacles;
       hooks.paused = s.paused;
       input.refreshHover();
       dirty = true;

@@ -199,6 +199,22 @@ function blurAfterMouse(button) {
   });
 }
 
+// The same for a select: once a choice made with the mouse is in, the focus
+// goes back to the page. Chosen with the keyboard, it stays.
+function blurSelectAfterMouse(select) {
+  let byMouse = false;
+  select.addEventListener('pointerdown', () => {
+    byMouse = true;
+  });
+  select.addEventListener('keydown', () => {
+    byMouse = false;
+  });
+  select.addEventListener('change', () => {
+    if (byMouse) select.blur();
+    byMouse = false;
+  });
+}
+
 // deps: {
 //   root     the panel element (an <aside>, empty),
 //   toggle   the small button that reopens a collapsed panel,
@@ -252,6 +268,7 @@ export function createPanel(deps) {
   const modelLabel = el('span', 'model-label', 'model');
   const modelSelect = el('select', 'model-select');
   modelSelect.name = 'model';
+  blurSelectAfterMouse(modelSelect);
   modelRow.append(modelLabel, modelSelect);
   modelRow.hidden = true;
 
@@ -296,12 +313,14 @@ export function createPanel(deps) {
     toggle.hidden = open;
     body.classList.toggle('panel-open', open);
     if (remember) writeStorage(storage, open);
-    if (open) drawSparkline();
+    if (open) renderMetrics(); // not kept up to date while hidden
     onLayout?.();
   }
-  collapse.addEventListener('click', () => {
+  // Keyboard users keep their place: the focus moves to the button that
+  // undoes it. A mouse click leaves no focus behind, so space stays pause.
+  collapse.addEventListener('click', (ev) => {
     setOpen(false, true);
-    toggle.focus({ preventScroll: true });
+    if (ev.detail === 0) toggle.focus({ preventScroll: true });
   });
   toggle.addEventListener('click', (ev) => {
     setOpen(true, true);
@@ -354,12 +373,13 @@ export function createPanel(deps) {
   // ---- parameter rows ----
 
   // Shows a value in a row's controls (no event fires: nothing is sent).
-  function show(row, value) {
+  // A numeric field being typed in keeps what the user typed, unless `force`
+  // (the reply to what was typed there).
+  function show(row, value, force = false) {
     const p = row.p;
     if (row.slider) {
       if (typeof value === 'number') row.slider.value = String(toSlider(p, value));
-      // A field being typed in keeps what the user typed.
-      if (document.activeElement !== row.number) row.number.value = formatNumber(value);
+      if (force || document.activeElement !== row.number) row.number.value = formatNumber(value);
       row.number.classList.remove('is-invalid');
     } else if (row.select) {
       row.select.value = String(value);
@@ -455,7 +475,8 @@ export function createPanel(deps) {
       row.number.name = `${p.name}-value`;
       row.number.setAttribute('aria-label', `${p.name} value`);
       value.append(row.number);
-      if (p.unit) value.append(el('span', 'param-unit', p.unit));
+      // Always there (maybe empty), so every numeric field lines up.
+      value.append(el('span', 'param-unit', p.unit || ''));
       head.append(value);
 
       row.slider = el('input', 'param-slider');
@@ -477,8 +498,11 @@ export function createPanel(deps) {
         row.dragging = true;
       });
       row.slider.addEventListener('input', () => sliderInput(row));
-      // `change` is the release (or a key press): the final value goes now.
+      // `change` is the release: the final value goes now. (It also comes
+      // with every arrow key press; a held key stays throttled, the timer
+      // sends its last value.)
       row.slider.addEventListener('change', () => {
+        if (!row.dragging) return;
         flush(row);
         row.dragging = false;
         if (!busy(row)) show(row, row.server);
@@ -513,6 +537,7 @@ export function createPanel(deps) {
       row.select.id = id;
       row.select.name = p.name;
       for (const v of p.values) row.select.append(new Option(v, v));
+      blurSelectAfterMouse(row.select);
       row.select.addEventListener('change', () => {
         row.lastSent = undefined;
         sendParam(row, row.select.value);
@@ -635,7 +660,7 @@ export function createPanel(deps) {
     if (msg.type === 'ack' && 'value' in msg) row.server = msg.value;
     if (row.pendingCount === 0) {
       row.lastSent = undefined;
-      if (!row.dragging) show(row, row.server);
+      if (!row.dragging) show(row, row.server, true);
     }
   }
 

@@ -15,8 +15,10 @@ import { fitWorld } from './viewport.js';
 const AGENT_LENGTH = 10;
 const AGENT_WIDTH_RATIO = 0.55;
 const MIN_AGENT_PX = 5;
-// Predators are drawn this many times the size of the others.
+// Predators and leaders are drawn this many times the size of the others
+// (leaders a little larger, so they stand out from a yellowish species too).
 const PREDATOR_SCALE = 2.2;
+const LEADER_SCALE = 1.3;
 // Triangles per fill() call (see drawClass).
 const BATCH = 512;
 
@@ -43,6 +45,7 @@ export function createRenderer(canvas, win = globalThis) {
   // [noseX, noseY, leftX, leftY, rightX, rightY] * 256. Rebuilt only when the
   // on-screen agent size changes (resize, new world size).
   const shape = new Float32Array(256 * 6);
+  const leaderShape = new Float32Array(256 * 6);
   const bigShape = new Float32Array(256 * 6); // predators
   let shapeLength = -1;
   let view = fitWorld(1, 1, 1, 1);
@@ -53,6 +56,7 @@ export function createRenderer(canvas, win = globalThis) {
     if (lengthPx === shapeLength) return;
     shapeLength = lengthPx;
     fillShape(shape, lengthPx);
+    fillShape(leaderShape, lengthPx * LEADER_SCALE);
     fillShape(bigShape, lengthPx * PREDATOR_SCALE);
   }
 
@@ -157,7 +161,7 @@ export function createRenderer(canvas, win = globalThis) {
       if (counts[s] > 0) drawn += drawClass(agents, s, shape, SPECIES_COLORS[s], null);
     }
     // Leaders, then predators, last: on top of the crowd.
-    if (counts[CLASS_LEADER] > 0) drawn += drawClass(agents, CLASS_LEADER, shape, COLORS.leader, null);
+    if (counts[CLASS_LEADER] > 0) drawn += drawClass(agents, CLASS_LEADER, leaderShape, COLORS.leader, null);
     if (counts[CLASS_PREDATOR] > 0) {
       drawn += drawClass(agents, CLASS_PREDATOR, bigShape, COLORS.predator, COLORS.predatorEdge);
     }

@@ -152,20 +152,12 @@ static int apply_setup(run_t *r, const sim_cmd_t *cmd, const char *what, size_t 
 /* ---- a run from flags and a scenario ---------------------------------------- */
 
 /* State derived from the agents when they were drawn (the delayed-feedback
- * history, when the registry has "delay_ticks" and it is on) must follow
- * agents placed by hand: turning the delay off and on again restarts it
- * from the present, through the public parameter path. */
+ * history) must follow agents placed by hand. */
 static int restart_derived_state(run_t *r)
 {
-    int index = params_find("delay_ticks");
-    if (index < 0) return EXIT_OK;
-    double delay = params_get(&r->world.params, (size_t)index);
-    if (delay == 0) return EXIT_OK;
-    sim_cmd_t off = {.kind = CMD_SET_PARAM, .request_id = -1, .param = index, .value = 0};
-    sim_cmd_t on = off;
-    on.value = delay;
-    int rc = apply_setup(r, &off, "agent_list", (size_t)-1);
-    return rc ? rc : apply_setup(r, &on, "agent_list", (size_t)-1);
+    if (world_agents_placed(&r->world) == SIM_OK) return EXIT_OK;
+    fprintf(stderr, "swarmcast: out of memory placing the scenario's agents\n");
+    return EXIT_IO;
 }
 
 static int run_scenario(run_t *r)

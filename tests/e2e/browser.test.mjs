@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
-import { startServer, withTimeout } from '../lib/server.mjs';
+import { startServer, withTimeout, sleep } from '../lib/server.mjs';
 import { connect } from '../lib/client.mjs';
 import { MARGIN_PX } from '../../client-web/viewport.js';
 
@@ -213,6 +213,248 @@ test('a click on the canvas sets this client\'s target at the clicked world poin
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   mkdirSync(artifacts, { recursive: true });
   await page.screenshot({ path: path.join(artifacts, 'browser.png') });
+});
+
+/** Waits until every condition of the page-side predicate holds; returns its value. */
+async function until(fn, arg, what) {
+  try {
+    const h = await page.waitForFunction(fn, arg, { timeout: WAIT_MS });
+    return await h.jsonValue();
+  } catch (e) {
+    throw new Error(`timed out waiting for ${what}: ${e.message.split('\n')[0]}`);
+  }
+}
+
+const close = (a, b) => Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b));
+
+test('the control panel lists every parameter of hello, with a control of the right kind', T, async () => {
+  const hello = await page.evaluate(() => window.swarmcast.hello);
+  assert.ok(Array.isArray(hello.params) && hello.params.length > 10, 'hello has params');
+  assert.equal(await page.locator('#panel').isVisible(), true, 'the panel is open at 1280x720');
+  const rows = await page.evaluate(() => [...document.querySelectorAll('#panel [data-param]')].map((r) => ({
+    name: r.dataset.param,
+    title: r.title,
+    range: r.querySelector('input[type=range]') !== null,
+    number: r.querySelector('input[type=number]')?.value ?? null,
+    select: r.querySelector('select') ? [...r.querySelector('select').options].map((o) => o.value) : null,
+    selectValue: r.querySelector('select')?.value ?? null,
+    checkbox: r.querySelector('input[type=checkbox]') !== null,
+  })));
+  const byName = new Map(rows.map((r) => [r.name, r]));
+  for (const p of hello.params) {
+    if (p.name === 'model') continue;
+    const r = byName.get(p.name);
+    assert.ok(r, `the panel has a row for ${p.name}`);
+    if (p.help) assert.ok(r.title.includes(p.help), `${p.name}: the help is its tooltip`);
+    if (p.type === 'float' || p.type === 'int') {
+      assert.ok(r.range, `${p.name}: a slider`);
+      assert.ok(close(Number(r.number), p.value), `${p.name}: shows ${p.value}, got ${r.number}`);
+    } else if (p.type === 'enum') {
+      assert.deepEqual(r.select, p.values, `${p.name}: a select of its values`);
+      assert.equal(r.selectValue, p.value);
+    } else if (p.type === 'bool') {
+      assert.ok(r.checkbox, `${p.name}: a checkbox`);
+    }
+  }
+  assert.equal(rows.length, hello.params.filter((p) => p.name !== 'model').length, 'one row per parameter');
+  const model = hello.params.find((p) => p.name === 'model');
+  if (model) {
+    const m = await page.evaluate(() => {
+      const s = document.querySelector('#panel .model-select');
+      return { options: [...s.options].map((o) => o.value), value: s.value };
+    });
+    assert.deepEqual(m.options, model.values, 'the model selector offers every model');
+    assert.equal(m.value, model.value);
+  }
+  // The groups: the current model's open, the others collapsed.
+  const groups = await page.evaluate(() => [...document.querySelectorAll('#panel details[data-group]')]
+    .map((d) => ({ key: d.dataset.group, open: d.open })));
+  assert.ok(groups.length >= 1);
+  assert.equal(groups.filter((g) => g.open).length, 1, `one group open: ${JSON.stringify(groups)}`);
+});
+
+test('dragging a slider sends throttled set_param; the server acks it and others get the `param`', T, async () => {
+  const ctl = await connect(server.wsUrl);
+  try {
+    const me = await page.evaluate(() => window.swarmcast.clientId);
+    const row = page.locator('#panel [data-param="max_speed"]');
+    await row.scrollIntoViewIfNeeded();
+    const slider = row.locator('input[type=range]');
+    const box = await slider.boundingBox();
+    assert.ok(box, 'the max_speed slider is visible');
+    const y = box.y + box.height / 2;
+    const mark = ctl.mark();
+    const t0 = Date.now();
+    await page.mouse.move(box.x + box.width * 0.5, y);
+    await page.mouse.down();
+    for (let i = 1; i <= 24; i++) {
+      await page.mouse.move(box.x + box.width * (0.5 + i * 0.01), y);
+      await sleep(20);
+    }
+    await page.mouse.up();
+    const dragMs = Date.now() - t0;
+    const shown = Number(await row.locator('input[type=number]').inputValue());
+    assert.ok(shown > 150 && shown <= 1000, `the slider moved max_speed up from 150: ${shown}`);
+    const ack = await until((v) => {
+      const a = window.swarmcast.lastAck;
+      return a && a.cmd === 'set_param' && a.name === 'max_speed' && Math.abs(a.value - v) < 1e-6 * v ? a : null;
+    }, shown, `the ack of max_speed = ${shown}`);
+    assert.equal(ack.name, 'max_speed');
+    const bc = await ctl.waitText((m) => m.type === 'param' && m.name === 'max_speed' && close(m.value, shown),
+      `the param broadcast of max_speed = ${shown}`, { after: mark });
+    assert.equal(bc.by, me, 'broadcast names the page as the changer');
+    // Throttled: about one set_param per 100 ms of dragging, not one per mouse move.
+    await sleep(150);
+    const sent = ctl.textsSince(mark).filter((m) => m.type === 'param' && m.name === 'max_speed' && m.by === me);
+    assert.ok(sent.length >= 2 && sent.length <= Math.ceil(dragMs / 100) + 2,
+      `${sent.length} set_param during a ${dragMs} ms drag of 24 moves`);
+    assert.ok(close(sent.at(-1).value, shown), 'the last value sent is the one on release');
+    assert.ok(close(await page.evaluate(() => window.swarmcast.params.max_speed), shown));
+    assert.equal(await page.evaluate(() => window.swarmcast.lastError), null, 'no error from the server');
+  } finally {
+    ctl.close();
+  }
+});
+
+test('another client\'s change moves the control without an echo; a refused one shows in the status line', T, async () => {
+  const ctl = await connect(server.wsUrl);
+  try {
+    const me = await page.evaluate(() => window.swarmcast.clientId);
+    const mark = ctl.mark();
+    await ctl.command({ type: 'set_param', name: 'w_sep', value: 3.25 });
+    await until(() => document.querySelector('#panel [data-param="w_sep"] input[type=number]').value === '3.25',
+      null, 'the w_sep field to show 3.25');
+    await sleep(300);
+    const echoes = ctl.textsSince(mark).filter((m) => m.type === 'param' && m.by === me);
+    assert.deepEqual(echoes, [], 'the page sent nothing back');
+
+    // Typing into the panel: keys are not shortcuts, and an out-of-range
+    // value is refused by the server, shown, and the field reverts.
+    const field = page.locator('#panel [data-param="max_force"] input[type=number]');
+    await field.scrollIntoViewIfNeeded();
+    const before = await page.evaluate(() => ({ n: window.swarmcast.agentCount, paused: window.swarmcast.paused }));
+    await field.fill('');
+    await field.press('a');
+    await field.press(' ');
+    await field.pressSequentially('99999');
+    await field.press('Enter');
+    const err = await until(() => window.swarmcast.lastError, null, 'the out_of_range error');
+    assert.equal(err.code, 'out_of_range');
+    assert.equal(err.cmd, 'set_param');
+    await until(() => /out_of_range/.test(document.querySelector('#status .status-error').textContent),
+      null, 'the error in the status line');
+    await until(() => document.querySelector('#panel [data-param="max_force"] input[type=number]').value === '300',
+      null, 'max_force to revert to 300');
+    const after = await page.evaluate(() => ({ n: window.swarmcast.agentCount, paused: window.swarmcast.paused }));
+    assert.deepEqual(after, before, 'typing "a" and space in the panel neither added agents nor paused');
+  } finally {
+    ctl.close();
+  }
+});
+
+test('the model selector sends set_model; new clients get that model in hello', T, async () => {
+  await page.locator('#panel .model-select').selectOption('unicycle');
+  const ack = await until(() => {
+    const a = window.swarmcast.lastAck;
+    return a && a.cmd === 'set_model' ? a : null;
+  }, null, 'the set_model ack');
+  assert.equal(ack.model, 'unicycle');
+  const fresh = await connect(server.wsUrl);
+  try {
+    assert.equal(fresh.hello.params.find((p) => p.name === 'model').value, 'unicycle');
+  } finally {
+    fresh.close();
+  }
+  const open = await page.evaluate(() => [...document.querySelectorAll('#panel details[data-group]')]
+    .filter((d) => d.open).map((d) => d.dataset.group));
+  assert.deepEqual(open, ['uni'], 'the unicycle group is the open one');
+  // A model change by someone else (as set_param, which is broadcast) shows too.
+  const ctl = await connect(server.wsUrl);
+  try {
+    await ctl.command({ type: 'set_param', name: 'model', value: 'reynolds' });
+    await until(() => document.querySelector('#panel .model-select').value === 'reynolds', null, 'the selector to follow');
+  } finally {
+    ctl.close();
+  }
+});
+
+test('metrics are shown, with a polarization sparkline', T, async () => {
+  const m = await until(() => window.swarmcast.metrics, null, 'a metrics message');
+  assert.equal(m.type, 'metrics');
+  assert.equal(typeof m.polarization, 'number');
+  const r = await page.evaluate(() => {
+    const c = document.querySelector('#panel canvas.sparkline');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let ink = 0;
+    for (let i = 3; i < d.length; i += 4) if (d[i] > 0) ink++;
+    return { ink, pol: document.querySelector('#panel dd[data-metric="polarization"]')?.textContent };
+  });
+  assert.match(r.pol, /^\d\.\d{3}$/, 'polarization is listed');
+  assert.ok(r.ink > 20, `the sparkline has something drawn: ${r.ink} pixels`);
+});
+
+test('an obstacle dragged with the left button moves; shift+right click adds a moving one', T, async () => {
+  const ctl = await connect(server.wsUrl);
+  try {
+    const box = await canvasBox();
+    const v = fit(box.width, box.height, world.width, world.height);
+    const at = (x, y) => [box.x + v.offsetX + x * v.scale, box.y + v.offsetY + y * v.scale];
+    const { obstacle_id: id } = await ctl.command({ type: 'add_obstacle', x: 400, y: 300, radius: 40 });
+    await until((oid) => window.swarmcast.obstacles?.some((o) => o.id === oid), id, 'the obstacle in the page');
+    const myTarget = await page.evaluate(() => window.swarmcast.targets.find((t) => t.client_id === window.swarmcast.clientId) ?? null);
+    const [sx, sy] = at(400, 300);
+    const [ex, ey] = at(600, 450);
+    await page.mouse.move(sx, sy);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) {
+      await page.mouse.move(sx + ((ex - sx) * i) / 10, sy + ((ey - sy) * i) / 10);
+      await sleep(15);
+    }
+    await page.mouse.up();
+    const s = await ctl.nextSnapshot((q) => q.obstacles.some((o) => o.id === id && Math.hypot(o.x - 600, o.y - 450) < 3),
+      'the obstacle at (600, 450)');
+    assert.ok(s);
+    await sleep(100);
+    const t = await page.evaluate(() => window.swarmcast.targets.find((x) => x.client_id === window.swarmcast.clientId) ?? null);
+    assert.deepEqual(t, myTarget, 'the drag did not move the target');
+
+    // shift + right click: a moving obstacle
+    const [mx, my] = at(1100, 600);
+    await page.keyboard.down('Shift');
+    await page.mouse.click(mx, my, { button: 'right' });
+    await page.keyboard.up('Shift');
+    const ack = await until(() => {
+      const a = window.swarmcast.lastAck;
+      return a && a.cmd === 'add_obstacle' ? a : null;
+    }, null, 'the add_obstacle ack');
+    const a = await ctl.nextSnapshot((q) => q.obstacles.some((o) => o.id === ack.obstacle_id), 'the moving obstacle');
+    await sleep(300);
+    const b = await ctl.nextSnapshot((q) => q.obstacles.some((o) => o.id === ack.obstacle_id), 'the moving obstacle later');
+    const o1 = a.obstacles.find((o) => o.id === ack.obstacle_id);
+    const o2 = b.obstacles.find((o) => o.id === ack.obstacle_id);
+    const dt = (b.tick - a.tick) / 60;
+    const speed = Math.hypot(o2.x - o1.x, o2.y - o1.y) / dt;
+    assert.ok(b.paused || (speed > 40 && speed < 80), `it moves at about 60 u/s: ${speed.toFixed(1)} u/s`);
+    await ctl.command({ type: 'remove_obstacle', obstacle_id: ack.obstacle_id });
+    await ctl.command({ type: 'remove_obstacle', obstacle_id: id });
+  } finally {
+    ctl.close();
+  }
+});
+
+test('the panel collapses to a button, remembers it across a reload, and opens again', T, async () => {
+  await page.locator('#panel .panel-collapse').click();
+  await until(() => document.getElementById('world').clientWidth === window.innerWidth, null, 'the canvas to take the whole width');
+  assert.equal(await page.locator('#panel').isVisible(), false);
+  assert.equal(await page.evaluate(() => localStorage.getItem('swarmcast.panel.open')), '0');
+  await page.reload({ waitUntil: 'load' });
+  await until(() => window.swarmcast?.connected && window.swarmcast.framesDrawn > 0, null, 'the reloaded page');
+  assert.equal(await page.locator('#panel').isVisible(), false, 'still collapsed after a reload');
+  await page.locator('#panel-toggle').click();
+  await until(() => document.getElementById('world').clientWidth < window.innerWidth - 200, null, 'the panel beside the canvas');
+  assert.equal(await page.evaluate(() => localStorage.getItem('swarmcast.panel.open')), '1');
+  mkdirSync(artifacts, { recursive: true });
+  await page.screenshot({ path: path.join(artifacts, 'panel.png') });
 });
 
 test('the page logged no console error and threw no exception', T, async () => {

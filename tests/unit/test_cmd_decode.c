@@ -194,6 +194,33 @@ static void set_param_should_decode_the_parameter_index_and_value(void **state)
 
     c = accepted("{\"type\":\"set_param\",\"name\":\"border\",\"value\":\"wrap\"}");
     assert_float_equal(c.value, (float)BORDER_WRAP, 0.0f);
+    assert_false(c.has_species);
+
+    c = accepted("{\"type\":\"set_param\",\"name\":\"max_speed\",\"value\":60,\"species\":2}");
+    assert_true(c.has_species);
+    assert_int_equal(c.species, 2);
+    refused("{\"type\":\"set_param\",\"name\":\"max_speed\",\"value\":60,\"species\":4}", "out_of_range", -1, "set_param");
+    refused("{\"type\":\"set_param\",\"name\":\"max_speed\",\"value\":60,\"species\":\"1\"}", "bad_type", -1, "set_param");
+}
+
+static void set_model_and_move_obstacle_should_decode(void **state)
+{
+    (void)state;
+    sim_cmd_t c = accepted("{\"type\":\"set_model\",\"model\":\"olfati2\",\"id\":3}");
+    assert_int_equal(c.kind, CMD_SET_MODEL);
+    assert_int_equal(c.model, MODEL_OLFATI2);
+    refused("{\"type\":\"set_model\",\"model\":\"vicsek\"}", "out_of_range", -1, "set_model");
+    refused("{\"type\":\"set_model\"}", "missing_field", -1, "set_model");
+    refused("{\"type\":\"set_model\",\"model\":1}", "bad_type", -1, "set_model");
+    c = accepted("{\"type\":\"move_obstacle\",\"obstacle_id\":5,\"x\":10,\"y\":20}");
+    assert_int_equal(c.kind, CMD_MOVE_OBSTACLE);
+    assert_int_equal(c.obstacle_id, 5);
+    assert_float_equal(c.x, 10, 0);
+    refused("{\"type\":\"move_obstacle\",\"obstacle_id\":5,\"x\":10}", "missing_field", -1, "move_obstacle");
+    c = accepted("{\"type\":\"add_obstacle\",\"x\":10,\"y\":20,\"radius\":5,\"vx\":-30,\"vy\":40}");
+    assert_float_equal(c.vx, -30, 0);
+    assert_float_equal(c.vy, 40, 0);
+    refused("{\"type\":\"add_obstacle\",\"x\":10,\"y\":20,\"radius\":5,\"vx\":5000}", "out_of_range", -1, "add_obstacle");
 }
 
 static void add_agents_should_decode_count_and_optional_point(void **state)
@@ -533,6 +560,7 @@ int main(void)
         cmocka_unit_test(add_obstacle_should_decode_its_centre_and_radius),
         cmocka_unit_test(remove_obstacle_should_decode_its_id),
         cmocka_unit_test(set_param_should_decode_the_parameter_index_and_value),
+        cmocka_unit_test(set_model_and_move_obstacle_should_decode),
         cmocka_unit_test(add_agents_should_decode_count_and_optional_point),
         cmocka_unit_test(reset_should_decode_its_optional_seed_and_agents),
         cmocka_unit_test(id_should_accept_every_whole_number_up_to_u32_max),

@@ -396,6 +396,52 @@ static void wander_should_bend_a_lone_agents_path_and_keep_it_moving(void **stat
     world_free(&w);
 }
 
+static void species_should_flock_only_with_their_own_kind(void **state)
+{
+    (void)state;
+    for (int species = 1; species <= 2; species++) {
+        world_t w;
+        make_world(&w, 1000, 1000, 2, 16);
+        set_param(&w, "species", species);
+        /* ids 0 and 1: the same species with one, different ones with two */
+        place(&w, 0, 500, 500, 100, 0);
+        place(&w, 1, 500, 520, 0, 100);
+        assert_int_equal((w.cur.flags[1] & AGENT_SPECIES_MASK) >> AGENT_SPECIES_SHIFT, species == 2 ? 1 : 0);
+        world_step(&w);
+        size_t a = index_of(&w, 0);
+        bool steered = w.cur.vx[a] != 100.0f || w.cur.vy[a] != 0.0f;
+        assert_int_equal(steered, species == 1); /* an agent of another species is not a neighbour */
+        world_free(&w);
+    }
+}
+
+static void a_species_should_keep_its_own_parameters(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 800, 800, 400, 17);
+    set_param(&w, "species", 2);
+    char msg[160];
+    assert_int_equal(world_set_species_param(&w, 1, (size_t)params_find("max_speed"), 60, msg, sizeof msg), SIM_OK);
+    assert_float_equal(w.params.max_speed, 150.0f, 0);
+    assert_float_equal(w.species_params[1].max_speed, 60.0f, 0);
+    float fastest[2] = {0, 0};
+    for (int t = 0; t < 300; t++) {
+        world_step(&w);
+        for (size_t i = 0; i < w.n; i++) {
+            int s = (w.cur.flags[i] & AGENT_SPECIES_MASK) >> AGENT_SPECIES_SHIFT;
+            fastest[s] = fmaxf(fastest[s], hypotf(w.cur.vx[i], w.cur.vy[i]));
+        }
+    }
+    print_message("fastest: species 0 %.1f u/s (limit 150), species 1 %.1f u/s (limit 60)\n", fastest[0], fastest[1]);
+    assert_true(fastest[1] <= 60.0f * 1.0001f);
+    assert_true(fastest[0] > 100.0f);
+    /* A value set for everyone reaches every species again. */
+    set_param(&w, "max_speed", 90);
+    assert_float_equal(w.species_params[1].max_speed, 90.0f, 0);
+    world_free(&w);
+}
+
 static void every_model_should_step_identically_on_one_and_two_threads(void **state)
 {
     (void)state;
@@ -411,6 +457,7 @@ static void every_model_should_step_identically_on_one_and_two_threads(void **st
             world_set_target(&w[k], 1, 2000, 2500);
             if (model == MODEL_REYNOLDS) set_param(&w[k], "delay_ticks", 3), set_param(&w[k], "density_radii", 1);
             set_param(&w[k], "predators", 3);
+            set_param(&w[k], "species", 2);
             set_param(&w[k], "w_wander", 0.5);
             for (int t = 0; t < 20; t++) world_step(&w[k]);
         }
@@ -441,6 +488,8 @@ int main(void)
         cmocka_unit_test(density_dependent_radii_should_shrink_in_a_crowd_smoothly_and_not_alone),
         cmocka_unit_test(a_predator_should_close_in_on_its_prey_and_the_prey_should_flee),
         cmocka_unit_test(wander_should_bend_a_lone_agents_path_and_keep_it_moving),
+        cmocka_unit_test(species_should_flock_only_with_their_own_kind),
+        cmocka_unit_test(a_species_should_keep_its_own_parameters),
         cmocka_unit_test(every_model_should_step_identically_on_one_and_two_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -105,6 +105,11 @@ static int decode_set_param(const cJSON *obj, sim_cmd_t *out, cmd_error_t *err)
     int rc = params_set(&scratch, (size_t)index, v, why, sizeof why);
     if (rc == SIM_E_BAD_TYPE) return refuse(err, "bad_type", "%s", why);
     if (rc != SIM_OK) return refuse(err, "out_of_range", "%s", why);
+    double species = -1;
+    bool has_species = false;
+    if (get_integer(obj, "species", false, 0, SIM_MAX_SPECIES - 1, &species, &has_species, err)) return -1;
+    out->has_species = has_species;
+    out->species = has_species ? (int)species : 0;
     out->param = index;
     out->value = v;
     return 0;

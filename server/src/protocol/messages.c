@@ -64,8 +64,17 @@ char *msg_hello(const hello_info_t *info, const world_info_t *w)
     cJSON_AddNumberToObject(limits, "max_obstacles", SIM_MAX_OBSTACLES);
     cJSON_AddNumberToObject(limits, "max_add_agents", SIM_MAX_ADD_AGENTS);
     cJSON *params = cJSON_AddArrayToObject(root, "params");
-    for (size_t i = 0; i < params_count(); i++)
-        cJSON_AddItemToArray(params, param_entry(params_desc(i), params_get(&w->params, i)));
+    for (size_t i = 0; i < params_count(); i++) {
+        const param_desc_t *d = params_desc(i);
+        cJSON *entry = param_entry(d, params_get(&w->params, i));
+        /* With several species, each one's value (they may differ). */
+        if (w->params.species > 1) {
+            cJSON *values = cJSON_AddArrayToObject(entry, "species_values");
+            for (int s = 0; s < w->params.species; s++)
+                cJSON_AddItemToArray(values, param_value(d, params_get(&w->species_params[s], i)));
+        }
+        cJSON_AddItemToArray(params, entry);
+    }
     return print_and_free(root);
 }
 
@@ -109,6 +118,7 @@ char *msg_ack(const sim_cmd_t *cmd, const sim_result_t *res, uint64_t tick)
         const param_desc_t *d = params_desc((size_t)cmd->param);
         cJSON_AddStringToObject(root, "name", d->name);
         cJSON_AddItemToObject(root, "value", param_value(d, res->value));
+        if (cmd->has_species) cJSON_AddNumberToObject(root, "species", cmd->species);
         break;
     }
     default:
@@ -127,7 +137,7 @@ char *msg_error(const char *code, const char *message, int64_t request_id, const
     return print_and_free(root);
 }
 
-char *msg_param(size_t index, double value, uint32_t by, uint64_t tick)
+char *msg_param(size_t index, double value, int species, uint32_t by, uint64_t tick)
 {
     const param_desc_t *d = params_desc(index);
     if (!d) return NULL;
@@ -135,6 +145,7 @@ char *msg_param(size_t index, double value, uint32_t by, uint64_t tick)
     cJSON_AddStringToObject(root, "type", "param");
     cJSON_AddStringToObject(root, "name", d->name);
     cJSON_AddItemToObject(root, "value", param_value(d, value));
+    if (species >= 0) cJSON_AddNumberToObject(root, "species", species);
     cJSON_AddNumberToObject(root, "by", by);
     cJSON_AddNumberToObject(root, "tick", (double)tick);
     return print_and_free(root);

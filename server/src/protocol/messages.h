@@ -21,7 +21,8 @@ char *msg_hello(const hello_info_t *info, const world_info_t *w);
 char *msg_ack(const sim_cmd_t *cmd, const sim_result_t *res, uint64_t tick);
 /* request_id < 0 and cmd NULL are sent as null. */
 char *msg_error(const char *code, const char *message, int64_t request_id, const char *cmd);
-char *msg_param(size_t index, double value, uint32_t by, uint64_t tick);
+/* species < 0: the value is every species'. */
+char *msg_param(size_t index, double value, int species, uint32_t by, uint64_t tick);
 /* The wire error code of a SIM_E_* status. */
 const char *msg_error_code(int sim_status);
 

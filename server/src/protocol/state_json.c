@@ -94,6 +94,19 @@ int state_json_write(FILE *f, const world_t *w)
         put_f(f, t->y);
         fputs("}", f);
     }
+    fputs("],\n\"predators\":[", f);
+    for (size_t i = 0; i < w->n_predators; i++) {
+        const predator_t *p = &w->predators[i];
+        fprintf(f, "%s{\"x\":", i ? "," : "");
+        put_f(f, p->x);
+        fputs(",\"y\":", f);
+        put_f(f, p->y);
+        fputs(",\"vx\":", f);
+        put_f(f, p->vx);
+        fputs(",\"vy\":", f);
+        put_f(f, p->vy);
+        fputs("}", f);
+    }
     fputs("]}\n", f);
     return ferror(f) ? -1 : 0;
 }

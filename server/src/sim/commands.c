@@ -52,8 +52,15 @@ void sim_apply(world_t *w, const sim_cmd_t *cmd, sim_result_t *res)
         }
         break;
     case CMD_SET_PARAM:
-        res->status = world_set_param(w, (size_t)cmd->param, cmd->value, res->message, sizeof res->message);
-        res->value = params_get(&w->params, (size_t)cmd->param);
+        res->species = cmd->has_species ? cmd->species : -1;
+        if (cmd->has_species) {
+            res->status =
+                world_set_species_param(w, cmd->species, (size_t)cmd->param, cmd->value, res->message, sizeof res->message);
+            res->value = params_get(&w->species_params[cmd->species], (size_t)cmd->param);
+        } else {
+            res->status = world_set_param(w, (size_t)cmd->param, cmd->value, res->message, sizeof res->message);
+            res->value = params_get(&w->params, (size_t)cmd->param);
+        }
         break;
     case CMD_ADD_AGENTS:
         res->first_agent_id = (uint32_t)w->n;

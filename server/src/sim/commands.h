@@ -34,6 +34,8 @@ typedef struct sim_cmd {
     bool has_point;
     uint32_t obstacle_id;
     int param;           /* index into the parameter registry */
+    bool has_species;    /* set_param: only one species' value … */
+    int species;         /* … this one's; otherwise every species' */
     int model;           /* set_model: a model_t */
     double value;        /* numeric form (enum: index, bool: 0/1) */
     uint32_t count;      /* add_agents */
@@ -48,6 +50,7 @@ typedef struct sim_result {
     uint32_t first_agent_id, count;
     uint32_t seed;
     double value;        /* set_param: the value as stored */
+    int species;         /* set_param: the species set, or −1 for every species */
     int model;           /* set_model: the model now in use */
 } sim_result_t;
 

@@ -15,6 +15,7 @@ typedef struct sources {
     const float *x, *y, *vx, *vy;  /* indexed like the cell-sorted arrays; NULL when by id */
     const float *hx, *hy, *hvx, *hvy; /* history frame, indexed by id */
     const uint32_t *id;
+    const uint8_t *flags; /* for each candidate's species; NULL with one species */
 } sources_t;
 
 /* Copies candidates [skip, skip + cap) of the runs (taken end to end) into
@@ -44,6 +45,9 @@ static uint32_t gather(const sources_t *src, const grid_run_t *runs, int n_runs,
                 y[k] = src->hy[id] + shy;
             }
         }
+        if (src->flags)
+            for (uint32_t k = 0; k < len; k++)
+                s->species[count + k] = (float)((src->flags[b + k] & AGENT_SPECIES_MASK) >> AGENT_SPECIES_SHIFT);
         if (src->vx) {
             memcpy(vx, src->vx + b, len * sizeof(float));
             memcpy(vy, src->vy + b, len * sizeof(float));
@@ -71,9 +75,8 @@ static uint32_t gather(const sources_t *src, const grid_run_t *runs, int n_runs,
 #define KERNEL_CLONES
 #endif
 
-static sense_params_t sense_params_of(const world_t *w)
+static sense_params_t sense_params_of(const world_t *w, const sim_params_t *p)
 {
-    const sim_params_t *p = &w->params;
     const float fov[ZONES] = {p->fov_sep, p->fov_ali, p->fov_coh};
     sense_params_t sp = {
         .sep2 = p->sep_radius * p->sep_radius,
@@ -100,14 +103,20 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
     const bool wrap = p->border == BORDER_WRAP;
     const int model = p->model;
     const bool olfati = model == MODEL_OLFATI1 || model == MODEL_OLFATI2 || model == MODEL_OLFATI3;
-    const olfati_consts_t oc = olfati_consts(p);
-    sense_params_t sp = sense_params_of(w);
+    /* Each species senses with its own zones, views and Olfati-Saber terms. */
+    const int species = p->species > 1 ? p->species : 1;
+    sense_params_t sps[SIM_MAX_SPECIES];
+    olfati_consts_t ocs[SIM_MAX_SPECIES];
+    for (int s = 0; s < species; s++) {
+        sps[s] = sense_params_of(w, &w->species_params[s]);
+        ocs[s] = olfati_consts(&w->species_params[s]);
+    }
 
     /* What neighbours are sensed from. Alignment may average unit headings
      * instead of velocities; delayed feedback reads the history by id. */
     const bool by_heading = !olfati && p->ali_mode == ALIGN_HEADING;
     sources_t src = {a->x, a->y, by_heading ? w->head_x : a->vx, by_heading ? w->head_y : a->vy,
-                     NULL, NULL, NULL, NULL, a->id};
+                     NULL, NULL, NULL, NULL, a->id, species > 1 ? a->flags : NULL};
     const bool delayed = p->delay_ticks > 0 && w->history;
     if (delayed) {
         const float *frame = world_history_frame(w, (uint64_t)p->delay_ticks);
@@ -116,6 +125,7 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
         if (p->delay_mode != DELAY_POSITIONS && !by_heading)
             src.vx = src.vy = NULL, src.hvx = frame + 2 * stride, src.hvy = frame + 3 * stride;
     }
+    const bool density = p->density_radii && model == MODEL_REYNOLDS;
 
     uint64_t neighbours = 0;
     for (uint32_t c = cell_begin; c < cell_end; c++) {
@@ -123,10 +133,11 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
         if (first == last) continue;
         /* Every agent of a cell has the same candidates: find them once. */
         grid_run_t runs[GRID_MAX_RUNS];
-        int n_runs = grid_runs(g, (int)(c % (uint32_t)g->nx), (int)(c / (uint32_t)g->nx), wrap, runs, &sp.pair_wrap);
+        bool pair_wrap;
+        int n_runs = grid_runs(g, (int)(c % (uint32_t)g->nx), (int)(c / (uint32_t)g->nx), wrap, runs, &pair_wrap);
         /* A delayed neighbour may have crossed a wrapped edge since: take
          * the shortest displacement pair by pair. */
-        sp.pair_wrap |= delayed && wrap;
+        pair_wrap |= delayed && wrap;
         uint32_t total = 0, self_base = 0;
         for (int r = 0; r < n_runs; r++) {
             if (first >= runs[r].begin && first < runs[r].end) self_base = total + (first - runs[r].begin);
@@ -138,45 +149,48 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
         if (once) gather(&src, runs, n_runs, 0, scratch);
         for (uint32_t i = first; i < last; i++) {
             const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
-            const uint32_t self = self_base + (i - first);
+            const uint32_t self = self_base + (i - first), id = a->id[i];
+            const int s = species > 1 ? (int)((a->flags[i] & AGENT_SPECIES_MASK) >> AGENT_SPECIES_SHIFT) : 0;
+            sense_params_t *sp = &sps[s];
+            sp->pair_wrap = pair_wrap;
             if (olfati) {
-                olfati_sums_t s = {0};
+                olfati_sums_t sums = {0};
                 for (uint32_t off = 0; off < total; off += scratch->cap) {
                     uint32_t n = once ? total : gather(&src, runs, n_runs, off, scratch);
-                    olfati_sense(&oc, scratch->x, scratch->y, scratch->vx, scratch->vy, (int32_t)n,
-                                 (int32_t)self - (int32_t)off, px, py, vx, vy, sp.pair_wrap, w->width, w->height, &s);
+                    olfati_sense(&ocs[s], scratch->x, scratch->y, scratch->vx, scratch->vy,
+                                 species > 1 ? scratch->species : NULL, (float)s, (int32_t)n,
+                                 (int32_t)self - (int32_t)off, px, py, vx, vy, pair_wrap, w->width, w->height, &sums);
                 }
-                neighbours += (uint64_t)s.neighbours;
-                olfati_agent(w, &oc, i, &s);
+                neighbours += (uint64_t)sums.neighbours;
+                olfati_agent(w, &ocs[s], i, &sums);
                 continue;
             }
             /* Density-dependent perception: this agent's own radii, which
              * only it reads and writes (by id), so updating them in place
              * cannot race with other agents. */
-            const bool density = p->density_radii && model == MODEL_REYNOLDS;
-            const uint32_t id = a->id[i];
-            const sense_self_t me =
-                sense_self(&sp, vx, vy, density ? w->radius_ali[id] : 0.0f, density ? w->radius_coh[id] : 0.0f);
+            sense_self_t me = sense_self(sp, vx, vy, density ? w->radius_ali[id] : 0.0f, density ? w->radius_coh[id] : 0.0f);
+            if (species > 1) me.species = (float)s;
             sense_acc_t acc = {0};
             for (uint32_t off = 0; off < total; off += scratch->cap) {
                 uint32_t n = once ? total : gather(&src, runs, n_runs, off, scratch);
-                sense_span(&acc, scratch->x, scratch->y, scratch->vx, scratch->vy, 0, (int32_t)n,
-                           (int32_t)self - (int32_t)off, px, py, &me, &sp);
+                sense_span(&acc, scratch->x, scratch->y, scratch->vx, scratch->vy, scratch->species, 0, (int32_t)n,
+                           (int32_t)self - (int32_t)off, px, py, &me, sp);
             }
-            sense_sums_t s = sense_finish(&acc);
-            neighbours += (uint64_t)s.n_any;
+            sense_sums_t sums = sense_finish(&acc);
+            neighbours += (uint64_t)sums.n_any;
             if (density) {
                 /* radius ← max(r_min, (1 − s)·radius + s·(r_max − influence·n)) */
-                const float k = p->radius_smoothing * w->dt;
-                w->radius_ali[id] = fmaxf(p->radius_min, (1.0f - k) * w->radius_ali[id] +
-                                                             k * (p->ali_radius - p->radius_influence * (float)s.n_ali));
-                w->radius_coh[id] = fmaxf(p->radius_min, (1.0f - k) * w->radius_coh[id] +
-                                                             k * (p->coh_radius - p->radius_influence * (float)s.n_coh));
+                const sim_params_t *ps = &w->species_params[s];
+                const float k = ps->radius_smoothing * w->dt;
+                w->radius_ali[id] = fmaxf(ps->radius_min, (1.0f - k) * w->radius_ali[id] +
+                                                              k * (ps->ali_radius - ps->radius_influence * (float)sums.n_ali));
+                w->radius_coh[id] = fmaxf(ps->radius_min, (1.0f - k) * w->radius_coh[id] +
+                                                              k * (ps->coh_radius - ps->radius_influence * (float)sums.n_coh));
             }
             if (model == MODEL_UNICYCLE)
-                unicycle_agent(w, i, &s);
+                unicycle_agent(w, i, &sums);
             else
-                reynolds_agent(w, i, &s);
+                reynolds_agent(w, i, &sums);
         }
     }
     return neighbours;

@@ -81,33 +81,42 @@ VINLINE vi_t vload_i(const uint32_t *p)
     return v;
 }
 
+/* Helpers that take vectors are macros or take pointers: a 32-byte vector
+ * passed by value to a function compiled for the default target draws GCC's
+ * ABI note, even when the function is always inlined. */
+
 /* mask ? v : 0, bit by bit (a mask lane is all ones or all zeros). */
-VINLINE vf_t vkeep(vi_t mask, vf_t v) { return (vf_t)((vi_t)v & mask); }
-
+#define VKEEP(mask, v) ((vf_t)((vi_t)(v) & (mask)))
 /* mask ? a : b */
-VINLINE vf_t vselect(vi_t mask, vf_t a, vf_t b) { return (vf_t)(((vi_t)a & mask) | ((vi_t)b & ~mask)); }
+#define VSELECT(mask, a, b) ((vf_t)(((vi_t)(a) & (mask)) | ((vi_t)(b) & ~(mask))))
+#define VMIN(a, b) VSELECT((a) < (b), a, b)
 
-VINLINE vf_t vmin(vf_t a, vf_t b) { return vselect(a < b, a, b); }
-
-VINLINE float hmin(vf_t v)
+VINLINE float hmin(const vf_t *v)
 {
-    float m = v[0];
-    for (int l = 1; l < LANES; l++) m = v[l] < m ? v[l] : m;
+    float m = (*v)[0];
+    for (int l = 1; l < LANES; l++) m = (*v)[l] < m ? (*v)[l] : m;
     return m;
+}
+
+VINLINE uint32_t hsum(const vi_t *v)
+{
+    uint32_t sum = 0;
+    for (int l = 0; l < LANES; l++) sum += (uint32_t)(*v)[l];
+    return sum;
 }
 
 /* Bit l set for each set lane l of a mask: two SSE sign-bit masks on
  * x86-64 (SSE is always there), a loop elsewhere. */
-VINLINE uint32_t lane_bits(vi_t m)
+VINLINE uint32_t lane_bits(const vi_t *m)
 {
 #if defined(__x86_64__) && defined(__SSE__) && LANES == 8
     typedef float v4f __attribute__((vector_size(16)));
-    const v4f lo = __builtin_shufflevector((vf_t)m, (vf_t)m, 0, 1, 2, 3);
-    const v4f hi = __builtin_shufflevector((vf_t)m, (vf_t)m, 4, 5, 6, 7);
+    const v4f lo = __builtin_shufflevector((vf_t)*m, (vf_t)*m, 0, 1, 2, 3);
+    const v4f hi = __builtin_shufflevector((vf_t)*m, (vf_t)*m, 4, 5, 6, 7);
     return (uint32_t)__builtin_ia32_movmskps(lo) | (uint32_t)__builtin_ia32_movmskps(hi) << 4;
 #else
     uint32_t bits = 0;
-    for (int l = 0; l < LANES; l++) bits |= (uint32_t)m[l] & (1u << l);
+    for (int l = 0; l < LANES; l++) bits |= (uint32_t)(*m)[l] & (1u << l);
     return bits;
 #endif
 }
@@ -122,11 +131,11 @@ static inline float wrap_delta(float d, float extent)
     return d;
 }
 
-VINLINE vf_t vwrap_delta(vf_t d, float extent)
+VINLINE void vwrap_delta(vf_t *d, float extent)
 {
     const vf_t e = (vf_t){0} + extent;
     const float half = 0.5f * extent;
-    return d - vkeep(d > half, e) + vkeep(d < -half, e);
+    *d = *d - VKEEP(*d > half, e) + VKEEP(*d < -half, e);
 }
 
 /* Squared distances from (xi, yi) to LANES positions from p. */
@@ -134,8 +143,8 @@ VINLINE vf_t vdist2(const float *px, const float *py, float xi, float yi, bool w
 {
     vf_t dx = vload(px) - xi, dy = vload(py) - yi;
     if (wrap) {
-        dx = vwrap_delta(dx, width);
-        dy = vwrap_delta(dy, height);
+        vwrap_delta(&dx, width);
+        vwrap_delta(&dy, height);
     }
     return dx * dx + dy * dy;
 }
@@ -183,7 +192,7 @@ void metrics_init(metrics_state_t *s)
 {
     grid_init(&s->grid);
     s->parent = NULL;
-    s->x = s->y = NULL;
+    s->x = s->y = s->nn2 = NULL;
     s->cap = 0;
 }
 
@@ -193,6 +202,7 @@ void metrics_free(metrics_state_t *s)
     free(s->parent);
     free(s->x);
     free(s->y);
+    free(s->nn2);
     metrics_init(s);
 }
 
@@ -262,59 +272,15 @@ typedef struct pass {
     const grid_t *g;
     const float *x, *y; /* positions in cell order, padded */
     uint32_t *parent;
+    float *nn2; /* per agent, the smallest squared distance seen so far, padded */
     float width, height;
     float cluster2, collision2;
-    int mx, my;  /* the link block's half-size in cells */
-    float reach; /* the distance a 3x3 block certainly covers around its agents */
+    int mx, my;  /* the block's half-size in cells */
+    float reach; /* the distance a block certainly covers around its agents */
+    float cell;  /* the smaller cell side */
     uint64_t collisions;
     double nn_sum;
 } pass_t;
-
-/* Links: for agent k, the candidates after it in its link block. */
-VINLINE void link_pass(pass_t *ps, const bool wrap)
-{
-    const grid_t *g = ps->g;
-    const float *x = ps->x, *y = ps->y;
-    uint32_t *parent = ps->parent;
-    const float width = ps->width, height = ps->height, cluster2 = ps->cluster2, collision2 = ps->collision2;
-    const uint32_t cells = (uint32_t)g->nx * (uint32_t)g->ny;
-    vi_t lane;
-    for (int l = 0; l < LANES; l++) lane[l] = l;
-    uint64_t collisions = 0;
-
-    for (uint32_t c = 0; c < cells; c++) {
-        const uint32_t first = g->cell_start[c], last = g->cell_start[c + 1];
-        if (first == last) continue;
-        run_t runs[MAX_BLOCK_RUNS];
-        const int n_runs =
-            block_runs(g, (int)(c % (uint32_t)g->nx), (int)(c / (uint32_t)g->nx), ps->mx, ps->my, wrap, runs);
-        for (uint32_t k = first; k < last; k++) {
-            const float xi = x[k], yi = y[k];
-            uint32_t root = uf_find(parent, k);
-            vi_t close = {0};
-            for (int r = 0; r < n_runs; r++) {
-                const uint32_t end = runs[r].end;
-                const vi_t limit = (vi_t){0} + (int32_t)end;
-                for (uint32_t j0 = runs[r].begin > k ? runs[r].begin : k + 1; j0 < end; j0 += LANES) {
-                    const vf_t d2 = vdist2(x + j0, y + j0, xi, yi, wrap, width, height);
-                    const vi_t valid = lane + (int32_t)j0 < limit;
-                    close -= valid & (d2 < collision2);
-                    vi_t link = valid & (d2 < cluster2);
-                    /* Agents already in k's set as direct children of its
-                     * root (or the root itself) need no find. */
-                    const vi_t root_v = (vi_t){0} + (int32_t)root;
-                    link &= (vload_i(parent + j0) != root_v) & (lane + (int32_t)j0 != root_v);
-                    for (uint32_t bits = lane_bits(link); bits; bits &= bits - 1) {
-                        uint32_t rj = uf_find(parent, j0 + (uint32_t)__builtin_ctz(bits));
-                        if (rj != root) root = uf_link(parent, root, rj);
-                    }
-                }
-            }
-            for (int l = 0; l < LANES; l++) collisions += (uint32_t)close[l];
-        }
-    }
-    ps->collisions = collisions;
-}
 
 /* Smallest squared distance from agent k (in cell order) to the agents of
  * cell (cx, cy), taken modulo the grid when wrapping; best2 if none is closer. */
@@ -339,17 +305,17 @@ static float scan_cell(const pass_t *ps, bool wrap, uint32_t k, int cx, int cy, 
     return best2;
 }
 
-/* Agent k found nothing certainly nearest in its 3x3 block (rings 0 and 1):
- * scan rings 2, 3, … until the best distance so far is within the reach of
- * the rings scanned (nothing farther out can be closer) or the grid is
- * exhausted. */
+/* Agent k found nothing certainly nearest in its block: scan the rings of
+ * cells around it beyond those the block fully covers, one by one, until
+ * the best distance so far is within the reach of the rings scanned
+ * (nothing farther out can be closer) or the grid is exhausted. */
 static float widen(const pass_t *ps, bool wrap, uint32_t k, int cx, int cy, float best2)
 {
     const grid_t *g = ps->g;
     const int span = g->nx > g->ny ? g->nx : g->ny;
     const int last = wrap ? span / 2 + 1 : span;
-    for (int ring = 2; ring <= last; ring++) {
-        float covered = (float)(ring - 1) * ps->reach;
+    for (int ring = (ps->mx < ps->my ? ps->mx : ps->my) + 1; ring <= last; ring++) {
+        float covered = (float)(ring - 1) * ps->cell * REACH_MARGIN;
         if (best2 <= covered * covered) break;
         for (int dy = -ring; dy <= ring; dy++) {
             int step = (dy == -ring || dy == ring) ? 1 : 2 * ring;
@@ -359,17 +325,25 @@ static float widen(const pass_t *ps, bool wrap, uint32_t k, int cx, int cy, floa
     return best2;
 }
 
-/* Nearest neighbours: for agent k, every other agent of its 3x3 block, then
- * wider rings if need be. */
-VINLINE void nearest_pass(pass_t *ps, const bool wrap)
+/* The pair pass: for each agent k, the candidates after it in cell order
+ * within its block, LANES at a time, so that every unordered pair is seen
+ * once. A pair updates both agents' nearest distance (the candidates' as a
+ * contiguous vector), counts as a collision, and joins the two agents'
+ * sets. By the time the pass leaves agent k, every pair with k has been
+ * seen: its nearest distance is final. */
+VINLINE void pair_pass_body(pass_t *ps, const bool wrap)
 {
     const grid_t *g = ps->g;
     const float *x = ps->x, *y = ps->y;
-    const float width = ps->width, height = ps->height, reach2 = ps->reach * ps->reach;
+    uint32_t *parent = ps->parent;
+    float *nn2 = ps->nn2;
+    const float width = ps->width, height = ps->height, cluster2 = ps->cluster2, collision2 = ps->collision2;
+    const float reach2 = ps->reach * ps->reach;
     const uint32_t cells = (uint32_t)g->nx * (uint32_t)g->ny;
     const vf_t far = (vf_t){0} + INFINITY;
     vi_t lane;
     for (int l = 0; l < LANES; l++) lane[l] = l;
+    uint64_t collisions = 0;
     double nn_sum = 0.0;
 
     for (uint32_t c = 0; c < cells; c++) {
@@ -377,37 +351,53 @@ VINLINE void nearest_pass(pass_t *ps, const bool wrap)
         if (first == last) continue;
         const int cx = (int)(c % (uint32_t)g->nx), cy = (int)(c / (uint32_t)g->nx);
         run_t runs[MAX_BLOCK_RUNS];
-        const int n_runs = block_runs(g, cx, cy, 1, 1, wrap, runs);
+        const int n_runs = block_runs(g, cx, cy, ps->mx, ps->my, wrap, runs);
         for (uint32_t k = first; k < last; k++) {
             const float xi = x[k], yi = y[k];
-            const vi_t self = (vi_t){0} + (int32_t)k;
+            uint32_t root = uf_find(parent, k);
             vf_t best = far;
+            vi_t close = {0};
             for (int r = 0; r < n_runs; r++) {
-                const vi_t limit = (vi_t){0} + (int32_t)runs[r].end;
-                for (uint32_t j0 = runs[r].begin; j0 < runs[r].end; j0 += LANES) {
+                const uint32_t end = runs[r].end;
+                const vi_t limit = (vi_t){0} + (int32_t)end;
+                for (uint32_t j0 = runs[r].begin > k ? runs[r].begin : k + 1; j0 < end; j0 += LANES) {
                     const vf_t d2 = vdist2(x + j0, y + j0, xi, yi, wrap, width, height);
-                    const vi_t index = lane + (int32_t)j0;
-                    best = vmin(best, vselect((index < limit) & (index != self), d2, far));
+                    const vi_t valid = lane + (int32_t)j0 < limit;
+                    const vf_t seen = VSELECT(valid, d2, far);
+                    best = VMIN(seen, best);
+                    vf_t theirs = vload(nn2 + j0);
+                    theirs = VMIN(seen, theirs);
+                    memcpy(nn2 + j0, &theirs, sizeof theirs);
+                    close -= valid & (d2 < collision2);
+                    vi_t link = valid & (d2 < cluster2);
+                    /* Agents already in k's set as direct children of its
+                     * root (or the root itself) need no find. */
+                    const vi_t root_v = (vi_t){0} + (int32_t)root;
+                    link &= (vload_i(parent + j0) != root_v) & (lane + (int32_t)j0 != root_v);
+                    for (uint32_t bits = lane_bits(&link); bits; bits &= bits - 1) {
+                        uint32_t rj = uf_find(parent, j0 + (uint32_t)__builtin_ctz(bits));
+                        if (rj != root) root = uf_link(parent, root, rj);
+                    }
                 }
             }
-            float best2 = hmin(best);
+            collisions += hsum(&close);
+            float mine = hmin(&best);
+            float best2 = nn2[k] < mine ? nn2[k] : mine;
             if (!(best2 <= reach2)) best2 = widen(ps, wrap, k, cx, cy, best2);
             nn_sum += sqrt((double)best2);
         }
     }
+    ps->collisions = collisions;
     ps->nn_sum = nn_sum;
 }
 
 PASS_CLONES
-static void pair_passes(pass_t *ps, bool wrap, bool links)
+static void pair_pass(pass_t *ps, bool wrap)
 {
-    if (wrap) {
-        if (links) link_pass(ps, true);
-        nearest_pass(ps, true);
-    } else {
-        if (links) link_pass(ps, false);
-        nearest_pass(ps, false);
-    }
+    if (wrap)
+        pair_pass_body(ps, true);
+    else
+        pair_pass_body(ps, false);
 }
 
 /* Penetrations and clearance, over the padded copies (the pads lie
@@ -427,10 +417,10 @@ static void obstacle_pass(const world_t *w, const float *x, const float *y, size
             /* The obstacle's displacement to each agent. */
             const vf_t d2 = vdist2(x + i, y + i, o->x, o->y, wrap, w->width, w->height);
             in -= d2 < r2;
-            best = vmin(best, d2);
+            best = VMIN(d2, best);
         }
-        for (int l = 0; l < LANES; l++) inside += (uint32_t)in[l];
-        double c = sqrt((double)hmin(best)) - (double)o->r;
+        inside += hsum(&in);
+        double c = sqrt((double)hmin(&best)) - (double)o->r;
         if (isnan(clearance) || c < clearance) clearance = c;
     }
     m->penetrations = inside;
@@ -484,6 +474,9 @@ static int reserve(metrics_state_t *s, size_t n)
     float *y = realloc(s->y, (n + LANES) * sizeof *y);
     if (!y) return -1;
     s->y = y;
+    float *nn2 = realloc(s->nn2, (n + LANES) * sizeof *nn2);
+    if (!nn2) return -1;
+    s->nn2 = nn2;
     s->cap = n;
     return 0;
 }
@@ -525,9 +518,10 @@ int metrics_compute(metrics_state_t *s, const world_t *w, const metrics_config_t
             s->x[k] = w->cur.x[g->order[k]];
             s->y[k] = w->cur.y[g->order[k]];
             s->parent[k] = ROOT_BIT | 1u;
+            s->nn2[k] = INFINITY;
         }
         for (size_t k = n; k < n + LANES; k++) {
-            s->x[k] = s->y[k] = INFINITY;
+            s->x[k] = s->y[k] = s->nn2[k] = INFINITY;
             s->parent[k] = 0;
         }
         obstacle_pass(w, s->x, s->y, n, &m);
@@ -538,15 +532,17 @@ int metrics_compute(metrics_state_t *s, const world_t *w, const metrics_config_t
             .x = s->x,
             .y = s->y,
             .parent = s->parent,
+            .nn2 = s->nn2,
             .width = w->width,
             .height = w->height,
             .cluster2 = cluster * cluster,
             .collision2 = collision * collision,
             .mx = cells_for(link_reach, cell_w),
             .my = cells_for(link_reach, cell_h),
-            .reach = fminf(cell_w, cell_h) * REACH_MARGIN,
+            .cell = fminf(cell_w, cell_h),
         };
-        pair_passes(&ps, wrap, link_reach > 0.0f);
+        ps.reach = fminf((float)ps.mx * cell_w, (float)ps.my * cell_h) * REACH_MARGIN;
+        pair_pass(&ps, wrap);
         m.collisions = ps.collisions > UINT32_MAX ? UINT32_MAX : (uint32_t)ps.collisions;
         if (n >= 2) m.mean_nn_distance = ps.nn_sum / (double)n;
         uint32_t clusters = 0, largest = 0;

@@ -38,6 +38,7 @@ typedef struct metrics_state {
     grid_t grid;
     uint32_t *parent;          /* union-find over agents, cap + METRICS_LANES entries */
     float *x, *y;              /* positions in the grid's cell order, cap + METRICS_LANES entries */
+    float *nn2;                /* squared nearest-neighbour distance per agent, as many */
     size_t cap;
 } metrics_state_t;
 

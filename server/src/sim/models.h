@@ -36,10 +36,11 @@ typedef struct olfati_consts {
 
 olfati_consts_t olfati_consts(const sim_params_t *p);
 /* Sums over candidates [0, count) of X/Y/VX/VY (relative positions taken
- * from (px, py), shortest displacement when pair_wrap), skipping self. */
+ * from (px, py), shortest displacement when pair_wrap), skipping self and,
+ * when S is given, candidates whose S is not this species. */
 void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
-                  int32_t count, int32_t self, float px, float py, float vx, float vy, bool pair_wrap, float width,
-                  float height, olfati_sums_t *out);
+                  const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
+                  bool pair_wrap, float width, float height, olfati_sums_t *out);
 /* Algorithm 1 (+ γ feedback for olfati2, + β obstacles for olfati3). */
 void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s);
 

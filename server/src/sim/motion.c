@@ -182,7 +182,7 @@ void motion_finish(const world_t *w, size_t i, float x, float y, float vx, float
     out->y[i] = y;
     out->vx[i] = vx;
     out->vy[i] = vy;
-    out->flags[i] = flags;
+    out->flags[i] = (uint8_t)(flags | (w->cur.flags[i] & AGENT_SPECIES_MASK)); /* species stay */
 }
 
 bool motion_evade(const world_t *w, float x, float y, vec2 *away)

@@ -80,6 +80,7 @@ SENSE_INLINE quad_f lanes_sum4(lanes_f a, lanes_f b, lanes_f c, lanes_f d)
  * to six partial runs. Fixed capacity: a denser block falls back to runs. */
 typedef struct sense_scratch {
     float *x, *y, *vx, *vy; /* cap + SENSE_LANES entries each */
+    float *species;         /* each candidate's species, when the world has several */
     uint32_t cap;
 } sense_scratch_t;
 
@@ -100,6 +101,7 @@ typedef struct sense_self {
     float k_fov[ZONES];      /* cos²(fov/2)·|v|² per zone */
     bool sees_all[ZONES];    /* no blind angle in that zone, or standing still */
     bool sees_everything;    /* all three */
+    float species;           /* only candidates of this species count; < 0: all */
 } sense_self_t;
 
 /* ali_r and coh_r: this agent's zone radii (density-dependent perception),
@@ -108,7 +110,7 @@ SENSE_INLINE sense_self_t sense_self(const sense_params_t *sp, float vx, float v
 {
     /* Visible iff angle(v, d) ≤ fov/2: v·d ≥ cos(fov/2)·|v|·|d|, compared
      * squared so that no square root or trigonometry runs per pair. */
-    sense_self_t me = {.vx = vx, .vy = vy, .sees_everything = true};
+    sense_self_t me = {.vx = vx, .vy = vy, .sees_everything = true, .species = -1.0f};
     me.ali2 = ali_r > 0.0f ? ali_r * ali_r : sp->ali2;
     me.coh2 = coh_r > 0.0f ? coh_r * coh_r : sp->coh2;
     float v2 = vx * vx + vy * vy;
@@ -134,12 +136,14 @@ SENSE_INLINE lanes_i lanes_in_view(lanes_i front, lanes_f dot2, lanes_f d2, floa
 #define SENSE_FAR 1e30f
 
 /* Adds candidates [begin, end) of X/Y, seen from (qx, qy), skipping index
- * self; VX/VY are what alignment averages (velocities or unit headings).
+ * self; VX/VY are what alignment averages (velocities or unit headings);
+ * S holds each candidate's species, read only when me->species ≥ 0.
  * The arrays must be readable up to end + SENSE_LANES − 1, those extra
  * entries holding SENSE_FAR positions. */
 SENSE_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const float *restrict Y,
-                              const float *restrict VX, const float *restrict VY, int32_t begin, int32_t end,
-                              int32_t self, float qx, float qy, const sense_self_t *me, const sense_params_t *sp)
+                              const float *restrict VX, const float *restrict VY, const float *restrict S,
+                              int32_t begin, int32_t end, int32_t self, float qx, float qy, const sense_self_t *me,
+                              const sense_params_t *sp)
 {
     const lanes_f zero = {0};
     const lanes_f one = zero + 1.0f;
@@ -156,6 +160,7 @@ SENSE_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const fl
         const lanes_f d2 = dx * dx + dy * dy;
         const lanes_i index = lane + j0;
         lanes_i m = index != self;
+        if (me->species >= 0.0f) m &= lanes_load(S + j0) == me->species; /* own kind only */
         lanes_i m_sep = m & (d2 < sp->sep2) & (d2 > 0.0f);
         lanes_i m_ali = m & (d2 < me->ali2);
         lanes_i m_coh = m & (d2 < me->coh2);

@@ -53,11 +53,11 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
 }
 
 void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
-                  int32_t count, int32_t self, float px, float py, float vx, float vy, bool pair_wrap, float width,
-                  float height, olfati_sums_t *out)
+                  const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
+                  bool pair_wrap, float width, float height, olfati_sums_t *out)
 {
     for (int32_t j = 0; j < count; j++) {
-        if (j == self) continue;
+        if (j == self || (S && S[j] != species)) continue;
         float dx = X[j] - px, dy = Y[j] - py;
         if (pair_wrap) {
             dx = motion_wrap_delta(dx, width);
@@ -112,8 +112,8 @@ static vec2 beta_feedback(const world_t *w, const olfati_consts_t *k, float px, 
 
 void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s)
 {
-    const sim_params_t *p = &w->params;
     const agents_t *a = &w->cur;
+    const sim_params_t *p = world_params_for(w, a->flags[i]); /* its species' gains */
     const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
 
     float ux = p->os_c1_alpha * s->grad_x + p->os_c2_alpha * s->cons_x;

@@ -17,9 +17,11 @@ typedef enum { DELAY_BOTH = 0, DELAY_POSITIONS = 1, DELAY_VELOCITIES = 2 } delay
 
 #define SIM_MAX_DELAY_TICKS 30
 #define SIM_MAX_PREDATORS 16
+#define SIM_MAX_SPECIES 4
 
 typedef struct sim_params {
-    int model; /* model_t */
+    int model;   /* model_t */
+    int species; /* how many species share the world (agent id mod species) */
     /* Reynolds boids: zones, fields of view, weights, limits */
     float sep_radius, ali_radius, coh_radius;
     float fov_sep, fov_ali, fov_coh;

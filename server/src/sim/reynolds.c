@@ -15,8 +15,8 @@
 
 void reynolds_agent(const world_t *w, size_t i, const sense_sums_t *s)
 {
-    const sim_params_t *p = &w->params;
     const agents_t *a = &w->cur;
+    const sim_params_t *p = world_params_for(w, a->flags[i]); /* its species' */
     const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
     const float max_speed = p->max_speed, dt = w->dt, max_dv = p->max_force * dt;
 

@@ -32,8 +32,8 @@ static void add_unit(float *dx, float *dy, float gain, float x, float y)
 
 void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s)
 {
-    const sim_params_t *p = &w->params;
     const agents_t *a = &w->cur;
+    const sim_params_t *p = world_params_for(w, a->flags[i]); /* its species' */
     const uint32_t id = a->id[i];
     const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
 

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Tasks per thread in a parallel pass: a few, so that a thread that finishes
@@ -104,7 +105,8 @@ static void init_feature_values(world_t *w, size_t from)
 {
     for (size_t i = from; i < w->n; i++) {
         uint32_t id = w->cur.id[i];
-        if (w->radius_ali) w->radius_ali[id] = w->params.ali_radius, w->radius_coh[id] = w->params.coh_radius;
+        const sim_params_t *p = world_params_for(w, w->cur.flags[i]);
+        if (w->radius_ali) w->radius_ali[id] = p->ali_radius, w->radius_coh[id] = p->coh_radius;
         if (w->wander) w->wander[id] = 6.28318531f * prng_hash_unit(w->seed, WANDER_STREAM, id, 0);
     }
 }
@@ -156,8 +158,8 @@ int scratch_init(sense_scratch_t *s, uint32_t cap)
 {
     size_t n = (size_t)cap + SENSE_LANES;
     *s = (sense_scratch_t){calloc(n, sizeof(float)), calloc(n, sizeof(float)), calloc(n, sizeof(float)),
-                           calloc(n, sizeof(float)), cap};
-    if (s->x && s->y && s->vx && s->vy) return 0;
+                           calloc(n, sizeof(float)), calloc(n, sizeof(float)), cap};
+    if (s->x && s->y && s->vx && s->vy && s->species) return 0;
     scratch_free(s);
     return -1;
 }
@@ -168,18 +170,34 @@ void scratch_free(sense_scratch_t *s)
     free(s->y);
     free(s->vx);
     free(s->vy);
+    free(s->species);
     memset(s, 0, sizeof *s);
 }
 
-/* The grid's cells must hold every model's reach. */
-static float max_radius(const sim_params_t *p)
+/* The grid's cells must hold every model's and every species' reach. */
+static float max_radius(const world_t *w)
 {
-    return fmaxf(fmaxf(p->sep_radius, p->os_r), fmaxf(p->ali_radius, p->coh_radius));
+    float r = 0.0f;
+    for (int s = 0; s < SIM_MAX_SPECIES; s++) {
+        const sim_params_t *p = &w->species_params[s];
+        r = fmaxf(r, fmaxf(fmaxf(p->sep_radius, p->os_r), fmaxf(p->ali_radius, p->coh_radius)));
+    }
+    return r;
+}
+
+/* Species come from ids: agent id mod species, kept in the flags. */
+static void assign_species(world_t *w, size_t from)
+{
+    unsigned species = (unsigned)w->params.species;
+    for (size_t i = from; i < w->n; i++) {
+        unsigned s = w->cur.id[i] % species;
+        w->cur.flags[i] = (uint8_t)((w->cur.flags[i] & ~AGENT_SPECIES_MASK) | (s << AGENT_SPECIES_SHIFT));
+    }
 }
 
 static int configure_grid(world_t *w)
 {
-    float cell = max_radius(&w->params);
+    float cell = max_radius(w);
     if (grid_configure(&w->grid, w->width, w->height, cell)) return -1;
     w->grid_cell = cell;
     return 0;
@@ -208,6 +226,7 @@ int world_init(world_t *w, const world_config_t *cfg)
     if (!(cfg->width > 0) || !(cfg->height > 0) || !(cfg->dt > 0) || cfg->agents > cfg->max_agents)
         return -1;
     params_defaults(&w->params);
+    for (int s = 0; s < SIM_MAX_SPECIES; s++) w->species_params[s] = w->params;
     w->width = cfg->width;
     w->height = cfg->height;
     w->dt = cfg->dt;
@@ -233,7 +252,9 @@ int world_init(world_t *w, const world_config_t *cfg)
 
 world_info_t world_info(const world_t *w)
 {
-    return (world_info_t){w->width, w->height, w->max_agents, w->params};
+    world_info_t info = {w->width, w->height, w->max_agents, w->params, {{0}}};
+    memcpy(info.species_params, w->species_params, sizeof info.species_params);
+    return info;
 }
 
 void world_free(world_t *w)
@@ -306,6 +327,7 @@ int world_add_agents(world_t *w, size_t count, bool at_point, float px, float py
     }
     size_t before = w->n;
     w->n += count;
+    assign_species(w, before);
     init_feature_values(w, before);
     /* The history is laid out by capacity and knows nothing of the new
      * agents: start it again from now. */
@@ -313,31 +335,64 @@ int world_add_agents(world_t *w, size_t count, bool at_point, float px, float py
     return SIM_OK;
 }
 
+/* Brings the world in line with parameters that just changed from before:
+ * grid, species, predators, optional arrays, delay history. Allocates only
+ * here (a command), never in a step. On failure restores before. */
+static int apply_params(world_t *w, const sim_params_t *before, const sim_params_t before_species[SIM_MAX_SPECIES])
+{
+    if (max_radius(w) != w->grid_cell && configure_grid(w)) goto fail;
+    if (w->params.species != before->species) assign_species(w, 0);
+    configure_predators(w);
+    if (configure_feature_arrays(w)) goto fail;
+    if (w->radius_ali && (w->params.ali_radius != before->ali_radius || w->params.coh_radius != before->coh_radius)) {
+        /* Density-dependent radii start again from the new largest. */
+        for (size_t i = 0; i < w->n; i++) {
+            const sim_params_t *p = world_params_for(w, w->cur.flags[i]);
+            w->radius_ali[w->cur.id[i]] = p->ali_radius, w->radius_coh[w->cur.id[i]] = p->coh_radius;
+        }
+    }
+    if (w->params.delay_ticks != before->delay_ticks && history_configure(w)) goto fail;
+    return SIM_OK;
+fail:
+    w->params = *before;
+    memcpy(w->species_params, before_species, sizeof w->species_params);
+    configure_grid(w);
+    configure_feature_arrays(w);
+    history_configure(w);
+    return SIM_E_LIMIT;
+}
+
 int world_set_param(world_t *w, size_t index, double value, char *msg, size_t msg_len)
 {
-    sim_params_t before = w->params;
+    sim_params_t before = w->params, before_species[SIM_MAX_SPECIES];
+    memcpy(before_species, w->species_params, sizeof before_species);
     int rc = params_set(&w->params, index, value, msg, msg_len);
     if (rc != SIM_OK) return rc;
-    if (max_radius(&w->params) != w->grid_cell && configure_grid(w)) {
-        w->params = before; /* out of memory: keep the old, consistent grid */
-        return SIM_E_LIMIT;
+    /* Without a species, a value is everyone's. */
+    for (int s = 0; s < SIM_MAX_SPECIES; s++) params_set(&w->species_params[s], index, value, msg, msg_len);
+    return apply_params(w, &before, before_species);
+}
+
+int world_set_species_param(world_t *w, int species, size_t index, double value, char *msg, size_t msg_len)
+{
+    if (species < 0 || species >= SIM_MAX_SPECIES) {
+        snprintf(msg, msg_len, "species must be in [0, %d]", SIM_MAX_SPECIES - 1);
+        return SIM_E_OUT_OF_RANGE;
     }
-    configure_predators(w);
-    if (configure_feature_arrays(w)) {
-        w->params = before;
-        configure_feature_arrays(w);
-        return SIM_E_LIMIT;
+    if (species == 0) {
+        /* Species 0's parameters are the world's own. */
+        sim_params_t before = w->params, before_species[SIM_MAX_SPECIES];
+        memcpy(before_species, w->species_params, sizeof before_species);
+        int rc = params_set(&w->params, index, value, msg, msg_len);
+        if (rc != SIM_OK) return rc;
+        params_set(&w->species_params[0], index, value, msg, msg_len);
+        return apply_params(w, &before, before_species);
     }
-    if (w->radius_ali && (w->params.ali_radius != before.ali_radius || w->params.coh_radius != before.coh_radius)) {
-        /* Density-dependent radii start again from the new largest. */
-        for (size_t i = 0; i < w->n; i++) w->radius_ali[i] = w->params.ali_radius, w->radius_coh[i] = w->params.coh_radius;
-    }
-    if (w->params.delay_ticks != before.delay_ticks && history_configure(w)) {
-        w->params = before;
-        history_configure(w);
-        return SIM_E_LIMIT;
-    }
-    return SIM_OK;
+    sim_params_t before = w->params, before_species[SIM_MAX_SPECIES];
+    memcpy(before_species, w->species_params, sizeof before_species);
+    int rc = params_set(&w->species_params[species], index, value, msg, msg_len);
+    if (rc != SIM_OK) return rc;
+    return apply_params(w, &before, before_species);
 }
 
 int world_set_target(world_t *w, uint32_t client_id, float x, float y)
@@ -640,10 +695,15 @@ size_t world_memory_bytes(const world_t *w)
     size_t bytes = 2 * (w->cap + SENSE_LANES) * per_agent;                          /* cur and next */
     bytes += w->grid.agents_cap * 2 * sizeof(uint32_t);                             /* cell_of, order */
     bytes += (w->grid.cells_cap * 2 + 1) * sizeof(uint32_t);                        /* cell_start, cursor */
-    bytes += (size_t)w->threads * ((size_t)SENSE_SCRATCH_CAP + SENSE_LANES) * 4 * sizeof(float);
+    bytes += (size_t)w->threads * ((size_t)SENSE_SCRATCH_CAP + SENSE_LANES) * 5 * sizeof(float);
     for (float **arr = feature_arrays_begin((world_t *)w); arr < feature_arrays_end((world_t *)w); arr++)
         if (*arr) bytes += (w->cap + SENSE_LANES) * sizeof(float); /* optional per-agent arrays */
     bytes += w->history_frames * 4 * (w->cap + SENSE_LANES) * sizeof(float);       /* delayed feedback */
     bytes += w->max_targets * sizeof(target_t) + sizeof *w;
     return bytes;
+}
+
+int world_agents_placed(world_t *w)
+{
+    return w->history && history_configure(w) ? SIM_E_LIMIT : SIM_OK;
 }

@@ -25,6 +25,8 @@
 /* Agent flag bits, as they travel in the snapshot. */
 #define AGENT_LEADER 0x01u
 #define AGENT_PREDATOR 0x08u
+#define AGENT_SPECIES_SHIFT 1
+#define AGENT_SPECIES_MASK 0x06u
 
 typedef struct obstacle {
     uint32_t id;
@@ -61,7 +63,8 @@ typedef struct agents {
 } agents_t;
 
 typedef struct world {
-    sim_params_t params;
+    sim_params_t params;                           /* global, and species 0's */
+    sim_params_t species_params[SIM_MAX_SPECIES]; /* each species' own ([0] mirrors params) */
     float width, height, dt;
 
     size_t n, cap, max_agents;
@@ -105,6 +108,7 @@ typedef struct world_info {
     float width, height;
     size_t max_agents;
     sim_params_t params;
+    sim_params_t species_params[SIM_MAX_SPECIES];
 } world_info_t;
 
 int world_init(world_t *w, const world_config_t *cfg);
@@ -119,6 +123,15 @@ int world_reset(world_t *w, uint32_t seed, size_t n);
 int world_add_agents(world_t *w, size_t count, bool at_point, float x, float y);
 /* Applies a parameter change, reconfiguring the grid if a radius grew. */
 int world_set_param(world_t *w, size_t index, double value, char *msg, size_t msg_len);
+/* Sets a parameter for one species only (0 … SIM_MAX_SPECIES − 1). */
+int world_set_species_param(world_t *w, int species, size_t index, double value, char *msg, size_t msg_len);
+
+/* The parameters that govern an agent with these flags: its species'. */
+static inline const sim_params_t *world_params_for(const world_t *w, uint8_t flags)
+{
+    unsigned s = (flags & AGENT_SPECIES_MASK) >> AGENT_SPECIES_SHIFT;
+    return s ? &w->species_params[s] : &w->params;
+}
 
 int world_set_target(world_t *w, uint32_t client_id, float x, float y);
 void world_clear_target(world_t *w, uint32_t client_id);
@@ -139,6 +152,11 @@ void scratch_free(sense_scratch_t *s);
 
 /* Bytes the world holds (agents, grid, scratch, tables), for reports. */
 size_t world_memory_bytes(const world_t *w);
+
+/* Call after writing agents' positions or velocities by hand (a scenario's
+ * agent list): state derived from them, the delayed-feedback history,
+ * starts again from the present. 0, or SIM_E_LIMIT when out of memory. */
+int world_agents_placed(world_t *w);
 
 /* One fixed time step: re-sort by cell, steer, integrate, apply borders. */
 void world_step(world_t *w);
