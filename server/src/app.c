@@ -90,6 +90,7 @@ struct app {
     uint64_t overruns, last_overrun_log_ns;
     metrics_state_t metrics;
     double metrics_credit; /* as snapshot_credit, for metrics messages */
+    uint64_t metrics_not_before_ns;
     FILE *record;          /* --record, or NULL (also after a write error) */
     char *record_buf;
     uint64_t record_flushed_ns;
@@ -317,12 +318,22 @@ static bool encode_frame(app_t *a)
     return f->len > 0;
 }
 
-/* Queues a metrics message for everyone. */
+/* Metrics may take at most this share of the simulation thread's time: in a
+ * crowded world of a million agents they cost more than a step, and the
+ * tick rate matters more than how often the panel's numbers change. */
+#define METRICS_TIME_SHARE 0.05
+
+/* Queues a metrics message for everyone, unless the last one was too recent
+ * for its cost. */
 static void broadcast_metrics(app_t *a)
 {
+    uint64_t start = now_ns();
+    if (start < a->metrics_not_before_ns) return;
     metrics_t m;
     metrics_config_t mc = metrics_default_config(&a->world);
     if (metrics_compute(&a->metrics, &a->world, &mc, &m) == 0) replies_push(&a->produced, 0, msg_metrics(&m));
+    uint64_t took = now_ns() - start;
+    a->metrics_not_before_ns = start + (uint64_t)((double)took / METRICS_TIME_SHARE);
 }
 
 /* Hands replies, the summary and (if any) the new frame to the loop. */

@@ -9,6 +9,7 @@
  * threaded worlds ended bit-identical. It is not a test: it asserts nothing
  * about speed. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,47 +146,64 @@ int main(int argc, char **argv)
     cpu_name(cpu, sizeof cpu);
     printf("swarmcast-bench: %s, %ld cores, kernel %s, compiler %s\n", cpu, sysconf(_SC_NPROCESSORS_ONLN),
            kernel_name(), __VERSION__);
-    printf("Reynolds model, default parameters (zones 25/50/50 u, field of view 300°), wrap borders,\n"
-           "density set for about ten neighbours per agent; medians of timed steps.\n\n");
+    printf("Every model with its default parameters (Reynolds zones 25/50/50 u, field of view 300°;\n"
+           "Olfati-Saber d = 25 u, r = 30 u), wrap borders, density set for about ten neighbours per\n"
+           "agent within 50 u; medians of timed steps. The reference implements Reynolds only.\n\n");
     printf("| model | agents | world (u) | mean neighbours | reference ns/agent | 1 thread ns/agent | speed-up | "
            "%d threads ms/step | %d threads ns/agent | snapshot encode ms | snapshot bytes | world bytes/agent | "
            "1 vs %d threads |\n",
            threads, threads, threads);
     printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
 
-    for (int k = 0; k < n_sizes; k++) {
-        size_t n = sizes[k];
-        /* 10 neighbours in a 50 u disc seen over 300°: one agent per 654 u². */
-        float side = sqrtf((float)n * 654.5f);
-        world_config_t cfg = {.width = side, .height = side, .dt = 1.0f / 60.0f, .seed = 1, .agents = n,
-                              .max_agents = n, .max_targets = 1, .threads = 1};
-        world_t one, many;
-        if (world_init(&one, &cfg)) return 1;
-        cfg.threads = threads;
-        if (world_init(&many, &cfg)) return 1;
-        ref_world_t ref;
-        if (ref_init(&ref, n, one.cur.x, one.cur.y, one.cur.vx, one.cur.vy, side, side, cfg.dt)) return 1;
+    static const char *const models[] = {"reynolds", "olfati1", "olfati2", "olfati3", "unicycle"};
+    const int model_param = params_find("model");
+    char msg[160];
+    for (int m = 0; m < (int)(sizeof models / sizeof models[0]); m++) {
+        for (int k = 0; k < n_sizes; k++) {
+            size_t n = sizes[k];
+            /* 10 neighbours in a 50 u disc seen over 300°: one agent per 654 u². */
+            float side = sqrtf((float)n * 654.5f);
+            world_config_t cfg = {.width = side, .height = side, .dt = 1.0f / 60.0f, .seed = 1, .agents = n,
+                                  .max_agents = n, .max_targets = 1, .threads = 1};
+            world_t one, many;
+            if (world_init(&one, &cfg)) return 1;
+            cfg.threads = threads;
+            if (world_init(&many, &cfg)) return 1;
+            world_set_param(&one, (size_t)model_param, m, msg, sizeof msg);
+            world_set_param(&many, (size_t)model_param, m, msg, sizeof msg);
+            bool reynolds = m == MODEL_REYNOLDS;
+            ref_world_t ref;
+            if (reynolds && ref_init(&ref, n, one.cur.x, one.cur.y, one.cur.vx, one.cur.vy, side, side, cfg.dt)) return 1;
 
-        int samples = samples_for(n);
-        for (int s = 0; s < 3; s++) world_step(&one), world_step(&many), ref_step(&ref); /* warm up */
-        double t_one = time_world(&one, samples);
-        double t_many = time_world(&many, samples);
-        double t_ref = time_reference(&ref, samples < 9 ? 3 : samples / 3);
-        bool identical = same_state(&one, &many);
+            int samples = samples_for(n);
+            for (int s = 0; s < 3; s++) { /* warm up */
+                world_step(&one), world_step(&many);
+                if (reynolds) ref_step(&ref);
+            }
+            double t_one = time_world(&one, samples);
+            double t_many = time_world(&many, samples);
+            double t_ref = reynolds ? time_reference(&ref, samples < 9 ? 3 : samples / 3) : 0;
+            bool identical = same_state(&one, &many);
 
-        size_t cap = 24 + 6 * n + 16 * 64 + 12 * 64, bytes = 0;
-        uint8_t *buf = malloc(cap);
-        double t_snap = buf ? time_snapshot(&one, buf, cap, &bytes, samples) : 0;
-        free(buf);
+            size_t cap = 24 + 6 * n + 16 * 64 + 12 * 64, bytes = 0;
+            uint8_t *buf = malloc(cap);
+            double t_snap = buf ? time_snapshot(&one, buf, cap, &bytes, samples) : 0;
+            free(buf);
 
-        double ns = 1e6 / (double)n;
-        printf("| reynolds | %zu | %.0f | %.1f | %.0f | %.0f | %.1f× | %.2f | %.1f | %.2f | %zu | %.0f | %s |\n", n,
-               (double)side, one.mean_neighbours, t_ref * ns, t_one * ns, t_ref / t_one, t_many, t_many * ns, t_snap,
-               bytes, (double)world_memory_bytes(&one) / (double)n, identical ? "identical" : "DIFFERENT");
-        fflush(stdout);
-        world_free(&one);
-        world_free(&many);
-        ref_free(&ref);
+            double ns = 1e6 / (double)n;
+            char ref_cell[32] = "–", ratio_cell[32] = "–";
+            if (reynolds) {
+                snprintf(ref_cell, sizeof ref_cell, "%.0f", t_ref * ns);
+                snprintf(ratio_cell, sizeof ratio_cell, "%.1f×", t_ref / t_one);
+            }
+            printf("| %s | %zu | %.0f | %.1f | %s | %.0f | %s | %.2f | %.1f | %.2f | %zu | %.0f | %s |\n", models[m], n,
+                   (double)side, one.mean_neighbours, ref_cell, t_one * ns, ratio_cell, t_many, t_many * ns, t_snap,
+                   bytes, (double)world_memory_bytes(&one) / (double)n, identical ? "identical" : "DIFFERENT");
+            fflush(stdout);
+            world_free(&one);
+            world_free(&many);
+            if (reynolds) ref_free(&ref);
+        }
     }
     return 0;
 }
