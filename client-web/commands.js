@@ -61,8 +61,10 @@ export function togglePause(paused) {
   return { type: paused ? 'resume' : 'pause' };
 }
 
-export function setParam(name, value) {
-  return { type: 'set_param', name, value };
+// With a species (0–3), only that species' value changes; without, all.
+export function setParam(name, value, species = null) {
+  const cmd = { type: 'set_param', name, value };
+  return species == null ? cmd : { ...cmd, species };
 }
 
 export function setModel(model) {

@@ -118,7 +118,9 @@ const connection = new Connection({
         errorAt = Date.now();
         panel.onReply(msg);
       } else if (msg.type === 'param') {
-        hooks.params[msg.name] = msg.value;
+        // hooks.params holds the world's values: a plain set_param, or one
+        // for species 0 (whose parameters are the world's own).
+        if (msg.species == null || msg.species === 0) hooks.params[msg.name] = msg.value;
         panel.onParam(msg);
       } else if (msg.type === 'metrics') {
         hooks.metrics = msg;

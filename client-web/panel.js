@@ -4,10 +4,15 @@
 //
 //   model      a select at the top → {"type":"set_model"}
 //   groups     the other parameters, grouped by name prefix ("os_" Olfati-
-//              Saber, "uni_" unicycle, the rest Reynolds / world), as
-//              collapsible sections; the current model's group is open
+//              Saber, "uni_" unicycle, "wander_" …, the rest Reynolds /
+//              world), as collapsible sections; the current model's group
+//              is open
 //   controls   float/int: a slider and a numeric field with the unit;
 //              enum: a select; bool: a checkbox; help as the tooltip
+//   species    with more than one species (the `species` parameter), a
+//              selector says whose values the controls show and set: all
+//              species (a plain set_param) or one (set_param with
+//              `species`); a control whose species differ is marked
 //
 // Changes go out as set_param (a dragged slider at most every
 // SLIDER_INTERVAL_MS, its final value on release). `param` broadcasts from
@@ -34,17 +39,24 @@ const SLIDER_STEPS = 1000;
 // a logarithmic slider (max_force 1 … 10000: the useful values are low).
 const LOG_RATIO = 1000;
 
-// Parameter groups, in display order. A parameter belongs to the first group
-// whose prefix its name starts with; the last group (no prefix) takes the rest.
+// Parameter groups, in display order. A parameter belongs to the group one
+// of whose prefixes its name starts with; 'general' takes the rest.
 export const GROUPS = [
-  { key: 'os', title: 'Olfati-Saber', prefix: 'os_' },
-  { key: 'uni', title: 'Unicycle', prefix: 'uni_' },
-  { key: 'general', title: 'Reynolds / world', prefix: null },
+  { key: 'general', title: 'Reynolds / world', prefixes: [] },
+  { key: 'os', title: 'Olfati-Saber', prefixes: ['os_'] },
+  { key: 'uni', title: 'Unicycle', prefixes: ['uni_'] },
+  { key: 'wander', title: 'Wander', prefixes: ['wander_', 'w_wander'] },
+  { key: 'predators', title: 'Predators', prefixes: ['predator', 'fear_', 'w_flee'] },
+  { key: 'density', title: 'Density-dependent radii', prefixes: ['density_', 'radius_'] },
+  { key: 'delay', title: 'Delayed sensing', prefixes: ['delay_'] },
 ];
-const GROUP_ORDER = ['general', 'os', 'uni'];
+// How many species a world can have (set_param's `species` is 0 … 3).
+export const MAX_SPECIES = 4;
+// Parameters of the whole world, never set per species.
+const WORLD_WIDE = new Set(['species']);
 
 export function groupKeyOf(name) {
-  for (const g of GROUPS) if (g.prefix && name.startsWith(g.prefix)) return g.key;
+  for (const g of GROUPS) if (g.prefixes.some((x) => name.startsWith(x))) return g.key;
   return 'general';
 }
 
@@ -64,7 +76,7 @@ export function groupParams(params) {
     if (!p || typeof p.name !== 'string' || p.name === 'model') continue;
     byKey.get(groupKeyOf(p.name)).params.push(p);
   }
-  return GROUP_ORDER.map((k) => byKey.get(k)).filter((g) => g.params.length > 0);
+  return [...byKey.values()].filter((g) => g.params.length > 0);
 }
 
 function isNumeric(p) {
@@ -124,6 +136,14 @@ export function fromSlider(p, pos) {
 export function formatNumber(v) {
   if (typeof v !== 'number' || !Number.isFinite(v)) return '';
   return String(Number(v.toPrecision(6)));
+}
+
+// A parameter's value for each of the MAX_SPECIES species, from its hello
+// entry: `species_values` (sent with more than one species) for the species
+// in use, `value` for the others (a plain set_param sets them all).
+export function speciesValuesOf(p) {
+  const sv = Array.isArray(p.species_values) ? p.species_values : [];
+  return Array.from({ length: MAX_SPECIES }, (_, s) => (s < sv.length ? sv[s] : p.value));
 }
 
 export function tooltip(p) {
@@ -285,9 +305,18 @@ export function createPanel(deps) {
   const legend = el('div', 'legend');
   legend.hidden = true;
 
+  const speciesRow = el('label', 'species-row');
+  const speciesLabel = el('span', 'species-label', 'values of');
+  const speciesSelect = el('select', 'species-select');
+  speciesSelect.name = 'edit-species';
+  speciesSelect.title = 'whose parameters the controls below show and set: every species at once, or one';
+  speciesRow.append(speciesLabel, speciesSelect);
+  speciesRow.hidden = true;
+  blurSelectAfterMouse(speciesSelect);
+
   const groupsBox = el('div', 'param-groups');
 
-  fieldset.append(actions, modelRow, metricsBox, legend, groupsBox);
+  fieldset.append(actions, modelRow, metricsBox, legend, speciesRow, groupsBox);
   root.replaceChildren(header, fieldset);
 
   // ---- state ----
@@ -297,6 +326,8 @@ export function createPanel(deps) {
   let modelParam = null; // the `model` entry of hello, or null
   let model = null; // the model in use, as the server last said
   let modelPending = 0;
+  let speciesCount = 1; // the `species` parameter
+  let editSpecies = null; // null: all species; else the species the controls edit
   let history = []; // polarization: [{ t, v }]
   let lastMetrics = null;
   let shownPaused = undefined;
@@ -370,6 +401,58 @@ export function createPanel(deps) {
     modelPending++;
   });
 
+  // ---- per-species values ----
+
+  // The value a row shows: the edited species', or species 0's (the world's
+  // own) for all.
+  function valueOf(row) {
+    return row.values[row.worldWide ? 0 : editSpecies ?? 0];
+  }
+
+  function setValue(row, species, value) {
+    if (species === null || species === undefined) row.values.fill(value);
+    else if (species >= 0 && species < MAX_SPECIES) row.values[species] = value;
+  }
+
+  // Marks a row whose species in use disagree while "all species" is shown.
+  function markMixed(row) {
+    let mixed = false;
+    if (editSpecies === null && speciesCount > 1 && !row.worldWide) {
+      for (let s = 1; s < speciesCount; s++) if (row.values[s] !== row.values[0]) mixed = true;
+    }
+    if (mixed === row.mixed) return;
+    row.mixed = mixed;
+    row.el.classList.toggle('is-mixed', mixed);
+    row.el.title = mixed
+      ? `${tooltip(row.p)}\nspecies differ: ${row.values.slice(0, speciesCount).map((v) => formatNumber(v) || String(v)).join(' / ')}`
+      : tooltip(row.p);
+  }
+
+  function refreshRow(row, force = false) {
+    if (!busy(row)) show(row, valueOf(row), force);
+    row.mixed = undefined;
+    markMixed(row);
+  }
+
+  function setSpeciesCount(n) {
+    speciesCount = Number.isInteger(n) && n >= 1 ? Math.min(n, MAX_SPECIES) : 1;
+    if (editSpecies !== null && editSpecies >= speciesCount) editSpecies = null;
+    const options = [new Option('all species', 'all')];
+    for (let s = 0; s < speciesCount; s++) options.push(new Option(`species ${s}`, String(s)));
+    speciesSelect.replaceChildren(...options);
+    speciesSelect.value = editSpecies === null ? 'all' : String(editSpecies);
+    speciesRow.hidden = speciesCount <= 1;
+    speciesSelect.className = `species-select is-species-${editSpecies ?? 'all'}`;
+    for (const row of rows.values()) refreshRow(row);
+  }
+
+  speciesSelect.addEventListener('change', () => {
+    const v = speciesSelect.value;
+    editSpecies = v === 'all' ? null : Number(v);
+    speciesSelect.className = `species-select is-species-${editSpecies ?? 'all'}`;
+    for (const row of rows.values()) refreshRow(row, true);
+  });
+
   // ---- parameter rows ----
 
   // Shows a value in a row's controls (no event fires: nothing is sent).
@@ -396,10 +479,10 @@ export function createPanel(deps) {
 
   function sendParam(row, value) {
     if (value === row.lastSent) return;
-    const id = send(cmd.setParam(row.p.name, value));
+    const id = send(cmd.setParam(row.p.name, value, row.worldWide ? null : editSpecies));
     row.lastSentAt = now();
     if (id === null) {
-      show(row, row.server); // not connected: nothing changed
+      show(row, valueOf(row)); // not connected: nothing changed
       return;
     }
     row.lastSent = value;
@@ -433,12 +516,12 @@ export function createPanel(deps) {
     const raw = row.number.value.trim();
     const v = Number(raw);
     if (raw === '' || !Number.isFinite(v)) {
-      row.number.value = formatNumber(row.server);
+      row.number.value = formatNumber(valueOf(row));
       return;
     }
     // Out-of-range or fractional values for an int go to the server as
     // typed: its refusal, in the status line, says what is allowed.
-    if (typeof row.server === 'number' && v === row.server && row.pendingCount === 0) return;
+    if (typeof valueOf(row) === 'number' && v === valueOf(row) && row.pendingCount === 0) return;
     row.lastSent = undefined; // typed on purpose: send even if it repeats
     row.slider.value = String(toSlider(row.p, v));
     sendParam(row, v);
@@ -447,7 +530,9 @@ export function createPanel(deps) {
   function buildRow(p) {
     const row = {
       p,
-      server: p.value,
+      values: speciesValuesOf(p), // per species (see valueOf)
+      worldWide: WORLD_WIDE.has(p.name),
+      mixed: false,
       pendingCount: 0,
       dragging: false,
       lastSent: undefined,
@@ -505,14 +590,14 @@ export function createPanel(deps) {
         if (!row.dragging) return;
         flush(row);
         row.dragging = false;
-        if (!busy(row)) show(row, row.server);
+        if (!busy(row)) show(row, valueOf(row));
       });
       // Released without a change: no `change` event; let go anyway.
       const release = () => {
         if (!row.dragging) return;
         flush(row);
         row.dragging = false;
-        if (!busy(row)) show(row, row.server);
+        if (!busy(row)) show(row, valueOf(row));
       };
       row.slider.addEventListener('pointerup', (ev) => {
         release();
@@ -524,12 +609,12 @@ export function createPanel(deps) {
       row.number.addEventListener('change', () => numberCommit(row));
       row.number.addEventListener('keydown', (ev) => {
         if (ev.key === 'Escape') {
-          row.number.value = formatNumber(row.server);
+          row.number.value = formatNumber(valueOf(row));
           row.number.blur();
         }
       });
       row.number.addEventListener('blur', () => {
-        if (!busy(row)) row.number.value = formatNumber(row.server);
+        if (!busy(row)) row.number.value = formatNumber(valueOf(row));
       });
       row.el.append(head, row.slider);
     } else if (p.type === 'enum' && Array.isArray(p.values)) {
@@ -565,7 +650,7 @@ export function createPanel(deps) {
       head.append(row.text);
       row.el.append(head);
     }
-    show(row, p.value);
+    show(row, valueOf(row));
     return row;
   }
 
@@ -606,6 +691,7 @@ export function createPanel(deps) {
       model = null;
     }
     modelRow.hidden = !modelParam;
+    const speciesParam = params.find((p) => p && p.name === 'species');
 
     const sections = [];
     for (const g of groupParams(params)) {
@@ -624,17 +710,21 @@ export function createPanel(deps) {
     }
     groupsBox.replaceChildren(...sections);
     openModelGroup();
+    setSpeciesCount(speciesParam ? speciesParam.value : 1);
   }
 
   function onParam(msg) {
+    const species = Number.isInteger(msg.species) ? msg.species : null;
     if (msg.name === 'model') {
-      if (modelParam) setModelShown(msg.value);
+      // Species 0's model is the world's (the selector shows that one).
+      if (modelParam && (species === null || species === 0)) setModelShown(msg.value);
       return;
     }
     const row = rows.get(msg.name);
     if (!row) return;
-    row.server = msg.value;
-    if (!busy(row)) show(row, msg.value);
+    setValue(row, species, msg.value);
+    refreshRow(row);
+    if (msg.name === 'species' && species === null) setSpeciesCount(msg.value);
   }
 
   // ack and error: the replies to what this panel sent.
@@ -657,10 +747,10 @@ export function createPanel(deps) {
     }
     const row = what.row;
     row.pendingCount = Math.max(0, row.pendingCount - 1);
-    if (msg.type === 'ack' && 'value' in msg) row.server = msg.value;
+    if (msg.type === 'ack' && 'value' in msg) setValue(row, Number.isInteger(msg.species) ? msg.species : null, msg.value);
     if (row.pendingCount === 0) {
       row.lastSent = undefined;
-      if (!row.dragging) show(row, row.server, true);
+      if (!row.dragging) refreshRow(row, true);
     }
   }
 

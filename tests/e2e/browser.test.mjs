@@ -353,12 +353,20 @@ test('another client\'s change moves the control without an echo; a refused one 
 });
 
 test('the model selector sends set_model; new clients get that model in hello', T, async () => {
+  const watcher = await connect(server.wsUrl);
+  const mark = watcher.mark();
   await page.locator('#panel .model-select').selectOption('unicycle');
   const ack = await until(() => {
     const a = window.swarmcast.lastAck;
     return a && a.cmd === 'set_model' ? a : null;
   }, null, 'the set_model ack');
   assert.equal(ack.model, 'unicycle');
+  try {
+    await watcher.waitText((m) => m.type === 'param' && m.name === 'model' && m.value === 'unicycle',
+      'the model `param` broadcast', { after: mark });
+  } finally {
+    watcher.close();
+  }
   const fresh = await connect(server.wsUrl);
   try {
     assert.equal(fresh.hello.params.find((p) => p.name === 'model').value, 'unicycle');
@@ -374,6 +382,40 @@ test('the model selector sends set_model; new clients get that model in hello', 
     await ctl.command({ type: 'set_param', name: 'model', value: 'reynolds' });
     await until(() => document.querySelector('#panel .model-select').value === 'reynolds', null, 'the selector to follow');
   } finally {
+    ctl.close();
+  }
+});
+
+test('with several species the panel edits one species (set_param with species) and the legend counts them', T, async () => {
+  const ctl = await connect(server.wsUrl);
+  try {
+    const hasSpecies = ctl.hello.params.some((p) => p.name === 'species');
+    if (!hasSpecies) return; // an older server: nothing to test
+    await ctl.command({ type: 'set_param', name: 'species', value: 3 });
+    await ctl.command({ type: 'set_param', name: 'predators', value: 2 }).catch(() => {});
+    await until(() => !document.querySelector('#panel .species-row').hidden, null, 'the species selector');
+    await page.locator('#panel .species-select').selectOption('1');
+    const field = page.locator('#panel [data-param="w_coh"] input[type=number]');
+    await field.scrollIntoViewIfNeeded();
+    const mark = ctl.mark();
+    await field.fill('2.5');
+    await field.press('Enter');
+    const bc = await ctl.waitText((m) => m.type === 'param' && m.name === 'w_coh', 'the w_coh broadcast', { after: mark });
+    assert.equal(bc.species, 1, 'sent for species 1 only');
+    assert.equal(bc.value, 2.5);
+    await page.locator('#panel .species-select').selectOption('all');
+    await until(() => document.querySelector('#panel [data-param="w_coh"]').classList.contains('is-mixed'),
+      null, 'w_coh marked as differing between species');
+    assert.notEqual(await page.evaluate(() => window.swarmcast.params.w_coh), 2.5, 'the world value is species 0\'s');
+    const legend = await until(() => {
+      const t = document.querySelector('#panel .legend').textContent;
+      return /species 2/.test(t) ? t : null;
+    }, null, 'the legend with three species');
+    assert.match(legend, /species 0 \d+/);
+  } finally {
+    await ctl.command({ type: 'set_param', name: 'w_coh', value: 1 }).catch(() => {});
+    await ctl.command({ type: 'set_param', name: 'predators', value: 0 }).catch(() => {});
+    await ctl.command({ type: 'set_param', name: 'species', value: 1 }).catch(() => {});
     ctl.close();
   }
 });
