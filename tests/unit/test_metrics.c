@@ -152,12 +152,15 @@ static void agents_flying_the_same_way_should_have_polarization_one(void **state
 {
     (void)state;
     world_t w;
-    make_world(&w, 800, 600, 400, 1);
+    make_world(&w, 800, 600, 401, 1);
     for (size_t i = 0; i < w.n; i++) {
         float speed = 1.0f + (float)(i % 7); /* headings alike, speeds not */
         place(&w, i, 100.0f + 10.0f * (float)(i % 20), 100.0f + 10.0f * (float)(i / 20), 0.6f * speed, 0.8f * speed);
     }
-    w.cur.vx[17] = w.cur.vy[17] = 0.0f; /* a stopped agent has no heading: it is left out */
+    /* Stopped agents have no heading: they are left out (the first and the
+     * last, as the sums take agents two at a time and the odd one alone). */
+    w.cur.vx[0] = w.cur.vy[0] = 0.0f;
+    w.cur.vx[400] = w.cur.vy[400] = 0.0f;
     metrics_t m = compute_default(&w);
     assert_near(m.polarization, 1.0, 1e-12);
     /* A lattice translating has no rotation about its centroid. */
@@ -201,6 +204,23 @@ static void agents_circling_the_centroid_should_mill_and_not_polarize(void **sta
     m = compute_default(&w);
     assert_near(m.milling, 0.0, 1e-5);
     world_free(&w);
+
+    /* An agent at the centroid has no lever arm: it is left out. Four
+     * agents turning about (400, 300), with one or two more at the very
+     * centre (first or last, as the sums take agents two at a time and the
+     * odd one alone). */
+    for (size_t n = 5; n <= 6; n++) {
+        make_world(&w, 800, 600, n, 2);
+        const size_t ring = n == 5 ? 0 : 1;
+        place(&w, ring + 0, 500, 300, 0, 5);
+        place(&w, ring + 1, 400, 400, -5, 0);
+        place(&w, ring + 2, 300, 300, 0, -5);
+        place(&w, ring + 3, 400, 200, 5, 0);
+        place(&w, n - 1, 400, 300, 3, 1);
+        if (n == 6) place(&w, 0, 400, 300, -1, 2);
+        assert_near(compute_default(&w).milling, 1.0, 1e-12);
+        world_free(&w);
+    }
 }
 
 /* ---- nearest neighbour ---- */
@@ -446,6 +466,18 @@ static void metrics_should_equal_brute_force_in_a_world_of_a_few_cells(void **st
     assert_same_as_brute_force(&w, 40.0f, 2.0f);
     assert_same_as_brute_force(&w, 4.0f, 3.0f);
     world_free(&w);
+
+    /* 3x3 cells of 50 u: agent A's nearest neighbour is B, 70 u away
+     * across the border (80 u the other way); a clump 76 u from A is
+     * nearer than 80 but farther than 70. */
+    make_world(&w, 150, 150, 22, 13);
+    place(&w, 0, 60, 75, 1, 0);
+    place(&w, 1, 140, 75, 1, 0);
+    for (size_t i = 2; i < w.n; i++) place(&w, i, 100.0f + (float)(i % 5), 140.0f + (float)(i / 5), 1, 0);
+    brute_t b = brute_force(&w, 45.0f, 2.0f);
+    assert_true(b.max_nn > 69.9 && b.max_nn < 70.1);
+    assert_same_as_brute_force(&w, 45.0f, 2.0f);
+    world_free(&w);
 }
 
 static void metrics_should_equal_brute_force_on_a_flock_that_has_flown(void **state)
@@ -486,15 +518,27 @@ static void the_tick_and_population_should_be_reported(void **state)
     world_free(&w);
 }
 
+/* Every buffer the state holds, and its capacities. */
 typedef struct buffers {
-    const void *parent, *cell_start, *cursor, *cell_of, *order;
+    const void *parent, *x, *y, *nn2, *cell_start, *cursor, *cell_of, *order;
     size_t cap, cells_cap, agents_cap;
 } buffers_t;
 
 static buffers_t buffers_of(const metrics_state_t *s)
 {
-    return (buffers_t){s->parent,    s->grid.cell_start, s->grid.cursor,    s->grid.cell_of,
-                       s->grid.order, s->cap,             s->grid.cells_cap, s->grid.agents_cap};
+    return (buffers_t){
+        .parent = s->parent,
+        .x = s->x,
+        .y = s->y,
+        .nn2 = s->nn2,
+        .cell_start = s->grid.cell_start,
+        .cursor = s->grid.cursor,
+        .cell_of = s->grid.cell_of,
+        .order = s->grid.order,
+        .cap = s->cap,
+        .cells_cap = s->grid.cells_cap,
+        .agents_cap = s->grid.agents_cap,
+    };
 }
 
 static void a_second_call_with_the_same_population_should_allocate_nothing(void **state)

@@ -1,25 +1,24 @@
 /* metrics: order parameters of the flock (see metrics.h).
  *
- * Polarization and milling are one pass over the agents. The pair metrics
- * use one uniform grid whose cells are about half the link radius R (the
- * larger of the cluster radius and the collision distance), and the agents'
- * positions copied in the grid's cell order, so that a block of cells is a
- * few contiguous runs scanned METRICS_LANES candidates at a time:
+ * Polarization and milling are sums over the agents. The pair metrics come
+ * from one pass over a uniform grid whose cells are a hair larger than the
+ * link radius R (the larger of the cluster radius and the collision
+ * distance), so that every pair closer than R lies in a 3x3 block; the
+ * agents' positions are copied in the grid's cell order, so that a block is
+ * at most six contiguous runs, scanned METRICS_LANES candidates at a time.
  *
- * - links: every pair closer than R lies within ±2 cells, a 5x5 block (less
- *   area than the 3x3 block of R-sized cells). Each agent looks only at the
- *   candidates after it in cell order, so every unordered pair is seen once:
- *   closer than the collision distance, it is a collision; closer than the
- *   cluster radius, its two agents are joined in a union-find (path halving,
- *   union by size).
- * - nearest neighbour: each agent scans its 3x3 block; when the nearest one
- *   found is farther than the block certainly reaches, it widens the search
- *   ring by ring until nothing farther out can be closer, so the mean
- *   nearest-neighbour distance is exact.
+ * Each agent k looks at the candidates after it in cell order in its block,
+ * so that every unordered pair is seen once. A pair updates both agents'
+ * nearest-neighbour distance; closer than the collision distance it is a
+ * collision; closer than the cluster radius its two agents are joined in a
+ * union-find (path halving, union by size). An agent whose nearest
+ * neighbour lies beyond what its block certainly covers widens the search
+ * ring by ring until nothing farther out can be closer, so the mean
+ * nearest-neighbour distance is exact.
  *
- * Every pair distance is computed the same way, in float: the shortest
+ * Every distance is computed the same way, in float: the shortest
  * displacement on a torus when wrapping (as the simulation does), then
- * dx² + dy²; so results equal a brute-force scan's bit for bit. */
+ * dx² + dy²; so the counts equal a brute-force scan's exactly. */
 #include "sim/metrics.h"
 
 #include <math.h>
@@ -31,24 +30,24 @@
  * ROOT_BIT | the size of its set, any other entry its parent's index. */
 #define ROOT_BIT 0x80000000u
 
-/* Blocks are sized a hair above the radii, so that float rounding when
- * agents are binned cannot put a pair closer than a radius outside them. */
-#define CELL_MARGIN 1.0001f
-/* A nearest neighbour counts as certainly found within a reach a hair under
- * the geometric one, for the same reason. */
-#define REACH_MARGIN 0.9999f
+/* Agents are binned with float arithmetic: x · (cells / width) may land an
+ * agent up to about 1.2e-7 · cells of a cell away from where it lies. Block
+ * sizes and reaches are widened or narrowed by a relative slack well above
+ * that, so that no pair and no nearest neighbour is ever missed. */
+static float binning_slack(double cells) { return (float)(1e-4 + 4e-7 * cells); }
 
 #define LANES METRICS_LANES
 
-/* Cells of R/2 need ±2 cells on an axis (±3 when the cell size rounds down
- * a hair; an axis of one cell is a single row): at most 7 rows, each split
- * in two where it wraps. A block that would need more is taken as the whole
- * grid, which is never wrong, only slower. */
-#define MAX_BLOCK_RUNS 14
+/* Cells at least R wide need ±1 cell (an axis of a single cell, possibly
+ * narrower, is one row or column): 3 rows, each split in two where it
+ * wraps. A block that would need more is taken as the whole grid, which is
+ * never wrong, only slower. */
+#define MAX_BLOCK_RUNS 6
 
 /* METRICS_LANES floats or 32-bit masks (GCC/Clang vector extensions), as in
  * neighbours.h: plain arithmetic on them compiles to SIMD instructions. They
- * never cross a call, so the ABI note about wide vectors does not apply. */
+ * never cross a real call (everything taking them is inlined), so GCC's
+ * warning about returning wide vectors without AVX does not apply. */
 #pragma GCC diagnostic ignored "-Wpsabi"
 typedef float vf_t __attribute__((vector_size(LANES * sizeof(float))));
 typedef int32_t vi_t __attribute__((vector_size(LANES * sizeof(int32_t))));
@@ -82,8 +81,9 @@ VINLINE vi_t vload_i(const uint32_t *p)
 }
 
 /* Helpers that take vectors are macros or take pointers: a 32-byte vector
- * passed by value to a function compiled for the default target draws GCC's
- * ABI note, even when the function is always inlined. */
+ * passed by value to a function compiled for the default target draws an
+ * ABI note from GCC that the pragma above does not silence, even when the
+ * function is always inlined. */
 
 /* mask ? v : 0, bit by bit (a mask lane is all ones or all zeros). */
 #define VKEEP(mask, v) ((vf_t)((vi_t)(v) & (mask)))
@@ -315,7 +315,7 @@ static float widen(const pass_t *ps, bool wrap, uint32_t k, int cx, int cy, floa
     const int span = g->nx > g->ny ? g->nx : g->ny;
     const int last = wrap ? span / 2 + 1 : span;
     for (int ring = (ps->mx < ps->my ? ps->mx : ps->my) + 1; ring <= last; ring++) {
-        float covered = (float)(ring - 1) * ps->cell * REACH_MARGIN;
+        float covered = (float)(ring - 1) * ps->cell;
         if (best2 <= covered * covered) break;
         for (int dy = -ring; dy <= ring; dy++) {
             int step = (dy == -ring || dy == ring) ? 1 : 2 * ring;
@@ -325,79 +325,115 @@ static float widen(const pass_t *ps, bool wrap, uint32_t k, int cx, int cy, floa
     return best2;
 }
 
-/* The pair pass: for each agent k, the candidates after it in cell order
- * within its block, LANES at a time, so that every unordered pair is seen
- * once. A pair updates both agents' nearest distance (the candidates' as a
- * contiguous vector), counts as a collision, and joins the two agents'
- * sets. By the time the pass leaves agent k, every pair with k has been
- * seen: its nearest distance is final. */
-VINLINE void pair_pass_body(pass_t *ps, const bool wrap)
+/* The pair pass, for the agents [first, last) of one cell: each agent k
+ * against the candidates after it in cell order within the cell's block,
+ * LANES at a time, so that every unordered pair is seen once. A pair updates
+ * both agents' nearest distance (the candidates' as a contiguous vector),
+ * may count as a collision, and may join the two agents' sets. When the
+ * pass leaves agent k, every pair with k has been seen: nn2[k] is final.
+ * Returns the collisions. wrap: take displacements modulo the world; off
+ * for a block that stays clear of a wrapped edge, where every displacement
+ * is well under half the world and the modulo would change nothing. */
+VINLINE uint64_t cell_pairs(pass_t *ps, uint32_t first, uint32_t last, const run_t *runs, int n_runs, const bool wrap)
 {
-    const grid_t *g = ps->g;
     const float *x = ps->x, *y = ps->y;
     uint32_t *parent = ps->parent;
     float *nn2 = ps->nn2;
     const float width = ps->width, height = ps->height, cluster2 = ps->cluster2, collision2 = ps->collision2;
-    const float reach2 = ps->reach * ps->reach;
-    const uint32_t cells = (uint32_t)g->nx * (uint32_t)g->ny;
     const vf_t far = (vf_t){0} + INFINITY;
     vi_t lane;
     for (int l = 0; l < LANES; l++) lane[l] = l;
     uint64_t collisions = 0;
-    double nn_sum = 0.0;
-
-    for (uint32_t c = 0; c < cells; c++) {
-        const uint32_t first = g->cell_start[c], last = g->cell_start[c + 1];
-        if (first == last) continue;
-        const int cx = (int)(c % (uint32_t)g->nx), cy = (int)(c / (uint32_t)g->nx);
-        run_t runs[MAX_BLOCK_RUNS];
-        const int n_runs = block_runs(g, cx, cy, ps->mx, ps->my, wrap, runs);
-        for (uint32_t k = first; k < last; k++) {
-            const float xi = x[k], yi = y[k];
-            uint32_t root = uf_find(parent, k);
-            vf_t best = far;
-            vi_t close = {0};
-            for (int r = 0; r < n_runs; r++) {
-                const uint32_t end = runs[r].end;
-                const vi_t limit = (vi_t){0} + (int32_t)end;
-                for (uint32_t j0 = runs[r].begin > k ? runs[r].begin : k + 1; j0 < end; j0 += LANES) {
-                    const vf_t d2 = vdist2(x + j0, y + j0, xi, yi, wrap, width, height);
-                    const vi_t valid = lane + (int32_t)j0 < limit;
-                    const vf_t seen = VSELECT(valid, d2, far);
-                    best = VMIN(seen, best);
-                    vf_t theirs = vload(nn2 + j0);
-                    theirs = VMIN(seen, theirs);
-                    memcpy(nn2 + j0, &theirs, sizeof theirs);
-                    close -= valid & (d2 < collision2);
-                    vi_t link = valid & (d2 < cluster2);
-                    /* Agents already in k's set as direct children of its
-                     * root (or the root itself) need no find. */
-                    const vi_t root_v = (vi_t){0} + (int32_t)root;
-                    link &= (vload_i(parent + j0) != root_v) & (lane + (int32_t)j0 != root_v);
-                    for (uint32_t bits = lane_bits(&link); bits; bits &= bits - 1) {
-                        uint32_t rj = uf_find(parent, j0 + (uint32_t)__builtin_ctz(bits));
-                        if (rj != root) root = uf_link(parent, root, rj);
-                    }
+    for (uint32_t k = first; k < last; k++) {
+        const float xi = x[k], yi = y[k];
+        uint32_t root = uf_find(parent, k);
+        vf_t best = far;
+        vi_t close = {0}; /* per lane, under n / LANES: no overflow */
+        for (int r = 0; r < n_runs; r++) {
+            const uint32_t end = runs[r].end;
+            const vi_t limit = (vi_t){0} + (int32_t)end;
+            for (uint32_t j0 = runs[r].begin > k ? runs[r].begin : k + 1; j0 < end; j0 += LANES) {
+                const vf_t d2 = vdist2(x + j0, y + j0, xi, yi, wrap, width, height);
+                const vi_t valid = lane + (int32_t)j0 < limit;
+                const vf_t seen = VSELECT(valid, d2, far);
+                best = VMIN(seen, best);
+                vf_t theirs = vload(nn2 + j0);
+                theirs = VMIN(seen, theirs);
+                memcpy(nn2 + j0, &theirs, sizeof theirs);
+                close -= valid & (d2 < collision2);
+                vi_t link = valid & (d2 < cluster2);
+                /* Agents already in k's set as direct children of its root
+                 * (or the root itself) need no find. */
+                const vi_t root_v = (vi_t){0} + (int32_t)root;
+                link &= (vload_i(parent + j0) != root_v) & (lane + (int32_t)j0 != root_v);
+                for (uint32_t bits = lane_bits(&link); bits; bits &= bits - 1) {
+                    uint32_t rj = uf_find(parent, j0 + (uint32_t)__builtin_ctz(bits));
+                    if (rj != root) root = uf_link(parent, root, rj);
                 }
             }
-            collisions += hsum(&close);
-            float mine = hmin(&best);
-            float best2 = nn2[k] < mine ? nn2[k] : mine;
-            if (!(best2 <= reach2)) best2 = widen(ps, wrap, k, cx, cy, best2);
-            nn_sum += sqrt((double)best2);
         }
+        collisions += hsum(&close);
+        const float mine = hmin(&best);
+        if (mine < nn2[k]) nn2[k] = mine;
+    }
+    return collisions;
+}
+
+VINLINE void pair_pass_body(pass_t *ps, const bool wrap)
+{
+    const grid_t *g = ps->g;
+    const int nx = g->nx, ny = g->ny, mx = ps->mx, my = ps->my;
+    const float reach2 = ps->reach * ps->reach;
+    /* Blocks of cells at least m from every edge stay clear of the wrapped
+     * border when the grid is wide enough. */
+    const bool wide = 2 * (mx + 1) < nx && 2 * (my + 1) < ny;
+    uint64_t collisions = 0;
+    for (uint32_t c = 0, cells = (uint32_t)nx * (uint32_t)ny; c < cells; c++) {
+        const uint32_t first = g->cell_start[c], last = g->cell_start[c + 1];
+        if (first == last) continue;
+        const int cx = (int)(c % (uint32_t)nx), cy = (int)(c / (uint32_t)nx);
+        run_t runs[MAX_BLOCK_RUNS];
+        const int n_runs = block_runs(g, cx, cy, mx, my, wrap, runs);
+        if (wrap && !(wide && cx >= mx && cx < nx - mx && cy >= my && cy < ny - my))
+            collisions += cell_pairs(ps, first, last, runs, n_runs, true);
+        else
+            collisions += cell_pairs(ps, first, last, runs, n_runs, false);
+        for (uint32_t k = first; k < last; k++)
+            if (!(ps->nn2[k] <= reach2)) ps->nn2[k] = widen(ps, wrap, k, cx, cy, ps->nn2[k]);
     }
     ps->collisions = collisions;
-    ps->nn_sum = nn_sum;
+}
+
+/* Σ sqrt(v[i]) in double, four lanes at a time (SSE2's square root on
+ * x86-64: the scalar one sets errno and so is never vectorized). */
+VINLINE double sum_sqrt(const float *v, size_t n)
+{
+    typedef double v2d __attribute__((vector_size(2 * sizeof(double))));
+    typedef float v2f __attribute__((vector_size(2 * sizeof(float))));
+    v2d lo = {0}, hi = {0};
+    size_t i = 0;
+#if defined(__x86_64__) && defined(__SSE2__)
+    for (; i + 4 <= n; i += 4) {
+        v2f a, b;
+        memcpy(&a, v + i, sizeof a);
+        memcpy(&b, v + i + 2, sizeof b);
+        lo += __builtin_ia32_sqrtpd(__builtin_convertvector(a, v2d));
+        hi += __builtin_ia32_sqrtpd(__builtin_convertvector(b, v2d));
+    }
+#endif
+    double sum = (lo[0] + lo[1]) + (hi[0] + hi[1]);
+    for (; i < n; i++) sum += sqrt((double)v[i]);
+    return sum;
 }
 
 PASS_CLONES
-static void pair_pass(pass_t *ps, bool wrap)
+static void pair_pass(pass_t *ps, bool wrap, size_t n)
 {
     if (wrap)
         pair_pass_body(ps, true);
     else
         pair_pass_body(ps, false);
+    ps->nn_sum = sum_sqrt(ps->nn2, n);
 }
 
 /* Penetrations and clearance, over the padded copies (the pads lie
@@ -427,38 +463,80 @@ static void obstacle_pass(const world_t *w, const float *x, const float *y, size
     m->min_clearance = clearance;
 }
 
+/* Polarization and milling. Sums run in double, two lanes at a time with
+ * SSE2 on x86-64 (whose square root, unlike the scalar one, vectorizes),
+ * one at a time for the rest and elsewhere; the lanes are added in a fixed
+ * order, so the result does not depend on the machine. */
+PASS_CLONES
 static void headings(const world_t *w, metrics_t *m)
 {
+    typedef double v2d __attribute__((vector_size(2 * sizeof(double))));
+    typedef int64_t v2l __attribute__((vector_size(2 * sizeof(int64_t))));
+    typedef float v2f __attribute__((vector_size(2 * sizeof(float))));
     const agents_t *a = &w->cur;
     const size_t n = w->n;
-    double mx = 0.0, my = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        mx += a->x[i];
-        my += a->y[i];
-    }
+    const size_t bulk = n & ~(size_t)1;
+    size_t i;
+
     /* The plain centroid: on a torus it is only approximate (a flock split
      * across the wrapped border has its centroid in the middle). */
+    v2d cx = {0}, cy = {0};
+    for (i = 0; i < bulk; i += 2) {
+        v2f x, y;
+        memcpy(&x, a->x + i, sizeof x);
+        memcpy(&y, a->y + i, sizeof y);
+        cx += __builtin_convertvector(x, v2d);
+        cy += __builtin_convertvector(y, v2d);
+    }
+    double mx = cx[0] + cx[1], my = cy[0] + cy[1];
+    for (; i < n; i++) mx += a->x[i], my += a->y[i];
     if (n) {
         mx /= (double)n;
         my /= (double)n;
     }
-    double px = 0.0, py = 0.0, mill = 0.0;
-    size_t moving = 0, turning = 0;
-    for (size_t i = 0; i < n; i++) {
-        double vx = a->vx[i], vy = a->vy[i];
-        double speed = sqrt(vx * vx + vy * vy);
-        if (!(speed > 0.0)) continue;
-        px += vx / speed;
-        py += vy / speed;
-        moving++;
-        double rx = a->x[i] - mx, ry = a->y[i] - my;
-        double dist = sqrt(rx * rx + ry * ry);
-        if (!(dist > 0.0)) continue;
-        mill += (rx * vy - ry * vx) / (dist * speed);
-        turning++;
+
+    /* Agents standing still have no heading and are left out; so are those
+     * at the centroid from milling. */
+    v2d px = {0}, py = {0}, mill = {0};
+    v2l moving = {0}, turning = {0};
+    i = 0;
+#if defined(__x86_64__) && defined(__SSE2__)
+    const v2d one = {1.0, 1.0};
+    for (; i < bulk; i += 2) {
+        v2f fx, fy, fvx, fvy;
+        memcpy(&fx, a->x + i, sizeof fx);
+        memcpy(&fy, a->y + i, sizeof fy);
+        memcpy(&fvx, a->vx + i, sizeof fvx);
+        memcpy(&fvy, a->vy + i, sizeof fvy);
+        const v2d vx = __builtin_convertvector(fvx, v2d), vy = __builtin_convertvector(fvy, v2d);
+        const v2d rx = __builtin_convertvector(fx, v2d) - mx, ry = __builtin_convertvector(fy, v2d) - my;
+        const v2d s2 = vx * vx + vy * vy, r2 = rx * rx + ry * ry;
+        const v2l go = s2 > 0.0, turn = go & (r2 > 0.0);
+        const v2d inv = one / __builtin_ia32_sqrtpd(s2);
+        const v2d spin = (rx * vy - ry * vx) / __builtin_ia32_sqrtpd(r2 * s2);
+        px += (v2d)((v2l)(vx * inv) & go);
+        py += (v2d)((v2l)(vy * inv) & go);
+        mill += (v2d)((v2l)spin & turn);
+        moving -= go;
+        turning -= turn;
     }
-    m->polarization = moving ? sqrt(px * px + py * py) / (double)moving : 0.0;
-    m->milling = turning ? fabs(mill) / (double)turning : 0.0;
+#endif
+    double sx = px[0] + px[1], sy = py[0] + py[1], spin = mill[0] + mill[1];
+    size_t n_moving = (size_t)(moving[0] + moving[1]), n_turning = (size_t)(turning[0] + turning[1]);
+    for (; i < n; i++) {
+        const double vx = a->vx[i], vy = a->vy[i], rx = a->x[i] - mx, ry = a->y[i] - my;
+        const double s2 = vx * vx + vy * vy, r2 = rx * rx + ry * ry;
+        if (!(s2 > 0.0)) continue;
+        const double inv = 1.0 / sqrt(s2);
+        sx += vx * inv;
+        sy += vy * inv;
+        n_moving++;
+        if (!(r2 > 0.0)) continue;
+        spin += (rx * vy - ry * vx) / sqrt(r2 * s2);
+        n_turning++;
+    }
+    m->polarization = n_moving ? sqrt(sx * sx + sy * sy) / (double)n_moving : 0.0;
+    m->milling = n_turning ? fabs(spin) / (double)n_turning : 0.0;
 }
 
 static int reserve(metrics_state_t *s, size_t n)
@@ -496,13 +574,16 @@ int metrics_compute(metrics_state_t *s, const world_t *w, const metrics_config_t
     /* Non-positive or NaN radii link nothing. */
     const float cluster = cfg->cluster_radius > 0.0f ? cfg->cluster_radius : 0.0f;
     const float collision = cfg->collision_distance > 0.0f ? cfg->collision_distance : 0.0f;
-    const float link_reach = fmaxf(cluster, collision) * CELL_MARGIN;
+    const float link = fmaxf(cluster, collision);
 
     if (n > 0) {
-        /* Cells of half the link radius, but not much under the mean
-         * spacing, which bounds the grid of a sparse world and the rings a
-         * lone agent searches. */
-        float cell = fmaxf(0.5f * link_reach, sqrtf(w->width * w->height / (float)n));
+        /* Cells a hair larger than the link radius, so that linked pairs lie
+         * in 3x3 blocks, but not much under the mean spacing either, which
+         * bounds the grid of a sparse world and the rings a lone agent
+         * searches. */
+        float cell = sqrtf(w->width * w->height / (float)n);
+        if (link > 0.0f)
+            cell = fmaxf(cell, link * (1.0f + 2.0f * binning_slack(fmax(w->width, w->height) / (double)link)));
         if (grid_configure(&s->grid, w->width, w->height, cell) || grid_reserve(&s->grid, n) || reserve(s, n))
             return -1;
     }
@@ -527,6 +608,7 @@ int metrics_compute(metrics_state_t *s, const world_t *w, const metrics_config_t
         obstacle_pass(w, s->x, s->y, n, &m);
 
         const float cell_w = w->width / (float)g->nx, cell_h = w->height / (float)g->ny;
+        const float slack = binning_slack(g->nx > g->ny ? g->nx : g->ny);
         pass_t ps = {
             .g = g,
             .x = s->x,
@@ -537,12 +619,13 @@ int metrics_compute(metrics_state_t *s, const world_t *w, const metrics_config_t
             .height = w->height,
             .cluster2 = cluster * cluster,
             .collision2 = collision * collision,
-            .mx = cells_for(link_reach, cell_w),
-            .my = cells_for(link_reach, cell_h),
-            .cell = fminf(cell_w, cell_h),
+            /* 1: the cells were sized with twice the slack. */
+            .mx = cells_for(link * (1.0f + slack), cell_w),
+            .my = cells_for(link * (1.0f + slack), cell_h),
+            .cell = fminf(cell_w, cell_h) * (1.0f - slack),
         };
-        ps.reach = fminf((float)ps.mx * cell_w, (float)ps.my * cell_h) * REACH_MARGIN;
-        pair_pass(&ps, wrap);
+        ps.reach = fminf((float)ps.mx * cell_w, (float)ps.my * cell_h) * (1.0f - slack);
+        pair_pass(&ps, wrap, n);
         m.collisions = ps.collisions > UINT32_MAX ? UINT32_MAX : (uint32_t)ps.collisions;
         if (n >= 2) m.mean_nn_distance = ps.nn_sum / (double)n;
         uint32_t clusters = 0, largest = 0;
