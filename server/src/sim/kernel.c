@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "sim/clones.h"
 #include "sim/models.h"
 #include "sim/neighbours.h"
 #include "sim/world.h"
@@ -36,7 +37,10 @@ static uint32_t gather(const sources_t *src, const grid_run_t *runs, int n_runs,
         if (len > s->cap - count) len = s->cap - count;
         const float shx = runs[r].shift_x, shy = runs[r].shift_y;
         float *x = s->x + count, *y = s->y + count, *vx = s->vx + count, *vy = s->vy + count;
-        if (src->x) {
+        if (src->x && shx == 0.0f && shy == 0.0f) { /* most runs: a plain copy */
+            memcpy(x, src->x + b, len * sizeof(float));
+            memcpy(y, src->y + b, len * sizeof(float));
+        } else if (src->x) {
             for (uint32_t k = 0; k < len; k++) x[k] = src->x[b + k] + shx, y[k] = src->y[b + k] + shy;
         } else {
             for (uint32_t k = 0; k < len; k++) {
@@ -60,20 +64,6 @@ static uint32_t gather(const sources_t *src, const grid_run_t *runs, int n_runs,
     return count;
 }
 
-/* The neighbour kernel is written for 8-lane vectors. Where the compiler can
- * (GCC/Clang on x86-64), this function is built three times — AVX-512,
- * AVX2 and baseline — and the best one the CPU runs is picked at load time.
- * Every version does the same IEEE operations in the same order, so they
- * produce the same bits; only their speed differs. Sanitizer builds keep one
- * version: the clones' resolver runs before the sanitizer runtime is up. */
-#if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-#define KERNEL_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#endif
-#endif
-#ifndef KERNEL_CLONES
-#define KERNEL_CLONES
-#endif
 
 static sense_params_t sense_params_of(const world_t *w, const sim_params_t *p)
 {

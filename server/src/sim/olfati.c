@@ -20,6 +20,7 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "sim/clones.h"
 #include "sim/models.h"
 #include "sim/motion.h"
 
@@ -52,6 +53,7 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
     };
 }
 
+KERNEL_CLONES
 void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
                   bool pair_wrap, float width, float height, olfati_sums_t *out)

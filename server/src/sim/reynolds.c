@@ -10,9 +10,11 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "sim/clones.h"
 #include "sim/models.h"
 #include "sim/motion.h"
 
+KERNEL_CLONES
 void reynolds_agent(const world_t *w, size_t i, const sense_sums_t *s)
 {
     const agents_t *a = &w->cur;

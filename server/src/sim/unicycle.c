@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "sim/clones.h"
 #include "sim/models.h"
 #include "sim/motion.h"
 
@@ -30,6 +31,7 @@ static void add_unit(float *dx, float *dy, float gain, float x, float y)
     *dy += y * k;
 }
 
+KERNEL_CLONES
 void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s)
 {
     const agents_t *a = &w->cur;
