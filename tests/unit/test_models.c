@@ -111,7 +111,7 @@ static void beta_agents_should_keep_a_flock_out_of_an_obstacle_in_its_way(void *
         for (size_t i = 0; i < w.n; i++) closest = fmin(closest, hypot(w.cur.x[i] - 700, w.cur.y[i] - 450) - 60);
     }
     print_message("beta: closest approach to the obstacle's surface %.2f u\n", closest);
-    assert_true(closest > 0.0);
+    assert_true(closest > 5.0); /* the beta-agents keep them off, not the last-resort push-out */
     world_free(&w);
 }
 
