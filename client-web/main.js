@@ -4,7 +4,7 @@
 // window.swarmcast mirrors that state for the browser test (tests/e2e); its
 // field names are a contract, listed in the object literal below.
 
-import { decodeSnapshot } from './protocol.js';
+import { decodeSnapshot, AGENT_FLAG_PREDATOR } from './protocol.js';
 import { Connection, socketUrl } from './connection.js';
 import { createRenderer } from './render.js';
 import { attachInput } from './input.js';
@@ -13,6 +13,13 @@ import { createPanel } from './panel.js';
 import { fitWorld } from './viewport.js';
 
 const canvas = document.getElementById('world');
+
+// Agents in a snapshot, not counting the predators listed after them.
+function flockSize(s) {
+  let n = s.agents.count;
+  while (n > 0 && s.agents.flags[n - 1] & AGENT_FLAG_PREDATOR) n -= 1;
+  return n;
+}
 const renderer = createRenderer(canvas);
 const updateStatus = createStatus(document.getElementById('status'));
 
@@ -99,7 +106,7 @@ const connection = new Connection({
       world = { width: s.world_width, height: s.world_height };
       hooks.snapshots += 1;
       hooks.tick = s.tick;
-      hooks.agentCount = s.agents.count;
+      hooks.agentCount = flockSize(s);
       hooks.targets = s.targets;
       hooks.obstacles = s.obstacles;
       hooks.paused = s.paused;
