@@ -6,6 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { readFileSync } from 'node:fs';
 
 import { startServer, withTimeout } from '../lib/server.mjs';
 import { connect, DEFAULT_TIMEOUT_MS } from '../lib/client.mjs';
@@ -182,6 +183,32 @@ test('does not serve files from outside the web root', T, async () => {
 });
 
 // ------------------------------------------------------------------ hello and snapshots
+
+test('the parameter table of PROTOCOL.md lists exactly the parameters hello sends, with their types, ranges and defaults', T, async () => {
+  const doc = readFileSync(new URL('../../protocol/PROTOCOL.md', import.meta.url), 'utf8');
+  const section = doc.slice(doc.indexOf('## Parameters'));
+  const rows = new Map();
+  for (const line of section.split('\n')) {
+    const m = line.match(/^\| `(\w+)` \| (\w+) \|([^|]*)\|([^|]*)\|([^|]*)\|/);
+    if (m) rows.set(m[1], { type: m[2], min: m[3].trim(), max: m[4].trim(), def: m[5].trim().replace(/`/g, '') });
+  }
+  const c = await connect(server.wsUrl);
+  try {
+    const h = c.hello;
+    assert.deepEqual([...rows.keys()].sort(), h.params.map((p) => p.name).sort(), 'the same names');
+    for (const p of h.params) {
+      const row = rows.get(p.name);
+      assert.equal(row.type, p.type, `${p.name}.type`);
+      assert.equal(row.def, String(p.default), `${p.name}.default`);
+      if (p.type === 'float' || p.type === 'int') {
+        assert.equal(Number(row.min), p.min, `${p.name}.min`);
+        assert.equal(Number(row.max), p.max, `${p.name}.max`);
+      }
+    }
+  } finally {
+    c.close();
+  }
+});
 
 test('sends hello first, with client_id, world size, limits and every parameter', T, async () => {
   const c = await connect(server.wsUrl);
