@@ -174,6 +174,7 @@ static void the_flock_should_come_to_a_target_through_its_leaders(void **state)
      * the report observes), so the test looks at the approach. */
     world_t w;
     make_world(&w, 1200, 1200, 200, 11);
+    set_param(&w, "w_target", 0); /* leaders alone know the target */
     assert_int_equal(world_set_target(&w, 1, 900, 900), SIM_OK);
     double start = mean_distance_to(&w, 900, 900), closest = start;
     int most_leaders = 0;
@@ -188,6 +189,48 @@ static void the_flock_should_come_to_a_target_through_its_leaders(void **state)
     assert_true(most_leaders > 0);
     assert_true(closest < 0.5 * start);
     world_free(&w);
+}
+
+static void a_pull_on_every_agent_should_gather_the_whole_flock_at_a_click(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 1600, 900, 1000, 1); /* the default viewer world */
+    for (int t = 0; t < 240; t++) world_step(&w);
+    assert_int_equal(world_set_target(&w, 1, 250, 550), SIM_OK);
+    /* The flock comes and then mills round the click, swinging out and
+     * back: count, over seconds 10 to 30, how many stay within 150 u. */
+    double near = 0;
+    int samples = 0;
+    for (int t = 1; t <= 30 * 60; t++) {
+        world_step(&w);
+        if (t < 10 * 60 || t % 30) continue;
+        for (size_t i = 0; i < w.n; i++)
+            near += hypotf(wrapped(w.cur.x[i] - 250, w.width), wrapped(w.cur.y[i] - 550, w.height)) < 150.0f;
+        samples++;
+    }
+    near /= samples;
+    print_message("w_target %.1f: on average %.0f of 1000 agents within 150 u of the click (10-30 s)\n",
+                  (double)w.params.w_target, near);
+    assert_true(near > 800);
+    world_free(&w);
+}
+
+static void the_front_rule_should_make_side_by_side_agents_lead_and_the_alone_rule_not(void **state)
+{
+    (void)state;
+    for (int rule = LEADER_ALONE; rule <= LEADER_FRONT; rule++) {
+        world_t w;
+        make_world(&w, 1000, 1000, 2, 1);
+        set_param(&w, "leader_rule", rule);
+        place(&w, 0, 500, 500, 100, 0);
+        place(&w, 1, 500, 520, 100, 0); /* abreast: seen, but not ahead */
+        world_set_target(&w, 1, 900, 900);
+        world_step(&w);
+        for (size_t i = 0; i < 2; i++)
+            assert_int_equal(w.cur.flags[i] & AGENT_LEADER, rule == LEADER_FRONT ? AGENT_LEADER : 0);
+        world_free(&w);
+    }
 }
 
 static void an_agent_should_steer_around_an_obstacle_in_its_path(void **state)
@@ -245,6 +288,8 @@ int main(void)
         cmocka_unit_test(a_lone_agent_should_lead_to_the_target),
         cmocka_unit_test(an_agent_with_neighbours_should_not_be_a_leader),
         cmocka_unit_test(the_flock_should_come_to_a_target_through_its_leaders),
+        cmocka_unit_test(a_pull_on_every_agent_should_gather_the_whole_flock_at_a_click),
+        cmocka_unit_test(the_front_rule_should_make_side_by_side_agents_lead_and_the_alone_rule_not),
         cmocka_unit_test(an_agent_should_steer_around_an_obstacle_in_its_path),
         cmocka_unit_test(no_agent_should_enter_an_obstacle_over_a_long_run),
     };

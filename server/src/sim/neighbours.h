@@ -28,6 +28,7 @@ typedef struct sense_params {
     bool wide[ZONES];        /* … and wider than 180° (cos(fov/2) < 0) */
     float cos_half2[ZONES];  /* cos²(fov/2) */
     bool pair_wrap;          /* shortest displacement per pair (tiny wrapped grids) */
+    bool count_ahead;        /* count the cohesion-zone neighbours in front (leader rule "front") */
     float width, height;
 } sense_params_t;
 
@@ -38,6 +39,7 @@ typedef struct sense_sums {
     bool any_sep, any_ali, any_coh; /* did the zone see anyone */
     int n_any;                      /* neighbours in any zone */
     int n_ali, n_coh;               /* neighbours in the alignment and cohesion zones */
+    int n_ahead;                    /* cohesion-zone neighbours in front (counted for leader rule "front") */
 } sense_sums_t;
 
 /* SENSE_LANES floats or 32-bit masks, with GCC/Clang vector extensions:
@@ -91,6 +93,7 @@ typedef struct sense_scratch {
 typedef struct sense_acc {
     lanes_f sx, sy, ax, ay, cx, cy;
     lanes_f nn, na, nc; /* neighbours in any zone, in alignment's, in cohesion's */
+    lanes_f nf;         /* cohesion-zone neighbours in front, when counted */
     lanes_i any_sep, any_ali, any_coh;
 } sense_acc_t;
 
@@ -185,6 +188,7 @@ SENSE_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const fl
         a.cx += lanes_keep(m_coh, dx);
         a.cy += lanes_keep(m_coh, dy);
         a.nn += lanes_keep(m, one);
+        if (sp->count_ahead) a.nf += lanes_keep(m_coh & (me->vx * dx + me->vy * dy > 0.0f), one);
         a.na += lanes_keep(m_ali, one);
         a.nc += lanes_keep(m_coh, one);
         a.any_sep |= m_sep;
@@ -206,7 +210,7 @@ SENSE_INLINE sense_sums_t sense_finish(const sense_acc_t *a)
     const lanes_f zero = {0};
     quad_f s1 = lanes_sum4(a->sx, a->sy, a->ax, a->ay);
     quad_f s2 = lanes_sum4(a->cx, a->cy, a->nn, a->na);
-    quad_f s3 = lanes_sum4(a->nc, zero, zero, zero);
+    quad_f s3 = lanes_sum4(a->nc, a->nf, zero, zero);
     return (sense_sums_t){
         .sep_x = s1[0],
         .sep_y = s1[1],
@@ -220,6 +224,7 @@ SENSE_INLINE sense_sums_t sense_finish(const sense_acc_t *a)
         .n_any = (int)s2[2],
         .n_ali = (int)s2[3],
         .n_coh = (int)s3[0],
+        .n_ahead = (int)s3[1],
     };
 }
 

@@ -15,6 +15,8 @@ typedef enum { ALIGN_VELOCITY = 0, ALIGN_HEADING = 1 } align_mode_t;
 
 typedef enum { DELAY_BOTH = 0, DELAY_POSITIONS = 1, DELAY_VELOCITIES = 2 } delay_mode_t;
 
+typedef enum { LEADER_ALONE = 0, LEADER_FRONT = 1 } leader_rule_t;
+
 #define SIM_MAX_DELAY_TICKS 30
 #define SIM_MAX_PREDATORS 16
 #define SIM_MAX_SPECIES 4
@@ -29,6 +31,8 @@ typedef struct sim_params {
     int ali_mode; /* align_mode_t */
     float max_speed, max_force;
     float arrive_radius;
+    int leader_rule; /* leader_rule_t */
+    float w_target;  /* every agent's pull toward the nearest target */
     float w_wander, wander_radius, wander_distance, wander_jitter;
     int predators;
     float predator_speed, fear_radius, w_flee;

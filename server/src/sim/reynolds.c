@@ -22,14 +22,19 @@ void reynolds_agent(const world_t *w, size_t i, const sense_sums_t *s)
     const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
     const float max_speed = p->max_speed, dt = w->dt, max_dv = p->max_force * dt;
 
-    /* A leader: no neighbour in any zone, so it steers to the nearest
-     * target; agents that see it follow, and the flock is led. Inside
-     * arrive_radius it wants to go slower, down to a stop on the target. */
+    /* A leader: no neighbour in any zone (or, by leader_rule "front", none
+     * ahead), so it steers to the nearest target with w_leader; agents that
+     * see it follow, and the flock is led. Inside arrive_radius it wants to
+     * go slower, down to a stop on the target. */
     uint8_t flags = 0;
     vec2 to_target = {0.0f, 0.0f};
-    float leader_speed = max_speed;
-    if (s->n_any == 0 && motion_nearest_target(w, px, py, &to_target)) {
-        flags |= AGENT_LEADER;
+    float leader_speed = max_speed, target_weight = 0.0f;
+    const bool leads = (p->leader_rule == LEADER_FRONT ? s->n_ahead : s->n_any) == 0;
+    /* Every agent may also be drawn to the nearest target a little
+     * (w_target), leader or not: the click a viewer makes is felt by all. */
+    if ((leads || p->w_target > 0.0f) && motion_nearest_target(w, px, py, &to_target)) {
+        if (leads) flags |= AGENT_LEADER;
+        target_weight = leads ? p->w_leader : p->w_target;
         if (p->arrive_radius > 0.0f) {
             float d = sqrtf(to_target.x * to_target.x + to_target.y * to_target.y);
             if (d < p->arrive_radius) leader_speed = max_speed * d / p->arrive_radius;
@@ -44,7 +49,7 @@ void reynolds_agent(const world_t *w, size_t i, const sense_sums_t *s)
     const float dir_y[4] = {s->sep_y, s->ali_y, s->coh_y, to_target.y};
     const float speed[4] = {max_speed, max_speed, max_speed, leader_speed};
     const float weight[4] = {s->any_sep ? p->w_sep : 0.0f, s->any_ali ? p->w_ali : 0.0f, s->any_coh ? p->w_coh : 0.0f,
-                             flags ? p->w_leader : 0.0f};
+                             target_weight};
     float part_x[4], part_y[4], part_w[4];
     for (int k = 0; k < 4; k++) {
         float len2 = dir_x[k] * dir_x[k] + dir_y[k] * dir_y[k];

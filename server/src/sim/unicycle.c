@@ -55,9 +55,10 @@ void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s)
     if (s->any_ali) add_unit(&dx, &dy, p->uni_k_ali * jitter[1], s->ali_x + vx, s->ali_y + vy);
     if (s->any_coh) add_unit(&dx, &dy, p->uni_k_coh * jitter[2], s->coh_x, s->coh_y);
     vec2 to_target;
-    if (s->n_any == 0 && motion_nearest_target(w, px, py, &to_target)) {
-        flags |= AGENT_LEADER;
-        add_unit(&dx, &dy, p->w_leader, to_target.x, to_target.y);
+    const bool leads = (p->leader_rule == LEADER_FRONT ? s->n_ahead : s->n_any) == 0;
+    if ((leads || p->w_target > 0.0f) && motion_nearest_target(w, px, py, &to_target)) {
+        if (leads) flags |= AGENT_LEADER;
+        add_unit(&dx, &dy, leads ? p->w_leader : p->w_target, to_target.x, to_target.y);
     }
     vec2 avoid, away;
     if (p->w_avoid > 0 && motion_avoid(w, px, py, vx, vy, &avoid)) add_unit(&dx, &dy, p->w_avoid, avoid.x, avoid.y);
