@@ -32,7 +32,8 @@ typedef struct sim_params {
     float max_speed, max_force;
     float arrive_radius;
     int leader_rule; /* leader_rule_t */
-    float w_target;  /* every agent's pull toward the nearest target */
+    float w_target;  /* every agent's pull toward the nearest target … */
+    float target_radius; /* … until it is this close */
     float w_wander, wander_radius, wander_distance, wander_jitter;
     int predators;
     float predator_speed, fear_radius, w_flee;

@@ -34,7 +34,10 @@ void reynolds_agent(const world_t *w, size_t i, const sense_sums_t *s)
      * (w_target), leader or not: the click a viewer makes is felt by all. */
     if ((leads || p->w_target > 0.0f) && motion_nearest_target(w, px, py, &to_target)) {
         if (leads) flags |= AGENT_LEADER;
-        target_weight = leads ? p->w_leader : p->w_target;
+        /* The pull on followers stops within target_radius: the flock
+         * gathers round the target instead of crushing onto one point. */
+        float d2 = to_target.x * to_target.x + to_target.y * to_target.y;
+        target_weight = leads ? p->w_leader : (d2 > p->target_radius * p->target_radius ? p->w_target : 0.0f);
         if (p->arrive_radius > 0.0f) {
             float d = sqrtf(to_target.x * to_target.x + to_target.y * to_target.y);
             if (d < p->arrive_radius) leader_speed = max_speed * d / p->arrive_radius;
