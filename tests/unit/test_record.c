@@ -37,6 +37,7 @@ static const char *const SAMPLES[] = {
     "{\"type\":\"set_param\",\"name\":\"max_speed\",\"value\":123.456789012345}",
     "{\"type\":\"set_param\",\"name\":\"border\",\"value\":\"bounce\"}",
     "{\"type\":\"set_param\",\"name\":\"model\",\"value\":\"unicycle\"}",
+    "{\"type\":\"set_param\",\"name\":\"max_speed\",\"value\":60,\"species\":2}",
     "{\"type\":\"add_agents\",\"count\":100}",
     "{\"type\":\"add_agents\",\"count\":10000,\"x\":10.5,\"y\":20.25}",
     "{\"type\":\"reset\"}",

@@ -89,6 +89,7 @@ int record_cmd_json(const sim_cmd_t *cmd, char *buf, size_t cap)
         jb_string(&b, d->name);
         jb_raw(&b, ",\"value\":");
         put_param_value(&b, d, cmd->value);
+        if (cmd->has_species) jb_printf(&b, ",\"species\":%d", cmd->species);
         break;
     }
     case CMD_ADD_AGENTS:
