@@ -100,6 +100,7 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
     for (int s = 0; s < species; s++) {
         sps[s] = sense_params_of(w, &w->species_params[s]);
         sps[s].count_ahead = w->species_params[s].leader_rule == LEADER_FRONT && w->n_targets > 0;
+        sps[s].count_zones = p->density_radii && model == MODEL_REYNOLDS;
         ocs[s] = olfati_consts(&w->species_params[s]);
     }
 

@@ -29,6 +29,7 @@ typedef struct sense_params {
     float cos_half2[ZONES];  /* cos²(fov/2) */
     bool pair_wrap;          /* shortest displacement per pair (tiny wrapped grids) */
     bool count_ahead;        /* count the cohesion-zone neighbours in front (leader rule "front") */
+    bool count_zones;        /* count the alignment and cohesion neighbours (density-dependent radii) */
     float width, height;
 } sense_params_t;
 
@@ -104,6 +105,8 @@ typedef struct sense_self {
     float k_fov[ZONES];      /* cos²(fov/2)·|v|² per zone */
     bool sees_all[ZONES];    /* no blind angle in that zone, or standing still */
     bool sees_everything;    /* all three */
+    bool sep_view_is_ali, coh_view_is_ali; /* the same field of view: one mask serves both */
+    bool coh_is_ali;         /* the same zone and view: one mask for both (the default) */
     float species;           /* only candidates of this species count; < 0: all */
 } sense_self_t;
 
@@ -122,6 +125,11 @@ SENSE_INLINE sense_self_t sense_self(const sense_params_t *sp, float vx, float v
         me.sees_all[z] = !sp->blind[z] || v2 == 0.0f;
         me.sees_everything &= me.sees_all[z];
     }
+    me.sep_view_is_ali = me.sees_all[ZONE_SEP] == me.sees_all[ZONE_ALI] && me.k_fov[ZONE_SEP] == me.k_fov[ZONE_ALI] &&
+                         sp->wide[ZONE_SEP] == sp->wide[ZONE_ALI];
+    me.coh_view_is_ali = me.sees_all[ZONE_COH] == me.sees_all[ZONE_ALI] && me.k_fov[ZONE_COH] == me.k_fov[ZONE_ALI] &&
+                         sp->wide[ZONE_COH] == sp->wide[ZONE_ALI];
+    me.coh_is_ali = me.coh_view_is_ali && me.coh2 == me.ali2;
     return me;
 }
 
@@ -166,14 +174,29 @@ SENSE_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const fl
         if (me->species >= 0.0f) m &= lanes_load(S + j0) == me->species; /* own kind only */
         lanes_i m_sep = m & (d2 < sp->sep2) & (d2 > 0.0f);
         lanes_i m_ali = m & (d2 < me->ali2);
-        lanes_i m_coh = m & (d2 < me->coh2);
+        lanes_i m_coh = me->coh_is_ali ? m_ali : m & (d2 < me->coh2);
         if (!me->sees_everything) {
+            /* Each zone's view, computed once when zones share it (the
+             * default: all three see 300°). */
             const lanes_f dot = me->vx * dx + me->vy * dy;
             const lanes_i front = dot >= 0.0f;
             const lanes_f dot2 = dot * dot;
-            if (!me->sees_all[ZONE_SEP]) m_sep &= lanes_in_view(front, dot2, d2, me->k_fov[ZONE_SEP], sp->wide[ZONE_SEP]);
-            if (!me->sees_all[ZONE_ALI]) m_ali &= lanes_in_view(front, dot2, d2, me->k_fov[ZONE_ALI], sp->wide[ZONE_ALI]);
-            if (!me->sees_all[ZONE_COH]) m_coh &= lanes_in_view(front, dot2, d2, me->k_fov[ZONE_COH], sp->wide[ZONE_COH]);
+            lanes_i all = m | ~m; /* all ones */
+            const lanes_i v_ali = me->sees_all[ZONE_ALI] ? all
+                                                         : lanes_in_view(front, dot2, d2, me->k_fov[ZONE_ALI], sp->wide[ZONE_ALI]);
+            const lanes_i v_sep = me->sep_view_is_ali ? v_ali
+                                  : me->sees_all[ZONE_SEP]
+                                      ? all
+                                      : lanes_in_view(front, dot2, d2, me->k_fov[ZONE_SEP], sp->wide[ZONE_SEP]);
+            m_sep &= v_sep;
+            m_ali &= v_ali;
+            if (me->coh_is_ali)
+                m_coh = m_ali;
+            else
+                m_coh &= me->coh_view_is_ali ? v_ali
+                         : me->sees_all[ZONE_COH]
+                             ? all
+                             : lanes_in_view(front, dot2, d2, me->k_fov[ZONE_COH], sp->wide[ZONE_COH]);
         }
         /* Neighbours in any zone; one at the very same spot counts (for
          * alignment and cohesion) though separation has no way from it. */
@@ -189,8 +212,10 @@ SENSE_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const fl
         a.cy += lanes_keep(m_coh, dy);
         a.nn += lanes_keep(m, one);
         if (sp->count_ahead) a.nf += lanes_keep(m_coh & (me->vx * dx + me->vy * dy > 0.0f), one);
-        a.na += lanes_keep(m_ali, one);
-        a.nc += lanes_keep(m_coh, one);
+        if (sp->count_zones) { /* only density-dependent perception needs them */
+            a.na += lanes_keep(m_ali, one);
+            a.nc += lanes_keep(m_coh, one);
+        }
         a.any_sep |= m_sep;
         a.any_ali |= m_ali;
         a.any_coh |= m_coh;
