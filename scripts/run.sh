@@ -4,6 +4,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/deps.sh" build
-cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+# Tests are not built here (they need cmocka and Node.js): scripts/test.sh does that.
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
 cmake --build "$root/build" --parallel "$(nproc)" --target swarmcast >/dev/null
 exec "$root/build/server/swarmcast" --web-root "$root/client-web" "$@"
