@@ -286,10 +286,9 @@ static void apply_commands(app_t *a)
         sim_apply(&a->world, &q->cmd, &res);
         if (a->record && record_write_cmd(a->record, tick, &q->cmd)) record_failed(a);
         if (q->silent) continue;
-        if (res.status == SIM_OK && q->cmd.kind == CMD_SET_PARAM)
-            replies_push(&a->produced, 0, msg_param((size_t)q->cmd.param, res.value, res.species, q->cmd.client_id, tick));
-        if (res.status == SIM_OK && q->cmd.kind == CMD_SET_MODEL)
-            replies_push(&a->produced, 0, msg_param((size_t)params_find("model"), res.value, -1, q->cmd.client_id, tick));
+        /* A changed parameter is everyone's news (set_param, set_model). */
+        if (res.status == SIM_OK && res.param >= 0)
+            replies_push(&a->produced, 0, msg_param((size_t)res.param, res.value, res.species, q->cmd.client_id, tick));
         replies_push(&a->produced, q->cmd.client_id,
                      res.status == SIM_OK
                          ? msg_ack(&q->cmd, &res, tick)

@@ -16,6 +16,13 @@ static void put_f(FILE *f, float v)
         fputs("null", f);
 }
 
+/* ,"name":value — every number after an object's first field. */
+static void put_field(FILE *f, const char *name, float v)
+{
+    fprintf(f, ",\"%s\":", name);
+    put_f(f, v);
+}
+
 static void put_param(FILE *f, const param_desc_t *d, double v)
 {
     switch (d->type) {
@@ -59,39 +66,31 @@ int state_json_write(FILE *f, const world_t *w)
     const agents_t *a = &w->cur;
     for (size_t id = 0; id < w->n; id++) {
         size_t k = at[id];
-        fprintf(f, "%s\n{\"id\":%zu,\"x\":", id ? "," : "", id);
-        put_f(f, a->x[k]);
-        fputs(",\"y\":", f);
-        put_f(f, a->y[k]);
-        fputs(",\"vx\":", f);
-        put_f(f, a->vx[k]);
-        fputs(",\"vy\":", f);
-        put_f(f, a->vy[k]);
+        fprintf(f, "%s\n{\"id\":%zu", id ? "," : "", id);
+        put_field(f, "x", a->x[k]);
+        put_field(f, "y", a->y[k]);
+        put_field(f, "vx", a->vx[k]);
+        put_field(f, "vy", a->vy[k]);
         fprintf(f, ",\"flags\":%u}", (unsigned)a->flags[k]);
     }
     free(at);
     fputs("],\n\"obstacles\":[", f);
     for (size_t i = 0; i < w->n_obstacles; i++) {
         const obstacle_t *o = &w->obstacles[i];
-        fprintf(f, "%s{\"id\":%lu,\"x\":", i ? "," : "", (unsigned long)o->id);
-        put_f(f, o->x);
-        fputs(",\"y\":", f);
-        put_f(f, o->y);
-        fputs(",\"radius\":", f);
-        put_f(f, o->r);
-        fputs(",\"vx\":", f);
-        put_f(f, o->vx);
-        fputs(",\"vy\":", f);
-        put_f(f, o->vy);
+        fprintf(f, "%s{\"id\":%lu", i ? "," : "", (unsigned long)o->id);
+        put_field(f, "x", o->x);
+        put_field(f, "y", o->y);
+        put_field(f, "radius", o->r);
+        put_field(f, "vx", o->vx);
+        put_field(f, "vy", o->vy);
         fputs("}", f);
     }
     fputs("],\n\"targets\":[", f);
     for (size_t i = 0; i < w->n_targets; i++) {
         const target_t *t = &w->targets[i];
-        fprintf(f, "%s{\"client_id\":%lu,\"x\":", i ? "," : "", (unsigned long)t->client_id);
-        put_f(f, t->x);
-        fputs(",\"y\":", f);
-        put_f(f, t->y);
+        fprintf(f, "%s{\"client_id\":%lu", i ? "," : "", (unsigned long)t->client_id);
+        put_field(f, "x", t->x);
+        put_field(f, "y", t->y);
         fputs("}", f);
     }
     fputs("],\n\"predators\":[", f);
@@ -99,12 +98,9 @@ int state_json_write(FILE *f, const world_t *w)
         const predator_t *p = &w->predators[i];
         fprintf(f, "%s{\"x\":", i ? "," : "");
         put_f(f, p->x);
-        fputs(",\"y\":", f);
-        put_f(f, p->y);
-        fputs(",\"vx\":", f);
-        put_f(f, p->vx);
-        fputs(",\"vy\":", f);
-        put_f(f, p->vy);
+        put_field(f, "y", p->y);
+        put_field(f, "vx", p->vx);
+        put_field(f, "vy", p->vy);
         fputs("}", f);
     }
     fputs("]}\n", f);

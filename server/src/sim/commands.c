@@ -31,6 +31,8 @@ static void fail(sim_result_t *res, int status, const char *message)
 void sim_apply(world_t *w, const sim_cmd_t *cmd, sim_result_t *res)
 {
     memset(res, 0, sizeof *res);
+    res->param = -1;
+    res->species = -1;
     switch (cmd->kind) {
     case CMD_SET_TARGET:
         if (world_set_target(w, cmd->client_id, cmd->x, cmd->y) != SIM_OK)
@@ -52,6 +54,7 @@ void sim_apply(world_t *w, const sim_cmd_t *cmd, sim_result_t *res)
         }
         break;
     case CMD_SET_PARAM:
+        res->param = cmd->param;
         res->species = cmd->has_species ? cmd->species : -1;
         if (cmd->has_species) {
             res->status =
@@ -93,6 +96,7 @@ void sim_apply(world_t *w, const sim_cmd_t *cmd, sim_result_t *res)
          * because switching models is what people do most. */
         res->status = world_set_param(w, (size_t)params_find("model"), cmd->model, res->message, sizeof res->message);
         res->model = w->params.model;
+        res->param = params_find("model");
         res->value = w->params.model;
         break;
     case CMD_PAUSE:

@@ -49,7 +49,8 @@ typedef struct sim_result {
     uint32_t obstacle_id;
     uint32_t first_agent_id, count;
     uint32_t seed;
-    double value;        /* set_param: the value as stored */
+    int param;           /* the parameter the command changed (set_param, set_model), or −1 */
+    double value;        /* … its value as stored */
     int species;         /* set_param: the species set, or −1 for every species */
     int model;           /* set_model: the model now in use */
 } sim_result_t;

@@ -21,10 +21,16 @@
  * dx² + dy²; so the counts equal a brute-force scan's exactly. */
 #include "sim/metrics.h"
 
+#include "sim/clones.h"
+#include "sim/lanes.h"
+#include "sim/motion.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define VMIN(a, b) lanes_select((a) < (b), a, b)
 
 /* Union-find over agents in cell order, in one array: a root holds
  * ROOT_BIT | the size of its set, any other entry its parent's index. */
@@ -36,69 +42,23 @@
  * that, so that no pair and no nearest neighbour is ever missed. */
 static float binning_slack(double cells) { return (float)(1e-4 + 4e-7 * cells); }
 
-#define LANES METRICS_LANES
-
 /* Cells at least R wide need ±1 cell (an axis of a single cell, possibly
  * narrower, is one row or column): 3 rows, each split in two where it
  * wraps. A block that would need more is taken as the whole grid, which is
  * never wrong, only slower. */
 #define MAX_BLOCK_RUNS 6
 
-/* METRICS_LANES floats or 32-bit masks (GCC/Clang vector extensions), as in
- * neighbours.h: plain arithmetic on them compiles to SIMD instructions. They
- * never cross a real call (everything taking them is inlined), so GCC's
- * warning about returning wide vectors without AVX does not apply. */
-#pragma GCC diagnostic ignored "-Wpsabi"
-typedef float vf_t __attribute__((vector_size(LANES * sizeof(float))));
-typedef int32_t vi_t __attribute__((vector_size(LANES * sizeof(int32_t))));
-#define VINLINE static inline __attribute__((always_inline))
+/* METRICS_LANES is the lanes of lanes.h. */
+_Static_assert(METRICS_LANES == LANES, "metrics pads its arrays for LANES");
 
-/* The passes are built for several x86-64 levels and picked at run time,
- * like the simulation's kernel; every version does the same IEEE
- * operations, so results do not depend on the machine. Sanitizer builds
- * keep one version (the resolver runs before the sanitizer is up). */
-#if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-#define PASS_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#endif
-#endif
-#ifndef PASS_CLONES
-#define PASS_CLONES
-#endif
-
-VINLINE vf_t vload(const float *p)
-{
-    vf_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-VINLINE vi_t vload_i(const uint32_t *p)
-{
-    vi_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-/* Helpers that take vectors are macros or take pointers: a 32-byte vector
- * passed by value to a function compiled for the default target draws an
- * ABI note from GCC that the pragma above does not silence, even when the
- * function is always inlined. */
-
-/* mask ? v : 0, bit by bit (a mask lane is all ones or all zeros). */
-#define VKEEP(mask, v) ((vf_t)((vi_t)(v) & (mask)))
-/* mask ? a : b */
-#define VSELECT(mask, a, b) ((vf_t)(((vi_t)(a) & (mask)) | ((vi_t)(b) & ~(mask))))
-#define VMIN(a, b) VSELECT((a) < (b), a, b)
-
-VINLINE float hmin(const vf_t *v)
+LANES_INLINE float hmin(const lanes_f *v)
 {
     float m = (*v)[0];
     for (int l = 1; l < LANES; l++) m = (*v)[l] < m ? (*v)[l] : m;
     return m;
 }
 
-VINLINE uint32_t hsum(const vi_t *v)
+LANES_INLINE uint32_t hsum(const lanes_i *v)
 {
     uint32_t sum = 0;
     for (int l = 0; l < LANES; l++) sum += (uint32_t)(*v)[l];
@@ -107,12 +67,12 @@ VINLINE uint32_t hsum(const vi_t *v)
 
 /* Bit l set for each set lane l of a mask: two SSE sign-bit masks on
  * x86-64 (SSE is always there), a loop elsewhere. */
-VINLINE uint32_t lane_bits(const vi_t *m)
+LANES_INLINE uint32_t lane_bits(const lanes_i *m)
 {
 #if defined(__x86_64__) && defined(__SSE__) && LANES == 8
     typedef float v4f __attribute__((vector_size(16)));
-    const v4f lo = __builtin_shufflevector((vf_t)*m, (vf_t)*m, 0, 1, 2, 3);
-    const v4f hi = __builtin_shufflevector((vf_t)*m, (vf_t)*m, 4, 5, 6, 7);
+    const v4f lo = __builtin_shufflevector((lanes_f)*m, (lanes_f)*m, 0, 1, 2, 3);
+    const v4f hi = __builtin_shufflevector((lanes_f)*m, (lanes_f)*m, 4, 5, 6, 7);
     return (uint32_t)__builtin_ia32_movmskps(lo) | (uint32_t)__builtin_ia32_movmskps(hi) << 4;
 #else
     uint32_t bits = 0;
@@ -121,27 +81,19 @@ VINLINE uint32_t lane_bits(const vi_t *m)
 #endif
 }
 
-/* Shortest displacement on a torus of the given extent (as the simulation
- * computes it); positions lie in [0, extent]. The vector form does the very
- * same operations lane by lane (adding or subtracting 0 changes nothing). */
-static inline float wrap_delta(float d, float extent)
+LANES_INLINE void vwrap_delta(lanes_f *d, float extent)
 {
-    if (d > 0.5f * extent) return d - extent;
-    if (d < -0.5f * extent) return d + extent;
-    return d;
-}
-
-VINLINE void vwrap_delta(vf_t *d, float extent)
-{
-    const vf_t e = (vf_t){0} + extent;
+    /* The very operations of motion_wrap_delta, lane by lane (adding or
+     * subtracting 0 changes nothing). */
+    const lanes_f e = (lanes_f){0} + extent;
     const float half = 0.5f * extent;
-    *d = *d - VKEEP(*d > half, e) + VKEEP(*d < -half, e);
+    *d = *d - lanes_keep(*d > half, e) + lanes_keep(*d < -half, e);
 }
 
 /* Squared distances from (xi, yi) to LANES positions from p. */
-VINLINE vf_t vdist2(const float *px, const float *py, float xi, float yi, bool wrap, float width, float height)
+LANES_INLINE lanes_f vdist2(const float *px, const float *py, float xi, float yi, bool wrap, float width, float height)
 {
-    vf_t dx = vload(px) - xi, dy = vload(py) - yi;
+    lanes_f dx = lanes_load(px) - xi, dy = lanes_load(py) - yi;
     if (wrap) {
         vwrap_delta(&dx, width);
         vwrap_delta(&dy, height);
@@ -153,8 +105,8 @@ static inline float dist2(float xi, float yi, float xj, float yj, bool wrap, flo
 {
     float dx = xj - xi, dy = yj - yi;
     if (wrap) {
-        dx = wrap_delta(dx, width);
-        dy = wrap_delta(dy, height);
+        dx = motion_wrap_delta(dx, width);
+        dy = motion_wrap_delta(dy, height);
     }
     return dx * dx + dy * dy;
 }
@@ -219,7 +171,7 @@ typedef struct run {
  * consecutive agents in cell order: one per row, split in two where the row
  * wraps, the whole row when the block is as wide as a wrapped grid; runs
  * that touch are merged and empty ones dropped. Each cell appears once. */
-VINLINE int block_runs(const grid_t *g, int cx, int cy, int mx, int my, bool wrap, run_t runs[MAX_BLOCK_RUNS])
+LANES_INLINE int block_runs(const grid_t *g, int cx, int cy, int mx, int my, bool wrap, run_t runs[MAX_BLOCK_RUNS])
 {
     const uint32_t *start = g->cell_start;
     const int nx = g->nx, ny = g->ny;
@@ -334,38 +286,38 @@ static float widen(const pass_t *ps, bool wrap, uint32_t k, int cx, int cy, floa
  * Returns the collisions. wrap: take displacements modulo the world; off
  * for a block that stays clear of a wrapped edge, where every displacement
  * is well under half the world and the modulo would change nothing. */
-VINLINE uint64_t cell_pairs(pass_t *ps, uint32_t first, uint32_t last, const run_t *runs, int n_runs, const bool wrap)
+LANES_INLINE uint64_t cell_pairs(pass_t *ps, uint32_t first, uint32_t last, const run_t *runs, int n_runs, const bool wrap)
 {
     const float *x = ps->x, *y = ps->y;
     uint32_t *parent = ps->parent;
     float *nn2 = ps->nn2;
     const float width = ps->width, height = ps->height, cluster2 = ps->cluster2, collision2 = ps->collision2;
-    const vf_t far = (vf_t){0} + INFINITY;
-    vi_t lane;
+    const lanes_f far = (lanes_f){0} + INFINITY;
+    lanes_i lane;
     for (int l = 0; l < LANES; l++) lane[l] = l;
     uint64_t collisions = 0;
     for (uint32_t k = first; k < last; k++) {
         const float xi = x[k], yi = y[k];
         uint32_t root = uf_find(parent, k);
-        vf_t best = far;
-        vi_t close = {0}; /* per lane, under n / LANES: no overflow */
+        lanes_f best = far;
+        lanes_i close = {0}; /* per lane, under n / LANES: no overflow */
         for (int r = 0; r < n_runs; r++) {
             const uint32_t end = runs[r].end;
-            const vi_t limit = (vi_t){0} + (int32_t)end;
+            const lanes_i limit = (lanes_i){0} + (int32_t)end;
             for (uint32_t j0 = runs[r].begin > k ? runs[r].begin : k + 1; j0 < end; j0 += LANES) {
-                const vf_t d2 = vdist2(x + j0, y + j0, xi, yi, wrap, width, height);
-                const vi_t valid = lane + (int32_t)j0 < limit;
-                const vf_t seen = VSELECT(valid, d2, far);
+                const lanes_f d2 = vdist2(x + j0, y + j0, xi, yi, wrap, width, height);
+                const lanes_i valid = lane + (int32_t)j0 < limit;
+                const lanes_f seen = lanes_select(valid, d2, far);
                 best = VMIN(seen, best);
-                vf_t theirs = vload(nn2 + j0);
+                lanes_f theirs = lanes_load(nn2 + j0);
                 theirs = VMIN(seen, theirs);
                 memcpy(nn2 + j0, &theirs, sizeof theirs);
                 close -= valid & (d2 < collision2);
-                vi_t link = valid & (d2 < cluster2);
+                lanes_i link = valid & (d2 < cluster2);
                 /* Agents already in k's set as direct children of its root
                  * (or the root itself) need no find. */
-                const vi_t root_v = (vi_t){0} + (int32_t)root;
-                link &= (vload_i(parent + j0) != root_v) & (lane + (int32_t)j0 != root_v);
+                const lanes_i root_v = (lanes_i){0} + (int32_t)root;
+                link &= (lanes_load_i(parent + j0) != root_v) & (lane + (int32_t)j0 != root_v);
                 for (uint32_t bits = lane_bits(&link); bits; bits &= bits - 1) {
                     uint32_t rj = uf_find(parent, j0 + (uint32_t)__builtin_ctz(bits));
                     if (rj != root) root = uf_link(parent, root, rj);
@@ -379,7 +331,7 @@ VINLINE uint64_t cell_pairs(pass_t *ps, uint32_t first, uint32_t last, const run
     return collisions;
 }
 
-VINLINE void pair_pass_body(pass_t *ps, const bool wrap)
+LANES_INLINE void pair_pass_body(pass_t *ps, const bool wrap)
 {
     const grid_t *g = ps->g;
     const int nx = g->nx, ny = g->ny, mx = ps->mx, my = ps->my;
@@ -406,7 +358,7 @@ VINLINE void pair_pass_body(pass_t *ps, const bool wrap)
 
 /* Σ sqrt(v[i]) in double, four lanes at a time (SSE2's square root on
  * x86-64: the scalar one sets errno and so is never vectorized). */
-VINLINE double sum_sqrt(const float *v, size_t n)
+LANES_INLINE double sum_sqrt(const float *v, size_t n)
 {
     typedef double v2d __attribute__((vector_size(2 * sizeof(double))));
     typedef float v2f __attribute__((vector_size(2 * sizeof(float))));
@@ -426,7 +378,7 @@ VINLINE double sum_sqrt(const float *v, size_t n)
     return sum;
 }
 
-PASS_CLONES
+KERNEL_CLONES
 static void pair_pass(pass_t *ps, bool wrap, size_t n)
 {
     if (wrap)
@@ -438,7 +390,7 @@ static void pair_pass(pass_t *ps, bool wrap, size_t n)
 
 /* Penetrations and clearance, over the padded copies (the pads lie
  * infinitely far from every obstacle). */
-PASS_CLONES
+KERNEL_CLONES
 static void obstacle_pass(const world_t *w, const float *x, const float *y, size_t n, metrics_t *m)
 {
     const bool wrap = w->params.border == BORDER_WRAP;
@@ -447,11 +399,11 @@ static void obstacle_pass(const world_t *w, const float *x, const float *y, size
     for (size_t k = 0; k < w->n_obstacles && n; k++) {
         const obstacle_t *o = &w->obstacles[k];
         const float r2 = o->r * o->r;
-        vf_t best = (vf_t){0} + INFINITY;
-        vi_t in = {0};
+        lanes_f best = (lanes_f){0} + INFINITY;
+        lanes_i in = {0};
         for (size_t i = 0; i < n; i += LANES) {
             /* The obstacle's displacement to each agent. */
-            const vf_t d2 = vdist2(x + i, y + i, o->x, o->y, wrap, w->width, w->height);
+            const lanes_f d2 = vdist2(x + i, y + i, o->x, o->y, wrap, w->width, w->height);
             in -= d2 < r2;
             best = VMIN(d2, best);
         }
@@ -467,7 +419,7 @@ static void obstacle_pass(const world_t *w, const float *x, const float *y, size
  * SSE2 on x86-64 (whose square root, unlike the scalar one, vectorizes),
  * one at a time for the rest and elsewhere; the lanes are added in a fixed
  * order, so the result does not depend on the machine. */
-PASS_CLONES
+KERNEL_CLONES
 static void headings(const world_t *w, metrics_t *m)
 {
     typedef double v2d __attribute__((vector_size(2 * sizeof(double))));

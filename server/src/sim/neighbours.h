@@ -15,9 +15,10 @@
 #include <string.h>
 
 #include "sim/grid.h"
+#include "sim/lanes.h"
 
 /* The kernel is written for 8 lanes (lanes_sum4 assumes it). */
-#define SENSE_LANES 8
+#define SENSE_LANES LANES
 
 /* Zones in the order the kernel keeps them. */
 enum { ZONE_SEP, ZONE_ALI, ZONE_COH, ZONES };
@@ -43,31 +44,13 @@ typedef struct sense_sums {
     int n_ahead;                    /* cohesion-zone neighbours in front (counted for leader rule "front") */
 } sense_sums_t;
 
-/* SENSE_LANES floats or 32-bit masks, with GCC/Clang vector extensions:
- * plain C arithmetic on them compiles to SIMD instructions of whatever width
- * the target has (two SSE registers, or one AVX register). */
-typedef float lanes_f __attribute__((vector_size(SENSE_LANES * sizeof(float))));
-/* Everything here is inlined into the kernel, which may be built for wider
- * vectors than the default target: no vector ever crosses a call. */
-#define SENSE_INLINE static inline __attribute__((always_inline))
-typedef int32_t lanes_i __attribute__((vector_size(SENSE_LANES * sizeof(int32_t))));
-
-SENSE_INLINE lanes_f lanes_load(const float *p)
-{
-    lanes_f v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-/* mask ? v : 0, bit by bit (a mask lane is all ones or all zeros). */
-SENSE_INLINE lanes_f lanes_keep(lanes_i mask, lanes_f v) { return (lanes_f)((lanes_i)v & mask); }
 
 typedef float quad_f __attribute__((vector_size(4 * sizeof(float))));
 
 /* Sums of four 8-lane vectors at once, each in the fixed order
  * ((v0+v4)+(v2+v6)) + ((v1+v5)+(v3+v7)): the same on every target, and a few
  * shuffles instead of 4×7 dependent scalar additions. */
-SENSE_INLINE quad_f lanes_sum4(lanes_f a, lanes_f b, lanes_f c, lanes_f d)
+LANES_INLINE quad_f lanes_sum4(lanes_f a, lanes_f b, lanes_f c, lanes_f d)
 {
     quad_f ha = __builtin_shufflevector(a, a, 0, 1, 2, 3) + __builtin_shufflevector(a, a, 4, 5, 6, 7);
     quad_f hb = __builtin_shufflevector(b, b, 0, 1, 2, 3) + __builtin_shufflevector(b, b, 4, 5, 6, 7);
@@ -112,7 +95,7 @@ typedef struct sense_self {
 
 /* ali_r and coh_r: this agent's zone radii (density-dependent perception),
  * or 0 for the parameters' radii. */
-SENSE_INLINE sense_self_t sense_self(const sense_params_t *sp, float vx, float vy, float ali_r, float coh_r)
+LANES_INLINE sense_self_t sense_self(const sense_params_t *sp, float vx, float vy, float ali_r, float coh_r)
 {
     /* Visible iff angle(v, d) ≤ fov/2: v·d ≥ cos(fov/2)·|v|·|d|, compared
      * squared so that no square root or trigonometry runs per pair. */
@@ -136,7 +119,7 @@ SENSE_INLINE sense_self_t sense_self(const sense_params_t *sp, float vx, float v
 /* Lanes where d lies inside a field of view: for a view wider than 180°
  * everything in front, and behind unless inside the blind cone; for a
  * narrower one, in front and inside the cone. */
-SENSE_INLINE lanes_i lanes_in_view(lanes_i front, lanes_f dot2, lanes_f d2, float k_fov, bool wide)
+LANES_INLINE lanes_i lanes_in_view(lanes_i front, lanes_f dot2, lanes_f d2, float k_fov, bool wide)
 {
     const lanes_f edge = k_fov * d2;
     return wide ? (front | (dot2 <= edge)) : (front & (dot2 >= edge));
@@ -151,7 +134,7 @@ SENSE_INLINE lanes_i lanes_in_view(lanes_i front, lanes_f dot2, lanes_f d2, floa
  * S holds each candidate's species, read only when me->species ≥ 0.
  * The arrays must be readable up to end + SENSE_LANES − 1, those extra
  * entries holding SENSE_FAR positions. */
-SENSE_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const float *restrict Y,
+LANES_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const float *restrict Y,
                               const float *restrict VX, const float *restrict VY, const float *restrict S,
                               int32_t begin, int32_t end, int32_t self, float qx, float qy, const sense_self_t *me,
                               const sense_params_t *sp)
@@ -223,14 +206,14 @@ SENSE_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const fl
     *acc = a;
 }
 
-SENSE_INLINE bool lanes_any(lanes_i m)
+LANES_INLINE bool lanes_any(lanes_i m)
 {
     int32_t r = 0;
     for (int k = 0; k < SENSE_LANES; k++) r |= m[k];
     return r != 0;
 }
 
-SENSE_INLINE sense_sums_t sense_finish(const sense_acc_t *a)
+LANES_INLINE sense_sums_t sense_finish(const sense_acc_t *a)
 {
     const lanes_f zero = {0};
     quad_f s1 = lanes_sum4(a->sx, a->sy, a->ax, a->ay);

@@ -1,5 +1,7 @@
 #include "sim/world.h"
 
+#include "sim/predators.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -14,8 +16,6 @@
 #define STREAM_SPAWN 1u
 /* Stream of the counter-based generator for wander angles. */
 #define WANDER_STREAM 0x77616e646572ull
-/* … and for where predators appear. */
-#define PREDATOR_STREAM 0x70726564ull
 
 static void agents_free(agents_t *a)
 {
@@ -203,23 +203,6 @@ static int configure_grid(world_t *w)
     return 0;
 }
 
-/* Matches the number of predators to the parameter: new ones appear at
- * random places, flying in a random direction. */
-static void configure_predators(world_t *w)
-{
-    size_t want = (size_t)w->params.predators;
-    for (size_t k = w->n_predators; k < want; k++) {
-        float heading = 6.28318531f * prng_hash_unit(w->seed, PREDATOR_STREAM, w->tick, k * 3);
-        w->predators[k] = (predator_t){
-            w->width * prng_hash_unit(w->seed, PREDATOR_STREAM, w->tick, k * 3 + 1),
-            w->height * prng_hash_unit(w->seed, PREDATOR_STREAM, w->tick, k * 3 + 2),
-            w->params.predator_speed * cosf(heading),
-            w->params.predator_speed * sinf(heading),
-        };
-    }
-    w->n_predators = want;
-}
-
 int world_init(world_t *w, const world_config_t *cfg)
 {
     memset(w, 0, sizeof *w);
@@ -293,7 +276,7 @@ int world_reset(world_t *w, uint32_t seed, size_t n)
     w->gamma_x = 0.5f * w->width;
     w->gamma_y = 0.5f * w->height;
     w->n_predators = 0;
-    configure_predators(w);
+    predators_configure(w);
     return world_add_agents(w, n, false, 0, 0);
 }
 
@@ -342,7 +325,7 @@ static int apply_params(world_t *w, const sim_params_t *before, const sim_params
 {
     if (max_radius(w) != w->grid_cell && configure_grid(w)) goto fail;
     if (w->params.species != before->species) assign_species(w, 0);
-    configure_predators(w);
+    predators_configure(w);
     if (configure_feature_arrays(w)) goto fail;
     if (w->radius_ali && (w->params.ali_radius != before->ali_radius || w->params.coh_radius != before->coh_radius)) {
         /* Density-dependent radii start again from the new largest. */
@@ -362,15 +345,26 @@ fail:
     return SIM_E_LIMIT;
 }
 
-int world_set_param(world_t *w, size_t index, double value, char *msg, size_t msg_len)
+/* Sets a parameter for species [first, last]; species 0's values are the
+ * world's own (w->params), which species_params[0] mirrors. */
+static int set_for_species(world_t *w, int first, int last, size_t index, double value, char *msg, size_t msg_len)
 {
     sim_params_t before = w->params, before_species[SIM_MAX_SPECIES];
     memcpy(before_species, w->species_params, sizeof before_species);
-    int rc = params_set(&w->params, index, value, msg, msg_len);
-    if (rc != SIM_OK) return rc;
-    /* Without a species, a value is everyone's. */
-    for (int s = 0; s < SIM_MAX_SPECIES; s++) params_set(&w->species_params[s], index, value, msg, msg_len);
+    /* Every species has the same ranges, so only the first call can refuse,
+     * before anything changed. */
+    for (int s = first; s <= last; s++) {
+        int rc = params_set(&w->species_params[s], index, value, msg, msg_len);
+        if (rc != SIM_OK) return rc;
+    }
+    if (first == 0) w->params = w->species_params[0];
     return apply_params(w, &before, before_species);
+}
+
+int world_set_param(world_t *w, size_t index, double value, char *msg, size_t msg_len)
+{
+    /* Without a species, a value is everyone's. */
+    return set_for_species(w, 0, SIM_MAX_SPECIES - 1, index, value, msg, msg_len);
 }
 
 int world_set_species_param(world_t *w, int species, size_t index, double value, char *msg, size_t msg_len)
@@ -379,20 +373,7 @@ int world_set_species_param(world_t *w, int species, size_t index, double value,
         snprintf(msg, msg_len, "species must be in [0, %d]", SIM_MAX_SPECIES - 1);
         return SIM_E_OUT_OF_RANGE;
     }
-    if (species == 0) {
-        /* Species 0's parameters are the world's own. */
-        sim_params_t before = w->params, before_species[SIM_MAX_SPECIES];
-        memcpy(before_species, w->species_params, sizeof before_species);
-        int rc = params_set(&w->params, index, value, msg, msg_len);
-        if (rc != SIM_OK) return rc;
-        params_set(&w->species_params[0], index, value, msg, msg_len);
-        return apply_params(w, &before, before_species);
-    }
-    sim_params_t before = w->params, before_species[SIM_MAX_SPECIES];
-    memcpy(before_species, w->species_params, sizeof before_species);
-    int rc = params_set(&w->species_params[species], index, value, msg, msg_len);
-    if (rc != SIM_OK) return rc;
-    return apply_params(w, &before, before_species);
+    return set_for_species(w, species, species, index, value, msg, msg_len);
 }
 
 int world_set_target(world_t *w, uint32_t client_id, float x, float y)
@@ -564,91 +545,6 @@ static void move_obstacles(world_t *w)
     }
 }
 
-/* Rings of cells a predator searches for prey before it gives up and
- * flies straight on. */
-#define HUNT_RINGS 8
-
-/* The agent nearest to (x, y) within HUNT_RINGS cells, or -1. The grid is
- * the one this step was sorted with; agents have moved a little since,
- * which is close enough for choosing prey. */
-static long nearest_agent(const world_t *w, float x, float y)
-{
-    const grid_t *g = &w->grid;
-    const bool wrap = w->params.border == BORDER_WRAP;
-    int cx = grid_cell_x(g, x), cy = grid_cell_y(g, y);
-    long best = -1;
-    float best_d2 = INFINITY, cell = fminf(w->width / (float)g->nx, w->height / (float)g->ny);
-    for (int ring = 0; ring <= HUNT_RINGS; ring++) {
-        /* Everything in later rings is at least (ring − 1) cells away. */
-        float floor_d = (float)(ring - 1) * cell;
-        if (best >= 0 && floor_d > 0.0f && floor_d * floor_d > best_d2) break;
-        for (int dy = -ring; dy <= ring; dy++)
-            for (int dx = -ring; dx <= ring; dx++) {
-                if (abs(dx) != ring && abs(dy) != ring) continue; /* the ring's edge only */
-                int gx = cx + dx, gy = cy + dy;
-                if (wrap) {
-                    if (2 * ring + 1 > g->nx || 2 * ring + 1 > g->ny) continue; /* would revisit cells */
-                    gx = (gx % g->nx + g->nx) % g->nx;
-                    gy = (gy % g->ny + g->ny) % g->ny;
-                } else if (gx < 0 || gy < 0 || gx >= g->nx || gy >= g->ny) {
-                    continue;
-                }
-                uint32_t c = (uint32_t)(gy * g->nx + gx);
-                for (uint32_t j = g->cell_start[c]; j < g->cell_start[c + 1]; j++) {
-                    float ddx = w->cur.x[j] - x, ddy = w->cur.y[j] - y;
-                    if (wrap) {
-                        ddx = ddx > 0.5f * w->width ? ddx - w->width : (ddx < -0.5f * w->width ? ddx + w->width : ddx);
-                        ddy = ddy > 0.5f * w->height ? ddy - w->height : (ddy < -0.5f * w->height ? ddy + w->height : ddy);
-                    }
-                    float d2 = ddx * ddx + ddy * ddy;
-                    if (d2 < best_d2) best_d2 = d2, best = (long)j;
-                }
-            }
-    }
-    return best;
-}
-
-/* Predators pursue (Reynolds' pursuit: aim at where the prey will be) the
- * nearest agent, turning at twice the agents' max force. */
-static void hunt(world_t *w)
-{
-    const sim_params_t *p = &w->params;
-    const bool wrap = p->border == BORDER_WRAP;
-    for (size_t k = 0; k < w->n_predators; k++) {
-        predator_t *pr = &w->predators[k];
-        long prey = nearest_agent(w, pr->x, pr->y);
-        if (prey >= 0) {
-            float dx = w->cur.x[prey] - pr->x, dy = w->cur.y[prey] - pr->y;
-            if (wrap) {
-                dx = dx > 0.5f * w->width ? dx - w->width : (dx < -0.5f * w->width ? dx + w->width : dx);
-                dy = dy > 0.5f * w->height ? dy - w->height : (dy < -0.5f * w->height ? dy + w->height : dy);
-            }
-            float lead = fminf(sqrtf(dx * dx + dy * dy) / p->predator_speed, 1.0f);
-            dx += w->cur.vx[prey] * lead;
-            dy += w->cur.vy[prey] * lead;
-            float len = sqrtf(dx * dx + dy * dy);
-            if (len > 0.0f) {
-                float sx = dx / len * p->predator_speed - pr->vx, sy = dy / len * p->predator_speed - pr->vy;
-                float s = sqrtf(sx * sx + sy * sy), max_dv = 2.0f * p->max_force * w->dt;
-                if (s > max_dv) sx *= max_dv / s, sy *= max_dv / s;
-                pr->vx += sx;
-                pr->vy += sy;
-            }
-        }
-        float speed = sqrtf(pr->vx * pr->vx + pr->vy * pr->vy);
-        if (speed > p->predator_speed) pr->vx *= p->predator_speed / speed, pr->vy *= p->predator_speed / speed;
-        pr->x += pr->vx * w->dt;
-        pr->y += pr->vy * w->dt;
-        if (wrap || p->border == BORDER_RESPAWN) {
-            pr->x -= w->width * floorf(pr->x / w->width);
-            pr->y -= w->height * floorf(pr->y / w->height);
-        } else {
-            if (pr->x < 0.0f || pr->x > w->width) pr->vx = -pr->vx, pr->x = fminf(fmaxf(pr->x, 0.0f), w->width);
-            if (pr->y < 0.0f || pr->y > w->height) pr->vy = -pr->vy, pr->y = fminf(fmaxf(pr->y, 0.0f), w->height);
-        }
-    }
-}
-
 /* A target not moved for this long is standing still. */
 #define TARGET_STILL_TICKS 15
 
@@ -684,7 +580,7 @@ void world_step(world_t *w)
     for (int t = 0; t < n_tasks; t++) pairs += w->task_pairs[t];
     w->mean_neighbours = w->n ? (double)pairs / (double)w->n : 0.0;
     move_references(w);
-    hunt(w);
+    predators_hunt(w);
     w->tick++;
     if (w->history) record_history(w, (size_t)(w->tick % w->history_frames));
 }
