@@ -44,23 +44,16 @@ static double median(double *v, int n)
 /* Steps needed for a stable median without taking all day. */
 static int samples_for(size_t n) { return n >= 1000000 ? 7 : (n >= 100000 ? 15 : 41); }
 
-static double time_world(world_t *w, int samples)
-{
-    double t[MAX_SAMPLES];
-    for (int s = 0; s < samples; s++) {
-        double t0 = now_ms();
-        world_step(w);
-        t[s] = now_ms() - t0;
-    }
-    return median(t, samples);
-}
+static void step_world(void *w) { world_step(w); }
+static void step_reference(void *r) { ref_step(r); }
 
-static double time_reference(ref_world_t *r, int samples)
+/* Median wall time of one step over `samples` timed steps. */
+static double time_steps(void (*step)(void *), void *what, int samples)
 {
     double t[MAX_SAMPLES];
     for (int s = 0; s < samples; s++) {
         double t0 = now_ms();
-        ref_step(r);
+        step(what);
         t[s] = now_ms() - t0;
     }
     return median(t, samples);
@@ -180,9 +173,9 @@ int main(int argc, char **argv)
                 world_step(&one), world_step(&many);
                 if (reynolds) ref_step(&ref);
             }
-            double t_one = time_world(&one, samples);
-            double t_many = time_world(&many, samples);
-            double t_ref = reynolds ? time_reference(&ref, samples < 9 ? 3 : samples / 3) : 0;
+            double t_one = time_steps(step_world, &one, samples);
+            double t_many = time_steps(step_world, &many, samples);
+            double t_ref = reynolds ? time_steps(step_reference, &ref, samples < 9 ? 3 : samples / 3) : 0;
             bool identical = same_state(&one, &many);
 
             size_t cap = 24 + 6 * n + 16 * 64 + 12 * 64, bytes = 0;
