@@ -19,10 +19,32 @@ typedef struct sources {
     const uint8_t *flags; /* for each candidate's species; NULL with one species */
 } sources_t;
 
+/* dst[k] = src[k] for k < len, a whole vector at a time: it may write up
+ * to SENSE_LANES − 1 entries past len (the scratch span has room, and the
+ * next run or the padding overwrites them) and read as far past the
+ * source (agent and history arrays are padded). Runs are short (a few to a
+ * few dozen agents), too short for memcpy's set-up to pay. */
+LANES_INLINE void copy_lanes(float *restrict dst, const float *restrict src, uint32_t len)
+{
+    for (uint32_t k = 0; k < len; k += SENSE_LANES) {
+        lanes_f v = lanes_load(src + k);
+        memcpy(dst + k, &v, sizeof v);
+    }
+}
+
+/* The same, plus shift: a run seen across a wrapped edge. */
+LANES_INLINE void copy_lanes_shifted(float *restrict dst, const float *restrict src, uint32_t len, float shift)
+{
+    for (uint32_t k = 0; k < len; k += SENSE_LANES) {
+        lanes_f v = lanes_load(src + k) + shift;
+        memcpy(dst + k, &v, sizeof v);
+    }
+}
+
 /* Copies candidates [skip, skip + cap) of the runs (taken end to end) into
  * the scratch span, shifted across wrapped edges, then SENSE_FAR padding.
  * Returns how many were copied. */
-static uint32_t gather(const sources_t *src, const grid_run_t *runs, int n_runs, uint32_t skip, sense_scratch_t *s)
+LANES_INLINE uint32_t gather(const sources_t *src, const grid_run_t *runs, int n_runs, uint32_t skip, sense_scratch_t *s)
 {
     uint32_t count = 0;
     for (int r = 0; r < n_runs && count < s->cap; r++) {
@@ -37,11 +59,12 @@ static uint32_t gather(const sources_t *src, const grid_run_t *runs, int n_runs,
         if (len > s->cap - count) len = s->cap - count;
         const float shx = runs[r].shift_x, shy = runs[r].shift_y;
         float *x = s->x + count, *y = s->y + count, *vx = s->vx + count, *vy = s->vy + count;
-        if (src->x && shx == 0.0f && shy == 0.0f) { /* most runs: a plain copy */
-            memcpy(x, src->x + b, len * sizeof(float));
-            memcpy(y, src->y + b, len * sizeof(float));
+        if (src->x && shx == 0.0f && shy == 0.0f) { /* most runs */
+            copy_lanes(x, src->x + b, len);
+            copy_lanes(y, src->y + b, len);
         } else if (src->x) {
-            for (uint32_t k = 0; k < len; k++) x[k] = src->x[b + k] + shx, y[k] = src->y[b + k] + shy;
+            copy_lanes_shifted(x, src->x + b, len, shx);
+            copy_lanes_shifted(y, src->y + b, len, shy);
         } else {
             for (uint32_t k = 0; k < len; k++) {
                 uint32_t id = src->id[b + k];
@@ -53,8 +76,8 @@ static uint32_t gather(const sources_t *src, const grid_run_t *runs, int n_runs,
             for (uint32_t k = 0; k < len; k++)
                 s->species[count + k] = (float)((src->flags[b + k] & AGENT_SPECIES_MASK) >> AGENT_SPECIES_SHIFT);
         if (src->vx) {
-            memcpy(vx, src->vx + b, len * sizeof(float));
-            memcpy(vy, src->vy + b, len * sizeof(float));
+            copy_lanes(vx, src->vx + b, len);
+            copy_lanes(vy, src->vy + b, len);
         } else {
             for (uint32_t k = 0; k < len; k++) vx[k] = src->hvx[src->id[b + k]], vy[k] = src->hvy[src->id[b + k]];
         }
@@ -120,6 +143,7 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
     const bool density = p->density_radii && model == MODEL_REYNOLDS;
 
     uint64_t neighbours = 0;
+    reynolds_batch_t batch = {.first = g->cell_start[cell_begin], .count = 0};
     for (uint32_t c = cell_begin; c < cell_end; c++) {
         const uint32_t first = g->cell_start[c], last = g->cell_start[c + 1];
         if (first == last) continue;
@@ -162,13 +186,28 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
              * cannot race with other agents. */
             sense_self_t me = sense_self(sp, vx, vy, density ? w->radius_ali[id] : 0.0f, density ? w->radius_coh[id] : 0.0f);
             if (species > 1) me.species = (float)s;
+            const bool generic = !sense_fast_ok(sp, &me, species > 1);
             sense_acc_t acc = {0};
             for (uint32_t off = 0; off < total; off += scratch->cap) {
                 uint32_t n = once ? total : gather(&src, runs, n_runs, off, scratch);
-                sense_span(&acc, scratch->x, scratch->y, scratch->vx, scratch->vy, scratch->species, 0, (int32_t)n,
-                           (int32_t)self - (int32_t)off, px, py, &me, sp);
+                /* The agent itself stands far away while it senses. */
+                const uint32_t me_k = self - off;
+                const bool here = self >= off && me_k < n;
+                const float own_x = here ? scratch->x[me_k] : 0.0f;
+                if (here) scratch->x[me_k] = SENSE_FAR;
+                const float *X = scratch->x, *Y = scratch->y, *VX = scratch->vx, *VY = scratch->vy;
+                if (generic)
+                    sense_span(&acc, X, Y, VX, VY, scratch->species, (int32_t)n, px, py, &me, sp, SENSE_GENERIC);
+                else if (me.sees_everything)
+                    sense_span(&acc, X, Y, VX, VY, NULL, (int32_t)n, px, py, &me, sp, SENSE_SEES_ALL);
+                else if (sp->wide[ZONE_ALI])
+                    sense_span(&acc, X, Y, VX, VY, NULL, (int32_t)n, px, py, &me, sp, SENSE_WIDE_VIEW);
+                else
+                    sense_span(&acc, X, Y, VX, VY, NULL, (int32_t)n, px, py, &me, sp, SENSE_NARROW_VIEW);
+                if (here) scratch->x[me_k] = own_x;
             }
-            sense_sums_t sums = sense_finish(&acc);
+            const sense_quads_t quads = sense_finish(&acc, generic);
+            const sense_sums_t sums = sense_sums_of(quads);
             neighbours += (uint64_t)sums.n_any;
             if (density) {
                 /* radius ← max(r_min, (1 − s)·radius + s·(r_max − influence·n)) */
@@ -179,11 +218,19 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
                 w->radius_coh[id] = fmaxf(ps->radius_min, (1.0f - k) * w->radius_coh[id] +
                                                               k * (ps->coh_radius - ps->radius_influence * (float)sums.n_coh));
             }
-            if (model == MODEL_UNICYCLE)
+            if (model == MODEL_UNICYCLE) {
                 unicycle_agent(w, i, &sums);
-            else
-                reynolds_agent(w, i, &sums);
+                continue;
+            }
+            /* Reynolds' rules run for a batch of consecutive agents at once. */
+            memcpy(batch.sums[batch.count], quads.q, sizeof quads.q);
+            if (++batch.count == REYNOLDS_BATCH) {
+                reynolds_batch(w, &batch);
+                batch.first += REYNOLDS_BATCH;
+                batch.count = 0;
+            }
         }
     }
+    if (batch.count) reynolds_batch(w, &batch);
     return neighbours;
 }

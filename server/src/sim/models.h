@@ -12,8 +12,18 @@
 #include "sim/world.h"
 
 /* Reynolds boids: separation, alignment, cohesion as steering vectors,
- * obstacle avoidance, leaders seeking (or arriving at) the nearest target. */
-void reynolds_agent(const world_t *w, size_t i, const sense_sums_t *s);
+ * obstacle avoidance, leaders seeking (or arriving at) the nearest target.
+ * The rules run for up to REYNOLDS_BATCH consecutive agents at once, one per
+ * vector lane; each agent's result is the same whichever batch it is in. */
+#define REYNOLDS_BATCH LANES
+
+typedef struct reynolds_batch {
+    size_t first; /* the batch is agents first … first + count − 1 of w->cur */
+    int count;
+    quad_f sums[REYNOLDS_BATCH][3]; /* each agent's sense_quads_t */
+} reynolds_batch_t;
+
+void reynolds_batch(const world_t *w, const reynolds_batch_t *b);
 
 /* Unicycle agents: constant speed, heading turned by a proportional
  * controller toward k_s ŝ + k_a â + k_c ĉ, gains jittered per tick. */

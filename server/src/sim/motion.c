@@ -1,6 +1,9 @@
 #include "sim/motion.h"
 
 #include <math.h>
+#include <string.h>
+
+#include "sim/clones.h"
 
 bool motion_avoid(const world_t *w, float px, float py, float vx, float vy, vec2 *out)
 {
@@ -228,4 +231,63 @@ vec2 motion_wander(const world_t *w, uint32_t id, float vx, float vy)
     float heading = atan2f(hy, hx);
     return (vec2){hx * p->wander_distance + p->wander_radius * cosf(heading + angle),
                   hy * p->wander_distance + p->wander_radius * sinf(heading + angle)};
+}
+
+/* The wrapped and bounced borders of apply_border, lane by lane. */
+LANES_INLINE void border_lanes(const world_t *w, lanes_f *x, lanes_f *y, lanes_f *vx, lanes_f *vy)
+{
+    const lanes_f zero = {0};
+    const lanes_f W = zero + w->width, H = zero + w->height;
+    if (w->params.border == BORDER_WRAP) {
+        *x = lanes_select(*x < 0.0f, *x + W, *x);
+        *x = lanes_select(*x >= W, *x - W, *x);
+        *y = lanes_select(*y < 0.0f, *y + H, *y);
+        *y = lanes_select(*y >= H, *y - H, *y);
+        *x = lanes_keep((*x >= 0.0f) & (*x < W), *x);
+        *y = lanes_keep((*y >= 0.0f) & (*y < H), *y);
+        return;
+    }
+    const lanes_i sign = (lanes_i){0} + INT32_MIN; /* the sign bit of every lane */
+    const lanes_i x_low = *x < 0.0f, x_high = *x > W, y_low = *y < 0.0f, y_high = *y > H;
+    const lanes_f x_in = lanes_select(-*x < W, -*x, W), x_back = 2.0f * W - *x;
+    const lanes_f y_in = lanes_select(-*y < H, -*y, H), y_back = 2.0f * H - *y;
+    *x = lanes_select(x_low, x_in, lanes_select(x_high, lanes_select(x_back > 0.0f, x_back, zero), *x));
+    *y = lanes_select(y_low, y_in, lanes_select(y_high, lanes_select(y_back > 0.0f, y_back, zero), *y));
+    const lanes_f abs_vx = (lanes_f)((lanes_i)*vx & ~sign), abs_vy = (lanes_f)((lanes_i)*vy & ~sign);
+    *vx = lanes_select(x_low, abs_vx, lanes_select(x_high, (lanes_f)((lanes_i)abs_vx | sign), *vx));
+    *vy = lanes_select(y_low, abs_vy, lanes_select(y_high, (lanes_f)((lanes_i)abs_vy | sign), *vy));
+}
+
+KERNEL_CLONES
+void motion_finish_lanes(const world_t *w, size_t first, int count, const float x_in[LANES], const float y_in[LANES],
+                         const float vx_in[LANES], const float vy_in[LANES], const uint8_t flags[LANES])
+{
+    float x[LANES], y[LANES], vx[LANES], vy[LANES];
+    memcpy(x, x_in, sizeof x);
+    memcpy(y, y_in, sizeof y);
+    memcpy(vx, vx_in, sizeof vx);
+    memcpy(vy, vy_in, sizeof vy);
+    if (w->n_obstacles)
+        for (int k = 0; k < count; k++) push_out_of_obstacles(w, &x[k], &y[k], &vx[k], &vy[k]);
+    if (w->params.border == BORDER_RESPAWN) {
+        for (int k = 0; k < count; k++) apply_border(w, w->cur.id[first + (size_t)k], &x[k], &y[k], &vx[k], &vy[k]);
+    } else {
+        lanes_f lx = lanes_load(x), ly = lanes_load(y), lvx = lanes_load(vx), lvy = lanes_load(vy);
+        border_lanes(w, &lx, &ly, &lvx, &lvy);
+        lanes_store(x, lx), lanes_store(y, ly), lanes_store(vx, lvx), lanes_store(vy, lvy);
+    }
+    agents_t *out = (agents_t *)&w->next; /* these agents' slots are written by one task only */
+    if (count == LANES) {
+        memcpy(out->x + first, x, sizeof x);
+        memcpy(out->y + first, y, sizeof y);
+        memcpy(out->vx + first, vx, sizeof vx);
+        memcpy(out->vy + first, vy, sizeof vy);
+    } else {
+        for (int k = 0; k < count; k++) {
+            out->x[first + k] = x[k], out->y[first + k] = y[k];
+            out->vx[first + k] = vx[k], out->vy[first + k] = vy[k];
+        }
+    }
+    for (int k = 0; k < count; k++)
+        out->flags[first + k] = (uint8_t)(flags[k] | (w->cur.flags[first + k] & AGENT_SPECIES_MASK)); /* species stay */
 }

@@ -38,14 +38,10 @@ typedef struct sense_sums {
     float sep_x, sep_y; /* Σ −d/|d|² over the separation zone */
     float ali_x, ali_y; /* Σ v_j over the alignment zone */
     float coh_x, coh_y; /* Σ d over the cohesion zone */
-    bool any_sep, any_ali, any_coh; /* did the zone see anyone */
-    int n_any;                      /* neighbours in any zone */
-    int n_ali, n_coh;               /* neighbours in the alignment and cohesion zones */
-    int n_ahead;                    /* cohesion-zone neighbours in front (counted for leader rule "front") */
+    int n_any;          /* neighbours in any zone */
+    int n_ali, n_coh;   /* neighbours in the alignment and cohesion zones (generic kernel only) */
+    int n_ahead;        /* cohesion-zone neighbours in front (counted for leader rule "front") */
 } sense_sums_t;
-
-
-typedef float quad_f __attribute__((vector_size(4 * sizeof(float))));
 
 /* Sums of four 8-lane vectors at once, each in the fixed order
  * ((v0+v4)+(v2+v6)) + ((v1+v5)+(v3+v7)): the same on every target, and a few
@@ -63,22 +59,26 @@ LANES_INLINE quad_f lanes_sum4(lanes_f a, lanes_f b, lanes_f c, lanes_f d)
 
 /* A cell's neighbour candidates copied into one contiguous span (shifted
  * across wrapped edges), so that the kernel runs over one span instead of up
- * to six partial runs. Fixed capacity: a denser block falls back to runs. */
+ * to six partial runs. Fixed capacity: a denser block is taken in chunks. */
 typedef struct sense_scratch {
-    float *x, *y, *vx, *vy; /* cap + SENSE_LANES entries each */
+    float *x, *y, *vx, *vy; /* cap + 2·SENSE_LANES entries each (copies run a vector past the end) */
     float *species;         /* each candidate's species, when the world has several */
     uint32_t cap;
 } sense_scratch_t;
 
 #define SENSE_SCRATCH_CAP 4096
 
-/* Per-lane partial sums of one agent's sensing. Which zones saw anyone is
- * all the rules need, so those are or-ed masks, not counts. */
+/* A far-away position: no zone reaches it. It pads the lanes past the end
+ * of a gathered span (so those lanes need no bounds mask), and stands in for
+ * the sensing agent's own entry while it senses (so no lane needs a "not
+ * myself" test). */
+#define SENSE_FAR 1e30f
+
+/* Per-lane partial sums of one agent's sensing. */
 typedef struct sense_acc {
     lanes_f sx, sy, ax, ay, cx, cy;
     lanes_f nn, na, nc; /* neighbours in any zone, in alignment's, in cohesion's */
     lanes_f nf;         /* cohesion-zone neighbours in front, when counted */
-    lanes_i any_sep, any_ali, any_coh;
 } sense_acc_t;
 
 /* What is fixed for one agent while it looks at its candidates. */
@@ -125,65 +125,97 @@ LANES_INLINE lanes_i lanes_in_view(lanes_i front, lanes_f dot2, lanes_f d2, floa
     return wide ? (front | (dot2 <= edge)) : (front & (dot2 >= edge));
 }
 
-/* A far-away position for the lanes past the end of a gathered span: no zone
- * reaches it, so those lanes need no bounds mask. */
-#define SENSE_FAR 1e30f
+/* How sense_span is specialised. Each call site passes constants, so that
+ * the compiler builds one loop per variant with no tests of the mode
+ * inside: the common case (one species, all zones seeing alike) runs the
+ * shortest loop, and every variant gives the same bits for the same agent. */
+typedef struct sense_mode {
+    bool generic; /* everything below read at run time from me and sp */
+    bool view;    /* (fast variants) a blind angle shared by all zones */
+    bool wide;    /* (fast variants) … wider than 180° */
+} sense_mode_t;
 
-/* Adds candidates [begin, end) of X/Y, seen from (qx, qy), skipping index
- * self; VX/VY are what alignment averages (velocities or unit headings);
- * S holds each candidate's species, read only when me->species ≥ 0.
- * The arrays must be readable up to end + SENSE_LANES − 1, those extra
- * entries holding SENSE_FAR positions. */
+#define SENSE_GENERIC ((sense_mode_t){.generic = true})
+#define SENSE_SEES_ALL ((sense_mode_t){0})
+#define SENSE_WIDE_VIEW ((sense_mode_t){.view = true, .wide = true})
+#define SENSE_NARROW_VIEW ((sense_mode_t){.view = true})
+
+/* True when an agent may sense with a fast variant: one species, no
+ * per-pair wrapping or extra counts, alignment and cohesion the same zone,
+ * separation's inside it, all three zones the same view. Then every
+ * neighbour is in the alignment zone, so n_ali = n_any. */
+LANES_INLINE bool sense_fast_ok(const sense_params_t *sp, const sense_self_t *me, bool several_species)
+{
+    return !several_species && !sp->pair_wrap && !sp->count_ahead && !sp->count_zones && me->coh_is_ali &&
+           me->sep_view_is_ali && sp->sep2 <= me->ali2;
+}
+
+/* Adds candidates [0, end) of X/Y, seen from (qx, qy); VX/VY are what
+ * alignment averages (velocities or unit headings); S holds each
+ * candidate's species, read only when me->species ≥ 0. The arrays must be
+ * readable up to end + SENSE_LANES − 1, those extra entries holding
+ * SENSE_FAR positions, and the agent's own entry must hold SENSE_FAR. */
 LANES_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const float *restrict Y,
                               const float *restrict VX, const float *restrict VY, const float *restrict S,
-                              int32_t begin, int32_t end, int32_t self, float qx, float qy, const sense_self_t *me,
-                              const sense_params_t *sp)
+                              int32_t end, float qx, float qy, const sense_self_t *me, const sense_params_t *sp,
+                              const sense_mode_t mode)
 {
     const lanes_f zero = {0};
     const lanes_f one = zero + 1.0f;
-    lanes_i lane;
-    for (int k = 0; k < SENSE_LANES; k++) lane[k] = k;
     const float half_w = 0.5f * sp->width, half_h = 0.5f * sp->height;
+    const bool sees_everything = mode.generic ? me->sees_everything : !mode.view;
+    const bool coh_is_ali = mode.generic ? me->coh_is_ali : true;
     sense_acc_t a = *acc;
-    for (int32_t j0 = begin; j0 < end; j0 += SENSE_LANES) {
+    for (int32_t j0 = 0; j0 < end; j0 += SENSE_LANES) {
         lanes_f dx = lanes_load(X + j0) - qx, dy = lanes_load(Y + j0) - qy;
-        if (sp->pair_wrap) { /* shortest displacement on the torus */
+        if (mode.generic && sp->pair_wrap) { /* shortest displacement on the torus */
             dx = dx - lanes_keep(dx > half_w, zero + sp->width) + lanes_keep(dx < -half_w, zero + sp->width);
             dy = dy - lanes_keep(dy > half_h, zero + sp->height) + lanes_keep(dy < -half_h, zero + sp->height);
         }
         const lanes_f d2 = dx * dx + dy * dy;
-        const lanes_i index = lane + j0;
-        lanes_i m = index != self;
-        if (me->species >= 0.0f) m &= lanes_load(S + j0) == me->species; /* own kind only */
-        lanes_i m_sep = m & (d2 < sp->sep2) & (d2 > 0.0f);
-        lanes_i m_ali = m & (d2 < me->ali2);
-        lanes_i m_coh = me->coh_is_ali ? m_ali : m & (d2 < me->coh2);
-        if (!me->sees_everything) {
+        lanes_i m_sep = (d2 < sp->sep2) & (d2 > 0.0f);
+        lanes_i m_ali = d2 < me->ali2;
+        lanes_i m_coh = coh_is_ali ? m_ali : d2 < me->coh2;
+        if (mode.generic && me->species >= 0.0f) { /* own kind only */
+            const lanes_i kind = lanes_load(S + j0) == me->species;
+            m_sep &= kind;
+            m_ali &= kind;
+            m_coh &= kind;
+        }
+        if (!sees_everything) {
             /* Each zone's view, computed once when zones share it (the
              * default: all three see 300°). */
             const lanes_f dot = me->vx * dx + me->vy * dy;
             const lanes_i front = dot >= 0.0f;
             const lanes_f dot2 = dot * dot;
-            lanes_i all = m | ~m; /* all ones */
-            const lanes_i v_ali = me->sees_all[ZONE_ALI] ? all
-                                                         : lanes_in_view(front, dot2, d2, me->k_fov[ZONE_ALI], sp->wide[ZONE_ALI]);
-            const lanes_i v_sep = me->sep_view_is_ali ? v_ali
-                                  : me->sees_all[ZONE_SEP]
-                                      ? all
-                                      : lanes_in_view(front, dot2, d2, me->k_fov[ZONE_SEP], sp->wide[ZONE_SEP]);
-            m_sep &= v_sep;
-            m_ali &= v_ali;
-            if (me->coh_is_ali)
+            if (!mode.generic) {
+                const lanes_i v = lanes_in_view(front, dot2, d2, me->k_fov[ZONE_ALI], mode.wide);
+                m_sep &= v;
+                m_ali &= v;
                 m_coh = m_ali;
-            else
-                m_coh &= me->coh_view_is_ali ? v_ali
-                         : me->sees_all[ZONE_COH]
-                             ? all
-                             : lanes_in_view(front, dot2, d2, me->k_fov[ZONE_COH], sp->wide[ZONE_COH]);
+            } else {
+                lanes_i all = m_ali | ~m_ali; /* all ones */
+                const lanes_i v_ali = me->sees_all[ZONE_ALI]
+                                          ? all
+                                          : lanes_in_view(front, dot2, d2, me->k_fov[ZONE_ALI], sp->wide[ZONE_ALI]);
+                const lanes_i v_sep = me->sep_view_is_ali ? v_ali
+                                      : me->sees_all[ZONE_SEP]
+                                          ? all
+                                          : lanes_in_view(front, dot2, d2, me->k_fov[ZONE_SEP], sp->wide[ZONE_SEP]);
+                m_sep &= v_sep;
+                m_ali &= v_ali;
+                if (me->coh_is_ali)
+                    m_coh = m_ali;
+                else
+                    m_coh &= me->coh_view_is_ali ? v_ali
+                             : me->sees_all[ZONE_COH]
+                                 ? all
+                                 : lanes_in_view(front, dot2, d2, me->k_fov[ZONE_COH], sp->wide[ZONE_COH]);
+            }
         }
         /* Neighbours in any zone; one at the very same spot counts (for
          * alignment and cohesion) though separation has no way from it. */
-        m = m_ali | m_coh | m_sep;
+        const lanes_i m = m_ali | m_coh | m_sep;
         /* Lanes with d2 = 0 divide by zero here; their result is masked out
          * bit by bit below (IEEE division by zero is defined, not trapped). */
         const lanes_f inv = one / d2;
@@ -194,45 +226,44 @@ LANES_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const fl
         a.cx += lanes_keep(m_coh, dx);
         a.cy += lanes_keep(m_coh, dy);
         a.nn += lanes_keep(m, one);
-        if (sp->count_ahead) a.nf += lanes_keep(m_coh & (me->vx * dx + me->vy * dy > 0.0f), one);
-        if (sp->count_zones) { /* only density-dependent perception needs them */
+        if (mode.generic) {
+            if (sp->count_ahead) a.nf += lanes_keep(m_coh & (me->vx * dx + me->vy * dy > 0.0f), one);
             a.na += lanes_keep(m_ali, one);
             a.nc += lanes_keep(m_coh, one);
         }
-        a.any_sep |= m_sep;
-        a.any_ali |= m_ali;
-        a.any_coh |= m_coh;
     }
     *acc = a;
 }
 
-LANES_INLINE bool lanes_any(lanes_i m)
-{
-    int32_t r = 0;
-    for (int k = 0; k < SENSE_LANES; k++) r |= m[k];
-    return r != 0;
-}
+/* An agent's sums: quads (sep_x, sep_y, ali_x, ali_y), (coh_x, coh_y, n_any,
+ * n_ali), (n_coh, n_ahead, 0, 0); the last only from the generic variant. */
+typedef struct sense_quads {
+    quad_f q[3];
+} sense_quads_t;
 
-LANES_INLINE sense_sums_t sense_finish(const sense_acc_t *a)
+LANES_INLINE sense_quads_t sense_finish(const sense_acc_t *a, bool generic)
 {
     const lanes_f zero = {0};
-    quad_f s1 = lanes_sum4(a->sx, a->sy, a->ax, a->ay);
-    quad_f s2 = lanes_sum4(a->cx, a->cy, a->nn, a->na);
-    quad_f s3 = lanes_sum4(a->nc, a->nf, zero, zero);
+    sense_quads_t r;
+    r.q[0] = lanes_sum4(a->sx, a->sy, a->ax, a->ay);
+    r.q[1] = lanes_sum4(a->cx, a->cy, a->nn, generic ? a->na : a->nn);
+    r.q[2] = generic ? lanes_sum4(a->nc, a->nf, zero, zero) : (quad_f){0};
+    return r;
+}
+
+LANES_INLINE sense_sums_t sense_sums_of(sense_quads_t r)
+{
     return (sense_sums_t){
-        .sep_x = s1[0],
-        .sep_y = s1[1],
-        .ali_x = s1[2],
-        .ali_y = s1[3],
-        .coh_x = s2[0],
-        .coh_y = s2[1],
-        .any_sep = lanes_any(a->any_sep),
-        .any_ali = lanes_any(a->any_ali),
-        .any_coh = lanes_any(a->any_coh),
-        .n_any = (int)s2[2],
-        .n_ali = (int)s2[3],
-        .n_coh = (int)s3[0],
-        .n_ahead = (int)s3[1],
+        .sep_x = r.q[0][0],
+        .sep_y = r.q[0][1],
+        .ali_x = r.q[0][2],
+        .ali_y = r.q[0][3],
+        .coh_x = r.q[1][0],
+        .coh_y = r.q[1][1],
+        .n_any = (int)r.q[1][2],
+        .n_ali = (int)r.q[1][3],
+        .n_coh = (int)r.q[2][0],
+        .n_ahead = (int)r.q[2][1],
     };
 }
 

@@ -6,70 +6,68 @@
  * change the rule asks for this tick, limited to max_force·dt; the rules
  * that act on an agent are combined as a weighted average (over the rules
  * that fired), then v += Δv, |v| ≤ max_speed, p += v·dt. So max_force is
- * the agent's real acceleration limit, whatever the tick rate. */
+ * the agent's real acceleration limit, whatever the tick rate.
+ *
+ * The rules run for eight agents at once, one per vector lane, with the
+ * same IEEE operations in the same order as one agent at a time would do
+ * them: an agent's result does not depend on its batch. The rarer rules
+ * (evading predators, wandering, avoiding obstacles) run lane by lane. */
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "sim/clones.h"
+#include "sim/lanes.h"
 #include "sim/models.h"
 #include "sim/motion.h"
 
-KERNEL_CLONES
-void reynolds_agent(const world_t *w, size_t i, const sense_sums_t *s)
+/* Each lane's value of a float parameter: broadcast when all share one
+ * species' parameters, else read from each agent's. */
+LANES_INLINE lanes_f param_lanes(const sim_params_t *const ps[LANES], bool uniform, size_t offset)
+{
+    lanes_f v;
+    if (uniform) {
+        float f;
+        memcpy(&f, (const char *)ps[0] + offset, sizeof f);
+        return (lanes_f){0} + f;
+    }
+    for (int k = 0; k < LANES; k++) memcpy(&v[k], (const char *)ps[k] + offset, sizeof(float));
+    return v;
+}
+#define PARAM(field) param_lanes(ps, uniform, offsetof(sim_params_t, field))
+
+/* Displacement from each lane's position to its nearest target (strictly
+ * nearer wins: the first of equals). found: lanes that have one. */
+LANES_INLINE void nearest_target_lanes(const world_t *w, lanes_f px, lanes_f py, lanes_f *tx, lanes_f *ty, lanes_i *found)
+{
+    const bool wrap = w->params.border == BORDER_WRAP;
+    const lanes_f zero = {0};
+    const lanes_f W = zero + w->width, H = zero + w->height;
+    lanes_f best = zero + INFINITY, bx = zero, by = zero;
+    for (size_t k = 0; k < w->n_targets; k++) {
+        lanes_f dx = w->targets[k].x - px, dy = w->targets[k].y - py;
+        if (wrap) { /* motion_wrap_delta, lane by lane */
+            dx = lanes_select(dx > 0.5f * W, dx - W, lanes_select(dx < -0.5f * W, dx + W, dx));
+            dy = lanes_select(dy > 0.5f * H, dy - H, lanes_select(dy < -0.5f * H, dy + H, dy));
+        }
+        const lanes_f d2 = dx * dx + dy * dy;
+        const lanes_i closer = d2 < best;
+        best = lanes_select(closer, d2, best);
+        bx = lanes_select(closer, dx, bx);
+        by = lanes_select(closer, dy, by);
+    }
+    *found = best < INFINITY;
+    *tx = lanes_keep(*found, bx);
+    *ty = lanes_keep(*found, by);
+}
+
+/* Evading predators and wandering, two more "toward a direction" rules,
+ * then avoiding obstacles: for agent i alone, added to its sums. */
+static void rare_rules(const world_t *w, const sim_params_t *p, size_t i, float *accx, float *accy, float *wsum)
 {
     const agents_t *a = &w->cur;
-    const sim_params_t *p = world_params_for(w, a->flags[i]); /* its species' */
     const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
     const float max_speed = p->max_speed, dt = w->dt, max_dv = p->max_force * dt;
-
-    /* A leader: no neighbour in any zone (or, by leader_rule "front", none
-     * ahead), so it steers to the nearest target with w_leader; agents that
-     * see it follow, and the flock is led. Inside arrive_radius it wants to
-     * go slower, down to a stop on the target. */
-    uint8_t flags = 0;
-    vec2 to_target = {0.0f, 0.0f};
-    float leader_speed = max_speed, target_weight = 0.0f;
-    const bool leads = (p->leader_rule == LEADER_FRONT ? s->n_ahead : s->n_any) == 0;
-    /* Every agent may also be drawn to the nearest target a little
-     * (w_target), leader or not: the click a viewer makes is felt by all. */
-    if ((leads || p->w_target > 0.0f) && motion_nearest_target(w, px, py, &to_target)) {
-        if (leads) flags |= AGENT_LEADER;
-        /* The pull on followers stops within target_radius: the flock
-         * gathers round the target instead of crushing onto one point. */
-        float d2 = to_target.x * to_target.x + to_target.y * to_target.y;
-        target_weight = leads ? p->w_leader : (d2 > p->target_radius * p->target_radius ? p->w_target : 0.0f);
-        if (p->arrive_radius > 0.0f) {
-            float d = sqrtf(to_target.x * to_target.x + to_target.y * to_target.y);
-            if (d < p->arrive_radius) leader_speed = max_speed * d / p->arrive_radius;
-        }
-    }
-
-    /* The four "steer toward a direction" rules — separation, alignment,
-     * cohesion, leader — each d̂·speed − v limited to max_force·dt, side by
-     * side. A rule that did not fire, or has no direction, gets weight 0 and
-     * adds nothing. */
-    const float dir_x[4] = {s->sep_x, s->ali_x, s->coh_x, to_target.x};
-    const float dir_y[4] = {s->sep_y, s->ali_y, s->coh_y, to_target.y};
-    const float speed[4] = {max_speed, max_speed, max_speed, leader_speed};
-    const float weight[4] = {s->any_sep ? p->w_sep : 0.0f, s->any_ali ? p->w_ali : 0.0f, s->any_coh ? p->w_coh : 0.0f,
-                             target_weight};
-    float part_x[4], part_y[4], part_w[4];
-    for (int k = 0; k < 4; k++) {
-        float len2 = dir_x[k] * dir_x[k] + dir_y[k] * dir_y[k];
-        bool some = len2 > 0.0f;
-        float scale = speed[k] / sqrtf(some ? len2 : 1.0f);
-        float sx = dir_x[k] * scale - vx, sy = dir_y[k] * scale - vy;
-        float s2 = sx * sx + sy * sy;
-        float limit = s2 > max_dv * max_dv ? max_dv / sqrtf(s2) : 1.0f;
-        float wk = some ? weight[k] : 0.0f;
-        part_x[k] = wk * (sx * limit);
-        part_y[k] = wk * (sy * limit);
-        part_w[k] = wk;
-    }
-    float accx = (part_x[0] + part_x[1]) + (part_x[2] + part_x[3]);
-    float accy = (part_y[0] + part_y[1]) + (part_y[2] + part_y[3]);
-    float wsum = (part_w[0] + part_w[1]) + (part_w[2] + part_w[3]);
-    /* Evading predators and wandering: two more "toward a direction" rules. */
     vec2 dir[2];
     float wt[2] = {0.0f, 0.0f};
     if (w->n_predators && p->w_flee > 0.0f && motion_evade(w, px, py, &dir[0])) wt[0] = p->w_flee;
@@ -80,23 +78,124 @@ void reynolds_agent(const world_t *w, size_t i, const sense_sums_t *s)
         float scale = max_speed / sqrtf(len2);
         float sx = dir[k].x * scale - vx, sy = dir[k].y * scale - vy, s2 = sx * sx + sy * sy;
         float limit = s2 > max_dv * max_dv ? max_dv / sqrtf(s2) : 1.0f;
-        accx += wt[k] * sx * limit, accy += wt[k] * sy * limit, wsum += wt[k];
+        *accx += wt[k] * sx * limit, *accy += wt[k] * sy * limit, *wsum += wt[k];
     }
     vec2 avoid; /* of length max_force: as a change of velocity, times dt */
     if (p->w_avoid > 0 && motion_avoid(w, px, py, vx, vy, &avoid)) {
-        accx += p->w_avoid * avoid.x * dt, accy += p->w_avoid * avoid.y * dt, wsum += p->w_avoid;
+        *accx += p->w_avoid * avoid.x * dt, *accy += p->w_avoid * avoid.y * dt, *wsum += p->w_avoid;
+    }
+}
+
+KERNEL_CLONES
+void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
+{
+    const agents_t *a = &w->cur;
+    const size_t i0 = b->first;
+    const lanes_f zero = {0};
+    const lanes_f px = lanes_load(a->x + i0), py = lanes_load(a->y + i0);
+    const lanes_f vx = lanes_load(a->vx + i0), vy = lanes_load(a->vy + i0);
+    const int count = b->count;
+
+    /* What each agent sensed, one field per vector (lanes past count hold
+     * zeros; their results are not stored). */
+    quad_f q[3][LANES] = {{{0}}};
+    for (int k = 0; k < count; k++)
+        for (int g = 0; g < 3; g++) q[g][k] = b->sums[k][g];
+    lanes_f f0[4], f1[4], f2[4];
+    lanes_from_quads(q[0][0], q[0][1], q[0][2], q[0][3], q[0][4], q[0][5], q[0][6], q[0][7], f0);
+    lanes_from_quads(q[1][0], q[1][1], q[1][2], q[1][3], q[1][4], q[1][5], q[1][6], q[1][7], f1);
+    lanes_from_quads(q[2][0], q[2][1], q[2][2], q[2][3], q[2][4], q[2][5], q[2][6], q[2][7], f2);
+    const lanes_f sep_x = f0[0], sep_y = f0[1], ali_x = f0[2], ali_y = f0[3];
+    const lanes_f coh_x = f1[0], coh_y = f1[1], n_any = f1[2], n_ahead = f2[1];
+
+    /* Each agent's species' parameters. */
+    const sim_params_t *ps[LANES];
+    const bool uniform = w->params.species <= 1;
+    for (int k = 0; k < LANES; k++) ps[k] = k < count ? world_params_for(w, a->flags[i0 + k]) : &w->params;
+    const lanes_f max_speed = PARAM(max_speed), max_dv = PARAM(max_force) * w->dt;
+    lanes_i front_rule;
+    for (int k = 0; k < LANES; k++) front_rule[k] = ps[k]->leader_rule == LEADER_FRONT ? -1 : 0;
+
+    /* A leader: no neighbour in any zone (or, by leader_rule "front", none
+     * ahead), so it steers to the nearest target with w_leader; agents that
+     * see it follow, and the flock is led. Inside arrive_radius it wants to
+     * go slower, down to a stop on the target. Every agent may also be
+     * drawn to the nearest target a little (w_target), leader or not: the
+     * click a viewer makes is felt by all; that pull stops within
+     * target_radius, so the flock gathers round the target instead of
+     * crushing onto one point. */
+    const lanes_i leads = lanes_select(front_rule, n_ahead, n_any) == 0.0f;
+    const lanes_f w_target = PARAM(w_target);
+    lanes_f to_x = zero, to_y = zero, leader_speed = max_speed, target_weight = zero;
+    lanes_i leader = {0};
+    const lanes_i wants = leads | (w_target > 0.0f);
+    if (w->n_targets && lanes_any(wants)) {
+        lanes_i found;
+        nearest_target_lanes(w, px, py, &to_x, &to_y, &found);
+        found &= wants;
+        to_x = lanes_keep(found, to_x);
+        to_y = lanes_keep(found, to_y);
+        leader = leads & found;
+        const lanes_f d2 = to_x * to_x + to_y * to_y, radius = PARAM(target_radius);
+        const lanes_f pull = lanes_select(d2 > radius * radius, w_target, zero);
+        target_weight = lanes_keep(found, lanes_select(leads, PARAM(w_leader), pull));
+        const lanes_f arrive = PARAM(arrive_radius);
+        if (lanes_any(arrive > 0.0f)) {
+            const lanes_f d = lanes_sqrt(d2);
+            const lanes_i slow = found & (arrive > 0.0f) & (d < arrive);
+            leader_speed = lanes_select(slow, max_speed * d / arrive, max_speed);
+        }
     }
 
-    float nvx = vx, nvy = vy;
-    if (wsum > 0.0f) { /* the weighted average */
-        nvx += accx / wsum;
-        nvy += accy / wsum;
+    /* The four "steer toward a direction" rules — separation, alignment,
+     * cohesion, leader — each d̂·speed − v limited to max_force·dt, side by
+     * side. A rule with no direction (it saw no one, or its sum is 0) gets
+     * weight 0 and adds nothing. */
+    const lanes_f dir_x[4] = {sep_x, ali_x, coh_x, to_x};
+    const lanes_f dir_y[4] = {sep_y, ali_y, coh_y, to_y};
+    const lanes_f speed[4] = {max_speed, max_speed, max_speed, leader_speed};
+    const lanes_f weight[4] = {PARAM(w_sep), PARAM(w_ali), PARAM(w_coh), target_weight};
+    const lanes_f one = zero + 1.0f;
+    lanes_f part_x[4], part_y[4], part_w[4];
+    for (int k = 0; k < 4; k++) {
+        const lanes_f len2 = dir_x[k] * dir_x[k] + dir_y[k] * dir_y[k];
+        const lanes_i some = len2 > 0.0f;
+        const lanes_f scale = speed[k] / lanes_sqrt(lanes_select(some, len2, one));
+        const lanes_f sx = dir_x[k] * scale - vx, sy = dir_y[k] * scale - vy;
+        const lanes_f s2 = sx * sx + sy * sy;
+        const lanes_f limit = lanes_select(s2 > max_dv * max_dv, max_dv / lanes_sqrt(s2), one);
+        const lanes_f wk = lanes_keep(some, weight[k]);
+        part_x[k] = wk * (sx * limit);
+        part_y[k] = wk * (sy * limit);
+        part_w[k] = wk;
     }
-    float speed2 = nvx * nvx + nvy * nvy;
-    if (speed2 > max_speed * max_speed) {
-        float k = max_speed / sqrtf(speed2);
-        nvx *= k;
-        nvy *= k;
+    lanes_f accx = (part_x[0] + part_x[1]) + (part_x[2] + part_x[3]);
+    lanes_f accy = (part_y[0] + part_y[1]) + (part_y[2] + part_y[3]);
+    lanes_f wsum = (part_w[0] + part_w[1]) + (part_w[2] + part_w[3]);
+
+    if (w->n_predators || w->wander || w->n_obstacles) {
+        for (int k = 0; k < count; k++) {
+            float x = accx[k], y = accy[k], s = wsum[k];
+            rare_rules(w, ps[k], i0 + (size_t)k, &x, &y, &s);
+            accx[k] = x, accy[k] = y, wsum[k] = s;
+        }
     }
-    motion_finish(w, i, px + nvx * dt, py + nvy * dt, nvx, nvy, flags);
+
+    /* The weighted average, then the speed limit. */
+    lanes_f nvx = lanes_select(wsum > 0.0f, vx + accx / wsum, vx);
+    lanes_f nvy = lanes_select(wsum > 0.0f, vy + accy / wsum, vy);
+    const lanes_f speed2 = nvx * nvx + nvy * nvy;
+    const lanes_i too_fast = speed2 > max_speed * max_speed;
+    const lanes_f slow_down = max_speed / lanes_sqrt(speed2);
+    nvx = lanes_select(too_fast, nvx * slow_down, nvx);
+    nvy = lanes_select(too_fast, nvy * slow_down, nvy);
+
+    float x[LANES], y[LANES], out_vx[LANES], out_vy[LANES];
+    uint8_t flags[LANES];
+    lanes_store(x, px + nvx * w->dt);
+    lanes_store(y, py + nvy * w->dt);
+    lanes_store(out_vx, nvx);
+    lanes_store(out_vy, nvy);
+    for (int k = 0; k < LANES; k++) flags[k] = leader[k] ? AGENT_LEADER : 0;
+    motion_finish_lanes(w, i0, count, x, y, out_vx, out_vy, flags);
 }

@@ -156,7 +156,7 @@ static int reserve(world_t *w, size_t n)
 
 int scratch_init(sense_scratch_t *s, uint32_t cap)
 {
-    size_t n = (size_t)cap + SENSE_LANES;
+    size_t n = (size_t)cap + 2 * SENSE_LANES; /* padding, and a vector copy's overshoot */
     *s = (sense_scratch_t){calloc(n, sizeof(float)), calloc(n, sizeof(float)), calloc(n, sizeof(float)),
                            calloc(n, sizeof(float)), calloc(n, sizeof(float)), cap};
     if (s->x && s->y && s->vx && s->vy && s->species) return 0;
@@ -591,7 +591,7 @@ size_t world_memory_bytes(const world_t *w)
     size_t bytes = 2 * (w->cap + SENSE_LANES) * per_agent;                          /* cur and next */
     bytes += w->grid.agents_cap * 2 * sizeof(uint32_t);                             /* cell_of, order */
     bytes += (w->grid.cells_cap * 2 + 1) * sizeof(uint32_t);                        /* cell_start, cursor */
-    bytes += (size_t)w->threads * ((size_t)SENSE_SCRATCH_CAP + SENSE_LANES) * 5 * sizeof(float);
+    bytes += (size_t)w->threads * ((size_t)SENSE_SCRATCH_CAP + 2 * SENSE_LANES) * 5 * sizeof(float);
     for (float **arr = feature_arrays_begin((world_t *)w); arr < feature_arrays_end((world_t *)w); arr++)
         if (*arr) bytes += (w->cap + SENSE_LANES) * sizeof(float); /* optional per-agent arrays */
     bytes += w->history_frames * 4 * (w->cap + SENSE_LANES) * sizeof(float);       /* delayed feedback */
