@@ -107,6 +107,46 @@ static sense_params_t sense_params_of(const world_t *w, const sim_params_t *p)
     return sp;
 }
 
+/* Reynolds' common case, for the agents [first, last) of one cell whose
+ * candidates are all in the scratch span (self_base: the first agent's
+ * place in it): one species, alignment and cohesion the same zone, one
+ * view for all zones, no per-pair wrapping, no extra counts — what
+ * sense_fast_ok accepts, decided once for the step. The same results as
+ * the general path, with nothing per agent but what this case needs. */
+LANES_INLINE uint64_t reynolds_cell(const world_t *w, const sense_params_t *sp, sense_scratch_t *scratch,
+                                    uint32_t total, uint32_t first, uint32_t last, uint32_t self_base,
+                                    reynolds_batch_t *batch)
+{
+    const agents_t *a = &w->cur;
+    uint64_t neighbours = 0;
+    float *const X = scratch->x;
+    for (uint32_t i = first; i < last; i++) {
+        const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
+        const float v2 = vx * vx + vy * vy;
+        const sense_self_t me = {.vx = vx, .vy = vy, .ali2 = sp->ali2, .k_fov = {[ZONE_ALI] = sp->cos_half2[ZONE_ALI] * v2}};
+        const uint32_t self = self_base + (i - first);
+        const float own_x = X[self];
+        X[self] = SENSE_FAR; /* the agent itself stands far away while it senses */
+        sense_acc_t acc = {0};
+        if (!sp->blind[ZONE_ALI] || v2 == 0.0f)
+            sense_span(&acc, X, scratch->y, scratch->vx, scratch->vy, NULL, (int32_t)total, px, py, &me, sp, SENSE_SEES_ALL);
+        else if (sp->wide[ZONE_ALI])
+            sense_span(&acc, X, scratch->y, scratch->vx, scratch->vy, NULL, (int32_t)total, px, py, &me, sp, SENSE_WIDE_VIEW);
+        else
+            sense_span(&acc, X, scratch->y, scratch->vx, scratch->vy, NULL, (int32_t)total, px, py, &me, sp, SENSE_NARROW_VIEW);
+        X[self] = own_x;
+        const sense_quads_t quads = sense_finish(&acc, false);
+        neighbours += (uint64_t)quads.q[1][2];
+        memcpy(batch->sums[batch->count], quads.q, sizeof quads.q);
+        if (++batch->count == REYNOLDS_BATCH) {
+            reynolds_batch(w, batch);
+            batch->first += REYNOLDS_BATCH;
+            batch->count = 0;
+        }
+    }
+    return neighbours;
+}
+
 KERNEL_CLONES
 uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_scratch_t *scratch)
 {
@@ -141,6 +181,13 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
             src.vx = src.vy = NULL, src.hvx = frame + 2 * stride, src.hvy = frame + 3 * stride;
     }
     const bool density = p->density_radii && model == MODEL_REYNOLDS;
+    /* Reynolds' common case (see reynolds_cell), when every agent is in it
+     * whatever its velocity: the fast variants' conditions but pair_wrap,
+     * which depends on the cell. */
+    const sense_self_t typical = sense_self(&sps[0], 1.0f, 0.0f, 0.0f, 0.0f);
+    const sense_params_t unwrapped = {.sep2 = sps[0].sep2, .ali2 = sps[0].ali2};
+    const bool common = model == MODEL_REYNOLDS && !density && !sps[0].count_ahead &&
+                        sense_fast_ok(&unwrapped, &typical, species > 1);
 
     uint64_t neighbours = 0;
     reynolds_batch_t batch = {.first = g->cell_start[cell_begin], .count = 0};
@@ -163,6 +210,10 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
          * for the cell; a denser block is taken in chunks, agent by agent. */
         const bool once = total <= scratch->cap;
         if (once) gather(&src, runs, n_runs, 0, scratch);
+        if (once && common && !pair_wrap) {
+            neighbours += reynolds_cell(w, &sps[0], scratch, total, first, last, self_base, &batch);
+            continue;
+        }
         for (uint32_t i = first; i < last; i++) {
             const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
             const uint32_t self = self_base + (i - first), id = a->id[i];
