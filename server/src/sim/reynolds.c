@@ -96,15 +96,14 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
     const lanes_f vx = lanes_load(a->vx + i0), vy = lanes_load(a->vy + i0);
     const int count = b->count;
 
-    /* What each agent sensed, one field per vector (lanes past count hold
-     * zeros; their results are not stored). */
-    quad_f q[3][LANES] = {{{0}}};
-    for (int k = 0; k < count; k++)
-        for (int g = 0; g < 3; g++) q[g][k] = b->sums[k][g];
+    /* What each agent sensed, one field per vector (the lanes past count
+     * hold what an earlier batch left, or zeros; their results are not
+     * stored). */
+    const quad_f(*q)[3] = b->sums;
     lanes_f f0[4], f1[4], f2[4];
-    lanes_from_quads(q[0][0], q[0][1], q[0][2], q[0][3], q[0][4], q[0][5], q[0][6], q[0][7], f0);
-    lanes_from_quads(q[1][0], q[1][1], q[1][2], q[1][3], q[1][4], q[1][5], q[1][6], q[1][7], f1);
-    lanes_from_quads(q[2][0], q[2][1], q[2][2], q[2][3], q[2][4], q[2][5], q[2][6], q[2][7], f2);
+    lanes_from_quads(q[0][0], q[1][0], q[2][0], q[3][0], q[4][0], q[5][0], q[6][0], q[7][0], f0);
+    lanes_from_quads(q[0][1], q[1][1], q[2][1], q[3][1], q[4][1], q[5][1], q[6][1], q[7][1], f1);
+    lanes_from_quads(q[0][2], q[1][2], q[2][2], q[3][2], q[4][2], q[5][2], q[6][2], q[7][2], f2);
     const lanes_f sep_x = f0[0], sep_y = f0[1], ali_x = f0[2], ali_y = f0[3];
     const lanes_f coh_x = f1[0], coh_y = f1[1], n_any = f1[2], n_ahead = f2[1];
 
