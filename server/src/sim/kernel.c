@@ -108,25 +108,20 @@ static sense_params_t sense_params_of(const world_t *w, const sim_params_t *p)
 }
 
 /* Reynolds' common case, for the agents [first, last) of one cell whose
- * candidates are all in the scratch span (self_base: the first agent's
- * place in it): one species, alignment and cohesion the same zone, one
+ * candidates are all in the scratch span: one species, alignment and cohesion the same zone, one
  * view for all zones, no per-pair wrapping, no extra counts — what
  * sense_fast_ok accepts, decided once for the step. The same results as
  * the general path, with nothing per agent but what this case needs. */
-LANES_INLINE uint64_t reynolds_cell(const world_t *w, const sense_params_t *sp, sense_scratch_t *scratch,
-                                    uint32_t total, uint32_t first, uint32_t last, uint32_t self_base,
-                                    reynolds_batch_t *batch)
+LANES_INLINE uint64_t reynolds_cell(const world_t *w, const sense_params_t *sp, const sense_scratch_t *scratch,
+                                    uint32_t total, uint32_t first, uint32_t last, reynolds_batch_t *batch)
 {
     const agents_t *a = &w->cur;
     uint64_t neighbours = 0;
-    float *const X = scratch->x;
+    const float *const X = scratch->x;
     for (uint32_t i = first; i < last; i++) {
         const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
         const float v2 = vx * vx + vy * vy;
         const sense_self_t me = {.vx = vx, .vy = vy, .ali2 = sp->ali2, .k_fov = {[ZONE_ALI] = sp->cos_half2[ZONE_ALI] * v2}};
-        const uint32_t self = self_base + (i - first);
-        const float own_x = X[self];
-        X[self] = SENSE_FAR; /* the agent itself stands far away while it senses */
         sense_acc_t acc = {0};
         if (!sp->blind[ZONE_ALI] || v2 == 0.0f)
             sense_span(&acc, X, scratch->y, scratch->vx, scratch->vy, NULL, (int32_t)total, px, py, &me, sp, SENSE_SEES_ALL);
@@ -134,7 +129,6 @@ LANES_INLINE uint64_t reynolds_cell(const world_t *w, const sense_params_t *sp, 
             sense_span(&acc, X, scratch->y, scratch->vx, scratch->vy, NULL, (int32_t)total, px, py, &me, sp, SENSE_WIDE_VIEW);
         else
             sense_span(&acc, X, scratch->y, scratch->vx, scratch->vy, NULL, (int32_t)total, px, py, &me, sp, SENSE_NARROW_VIEW);
-        X[self] = own_x;
         const sense_quads_t quads = sense_finish(&acc, false);
         neighbours += (uint64_t)quads.q[1][2];
         memcpy(batch->sums[batch->count], quads.q, sizeof quads.q);
@@ -181,12 +175,14 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
             src.vx = src.vy = NULL, src.hvx = frame + 2 * stride, src.hvy = frame + 3 * stride;
     }
     const bool density = p->density_radii && model == MODEL_REYNOLDS;
+    /* Then an agent's own entry is where it was, not at distance 0. */
+    const bool delayed_positions = delayed && !src.x;
     /* Reynolds' common case (see reynolds_cell), when every agent is in it
      * whatever its velocity: the fast variants' conditions but pair_wrap,
      * which depends on the cell. */
     const sense_self_t typical = sense_self(&sps[0], 1.0f, 0.0f, 0.0f, 0.0f);
     const sense_params_t unwrapped = {.sep2 = sps[0].sep2, .ali2 = sps[0].ali2};
-    const bool common = model == MODEL_REYNOLDS && !density && !sps[0].count_ahead &&
+    const bool common = model == MODEL_REYNOLDS && !density && !delayed_positions && !sps[0].count_ahead &&
                         sense_fast_ok(&unwrapped, &typical, species > 1);
 
     uint64_t neighbours = 0;
@@ -211,7 +207,7 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
         const bool once = total <= scratch->cap;
         if (once) gather(&src, runs, n_runs, 0, scratch);
         if (once && common && !pair_wrap) {
-            neighbours += reynolds_cell(w, &sps[0], scratch, total, first, last, self_base, &batch);
+            neighbours += reynolds_cell(w, &sps[0], scratch, total, first, last, &batch);
             continue;
         }
         for (uint32_t i = first; i < last; i++) {
@@ -237,15 +233,11 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
              * cannot race with other agents. */
             sense_self_t me = sense_self(sp, vx, vy, density ? w->radius_ali[id] : 0.0f, density ? w->radius_coh[id] : 0.0f);
             if (species > 1) me.species = (float)s;
-            const bool generic = !sense_fast_ok(sp, &me, species > 1);
+            const bool generic = delayed_positions || !sense_fast_ok(sp, &me, species > 1);
             sense_acc_t acc = {0};
             for (uint32_t off = 0; off < total; off += scratch->cap) {
                 uint32_t n = once ? total : gather(&src, runs, n_runs, off, scratch);
-                /* The agent itself stands far away while it senses. */
-                const uint32_t me_k = self - off;
-                const bool here = self >= off && me_k < n;
-                const float own_x = here ? scratch->x[me_k] : 0.0f;
-                if (here) scratch->x[me_k] = SENSE_FAR;
+                if (delayed_positions) me.self = (int32_t)self - (int32_t)off;
                 const float *X = scratch->x, *Y = scratch->y, *VX = scratch->vx, *VY = scratch->vy;
                 if (generic)
                     sense_span(&acc, X, Y, VX, VY, scratch->species, (int32_t)n, px, py, &me, sp, SENSE_GENERIC);
@@ -255,7 +247,6 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
                     sense_span(&acc, X, Y, VX, VY, NULL, (int32_t)n, px, py, &me, sp, SENSE_WIDE_VIEW);
                 else
                     sense_span(&acc, X, Y, VX, VY, NULL, (int32_t)n, px, py, &me, sp, SENSE_NARROW_VIEW);
-                if (here) scratch->x[me_k] = own_x;
             }
             const sense_quads_t quads = sense_finish(&acc, generic);
             const sense_sums_t sums = sense_sums_of(quads);

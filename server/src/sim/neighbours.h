@@ -68,10 +68,8 @@ typedef struct sense_scratch {
 
 #define SENSE_SCRATCH_CAP 4096
 
-/* A far-away position: no zone reaches it. It pads the lanes past the end
- * of a gathered span (so those lanes need no bounds mask), and stands in for
- * the sensing agent's own entry while it senses (so no lane needs a "not
- * myself" test). */
+/* A far-away position for the lanes past the end of a gathered span: no
+ * zone reaches it, so those lanes need no bounds mask. */
 #define SENSE_FAR 1e30f
 
 /* Per-lane partial sums of one agent's sensing. */
@@ -91,6 +89,8 @@ typedef struct sense_self {
     bool sep_view_is_ali, coh_view_is_ali; /* the same field of view: one mask serves both */
     bool coh_is_ali;         /* the same zone and view: one mask for both (the default) */
     float species;           /* only candidates of this species count; < 0: all */
+    int32_t self;            /* the agent's own index among the candidates when it is
+                                not at distance 0 from itself (delayed positions); else −1 */
 } sense_self_t;
 
 /* ali_r and coh_r: this agent's zone radii (density-dependent perception),
@@ -99,7 +99,7 @@ LANES_INLINE sense_self_t sense_self(const sense_params_t *sp, float vx, float v
 {
     /* Visible iff angle(v, d) ≤ fov/2: v·d ≥ cos(fov/2)·|v|·|d|, compared
      * squared so that no square root or trigonometry runs per pair. */
-    sense_self_t me = {.vx = vx, .vy = vy, .sees_everything = true, .species = -1.0f};
+    sense_self_t me = {.vx = vx, .vy = vy, .sees_everything = true, .species = -1.0f, .self = -1};
     me.ali2 = ali_r > 0.0f ? ali_r * ali_r : sp->ali2;
     me.coh2 = coh_r > 0.0f ? coh_r * coh_r : sp->coh2;
     float v2 = vx * vx + vy * vy;
@@ -154,7 +154,14 @@ LANES_INLINE bool sense_fast_ok(const sense_params_t *sp, const sense_self_t *me
  * alignment averages (velocities or unit headings); S holds each
  * candidate's species, read only when me->species ≥ 0. The arrays must be
  * readable up to end + SENSE_LANES − 1, those extra entries holding
- * SENSE_FAR positions, and the agent's own entry must hold SENSE_FAR. */
+ * SENSE_FAR positions.
+ *
+ * A candidate at distance 0 is in no zone: that is how the agent itself,
+ * which is among its candidates, is left out without a test of its index
+ * (or a write into the span, which would stall the loads that follow). An
+ * other agent at the very same spot is left out with it; no zone could say
+ * which way it lies. Only when the candidates' positions are from the past
+ * (delayed feedback) is the agent's own entry, me->self, tested. */
 LANES_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const float *restrict Y,
                               const float *restrict VX, const float *restrict VY, const float *restrict S,
                               int32_t end, float qx, float qy, const sense_self_t *me, const sense_params_t *sp,
@@ -173,9 +180,15 @@ LANES_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const fl
             dy = dy - lanes_keep(dy > half_h, zero + sp->height) + lanes_keep(dy < -half_h, zero + sp->height);
         }
         const lanes_f d2 = dx * dx + dy * dy;
-        lanes_i m_sep = (d2 < sp->sep2) & (d2 > 0.0f);
-        lanes_i m_ali = d2 < me->ali2;
-        lanes_i m_coh = coh_is_ali ? m_ali : d2 < me->coh2;
+        lanes_i apart = d2 > 0.0f;
+        if (mode.generic && me->self >= 0) {
+            lanes_i index;
+            for (int k = 0; k < SENSE_LANES; k++) index[k] = j0 + k;
+            apart &= index != me->self;
+        }
+        lanes_i m_sep = (d2 < sp->sep2) & apart;
+        lanes_i m_ali = (d2 < me->ali2) & apart;
+        lanes_i m_coh = coh_is_ali ? m_ali : (d2 < me->coh2) & apart;
         if (mode.generic && me->species >= 0.0f) { /* own kind only */
             const lanes_i kind = lanes_load(S + j0) == me->species;
             m_sep &= kind;
@@ -213,9 +226,7 @@ LANES_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const fl
                                  : lanes_in_view(front, dot2, d2, me->k_fov[ZONE_COH], sp->wide[ZONE_COH]);
             }
         }
-        /* Neighbours in any zone; one at the very same spot counts (for
-         * alignment and cohesion) though separation has no way from it. */
-        const lanes_i m = m_ali | m_coh | m_sep;
+        const lanes_i m = m_ali | m_coh | m_sep; /* neighbours in any zone */
         /* Lanes with d2 = 0 divide by zero here; their result is masked out
          * bit by bit below (IEEE division by zero is defined, not trapped). */
         const lanes_f inv = one / d2;
