@@ -83,7 +83,9 @@ LANES_INLINE uint32_t gather(const sources_t *src, const grid_run_t *runs, int n
         }
         count += len;
     }
-    for (uint32_t k = count; k < count + SENSE_LANES; k++) s->x[k] = s->y[k] = SENSE_FAR;
+    const lanes_f far = (lanes_f){0} + SENSE_FAR;
+    lanes_store(s->x + count, far);
+    lanes_store(s->y + count, far);
     return count;
 }
 
@@ -107,172 +109,251 @@ static sense_params_t sense_params_of(const world_t *w, const sim_params_t *p)
     return sp;
 }
 
-/* Reynolds' common case, for the agents [first, last) of one cell whose
- * candidates are all in the scratch span: one species, alignment and cohesion the same zone, one
- * view for all zones, no per-pair wrapping, no extra counts — what
- * sense_fast_ok accepts, decided once for the step. The same results as
- * the general path, with nothing per agent but what this case needs. */
-LANES_INLINE uint64_t reynolds_cell(const world_t *w, const sense_params_t *sp, const sense_scratch_t *scratch,
-                                    uint32_t total, uint32_t first, uint32_t last, reynolds_batch_t *batch)
+/* What one step_cells call needs to know, fixed for the whole pass. */
+typedef struct pass {
+    world_t *w;
+    sources_t src;
+    int species;                             /* how many (1: no species tests) */
+    sense_params_t sps[SIM_MAX_SPECIES];     /* each species' sensing */
+    olfati_consts_t ocs[SIM_MAX_SPECIES];    /* … and Olfati-Saber terms */
+    bool wrap, olfati, density, delayed, delayed_positions;
+    bool common; /* Reynolds' common case: see reynolds_cell */
+    reynolds_batch_t batch;
+} pass_t;
+
+/* One cell's agents and where their neighbour candidates are. */
+typedef struct cell_block {
+    uint32_t first, last;     /* the cell's agents */
+    grid_run_t runs[GRID_MAX_RUNS];
+    int n_runs;
+    uint32_t total;           /* candidates in all runs */
+    uint32_t self_base;       /* the first agent's place among them */
+    bool pair_wrap;           /* shortest displacement pair by pair */
+} cell_block_t;
+
+static void cell_block_of(const pass_t *ps, uint32_t c, cell_block_t *b)
 {
-    const agents_t *a = &w->cur;
+    const grid_t *g = &ps->w->grid;
+    b->first = g->cell_start[c];
+    b->last = g->cell_start[c + 1];
+    b->n_runs = grid_runs(g, (int)(c % (uint32_t)g->nx), (int)(c / (uint32_t)g->nx), ps->wrap, b->runs, &b->pair_wrap);
+    /* A delayed neighbour may have crossed a wrapped edge since: take the
+     * shortest displacement pair by pair. */
+    b->pair_wrap |= ps->delayed && ps->wrap;
+    b->total = b->self_base = 0;
+    for (int r = 0; r < b->n_runs; r++) {
+        if (b->first >= b->runs[r].begin && b->first < b->runs[r].end) b->self_base = b->total + (b->first - b->runs[r].begin);
+        b->total += b->runs[r].end - b->runs[r].begin;
+    }
+}
+
+/* Hands agent i's sums to the Reynolds rules, which run for a batch of
+ * consecutive agents at once. */
+LANES_INLINE void batch_add(pass_t *ps, const sense_quads_t *quads)
+{
+    reynolds_batch_t *b = &ps->batch;
+    memcpy(b->sums[b->count], quads->q, sizeof quads->q);
+    if (++b->count == REYNOLDS_BATCH) {
+        reynolds_batch(ps->w, b);
+        b->first += REYNOLDS_BATCH;
+        b->count = 0;
+    }
+}
+
+/* Reynolds' common case, for one cell whose candidates are all in the
+ * scratch span: one species, alignment and cohesion the same zone, one
+ * view for all zones, no per-pair wrapping, no extra counts — what
+ * sense_fast_ok accepts, decided once for the pass. The same results as
+ * the general path, with nothing per agent but what this case needs. */
+LANES_INLINE uint64_t reynolds_cell(pass_t *ps, const cell_block_t *b, const sense_scratch_t *scratch)
+{
+    const agents_t *a = &ps->w->cur;
+    const sense_params_t *sp = &ps->sps[0];
     uint64_t neighbours = 0;
-    const float *const X = scratch->x;
-    for (uint32_t i = first; i < last; i++) {
+    for (uint32_t i = b->first; i < b->last; i++) {
         const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
         const float v2 = vx * vx + vy * vy;
         const sense_self_t me = {.vx = vx, .vy = vy, .ali2 = sp->ali2, .k_fov = {[ZONE_ALI] = sp->cos_half2[ZONE_ALI] * v2}};
+        const float *X = scratch->x, *Y = scratch->y, *VX = scratch->vx, *VY = scratch->vy;
+        const int32_t n = (int32_t)b->total;
         sense_acc_t acc = {0};
         if (!sp->blind[ZONE_ALI] || v2 == 0.0f)
-            sense_span(&acc, X, scratch->y, scratch->vx, scratch->vy, NULL, (int32_t)total, px, py, &me, sp, SENSE_SEES_ALL);
+            sense_span(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_SEES_ALL);
         else if (sp->wide[ZONE_ALI])
-            sense_span(&acc, X, scratch->y, scratch->vx, scratch->vy, NULL, (int32_t)total, px, py, &me, sp, SENSE_WIDE_VIEW);
+            sense_span(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_WIDE_VIEW);
         else
-            sense_span(&acc, X, scratch->y, scratch->vx, scratch->vy, NULL, (int32_t)total, px, py, &me, sp, SENSE_NARROW_VIEW);
+            sense_span(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_NARROW_VIEW);
         const sense_quads_t quads = sense_finish(&acc, false);
         neighbours += (uint64_t)quads.q[1][2];
-        memcpy(batch->sums[batch->count], quads.q, sizeof quads.q);
-        if (++batch->count == REYNOLDS_BATCH) {
-            reynolds_batch(w, batch);
-            batch->first += REYNOLDS_BATCH;
-            batch->count = 0;
-        }
+        batch_add(ps, &quads);
     }
     return neighbours;
 }
 
-KERNEL_CLONES
-uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_scratch_t *scratch)
+/* Every other case, one cell: any model, species, density-dependent
+ * radii, delayed positions, a block too dense for the span (taken in
+ * chunks, agent by agent). */
+static uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_t *scratch)
+{
+    world_t *w = ps->w;
+    const agents_t *a = &w->cur;
+    const int model = w->params.model, species = ps->species;
+    const uint32_t total = b->total;
+    /* Usually the whole block fits the scratch span and is copied once for
+     * the cell; a denser block is taken in chunks, agent by agent. */
+    const bool once = total <= scratch->cap;
+    if (once) gather(&ps->src, b->runs, b->n_runs, 0, scratch);
+    uint64_t neighbours = 0;
+    for (uint32_t i = b->first; i < b->last; i++) {
+        const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
+        const uint32_t self = b->self_base + (i - b->first), id = a->id[i];
+        const int s = species > 1 ? (int)((a->flags[i] & AGENT_SPECIES_MASK) >> AGENT_SPECIES_SHIFT) : 0;
+        sense_params_t *sp = &ps->sps[s];
+        sp->pair_wrap = b->pair_wrap;
+        if (ps->olfati) {
+            olfati_sums_t sums = {0};
+            for (uint32_t off = 0; off < total; off += scratch->cap) {
+                uint32_t n = once ? total : gather(&ps->src, b->runs, b->n_runs, off, scratch);
+                olfati_sense(&ps->ocs[s], scratch->x, scratch->y, scratch->vx, scratch->vy,
+                             species > 1 ? scratch->species : NULL, (float)s, (int32_t)n, (int32_t)self - (int32_t)off,
+                             px, py, vx, vy, b->pair_wrap, w->width, w->height, &sums);
+            }
+            neighbours += (uint64_t)sums.neighbours;
+            olfati_agent(w, &ps->ocs[s], i, &sums);
+            continue;
+        }
+        /* Density-dependent perception: this agent's own radii, which only
+         * it reads and writes (by id), so updating them in place cannot
+         * race with other agents. */
+        const bool density = ps->density;
+        sense_self_t me = sense_self(sp, vx, vy, density ? w->radius_ali[id] : 0.0f, density ? w->radius_coh[id] : 0.0f);
+        if (species > 1) me.species = (float)s;
+        const bool generic = ps->delayed_positions || !sense_fast_ok(sp, &me, species > 1);
+        sense_acc_t acc = {0};
+        for (uint32_t off = 0; off < total; off += scratch->cap) {
+            uint32_t n = once ? total : gather(&ps->src, b->runs, b->n_runs, off, scratch);
+            if (ps->delayed_positions) me.self = (int32_t)self - (int32_t)off;
+            const float *X = scratch->x, *Y = scratch->y, *VX = scratch->vx, *VY = scratch->vy;
+            if (generic)
+                sense_span(&acc, X, Y, VX, VY, scratch->species, (int32_t)n, px, py, &me, sp, SENSE_GENERIC);
+            else if (me.sees_everything)
+                sense_span(&acc, X, Y, VX, VY, NULL, (int32_t)n, px, py, &me, sp, SENSE_SEES_ALL);
+            else if (sp->wide[ZONE_ALI])
+                sense_span(&acc, X, Y, VX, VY, NULL, (int32_t)n, px, py, &me, sp, SENSE_WIDE_VIEW);
+            else
+                sense_span(&acc, X, Y, VX, VY, NULL, (int32_t)n, px, py, &me, sp, SENSE_NARROW_VIEW);
+        }
+        const sense_quads_t quads = sense_finish(&acc, generic);
+        const sense_sums_t sums = sense_sums_of(quads);
+        neighbours += (uint64_t)sums.n_any;
+        if (density) {
+            /* radius ← max(r_min, (1 − s)·radius + s·(r_max − influence·n)) */
+            const sim_params_t *p = &w->species_params[s];
+            const float k = p->radius_smoothing * w->dt;
+            w->radius_ali[id] = fmaxf(p->radius_min, (1.0f - k) * w->radius_ali[id] +
+                                                         k * (p->ali_radius - p->radius_influence * (float)sums.n_ali));
+            w->radius_coh[id] = fmaxf(p->radius_min, (1.0f - k) * w->radius_coh[id] +
+                                                         k * (p->coh_radius - p->radius_influence * (float)sums.n_coh));
+        }
+        if (model == MODEL_UNICYCLE)
+            unicycle_agent(w, i, &sums);
+        else
+            batch_add(ps, &quads);
+    }
+    return neighbours;
+}
+
+static void pass_init(pass_t *ps, world_t *w, uint32_t first_agent)
 {
     const sim_params_t *p = &w->params;
     const agents_t *a = &w->cur;
-    const grid_t *g = &w->grid;
-    const bool wrap = p->border == BORDER_WRAP;
     const int model = p->model;
-    const bool olfati = model == MODEL_OLFATI1 || model == MODEL_OLFATI2 || model == MODEL_OLFATI3;
+    ps->w = w;
+    ps->wrap = p->border == BORDER_WRAP;
+    ps->olfati = model == MODEL_OLFATI1 || model == MODEL_OLFATI2 || model == MODEL_OLFATI3;
     /* Each species senses with its own zones, views and Olfati-Saber terms. */
-    const int species = p->species > 1 ? p->species : 1;
-    sense_params_t sps[SIM_MAX_SPECIES];
-    olfati_consts_t ocs[SIM_MAX_SPECIES];
-    for (int s = 0; s < species; s++) {
-        sps[s] = sense_params_of(w, &w->species_params[s]);
-        sps[s].count_ahead = w->species_params[s].leader_rule == LEADER_FRONT && w->n_targets > 0;
-        sps[s].count_zones = p->density_radii && model == MODEL_REYNOLDS;
-        ocs[s] = olfati_consts(&w->species_params[s]);
+    ps->species = p->species > 1 ? p->species : 1;
+    for (int s = 0; s < ps->species; s++) {
+        ps->sps[s] = sense_params_of(w, &w->species_params[s]);
+        ps->sps[s].count_ahead = w->species_params[s].leader_rule == LEADER_FRONT && w->n_targets > 0;
+        ps->sps[s].count_zones = p->density_radii && model == MODEL_REYNOLDS;
+        ps->ocs[s] = olfati_consts(&w->species_params[s]);
     }
 
     /* What neighbours are sensed from. Alignment may average unit headings
      * instead of velocities; delayed feedback reads the history by id. */
-    const bool by_heading = !olfati && p->ali_mode == ALIGN_HEADING;
-    sources_t src = {a->x, a->y, by_heading ? w->head_x : a->vx, by_heading ? w->head_y : a->vy,
-                     NULL, NULL, NULL, NULL, a->id, species > 1 ? a->flags : NULL};
-    const bool delayed = p->delay_ticks > 0 && w->history;
-    if (delayed) {
+    const bool by_heading = !ps->olfati && p->ali_mode == ALIGN_HEADING;
+    ps->src = (sources_t){a->x, a->y, by_heading ? w->head_x : a->vx, by_heading ? w->head_y : a->vy,
+                          NULL, NULL, NULL, NULL, a->id, ps->species > 1 ? a->flags : NULL};
+    ps->delayed = p->delay_ticks > 0 && w->history;
+    if (ps->delayed) {
         const float *frame = world_history_frame(w, (uint64_t)p->delay_ticks);
         size_t stride = w->cap + SENSE_LANES;
-        if (p->delay_mode != DELAY_VELOCITIES) src.x = src.y = NULL, src.hx = frame, src.hy = frame + stride;
+        if (p->delay_mode != DELAY_VELOCITIES) ps->src.x = ps->src.y = NULL, ps->src.hx = frame, ps->src.hy = frame + stride;
         if (p->delay_mode != DELAY_POSITIONS && !by_heading)
-            src.vx = src.vy = NULL, src.hvx = frame + 2 * stride, src.hvy = frame + 3 * stride;
+            ps->src.vx = ps->src.vy = NULL, ps->src.hvx = frame + 2 * stride, ps->src.hvy = frame + 3 * stride;
     }
-    const bool density = p->density_radii && model == MODEL_REYNOLDS;
+    ps->density = p->density_radii && model == MODEL_REYNOLDS;
     /* Then an agent's own entry is where it was, not at distance 0. */
-    const bool delayed_positions = delayed && !src.x;
+    ps->delayed_positions = ps->delayed && !ps->src.x;
     /* Reynolds' common case (see reynolds_cell), when every agent is in it
      * whatever its velocity: the fast variants' conditions but pair_wrap,
      * which depends on the cell. */
-    const sense_self_t typical = sense_self(&sps[0], 1.0f, 0.0f, 0.0f, 0.0f);
-    const sense_params_t unwrapped = {.sep2 = sps[0].sep2, .ali2 = sps[0].ali2};
-    const bool common = model == MODEL_REYNOLDS && !density && !delayed_positions && !sps[0].count_ahead &&
-                        sense_fast_ok(&unwrapped, &typical, species > 1);
+    const sense_self_t typical = sense_self(&ps->sps[0], 1.0f, 0.0f, 0.0f, 0.0f);
+    const sense_params_t unwrapped = {.sep2 = ps->sps[0].sep2, .ali2 = ps->sps[0].ali2};
+    ps->common = model == MODEL_REYNOLDS && !ps->density && !ps->delayed_positions && !ps->sps[0].count_ahead &&
+                 sense_fast_ok(&unwrapped, &typical, ps->species > 1);
+    ps->batch = (reynolds_batch_t){.first = first_agent, .count = 0};
+}
 
+/* The next cell from c on (up to end) that has agents. */
+static uint32_t next_occupied(const grid_t *g, uint32_t c, uint32_t end)
+{
+    while (c < end && g->cell_start[c] == g->cell_start[c + 1]) c++;
+    return c;
+}
+
+KERNEL_CLONES
+uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_scratch_t scratch[2])
+{
+    pass_t ps;
+    pass_init(&ps, w, w->grid.cell_start[cell_begin]);
+    const grid_t *g = &w->grid;
     uint64_t neighbours = 0;
-    reynolds_batch_t batch = {.first = g->cell_start[cell_begin], .count = 0};
-    for (uint32_t c = cell_begin; c < cell_end; c++) {
-        const uint32_t first = g->cell_start[c], last = g->cell_start[c + 1];
-        if (first == last) continue;
-        /* Every agent of a cell has the same candidates: find them once. */
-        grid_run_t runs[GRID_MAX_RUNS];
-        bool pair_wrap;
-        int n_runs = grid_runs(g, (int)(c % (uint32_t)g->nx), (int)(c / (uint32_t)g->nx), wrap, runs, &pair_wrap);
-        /* A delayed neighbour may have crossed a wrapped edge since: take
-         * the shortest displacement pair by pair. */
-        pair_wrap |= delayed && wrap;
-        uint32_t total = 0, self_base = 0;
-        for (int r = 0; r < n_runs; r++) {
-            if (first >= runs[r].begin && first < runs[r].end) self_base = total + (first - runs[r].begin);
-            total += runs[r].end - runs[r].begin;
+    if (!ps.common) {
+        cell_block_t b;
+        for (uint32_t c = next_occupied(g, cell_begin, cell_end); c < cell_end; c = next_occupied(g, c + 1, cell_end)) {
+            cell_block_of(&ps, c, &b);
+            neighbours += any_cell(&ps, &b, &scratch[0]);
         }
-        /* Usually the whole block fits the scratch span and is copied once
-         * for the cell; a denser block is taken in chunks, agent by agent. */
-        const bool once = total <= scratch->cap;
-        if (once) gather(&src, runs, n_runs, 0, scratch);
-        if (once && common && !pair_wrap) {
-            neighbours += reynolds_cell(w, &sps[0], scratch, total, first, last, &batch);
-            continue;
+    } else {
+        /* Reynolds' common case, pipelined: the next cell's candidates are
+         * copied into the other span before this cell is sensed, so that
+         * the copy's stores have reached the cache by the time they are
+         * read (a load from stores still in flight, of another size or
+         * place, waits for them). */
+        cell_block_t blocks[2];
+        int cur = 0;
+        uint32_t c = next_occupied(g, cell_begin, cell_end);
+        if (c < cell_end) {
+            cell_block_of(&ps, c, &blocks[cur]);
+            gather(&ps.src, blocks[cur].runs, blocks[cur].n_runs, 0, &scratch[cur]);
         }
-        for (uint32_t i = first; i < last; i++) {
-            const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
-            const uint32_t self = self_base + (i - first), id = a->id[i];
-            const int s = species > 1 ? (int)((a->flags[i] & AGENT_SPECIES_MASK) >> AGENT_SPECIES_SHIFT) : 0;
-            sense_params_t *sp = &sps[s];
-            sp->pair_wrap = pair_wrap;
-            if (olfati) {
-                olfati_sums_t sums = {0};
-                for (uint32_t off = 0; off < total; off += scratch->cap) {
-                    uint32_t n = once ? total : gather(&src, runs, n_runs, off, scratch);
-                    olfati_sense(&ocs[s], scratch->x, scratch->y, scratch->vx, scratch->vy,
-                                 species > 1 ? scratch->species : NULL, (float)s, (int32_t)n,
-                                 (int32_t)self - (int32_t)off, px, py, vx, vy, pair_wrap, w->width, w->height, &sums);
-                }
-                neighbours += (uint64_t)sums.neighbours;
-                olfati_agent(w, &ocs[s], i, &sums);
-                continue;
+        while (c < cell_end) {
+            const uint32_t next = next_occupied(g, c + 1, cell_end);
+            if (next < cell_end) {
+                cell_block_of(&ps, next, &blocks[!cur]);
+                gather(&ps.src, blocks[!cur].runs, blocks[!cur].n_runs, 0, &scratch[!cur]);
             }
-            /* Density-dependent perception: this agent's own radii, which
-             * only it reads and writes (by id), so updating them in place
-             * cannot race with other agents. */
-            sense_self_t me = sense_self(sp, vx, vy, density ? w->radius_ali[id] : 0.0f, density ? w->radius_coh[id] : 0.0f);
-            if (species > 1) me.species = (float)s;
-            const bool generic = delayed_positions || !sense_fast_ok(sp, &me, species > 1);
-            sense_acc_t acc = {0};
-            for (uint32_t off = 0; off < total; off += scratch->cap) {
-                uint32_t n = once ? total : gather(&src, runs, n_runs, off, scratch);
-                if (delayed_positions) me.self = (int32_t)self - (int32_t)off;
-                const float *X = scratch->x, *Y = scratch->y, *VX = scratch->vx, *VY = scratch->vy;
-                if (generic)
-                    sense_span(&acc, X, Y, VX, VY, scratch->species, (int32_t)n, px, py, &me, sp, SENSE_GENERIC);
-                else if (me.sees_everything)
-                    sense_span(&acc, X, Y, VX, VY, NULL, (int32_t)n, px, py, &me, sp, SENSE_SEES_ALL);
-                else if (sp->wide[ZONE_ALI])
-                    sense_span(&acc, X, Y, VX, VY, NULL, (int32_t)n, px, py, &me, sp, SENSE_WIDE_VIEW);
-                else
-                    sense_span(&acc, X, Y, VX, VY, NULL, (int32_t)n, px, py, &me, sp, SENSE_NARROW_VIEW);
-            }
-            const sense_quads_t quads = sense_finish(&acc, generic);
-            const sense_sums_t sums = sense_sums_of(quads);
-            neighbours += (uint64_t)sums.n_any;
-            if (density) {
-                /* radius ← max(r_min, (1 − s)·radius + s·(r_max − influence·n)) */
-                const sim_params_t *ps = &w->species_params[s];
-                const float k = ps->radius_smoothing * w->dt;
-                w->radius_ali[id] = fmaxf(ps->radius_min, (1.0f - k) * w->radius_ali[id] +
-                                                              k * (ps->ali_radius - ps->radius_influence * (float)sums.n_ali));
-                w->radius_coh[id] = fmaxf(ps->radius_min, (1.0f - k) * w->radius_coh[id] +
-                                                              k * (ps->coh_radius - ps->radius_influence * (float)sums.n_coh));
-            }
-            if (model == MODEL_UNICYCLE) {
-                unicycle_agent(w, i, &sums);
-                continue;
-            }
-            /* Reynolds' rules run for a batch of consecutive agents at once. */
-            memcpy(batch.sums[batch.count], quads.q, sizeof quads.q);
-            if (++batch.count == REYNOLDS_BATCH) {
-                reynolds_batch(w, &batch);
-                batch.first += REYNOLDS_BATCH;
-                batch.count = 0;
-            }
+            const cell_block_t *b = &blocks[cur];
+            if (b->total <= scratch[cur].cap && !b->pair_wrap)
+                neighbours += reynolds_cell(&ps, b, &scratch[cur]);
+            else
+                neighbours += any_cell(&ps, b, &scratch[cur]);
+            c = next;
+            cur = !cur;
         }
     }
-    if (batch.count) reynolds_batch(w, &batch);
+    if (ps.batch.count) reynolds_batch(w, &ps.batch);
     return neighbours;
 }

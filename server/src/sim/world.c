@@ -218,10 +218,10 @@ int world_init(world_t *w, const world_config_t *cfg)
     grid_init(&w->grid);
     w->threads = cfg->threads > 1 ? cfg->threads : 1;
     bool ok = (!w->max_targets || (w->targets = calloc(w->max_targets, sizeof *w->targets))) &&
-              (w->scratch = calloc((size_t)w->threads, sizeof *w->scratch)) &&
+              (w->scratch = calloc(2 * (size_t)w->threads, sizeof *w->scratch)) &&
               (w->task_pairs = calloc((size_t)w->threads * TASKS_PER_THREAD, sizeof *w->task_pairs)) &&
               (w->threads == 1 || (w->pool = workers_create(w->threads)));
-    for (int t = 0; ok && t < w->threads; t++) ok = scratch_init(&w->scratch[t], SENSE_SCRATCH_CAP) == 0;
+    for (int t = 0; ok && t < 2 * w->threads; t++) ok = scratch_init(&w->scratch[t], SENSE_SCRATCH_CAP) == 0;
     if (!ok) {
         world_free(w);
         return -1;
@@ -244,7 +244,7 @@ void world_free(world_t *w)
 {
     workers_destroy(w->pool);
     w->pool = NULL;
-    for (int t = 0; w->scratch && t < w->threads; t++) scratch_free(&w->scratch[t]);
+    for (int t = 0; w->scratch && t < 2 * w->threads; t++) scratch_free(&w->scratch[t]);
     free(w->scratch);
     w->scratch = NULL;
     free(w->task_pairs);
@@ -514,7 +514,7 @@ static void steer_task(void *ctx, int task, int thread)
     uint32_t first = cell_at(&w->grid, w->n * (size_t)task / n_tasks);
     uint32_t last = task + 1 == (int)n_tasks ? (uint32_t)((size_t)w->grid.nx * (size_t)w->grid.ny)
                                               : cell_at(&w->grid, w->n * (size_t)(task + 1) / n_tasks);
-    w->task_pairs[task] = step_cells(w, first, last, &w->scratch[thread]);
+    w->task_pairs[task] = step_cells(w, first, last, &w->scratch[2 * thread]);
 }
 
 static void swap_arrays(agents_t *c, agents_t *n, bool with_ids)
@@ -591,7 +591,7 @@ size_t world_memory_bytes(const world_t *w)
     size_t bytes = 2 * (w->cap + SENSE_LANES) * per_agent;                          /* cur and next */
     bytes += w->grid.agents_cap * 2 * sizeof(uint32_t);                             /* cell_of, order */
     bytes += (w->grid.cells_cap * 2 + 1) * sizeof(uint32_t);                        /* cell_start, cursor */
-    bytes += (size_t)w->threads * ((size_t)SENSE_SCRATCH_CAP + 2 * SENSE_LANES) * 5 * sizeof(float);
+    bytes += 2 * (size_t)w->threads * ((size_t)SENSE_SCRATCH_CAP + 2 * SENSE_LANES) * 5 * sizeof(float);
     for (float **arr = feature_arrays_begin((world_t *)w); arr < feature_arrays_end((world_t *)w); arr++)
         if (*arr) bytes += (w->cap + SENSE_LANES) * sizeof(float); /* optional per-agent arrays */
     bytes += w->history_frames * 4 * (w->cap + SENSE_LANES) * sizeof(float);       /* delayed feedback */

@@ -92,7 +92,7 @@ typedef struct world {
 
     workers_t *pool;     /* threads of a step; NULL when single-threaded */
     int threads;
-    sense_scratch_t *scratch; /* the kernel's working span, one per thread */
+    sense_scratch_t *scratch; /* the kernel's working spans, two per thread */
     uint64_t *task_pairs;     /* per task of a step: neighbour pairs seen */
     double mean_neighbours;   /* of the last step, over all agents */
 
@@ -164,7 +164,9 @@ void world_step(world_t *w);
 /* Sensing, steering and integration of the agents in grid cells
  * [cell_begin, cell_end) of the cell-sorted state, into w->next, by the
  * world's model (kernel.c). Reads only w->cur, so cell ranges are
- * independent. Returns the number of (agent, neighbour) pairs seen. */
-uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_scratch_t *scratch);
+ * independent. scratch: two spans of the calling thread (one cell's
+ * candidates are copied into one while the other's are sensed). Returns
+ * the number of (agent, neighbour) pairs seen. */
+uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_scratch_t scratch[2]);
 
 #endif
