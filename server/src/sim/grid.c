@@ -60,26 +60,31 @@ int grid_reserve(grid_t *g, size_t n)
     return 0;
 }
 
-void grid_build(grid_t *g, size_t n, const float *x, const float *y)
+void grid_build(grid_t *g, size_t n, const float *restrict x, const float *restrict y)
 {
-    size_t cells = (size_t)g->nx * (size_t)g->ny;
-    memset(g->cursor, 0, cells * sizeof *g->cursor);
+    /* Locals, so that the stores below cannot be taken for changes to the
+     * grid's fields (an int and a uint32_t may alias). */
+    const size_t cells = (size_t)g->nx * (size_t)g->ny;
+    uint32_t *restrict cursor = g->cursor, *restrict cell_of = g->cell_of, *restrict start = g->cell_start;
+    uint32_t *restrict order = g->order;
+    const grid_t shape = *g;
+    memset(cursor, 0, cells * sizeof *cursor);
     for (size_t i = 0; i < n; i++) {
-        uint32_t c = (uint32_t)(grid_cell_y(g, y[i]) * g->nx + grid_cell_x(g, x[i]));
-        g->cell_of[i] = c;
-        g->cursor[c]++;
+        uint32_t c = (uint32_t)(grid_cell_y(&shape, y[i]) * shape.nx + grid_cell_x(&shape, x[i]));
+        cell_of[i] = c;
+        cursor[c]++;
     }
     uint32_t sum = 0;
     for (size_t c = 0; c < cells; c++) {
-        uint32_t count = g->cursor[c];
-        g->cell_start[c] = sum;
-        g->cursor[c] = sum;
+        uint32_t count = cursor[c];
+        start[c] = sum;
+        cursor[c] = sum;
         sum += count;
     }
-    g->cell_start[cells] = sum;
+    start[cells] = sum;
     /* Stable: agents keep their relative order within a cell, so the same
      * input always gives the same permutation. */
-    for (size_t i = 0; i < n; i++) g->order[g->cursor[g->cell_of[i]]++] = (uint32_t)i;
+    for (size_t i = 0; i < n; i++) order[cursor[cell_of[i]]++] = (uint32_t)i;
 }
 
 int grid_block(const grid_t *g, int cx, int cy, bool wrap, uint32_t cells[9])

@@ -471,21 +471,28 @@ static void permute_task(void *ctx, int task, int thread)
     world_t *w = ctx;
     size_t n_tasks = (size_t)task_count(w);
     size_t begin = w->n * (size_t)task / n_tasks, end = w->n * (size_t)(task + 1) / n_tasks;
-    const uint32_t *order = w->grid.order;
-    const agents_t *src = &w->cur;
-    agents_t *dst = &w->next;
+    /* Local restrict pointers: the flags are bytes, which may alias
+     * anything, and the compiler would reload every array pointer from the
+     * world after each store. */
+    const uint32_t *restrict order = w->grid.order;
+    const float *restrict sx = w->cur.x, *restrict sy = w->cur.y, *restrict svx = w->cur.vx, *restrict svy = w->cur.vy;
+    const uint32_t *restrict sid = w->cur.id;
+    const uint8_t *restrict sflags = w->cur.flags;
+    float *restrict dx = w->next.x, *restrict dy = w->next.y, *restrict dvx = w->next.vx, *restrict dvy = w->next.vy;
+    uint32_t *restrict did = w->next.id;
+    uint8_t *restrict dflags = w->next.flags;
     for (size_t k = begin; k < end; k++) {
-        uint32_t i = order[k];
-        dst->x[k] = src->x[i];
-        dst->y[k] = src->y[i];
-        dst->vx[k] = src->vx[i];
-        dst->vy[k] = src->vy[i];
-        dst->id[k] = src->id[i];
-        dst->flags[k] = src->flags[i];
+        const uint32_t i = order[k];
+        dx[k] = sx[i];
+        dy[k] = sy[i];
+        dvx[k] = svx[i];
+        dvy[k] = svy[i];
+        did[k] = sid[i];
+        dflags[k] = sflags[i];
     }
     if (w->params.ali_mode != ALIGN_HEADING) return;
     for (size_t k = begin; k < end; k++) {
-        float vx = dst->vx[k], vy = dst->vy[k], s = sqrtf(vx * vx + vy * vy);
+        float vx = dvx[k], vy = dvy[k], s = sqrtf(vx * vx + vy * vy);
         w->head_x[k] = s > 0.0f ? vx / s : 0.0f;
         w->head_y[k] = s > 0.0f ? vy / s : 0.0f;
     }
