@@ -120,6 +120,15 @@ int grid_runs(const grid_t *g, int cx, int cy, bool wrap, grid_run_t runs[GRID_M
 {
     const uint32_t *start = g->cell_start;
     int count = 0;
+    if (cx > 0 && cy > 0 && cx < g->nx - 1 && cy < g->ny - 1) { /* inside: three plain rows */
+        *pair_wrap = false;
+        for (int row = cy - 1; row <= cy + 1; row++) {
+            const uint32_t *row_start = start + (size_t)row * (size_t)g->nx;
+            const uint32_t begin = row_start[cx - 1], end = row_start[cx + 2];
+            if (begin < end) runs[count++] = (grid_run_t){begin, end, 0.0f, 0.0f};
+        }
+        return count;
+    }
     *pair_wrap = wrap && (g->nx < 3 || g->ny < 3);
     if (*pair_wrap) {
         uint32_t cells[9];

@@ -116,13 +116,16 @@ LANES_INLINE sense_self_t sense_self(const sense_params_t *sp, float vx, float v
     return me;
 }
 
-/* Lanes where d lies inside a field of view: for a view wider than 180°
- * everything in front, and behind unless inside the blind cone; for a
- * narrower one, in front and inside the cone. */
-LANES_INLINE lanes_i lanes_in_view(lanes_i front, lanes_f dot2, lanes_f d2, float k_fov, bool wide)
+/* Lanes where d lies inside a field of view, from dot = v·d: for a view
+ * wider than 180° everything in front, and behind unless inside the blind
+ * cone (dot < 0 and dot² > k·|d|²); for a narrower one, in front and inside
+ * the cone (dot ≥ 0 and dot² ≥ k·|d|²). Both in one comparison of
+ * dot·|dot| (that is ±dot², exactly) with ∓k·|d|². */
+LANES_INLINE lanes_i lanes_in_view(lanes_f dot, lanes_f d2, float k_fov, bool wide)
 {
-    const lanes_f edge = k_fov * d2;
-    return wide ? (front | (dot2 <= edge)) : (front & (dot2 >= edge));
+    const lanes_i sign = (lanes_i){0} + INT32_MIN;
+    const lanes_f signed_dot2 = dot * (lanes_f)((lanes_i)dot & ~sign);
+    return signed_dot2 >= (wide ? -k_fov : k_fov) * d2;
 }
 
 /* How sense_span is specialised. Each call site passes constants, so that
@@ -199,10 +202,8 @@ LANES_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const fl
             /* Each zone's view, computed once when zones share it (the
              * default: all three see 300°). */
             const lanes_f dot = me->vx * dx + me->vy * dy;
-            const lanes_i front = dot >= 0.0f;
-            const lanes_f dot2 = dot * dot;
             if (!mode.generic) {
-                const lanes_i v = lanes_in_view(front, dot2, d2, me->k_fov[ZONE_ALI], mode.wide);
+                const lanes_i v = lanes_in_view(dot, d2, me->k_fov[ZONE_ALI], mode.wide);
                 m_sep &= v;
                 m_ali &= v;
                 m_coh = m_ali;
@@ -210,11 +211,11 @@ LANES_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const fl
                 lanes_i all = m_ali | ~m_ali; /* all ones */
                 const lanes_i v_ali = me->sees_all[ZONE_ALI]
                                           ? all
-                                          : lanes_in_view(front, dot2, d2, me->k_fov[ZONE_ALI], sp->wide[ZONE_ALI]);
+                                          : lanes_in_view(dot, d2, me->k_fov[ZONE_ALI], sp->wide[ZONE_ALI]);
                 const lanes_i v_sep = me->sep_view_is_ali ? v_ali
                                       : me->sees_all[ZONE_SEP]
                                           ? all
-                                          : lanes_in_view(front, dot2, d2, me->k_fov[ZONE_SEP], sp->wide[ZONE_SEP]);
+                                          : lanes_in_view(dot, d2, me->k_fov[ZONE_SEP], sp->wide[ZONE_SEP]);
                 m_sep &= v_sep;
                 m_ali &= v_ali;
                 if (me->coh_is_ali)
@@ -223,15 +224,15 @@ LANES_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const fl
                     m_coh &= me->coh_view_is_ali ? v_ali
                              : me->sees_all[ZONE_COH]
                                  ? all
-                                 : lanes_in_view(front, dot2, d2, me->k_fov[ZONE_COH], sp->wide[ZONE_COH]);
+                                 : lanes_in_view(dot, d2, me->k_fov[ZONE_COH], sp->wide[ZONE_COH]);
             }
         }
         const lanes_i m = m_ali | m_coh | m_sep; /* neighbours in any zone */
         /* Lanes with d2 = 0 divide by zero here; their result is masked out
          * bit by bit below (IEEE division by zero is defined, not trapped). */
-        const lanes_f inv = one / d2;
-        a.sx -= lanes_keep(m_sep, dx * inv);
-        a.sy -= lanes_keep(m_sep, dy * inv);
+        const lanes_f inv = lanes_keep(m_sep, one / d2);
+        a.sx -= dx * inv;
+        a.sy -= dy * inv;
         a.ax += lanes_keep(m_ali, lanes_load(VX + j0));
         a.ay += lanes_keep(m_ali, lanes_load(VY + j0));
         a.cx += lanes_keep(m_coh, dx);
