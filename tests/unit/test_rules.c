@@ -276,6 +276,55 @@ static void no_agent_should_enter_an_obstacle_over_a_long_run(void **state)
     world_free(&w);
 }
 
+static void agents_at_the_very_same_spot_should_not_sense_each_other_nor_break(void **state)
+{
+    (void)state;
+    /* Two agents on one point: neither has a direction to the other, so
+     * neither is in the other's zones (no division by a zero distance);
+     * both fly on unchanged, and part as soon as they are apart. */
+    world_t w;
+    make_world(&w, 1000, 1000, 2, 1);
+    place(&w, 0, 500, 500, 100, 0);
+    place(&w, 1, 500, 500, 0, 100);
+    world_step(&w);
+    assert_float_equal(w.mean_neighbours, 0.0, 0);
+    for (uint32_t id = 0; id < 2; id++) {
+        size_t i = index_of(&w, id);
+        assert_float_equal(w.cur.vx[i], id == 0 ? 100.0f : 0.0f, 0);
+        assert_float_equal(w.cur.vy[i], id == 0 ? 0.0f : 100.0f, 0);
+    }
+    world_step(&w); /* now 2.4 u apart: neighbours, inside separation */
+    assert_float_equal(w.mean_neighbours, 1.0, 0);
+    for (int t = 0; t < 30; t++) world_step(&w);
+    assert_true(isfinite(w.cur.x[0]) && isfinite(w.cur.x[1]));
+    assert_true(distance_between(&w, 0, 1) > 20.0f);
+    world_free(&w);
+}
+
+static void an_agent_should_not_sense_its_own_delayed_position(void **state)
+{
+    (void)state;
+    /* Alone with delayed positions, an agent's own entry in the delayed
+     * frame is where it was k ticks ago, a few units behind: it must not
+     * take that for a neighbour (it would steer after its own trail). */
+    world_t w;
+    make_world(&w, 1000, 1000, 1, 1);
+    set_param(&w, "fov_sep", 360);
+    set_param(&w, "fov_ali", 360);
+    set_param(&w, "fov_coh", 360);
+    set_param(&w, "delay_ticks", 10);
+    set_param(&w, "delay_mode", 1); /* positions */
+    place(&w, 0, 500, 500, 120, 0);
+    assert_int_equal(world_agents_placed(&w), SIM_OK);
+    for (int t = 0; t < 30; t++) {
+        world_step(&w);
+        assert_float_equal(w.mean_neighbours, 0.0, 0);
+    }
+    assert_float_equal(w.cur.vx[0], 120.0f, 0);
+    assert_float_equal(w.cur.vy[0], 0.0f, 0);
+    world_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -292,6 +341,8 @@ int main(void)
         cmocka_unit_test(the_front_rule_should_make_side_by_side_agents_lead_and_the_alone_rule_not),
         cmocka_unit_test(an_agent_should_steer_around_an_obstacle_in_its_path),
         cmocka_unit_test(no_agent_should_enter_an_obstacle_over_a_long_run),
+        cmocka_unit_test(agents_at_the_very_same_spot_should_not_sense_each_other_nor_break),
+        cmocka_unit_test(an_agent_should_not_sense_its_own_delayed_position),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,171 @@
+/* The sensing loop (sim/neighbours.h) against plain arithmetic: what one
+ * agent sees of a span of candidates, in every compiled variant. */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sim/neighbours.h"
+#include "sim/prng.h"
+
+#define SPAN 61 /* not a multiple of the lane count: the tail is padded */
+#define PI 3.14159265358979323846
+
+typedef struct span {
+    float x[SPAN + 2 * SENSE_LANES], y[SPAN + 2 * SENSE_LANES];
+    float vx[SPAN + 2 * SENSE_LANES], vy[SPAN + 2 * SENSE_LANES];
+    float species[SPAN + 2 * SENSE_LANES];
+} span_t;
+
+/* Candidates scattered within 60 u of (500, 500), some inside each zone,
+ * one exactly at the query point (the agent itself). */
+static void fill_span(span_t *s, prng_t *rng)
+{
+    memset(s, 0, sizeof *s);
+    for (int k = 0; k < SPAN; k++) {
+        s->x[k] = 500.0f + prng_range(rng, -60.0f, 60.0f);
+        s->y[k] = 500.0f + prng_range(rng, -60.0f, 60.0f);
+        s->vx[k] = prng_range(rng, -100.0f, 100.0f);
+        s->vy[k] = prng_range(rng, -100.0f, 100.0f);
+    }
+    s->x[17] = s->y[17] = 500.0f;
+    for (int k = SPAN; k < SPAN + SENSE_LANES; k++) s->x[k] = s->y[k] = SENSE_FAR;
+}
+
+/* Zones of 25 and 50 u, the same field of view for all three. */
+static sense_params_t params_with_view(float fov_deg)
+{
+    float cos_half = cosf(fov_deg * (3.14159265f / 360.0f));
+    sense_params_t sp = {.sep2 = 25.0f * 25.0f, .ali2 = 50.0f * 50.0f, .coh2 = 50.0f * 50.0f, .width = 1000, .height = 1000};
+    for (int z = 0; z < ZONES; z++) {
+        sp.blind[z] = fov_deg < 360.0f;
+        sp.wide[z] = cos_half < 0.0f;
+        sp.cos_half2[z] = cos_half * cos_half;
+    }
+    return sp;
+}
+
+static sense_quads_t sense_with(const span_t *s, const sense_params_t *sp, float vx, float vy, sense_mode_t mode)
+{
+    sense_self_t me = sense_self(sp, vx, vy, 0.0f, 0.0f);
+    sense_acc_t acc;
+    memset(&acc, 0, sizeof acc);
+    sense_span(&acc, s->x, s->y, s->vx, s->vy, s->species, SPAN, 500.0f, 500.0f, &me, sp, mode);
+    return sense_finish(&acc, mode.generic);
+}
+
+static void every_variant_of_the_sensing_loop_should_give_the_same_bits(void **state)
+{
+    (void)state;
+    prng_t rng;
+    prng_seed(&rng, 11, 0);
+    const struct {
+        float fov;
+        sense_mode_t fast;
+    } cases[] = {{300.0f, SENSE_WIDE_VIEW}, {120.0f, SENSE_NARROW_VIEW}, {360.0f, SENSE_SEES_ALL}};
+    for (int trial = 0; trial < 200; trial++) {
+        span_t s;
+        fill_span(&s, &rng);
+        const float vx = prng_range(&rng, -150.0f, 150.0f), vy = prng_range(&rng, -150.0f, 150.0f);
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            sense_params_t sp = params_with_view(cases[c].fov);
+            sense_self_t me = sense_self(&sp, vx, vy, 0.0f, 0.0f);
+            assert_true(sense_fast_ok(&sp, &me, false));
+            sense_quads_t generic = sense_with(&s, &sp, vx, vy, SENSE_GENERIC);
+            sense_quads_t fast = sense_with(&s, &sp, vx, vy, cases[c].fast);
+            /* Sums and n_any bit for bit; n_ali equals n_any in the fast case. */
+            assert_memory_equal(&generic.q[0], &fast.q[0], sizeof generic.q[0]);
+            assert_memory_equal(&generic.q[1], &fast.q[1], sizeof generic.q[1]);
+        }
+    }
+}
+
+/* The same sums in double precision, one candidate at a time, with the
+ * angle from atan2: what the vector loop must compute. */
+typedef struct plain_sums {
+    double sep_x, sep_y, ali_x, ali_y, coh_x, coh_y;
+    int n_any, n_ali;
+} plain_sums_t;
+
+static plain_sums_t sense_plainly(const span_t *s, float fov_deg, float vx, float vy)
+{
+    plain_sums_t r = {0};
+    for (int k = 0; k < SPAN; k++) {
+        double dx = (double)s->x[k] - 500.0, dy = (double)s->y[k] - 500.0, d = hypot(dx, dy);
+        if (d == 0.0) continue; /* itself, or one at the very same spot */
+        double angle = fabs(remainder(atan2(dy, dx) - atan2((double)vy, (double)vx), 2.0 * PI));
+        if (angle > fov_deg * PI / 360.0) continue;
+        if (d < 25.0) r.sep_x -= dx / (d * d), r.sep_y -= dy / (d * d);
+        if (d < 50.0) {
+            r.ali_x += s->vx[k], r.ali_y += s->vy[k];
+            r.coh_x += dx, r.coh_y += dy;
+            r.n_ali++;
+        }
+        r.n_any += d < 50.0;
+    }
+    return r;
+}
+
+static void sensing_should_sum_each_zone_over_the_visible_neighbours_in_it(void **state)
+{
+    (void)state;
+    prng_t rng;
+    prng_seed(&rng, 12, 0);
+    const float fovs[] = {300.0f, 200.0f, 120.0f, 360.0f};
+    int seen = 0;
+    for (int trial = 0; trial < 200; trial++) {
+        span_t s;
+        fill_span(&s, &rng);
+        const float vx = prng_range(&rng, -150.0f, 150.0f), vy = prng_range(&rng, -150.0f, 150.0f);
+        for (size_t f = 0; f < sizeof fovs / sizeof fovs[0]; f++) {
+            sense_params_t sp = params_with_view(fovs[f]);
+            sense_sums_t got = sense_sums_of(sense_with(&s, &sp, vx, vy, SENSE_GENERIC));
+            plain_sums_t want = sense_plainly(&s, fovs[f], vx, vy);
+            assert_int_equal(got.n_any, want.n_any);
+            assert_int_equal(got.n_ali, want.n_ali);
+            assert_int_equal(got.n_coh, want.n_ali);
+            const double got_v[6] = {got.sep_x, got.sep_y, got.ali_x, got.ali_y, got.coh_x, got.coh_y};
+            const double want_v[6] = {want.sep_x, want.sep_y, want.ali_x, want.ali_y, want.coh_x, want.coh_y};
+            for (int k = 0; k < 6; k++) assert_true(fabs(got_v[k] - want_v[k]) <= 1e-3 * (1.0 + fabs(want_v[k])));
+            seen += want.n_any;
+        }
+    }
+    assert_true(seen > 200 * 4 * 3); /* the spans did put neighbours in the zones */
+}
+
+static void the_view_test_should_agree_with_the_angle_between_heading_and_neighbour(void **state)
+{
+    (void)state;
+    prng_t rng;
+    prng_seed(&rng, 13, 0);
+    int visible = 0, hidden = 0;
+    for (int trial = 0; trial < 4000; trial++) {
+        const float fov = prng_range(&rng, 10.0f, 350.0f);
+        const float cos_half = cosf(fov * (3.14159265f / 360.0f));
+        const float vx = prng_range(&rng, -1.0f, 1.0f), vy = prng_range(&rng, -1.0f, 1.0f);
+        lanes_f dx, dy;
+        for (int k = 0; k < SENSE_LANES; k++) dx[k] = prng_range(&rng, -50.0f, 50.0f), dy[k] = prng_range(&rng, -50.0f, 50.0f);
+        const lanes_f dot = vx * dx + vy * dy, d2 = dx * dx + dy * dy;
+        const lanes_i in_view = lanes_in_view(dot, d2, cos_half * cos_half * (vx * vx + vy * vy), cos_half < 0.0f);
+        for (int k = 0; k < SENSE_LANES; k++) {
+            double angle = fabs(remainder(atan2((double)dy[k], (double)dx[k]) - atan2((double)vy, (double)vx), 2.0 * PI));
+            double half = fov * PI / 360.0;
+            if (fabs(angle - half) < 1e-3) continue; /* on the edge: either answer is right */
+            assert_int_equal(in_view[k] != 0, angle < half);
+            *(angle < half ? &visible : &hidden) += 1;
+        }
+    }
+    assert_true(visible > 1000 && hidden > 1000);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_variant_of_the_sensing_loop_should_give_the_same_bits),
+        cmocka_unit_test(sensing_should_sum_each_zone_over_the_visible_neighbours_in_it),
+        cmocka_unit_test(the_view_test_should_agree_with_the_angle_between_heading_and_neighbour),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
