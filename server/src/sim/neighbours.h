@@ -153,11 +153,9 @@ LANES_INLINE bool sense_fast_ok(const sense_params_t *sp, const sense_self_t *me
            me->sep_view_is_ali && sp->sep2 <= me->ali2;
 }
 
-/* Adds candidates [0, end) of X/Y, seen from (qx, qy); VX/VY are what
- * alignment averages (velocities or unit headings); S holds each
- * candidate's species, read only when me->species ≥ 0. The arrays must be
- * readable up to end + SENSE_LANES − 1, those extra entries holding
- * SENSE_FAR positions.
+/* Adds one vector of candidates at displacements (dx, dy) from the agent,
+ * with velocities (or headings) VX/VY and species KIND (read only when
+ * me->species ≥ 0); j0 is the first one's index among the candidates.
  *
  * A candidate at distance 0 is in no zone: that is how the agent itself,
  * which is among its candidates, is left out without a test of its index
@@ -165,16 +163,86 @@ LANES_INLINE bool sense_fast_ok(const sense_params_t *sp, const sense_self_t *me
  * other agent at the very same spot is left out with it; no zone could say
  * which way it lies. Only when the candidates' positions are from the past
  * (delayed feedback) is the agent's own entry, me->self, tested. */
+LANES_INLINE void sense_lanes(sense_acc_t *a, lanes_f dx, lanes_f dy, lanes_f VX, lanes_f VY, lanes_f KIND, int32_t j0,
+                               const sense_self_t *me, const sense_params_t *sp, const sense_mode_t mode)
+{
+    const lanes_f zero = {0};
+    const lanes_f one = zero + 1.0f;
+    const bool sees_everything = mode.generic ? me->sees_everything : !mode.view;
+    const bool coh_is_ali = mode.generic ? me->coh_is_ali : true;
+    const lanes_f d2 = dx * dx + dy * dy;
+    lanes_i apart = d2 > 0.0f;
+    if (mode.generic && me->self >= 0) {
+        lanes_i index;
+        for (int k = 0; k < SENSE_LANES; k++) index[k] = j0 + k;
+        apart &= index != me->self;
+    }
+    lanes_i m_sep = (d2 < sp->sep2) & apart;
+    lanes_i m_ali = (d2 < me->ali2) & apart;
+    lanes_i m_coh = coh_is_ali ? m_ali : (d2 < me->coh2) & apart;
+    if (mode.generic && me->species >= 0.0f) { /* own kind only */
+        const lanes_i kind = KIND == me->species;
+        m_sep &= kind;
+        m_ali &= kind;
+        m_coh &= kind;
+    }
+    if (!sees_everything) {
+        /* Each zone's view, computed once when zones share it (the
+         * default: all three see 300°). */
+        const lanes_f dot = me->vx * dx + me->vy * dy;
+        if (!mode.generic) {
+            const lanes_i v = lanes_in_view(dot, d2, me->k_fov[ZONE_ALI], mode.wide);
+            m_sep &= v;
+            m_ali &= v;
+            m_coh = m_ali;
+        } else {
+            lanes_i all = m_ali | ~m_ali; /* all ones */
+            const lanes_i v_ali =
+                me->sees_all[ZONE_ALI] ? all : lanes_in_view(dot, d2, me->k_fov[ZONE_ALI], sp->wide[ZONE_ALI]);
+            const lanes_i v_sep = me->sep_view_is_ali      ? v_ali
+                                  : me->sees_all[ZONE_SEP] ? all
+                                                           : lanes_in_view(dot, d2, me->k_fov[ZONE_SEP], sp->wide[ZONE_SEP]);
+            m_sep &= v_sep;
+            m_ali &= v_ali;
+            if (me->coh_is_ali)
+                m_coh = m_ali;
+            else
+                m_coh &= me->coh_view_is_ali      ? v_ali
+                         : me->sees_all[ZONE_COH] ? all
+                                                  : lanes_in_view(dot, d2, me->k_fov[ZONE_COH], sp->wide[ZONE_COH]);
+        }
+    }
+    const lanes_i m = m_ali | m_coh | m_sep; /* neighbours in any zone */
+    /* Lanes with d2 = 0 divide by zero here; their result is masked out
+     * bit by bit (IEEE division by zero is defined, not trapped). */
+    const lanes_f inv = lanes_keep(m_sep, one / d2);
+    a->sx -= dx * inv;
+    a->sy -= dy * inv;
+    a->ax += lanes_keep(m_ali, VX);
+    a->ay += lanes_keep(m_ali, VY);
+    a->cx += lanes_keep(m_coh, dx);
+    a->cy += lanes_keep(m_coh, dy);
+    a->nn += lanes_keep(m, one);
+    if (mode.generic) {
+        if (sp->count_ahead) a->nf += lanes_keep(m_coh & (me->vx * dx + me->vy * dy > 0.0f), one);
+        a->na += lanes_keep(m_ali, one);
+        a->nc += lanes_keep(m_coh, one);
+    }
+}
+
+/* Adds candidates [0, end) of X/Y, seen from (qx, qy); VX/VY are what
+ * alignment averages (velocities or unit headings); S holds each
+ * candidate's species, read only when me->species ≥ 0. The arrays must be
+ * readable up to end + SENSE_LANES − 1, those extra entries holding
+ * SENSE_FAR positions. */
 LANES_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const float *restrict Y,
                               const float *restrict VX, const float *restrict VY, const float *restrict S,
                               int32_t end, float qx, float qy, const sense_self_t *me, const sense_params_t *sp,
                               const sense_mode_t mode)
 {
     const lanes_f zero = {0};
-    const lanes_f one = zero + 1.0f;
     const float half_w = 0.5f * sp->width, half_h = 0.5f * sp->height;
-    const bool sees_everything = mode.generic ? me->sees_everything : !mode.view;
-    const bool coh_is_ali = mode.generic ? me->coh_is_ali : true;
+    const bool by_kind = mode.generic && me->species >= 0.0f;
     sense_acc_t a = *acc;
     for (int32_t j0 = 0; j0 < end; j0 += SENSE_LANES) {
         lanes_f dx = lanes_load(X + j0) - qx, dy = lanes_load(Y + j0) - qy;
@@ -182,67 +250,8 @@ LANES_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const fl
             dx = dx - lanes_keep(dx > half_w, zero + sp->width) + lanes_keep(dx < -half_w, zero + sp->width);
             dy = dy - lanes_keep(dy > half_h, zero + sp->height) + lanes_keep(dy < -half_h, zero + sp->height);
         }
-        const lanes_f d2 = dx * dx + dy * dy;
-        lanes_i apart = d2 > 0.0f;
-        if (mode.generic && me->self >= 0) {
-            lanes_i index;
-            for (int k = 0; k < SENSE_LANES; k++) index[k] = j0 + k;
-            apart &= index != me->self;
-        }
-        lanes_i m_sep = (d2 < sp->sep2) & apart;
-        lanes_i m_ali = (d2 < me->ali2) & apart;
-        lanes_i m_coh = coh_is_ali ? m_ali : (d2 < me->coh2) & apart;
-        if (mode.generic && me->species >= 0.0f) { /* own kind only */
-            const lanes_i kind = lanes_load(S + j0) == me->species;
-            m_sep &= kind;
-            m_ali &= kind;
-            m_coh &= kind;
-        }
-        if (!sees_everything) {
-            /* Each zone's view, computed once when zones share it (the
-             * default: all three see 300°). */
-            const lanes_f dot = me->vx * dx + me->vy * dy;
-            if (!mode.generic) {
-                const lanes_i v = lanes_in_view(dot, d2, me->k_fov[ZONE_ALI], mode.wide);
-                m_sep &= v;
-                m_ali &= v;
-                m_coh = m_ali;
-            } else {
-                lanes_i all = m_ali | ~m_ali; /* all ones */
-                const lanes_i v_ali = me->sees_all[ZONE_ALI]
-                                          ? all
-                                          : lanes_in_view(dot, d2, me->k_fov[ZONE_ALI], sp->wide[ZONE_ALI]);
-                const lanes_i v_sep = me->sep_view_is_ali ? v_ali
-                                      : me->sees_all[ZONE_SEP]
-                                          ? all
-                                          : lanes_in_view(dot, d2, me->k_fov[ZONE_SEP], sp->wide[ZONE_SEP]);
-                m_sep &= v_sep;
-                m_ali &= v_ali;
-                if (me->coh_is_ali)
-                    m_coh = m_ali;
-                else
-                    m_coh &= me->coh_view_is_ali ? v_ali
-                             : me->sees_all[ZONE_COH]
-                                 ? all
-                                 : lanes_in_view(dot, d2, me->k_fov[ZONE_COH], sp->wide[ZONE_COH]);
-            }
-        }
-        const lanes_i m = m_ali | m_coh | m_sep; /* neighbours in any zone */
-        /* Lanes with d2 = 0 divide by zero here; their result is masked out
-         * bit by bit below (IEEE division by zero is defined, not trapped). */
-        const lanes_f inv = lanes_keep(m_sep, one / d2);
-        a.sx -= dx * inv;
-        a.sy -= dy * inv;
-        a.ax += lanes_keep(m_ali, lanes_load(VX + j0));
-        a.ay += lanes_keep(m_ali, lanes_load(VY + j0));
-        a.cx += lanes_keep(m_coh, dx);
-        a.cy += lanes_keep(m_coh, dy);
-        a.nn += lanes_keep(m, one);
-        if (mode.generic) {
-            if (sp->count_ahead) a.nf += lanes_keep(m_coh & (me->vx * dx + me->vy * dy > 0.0f), one);
-            a.na += lanes_keep(m_ali, one);
-            a.nc += lanes_keep(m_coh, one);
-        }
+        sense_lanes(&a, dx, dy, lanes_load(VX + j0), lanes_load(VY + j0), by_kind ? lanes_load(S + j0) : zero, j0, me,
+                    sp, mode);
     }
     *acc = a;
 }
