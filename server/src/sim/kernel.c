@@ -192,17 +192,14 @@ LANES_INLINE uint64_t reynolds_cell(pass_t *ps, const cell_block_t *b, const sen
 
 /* Every other case, one cell: any model, species, density-dependent
  * radii, delayed positions, a block too dense for the span (taken in
- * chunks, agent by agent). */
-static uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_t *scratch)
+ * chunks, agent by agent). A block that fits is already in the span. */
+LANES_INLINE uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_t *scratch)
 {
     world_t *w = ps->w;
     const agents_t *a = &w->cur;
     const int model = w->params.model, species = ps->species;
     const uint32_t total = b->total;
-    /* Usually the whole block fits the scratch span and is copied once for
-     * the cell; a denser block is taken in chunks, agent by agent. */
     const bool once = total <= scratch->cap;
-    if (once) gather(&ps->src, b->runs, b->n_runs, 0, scratch);
     uint64_t neighbours = 0;
     for (uint32_t i = b->first; i < b->last; i++) {
         const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
@@ -320,39 +317,33 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
     pass_init(&ps, w, w->grid.cell_start[cell_begin]);
     const grid_t *g = &w->grid;
     uint64_t neighbours = 0;
-    if (!ps.common) {
-        cell_block_t b;
-        for (uint32_t c = next_occupied(g, cell_begin, cell_end); c < cell_end; c = next_occupied(g, c + 1, cell_end)) {
-            cell_block_of(&ps, c, &b);
-            neighbours += any_cell(&ps, &b, &scratch[0]);
-        }
-    } else {
-        /* Reynolds' common case, pipelined: the next cell's candidates are
-         * copied into the other span before this cell is sensed, so that
-         * the copy's stores have reached the cache by the time they are
-         * read (a load from stores still in flight, of another size or
-         * place, waits for them). */
-        cell_block_t blocks[2];
-        int cur = 0;
-        uint32_t c = next_occupied(g, cell_begin, cell_end);
-        if (c < cell_end) {
-            cell_block_of(&ps, c, &blocks[cur]);
+    /* Cells are pipelined: the next cell's candidates are copied into the
+     * other span before this cell is sensed, so that the copy's stores have
+     * reached the cache by the time they are read (a load from stores
+     * still in flight, of another size or place, waits for them). A block
+     * too dense for the span is left to any_cell, chunk by chunk. */
+    cell_block_t blocks[2];
+    int cur = 0;
+    uint32_t c = next_occupied(g, cell_begin, cell_end);
+    if (c < cell_end) {
+        cell_block_of(&ps, c, &blocks[cur]);
+        if (blocks[cur].total <= scratch[cur].cap)
             gather(&ps.src, blocks[cur].runs, blocks[cur].n_runs, 0, &scratch[cur]);
-        }
-        while (c < cell_end) {
-            const uint32_t next = next_occupied(g, c + 1, cell_end);
-            if (next < cell_end) {
-                cell_block_of(&ps, next, &blocks[!cur]);
+    }
+    while (c < cell_end) {
+        const uint32_t next = next_occupied(g, c + 1, cell_end);
+        if (next < cell_end) {
+            cell_block_of(&ps, next, &blocks[!cur]);
+            if (blocks[!cur].total <= scratch[!cur].cap)
                 gather(&ps.src, blocks[!cur].runs, blocks[!cur].n_runs, 0, &scratch[!cur]);
-            }
-            const cell_block_t *b = &blocks[cur];
-            if (b->total <= scratch[cur].cap && !b->pair_wrap)
-                neighbours += reynolds_cell(&ps, b, &scratch[cur]);
-            else
-                neighbours += any_cell(&ps, b, &scratch[cur]);
-            c = next;
-            cur = !cur;
         }
+        const cell_block_t *b = &blocks[cur];
+        if (ps.common && !b->pair_wrap && b->total <= scratch[cur].cap)
+            neighbours += reynolds_cell(&ps, b, &scratch[cur]);
+        else
+            neighbours += any_cell(&ps, b, &scratch[cur]);
+        c = next;
+        cur = !cur;
     }
     if (ps.batch.count) reynolds_batch(w, &ps.batch);
     return neighbours;
