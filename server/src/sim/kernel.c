@@ -41,6 +41,12 @@ LANES_INLINE void copy_lanes_shifted(float *restrict dst, const float *restrict 
     }
 }
 
+/* Each candidate's species, from its flags. */
+LANES_INLINE void copy_species(float *restrict dst, const uint8_t *restrict flags, uint32_t len)
+{
+    for (uint32_t k = 0; k < len; k++) dst[k] = (float)((flags[k] & AGENT_SPECIES_MASK) >> AGENT_SPECIES_SHIFT);
+}
+
 /* Copies candidates [skip, skip + cap) of the runs (taken end to end) into
  * the scratch span, shifted across wrapped edges, then SENSE_FAR padding.
  * Returns how many were copied. */
@@ -59,7 +65,18 @@ LANES_INLINE uint32_t gather(const sources_t *src, const grid_run_t *runs, int n
         if (len > s->cap - count) len = s->cap - count;
         const float shx = runs[r].shift_x, shy = runs[r].shift_y;
         float *x = s->x + count, *y = s->y + count, *vx = s->vx + count, *vy = s->vy + count;
-        if (src->x && shx == 0.0f && shy == 0.0f) { /* most runs */
+        if (src->x && src->vx && shx == 0.0f && shy == 0.0f) { /* most runs: one loop for all four */
+            for (uint32_t k = 0; k < len; k += SENSE_LANES) {
+                lanes_store(x + k, lanes_load(src->x + b + k));
+                lanes_store(y + k, lanes_load(src->y + b + k));
+                lanes_store(vx + k, lanes_load(src->vx + b + k));
+                lanes_store(vy + k, lanes_load(src->vy + b + k));
+            }
+            if (src->flags) copy_species(s->species + count, src->flags + b, len);
+            count += len;
+            continue;
+        }
+        if (src->x && shx == 0.0f && shy == 0.0f) {
             copy_lanes(x, src->x + b, len);
             copy_lanes(y, src->y + b, len);
         } else if (src->x) {
@@ -72,9 +89,7 @@ LANES_INLINE uint32_t gather(const sources_t *src, const grid_run_t *runs, int n
                 y[k] = src->hy[id] + shy;
             }
         }
-        if (src->flags)
-            for (uint32_t k = 0; k < len; k++)
-                s->species[count + k] = (float)((src->flags[b + k] & AGENT_SPECIES_MASK) >> AGENT_SPECIES_SHIFT);
+        if (src->flags) copy_species(s->species + count, src->flags + b, len);
         if (src->vx) {
             copy_lanes(vx, src->vx + b, len);
             copy_lanes(vy, src->vy + b, len);
