@@ -1,7 +1,10 @@
 /* kernel: one step's pass over a range of grid cells. For each cell it finds
  * the neighbour candidates once (the 3x3 block as runs of the cell-sorted
- * arrays, copied into one contiguous span), then for each agent of the cell
- * senses them with the model's kernel and calls the model's rule. */
+ * arrays, copied into one contiguous span while the cell before is being
+ * sensed), then for each agent of the cell senses them with the variant of
+ * the sensing loop that fits and hands the sums to the model's rule (the
+ * Reynolds rules collect eight consecutive agents and run for all at
+ * once). */
 #include <math.h>
 #include <string.h>
 
