@@ -29,19 +29,13 @@ typedef struct sources {
  * few dozen agents), too short for memcpy's set-up to pay. */
 LANES_INLINE void copy_lanes(float *restrict dst, const float *restrict src, uint32_t len)
 {
-    for (uint32_t k = 0; k < len; k += SENSE_LANES) {
-        lanes_f v = lanes_load(src + k);
-        memcpy(dst + k, &v, sizeof v);
-    }
+    for (uint32_t k = 0; k < len; k += SENSE_LANES) lanes_store(dst + k, lanes_load(src + k));
 }
 
 /* The same, plus shift: a run seen across a wrapped edge. */
 LANES_INLINE void copy_lanes_shifted(float *restrict dst, const float *restrict src, uint32_t len, float shift)
 {
-    for (uint32_t k = 0; k < len; k += SENSE_LANES) {
-        lanes_f v = lanes_load(src + k) + shift;
-        memcpy(dst + k, &v, sizeof v);
-    }
+    for (uint32_t k = 0; k < len; k += SENSE_LANES) lanes_store(dst + k, lanes_load(src + k) + shift);
 }
 
 /* Each candidate's species, from its flags. */

@@ -39,8 +39,9 @@ typedef struct sense_sums {
     float ali_x, ali_y; /* Σ v_j over the alignment zone */
     float coh_x, coh_y; /* Σ d over the cohesion zone */
     int n_any;          /* neighbours in any zone */
-    int n_ali, n_coh;   /* neighbours in the alignment and cohesion zones (generic kernel only) */
-    int n_ahead;        /* cohesion-zone neighbours in front (counted for leader rule "front") */
+    int n_ali;          /* … in the alignment zone (the fast variants' is n_any: the same there) */
+    int n_coh;          /* … in the cohesion zone (generic variant only) */
+    int n_ahead;        /* cohesion-zone neighbours in front (leader rule "front"; generic only) */
 } sense_sums_t;
 
 /* Sums of four 8-lane vectors at once, each in the fixed order
