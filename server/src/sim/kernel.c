@@ -62,18 +62,7 @@ LANES_INLINE uint32_t gather(const sources_t *src, const grid_run_t *runs, int n
         if (len > s->cap - count) len = s->cap - count;
         const float shx = runs[r].shift_x, shy = runs[r].shift_y;
         float *x = s->x + count, *y = s->y + count, *vx = s->vx + count, *vy = s->vy + count;
-        if (src->x && src->vx && shx == 0.0f && shy == 0.0f) { /* most runs: one loop for all four */
-            for (uint32_t k = 0; k < len; k += SENSE_LANES) {
-                lanes_store(x + k, lanes_load(src->x + b + k));
-                lanes_store(y + k, lanes_load(src->y + b + k));
-                lanes_store(vx + k, lanes_load(src->vx + b + k));
-                lanes_store(vy + k, lanes_load(src->vy + b + k));
-            }
-            if (src->flags) copy_species(s->species + count, src->flags + b, len);
-            count += len;
-            continue;
-        }
-        if (src->x && shx == 0.0f && shy == 0.0f) {
+        if (src->x && shx == 0.0f && shy == 0.0f) { /* most runs */
             copy_lanes(x, src->x + b, len);
             copy_lanes(y, src->y + b, len);
         } else if (src->x) {
@@ -212,13 +201,13 @@ LANES_INLINE uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_
     const int model = w->params.model, species = ps->species;
     const uint32_t total = b->total;
     const bool once = total <= scratch->cap;
+    for (int s = 0; s < species; s++) ps->sps[s].pair_wrap = b->pair_wrap;
     uint64_t neighbours = 0;
     for (uint32_t i = b->first; i < b->last; i++) {
         const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
         const uint32_t self = b->self_base + (i - b->first), id = a->id[i];
         const int s = species > 1 ? (int)((a->flags[i] & AGENT_SPECIES_MASK) >> AGENT_SPECIES_SHIFT) : 0;
-        sense_params_t *sp = &ps->sps[s];
-        sp->pair_wrap = b->pair_wrap;
+        const sense_params_t *sp = &ps->sps[s];
         if (ps->olfati) {
             olfati_sums_t sums = {0};
             for (uint32_t off = 0; off < total; off += scratch->cap) {
@@ -305,13 +294,10 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t first_agent)
     ps->density = p->density_radii && model == MODEL_REYNOLDS;
     /* Then an agent's own entry is where it was, not at distance 0. */
     ps->delayed_positions = ps->delayed && !ps->src.x;
-    /* Reynolds' common case (see reynolds_cell), when every agent is in it
-     * whatever its velocity: the fast variants' conditions but pair_wrap,
-     * which depends on the cell. */
-    const sense_self_t typical = sense_self(&ps->sps[0], 1.0f, 0.0f, 0.0f, 0.0f);
-    const sense_params_t unwrapped = {.sep2 = ps->sps[0].sep2, .ali2 = ps->sps[0].ali2};
-    ps->common = model == MODEL_REYNOLDS && !ps->density && !ps->delayed_positions && !ps->sps[0].count_ahead &&
-                 sense_fast_ok(&unwrapped, &typical, ps->species > 1);
+    /* Reynolds' common case (see reynolds_cell); pair_wrap, which depends
+     * on the cell, is left to each cell. */
+    ps->common = model == MODEL_REYNOLDS && !ps->delayed_positions && ps->species == 1 &&
+                 sense_params_fast_ok(&ps->sps[0]);
     ps->batch = (reynolds_batch_t){.first = first_agent, .count = 0};
 }
 

@@ -1,7 +1,6 @@
 #include "sim/motion.h"
 
 #include <math.h>
-#include <string.h>
 
 #include "sim/clones.h"
 
@@ -134,58 +133,26 @@ static void push_out_of_obstacles(const world_t *w, float *x, float *y, float *v
 /* Respawn draws from this stream of the counter-based generator. */
 #define RESPAWN_STREAM 0x7265737061776eull
 
-static void apply_border(const world_t *w, uint32_t id, float *x, float *y, float *vx, float *vy)
+/* Respawn: an agent gone over the edge is back at a random place inside,
+ * same speed, random heading (the lesson's "appears again at random"). */
+static void respawn_if_outside(const world_t *w, uint32_t id, float *x, float *y, float *vx, float *vy)
 {
-    float W = w->width, H = w->height;
-    if (w->params.border == BORDER_RESPAWN) {
-        if (*x >= 0.0f && *x < W && *y >= 0.0f && *y < H) return;
-        /* Gone over the edge: back at a random place inside, same speed,
-         * random heading (the lesson's "appears again at random"). */
-        float speed = sqrtf(*vx * *vx + *vy * *vy);
-        float heading = 6.28318531f * prng_hash_unit(w->seed, RESPAWN_STREAM, w->tick, id);
-        *x = W * prng_hash_unit(w->seed, RESPAWN_STREAM + 1, w->tick, id);
-        *y = H * prng_hash_unit(w->seed, RESPAWN_STREAM + 2, w->tick, id);
-        *vx = speed * cosf(heading);
-        *vy = speed * sinf(heading);
-        return;
-    }
-    if (w->params.border == BORDER_WRAP) {
-        /* One step moves less than the world, so one correction suffices;
-         * the second test catches x + W rounding to exactly W. */
-        if (*x < 0.0f) *x += W;
-        if (*x >= W) *x -= W;
-        if (*y < 0.0f) *y += H;
-        if (*y >= H) *y -= H;
-        if (!(*x >= 0.0f && *x < W)) *x = 0.0f;
-        if (!(*y >= 0.0f && *y < H)) *y = 0.0f;
-    } else {
-        if (*x < 0.0f) {
-            *x = fminf(-*x, W);
-            *vx = fabsf(*vx);
-        } else if (*x > W) {
-            *x = fmaxf(2.0f * W - *x, 0.0f);
-            *vx = -fabsf(*vx);
-        }
-        if (*y < 0.0f) {
-            *y = fminf(-*y, H);
-            *vy = fabsf(*vy);
-        } else if (*y > H) {
-            *y = fmaxf(2.0f * H - *y, 0.0f);
-            *vy = -fabsf(*vy);
-        }
-    }
+    const float W = w->width, H = w->height;
+    if (*x >= 0.0f && *x < W && *y >= 0.0f && *y < H) return;
+    float speed = sqrtf(*vx * *vx + *vy * *vy);
+    float heading = 6.28318531f * prng_hash_unit(w->seed, RESPAWN_STREAM, w->tick, id);
+    *x = W * prng_hash_unit(w->seed, RESPAWN_STREAM + 1, w->tick, id);
+    *y = H * prng_hash_unit(w->seed, RESPAWN_STREAM + 2, w->tick, id);
+    *vx = speed * cosf(heading);
+    *vy = speed * sinf(heading);
 }
 
 void motion_finish(const world_t *w, size_t i, float x, float y, float vx, float vy, uint8_t flags)
 {
-    push_out_of_obstacles(w, &x, &y, &vx, &vy);
-    apply_border(w, w->cur.id[i], &x, &y, &vx, &vy);
-    agents_t *out = (agents_t *)&w->next; /* each agent's slot is written by one task only */
-    out->x[i] = x;
-    out->y[i] = y;
-    out->vx[i] = vx;
-    out->vy[i] = vy;
-    out->flags[i] = (uint8_t)(flags | (w->cur.flags[i] & AGENT_SPECIES_MASK)); /* species stay */
+    /* One agent is a batch of one: the border is written once, for lanes. */
+    float xs[LANES] = {x}, ys[LANES] = {y}, vxs[LANES] = {vx}, vys[LANES] = {vy};
+    uint8_t fs[LANES] = {flags};
+    motion_finish_lanes(w, i, 1, xs, ys, vxs, vys, fs);
 }
 
 bool motion_evade(const world_t *w, float x, float y, vec2 *away)
@@ -233,12 +200,14 @@ vec2 motion_wander(const world_t *w, uint32_t id, float vx, float vy)
                   hy * p->wander_distance + p->wander_radius * sinf(heading + angle)};
 }
 
-/* The wrapped and bounced borders of apply_border, lane by lane. */
+/* The wrapped and bounced borders, lane by lane. */
 LANES_INLINE void border_lanes(const world_t *w, lanes_f *x, lanes_f *y, lanes_f *vx, lanes_f *vy)
 {
     const lanes_f zero = {0};
     const lanes_f W = zero + w->width, H = zero + w->height;
     if (w->params.border == BORDER_WRAP) {
+        /* One step moves less than the world, so one correction suffices;
+         * the last test catches x + W rounding to exactly W. */
         *x = lanes_select(*x < 0.0f, *x + W, *x);
         *x = lanes_select(*x >= W, *x - W, *x);
         *y = lanes_select(*y < 0.0f, *y + H, *y);
@@ -247,6 +216,8 @@ LANES_INLINE void border_lanes(const world_t *w, lanes_f *x, lanes_f *y, lanes_f
         *y = lanes_keep((*y >= 0.0f) & (*y < H), *y);
         return;
     }
+    /* Bounce: reflected back inside (at most to the far edge), the velocity
+     * across the edge turned inward. */
     const lanes_i sign = (lanes_i){0} + INT32_MIN; /* the sign bit of every lane */
     const lanes_i x_low = *x < 0.0f, x_high = *x > W, y_low = *y < 0.0f, y_high = *y > H;
     const lanes_f x_in = lanes_select(-*x < W, -*x, W), x_back = 2.0f * W - *x;
@@ -259,18 +230,13 @@ LANES_INLINE void border_lanes(const world_t *w, lanes_f *x, lanes_f *y, lanes_f
 }
 
 KERNEL_CLONES
-void motion_finish_lanes(const world_t *w, size_t first, int count, const float x_in[LANES], const float y_in[LANES],
-                         const float vx_in[LANES], const float vy_in[LANES], const uint8_t flags[LANES])
+void motion_finish_lanes(const world_t *w, size_t first, int count, float x[LANES], float y[LANES], float vx[LANES],
+                         float vy[LANES], const uint8_t flags[LANES])
 {
-    float x[LANES], y[LANES], vx[LANES], vy[LANES];
-    memcpy(x, x_in, sizeof x);
-    memcpy(y, y_in, sizeof y);
-    memcpy(vx, vx_in, sizeof vx);
-    memcpy(vy, vy_in, sizeof vy);
     if (w->n_obstacles)
         for (int k = 0; k < count; k++) push_out_of_obstacles(w, &x[k], &y[k], &vx[k], &vy[k]);
     if (w->params.border == BORDER_RESPAWN) {
-        for (int k = 0; k < count; k++) apply_border(w, w->cur.id[first + (size_t)k], &x[k], &y[k], &vx[k], &vy[k]);
+        for (int k = 0; k < count; k++) respawn_if_outside(w, w->cur.id[first + (size_t)k], &x[k], &y[k], &vx[k], &vy[k]);
     } else {
         lanes_f lx = lanes_load(x), ly = lanes_load(y), lvx = lanes_load(vx), lvy = lanes_load(vy);
         border_lanes(w, &lx, &ly, &lvx, &lvy);
@@ -278,10 +244,10 @@ void motion_finish_lanes(const world_t *w, size_t first, int count, const float 
     }
     agents_t *out = (agents_t *)&w->next; /* these agents' slots are written by one task only */
     if (count == LANES) {
-        memcpy(out->x + first, x, sizeof x);
-        memcpy(out->y + first, y, sizeof y);
-        memcpy(out->vx + first, vx, sizeof vx);
-        memcpy(out->vy + first, vy, sizeof vy);
+        lanes_store(out->x + first, lanes_load(x));
+        lanes_store(out->y + first, lanes_load(y));
+        lanes_store(out->vx + first, lanes_load(vx));
+        lanes_store(out->vy + first, lanes_load(vy));
     } else {
         for (int k = 0; k < count; k++) {
             out->x[first + k] = x[k], out->y[first + k] = y[k];

@@ -50,9 +50,9 @@ vec2 motion_wander(const world_t *w, uint32_t id, float vx, float vy);
 void motion_finish(const world_t *w, size_t i, float x, float y, float vx, float vy, uint8_t flags);
 
 /* motion_finish for agents first … first + count − 1 (count ≤ LANES), from
- * arrays of their new positions, velocities and flags: the same results,
- * the border and the stores a vector at a time. */
-void motion_finish_lanes(const world_t *w, size_t first, int count, const float x[LANES], const float y[LANES],
-                         const float vx[LANES], const float vy[LANES], const uint8_t flags[LANES]);
+ * arrays of their new positions and velocities (LANES entries each, used
+ * as scratch) and flags: the border and the stores a vector at a time. */
+void motion_finish_lanes(const world_t *w, size_t first, int count, float x[LANES], float y[LANES], float vx[LANES],
+                         float vy[LANES], const uint8_t flags[LANES]);
 
 #endif

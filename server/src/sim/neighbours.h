@@ -154,6 +154,20 @@ LANES_INLINE bool sense_fast_ok(const sense_params_t *sp, const sense_self_t *me
            me->sep_view_is_ali && sp->sep2 <= me->ali2;
 }
 
+/* True when, with one species, every agent may sense with a fast variant
+ * whatever its velocity: sense_fast_ok's conditions on the parameters
+ * alone (an agent standing still sees all around, which the fast variants
+ * also cover). */
+LANES_INLINE bool sense_params_fast_ok(const sense_params_t *sp)
+{
+    bool same_view = true;
+    for (int z = 0; z < ZONES; z++)
+        same_view &= sp->blind[z] == sp->blind[ZONE_ALI] && sp->wide[z] == sp->wide[ZONE_ALI] &&
+                     sp->cos_half2[z] == sp->cos_half2[ZONE_ALI];
+    return same_view && !sp->pair_wrap && !sp->count_ahead && !sp->count_zones && sp->coh2 == sp->ali2 &&
+           sp->sep2 <= sp->ali2;
+}
+
 /* Adds one vector of candidates at displacements (dx, dy) from the agent,
  * with velocities (or headings) VX/VY and species KIND (read only when
  * me->species ≥ 0); j0 is the first one's index among the candidates.
