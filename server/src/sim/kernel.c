@@ -269,12 +269,13 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t first_agent)
     ps->w = w;
     ps->wrap = p->border == BORDER_WRAP;
     ps->olfati = model == MODEL_OLFATI1 || model == MODEL_OLFATI2 || model == MODEL_OLFATI3;
+    ps->density = p->density_radii && model == MODEL_REYNOLDS;
     /* Each species senses with its own zones, views and Olfati-Saber terms. */
     ps->species = p->species > 1 ? p->species : 1;
     for (int s = 0; s < ps->species; s++) {
         ps->sps[s] = sense_params_of(w, &w->species_params[s]);
         ps->sps[s].count_ahead = w->species_params[s].leader_rule == LEADER_FRONT && w->n_targets > 0;
-        ps->sps[s].count_zones = p->density_radii && model == MODEL_REYNOLDS;
+        ps->sps[s].count_zones = ps->density; /* the radii follow the counts */
         ps->ocs[s] = olfati_consts(&w->species_params[s]);
     }
 
@@ -291,7 +292,6 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t first_agent)
         if (p->delay_mode != DELAY_POSITIONS && !by_heading)
             ps->src.vx = ps->src.vy = NULL, ps->src.hvx = frame + 2 * stride, ps->src.hvy = frame + 3 * stride;
     }
-    ps->density = p->density_radii && model == MODEL_REYNOLDS;
     /* Then an agent's own entry is where it was, not at distance 0. */
     ps->delayed_positions = ps->delayed && !ps->src.x;
     /* Reynolds' common case (see reynolds_cell); pair_wrap, which depends
