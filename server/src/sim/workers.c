@@ -103,7 +103,6 @@ workers_t *workers_create(int threads)
     return w;
 }
 
-int workers_threads(const workers_t *w) { return w->threads; }
 
 void workers_run(workers_t *w, workers_fn fn, void *ctx, int n_tasks)
 {

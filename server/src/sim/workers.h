@@ -12,7 +12,6 @@ typedef void (*workers_fn)(void *ctx, int task, int thread);
 
 /* threads ≥ 1; NULL on failure. */
 workers_t *workers_create(int threads);
-int workers_threads(const workers_t *w);
 /* Runs fn for every task and returns when all are done. */
 void workers_run(workers_t *w, workers_fn fn, void *ctx, int n_tasks);
 void workers_destroy(workers_t *w);
