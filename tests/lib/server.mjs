@@ -5,7 +5,8 @@
 //                       next to this checkout)
 //   SWARMCAST_WEB_ROOT  the web client directory (default: client-web/)
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -41,20 +42,21 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Starts the server on 127.0.0.1 with an ephemeral port and waits for its
- * "swarmcast listening on http://127.0.0.1:PORT/" line.
+ * "swarmcast listening on http://127.0.0.1:PORT/" line. `env` adds
+ * environment variables (SWARMCAST_* configure the server too).
  *
  * Returns { proc, port, httpUrl, wsUrl, output(), exited, stop() }:
  *   exited   a promise of { code, signal } once the process has ended
  *   stop()   SIGTERM, then waits (with a timeout) for the exit; resolves to
  *            { code, signal }. Kills with SIGKILL if it does not end in time.
  */
-export async function startServer({ agents = 300, seed = 7, args = [], startTimeoutMs = 10000 } = {}) {
+export async function startServer({ agents = 300, seed = 7, args = [], env = {}, startTimeoutMs = 10000 } = {}) {
   if (!existsSync(serverBin)) {
     throw new Error(`server binary not found: ${serverBin} (set SWARMCAST_BIN)`);
   }
   const argv = ['--bind', '127.0.0.1', '--port', '0', '--agents', String(agents),
     '--seed', String(seed), '--web-root', webRoot, ...args];
-  const proc = spawn(serverBin, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(serverBin, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   running.add(proc);
   let out = '';
   let err = '';
@@ -103,4 +105,71 @@ export async function startServer({ agents = 300, seed = 7, args = [], startTime
     },
   };
   return server;
+}
+
+/**
+ * GET `path` from 127.0.0.1:port with node:http (the path goes out exactly
+ * as written). Resolves to { status, headers, body }.
+ */
+export function httpGet(port, path, { timeoutMs = 3000, headers = {} } = {}) {
+  return withTimeout(new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method: 'GET', headers, agent: false }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  }), timeoutMs, `GET ${path}`);
+}
+
+/** GET /healthz: { status, body } with the body parsed as JSON (null if it is not). */
+export async function healthz(server, opts) {
+  const res = await httpGet(server.port, '/healthz', opts);
+  let body = null;
+  try { body = JSON.parse(res.body); } catch { /* reported by the caller */ }
+  return { status: res.status, body, text: res.body };
+}
+
+/** Resident memory of a process in KiB (VmRSS of /proc/<pid>/status). */
+export function rssKiB(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(m[1]);
+}
+
+/**
+ * Calls check() every intervalMs until it returns a truthy value (resolved)
+ * or timeoutMs passes (rejected, naming `what` and the last value seen).
+ * check may be async.
+ */
+export async function waitUntil(check, what, { timeoutMs = 5000, intervalMs = 100 } = {}) {
+  const deadline = performance.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      last = await check();
+    } catch (e) {
+      last = e;
+    }
+    if (last && !(last instanceof Error)) return last;
+    if (performance.now() >= deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+    }
+    await sleep(intervalMs);
+  }
+}
+
+/** Waits until /healthz reports exactly `n` clients; returns the figure history for the log. */
+export async function waitClients(server, n, { timeoutMs = 5000 } = {}) {
+  let last = null;
+  await waitUntil(async () => {
+    const h = await healthz(server);
+    last = h.body?.clients;
+    return last === n;
+  }, `/healthz to report ${n} clients`, { timeoutMs }).catch((e) => {
+    throw new Error(`${e.message}; last reported: ${last}`);
+  });
+  return last;
 }
