@@ -63,8 +63,12 @@ export class Viewer {
     for (const w of [...this.waiters]) w();
   }
 
-  /** Resolves with check()'s first truthy value, checked now and after every message; rejects after timeoutMs. */
-  waitFor(check, what, timeoutMs = 5000) {
+  /**
+   * Resolves with check()'s first truthy value, checked now and after every
+   * message; rejects after timeoutMs (a number, or { timeoutMs } as for Client).
+   */
+  waitFor(check, what, opts = 5000) {
+    const timeoutMs = typeof opts === 'number' ? opts : (opts.timeoutMs ?? 5000);
     return new Promise((resolve, reject) => {
       let timer = null;
       const done = () => { clearTimeout(timer); this.waiters.delete(waiter); };
