@@ -1,0 +1,289 @@
+// Operations (issue 8, goal 6): /metrics in Prometheus text format whose
+// counters move when people act; SIGTERM exits within a second even in the
+// middle of heavy work; /healthz answers 503 when the simulation stops
+// ticking (and not when it is merely paused).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { startServer, httpGet, healthz, repoRoot, sleep, waitUntil, withTimeout } from '../lib/server.mjs';
+import { connect } from '../lib/client.mjs';
+import { openViewer } from '../lib/viewer.mjs';
+
+// ------------------------------------------------------------------ /metrics
+
+/**
+ * Parses the Prometheus text exposition format (version 0.0.4) strictly:
+ * every line is a # HELP, a # TYPE, another comment, or a sample
+ * `name{label="value",...} value [timestamp]`. Returns
+ * { types: Map(family -> type), samples: [{ name, labels, value }], bad: [lines] }.
+ */
+function parsePrometheus(text) {
+  const types = new Map();
+  const samples = [];
+  const bad = [];
+  const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)(\s+-?\d+)?$/;
+  const LABEL = /\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*(,|$)/y;
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    if (line.startsWith('#')) {
+      const m = /^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$/.exec(line);
+      if (m) types.set(m[1], m[2]);
+      else if (line.startsWith('# TYPE')) bad.push(line);
+      continue;
+    }
+    const m = SAMPLE.exec(line);
+    if (!m) { bad.push(line); continue; }
+    const labels = {};
+    if (m[3]) {
+      LABEL.lastIndex = 0;
+      let consumed = 0;
+      let l;
+      while (consumed < m[3].length && (l = LABEL.exec(m[3]))) {
+        labels[l[1]] = l[2];
+        consumed = LABEL.lastIndex;
+      }
+      if (consumed !== m[3].length) { bad.push(line); continue; }
+    }
+    const value = m[4] === '+Inf' ? Infinity : m[4] === '-Inf' ? -Infinity : Number(m[4]);
+    if (Number.isNaN(value) && m[4] !== 'NaN') { bad.push(line); continue; }
+    samples.push({ name: m[1], labels, value });
+  }
+  return { types, samples, bad };
+}
+
+async function scrape(server) {
+  const res = await httpGet(server.port, '/metrics');
+  return { res, ...parsePrometheus(res.body) };
+}
+
+/** The family (TYPE name) a sample belongs to: histogram samples carry _bucket/_sum/_count. */
+function familyOf(m, sampleName) {
+  if (m.types.has(sampleName)) return sampleName;
+  const base = sampleName.replace(/_(bucket|sum|count)$/, '');
+  return m.types.has(base) ? base : sampleName;
+}
+
+/** Samples of swarmcast_ families whose name matches re (histograms: only _count), optionally with a label value. */
+function select(m, re, labelValue) {
+  return m.samples.filter((s) => s.name.startsWith('swarmcast_') && re.test(familyOf(m, s.name)) &&
+    (m.types.get(familyOf(m, s.name)) !== 'histogram' || s.name.endsWith('_count')) &&
+    (labelValue === undefined || Object.values(s.labels).includes(labelValue)));
+}
+
+const total = (samples) => samples.reduce((a, s) => a + s.value, 0);
+
+// What the issue asks /metrics to show, each as a pattern on family names.
+const CONCEPTS = [
+  ['connections', /connection|client|session/],
+  ['refusals by reason', /refus|reject/],
+  ['ticks', /tick(?!.*overrun)/],
+  ['tick overruns', /overrun/],
+  ['snapshot bytes sent', /snapshot.*bytes|bytes.*sent/],
+  ['snapshot frames sent', /(snapshot|frame).*(sent|written)|snapshots_total/],
+  ['frames skipped for slow clients', /skip/],
+  ['commands by kind', /command/],
+  ['errors', /error/],
+  ['rate-limited commands', /rate_limit/],
+  ['closes by code', /close/],
+];
+
+test('/metrics is Prometheus text with every swarmcast_* series the issue names, and its counters move when people act', { timeout: 30000 }, async () => {
+  const server = await startServer({ agents: 300 });
+  try {
+    const viewer = await openViewer(server.wsUrl, { name: 'viewer' });
+    await viewer.nextSnapshot();
+    const before = await scrape(server);
+    console.log(`# /metrics: ${before.res.status} ${before.res.headers['content-type']}, ${before.res.body.length} bytes, ` +
+      `${before.types.size} families: ${[...before.types].map(([n, t]) => `${n} (${t})`).join(', ')}`);
+    assert.equal(before.res.status, 200, 'GET /metrics answers 200');
+    assert.match(before.res.headers['content-type'] ?? '', /^text\/plain/, 'as text/plain');
+    assert.deepEqual(before.bad, [], 'every line is a comment or a well-formed sample');
+    const names = [...new Set(before.samples.map((s) => familyOf(before, s.name)))];
+    assert.ok(names.some((n) => n.startsWith('swarmcast_')), 'swarmcast_* series');
+    for (const n of names.filter((x) => x.startsWith('swarmcast_'))) assert.ok(before.types.has(n), `${n} has a # TYPE line`);
+    for (const [what, re] of CONCEPTS) {
+      assert.ok(names.some((n) => n.startsWith('swarmcast_') && re.test(n)), `a swarmcast_* series for ${what} (${re})`);
+    }
+    // a step-time histogram: buckets that never decrease, +Inf equal to _count
+    const histograms = [...before.types].filter(([n, t]) => t === 'histogram' && /step/.test(n)).map(([n]) => n);
+    assert.ok(histograms.length > 0, 'a histogram of the step time');
+    for (const h of histograms) {
+      const buckets = before.samples.filter((s) => s.name === `${h}_bucket`);
+      const les = buckets.map((b) => Number(b.labels.le === '+Inf' ? Infinity : b.labels.le));
+      assert.ok(buckets.length >= 3 && les.every((x) => !Number.isNaN(x)), `${h}: buckets with le labels`);
+      for (let i = 1; i < buckets.length; i++) {
+        assert.ok(les[i] > les[i - 1] && buckets[i].value >= buckets[i - 1].value, `${h}: buckets in order and cumulative`);
+      }
+      const count = before.samples.find((s) => s.name === `${h}_count`);
+      assert.equal(les[les.length - 1], Infinity, `${h}: a +Inf bucket`);
+      assert.equal(buckets[buckets.length - 1].value, count?.value, `${h}: +Inf bucket equals _count`);
+      assert.ok(before.samples.some((s) => s.name === `${h}_sum`), `${h}: _sum`);
+    }
+
+    // act: commands of one kind, a malformed message, a burst that is rate
+    // limited, a client that closes with 1000
+    const actor = await connect(server.wsUrl);
+    for (let i = 0; i < 5; i++) await actor.command({ type: 'set_target', x: 10 + i, y: 10 });
+    await actor.request({ type: 'bogus' });
+    const burst = [];
+    for (let i = 0; i < 300; i++) burst.push(actor.request({ type: 'clear_target' }).catch(() => null));
+    await Promise.all(burst);
+    const leaver = await connect(server.wsUrl);
+    leaver.close();
+    await leaver.closed;
+    await sleep(1200);
+    const afterActs = await scrape(server);
+
+    const moved = (re, label) => ({ before: total(select(before, re, label)), after: total(select(afterActs, re, label)) });
+    const checks = {
+      ticks: moved(/tick(?!.*overrun)/),
+      'step histogram _count': moved(/step/),
+      'snapshot bytes': moved(/snapshot.*bytes|bytes.*sent/),
+      'set_target commands': moved(/command/, 'set_target'),
+      errors: moved(/error/),
+      'rate limited': moved(/rate_limit/),
+      'closes with 1000': moved(/close/, '1000'),
+    };
+    console.log(`# /metrics before -> after: ${Object.entries(checks).map(([k, v]) => `${k} ${v.before} -> ${v.after}`).join('; ')}`);
+    assert.ok(checks.ticks.after > checks.ticks.before, 'ticks advance');
+    assert.ok(checks['step histogram _count'].after > checks['step histogram _count'].before, 'the step histogram counts steps');
+    assert.ok(checks['snapshot bytes'].after > checks['snapshot bytes'].before, 'snapshot bytes grow');
+    assert.ok(checks['set_target commands'].after >= checks['set_target commands'].before + 5, 'set_target is counted by kind');
+    assert.ok(checks.errors.after > checks.errors.before, 'errors are counted');
+    assert.ok(checks['rate limited'].after > checks['rate limited'].before, 'rate-limited commands are counted');
+    assert.ok(checks['closes with 1000'].after > checks['closes with 1000'].before, 'closes are counted by code');
+    actor.close();
+    viewer.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+// ------------------------------------------------------------------ SIGTERM
+
+/** SIGTERM now; resolves to { ms, code, signal } (ms from kill to exit), killing after 15 s. */
+async function termAndTime(server) {
+  const t0 = performance.now();
+  server.proc.kill('SIGTERM');
+  const r = await withTimeout(server.exited, 15000, 'the server to exit after SIGTERM').catch(async () => {
+    server.proc.kill('SIGKILL');
+    return { ...(await server.exited), killed: true };
+  });
+  return { ms: Math.round(performance.now() - t0), ...r };
+}
+
+// The issue's bound is one second. A loaded two-core machine may take a
+// little longer to schedule the process's last steps and report its exit,
+// so the assertion allows 1.5 s; the figure is printed. The landed server
+// took 10-30 s here.
+const EXIT_BOUND_MS = 1500;
+
+for (const [when, waitForAck] of [['right after a reset to max_agents is sent', false], ['once a reset to max_agents is applied, with add_agents bursts queued', true]]) {
+  test(`SIGTERM ${when} exits with code 0 within a second`, { timeout: 40000 }, async () => {
+    const server = await startServer({ agents: 1000 });
+    const viewer = await openViewer(server.wsUrl, { name: 'viewer' });
+    const actor = await connect(server.wsUrl);
+    const max = actor.hello.limits.max_agents;
+    let ack = null;
+    const reset = actor.request({ type: 'reset', agents: max }, { timeoutMs: 8000 }).then((r) => { ack = r; }, () => {});
+    if (waitForAck) {
+      // (the landed server never answers: its step takes minutes; SIGTERM then comes after 8 s)
+      await reset;
+      for (let i = 0; i < 3; i++) actor.send({ type: 'add_agents', count: 10000 });
+      actor.send({ type: 'set_param', name: 'coh_radius', value: 200 });
+      await sleep(100);
+    } else {
+      await sleep(50);
+    }
+    const r = await termAndTime(server);
+    const close = await withTimeout(viewer.closed, 2000, 'the viewer to be closed').catch(() => null);
+    console.log(`# SIGTERM ${when} (max_agents ${max}, reset ${ack ? `${ack.type} ${ack.code ?? ''}` : 'not answered'}): ` +
+      `exit after ${r.ms} ms, code ${r.code}, signal ${r.signal}${r.killed ? ' (SIGKILLed after 15 s)' : ''}; viewer closed with ${close?.code}`);
+    assert.equal(r.killed, undefined, 'exited by itself');
+    assert.equal(r.code, 0, `exit code 0\n${server.output()}`);
+    assert.ok(r.ms <= EXIT_BOUND_MS, `exited ${r.ms} ms after SIGTERM (bound ${EXIT_BOUND_MS} ms)`);
+    assert.equal(close?.code, 1001, 'the viewer was told the server is going away');
+  });
+}
+
+// ------------------------------------------------------------------ /healthz
+
+const freezeBin = process.env.SWARMCAST_FREEZE_THREAD || path.join(repoRoot, 'build/tests/swarmcast-freeze-thread');
+
+/** The server's simulation thread: with --threads 1, the thread other than the main one that used the most CPU. */
+function simulationThread(pid) {
+  const threads = readdirSync(`/proc/${pid}/task`).map(Number).filter((t) => t !== pid).map((tid) => {
+    const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return { tid, cpu: Number(fields[11]) + Number(fields[12]) }; // utime + stime
+  });
+  threads.sort((a, b) => b.cpu - a.cpu);
+  return threads[0]?.tid;
+}
+
+test('/healthz says ok while running and while paused, 503 "stalled" when the simulation thread stops ticking, ok again after', { timeout: 40000 }, async (t) => {
+  const server = await startServer({ agents: 5000, args: ['--threads', '1'] });
+  try {
+    const running = await healthz(server);
+    assert.equal(running.status, 200);
+    assert.equal(running.body.status, 'ok');
+
+    // pausing is not a stall
+    const c = await connect(server.wsUrl);
+    await c.command({ type: 'pause' });
+    await sleep(2600);
+    const paused = await healthz(server);
+    await c.command({ type: 'resume' });
+    c.close();
+    console.log(`# /healthz running: ${running.status} ${running.text}; paused 2.6 s: ${paused.status} ${paused.text}`);
+    assert.equal(paused.status, 200, 'a pause is not a stall');
+    assert.equal(paused.body.status, 'ok');
+    assert.equal(paused.body.paused, true);
+
+    // Freeze only the simulation thread (ptrace), as a step that never
+    // returns would: the network thread goes on answering.
+    if (!existsSync(freezeBin)) {
+      t.skip(`no ${freezeBin} (build the swarmcast-freeze-thread target)`);
+      return;
+    }
+    await sleep(500);
+    const tid = simulationThread(server.proc.pid);
+    const FREEZE_S = 4;
+    const freezer = spawn(freezeBin, [String(tid), String(FREEZE_S)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    freezer.stdout.on('data', (d) => { out += d; });
+    freezer.stderr.on('data', (d) => { out += d; });
+    const freezerExit = new Promise((resolve) => freezer.on('exit', (code) => resolve(code)));
+    const frozen = await Promise.race([
+      waitUntil(() => out.includes('frozen'), 'the simulation thread to be frozen', { timeoutMs: 5000, intervalMs: 20 }).then(() => true),
+      freezerExit.then((code) => (code === 77 ? 'not permitted' : `exit ${code}: ${out}`)),
+    ]);
+    if (frozen !== true) {
+      if (frozen === 'not permitted') { t.skip(`ptrace not permitted here: ${out.trim()}`); return; }
+      assert.fail(`could not freeze the simulation thread: ${frozen}`);
+    }
+    const t0 = performance.now();
+    const seen = [];
+    let stalled = null;
+    while (performance.now() - t0 < (FREEZE_S - 0.3) * 1000) {
+      const h = await healthz(server, { timeoutMs: 2000 });
+      seen.push(`${((performance.now() - t0) / 1000).toFixed(1)}s:${h.status}`);
+      if (h.status === 503 && !stalled) stalled = { at: (performance.now() - t0) / 1000, body: h.body };
+      await sleep(200);
+    }
+    await freezerExit;
+    const back = await waitUntil(async () => {
+      const h = await healthz(server);
+      return h.status === 200 && h.body.status === 'ok' ? h : null;
+    }, '/healthz to say ok again after the thaw', { timeoutMs: 5000 }).catch((e) => e);
+    console.log(`# /healthz with the simulation thread (tid ${tid}) frozen for ${FREEZE_S} s: ${seen.join(' ')}; ` +
+      `first 503 at ${stalled ? `${stalled.at.toFixed(1)} s ${JSON.stringify(stalled.body)}` : 'never'}; after: ${back instanceof Error ? back.message : back.text}`);
+    assert.ok(stalled, '/healthz answers 503 while the tick is frozen');
+    assert.equal(stalled.body?.status, 'stalled');
+    assert.ok(!(back instanceof Error), 'ok again once the thread runs');
+  } finally {
+    await server.stop();
+  }
+});
