@@ -476,7 +476,7 @@ static void error_message_should_survive_quotes_and_backslashes(void **state)
 static void param_should_carry_name_value_by_and_tick(void **state)
 {
     (void)state;
-    cJSON *p = parse_owned(msg_param(index_of("sep_radius"), 30, -1, 3, 4022));
+    cJSON *p = parse_owned(msg_param(index_of("sep_radius"), 30, -1, 3, 4022, NULL, 0));
     assert_string_field(p, "type", "param");
     assert_string_field(p, "name", "sep_radius");
     assert_number_field(p, "value", 30);
@@ -485,13 +485,13 @@ static void param_should_carry_name_value_by_and_tick(void **state)
     assert_int_equal(count_fields(p), 5);
     cJSON_Delete(p);
 
-    p = parse_owned(msg_param(index_of("w_sep"), 0.1, -1, 4294967295u, 0));
+    p = parse_owned(msg_param(index_of("w_sep"), 0.1, -1, 4294967295u, 0, NULL, 0));
     assert_number_field(p, "value", 0.1);
     assert_number_field(p, "by", 4294967295.0);
     assert_number_field(p, "tick", 0);
     cJSON_Delete(p);
 
-    p = parse_owned(msg_param(index_of("border"), BORDER_BOUNCE, -1, 1, 2));
+    p = parse_owned(msg_param(index_of("border"), BORDER_BOUNCE, -1, 1, 2, NULL, 0));
     assert_string_field(p, "name", "border");
     assert_string_field(p, "value", "bounce");
     cJSON_Delete(p);
@@ -500,8 +500,8 @@ static void param_should_carry_name_value_by_and_tick(void **state)
 static void param_of_an_index_outside_the_registry_should_be_null(void **state)
 {
     (void)state;
-    assert_null(msg_param(params_count(), 1, -1, 1, 1));
-    assert_null(msg_param(params_count() + 100, 1, -1, 1, 1));
+    assert_null(msg_param(params_count(), 1, -1, 1, 1, NULL, 0));
+    assert_null(msg_param(params_count() + 100, 1, -1, 1, 1, NULL, 0));
 }
 
 /* ------------------------------------------------------------ error codes */
