@@ -515,7 +515,7 @@ static void error_code_should_map_every_sim_status_to_its_wire_code(void **state
     } map[] = {
         {SIM_E_OUT_OF_RANGE, "out_of_range"}, {SIM_E_UNKNOWN_PARAM, "unknown_param"},
         {SIM_E_BAD_TYPE, "bad_type"},         {SIM_E_NOT_FOUND, "not_found"},
-        {SIM_E_LIMIT, "limit_reached"},
+        {SIM_E_LIMIT, "limit_reached"},       {SIM_E_FORBIDDEN, "forbidden"},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
         const char *code = msg_error_code(map[i].status);

@@ -177,6 +177,7 @@ const char *msg_error_code(int sim_status)
     case SIM_E_BAD_TYPE: return "bad_type";
     case SIM_E_NOT_FOUND: return "not_found";
     case SIM_E_LIMIT: return "limit_reached";
+    case SIM_E_FORBIDDEN: return "forbidden";
     default: return "internal";
     }
 }
