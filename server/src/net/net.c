@@ -142,6 +142,7 @@ static int on_filter(net_t *n, struct lws *wsi)
     if (len <= 0 && lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN) == 0) return 0;
     if (len > 0 && origin_allowed(n->cfg.allow_origin, origin)) return 0;
     n->stats.refused[REFUSED_ORIGIN]++;
+    lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, "this Origin may not open a session");
     return -1;
 }
 
