@@ -241,6 +241,9 @@ static void a_visitor_should_be_forbidden_to_move_or_remove_someone_elses_obstac
     assert_float_equal(obstacle(&w, operators)->x, 10, 0);
     assert_float_equal(obstacle(&w, others)->x, 20, 0);
     assert_float_equal(obstacle(&w, others)->y, 50, 0);
+    /* Nobody's obstacles are not a client 0's either. */
+    assert_int_equal(move_as(&w, 0, VISITOR, operators, 90).status, SIM_E_FORBIDDEN);
+    assert_int_equal(remove_as(&w, 0, VISITOR, operators).status, SIM_E_FORBIDDEN);
     /* An obstacle that does not exist is not found, whoever asks. */
     assert_int_equal(move_as(&w, 5, VISITOR, 999, 90).status, SIM_E_NOT_FOUND);
     assert_int_equal(remove_as(&w, 5, VISITOR, 999).status, SIM_E_NOT_FOUND);

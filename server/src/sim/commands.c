@@ -59,7 +59,8 @@ static bool may_touch_obstacle(const world_t *w, const sim_cmd_t *cmd, sim_resul
         snprintf(res->message, sizeof res->message, "no obstacle with id %u", (unsigned)cmd->obstacle_id);
         return false;
     }
-    if (cmd->visitor && o->owner != cmd->client_id) {
+    /* Owner 0 is nobody, not a client 0 (should ids ever wrap round). */
+    if (cmd->visitor && (o->owner == 0 || o->owner != cmd->client_id)) {
         res->status = SIM_E_FORBIDDEN;
         snprintf(res->message, sizeof res->message,
                  "obstacle %u is not yours: a visitor may %s only the obstacles it added", (unsigned)o->id,
@@ -93,7 +94,7 @@ void sim_apply(world_t *w, const sim_cmd_t *cmd, sim_result_t *res)
     if (cmd->visitor && !cmd_visitor_may(cmd->kind)) {
         res->status = SIM_E_FORBIDDEN;
         snprintf(res->message, sizeof res->message, "a visitor may not send %s: that needs the operator role",
-                 (unsigned)cmd->kind < CMD_COUNT ? cmd_name(cmd->kind) : "do that");
+                 cmd_name(cmd->kind));
         return;
     }
     switch (cmd->kind) {
