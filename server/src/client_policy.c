@@ -35,17 +35,8 @@ double policy_cost(const sim_cmd_t *cmd)
 
 bool policy_allows(const client_policy_t *p, cmd_kind_t kind)
 {
-    if (p->operator) return true;
-    switch (kind) {
-    case CMD_SET_TARGET:
-    case CMD_CLEAR_TARGET:
-    case CMD_ADD_OBSTACLE:
-    case CMD_MOVE_OBSTACLE:
-    case CMD_REMOVE_OBSTACLE:
-        return true;
-    default:
-        return false;
-    }
+    /* The simulation holds the same rule (and checks it again). */
+    return p->operator || cmd_visitor_may(kind);
 }
 
 policy_verdict_t policy_charge(client_policy_t *p, double cost, uint64_t now_ns)
