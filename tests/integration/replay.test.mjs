@@ -28,7 +28,7 @@ before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'swarmcast-replay-'));
   log = path.join(dir, 'run.jsonl');
   final1 = path.join(dir, 'live.json');
-  server = await startServer({ agents: AGENTS, seed: 11, args: ['--record', log, '--final', final1, '--threads', '2'] });
+  server = await startServer({ agents: AGENTS, seed: 11, args: ['--record', log, '--final', final1, '--threads', '2', '--rate-scale', '100'] });
   a = await connect(server.wsUrl);
   b = await connect(server.wsUrl);
 });
