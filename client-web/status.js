@@ -62,7 +62,9 @@ export function errorText(err) {
     return `too many commands at once: ${cmd ?? 'a command'} was skipped — please slow down a moment`;
   }
   if (err.code === 'forbidden') {
-    return `${cmd ?? 'that'} is not allowed${message ? `: ${message}` : ' for a visitor'}`;
+    // The server's message says what and why ("set_param needs the
+    // operator role: …", "obstacle 3 is not yours: …").
+    return message ? `not allowed: ${message}` : `${cmd ?? 'that'} is not allowed for a visitor`;
   }
   if (err.code === 'bad_token') return 'the operator token was refused';
   // e.g. "set_param refused (out_of_range): sep_radius: 500 is above the maximum 200"
@@ -71,10 +73,10 @@ export function errorText(err) {
   return message ? `${what}${code}: ${message}` : `${what}${code}`;
 }
 
-// 'notice' for refusals that are part of normal use (a visitor's limits,
-// the rate limit), 'error' for the rest.
+// 'notice' for refusals that are part of normal use (a visitor's limits
+// and obstacle quota, the rate limit), 'error' for the rest.
 export function errorTone(err) {
-  return err && ['rate_limited', 'forbidden', 'bad_token'].includes(err.code) ? 'notice' : 'error';
+  return err && ['rate_limited', 'forbidden', 'bad_token', 'limit_reached'].includes(err.code) ? 'notice' : 'error';
 }
 
 // note: { text, tone: 'error' | 'notice', at } or null; shown until

@@ -318,7 +318,7 @@ test('a visitor moves and removes only its own obstacles; a forbidden command is
       const e = document.querySelector('#status .status-error');
       return !e.hidden && /not allowed/.test(e.textContent) ? { text: e.textContent, notice: e.classList.contains('is-notice') } : null;
     }, null, 'the notice');
-    assert.match(note.text, /^remove_obstacle is not allowed/);
+    assert.match(note.text, new RegExp(`^not allowed: obstacle ${theirs} is not yours`));
     assert.equal(note.notice, true);
     assert.equal(await page.evaluate(() => window.swarmcast.connected), true, 'still connected');
 

@@ -37,9 +37,11 @@ test('a close without a reason is explained by its code', () => {
 });
 
 test('forbidden and rate_limited are polite notices; other refusals are errors with their code', () => {
-  const forbidden = { type: 'error', id: 3, cmd: 'set_param', code: 'forbidden', message: 'needs the operator token' };
-  assert.equal(errorText(forbidden), 'set_param is not allowed: needs the operator token');
+  const forbidden = { type: 'error', id: 3, cmd: 'set_param', code: 'forbidden',
+    message: 'set_param needs the operator role: send auth with the control token' };
+  assert.equal(errorText(forbidden), 'not allowed: set_param needs the operator role: send auth with the control token');
   assert.equal(errorTone(forbidden), 'notice');
+  assert.equal(errorText({ ...forbidden, message: '' }), 'set_param is not allowed for a visitor');
   const limited = { type: 'error', id: 4, cmd: 'set_target', code: 'rate_limited', message: '' };
   assert.match(errorText(limited), /too many commands.*set_target.*slow down/);
   assert.equal(errorTone(limited), 'notice');
