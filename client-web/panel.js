@@ -5,8 +5,8 @@
 //   role       at the top: this page's role (role.js); for a visitor on a
 //              server with a control token, the "Operator token" form that
 //              sends `auth`; for an operator by token, "Lock"
-//   operator   pause / reset / seed, the model and every parameter control
-//   only       sit in two fieldsets that are disabled (not hidden) for a
+//   locking    pause / reset / seed, the model and every parameter control
+//              sit in two fieldsets that are disabled (not hidden) for a
 //              visitor, each control described as needing the token
 //   model      a select at the top → {"type":"set_model"}
 //   groups     the other parameters, grouped by name prefix ("os_" Olfati-
