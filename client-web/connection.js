@@ -48,6 +48,10 @@ export class Connection {
     this.attempt = 0; // failed tries since the last hello: drives the backoff
     this.reconnectAt = 0;
     this.lastCloseCode = null;
+    // { code, reason } of the last close the server explained (it sent a
+    // close frame), kept until the next hello: failed tries in between
+    // (1006, no close frame) say nothing new and do not erase it.
+    this.closeCause = null;
     this.lastMessageAt = 0;
     this.nextId = 1; // command ids increase for the life of the page
     this.retryTimer = null;
@@ -101,6 +105,9 @@ export class Connection {
     ws.onclose = (ev) => {
       if (ws !== this.ws) return;
       this.lastCloseCode = ev.code;
+      if (ev.code !== 1005 && ev.code !== 1006) {
+        this.closeCause = { code: ev.code, reason: typeof ev.reason === 'string' ? ev.reason : '' };
+      }
       this.ws = null;
       this.scheduleReconnect();
     };
@@ -132,6 +139,7 @@ export class Connection {
     if (msg.type === 'hello') {
       this.attempt = 0; // a server that says hello is healthy: next drop retries fast
       this.lastCloseCode = null;
+      this.closeCause = null;
       this.setState('connected');
       this.handlers.onHello?.(msg);
     } else {

@@ -8,11 +8,16 @@
 // Keys do nothing while a form control (the control panel's inputs) has the
 // focus: typing a number must not pause the world or add agents.
 //
+// A visitor (role.js) may not pause or add agents, and may move or remove
+// only its own obstacles: for those the page sends nothing and says why
+// (onNotAllowed); others' obstacles are neither outlined nor draggable.
+//
 // This module only decides *what* to send; commands.js shapes the JSON and
 // the connection numbers and sends it.
 
 import * as cmd from './commands.js';
 import { screenToWorld } from './viewport.js';
+import { NEEDS_TOKEN } from './role.js';
 
 // An obstacle counts as under the mouse this many CSS pixels past its edge,
 // so small ones are easy to hit.
@@ -25,6 +30,23 @@ const OBSTACLE_DRAG_INTERVAL_MS = 50;
 // A press on an obstacle becomes a drag once the mouse has moved this far
 // (CSS px); released before that, it is an ordinary click (sets the target).
 const DRAG_THRESHOLD_PX = 3;
+// Holding 'a' adds agents at most this often: an add_agents of 100 costs 17
+// of the server's rate tokens, which refill at 80 per second (PROTOCOL.md,
+// "Rate limits"); key repeat (~30/s) would soon be refused, and persistent
+// refusals close the connection.
+export const ADD_AGENTS_INTERVAL_MS = 250;
+
+// The hint line at the bottom of the page, for a role.
+export function hintText(role) {
+  if (role === 'visitor') {
+    // Without pause and agents: a visitor's keys for those only explain
+    // that they need the operator token.
+    return 'click: target · drag your obstacle: move · right click: add / remove your obstacle · ' +
+      'shift+right click: moving one · c: clear target';
+  }
+  return 'click: target · drag obstacle: move · right click: add / remove obstacle · shift+right click: moving one · ' +
+    'space: pause · c: clear target · a: +100 agents';
+}
 
 // True when a key pressed in `target` is typing, not a shortcut.
 export function isFormControl(target) {
@@ -39,11 +61,18 @@ export function isFormControl(target) {
 //   getView()      → the renderer's current mapping (viewport.js),
 //   getWorld()     → { width, height } or null before the first hello,
 //   getSnapshot()  → the newest snapshot or null,
-//   send(command), onHover(obstacleId | null), now() → ms, random() → [0, 1) }
+//   send(command), onHover(obstacleId | null), now() → ms, random() → [0, 1),
+//   mayOperate()            → false for a visitor (no pause, no agents),
+//   mayTouchObstacle(id)    → false for an obstacle this page may not move or remove,
+//   onNotAllowed(text)      → tell the user why nothing was sent }
 export function attachInput(deps) {
   const { canvas, keyTarget, getView, getWorld, getSnapshot, send, onHover } = deps;
   const now = deps.now ?? (() => performance.now());
   const random = deps.random ?? Math.random;
+  const mayOperate = deps.mayOperate ?? (() => true);
+  const mayTouchObstacle = deps.mayTouchObstacle ?? (() => true);
+  const onNotAllowed = deps.onNotAllowed ?? (() => {});
+  let lastAddAgents = -Infinity;
   let pointer = null; // last pointer position over the canvas, CSS px; null when outside
   let lastDragSend = -Infinity;
   let hoverId = null;
@@ -62,11 +91,14 @@ export function attachInput(deps) {
     return { sx: ev.clientX - r.left, sy: ev.clientY - r.top };
   }
 
-  function obstacleUnder(p) {
+  // The obstacle under a pointer position; with `touchable`, only among
+  // those this page may move or remove.
+  function obstacleUnder(p, touchable = true) {
     const snap = getSnapshot();
     if (!snap || !p) return null;
     const w = worldAt(p);
-    return cmd.obstacleAt(snap.obstacles, w.x, w.y, HIT_SLACK_PX / getView().scale);
+    const obstacles = touchable ? snap.obstacles.filter((o) => mayTouchObstacle(o.id)) : snap.obstacles;
+    return cmd.obstacleAt(obstacles, w.x, w.y, HIT_SLACK_PX / getView().scale);
   }
 
   function updateHover() {
@@ -213,8 +245,10 @@ export function attachInput(deps) {
       send(cmd.addObstacle(world, w.x, w.y, cmd.OBSTACLE_RADIUS, cmd.randomVelocity(cmd.MOVING_OBSTACLE_SPEED, random)));
       return;
     }
-    const hit = obstacleUnder(pointer);
-    if (hit) {
+    const hit = obstacleUnder(pointer, false);
+    if (hit && !mayTouchObstacle(hit.id)) {
+      onNotAllowed('that obstacle is someone else\'s: a visitor moves and removes only its own');
+    } else if (hit) {
       send(cmd.removeObstacle(hit.id));
     } else {
       send(cmd.addObstacle(world, w.x, w.y));
@@ -233,12 +267,20 @@ export function attachInput(deps) {
       ev.preventDefault(); // no page scroll
       const snap = getSnapshot();
       // Holding space must not flicker between pause and resume.
-      if (!ev.repeat && snap) send(cmd.togglePause(snap.paused));
+      if (ev.repeat || !snap) return;
+      if (!mayOperate()) onNotAllowed(`pause / resume ${NEEDS_TOKEN}`);
+      else send(cmd.togglePause(snap.paused));
     } else if (ev.key === 'c' || ev.key === 'C') {
       if (!ev.repeat) send(cmd.clearTarget());
     } else if (ev.key === 'a' || ev.key === 'A') {
-      // Holding 'a' keeps adding: handy for load tests, and each command is
-      // one message, far below the rate limit at key-repeat speed.
+      if (!mayOperate()) {
+        if (!ev.repeat) onNotAllowed(`adding agents ${NEEDS_TOKEN}`);
+        return;
+      }
+      // Holding 'a' keeps adding (handy for load tests), paced to stay
+      // within the server's rate limit.
+      if (now() - lastAddAgents < ADD_AGENTS_INTERVAL_MS) return;
+      lastAddAgents = now();
       // Over the letterbox the point is clamped onto the world's edge (by
       // commands.js); with the mouse off the canvas the server scatters them.
       send(cmd.addAgents(world, cmd.ADD_AGENTS_COUNT, pointer ? worldAt(pointer) : null));
@@ -246,7 +288,12 @@ export function attachInput(deps) {
   });
 
   return {
-    // Called after every new snapshot: obstacles come and go under a still mouse.
+    // Called after every new snapshot (obstacles come and go under a still
+    // mouse) and when what this page may touch changes.
     refreshHover: updateHover,
+    // The server refused a move of the dragged obstacle: stop dragging it.
+    cancelDrag() {
+      if (drag) endDrag(null, true);
+    },
   };
 }

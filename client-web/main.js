@@ -7,10 +7,11 @@
 import { decodeSnapshot, AGENT_FLAG_PREDATOR } from './protocol.js';
 import { Connection, socketUrl } from './connection.js';
 import { createRenderer } from './render.js';
-import { attachInput } from './input.js';
-import { createStatus } from './status.js';
+import { attachInput, hintText } from './input.js';
+import { createStatus, errorText, errorTone } from './status.js';
 import { createPanel } from './panel.js';
 import { fitWorld } from './viewport.js';
+import { createRoleSession } from './role.js';
 
 const canvas = document.getElementById('world');
 
@@ -22,6 +23,7 @@ function flockSize(s) {
 }
 const renderer = createRenderer(canvas);
 const updateStatus = createStatus(document.getElementById('status'));
+const hint = document.getElementById('hint');
 
 const hooks = {
   connected: false, // socket open and hello received
@@ -41,33 +43,63 @@ const hooks = {
   paused: null, // the newest snapshot's paused flag
   params: {}, // parameter name → current value (hello, then `param` messages)
   decodeErrors: 0, // binary frames the decoder rejected
+  role: null, // 'operator' | 'visitor': from hello, then from an accepted `auth`
+  controlToken: false, // hello's control_token: the server has one
   send: (command) => connection.send(command), // returns the id used, or null
 };
 window.swarmcast = hooks;
 
 let snapshot = null; // the newest decoded snapshot: the only one ever drawn
 let world = null; // { width, height } from hello
-let errorAt = 0; // when hooks.lastError arrived (Date.now())
+// The status line's note for a few seconds: { text, tone, at } or null.
+let note = null;
 let hoverObstacleId = null;
 let dirty = true; // something visible changed since the last frame
 let legendAt = 0; // when the panel's legend was last updated (performance.now())
 
-function safeStorage() {
+function safeStorage(name) {
   try {
-    return window.localStorage;
+    return window[name];
   } catch {
-    return null; // storage blocked: the panel just does not remember its state
+    return null; // storage blocked: the page just does not remember
   }
 }
+
+function setNote(text, tone) {
+  note = { text, tone, at: Date.now() };
+}
+
+// The role (role.js): it sends `auth` itself, and every change of it shows
+// in the panel, the hint line, the test hooks and what the mouse may touch.
+const role = createRoleSession({
+  send: (command) => connection.send(command),
+  storage: safeStorage('sessionStorage'),
+  onChange() {
+    hooks.role = role.role;
+    hooks.controlToken = role.controlToken;
+    // "… needs the operator token" is old news once the page has it.
+    if (role.mayOperate() && note?.tone === 'notice') note = null;
+    panel.setRole(role);
+    const h = hintText(role.role);
+    if (hint.textContent !== h) hint.textContent = h;
+    input.refreshHover();
+  },
+});
 
 const panel = createPanel({
   root: document.getElementById('panel'),
   toggle: document.getElementById('panel-toggle'),
   body: document.body,
   send: (command) => connection.send(command),
-  storage: safeStorage(),
+  storage: safeStorage('localStorage'),
   onLayout() {
     dirty = true;
+  },
+  onUnlock: (token) => role.unlock(token),
+  onLock() {
+    // The server has no way back to visitor: a new session starts as one.
+    role.lock();
+    window.location.reload();
   },
 });
 
@@ -95,7 +127,9 @@ const connection = new Connection({
       hooks.lastError = null;
       hooks.metrics = null;
       hooks.params = Object.fromEntries((hello.params || []).map((p) => [p.name, p.value]));
+      note = null;
       panel.setHello(hello);
+      role.hello(hello);
       world = hello.world ? { width: hello.world.width, height: hello.world.height } : null;
       snapshot = null;
       hoverObstacleId = null;
@@ -110,19 +144,26 @@ const connection = new Connection({
       hooks.targets = s.targets;
       hooks.obstacles = s.obstacles;
       hooks.paused = s.paused;
+      role.seeObstacles(s.tick, s.obstacles);
       input.refreshHover();
       dirty = true;
     },
     onMessage(msg) {
       if (msg.type === 'ack') {
         hooks.lastAck = msg;
+        role.reply(msg);
+        role.noteAck(msg);
         // set_model's ack names the model in use (whether or not a `param`
         // broadcast follows).
         if (msg.cmd === 'set_model' && typeof msg.model === 'string') hooks.params.model = msg.model;
         panel.onReply(msg);
       } else if (msg.type === 'error') {
         hooks.lastError = msg;
-        errorAt = Date.now();
+        // The token form says what became of an `auth`; everything else
+        // is a note in the status line.
+        if (!role.reply(msg)) setNote(errorText(msg), errorTone(msg));
+        // A drag of someone else's obstacle: stop offering it.
+        if (msg.code === 'forbidden' && msg.cmd === 'move_obstacle') input.cancelDrag();
         panel.onReply(msg);
       } else if (msg.type === 'param') {
         // hooks.params holds the world's values: a plain set_param, or one
@@ -155,6 +196,9 @@ const input = attachInput({
     hoverObstacleId = id;
     dirty = true;
   },
+  mayOperate: () => role.mayOperate(),
+  mayTouchObstacle: (id) => role.mayTouchObstacle(id),
+  onNotAllowed: (text) => setNote(text, 'notice'),
 });
 
 // The canvas follows the window (and the panel opening or closing beside
@@ -177,14 +221,14 @@ function frame() {
     {
       state: connection.state,
       reconnectInMs: connection.reconnectAt - now,
-      lastCloseCode: connection.lastCloseCode,
+      closeCause: connection.closeCause,
       clientId: hooks.clientId,
+      role: hooks.role,
       agentCount: hooks.agentCount,
       tick: hooks.tick,
       paused: hooks.paused,
     },
-    hooks.lastError,
-    errorAt,
+    note,
     now,
   );
   panel.update({ connected: connection.state === 'connected', paused: hooks.paused });

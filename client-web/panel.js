@@ -2,6 +2,12 @@
 // `hello` (PROTOCOL.md), plus pause / reset, the flock's metrics with a
 // polarization sparkline, and a legend of the agent colours.
 //
+//   role       at the top: this page's role (role.js); for a visitor on a
+//              server with a control token, the "Operator token" form that
+//              sends `auth`; for an operator by token, "Lock"
+//   locking    pause / reset / seed, the model and every parameter control
+//              sit in two fieldsets that are disabled (not hidden) for a
+//              visitor, each control described as needing the token
 //   model      a select at the top → {"type":"set_model"}
 //   groups     the other parameters, grouped by name prefix ("os_" Olfati-
 //              Saber, "uni_" unicycle, "wander_" …, the rest Reynolds /
@@ -26,6 +32,7 @@
 
 import { SPECIES_COLORS, COLORS } from './palette.js';
 import * as cmd from './commands.js';
+import { describeRole, authMessage, NEEDS_TOKEN } from './role.js';
 
 // A dragged slider sends at most this often (~10/s).
 export const SLIDER_INTERVAL_MS = 100;
@@ -242,9 +249,11 @@ function blurSelectAfterMouse(select) {
 //   send(command) → id | null (connection.send),
 //   storage  (localStorage, or null),
 //   onLayout()  called when the panel opens or closes,
+//   onUnlock(token)  the token form was submitted,
+//   onLock()    the Lock button was pressed,
 //   now() → ms }
 export function createPanel(deps) {
-  const { root, toggle, body, send, storage, onLayout } = deps;
+  const { root, toggle, body, send, storage, onLayout, onUnlock, onLock } = deps;
   const now = deps.now ?? (() => performance.now());
 
   // ---- static shell ----
@@ -261,6 +270,62 @@ export function createPanel(deps) {
   const fieldset = el('fieldset', 'panel-body');
   const legendEl = el('legend', 'visually-hidden', 'simulation controls');
   fieldset.append(legendEl);
+
+  // The role, and the way from visitor to operator.
+  const roleBox = el('section', 'role-box');
+  roleBox.setAttribute('aria-label', 'your role');
+  const roleLine = el('div', 'role-line');
+  const roleLabel = el('span', 'role-label', 'role');
+  const roleName = el('span', 'role-name', '…'); // until the first hello
+  roleLine.append(roleLabel, roleName);
+  const roleNote = el('p', 'role-note',
+    'Parameters, the model, pause, reset and adding agents need the operator token.');
+  roleNote.id = 'role-note';
+  roleNote.hidden = true;
+  // A form (Enter submits, password managers understand it) that never
+  // navigates: submit is always prevented, and the field has no name, so
+  // even a submission could not put the token into a URL.
+  const tokenForm = el('form', 'token-form');
+  tokenForm.hidden = true;
+  const tokenLabel = el('label', 'token-label', 'Operator token');
+  tokenLabel.htmlFor = 'control-token';
+  const tokenRow = el('div', 'token-row');
+  const tokenInput = el('input', 'token-input');
+  tokenInput.type = 'password';
+  tokenInput.id = 'control-token';
+  tokenInput.autocomplete = 'current-password';
+  tokenInput.required = true;
+  tokenInput.spellcheck = false;
+  tokenInput.setAttribute('aria-describedby', 'token-message');
+  const unlockBtn = el('button', 'btn btn-unlock', 'Unlock');
+  unlockBtn.type = 'submit';
+  unlockBtn.title = 'present the operator token to the server (kept for this tab only)';
+  tokenRow.append(tokenInput, unlockBtn);
+  const tokenMessage = el('div', 'token-message');
+  tokenMessage.id = 'token-message';
+  tokenMessage.setAttribute('role', 'alert');
+  tokenMessage.hidden = true;
+  tokenForm.append(tokenLabel, tokenRow, tokenMessage);
+  const lockBtn = el('button', 'btn btn-lock', 'Lock');
+  lockBtn.type = 'button';
+  lockBtn.title = 'forget the operator token in this tab and continue as a visitor (reloads the page)';
+  lockBtn.hidden = true;
+  roleLine.append(lockBtn);
+  roleBox.append(roleLine, roleNote, tokenForm);
+
+  tokenForm.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const token = tokenInput.value;
+    if (token !== '') onUnlock?.(token);
+  });
+  lockBtn.addEventListener('click', () => onLock?.());
+  let formByMouse = false; // how the token form was last used
+  tokenForm.addEventListener('pointerdown', () => {
+    formByMouse = true;
+  });
+  tokenForm.addEventListener('keydown', () => {
+    formByMouse = false;
+  });
 
   const actions = el('div', 'panel-actions');
   const pauseBtn = el('button', 'btn btn-pause', 'pause');
@@ -316,7 +381,15 @@ export function createPanel(deps) {
 
   const groupsBox = el('div', 'param-groups');
 
-  fieldset.append(actions, modelRow, metricsBox, legend, speciesRow, groupsBox);
+  // What a visitor may not use: disabled as a whole (a disabled fieldset
+  // disables every control in it, including rows built later). The
+  // species selector only chooses what the controls show: it stays usable.
+  const operatorTop = el('fieldset', 'operator-only');
+  operatorTop.append(actions, modelRow);
+  const operatorParams = el('fieldset', 'operator-only');
+  operatorParams.append(groupsBox);
+
+  fieldset.append(roleBox, operatorTop, metricsBox, legend, speciesRow, operatorParams);
   root.replaceChildren(header, fieldset);
 
   // ---- state ----
@@ -333,6 +406,9 @@ export function createPanel(deps) {
   let shownPaused = undefined;
   let shownEnabled = undefined;
   let shownLegend = '';
+  let locked = false; // a visitor: the operator-only controls are disabled
+  let modelTitle = ''; // the model selector's tooltip, without the lock
+  let shownRole = null; // what setRole last showed (a key)
   let open = readStorage(storage);
   // First visit: open on screens wide enough to keep most of the world
   // visible beside it.
@@ -423,9 +499,32 @@ export function createPanel(deps) {
     if (mixed === row.mixed) return;
     row.mixed = mixed;
     row.el.classList.toggle('is-mixed', mixed);
-    row.el.title = mixed
-      ? `${tooltip(row.p)}\nspecies differ: ${row.values.slice(0, speciesCount).map((v) => formatNumber(v) || String(v)).join(' / ')}`
-      : tooltip(row.p);
+    row.el.title = rowTitle(row);
+  }
+
+  // A row's tooltip: the parameter's help, whether species differ, and why
+  // it is disabled.
+  function rowTitle(row) {
+    let t = tooltip(row.p);
+    if (row.mixed) {
+      t += `\nspecies differ: ${row.values.slice(0, speciesCount).map((v) => formatNumber(v) || String(v)).join(' / ')}`;
+    }
+    if (locked) t += `\n(${NEEDS_TOKEN})`;
+    return t;
+  }
+
+  // Says why a control is disabled: in its tooltip and, for assistive
+  // technology, by pointing its description at the role note.
+  function describeLock(control, baseTitle) {
+    if (!control) return;
+    if (baseTitle !== undefined) control.title = locked ? `${baseTitle} — ${NEEDS_TOKEN}` : baseTitle;
+    if (locked) control.setAttribute('aria-describedby', roleNote.id);
+    else control.removeAttribute('aria-describedby');
+  }
+
+  function lockRow(row) {
+    row.el.title = rowTitle(row);
+    for (const c of [row.slider, row.number, row.select, row.checkbox]) describeLock(c);
   }
 
   function refreshRow(row, force = false) {
@@ -651,6 +750,7 @@ export function createPanel(deps) {
       row.el.append(head);
     }
     show(row, valueOf(row));
+    lockRow(row);
     return row;
   }
 
@@ -685,12 +785,13 @@ export function createPanel(deps) {
     if (modelParam) {
       for (const v of modelParam.values) modelSelect.append(new Option(v, v));
       modelSelect.value = modelParam.value;
-      modelSelect.title = tooltip(modelParam);
+      modelTitle = tooltip(modelParam);
       model = modelParam.value;
     } else {
       model = null;
     }
     modelRow.hidden = !modelParam;
+    describeLock(modelSelect, modelTitle);
     const speciesParam = params.find((p) => p && p.name === 'species');
 
     const sections = [];
@@ -860,6 +961,53 @@ export function createPanel(deps) {
     }));
   }
 
+  // ---- role ----
+
+  // The titles of the action controls, without the lock.
+  const actionTitles = new Map([pauseBtn, resetBtn, seedInput].map((c) => [c, c.title]));
+
+  // r: { role, controlToken, unlocked, visitorObstacles, auth } (role.js's
+  // session). Shows the role; for a visitor, disables what needs the token.
+  function setRole(r) {
+    const message = authMessage(r.auth);
+    const key = JSON.stringify([r.role, r.controlToken, r.unlocked, r.visitorObstacles, r.auth.state, message]);
+    if (key === shownRole) return;
+    shownRole = key;
+    const formHadFocus = tokenForm.contains(document.activeElement);
+    roleBox.dataset.role = r.role;
+    roleName.textContent = describeRole(r.role, r.visitorObstacles);
+    roleName.title = r.controlToken
+      ? ''
+      : 'this server has no control token: every viewer may change everything';
+    const wasLocked = locked;
+    locked = r.role === 'visitor';
+    roleNote.hidden = !locked;
+    tokenForm.hidden = !(locked && r.controlToken);
+    lockBtn.hidden = !r.unlocked;
+    tokenMessage.textContent = message;
+    tokenMessage.hidden = message === '';
+    tokenMessage.classList.toggle('is-error', ['refused', 'limited', 'failed'].includes(r.auth.state));
+    if (!locked) tokenInput.value = ''; // accepted: the page keeps no copy in the DOM
+    if (locked !== wasLocked) {
+      operatorTop.disabled = locked;
+      operatorParams.disabled = locked;
+      for (const [c, t] of actionTitles) describeLock(c, t);
+      describeLock(modelSelect, modelTitle);
+      for (const row of rows.values()) lockRow(row);
+    }
+    // Where the focus goes when the form it was in goes away: after an
+    // unlock with the keyboard, to the first control it opened (pause);
+    // with the mouse, back to the page, so space is the pause shortcut (not
+    // Lock). After a refusal it stays in the field, ready to be typed over.
+    if (formHadFocus && !locked) {
+      if (formByMouse) document.activeElement?.blur?.();
+      else pauseBtn.focus({ preventScroll: true });
+    } else if (formHadFocus && r.auth.state === 'refused') {
+      tokenInput.focus({ preventScroll: true });
+      tokenInput.select();
+    }
+  }
+
   // Per frame: the pause button's label, and the controls' enabled state.
   function update({ connected, paused: p }) {
     paused = p ?? null;
@@ -878,6 +1026,7 @@ export function createPanel(deps) {
 
   return {
     setHello,
+    setRole,
     onParam,
     onReply,
     onMetrics,

@@ -8,7 +8,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "client_policy.h"
 #include "net/net.h"
+#include "ops_metrics.h"
+#include "protocol/auth_decode.h"
 #include "protocol/cmd_decode.h"
 #include "protocol/messages.h"
 #include "protocol/metrics_json.h"
@@ -48,10 +51,19 @@ typedef struct queued {
     bool silent; /* no reply: the server queued it (a client left) */
 } queued_t;
 
+/* A message for one client (its replies), or news for everyone under a
+ * key: net sends each client only the newest text of a key. */
 typedef struct reply {
-    uint32_t to; /* client id; 0 for everyone */
+    uint32_t to; /* client id, when key < 0 */
+    int key;     /* LATEST_* */
     char *text;
 } reply_t;
+
+/* The keys of news: the metrics, and one per parameter (its message
+ * carries every species' value, so the newest alone is the truth). */
+#define LATEST_NONE (-1)
+#define LATEST_METRICS 0
+#define LATEST_PARAM(index) (1 + (int)(index))
 
 typedef struct replies {
     reply_t *items;
@@ -70,8 +82,12 @@ typedef struct summary {
     uint64_t tick;
     size_t agents;
     bool paused;
-    uint64_t overruns;
+    uint64_t last_tick_ns; /* when the loop last ran a tick (paused or not) */
+    sim_counters_t counters;
 } summary_t;
+
+/* /healthz answers 503 when the simulation has run no tick for this long. */
+#define STALLED_NS 2000000000ull
 
 struct app {
     uv_loop_t *loop;
@@ -79,21 +95,27 @@ struct app {
     net_t *net;
     cmd_limits_t limits;
     uv_async_t wake_loop;
+    /* Loop thread only. */
+    client_policy_t *policy; /* per slot */
+    loop_counters_t loop_counters;
 
     /* Owned by the simulation thread once it runs. */
     world_t world;
     pthread_t sim_thread;
+    bool sim_started;
     queued_t *taken; /* commands being applied this tick */
     replies_t produced;
-    uint64_t period_ns, started_ns;
+    uint64_t period_ns, started_ns, last_tick_ns;
     double snapshot_credit; /* accumulates snapshot_hz per tick; one frame per tick_hz */
-    uint64_t overruns, last_overrun_log_ns;
+    uint64_t last_overrun_log_ns;
+    sim_counters_t counters;
     metrics_state_t metrics;
     double metrics_credit; /* as snapshot_credit, for metrics messages */
     uint64_t metrics_not_before_ns;
     FILE *record;          /* --record, or NULL (also after a write error) */
     char *record_buf;
     uint64_t record_flushed_ns;
+    bool record_full;      /* stopped at --record-max-bytes */
     bool failed;           /* an output (record, final state) could not be written */
 
     /* Shared, under lock. */
@@ -118,7 +140,7 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-static void replies_push(replies_t *r, uint32_t to, char *text)
+static void replies_push(replies_t *r, uint32_t to, int key, char *text)
 {
     if (!text) return;
     if (r->len == r->cap) {
@@ -131,7 +153,7 @@ static void replies_push(replies_t *r, uint32_t to, char *text)
         r->items = grown;
         r->cap = cap;
     }
-    r->items[r->len++] = (reply_t){to, text};
+    r->items[r->len++] = (reply_t){to, key, text};
 }
 
 static void replies_clear(replies_t *r)
@@ -153,9 +175,18 @@ static bool push_locked(app_t *a, const sim_cmd_t *cmd, long slot, bool silent)
 
 static void reply_error(app_t *a, uint32_t client, const char *code, const char *message, int64_t id, const char *cmd)
 {
+    ops_count_error(a->loop_counters.errors, code);
     char *text = msg_error(code, message, id, cmd);
     if (text) net_send(a->net, client, text);
     free(text);
+}
+
+static uint64_t current_tick(app_t *a)
+{
+    pthread_mutex_lock(&a->lock);
+    uint64_t tick = a->summary.tick;
+    pthread_mutex_unlock(&a->lock);
+    return tick;
 }
 
 static char *on_open(void *user, uint32_t client_id, size_t slot)
@@ -166,16 +197,19 @@ static char *on_open(void *user, uint32_t client_id, size_t slot)
     a->pending[slot] = 0;
     world_info_t info = a->summary.info;
     pthread_mutex_unlock(&a->lock);
-    hello_info_t hello = {client_id, a->cfg.tick_hz, a->cfg.snapshot_hz};
+    bool operator = a->cfg.control_token == NULL;
+    policy_init(&a->policy[slot], operator, a->cfg.rate_scale, now_ns());
+    hello_info_t hello = {client_id, a->cfg.tick_hz, a->cfg.snapshot_hz, operator, a->cfg.control_token != NULL};
     return msg_hello(&hello, &info);
 }
 
 static void on_close(void *user, uint32_t client_id, size_t slot)
 {
     app_t *a = user;
-    /* The departed client's target goes at the next tick like any change.
-     * The queue keeps one place per client for this, so it always fits. */
-    sim_cmd_t leave = {.kind = CMD_CLEAR_TARGET, .client_id = client_id, .request_id = -1};
+    /* The departed client's target and own obstacles go at the next tick
+     * like any change. The queue keeps one place per client for this, so
+     * it always fits. */
+    sim_cmd_t leave = {.kind = CMD_LEAVE, .client_id = client_id, .request_id = -1};
     pthread_mutex_lock(&a->lock);
     a->slot_client[slot] = 0;
     a->pending[slot] = 0;
@@ -183,44 +217,136 @@ static void on_close(void *user, uint32_t client_id, size_t slot)
     pthread_mutex_unlock(&a->lock);
 }
 
+/* Charges what a refused message costs; a client that keeps sending
+ * refused or over-budget messages is closed. */
+static void charge(app_t *a, uint32_t client_id, size_t slot, double cost)
+{
+    if (policy_charge(&a->policy[slot], cost, now_ns()) == POLICY_ABUSIVE) {
+        a->loop_counters.abuse_closes++;
+        net_close(a->net, client_id, 1008, "too many commands");
+    }
+}
+
+/* Equal-time comparison, so that the time of a refusal tells nothing of
+ * how much of a guess was right. */
+static bool token_matches(const char *expected, const char *given)
+{
+    size_t le = strlen(expected), lg = strlen(given);
+    unsigned char diff = (unsigned char)(le != lg);
+    for (size_t i = 0; i < AUTH_MAX_TOKEN; i++)
+        diff |= (unsigned char)((i < le ? expected[i] : 0) ^ (i < lg ? given[i] : 0));
+    return diff == 0;
+}
+
+/* auth: the operator role for the right token. */
+static void on_auth(app_t *a, uint32_t client_id, size_t slot, const char *token, int64_t request_id)
+{
+    client_policy_t *p = &a->policy[slot];
+    a->loop_counters.received[OPS_CMD_AUTH]++;
+    policy_verdict_t verdict = policy_charge(p, POLICY_COST_AUTH, now_ns());
+    if (verdict != POLICY_OK) {
+        a->loop_counters.rate_limited[OPS_CMD_AUTH]++;
+        reply_error(a, client_id, "rate_limited", "too many attempts; wait a second", request_id, "auth");
+        if (verdict == POLICY_ABUSIVE) charge(a, client_id, slot, POLICY_BUCKET * 2);
+        return;
+    }
+    if (a->cfg.control_token && !token_matches(a->cfg.control_token, token)) {
+        reply_error(a, client_id, "bad_token", "that is not the control token", request_id, "auth");
+        return;
+    }
+    p->operator = true;
+    char *text = msg_auth_ack(request_id, true, current_tick(a));
+    if (text) net_send(a->net, client_id, text);
+    free(text);
+}
+
 static void on_message(void *user, uint32_t client_id, size_t slot, const char *data, size_t len, bool binary)
 {
     app_t *a = user;
+    client_policy_t *p = &a->policy[slot];
     if (binary) {
         reply_error(a, client_id, "binary_not_accepted", "commands are JSON text messages; binary frames are not accepted",
                     -1, NULL);
+        charge(a, client_id, slot, POLICY_COST_REFUSED);
         return;
     }
     sim_cmd_t cmd;
     cmd_error_t err;
     if (cmd_decode(data, len, &a->limits, client_id, &cmd, &err)) {
+        char token[AUTH_MAX_TOKEN + 1];
+        int64_t request_id;
+        int rc = strcmp(err.code, "unknown_command") == 0 ? auth_decode(data, len, token, &request_id, &err) : AUTH_NOT_AUTH;
+        if (rc == AUTH_DECODED) {
+            on_auth(a, client_id, slot, token, request_id);
+            return;
+        }
         reply_error(a, client_id, err.code, err.message, err.request_id, err.cmd);
+        charge(a, client_id, slot, POLICY_COST_REFUSED);
         return;
     }
+    const char *name = cmd_name(cmd.kind);
+    if (!policy_allows(p, cmd.kind)) {
+        char message[160];
+        snprintf(message, sizeof message, "%s needs the operator role: send auth with the control token", name);
+        reply_error(a, client_id, "forbidden", message, cmd.request_id, name);
+        charge(a, client_id, slot, POLICY_COST_REFUSED);
+        return;
+    }
+    policy_verdict_t verdict = policy_charge(p, policy_cost(&cmd), now_ns());
+    if (verdict != POLICY_OK) {
+        a->loop_counters.rate_limited[cmd.kind]++;
+        reply_error(a, client_id, "rate_limited", "too many commands: this one was not applied; wait a moment",
+                    cmd.request_id, name);
+        if (verdict == POLICY_ABUSIVE) {
+            a->loop_counters.abuse_closes++;
+            net_close(a->net, client_id, 1008, "too many commands");
+        }
+        return;
+    }
+    cmd.visitor = !p->operator;
     pthread_mutex_lock(&a->lock);
     bool queued = a->pending[slot] < PENDING_PER_CLIENT && push_locked(a, &cmd, (long)slot, false);
     pthread_mutex_unlock(&a->lock);
     if (!queued) {
         char message[96];
+        a->loop_counters.rate_limited[cmd.kind]++;
         snprintf(message, sizeof message, "more than %d commands are waiting for the next tick", PENDING_PER_CLIENT);
-        reply_error(a, client_id, "rate_limited", message, cmd.request_id, cmd_name(cmd.kind));
+        reply_error(a, client_id, "rate_limited", message, cmd.request_id, name);
+        return;
     }
+    a->loop_counters.received[cmd.kind]++;
 }
 
-static char *on_health(void *user)
+static char *on_health(void *user, int *status)
 {
     app_t *a = user;
     pthread_mutex_lock(&a->lock);
     summary_t s = a->summary;
     pthread_mutex_unlock(&a->lock);
-    char *body = malloc(256);
+    uint64_t now = now_ns();
+    bool stalled = now - s.last_tick_ns > STALLED_NS;
+    *status = stalled ? 503 : 200;
+    char *body = malloc(320);
     if (!body) return NULL;
-    snprintf(body, 256,
-             "{\"status\":\"ok\",\"tick\":%llu,\"agents\":%zu,\"clients\":%zu,\"paused\":%s,"
-             "\"tick_overruns\":%llu,\"uptime_s\":%.1f}",
-             (unsigned long long)s.tick, s.agents, net_client_count(a->net), s.paused ? "true" : "false",
-             (unsigned long long)s.overruns, (double)(now_ns() - a->started_ns) / 1e9);
+    snprintf(body, 320,
+             "{\"status\":\"%s\",\"tick\":%llu,\"agents\":%zu,\"max_agents\":%zu,\"clients\":%zu,\"paused\":%s,"
+             "\"tick_overruns\":%llu,\"seconds_since_last_tick\":%.3f,\"uptime_s\":%.1f}",
+             stalled ? "stalled" : "ok", (unsigned long long)s.tick, s.agents, s.info.max_agents,
+             net_client_count(a->net), s.paused ? "true" : "false", (unsigned long long)s.counters.overruns,
+             (double)(now - s.last_tick_ns) / 1e9, (double)(now - a->started_ns) / 1e9);
     return body;
+}
+
+static char *on_metrics(void *user)
+{
+    app_t *a = user;
+    pthread_mutex_lock(&a->lock);
+    summary_t s = a->summary;
+    pthread_mutex_unlock(&a->lock);
+    uint64_t now = now_ns();
+    ops_gauges_t g = {s.agents, s.info.max_agents, s.paused, s.tick, (double)(now - a->started_ns) / 1e9,
+                      (double)(now - s.last_tick_ns) / 1e9};
+    return ops_metrics_text(&s.counters, &a->loop_counters, &g);
 }
 
 /* The simulation has replies and maybe a new frame: send them. */
@@ -242,10 +368,10 @@ static void on_wake(uv_async_t *handle)
     pthread_mutex_unlock(&a->lock);
 
     for (size_t i = 0; i < out.len; i++) {
-        if (out.items[i].to)
-            net_send(a->net, out.items[i].to, out.items[i].text);
+        if (out.items[i].key >= 0)
+            net_send_latest(a->net, (unsigned)out.items[i].key, out.items[i].text);
         else
-            net_broadcast(a->net, out.items[i].text);
+            net_send(a->net, out.items[i].to, out.items[i].text);
     }
     replies_clear(&out);
     free(out.items);
@@ -263,6 +389,38 @@ static void record_failed(app_t *a)
     fclose(a->record);
     a->record = NULL;
     a->failed = true;
+}
+
+/* Logs one applied command; at --record-max-bytes the log ends there (a
+ * flood of commands must not fill the disk), with a warning. */
+static void record_command(app_t *a, uint64_t tick, const sim_cmd_t *cmd)
+{
+    if (!a->record) return;
+    if (record_write_cmd(a->record, tick, cmd)) {
+        record_failed(a);
+        return;
+    }
+    long size = ftell(a->record);
+    if (size > 0) a->counters.record_bytes = (uint64_t)size;
+    if (a->counters.record_bytes >= a->cfg.record_max_bytes) {
+        fprintf(stderr,
+                "swarmcast: the command log %s reached --record-max-bytes (%llu bytes) at tick %llu; recording "
+                "stopped (replay runs to that tick)\n",
+                a->cfg.record, (unsigned long long)a->cfg.record_max_bytes, (unsigned long long)tick);
+        if (record_write_end(a->record, tick) || fclose(a->record)) a->failed = true;
+        a->record = NULL;
+        a->record_full = true;
+    }
+}
+
+/* The news that a parameter changed: its message carries every species'
+ * value, so that the newest one alone is the whole truth. */
+static char *param_news(const world_t *w, const sim_result_t *res, uint32_t by, uint64_t tick)
+{
+    double values[SIM_MAX_SPECIES];
+    int n = w->params.species > 1 ? w->params.species : 1;
+    for (int k = 0; k < n; k++) values[k] = params_get(&w->species_params[k], (size_t)res->param);
+    return msg_param((size_t)res->param, res->value, res->species, by, tick, values, n);
 }
 
 /* Applies every queued command, in arrival order, and records the replies. */
@@ -284,12 +442,16 @@ static void apply_commands(app_t *a)
         uint64_t tick = a->world.tick;
         sim_result_t res;
         sim_apply(&a->world, &q->cmd, &res);
-        if (a->record && record_write_cmd(a->record, tick, &q->cmd)) record_failed(a);
+        record_command(a, tick, &q->cmd);
+        if (res.status == SIM_OK)
+            a->counters.applied[q->cmd.kind]++;
+        else
+            ops_count_error(a->counters.errors, msg_error_code(res.status));
         if (q->silent) continue;
         /* A changed parameter is everyone's news (set_param, set_model). */
         if (res.status == SIM_OK && res.param >= 0)
-            replies_push(&a->produced, 0, msg_param((size_t)res.param, res.value, res.species, q->cmd.client_id, tick));
-        replies_push(&a->produced, q->cmd.client_id,
+            replies_push(&a->produced, 0, LATEST_PARAM(res.param), param_news(&a->world, &res, q->cmd.client_id, tick));
+        replies_push(&a->produced, q->cmd.client_id, LATEST_NONE,
                      res.status == SIM_OK
                          ? msg_ack(&q->cmd, &res, tick)
                          : msg_error(msg_error_code(res.status), res.message, q->cmd.request_id, cmd_name(q->cmd.kind)));
@@ -321,6 +483,13 @@ static bool encode_frame(app_t *a)
  * crowded world of a million agents they cost more than a step, and the
  * tick rate matters more than how often the panel's numbers change. */
 #define METRICS_TIME_SHARE 0.05
+/* … and one computation must fit well inside a tick: past this many
+ * candidate pairs (a crowd: the count grows with the square of density)
+ * the pair metrics are left out (null) and the rest still go out. The
+ * pair pass costs 1–10 ns a pair (more when everything links into one
+ * cluster): at most about 20 ms of one core. Without the bound, 100,000
+ * agents in a 100 × 56 u corner took 14.6 s. */
+#define METRICS_MAX_PAIRS 2000000ull
 
 /* Queues a metrics message for everyone, unless the last one was too recent
  * for its cost. */
@@ -330,7 +499,8 @@ static void broadcast_metrics(app_t *a)
     if (start < a->metrics_not_before_ns) return;
     metrics_t m;
     metrics_config_t mc = metrics_default_config(&a->world);
-    if (metrics_compute(&a->metrics, &a->world, &mc, &m) == 0) replies_push(&a->produced, 0, msg_metrics(&m));
+    mc.max_pairs = METRICS_MAX_PAIRS;
+    if (metrics_compute(&a->metrics, &a->world, &mc, &m) == 0) replies_push(&a->produced, 0, LATEST_METRICS, msg_metrics(&m));
     uint64_t took = now_ns() - start;
     a->metrics_not_before_ns = start + (uint64_t)((double)took / METRICS_TIME_SHARE);
 }
@@ -340,7 +510,7 @@ static void publish(app_t *a, bool new_frame)
 {
     pthread_mutex_lock(&a->lock);
     for (size_t i = 0; i < a->produced.len; i++)
-        replies_push(&a->outgoing, a->produced.items[i].to, a->produced.items[i].text);
+        replies_push(&a->outgoing, a->produced.items[i].to, a->produced.items[i].key, a->produced.items[i].text);
     a->produced.len = 0; /* the texts moved */
     if (new_frame) {
         int r = a->ready;
@@ -348,7 +518,8 @@ static void publish(app_t *a, bool new_frame)
         a->back = r;
         a->fresh = true;
     }
-    a->summary = (summary_t){world_info(&a->world), a->world.tick, a->world.n, a->world.paused, a->overruns};
+    a->summary = (summary_t){world_info(&a->world), a->world.tick, a->world.n, a->world.paused, a->last_tick_ns,
+                             a->counters};
     bool wake = a->outgoing.len || new_frame;
     pthread_mutex_unlock(&a->lock);
     if (wake) uv_async_send(&a->wake_loop);
@@ -378,7 +549,13 @@ static void *sim_main(void *arg)
         bool snapshot_due = false, metrics_due = false;
         for (int ran = 0; now >= next_due && ran < MAX_CATCH_UP; ran++) {
             apply_commands(a);
-            if (!a->world.paused) world_step(&a->world);
+            if (!a->world.paused) {
+                uint64_t began = now_ns();
+                world_step(&a->world);
+                ops_observe_step(&a->counters, (double)(now_ns() - began) / 1e9);
+            }
+            a->counters.ticks++;
+            a->last_tick_ns = now_ns();
             next_due += a->period_ns;
             a->snapshot_credit += a->cfg.snapshot_hz;
             if (a->snapshot_credit >= a->cfg.tick_hz) {
@@ -394,16 +571,18 @@ static void *sim_main(void *arg)
         }
         if (now >= next_due) {
             uint64_t behind = now - next_due, skipped = behind / a->period_ns + 1;
-            a->overruns += skipped;
+            a->counters.overruns += skipped;
             next_due = now + a->period_ns;
             if (now - a->last_overrun_log_ns > 1000000000ull) {
                 fprintf(stderr, "swarmcast: tick overrun: %.1f ms behind, skipped %llu tick(s), %llu in all\n",
-                        (double)behind / 1e6, (unsigned long long)skipped, (unsigned long long)a->overruns);
+                        (double)behind / 1e6, (unsigned long long)skipped, (unsigned long long)a->counters.overruns);
                 a->last_overrun_log_ns = now;
             }
         }
         if (metrics_due) broadcast_metrics(a);
-        publish(a, snapshot_due && encode_frame(a));
+        bool encoded = snapshot_due && encode_frame(a);
+        if (encoded) a->counters.snapshots++;
+        publish(a, encoded);
         if (a->record && now - a->record_flushed_ns >= RECORD_FLUSH_NS) {
             if (fflush(a->record)) record_failed(a);
             a->record_flushed_ns = now;
@@ -420,6 +599,7 @@ static void free_shared(app_t *a)
     free(a->taken);
     free(a->slot_client);
     free(a->pending);
+    free(a->policy);
     replies_clear(&a->produced);
     free(a->produced.items);
     replies_clear(&a->outgoing);
@@ -486,7 +666,8 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
     /* --set may change max_speed, which the initial speeds were drawn from. */
     if (cfg->n_sets) world_reset(&a->world, cfg->seed, cfg->agents);
     a->limits = (cmd_limits_t){cfg->world_width, cfg->world_height, cfg->max_agents};
-    a->summary = (summary_t){world_info(&a->world), a->world.tick, a->world.n, a->world.paused, 0};
+    a->started_ns = a->last_tick_ns = now_ns();
+    a->summary = (summary_t){world_info(&a->world), a->world.tick, a->world.n, a->world.paused, a->last_tick_ns, {0}};
     a->back = 0, a->ready = 1, a->front = 2;
     metrics_init(&a->metrics);
     if (cfg->record && open_record(a)) goto fail;
@@ -496,7 +677,8 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
     a->taken = calloc(a->q_cap, sizeof *a->taken);
     a->slot_client = calloc(cfg->max_clients, sizeof *a->slot_client);
     a->pending = calloc(cfg->max_clients, sizeof *a->pending);
-    if (!a->queue || !a->taken || !a->slot_client || !a->pending) goto fail;
+    a->policy = calloc(cfg->max_clients, sizeof *a->policy);
+    if (!a->queue || !a->taken || !a->slot_client || !a->pending || !a->policy) goto fail;
 
     pthread_mutex_init(&a->lock, NULL);
     pthread_condattr_t attr;
@@ -505,8 +687,18 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
     pthread_cond_init(&a->stop_cond, &attr);
     pthread_condattr_destroy(&attr);
 
-    net_config_t nc = {cfg->bind, cfg->port, cfg->web_root, cfg->max_clients, PROTOCOL_MAX_MESSAGE_BYTES};
-    net_callbacks_t cb = {a, on_open, on_message, on_close, on_health};
+    net_config_t nc = {
+        .bind = cfg->bind,
+        .port = cfg->port,
+        .web_root = cfg->web_root,
+        .max_clients = cfg->max_clients,
+        .max_message_bytes = PROTOCOL_MAX_MESSAGE_BYTES,
+        .max_per_address = cfg->max_per_address,
+        .allow_origin = cfg->allow_origin,
+        .idle_timeout_ms = (unsigned)(cfg->idle_timeout_s * 1000),
+        .stall_timeout_ms = (unsigned)(cfg->stall_timeout_s * 1000),
+    };
+    net_callbacks_t cb = {a, on_open, on_message, on_close, on_health, on_metrics};
     if (!(a->net = net_create(loop, &nc, &cb))) {
         fprintf(stderr, "swarmcast: cannot listen on %s:%d with web root %s\n", cfg->bind, cfg->port, cfg->web_root);
         goto fail_sync;
@@ -515,7 +707,6 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
     a->wake_loop.data = a;
 
     a->period_ns = (uint64_t)(1e9 / cfg->tick_hz);
-    a->started_ns = now_ns();
     a->record_flushed_ns = a->started_ns;
     if (pthread_create(&a->sim_thread, NULL, sim_main, a)) {
         /* Nothing sensible can run without it, and the listener is open. */

@@ -33,13 +33,29 @@ static void usage(FILE *f)
             "  --world WxH          SWARMCAST_WORLD         world size in units (1600x900)\n"
             "  --web-root DIR       SWARMCAST_WEB_ROOT      directory of the web client\n"
             "  --max-clients N      SWARMCAST_MAX_CLIENTS   simultaneous viewers (64)\n"
-            "  --max-agents N       SWARMCAST_MAX_AGENTS    population limit (1000000)\n"
+            "  --max-agents N       SWARMCAST_MAX_AGENTS    population limit (derived from the world's area and\n"
+            "                                               what this machine steps in half a tick; printed)\n"
             "  --threads N          SWARMCAST_THREADS       threads that step the world (the machine's cores)\n"
             "  --set NAME=VALUE                             set a simulation parameter (repeatable)\n"
             "  --model NAME                                 the same as --set model=NAME\n"
             "  --metrics-hz N       SWARMCAST_METRICS_HZ    metrics messages per second, 0 for none (4)\n"
             "  --record FILE                                log every applied command (JSON lines) for --replay\n"
             "  --final FILE                                 write the final state as JSON at shutdown (- : stdout)\n"
+            "  --record-max-bytes N SWARMCAST_RECORD_MAX_BYTES the command log stops at this size (1073741824)\n"
+            "\n"
+            "A shared world (see README, \"Sharing a world with strangers\"):\n"
+            "  --control-token T    SWARMCAST_CONTROL_TOKEN  operators present T after connecting (auth); others\n"
+            "                                               may watch and steer their own target (none: all open)\n"
+            "  --allow-origin LIST  SWARMCAST_ALLOW_ORIGIN  comma-separated Origins that may open /ws (any)\n"
+            "  --max-per-address N  SWARMCAST_MAX_PER_ADDRESS WebSocket sessions per remote address (16)\n"
+            "  --rate-scale F       SWARMCAST_RATE_SCALE    every client's command budget times F (1)\n"
+            "  --idle-timeout S     SWARMCAST_IDLE_TIMEOUT  close a client silent this long, pings included (30)\n"
+            "  --stall-timeout S    SWARMCAST_STALL_TIMEOUT close a client that does not read, or leaves a\n"
+            "                                               message half-sent, this long (15)\n"
+            "  --state-file PATH    SWARMCAST_STATE_FILE    keep the operator's set-up here: restored at start,\n"
+            "                                               written every --state-every s and at shutdown\n"
+            "  --state-every S      SWARMCAST_STATE_EVERY   seconds between state-file writes (10)\n"
+            "  --state-agents       SWARMCAST_STATE_AGENTS  the state file keeps the agents too (1: on)\n"
             "\n"
             "Headless runs (no network; the same seed and inputs give byte-identical files):\n"
             "  --headless                                   step the world without serving it, then exit\n"
@@ -181,7 +197,9 @@ static int check_modes(const config_t *c, size_t n_set_flags, FILE *err)
 
 enum { OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WORLD, OPT_WEB, OPT_CLIENTS,
        OPT_MAX_AGENTS, OPT_THREADS, OPT_SET, OPT_HELP, OPT_VERSION, OPT_MODEL, OPT_METRICS_HZ, OPT_RECORD,
-       OPT_FINAL, OPT_HEADLESS, OPT_STEPS, OPT_SCENARIO, OPT_CSV, OPT_METRICS_EVERY, OPT_REPLAY };
+       OPT_FINAL, OPT_HEADLESS, OPT_STEPS, OPT_SCENARIO, OPT_CSV, OPT_METRICS_EVERY, OPT_REPLAY,
+       OPT_RECORD_MAX, OPT_TOKEN, OPT_ORIGIN, OPT_PER_ADDRESS, OPT_IDLE, OPT_STALL, OPT_STATE_FILE,
+       OPT_STATE_EVERY, OPT_STATE_AGENTS, OPT_RATE_SCALE };
 
 /* One setting from either source; returns -1 with a message on bad values. */
 static int apply(config_t *c, int opt, const char *value, const char *source, FILE *err)
@@ -198,7 +216,10 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
     case OPT_WORLD: bad = parse_world(value, &c->world_width, &c->world_height); break;
     case OPT_WEB: c->web_root = value; break;
     case OPT_CLIENTS: bad = parse_number(value, 1, 4096, true, &v); if (!bad) c->max_clients = (size_t)v; break;
-    case OPT_MAX_AGENTS: bad = parse_number(value, 1, 1e8, true, &v); if (!bad) c->max_agents = (size_t)v; break;
+    case OPT_MAX_AGENTS:
+        bad = parse_number(value, 1, 1e8, true, &v);
+        if (!bad) c->max_agents = (size_t)v, c->max_agents_given = true;
+        break;
     case OPT_THREADS: bad = parse_number(value, 1, 256, true, &v); if (!bad) c->threads = (int)v; break;
     case OPT_SET: return parse_set(c, value, err);
     case OPT_MODEL: {
@@ -218,6 +239,23 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
     case OPT_CSV: c->csv = value; break;
     case OPT_METRICS_EVERY: bad = parse_number(value, 1, 1e12, true, &v); if (!bad) c->metrics_every = (uint64_t)v; break;
     case OPT_REPLAY: c->replay = value; break;
+    case OPT_RECORD_MAX: bad = parse_number(value, 4096, 1e15, true, &v); if (!bad) c->record_max_bytes = (uint64_t)v; break;
+    case OPT_TOKEN:
+        /* An empty token would let anyone in while looking protected. */
+        bad = !*value || strlen(value) > CONFIG_MAX_TOKEN;
+        if (!bad) c->control_token = value;
+        break;
+    case OPT_ORIGIN: c->allow_origin = *value ? value : NULL; break;
+    case OPT_PER_ADDRESS: bad = parse_number(value, 1, 4096, true, &v); if (!bad) c->max_per_address = (size_t)v; break;
+    case OPT_RATE_SCALE: bad = parse_number(value, 0.01, 1e6, false, &v); if (!bad) c->rate_scale = v; break;
+    case OPT_IDLE: bad = parse_number(value, 1, 3600, false, &v); if (!bad) c->idle_timeout_s = v; break;
+    case OPT_STALL: bad = parse_number(value, 1, 3600, false, &v); if (!bad) c->stall_timeout_s = v; break;
+    case OPT_STATE_FILE: c->state_file = *value ? value : NULL; break;
+    case OPT_STATE_EVERY: bad = parse_number(value, 0.1, 86400, false, &v); if (!bad) c->state_every_s = v; break;
+    case OPT_STATE_AGENTS:
+        bad = !(strcmp(value, "1") == 0 || strcmp(value, "0") == 0);
+        if (!bad) c->state_agents = value[0] == '1';
+        break;
     default: return -1;
     }
     if (bad) fprintf(err, "swarmcast: bad value '%s' for %s (see --help)\n", value, source);
@@ -234,6 +272,11 @@ static const struct {
     {OPT_WORLD, "SWARMCAST_WORLD"},     {OPT_WEB, "SWARMCAST_WEB_ROOT"},
     {OPT_CLIENTS, "SWARMCAST_MAX_CLIENTS"}, {OPT_MAX_AGENTS, "SWARMCAST_MAX_AGENTS"},
     {OPT_THREADS, "SWARMCAST_THREADS"}, {OPT_METRICS_HZ, "SWARMCAST_METRICS_HZ"},
+    {OPT_RECORD_MAX, "SWARMCAST_RECORD_MAX_BYTES"}, {OPT_TOKEN, "SWARMCAST_CONTROL_TOKEN"},
+    {OPT_ORIGIN, "SWARMCAST_ALLOW_ORIGIN"}, {OPT_PER_ADDRESS, "SWARMCAST_MAX_PER_ADDRESS"},
+    {OPT_IDLE, "SWARMCAST_IDLE_TIMEOUT"}, {OPT_STALL, "SWARMCAST_STALL_TIMEOUT"},
+    {OPT_STATE_FILE, "SWARMCAST_STATE_FILE"}, {OPT_STATE_EVERY, "SWARMCAST_STATE_EVERY"},
+    {OPT_STATE_AGENTS, "SWARMCAST_STATE_AGENTS"}, {OPT_RATE_SCALE, "SWARMCAST_RATE_SCALE"},
 };
 
 int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
@@ -253,6 +296,12 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         .threads = (int)sysconf(_SC_NPROCESSORS_ONLN),
         .metrics_hz = 4,
         .metrics_every = 1,
+        .record_max_bytes = 1ull << 30,
+        .max_per_address = 16,
+        .rate_scale = 1,
+        .idle_timeout_s = 30,
+        .stall_timeout_s = 15,
+        .state_every_s = 10,
     };
     if (c->threads < 1) c->threads = 1;
     for (size_t i = 0; i < sizeof env_vars / sizeof env_vars[0]; i++) {
@@ -285,6 +334,16 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         {"csv", required_argument, NULL, OPT_CSV},
         {"metrics-every", required_argument, NULL, OPT_METRICS_EVERY},
         {"replay", required_argument, NULL, OPT_REPLAY},
+        {"record-max-bytes", required_argument, NULL, OPT_RECORD_MAX},
+        {"control-token", required_argument, NULL, OPT_TOKEN},
+        {"allow-origin", required_argument, NULL, OPT_ORIGIN},
+        {"max-per-address", required_argument, NULL, OPT_PER_ADDRESS},
+        {"idle-timeout", required_argument, NULL, OPT_IDLE},
+        {"stall-timeout", required_argument, NULL, OPT_STALL},
+        {"state-file", required_argument, NULL, OPT_STATE_FILE},
+        {"state-every", required_argument, NULL, OPT_STATE_EVERY},
+        {"state-agents", no_argument, NULL, OPT_STATE_AGENTS},
+        {"rate-scale", required_argument, NULL, OPT_RATE_SCALE},
         {NULL, 0, NULL, 0},
     };
     optind = 1;
@@ -308,7 +367,7 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         for (size_t k = 0; options[k].name; k++)
             if (options[k].val == opt) name = options[k].name;
         snprintf(source, sizeof source, "--%s", name);
-        if (apply(c, opt, optarg, source, err)) return CONFIG_EXIT_USAGE;
+        if (apply(c, opt, opt == OPT_STATE_AGENTS ? "1" : optarg, source, err)) return CONFIG_EXIT_USAGE;
         if (opt == OPT_SEED) c->seed_given = true;
         if (opt == OPT_AGENTS) c->agents_given = true;
         if (opt == OPT_WORLD) c->world_given = true;
@@ -322,7 +381,8 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
     if (c->snapshot_hz > c->tick_hz) c->snapshot_hz = c->tick_hz;
     if (c->metrics_hz > c->tick_hz) c->metrics_hz = c->tick_hz;
     if (check_modes(c, n_set_flags, err)) return CONFIG_EXIT_USAGE;
-    if (c->agents > c->max_agents) {
+    /* A live server without --max-agents derives its limit at start-up (app.c). */
+    if (c->agents > c->max_agents && (c->headless || c->max_agents_given)) {
         fprintf(err, "swarmcast: --agents %zu is above --max-agents %zu\n", c->agents, c->max_agents);
         return CONFIG_EXIT_USAGE;
     }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #define CONFIG_MAX_SETS 64
+#define CONFIG_MAX_TOKEN 256 /* bytes of --control-token */
 
 typedef struct config {
     const char *bind;
@@ -29,6 +30,19 @@ typedef struct config {
     double metrics_hz;       /* live metrics messages per second; 0: none */
     const char *record;      /* live server: command log (JSON lines), or NULL */
     const char *final_path;  /* final state as JSON at the end ("-": stdout), or NULL */
+    uint64_t record_max_bytes; /* the command log stops (with a warning) at this size */
+    bool max_agents_given;   /* otherwise derived from the world and this machine */
+
+    /* Sharing one world with strangers. */
+    const char *control_token;  /* operators present it (auth); NULL: everyone is an operator */
+    const char *allow_origin;   /* comma-separated Origins that may open /ws; NULL: any */
+    size_t max_per_address;     /* WebSocket sessions per remote address */
+    double rate_scale;          /* every client's command budget, times this */
+    double idle_timeout_s;      /* nothing received (message or pong) this long: closed */
+    double stall_timeout_s;     /* output stuck, or a message left half-sent, this long: closed */
+    const char *state_file;     /* the operator's set-up, restored at start and kept; NULL: none */
+    double state_every_s;       /* period of state-file writes */
+    bool state_agents;          /* the state file also keeps the agents */
 
     /* Headless runs (--headless): no network. */
     bool headless;

@@ -8,15 +8,14 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 
 import { startServer, withTimeout, sleep } from '../lib/server.mjs';
+import { launchChromium, newPage } from '../lib/chromium.mjs';
 import { connect } from '../lib/client.mjs';
 import { MARGIN_PX } from '../../client-web/viewport.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const artifacts = path.join(here, 'artifacts');
-const CHROMIUM = process.env.SWARMCAST_CHROMIUM || '/usr/bin/chromium';
 const T = { timeout: 30000 };
 const WAIT_MS = 10000;
 
@@ -29,18 +28,8 @@ const pageErrors = [];
 
 before(async () => {
   server = await startServer({ agents: 300, seed: 7 });
-  browser = await withTimeout(chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-  }), 20000, 'Chromium to start');
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1 });
-  page = await context.newPage();
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') consoleErrors.push(`${msg.text()} (${JSON.stringify(msg.location())})`);
-  });
-  page.on('pageerror', (err) => pageErrors.push(String(err?.stack || err)));
-  page.setDefaultTimeout(WAIT_MS);
+  browser = await launchChromium();
+  page = await newPage(browser, { consoleErrors, pageErrors, timeoutMs: WAIT_MS });
   await page.goto(server.httpUrl + '/', { waitUntil: 'load', timeout: WAIT_MS });
 });
 
@@ -271,6 +260,30 @@ test('the control panel lists every parameter of hello, with a control of the ri
     .map((d) => ({ key: d.dataset.group, open: d.open })));
   assert.ok(groups.length >= 1);
   assert.equal(groups.filter((g) => g.open).length, 1, `one group open: ${JSON.stringify(groups)}`);
+});
+
+test('without a control token the page is the operator: no token form, every control enabled', T, async () => {
+  const r = await page.evaluate(() => ({
+    role: window.swarmcast.role,
+    controlToken: window.swarmcast.controlToken,
+    roleName: document.querySelector('#panel .role-name').textContent,
+    formShown: !document.querySelector('#panel .token-form').hidden,
+    lockShown: !document.querySelector('#panel .btn-lock').hidden,
+    disabled: [...document.querySelectorAll('#panel input, #panel select, #panel button')]
+      .filter((c) => c.matches(':disabled')).map((c) => c.name || c.className),
+    described: document.querySelectorAll('#panel [aria-describedby="role-note"]').length,
+    status: document.querySelector('#status .status-line').textContent,
+    hint: document.getElementById('hint').textContent,
+  }));
+  assert.equal(r.role, 'operator');
+  assert.equal(r.controlToken, false);
+  assert.equal(r.roleName, 'operator');
+  assert.equal(r.formShown, false, 'no token form');
+  assert.equal(r.lockShown, false, 'nothing to lock');
+  assert.deepEqual(r.disabled, [], 'no control disabled');
+  assert.equal(r.described, 0, 'no control described as locked');
+  assert.match(r.status, /· operator ·/);
+  assert.match(r.hint, /space: pause/);
 });
 
 test('dragging a slider sends throttled set_param; the server acks it and others get the `param`', T, async () => {

@@ -130,6 +130,40 @@ test('agent_list places agents exactly; the example scenario runs', T, async () 
   assert.equal(e.state.tick, 30);
 });
 
+test("a replayed log holds visitors to their own obstacles, and the server's leave takes them away", T, async () => {
+  // A log as a live server with visitors 5 and 6 and operator 7 writes it.
+  const header = { swarmcast_record: 1, server: 'test', seed: 4, agents: 50, world: { width: 800, height: 600 },
+    tick_hz: 60, max_agents: 1000, max_targets: 8, params: { border: 'bounce' } };
+  const at = (tick, cmd) => ({ tick, cmd });
+  const lines = [
+    header,
+    at(1, { type: 'add_obstacle', client_id: 5, visitor: true, x: 100, y: 100, radius: 20 }), // id 0, 5's
+    at(1, { type: 'add_obstacle', client_id: 7, x: 200, y: 100, radius: 20 }), // id 1, nobody's
+    at(2, { type: 'add_obstacle', client_id: 6, visitor: true, x: 300, y: 100, radius: 20 }), // id 2, 6's
+    at(2, { type: 'move_obstacle', client_id: 5, visitor: true, obstacle_id: 1, x: 10, y: 10 }), // refused: not 5's
+    at(3, { type: 'add_obstacle', client_id: 5, visitor: true, x: 400, y: 100, radius: 20 }), // id 3
+    at(3, { type: 'add_obstacle', client_id: 5, visitor: true, x: 500, y: 100, radius: 20 }), // id 4
+    at(3, { type: 'add_obstacle', client_id: 5, visitor: true, x: 600, y: 100, radius: 20 }), // refused: 5 has 3
+    at(4, { type: 'set_target', client_id: 5, visitor: true, x: 50, y: 50 }),
+    at(4, { type: 'set_target', client_id: 6, visitor: true, x: 60, y: 60 }),
+    at(5, { type: 'leave', client_id: 5, visitor: true }),
+    at(6, { type: 'move_obstacle', client_id: 6, visitor: true, obstacle_id: 2, x: 350, y: 150 }),
+    at(6, { type: 'move_obstacle', client_id: 7, obstacle_id: 1, x: 250, y: 150 }),
+    { end_tick: 10 },
+  ];
+  const log = file('visitors.jsonl');
+  writeFileSync(log, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  const final = file('visitors.json');
+  const r = await runOk(['--headless', '--replay', log, '--final', final]);
+  assert.match(r.stderr, /12 commands replayed \(2 refused\)/);
+  const s = JSON.parse(readFileSync(final, 'utf8'));
+  assert.equal(s.tick, 10);
+  assert.deepEqual(s.obstacles.map((o) => [o.id, o.owner]), [[1, undefined], [2, 6]],
+    "the leaver's obstacles are gone; the operator's has no owner");
+  assert.deepEqual(s.obstacles.map((o) => [o.x, o.y]), [[250, 150], [350, 150]], 'the allowed moves were applied');
+  assert.deepEqual(s.targets.map((t) => t.client_id), [6], "the leaver's target is gone");
+});
+
 test('bad arguments and bad scenarios exit with 2 and say what is wrong', T, async () => {
   const cases = [
     [['--headless'], /--steps/],

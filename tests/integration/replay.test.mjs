@@ -28,7 +28,7 @@ before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'swarmcast-replay-'));
   log = path.join(dir, 'run.jsonl');
   final1 = path.join(dir, 'live.json');
-  server = await startServer({ agents: AGENTS, seed: 11, args: ['--record', log, '--final', final1, '--threads', '2'] });
+  server = await startServer({ agents: AGENTS, seed: 11, args: ['--record', log, '--final', final1, '--threads', '2', '--rate-scale', '100'] });
   a = await connect(server.wsUrl);
   b = await connect(server.wsUrl);
 });
@@ -147,7 +147,8 @@ test('after SIGTERM, replaying the log gives the same final state, byte for byte
   const cmds = lines.slice(1, -1);
   assert.ok(cmds.length >= 25, `every applied command is logged (${cmds.length})`);
   const types = new Set(cmds.map((l) => l.cmd.type));
-  for (const t of ['set_target', 'clear_target', 'add_obstacle', 'move_obstacle', 'remove_obstacle', 'set_param',
+  // leave: a client's departure (its target and own obstacles go), logged for replay.
+  for (const t of ['set_target', 'leave', 'add_obstacle', 'move_obstacle', 'remove_obstacle', 'set_param',
     'add_agents', 'pause', 'resume', 'set_model', 'reset']) {
     assert.ok(types.has(t), `a ${t} command is logged`);
   }

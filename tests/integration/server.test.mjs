@@ -43,7 +43,10 @@ let W;
 let H;
 
 before(async () => {
-  server = await startServer({ agents: 300, seed: 7 });
+  // These tests check what each command does, in quick bursts (65
+  // obstacles, say) that a person's budget would refuse: a hundredfold
+  // budget. The default budget is tested in hostile-*.test.mjs.
+  server = await startServer({ agents: 300, seed: 7, args: ['--rate-scale', '100'] });
   observer = await connect(server.wsUrl);
   actor = await connect(server.wsUrl);
   hello = actor.hello;

@@ -552,6 +552,43 @@ static void quoted_client_text_in_errors_should_be_printable_ascii(void **state)
     refused(text, "unknown_command", -1, NULL);
 }
 
+/* ------------------------------------------------------------ roles */
+
+static void the_servers_own_leave_command_should_be_unknown_to_the_network(void **state)
+{
+    (void)state;
+    cmd_error_t e = refused("{\"type\":\"leave\",\"id\":4}", "unknown_command", 4, NULL);
+    assert_non_null(strstr(e.message, "leave"));
+    refused("{\"type\":\"leave\",\"client_id\":9}", "unknown_command", -1, NULL);
+}
+
+static void every_kind_but_the_internal_ones_should_be_known_to_the_network(void **state)
+{
+    (void)state;
+    /* Without its fields a command may be refused, but never as unknown:
+     * only the server's own kinds are hidden from clients. */
+    for (int k = 0; k < CMD_COUNT; k++) {
+        char text[80];
+        snprintf(text, sizeof text, "{\"type\":\"%s\"}", cmd_name((cmd_kind_t)k));
+        sim_cmd_t out;
+        cmd_error_t err;
+        int rc = decode(text, &out, &err);
+        bool unknown = rc != 0 && strcmp(err.code, "unknown_command") == 0;
+        if (unknown != cmd_is_internal((cmd_kind_t)k))
+            fail_msg("%s: %s", text, unknown ? "refused as unknown" : "known to the network, but internal");
+    }
+}
+
+static void a_client_should_not_make_itself_a_visitor_or_anyone_else(void **state)
+{
+    (void)state;
+    /* The role and the client id come from the connection, never from the text. */
+    sim_cmd_t c = accepted("{\"type\":\"add_obstacle\",\"x\":1,\"y\":1,\"radius\":5,\"visitor\":true,"
+                           "\"client_id\":99}");
+    assert_false(c.visitor);
+    assert_int_equal(c.client_id, CLIENT);
+}
+
 int main(void)
 {
     static const struct CMUnitTest tests[] = {
@@ -581,6 +618,9 @@ int main(void)
         cmocka_unit_test(an_unknown_enum_value_should_be_out_of_range),
         cmocka_unit_test(set_param_naming_no_parameter_should_be_unknown_param),
         cmocka_unit_test(quoted_client_text_in_errors_should_be_printable_ascii),
+        cmocka_unit_test(the_servers_own_leave_command_should_be_unknown_to_the_network),
+        cmocka_unit_test(every_kind_but_the_internal_ones_should_be_known_to_the_network),
+        cmocka_unit_test(a_client_should_not_make_itself_a_visitor_or_anyone_else),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <string.h>
 
 #include "sim/commands.h"
@@ -146,6 +147,245 @@ static void every_command_kind_should_have_a_wire_name(void **state)
     assert_string_equal(cmd_name(CMD_COUNT), "unknown");
 }
 
+/* ---- roles: visitors and operators ------------------------------------- */
+
+#define VISITOR true
+#define OPERATOR false
+
+static sim_result_t add_as(world_t *w, uint32_t client, bool visitor, float x)
+{
+    return apply(w, (sim_cmd_t){.kind = CMD_ADD_OBSTACLE, .client_id = client, .visitor = visitor, .x = x, .y = 50,
+                                .radius = 5});
+}
+
+static sim_result_t move_as(world_t *w, uint32_t client, bool visitor, uint32_t obstacle, float x)
+{
+    return apply(w, (sim_cmd_t){.kind = CMD_MOVE_OBSTACLE, .client_id = client, .visitor = visitor,
+                                .obstacle_id = obstacle, .x = x, .y = 70});
+}
+
+static sim_result_t remove_as(world_t *w, uint32_t client, bool visitor, uint32_t obstacle)
+{
+    return apply(w, (sim_cmd_t){.kind = CMD_REMOVE_OBSTACLE, .client_id = client, .visitor = visitor,
+                                .obstacle_id = obstacle});
+}
+
+static const obstacle_t *obstacle(const world_t *w, uint32_t id)
+{
+    const obstacle_t *o = world_find_obstacle(w, id);
+    if (!o) fail_msg("obstacle %u is gone", (unsigned)id);
+    return o;
+}
+
+static void a_visitors_obstacle_should_be_its_own_and_an_operators_nobodys(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 100, 100, 0, 1);
+    sim_result_t v = add_as(&w, 5, VISITOR, 10);
+    sim_result_t o = add_as(&w, 7, OPERATOR, 20);
+    assert_int_equal(v.status, SIM_OK);
+    assert_int_equal(o.status, SIM_OK);
+    assert_int_equal(obstacle(&w, v.obstacle_id)->owner, 5);
+    assert_int_equal(obstacle(&w, o.obstacle_id)->owner, 0);
+    world_free(&w);
+}
+
+static void a_visitor_should_be_refused_an_obstacle_past_its_quota(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 100, 100, 0, 1);
+    sim_result_t first = {0};
+    for (int k = 0; k < SIM_VISITOR_OBSTACLES; k++) {
+        sim_result_t r = add_as(&w, 5, VISITOR, 10);
+        assert_int_equal(r.status, SIM_OK);
+        if (k == 0) first = r;
+    }
+    uint32_t next_id = w.next_obstacle_id;
+    sim_result_t over = add_as(&w, 5, VISITOR, 10);
+    assert_int_equal(over.status, SIM_E_LIMIT);
+    char limit[16];
+    snprintf(limit, sizeof limit, "%d", SIM_VISITOR_OBSTACLES);
+    if (!strstr(over.message, limit) || !strstr(over.message, "visitor"))
+        fail_msg("the refusal names the visitors' limit: %s", over.message);
+    assert_int_equal(w.n_obstacles, SIM_VISITOR_OBSTACLES);
+    assert_int_equal(w.next_obstacle_id, next_id); /* no id spent on a refusal */
+    /* The quota is each visitor's own, and the operator has none. */
+    assert_int_equal(add_as(&w, 6, VISITOR, 10).status, SIM_OK);
+    for (int k = 0; k < SIM_VISITOR_OBSTACLES + 2; k++) assert_int_equal(add_as(&w, 7, OPERATOR, 10).status, SIM_OK);
+    /* Removing one of its own makes room again. */
+    assert_int_equal(remove_as(&w, 5, VISITOR, first.obstacle_id).status, SIM_OK);
+    assert_int_equal(add_as(&w, 5, VISITOR, 10).status, SIM_OK);
+    assert_int_equal(add_as(&w, 5, VISITOR, 10).status, SIM_E_LIMIT);
+    world_free(&w);
+}
+
+static void a_visitor_should_be_forbidden_to_move_or_remove_someone_elses_obstacle(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 100, 100, 0, 1);
+    uint32_t operators = add_as(&w, 7, OPERATOR, 10).obstacle_id;
+    uint32_t others = add_as(&w, 6, VISITOR, 20).obstacle_id;
+    const uint32_t foreign[] = {operators, others};
+    for (size_t k = 0; k < 2; k++) {
+        sim_result_t moved = move_as(&w, 5, VISITOR, foreign[k], 90);
+        assert_int_equal(moved.status, SIM_E_FORBIDDEN);
+        assert_non_null(strstr(moved.message, "not yours"));
+        sim_result_t removed = remove_as(&w, 5, VISITOR, foreign[k]);
+        assert_int_equal(removed.status, SIM_E_FORBIDDEN);
+        assert_non_null(strstr(removed.message, "not yours"));
+    }
+    assert_int_equal(w.n_obstacles, 2);
+    assert_float_equal(obstacle(&w, operators)->x, 10, 0);
+    assert_float_equal(obstacle(&w, others)->x, 20, 0);
+    assert_float_equal(obstacle(&w, others)->y, 50, 0);
+    /* Nobody's obstacles are not a client 0's either. */
+    assert_int_equal(move_as(&w, 0, VISITOR, operators, 90).status, SIM_E_FORBIDDEN);
+    assert_int_equal(remove_as(&w, 0, VISITOR, operators).status, SIM_E_FORBIDDEN);
+    /* An obstacle that does not exist is not found, whoever asks. */
+    assert_int_equal(move_as(&w, 5, VISITOR, 999, 90).status, SIM_E_NOT_FOUND);
+    assert_int_equal(remove_as(&w, 5, VISITOR, 999).status, SIM_E_NOT_FOUND);
+    world_free(&w);
+}
+
+static void a_visitor_should_move_and_remove_its_own_obstacles(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 100, 100, 0, 1);
+    uint32_t mine = add_as(&w, 5, VISITOR, 10).obstacle_id;
+    uint32_t other = add_as(&w, 5, VISITOR, 20).obstacle_id;
+    sim_result_t moved = move_as(&w, 5, VISITOR, mine, 90);
+    assert_int_equal(moved.status, SIM_OK);
+    assert_int_equal(moved.obstacle_id, mine);
+    assert_float_equal(obstacle(&w, mine)->x, 90, 0);
+    assert_float_equal(obstacle(&w, mine)->y, 70, 0);
+    assert_int_equal(obstacle(&w, mine)->owner, 5); /* still its own after the move */
+    assert_int_equal(remove_as(&w, 5, VISITOR, other).status, SIM_OK);
+    assert_null(world_find_obstacle(&w, other));
+    assert_int_equal(w.n_obstacles, 1);
+    world_free(&w);
+}
+
+static void an_operator_should_move_and_remove_a_visitors_obstacle(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 100, 100, 0, 1);
+    uint32_t a = add_as(&w, 5, VISITOR, 10).obstacle_id;
+    uint32_t b = add_as(&w, 5, VISITOR, 20).obstacle_id;
+    assert_int_equal(move_as(&w, 7, OPERATOR, a, 90).status, SIM_OK);
+    assert_float_equal(obstacle(&w, a)->x, 90, 0);
+    assert_int_equal(obstacle(&w, a)->owner, 5); /* moving it does not take it over */
+    assert_int_equal(remove_as(&w, 7, OPERATOR, b).status, SIM_OK);
+    assert_null(world_find_obstacle(&w, b));
+    /* The visitor's quota counts what it still owns. */
+    assert_int_equal(world_count_owned_obstacles(&w, 5), 1);
+    world_free(&w);
+}
+
+static void a_visitor_should_be_forbidden_every_command_but_target_and_obstacle_ones(void **state)
+{
+    (void)state;
+    int sep = params_find("sep_radius");
+    assert_true(sep >= 0);
+    for (int k = 0; k < CMD_COUNT; k++) {
+        world_t w;
+        make_world(&w, 100, 100, 10, 1);
+        for (int t = 0; t < 3; t++) world_step(&w);
+        sim_params_t params = w.params;
+        sim_cmd_t cmd = {.kind = (cmd_kind_t)k, .client_id = 5, .visitor = true, .x = 40, .y = 40, .radius = 5,
+                         .param = sep, .value = 30, .model = MODEL_UNICYCLE, .count = 5, .has_seed = true,
+                         .seed = 9};
+        sim_result_t r = apply(&w, cmd);
+        if (cmd_visitor_may(cmd.kind)) {
+            assert_int_not_equal(r.status, SIM_E_FORBIDDEN);
+        } else {
+            if (r.status != SIM_E_FORBIDDEN) fail_msg("a visitor's %s was not forbidden", cmd_name(cmd.kind));
+            assert_non_null(strstr(r.message, cmd_name(cmd.kind)));
+            /* and nothing changed */
+            assert_memory_equal(&w.params, &params, sizeof params);
+            assert_int_equal(w.n, 10);
+            assert_int_equal(w.tick, 3);
+            assert_false(w.paused);
+        }
+        /* The same command from an operator is never forbidden. */
+        cmd.visitor = false;
+        assert_int_not_equal(apply(&w, cmd).status, SIM_E_FORBIDDEN);
+        world_free(&w);
+    }
+    static const cmd_kind_t allowed[] = {CMD_SET_TARGET, CMD_CLEAR_TARGET, CMD_ADD_OBSTACLE, CMD_MOVE_OBSTACLE,
+                                         CMD_REMOVE_OBSTACLE, CMD_LEAVE};
+    int n_allowed = 0;
+    for (int k = 0; k < CMD_COUNT; k++) n_allowed += cmd_visitor_may((cmd_kind_t)k);
+    assert_int_equal(n_allowed, sizeof allowed / sizeof allowed[0]);
+    for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) assert_true(cmd_visitor_may(allowed[i]));
+}
+
+static void leave_should_take_exactly_the_leavers_target_and_obstacles(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 100, 100, 0, 1);
+    for (uint32_t c = 5; c <= 7; c++)
+        assert_int_equal(apply(&w, (sim_cmd_t){.kind = CMD_SET_TARGET, .client_id = c, .x = (float)c, .y = 1}).status,
+                         SIM_OK);
+    /* Interleaved, so that what stays must keep its order. */
+    uint32_t ids[6];
+    ids[0] = add_as(&w, 5, VISITOR, 10).obstacle_id;
+    ids[1] = add_as(&w, 6, VISITOR, 20).obstacle_id;
+    ids[2] = add_as(&w, 7, OPERATOR, 30).obstacle_id;
+    ids[3] = add_as(&w, 5, VISITOR, 40).obstacle_id;
+    ids[4] = add_as(&w, 6, VISITOR, 50).obstacle_id;
+    ids[5] = add_as(&w, 5, VISITOR, 60).obstacle_id;
+
+    sim_result_t r = apply(&w, (sim_cmd_t){.kind = CMD_LEAVE, .client_id = 5, .visitor = true, .request_id = -1});
+    assert_int_equal(r.status, SIM_OK);
+    assert_int_equal(r.count, 3);
+    assert_int_equal(w.n_obstacles, 3);
+    assert_int_equal(w.obstacles[0].id, ids[1]);
+    assert_int_equal(w.obstacles[1].id, ids[2]);
+    assert_int_equal(w.obstacles[2].id, ids[4]);
+    assert_int_equal(w.n_targets, 2);
+    assert_int_equal(w.targets[0].client_id, 6);
+    assert_int_equal(w.targets[1].client_id, 7);
+
+    /* An operator who leaves takes its target; its obstacles are nobody's and stay. */
+    r = apply(&w, (sim_cmd_t){.kind = CMD_LEAVE, .client_id = 7, .request_id = -1});
+    assert_int_equal(r.status, SIM_OK);
+    assert_int_equal(r.count, 0);
+    assert_int_equal(w.n_obstacles, 3);
+    assert_int_equal(w.n_targets, 1);
+    assert_int_equal(w.targets[0].client_id, 6);
+
+    /* A visitor who became an operator still takes what it made as a visitor. */
+    r = apply(&w, (sim_cmd_t){.kind = CMD_LEAVE, .client_id = 6, .visitor = false, .request_id = -1});
+    assert_int_equal(r.count, 2);
+    assert_int_equal(w.n_obstacles, 1);
+    assert_int_equal(w.obstacles[0].id, ids[2]);
+    assert_int_equal(w.n_targets, 0);
+
+    /* Leaving twice, or without anything, is harmless. */
+    assert_int_equal(apply(&w, (sim_cmd_t){.kind = CMD_LEAVE, .client_id = 6}).status, SIM_OK);
+    assert_int_equal(w.n_obstacles, 1);
+    world_free(&w);
+}
+
+static void reset_should_remove_every_obstacle_and_give_visitors_their_quota_back(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 100, 100, 5, 1);
+    for (int k = 0; k < SIM_VISITOR_OBSTACLES; k++) assert_int_equal(add_as(&w, 5, VISITOR, 10).status, SIM_OK);
+    assert_int_equal(add_as(&w, 7, OPERATOR, 10).status, SIM_OK);
+    assert_int_equal(apply(&w, (sim_cmd_t){.kind = CMD_RESET, .client_id = 7}).status, SIM_OK);
+    assert_int_equal(w.n_obstacles, 0);
+    assert_int_equal(add_as(&w, 5, VISITOR, 10).status, SIM_OK);
+    world_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -158,6 +398,14 @@ int main(void)
         cmocka_unit_test(reset_should_keep_seed_and_count_unless_given),
         cmocka_unit_test(pause_should_stop_the_clock_until_resume),
         cmocka_unit_test(every_command_kind_should_have_a_wire_name),
+        cmocka_unit_test(a_visitors_obstacle_should_be_its_own_and_an_operators_nobodys),
+        cmocka_unit_test(a_visitor_should_be_refused_an_obstacle_past_its_quota),
+        cmocka_unit_test(a_visitor_should_be_forbidden_to_move_or_remove_someone_elses_obstacle),
+        cmocka_unit_test(a_visitor_should_move_and_remove_its_own_obstacles),
+        cmocka_unit_test(an_operator_should_move_and_remove_a_visitors_obstacle),
+        cmocka_unit_test(a_visitor_should_be_forbidden_every_command_but_target_and_obstacle_ones),
+        cmocka_unit_test(leave_should_take_exactly_the_leavers_target_and_obstacles),
+        cmocka_unit_test(reset_should_remove_every_obstacle_and_give_visitors_their_quota_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

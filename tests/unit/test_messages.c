@@ -476,7 +476,7 @@ static void error_message_should_survive_quotes_and_backslashes(void **state)
 static void param_should_carry_name_value_by_and_tick(void **state)
 {
     (void)state;
-    cJSON *p = parse_owned(msg_param(index_of("sep_radius"), 30, -1, 3, 4022));
+    cJSON *p = parse_owned(msg_param(index_of("sep_radius"), 30, -1, 3, 4022, NULL, 0));
     assert_string_field(p, "type", "param");
     assert_string_field(p, "name", "sep_radius");
     assert_number_field(p, "value", 30);
@@ -485,13 +485,13 @@ static void param_should_carry_name_value_by_and_tick(void **state)
     assert_int_equal(count_fields(p), 5);
     cJSON_Delete(p);
 
-    p = parse_owned(msg_param(index_of("w_sep"), 0.1, -1, 4294967295u, 0));
+    p = parse_owned(msg_param(index_of("w_sep"), 0.1, -1, 4294967295u, 0, NULL, 0));
     assert_number_field(p, "value", 0.1);
     assert_number_field(p, "by", 4294967295.0);
     assert_number_field(p, "tick", 0);
     cJSON_Delete(p);
 
-    p = parse_owned(msg_param(index_of("border"), BORDER_BOUNCE, -1, 1, 2));
+    p = parse_owned(msg_param(index_of("border"), BORDER_BOUNCE, -1, 1, 2, NULL, 0));
     assert_string_field(p, "name", "border");
     assert_string_field(p, "value", "bounce");
     cJSON_Delete(p);
@@ -500,8 +500,8 @@ static void param_should_carry_name_value_by_and_tick(void **state)
 static void param_of_an_index_outside_the_registry_should_be_null(void **state)
 {
     (void)state;
-    assert_null(msg_param(params_count(), 1, -1, 1, 1));
-    assert_null(msg_param(params_count() + 100, 1, -1, 1, 1));
+    assert_null(msg_param(params_count(), 1, -1, 1, 1, NULL, 0));
+    assert_null(msg_param(params_count() + 100, 1, -1, 1, 1, NULL, 0));
 }
 
 /* ------------------------------------------------------------ error codes */
@@ -515,7 +515,7 @@ static void error_code_should_map_every_sim_status_to_its_wire_code(void **state
     } map[] = {
         {SIM_E_OUT_OF_RANGE, "out_of_range"}, {SIM_E_UNKNOWN_PARAM, "unknown_param"},
         {SIM_E_BAD_TYPE, "bad_type"},         {SIM_E_NOT_FOUND, "not_found"},
-        {SIM_E_LIMIT, "limit_reached"},
+        {SIM_E_LIMIT, "limit_reached"},       {SIM_E_FORBIDDEN, "forbidden"},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
         const char *code = msg_error_code(map[i].status);

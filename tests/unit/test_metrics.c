@@ -570,10 +570,50 @@ static void a_second_call_with_the_same_population_should_allocate_nothing(void 
     world_free(&w);
 }
 
+/* A crowd whose pair count passes max_pairs leaves the pair metrics out
+ * (their cost grows with the square of density) and still gives the rest;
+ * under the limit, or with none, they are computed exactly. */
+static void a_crowd_over_max_pairs_should_skip_only_the_pair_metrics(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 800, 600, 2000, 3);
+    for (size_t i = 0; i < w.n; i++) /* all within one 20 u square: every pair is a candidate */
+        place(&w, i, 400.0f + (float)(i % 45) * 0.45f, 300.0f + (float)(i / 45) * 0.45f, 1.0f, 0.0f);
+    metrics_state_t s;
+    metrics_init(&s);
+    metrics_config_t cfg = metrics_default_config(&w);
+    metrics_t m;
+
+    cfg.max_pairs = 2000ull * 2000ull / 4; /* fewer than the crowd's */
+    assert_int_equal(metrics_compute(&s, &w, &cfg, &m), 0);
+    assert_true(m.pairs_skipped);
+    assert_true(isnan(m.mean_nn_distance));
+    assert_int_equal(m.clusters, 0);
+    assert_int_equal(m.collisions, 0);
+    assert_near(m.polarization, 1.0, 1e-12); /* the cheap ones still come */
+    assert_int_equal(m.agents, 2000);
+
+    cfg.max_pairs = 2000ull * 2000ull; /* every agent against the whole crowd */
+    assert_int_equal(metrics_compute(&s, &w, &cfg, &m), 0);
+    assert_false(m.pairs_skipped);
+    assert_int_equal(m.clusters, 1);
+    assert_true(m.collisions > 0);
+    metrics_t unlimited;
+    cfg.max_pairs = 0;
+    assert_int_equal(metrics_compute(&s, &w, &cfg, &unlimited), 0);
+    assert_false(unlimited.pairs_skipped);
+    assert_int_equal(unlimited.collisions, m.collisions);
+    assert_near(unlimited.mean_nn_distance, m.mean_nn_distance, 0.0);
+    metrics_free(&s);
+    world_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(agents_flying_the_same_way_should_have_polarization_one),
+        cmocka_unit_test(a_crowd_over_max_pairs_should_skip_only_the_pair_metrics),
         cmocka_unit_test(random_headings_should_have_low_polarization),
         cmocka_unit_test(agents_circling_the_centroid_should_mill_and_not_polarize),
         cmocka_unit_test(a_square_lattice_of_spacing_ten_should_have_mean_nearest_distance_ten),

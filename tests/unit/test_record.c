@@ -111,6 +111,7 @@ static void every_command_kind_should_have_a_sample(void **state)
     /* A kind added to cmd_kind_t needs a case in record_cmd_json (the
      * compiler says so) and a sample above (this test says so). */
     for (int k = 0; k < CMD_COUNT; k++) {
+        if (cmd_is_internal((cmd_kind_t)k)) continue; /* no client sends it: see the test of leave below */
         bool seen = false;
         for (size_t i = 0; i < N_SAMPLES && !seen; i++) seen = decode_ok(SAMPLES[i], 1).kind == (cmd_kind_t)k;
         if (!seen) fail_msg("no sample of command kind %d (%s)", k, cmd_name((cmd_kind_t)k));
@@ -159,6 +160,9 @@ static void a_small_buffer_or_unknown_kind_should_be_refused(void **state)
 }
 
 /* ---- log lines ------------------------------------------------------------ */
+
+static const record_header_t HEADER = {.seed = 1, .agents = 10, .width = 1600, .height = 900, .tick_hz = 60,
+                                       .max_agents = 50000, .max_targets = 8};
 
 /* The lines written to a memory stream. */
 static char *written(void (*write)(FILE *f, void *ctx), void *ctx)
@@ -265,6 +269,95 @@ static void entry_lines_should_read_back_as_written(void **state)
     assert_non_null(strstr(msg, "'x'"));
 }
 
+/* The entry line written for (tick, cmd), parsed again. */
+static record_entry_t write_then_read(uint64_t tick, const sim_cmd_t *cmd, char **line_out)
+{
+    record_header_t h = HEADER;
+    params_defaults(&h.params);
+    entry_ctx_t ctx = {.tick = tick, .cmd = cmd};
+    char *line = written(write_entry, &ctx);
+    record_entry_t e;
+    char msg[300];
+    if (record_parse_entry(line, &h, &e, msg, sizeof msg)) fail_msg("%s refused: %s", line, msg);
+    assert_false(e.end);
+    assert_int_equal(e.tick, tick);
+    *line_out = line;
+    return e;
+}
+
+static void a_visitors_commands_should_read_back_as_a_visitors(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N_SAMPLES; i++) {
+        for (int visitor = 0; visitor <= 1; visitor++) {
+            sim_cmd_t cmd = decode_ok(SAMPLES[i], (uint32_t)i + 200);
+            cmd.visitor = visitor;
+            char *line;
+            record_entry_t e = write_then_read(500 + i, &cmd, &line);
+            assert_same_cmd(&cmd, &e.cmd, line);
+            /* Written only when true, so an operator's line is as before roles. */
+            if ((strstr(line, "\"visitor\":true") != NULL) != (bool)visitor) fail_msg("visitor %d: %s", visitor, line);
+            if (!visitor) assert_null(strstr(line, "visitor"));
+            free(line);
+        }
+    }
+}
+
+static void the_servers_leave_should_read_back_as_written(void **state)
+{
+    (void)state;
+    for (int visitor = 0; visitor <= 1; visitor++) {
+        sim_cmd_t leave;
+        memset(&leave, 0, sizeof leave); /* as cmd_decode makes commands: padding and all */
+        leave.kind = CMD_LEAVE;
+        leave.client_id = 4000000000u;
+        leave.request_id = -1;
+        leave.visitor = visitor;
+        char *line;
+        record_entry_t e = write_then_read(77, &leave, &line);
+        assert_same_cmd(&leave, &e.cmd, line);
+        assert_string_equal(line, visitor ? "{\"tick\":77,\"cmd\":{\"type\":\"leave\",\"client_id\":4000000000,"
+                                            "\"visitor\":true}}\n"
+                                          : "{\"tick\":77,\"cmd\":{\"type\":\"leave\",\"client_id\":4000000000}}\n");
+        free(line);
+    }
+    /* The server's leave has no request id, but one would survive too. */
+    sim_cmd_t leave;
+    memset(&leave, 0, sizeof leave);
+    leave.kind = CMD_LEAVE;
+    leave.client_id = 3;
+    leave.request_id = 12;
+    char *line;
+    record_entry_t e = write_then_read(78, &leave, &line);
+    assert_same_cmd(&leave, &e.cmd, line);
+    free(line);
+}
+
+static void a_bad_visitor_or_leave_line_should_be_refused_with_a_reason(void **state)
+{
+    (void)state;
+    record_header_t h = HEADER;
+    params_defaults(&h.params);
+    record_entry_t e;
+    char msg[300];
+    assert_int_equal(record_parse_entry("{\"tick\":1,\"cmd\":{\"type\":\"pause\",\"client_id\":1,\"visitor\":1}}", &h,
+                                        &e, msg, sizeof msg),
+                     -1);
+    assert_non_null(strstr(msg, "visitor"));
+    assert_int_equal(record_parse_entry("{\"tick\":1,\"cmd\":{\"type\":\"leave\"}}", &h, &e, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "client_id"));
+    const char *negative_id = "{\"tick\":1,\"cmd\":{\"type\":\"leave\",\"client_id\":1,\"id\":-3}}";
+    assert_int_equal(record_parse_entry(negative_id, &h, &e, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "'id'"));
+    /* A log from before roles: everyone an operator. */
+    assert_int_equal(record_parse_entry("{\"tick\":1,\"cmd\":{\"type\":\"remove_obstacle\",\"client_id\":1,"
+                                        "\"obstacle_id\":2}}",
+                                        &h, &e, msg, sizeof msg),
+                     0);
+    assert_false(e.cmd.visitor);
+    assert_int_equal(e.cmd.kind, CMD_REMOVE_OBSTACLE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,6 +368,9 @@ int main(void)
         cmocka_unit_test(the_header_should_read_back_as_written),
         cmocka_unit_test(a_bad_header_should_be_refused_with_a_reason),
         cmocka_unit_test(entry_lines_should_read_back_as_written),
+        cmocka_unit_test(a_visitors_commands_should_read_back_as_a_visitors),
+        cmocka_unit_test(the_servers_leave_should_read_back_as_written),
+        cmocka_unit_test(a_bad_visitor_or_leave_line_should_be_refused_with_a_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

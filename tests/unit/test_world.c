@@ -200,6 +200,45 @@ static void changing_a_radius_should_resize_the_grid_and_keep_finding_neighbours
     world_free(&w);
 }
 
+static void removing_a_clients_obstacles_should_keep_everyone_elses_in_order(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 1000, 1000, 0, 1);
+    const uint32_t owners[] = {5, 0, 6, 5, 0, 5, 6};
+    for (size_t k = 0; k < sizeof owners / sizeof owners[0]; k++)
+        assert_int_equal(world_add_owned_obstacle(&w, 10.0f * (float)k, 20, 5, 1, 2, owners[k], NULL), SIM_OK);
+    assert_int_equal(world_count_owned_obstacles(&w, 5), 3);
+    assert_int_equal(world_count_owned_obstacles(&w, 6), 2);
+    assert_int_equal(world_count_owned_obstacles(&w, 0), 2);
+    assert_int_equal(world_count_owned_obstacles(&w, 9), 0);
+    const obstacle_t *third = world_find_obstacle(&w, 2);
+    assert_non_null(third);
+    assert_int_equal(third->owner, 6);
+    assert_float_equal(third->x, 20, 0);
+    assert_null(world_find_obstacle(&w, 7));
+
+    assert_int_equal(world_remove_owned_obstacles(&w, 5), 3);
+    const uint32_t left_ids[] = {1, 2, 4, 6};
+    assert_int_equal(w.n_obstacles, 4);
+    for (size_t k = 0; k < 4; k++) {
+        assert_int_equal(w.obstacles[k].id, left_ids[k]);
+        assert_int_not_equal(w.obstacles[k].owner, 5);
+        assert_float_equal(w.obstacles[k].x, 10.0f * (float)left_ids[k], 0); /* each kept whole */
+    }
+    assert_int_equal(world_remove_owned_obstacles(&w, 5), 0);
+    /* Nobody's obstacles are not anyone's to take away. */
+    assert_int_equal(world_remove_owned_obstacles(&w, 0), 0);
+    assert_int_equal(w.n_obstacles, 4);
+    /* The plain forms make nobody's obstacles. */
+    uint32_t id;
+    assert_int_equal(world_add_moving_obstacle(&w, 1, 1, 5, 0, 0, &id), SIM_OK);
+    assert_int_equal(world_find_obstacle(&w, id)->owner, 0);
+    assert_int_equal(world_add_obstacle(&w, 1, 1, 5, &id), SIM_OK);
+    assert_int_equal(world_find_obstacle(&w, id)->owner, 0);
+    world_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -214,6 +253,7 @@ int main(void)
         cmocka_unit_test(added_agents_should_get_the_next_ids_near_the_point),
         cmocka_unit_test(adding_past_the_limit_should_be_refused_and_change_nothing),
         cmocka_unit_test(changing_a_radius_should_resize_the_grid_and_keep_finding_neighbours),
+        cmocka_unit_test(removing_a_clients_obstacles_should_keep_everyone_elses_in_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

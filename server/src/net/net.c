@@ -1,85 +1,80 @@
 #include "net/net.h"
 
 #include <arpa/inet.h>
-#include <libwebsockets.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
-/* A client's pending text messages. Past PAUSE_READING its commands are no
- * longer read (TCP back-pressure) until the outbox drains to RESUME_READING;
- * a client that lets it fill completely is not reading at all and is closed. */
-#define OUTBOX_CAP 64
+#include "net/net_internal.h"
+
+/* Past OUTBOX_PAUSE_READING a client's commands are no longer read (TCP
+ * back-pressure) until its outbox drains to OUTBOX_RESUME_READING; a client
+ * that lets it fill completely is not reading at all and is closed. */
 #define OUTBOX_PAUSE_READING 32
 #define OUTBOX_RESUME_READING 8
-#define SHUTDOWN_GRACE_MS 1000
+/* SIGTERM must end the process within a second: clients get this long to
+ * answer the close. */
+#define SHUTDOWN_GRACE_MS 500
+#define SHUTDOWN_POLL_MS 10
+/* A close that cannot even be written (the peer reads nothing) is cut off
+ * after this long. */
+#define CLOSE_GRACE_MS 2000
+#define SWEEP_MS 1000
+/* The kernel's send buffer of a session. Linux grows it to megabytes on
+ * its own, and a client that stops reading would only be noticed once that
+ * much had piled up (a minute of a small flock). 128 KiB still carries
+ * several MB/s at a 50 ms round trip. */
+#define SESSION_SNDBUF_BYTES (128 * 1024)
+/* Seconds libwebsockets gives a connection to finish its HTTP request or
+ * upgrade: half-open connections do not linger. */
+#define HANDSHAKE_TIMEOUT_S 10
 /* RFC 6455 registry code 1013, which lws 4.1 has no name for. */
 #define CLOSE_TRY_AGAIN_LATER 1013
 /* lws writes close frames with write protocol 4 (LWS_WRITE_CLOSE in its
  * private headers; the public enum leaves the value in place for it). */
 #define WRITE_CLOSE_FRAME ((enum lws_write_protocol)4)
-#define SHUTDOWN_POLL_MS 10
 
-typedef struct outgoing {
-    uint8_t *buf; /* LWS_PRE bytes of headroom, then the text */
-    size_t len;
-} outgoing_t;
+static uint64_t now_ms(const net_t *n) { return uv_now(n->loop); }
 
-typedef struct session {
-    struct lws *wsi;
-    uint32_t client_id;
-    long slot;             /* -1: refused, never counted */
-    uint64_t snap_seq;     /* the last snapshot this client was sent */
-    bool in_message, rx_binary, reading_paused;
-    bool closing;
-    int close_code;
-    const char *close_reason;
-    char *rx;              /* reassembly of one message */
-    size_t rx_len;
-    outgoing_t out[OUTBOX_CAP];
-    size_t out_head, out_count;
-} session_t;
+static void count_close(net_t *n, int code)
+{
+    static const int codes[] = NET_CLOSE_CODES;
+    size_t k = 0;
+    while (k < sizeof codes / sizeof codes[0] && codes[k] != code) k++;
+    n->stats.closes[k]++;
+}
 
-typedef struct health_request {
-    char *body;
-    size_t len;
-} health_request_t;
+/* Whether anything waits to be written to s. */
+static bool has_pending(const net_t *n, const session_t *s)
+{
+    if (s->out_count || (n->snap_len && s->snap_seq != n->snap_seq)) return true;
+    for (size_t w = 0; w < LATEST_WORDS; w++)
+        if (s->latest_dirty[w]) return true;
+    return false;
+}
 
-struct net {
-    uv_loop_t *loop;
-    struct lws_context *ctx;
-    net_config_t cfg;
-    net_callbacks_t cb;
-    char web_root[PATH_MAX];
-    int port;
+/* Call before giving s something to write: the stall clock starts when
+ * output becomes pending, not at the last write of long ago. */
+static void note_pending(const net_t *n, session_t *s)
+{
+    if (!has_pending(n, s)) s->last_progress_ms = now_ms(n);
+}
 
-    session_t **slots;
-    size_t n_clients;
-    uint32_t last_client_id;
-
-    uint8_t *snap; /* the newest snapshot, shared by every client */
-    size_t snap_len;
-    uint64_t snap_seq;
-
-    struct lws_protocols protocols[3];
-    struct lws_http_mount mount_files, mount_health;
-
-    bool shutting_down;
-    uv_timer_t shutdown_timer;
-    uint64_t shutdown_started;
-    void (*shutdown_done)(void *);
-    void *shutdown_arg;
-};
-
-static net_t *net_of(struct lws *wsi) { return lws_context_user(lws_get_context(wsi)); }
-
-static void begin_close(session_t *s, int code, const char *reason)
+static void begin_close(net_t *n, session_t *s, int code, const char *reason)
 {
     if (s->closing) return;
     s->closing = true;
     s->close_code = code;
     s->close_reason = reason;
+    s->close_started_ms = now_ms(n);
     lws_callback_on_writable(s->wsi);
+}
+
+/* Drops the connection without a close frame: for a peer that reads
+ * nothing, there is no way to deliver one. */
+static void cut_off(session_t *s)
+{
+    lws_set_timeout(s->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 }
 
 static void outbox_clear(session_t *s)
@@ -88,20 +83,28 @@ static void outbox_clear(session_t *s)
         free(s->out[s->out_head].buf);
 }
 
-static void enqueue(session_t *s, const char *text)
+static uint8_t *with_headroom(const char *text, size_t *len)
+{
+    *len = strlen(text);
+    uint8_t *buf = malloc(LWS_PRE + *len);
+    if (buf) memcpy(buf + LWS_PRE, text, *len);
+    return buf;
+}
+
+static void enqueue(net_t *n, session_t *s, const char *text)
 {
     if (s->closing) return;
     if (s->out_count == OUTBOX_CAP) {
-        begin_close(s, LWS_CLOSE_STATUS_POLICY_VIOLATION, "client does not read its messages");
+        begin_close(n, s, LWS_CLOSE_STATUS_POLICY_VIOLATION, "client does not read its messages");
         return;
     }
-    size_t len = strlen(text);
-    uint8_t *buf = malloc(LWS_PRE + len);
+    size_t len;
+    uint8_t *buf = with_headroom(text, &len);
     if (!buf) {
-        begin_close(s, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "out of memory");
+        begin_close(n, s, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "out of memory");
         return;
     }
-    memcpy(buf + LWS_PRE, text, len);
+    note_pending(n, s);
     s->out[(s->out_head + s->out_count) % OUTBOX_CAP] = (outgoing_t){buf, len};
     s->out_count++;
     if (s->out_count >= OUTBOX_PAUSE_READING && !s->reading_paused) {
@@ -111,53 +114,119 @@ static void enqueue(session_t *s, const char *text)
     lws_callback_on_writable(s->wsi);
 }
 
+/* ---- admission ----------------------------------------------------------- */
+
+/* Whether origin is one of the comma-separated allowed ones (exact match). */
+static bool origin_allowed(const char *allowed, const char *origin)
+{
+    size_t len = strlen(origin);
+    for (const char *p = allowed; *p;) {
+        while (*p == ' ' || *p == ',') p++;
+        const char *end = p;
+        while (*end && *end != ',') end++;
+        const char *last = end;
+        while (last > p && last[-1] == ' ') last--;
+        if ((size_t)(last - p) == len && len && memcmp(p, origin, len) == 0) return true;
+        p = end;
+    }
+    return false;
+}
+
+/* Before the upgrade is answered: a browser page from another site may not
+ * open a session (a request with no Origin is no browser's, and allowed). */
+static int on_filter(net_t *n, struct lws *wsi)
+{
+    if (!n->cfg.allow_origin) return 0;
+    char origin[256];
+    int len = lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN);
+    if (len <= 0 && lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN) == 0) return 0;
+    if (len > 0 && origin_allowed(n->cfg.allow_origin, origin)) return 0;
+    n->stats.refused[REFUSED_ORIGIN]++;
+    lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, "this Origin may not open a session");
+    return -1;
+}
+
+static size_t sessions_from(const net_t *n, const char *peer)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n->cfg.max_clients; i++)
+        if (n->slots[i] && strcmp(n->slots[i]->peer, peer) == 0) count++;
+    return count;
+}
+
+static void refuse(net_t *n, session_t *s, refusal_t why, int code, const char *reason)
+{
+    n->stats.refused[why]++;
+    begin_close(n, s, code, reason);
+}
+
 static int on_established(net_t *n, session_t *s, struct lws *wsi)
 {
     memset(s, 0, sizeof *s);
     s->wsi = wsi;
-    s->slot = -1;
+    s->established = true;
+    uint64_t now = now_ms(n);
+    s->last_rx_ms = s->last_progress_ms = s->last_ping_ms = now;
+    lws_get_peer_simple(wsi, s->peer, sizeof s->peer);
     if (n->shutting_down) {
-        begin_close(s, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
+        refuse(n, s, REFUSED_SHUTTING_DOWN, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
         return 0;
     }
     size_t slot = 0;
     while (slot < n->cfg.max_clients && n->slots[slot]) slot++;
     if (slot == n->cfg.max_clients) {
-        begin_close(s, CLOSE_TRY_AGAIN_LATER, "server full, try again later");
+        refuse(n, s, REFUSED_FULL, CLOSE_TRY_AGAIN_LATER, "server full, try again later");
+        return 0;
+    }
+    if (sessions_from(n, s->peer) >= n->cfg.max_per_address) {
+        refuse(n, s, REFUSED_PER_ADDRESS, CLOSE_TRY_AGAIN_LATER, "too many connections from this address");
         return 0;
     }
     if (!(s->rx = malloc(n->cfg.max_message_bytes))) return -1;
-    s->slot = (long)slot;
+    int sndbuf = SESSION_SNDBUF_BYTES;
+    setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+    s->counted = true;
+    s->slot = slot;
     s->client_id = ++n->last_client_id;
+    s->snap_seq = n->snap_seq; /* the first snapshot it gets is the next one */
     n->slots[slot] = s;
     n->n_clients++;
+    n->stats.accepted++;
     char *hello = n->cb.on_open(n->cb.user, s->client_id, slot);
     if (!hello) {
-        begin_close(s, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "cannot serve this client");
+        begin_close(n, s, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "cannot serve this client");
         return 0;
     }
-    enqueue(s, hello);
+    enqueue(n, s, hello);
     free(hello);
     return 0;
 }
 
 static void on_closed(net_t *n, session_t *s)
 {
+    if (!s->established) return; /* a handshake that never became a session */
+    count_close(n, s->close_code ? s->close_code : LWS_CLOSE_STATUS_ABNORMAL_CLOSE);
+    s->established = false;
     outbox_clear(s);
     free(s->rx);
     s->rx = NULL;
-    if (s->slot < 0) return;
+    if (!s->counted) return;
+    s->counted = false;
     n->slots[s->slot] = NULL;
     n->n_clients--;
-    n->cb.on_close(n->cb.user, s->client_id, (size_t)s->slot);
-    s->slot = -1;
+    n->cb.on_close(n->cb.user, s->client_id, s->slot);
 }
+
+/* ---- receiving ----------------------------------------------------------- */
 
 static int on_receive(net_t *n, session_t *s, struct lws *wsi, const void *in, size_t len)
 {
-    if (s->closing || s->slot < 0) return 0;
+    if (!s->counted || s->closing) return 0;
+    uint64_t now = now_ms(n);
+    s->last_rx_ms = now;
     if (!s->in_message) {
         s->in_message = true;
+        s->message_started_ms = now;
         s->rx_binary = lws_frame_is_binary(wsi);
         s->rx_len = 0;
     }
@@ -165,6 +234,7 @@ static int on_receive(net_t *n, session_t *s, struct lws *wsi, const void *in, s
     size_t announced = s->rx_len + len + lws_remaining_packet_payload(wsi);
     if (announced > n->cfg.max_message_bytes) {
         static const char reason[] = "message too big";
+        s->close_code = LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE;
         lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, (unsigned char *)reason, sizeof reason - 1);
         return -1;
     }
@@ -172,102 +242,150 @@ static int on_receive(net_t *n, session_t *s, struct lws *wsi, const void *in, s
     s->rx_len += len;
     if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi)) return 0;
     s->in_message = false;
-    n->cb.on_message(n->cb.user, s->client_id, (size_t)s->slot, s->rx, s->rx_len, s->rx_binary);
+    n->cb.on_message(n->cb.user, s->client_id, s->slot, s->rx, s->rx_len, s->rx_binary);
     return 0;
 }
 
+/* ---- sending ------------------------------------------------------------- */
+
+static int write_close_frame(session_t *s, struct lws *wsi)
+{
+    /* The close frame is written here rather than left to
+     * lws_close_reason(): lws 4.1 drops that reason when the close starts
+     * from a WRITEABLE callback, and the peer would only see 1006. */
+    const char *reason = s->close_reason ? s->close_reason : "";
+    uint8_t frame[LWS_PRE + 2 + 123];
+    size_t len = strlen(reason) > 123 ? 123 : strlen(reason);
+    frame[LWS_PRE] = (uint8_t)(s->close_code >> 8);
+    frame[LWS_PRE + 1] = (uint8_t)s->close_code;
+    memcpy(frame + LWS_PRE + 2, reason, len);
+    lws_write(wsi, frame + LWS_PRE, 2 + len, WRITE_CLOSE_FRAME);
+    return -1;
+}
+
+static int write_text(net_t *n, struct lws *wsi, uint8_t *buf, size_t len)
+{
+    int written = lws_write(wsi, buf + LWS_PRE, len, LWS_WRITE_TEXT);
+    if (written < (int)len) return -1;
+    n->stats.text_frames++;
+    n->stats.text_bytes += len;
+    return 0;
+}
+
+/* The first key whose newest text s has not had, or -1. */
+static int first_dirty(const session_t *s)
+{
+    for (size_t w = 0; w < LATEST_WORDS; w++)
+        if (s->latest_dirty[w]) return (int)(w * 64 + (size_t)__builtin_ctzll(s->latest_dirty[w]));
+    return -1;
+}
+
+/* One frame per callback (libwebsockets allows one write each). */
 static int on_writeable(net_t *n, session_t *s, struct lws *wsi)
 {
-    if (s->closing) {
-        /* The close frame is written here rather than left to
-         * lws_close_reason(): lws 4.1 drops that reason when the close starts
-         * from a WRITEABLE callback, and the peer would only see 1006. */
-        const char *reason = s->close_reason ? s->close_reason : "";
-        uint8_t frame[LWS_PRE + 2 + 123];
-        size_t len = strlen(reason) > 123 ? 123 : strlen(reason);
-        frame[LWS_PRE] = (uint8_t)(s->close_code >> 8);
-        frame[LWS_PRE + 1] = (uint8_t)s->close_code;
-        memcpy(frame + LWS_PRE + 2, reason, len);
-        lws_write(wsi, frame + LWS_PRE, 2 + len, WRITE_CLOSE_FRAME);
-        return -1;
-    }
-    /* Text first: hello must precede the first snapshot, and replies are small. */
-    if (s->out_count) {
+    if (!s->counted) return s->closing ? write_close_frame(s, wsi) : 0;
+    if (s->closing) return write_close_frame(s, wsi);
+    s->last_progress_ms = now_ms(n);
+    int rc = 0;
+    int key;
+    if (s->ping_due) {
+        /* lws 4.1 does not report a pong with an empty payload. */
+        uint8_t ping[LWS_PRE + 4];
+        memcpy(ping + LWS_PRE, "swrm", 4);
+        s->ping_due = false;
+        n->stats.pings++;
+        if (lws_write(wsi, ping + LWS_PRE, 4, LWS_WRITE_PING) < 4) return -1;
+    } else if (s->out_count) {
         outgoing_t o = s->out[s->out_head];
         s->out_head = (s->out_head + 1) % OUTBOX_CAP;
         s->out_count--;
-        int written = lws_write(wsi, o.buf + LWS_PRE, o.len, LWS_WRITE_TEXT);
+        rc = write_text(n, wsi, o.buf, o.len);
         free(o.buf);
-        if (written < (int)o.len) return -1;
         if (s->reading_paused && s->out_count <= OUTBOX_RESUME_READING) {
             lws_rx_flow_control(wsi, 1);
             s->reading_paused = false;
         }
-        if (s->out_count || (n->snap_len && s->snap_seq != n->snap_seq)) lws_callback_on_writable(wsi);
-        return 0;
-    }
-    /* Only the newest snapshot is ever sent: one that went out while this
-     * client was still busy with an older write is simply skipped. */
-    if (n->snap_len && s->snap_seq != n->snap_seq) {
+    } else if ((key = first_dirty(s)) >= 0) {
+        s->latest_dirty[key / 64] &= ~(1ull << (key % 64));
+        rc = write_text(n, wsi, n->latest[key].buf, n->latest[key].len);
+    } else if (n->snap_len && s->snap_seq != n->snap_seq) {
+        /* Only the newest snapshot is ever sent: one that went out while
+         * this client was still busy with an older write is skipped. */
         int written = lws_write(wsi, n->snap, n->snap_len, LWS_WRITE_BINARY);
         if (written < (int)n->snap_len) return -1;
         s->snap_seq = n->snap_seq;
+        n->stats.snapshot_frames++;
+        n->stats.snapshot_bytes += n->snap_len;
     }
-    return 0;
+    if (rc == 0 && (s->ping_due || has_pending(n, s))) lws_callback_on_writable(wsi);
+    return rc;
 }
 
 static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
 {
     session_t *s = user;
     switch (reason) {
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        return on_filter(net_of(wsi), wsi);
     case LWS_CALLBACK_ESTABLISHED:
         return on_established(net_of(wsi), s, wsi);
     case LWS_CALLBACK_CLOSED:
         on_closed(net_of(wsi), s);
         return 0;
     case LWS_CALLBACK_RECEIVE:
-        return on_receive(net_of(wsi), s, wsi, in, len);
+        return s && s->established ? on_receive(net_of(wsi), s, wsi, in, len) : -1;
+    case LWS_CALLBACK_RECEIVE_PONG:
+        if (s && s->established) s->last_rx_ms = now_ms(net_of(wsi));
+        return 0;
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+        /* The peer's own code, for the close statistics. */
+        if (s && s->established && !s->close_code && len >= 2)
+            s->close_code = ((const uint8_t *)in)[0] << 8 | ((const uint8_t *)in)[1];
+        return 0;
     case LWS_CALLBACK_SERVER_WRITEABLE:
-        return on_writeable(net_of(wsi), s, wsi);
+        return s && s->established ? on_writeable(net_of(wsi), s, wsi) : 0;
     default:
         /* Static files are served by the mount through the default handler. */
         return lws_callback_http_dummy(wsi, reason, user, in, len);
     }
 }
 
-static int health_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
+/* ---- keepalive and timeouts ---------------------------------------------- */
+
+/* Once a second: pings for quiet clients; closes for the dead, the stuck
+ * and the half-sent. Whatever a peer does, its slot comes back within
+ * stall or idle timeout plus CLOSE_GRACE_MS. */
+static void sweep(uv_timer_t *t)
 {
-    health_request_t *req = user;
-    net_t *n = net_of(wsi);
-    uint8_t buf[LWS_PRE + 1024];
-    uint8_t *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
-    switch (reason) {
-    case LWS_CALLBACK_HTTP:
-        req->body = n->cb.on_health(n->cb.user);
-        if (!req->body) return -1;
-        req->len = strlen(req->body);
-        if (req->len > (size_t)(end - start)) return -1;
-        if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "application/json", req->len, &p, end) ||
-            lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, (const unsigned char *)"no-store", 8, &p, end) ||
-            lws_finalize_write_http_header(wsi, start, &p, end))
-            return -1;
-        lws_callback_on_writable(wsi);
-        return 0;
-    case LWS_CALLBACK_HTTP_WRITEABLE:
-        if (!req->body) return -1;
-        memcpy(start, req->body, req->len);
-        if (lws_write(wsi, start, req->len, LWS_WRITE_HTTP_FINAL) != (int)req->len) return -1;
-        free(req->body);
-        req->body = NULL;
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
-    case LWS_CALLBACK_CLOSED_HTTP:
-        free(req->body);
-        req->body = NULL;
-        return 0;
-    default:
-        return lws_callback_http_dummy(wsi, reason, user, in, len);
+    net_t *n = t->data;
+    uint64_t now = now_ms(n);
+    const uint64_t idle = n->cfg.idle_timeout_ms, stall = n->cfg.stall_timeout_ms, ping_every = idle / 3;
+    for (size_t i = 0; i < n->cfg.max_clients; i++) {
+        session_t *s = n->slots[i];
+        if (!s) continue;
+        if (s->closing) {
+            if (now - s->close_started_ms > CLOSE_GRACE_MS) cut_off(s);
+            continue;
+        }
+        if (has_pending(n, s) && now - s->last_progress_ms > stall) {
+            /* It reads nothing: even a close frame would not get through. */
+            n->stats.stalled++;
+            s->close_code = LWS_CLOSE_STATUS_POLICY_VIOLATION;
+            cut_off(s);
+        } else if (s->in_message && now - s->message_started_ms > stall) {
+            begin_close(n, s, LWS_CLOSE_STATUS_POLICY_VIOLATION, "message left incomplete");
+        } else if (now - s->last_rx_ms > idle) {
+            n->stats.idle++;
+            begin_close(n, s, LWS_CLOSE_STATUS_GOINGAWAY, "no answer to pings");
+        } else if (now - s->last_rx_ms >= ping_every && now - s->last_ping_ms >= ping_every) {
+            s->last_ping_ms = now;
+            s->ping_due = true;
+            lws_callback_on_writable(s->wsi);
+        }
     }
 }
+
+/* ---- set-up and the public interface -------------------------------------- */
 
 net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_t *cb)
 {
@@ -298,9 +416,21 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
     n->protocols[1] = (struct lws_protocols){
         .name = "swarmcast-health",
         .callback = health_callback,
-        .per_session_data_size = sizeof(health_request_t),
+        .per_session_data_size = sizeof(http_reply_t),
+    };
+    n->protocols[2] = (struct lws_protocols){
+        .name = "swarmcast-metrics",
+        .callback = metrics_callback,
+        .per_session_data_size = sizeof(http_reply_t),
+    };
+    n->mount_metrics = (struct lws_http_mount){
+        .mountpoint = "/metrics",
+        .mountpoint_len = 8,
+        .origin = "swarmcast-metrics",
+        .origin_protocol = LWSMPRO_CALLBACK,
     };
     n->mount_health = (struct lws_http_mount){
+        .mount_next = &n->mount_metrics,
         .mountpoint = "/healthz",
         .mountpoint_len = 8,
         .origin = "swarmcast-health",
@@ -330,6 +460,7 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
     info.protocols = n->protocols;
     info.mounts = &n->mount_files;
     info.vhost_name = "default";
+    info.timeout_secs = HANDSHAKE_TIMEOUT_S;
     info.user = n;
     n->ctx = lws_create_context(&info);
     if (!n->ctx) {
@@ -338,6 +469,9 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
         return NULL;
     }
     n->port = lws_get_vhost_listen_port(lws_get_vhost_by_name(n->ctx, "default"));
+    uv_timer_init(loop, &n->sweep_timer);
+    n->sweep_timer.data = n;
+    uv_timer_start(&n->sweep_timer, sweep, SWEEP_MS, SWEEP_MS);
     return n;
 }
 
@@ -345,23 +479,55 @@ int net_port(const net_t *n) { return n->port; }
 size_t net_client_count(const net_t *n) { return n->n_clients; }
 size_t net_headroom(void) { return LWS_PRE; }
 
-void net_send(net_t *n, uint32_t client_id, const char *text)
+static session_t *find(net_t *n, uint32_t client_id)
 {
     for (size_t i = 0; i < n->cfg.max_clients; i++)
-        if (n->slots[i] && n->slots[i]->client_id == client_id) {
-            enqueue(n->slots[i], text);
-            return;
-        }
+        if (n->slots[i] && n->slots[i]->client_id == client_id) return n->slots[i];
+    return NULL;
 }
 
-void net_broadcast(net_t *n, const char *text)
+void net_send(net_t *n, uint32_t client_id, const char *text)
 {
-    for (size_t i = 0; i < n->cfg.max_clients; i++)
-        if (n->slots[i]) enqueue(n->slots[i], text);
+    session_t *s = find(n, client_id);
+    if (s) enqueue(n, s, text);
+}
+
+void net_close(net_t *n, uint32_t client_id, int code, const char *reason)
+{
+    session_t *s = find(n, client_id);
+    if (s) begin_close(n, s, code, reason);
+}
+
+void net_send_latest(net_t *n, unsigned key, const char *text)
+{
+    if (key >= NET_LATEST_KEYS) return;
+    size_t len;
+    uint8_t *buf = with_headroom(text, &len);
+    if (!buf) return; /* out of memory: the previous news stands */
+    free(n->latest[key].buf);
+    n->latest[key] = (latest_t){buf, len};
+    const uint64_t bit = 1ull << (key % 64);
+    for (size_t i = 0; i < n->cfg.max_clients; i++) {
+        session_t *s = n->slots[i];
+        if (!s || s->closing) continue;
+        if (s->latest_dirty[key / 64] & bit) {
+            n->stats.latest_replaced++;
+        } else {
+            note_pending(n, s);
+            s->latest_dirty[key / 64] |= bit;
+        }
+        lws_callback_on_writable(s->wsi);
+    }
 }
 
 void net_publish_snapshot(net_t *n, uint8_t *frame, size_t len)
 {
+    for (size_t i = 0; i < n->cfg.max_clients; i++) {
+        session_t *s = n->slots[i];
+        if (!s || s->closing) continue;
+        if (n->snap_len && s->snap_seq != n->snap_seq) n->stats.snapshots_skipped++;
+        else note_pending(n, s);
+    }
     n->snap = frame;
     n->snap_len = len;
     n->snap_seq++;
@@ -391,8 +557,10 @@ void net_shutdown(net_t *n, void (*done)(void *arg), void *arg)
     n->shutting_down = true;
     n->shutdown_done = done;
     n->shutdown_arg = arg;
+    uv_timer_stop(&n->sweep_timer);
+    uv_close((uv_handle_t *)&n->sweep_timer, NULL);
     for (size_t i = 0; i < n->cfg.max_clients; i++)
-        if (n->slots[i]) begin_close(n->slots[i], LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
+        if (n->slots[i]) begin_close(n, n->slots[i], LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
     uv_timer_init(n->loop, &n->shutdown_timer);
     n->shutdown_timer.data = n;
     n->shutdown_started = uv_now(n->loop);
@@ -405,6 +573,7 @@ void net_destroy(net_t *n)
     /* With a foreign loop, lws 4.1 finishes freeing the context on a second
      * destroy, after the loop has run out (see NOTES-libwebsockets.md). */
     lws_context_destroy(n->ctx);
+    for (size_t k = 0; k < NET_LATEST_KEYS; k++) free(n->latest[k].buf);
     free(n->slots);
     free(n);
 }

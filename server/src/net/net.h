@@ -1,7 +1,17 @@
-/* net: libwebsockets on the caller's libuv loop. Serves the web client and
- * /healthz over HTTP and the swarmcast WebSocket on one port; owns sessions,
- * their reassembly buffers and outboxes, and the snapshot fan-out. It never
- * touches the world: it hands text to the callbacks and sends what it is given. */
+/* net: libwebsockets on the caller's libuv loop. Serves the web client,
+ * /healthz and /metrics over HTTP and the swarmcast WebSocket on one port;
+ * owns sessions (admission, keepalive, timeouts), their reassembly buffers
+ * and outboxes, and the fan-out. It never touches the world: it hands text
+ * to the callbacks and sends what it is given.
+ *
+ * What a session is sent, in this order whenever it can write:
+ *  1. its outbox: hello, then the replies to its own commands (bounded:
+ *     a client that lets it fill is not reading and is closed);
+ *  2. the newest text of each "latest" key that changed since it last
+ *     wrote (news caused by others — a parameter, the metrics — coalesced:
+ *     a slow reader gets the newest value once, never a backlog);
+ *  3. the newest snapshot (older ones are skipped).
+ * So no client is ever closed for traffic that others caused. */
 #ifndef SWARMCAST_NET_H
 #define SWARMCAST_NET_H
 
@@ -22,8 +32,12 @@ typedef struct net_callbacks {
     void (*on_message)(void *user, uint32_t client_id, size_t slot, const char *data, size_t len, bool binary);
     /* The viewer is gone (its slot may be reused right after). */
     void (*on_close)(void *user, uint32_t client_id, size_t slot);
-    /* The /healthz body (malloc'd JSON; net frees it). */
-    char *(*on_health)(void *user);
+    /* The /healthz body (malloc'd JSON; net frees it) and its HTTP status
+     * (200, or 503 when the simulation is stuck). */
+    char *(*on_health)(void *user, int *status);
+    /* The application's part of /metrics (malloc'd Prometheus text; net
+     * frees it and adds its own series). */
+    char *(*on_metrics)(void *user);
 } net_callbacks_t;
 
 typedef struct net_config {
@@ -32,7 +46,14 @@ typedef struct net_config {
     const char *web_root; /* absolute path */
     size_t max_clients;
     size_t max_message_bytes;
+    size_t max_per_address;      /* sessions per remote address */
+    const char *allow_origin;    /* comma-separated Origins allowed on /ws; NULL: any */
+    unsigned idle_timeout_ms;    /* nothing received (message, pong) this long: closed; pings at a third */
+    unsigned stall_timeout_ms;   /* output stuck, or a message half-received, this long: closed */
 } net_config_t;
+
+/* Keys of net_send_latest: at most this many distinct ones. */
+#define NET_LATEST_KEYS 512
 
 net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_t *cb);
 /* The port actually listened on (useful with port 0). */
@@ -43,7 +64,11 @@ size_t net_headroom(void);
 
 /* Queues a text message for one client (copied); unknown ids are ignored. */
 void net_send(net_t *n, uint32_t client_id, const char *text);
-void net_broadcast(net_t *n, const char *text);
+/* Tells every client the newest text of key (< NET_LATEST_KEYS): a client
+ * that has not yet been sent the key's previous text gets only this one. */
+void net_send_latest(net_t *n, unsigned key, const char *text);
+/* Closes one client with a code and reason (e.g. 1008 for abuse). */
+void net_close(net_t *n, uint32_t client_id, int code, const char *reason);
 /* Offers a new snapshot to every client. frame must have net_headroom() bytes
  * before it and stay untouched until the next publish: clients that are busy
  * when a newer frame arrives skip the older one. */

@@ -198,9 +198,11 @@ int cmd_decode(const char *text, size_t len, const cmd_limits_t *limits, uint32_
     if (id && id_ok) err->request_id = out->request_id = (int64_t)id->valuedouble;
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(root, "type");
     int kind = -1;
+    /* The server's own commands (leave) are not a client's to send: to the
+     * network they do not exist. */
     if (cJSON_IsString(type))
         for (int k = 0; k < CMD_COUNT; k++)
-            if (strcmp(type->valuestring, cmd_name((cmd_kind_t)k)) == 0) kind = k;
+            if (!cmd_is_internal((cmd_kind_t)k) && strcmp(type->valuestring, cmd_name((cmd_kind_t)k)) == 0) kind = k;
     if (kind >= 0) {
         out->kind = (cmd_kind_t)kind;
         err->cmd = cmd_name(out->kind);

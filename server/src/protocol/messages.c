@@ -63,6 +63,9 @@ char *msg_hello(const hello_info_t *info, const world_info_t *w)
     cJSON_AddNumberToObject(limits, "max_agents", (double)w->max_agents);
     cJSON_AddNumberToObject(limits, "max_obstacles", SIM_MAX_OBSTACLES);
     cJSON_AddNumberToObject(limits, "max_add_agents", SIM_MAX_ADD_AGENTS);
+    cJSON_AddNumberToObject(limits, "visitor_obstacles", SIM_VISITOR_OBSTACLES);
+    cJSON_AddStringToObject(root, "role", info->operator ? "operator" : "visitor");
+    cJSON_AddBoolToObject(root, "control_token", info->control_token);
     cJSON *params = cJSON_AddArrayToObject(root, "params");
     for (size_t i = 0; i < params_count(); i++) {
         const param_desc_t *d = params_desc(i);
@@ -137,7 +140,8 @@ char *msg_error(const char *code, const char *message, int64_t request_id, const
     return print_and_free(root);
 }
 
-char *msg_param(size_t index, double value, int species, uint32_t by, uint64_t tick)
+char *msg_param(size_t index, double value, int species, uint32_t by, uint64_t tick, const double *species_values,
+                int n_species)
 {
     const param_desc_t *d = params_desc(index);
     if (!d) return NULL;
@@ -146,8 +150,22 @@ char *msg_param(size_t index, double value, int species, uint32_t by, uint64_t t
     cJSON_AddStringToObject(root, "name", d->name);
     cJSON_AddItemToObject(root, "value", param_value(d, value));
     if (species >= 0) cJSON_AddNumberToObject(root, "species", species);
+    if (species_values && n_species > 1) {
+        cJSON *values = cJSON_AddArrayToObject(root, "species_values");
+        for (int k = 0; k < n_species; k++) cJSON_AddItemToArray(values, param_value(d, species_values[k]));
+    }
     cJSON_AddNumberToObject(root, "by", by);
     cJSON_AddNumberToObject(root, "tick", (double)tick);
+    return print_and_free(root);
+}
+
+char *msg_auth_ack(int64_t request_id, bool operator, uint64_t tick)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "type", "ack");
+    add_request(root, request_id, "auth");
+    cJSON_AddNumberToObject(root, "tick", (double)tick);
+    cJSON_AddStringToObject(root, "role", operator ? "operator" : "visitor");
     return print_and_free(root);
 }
 
@@ -159,6 +177,7 @@ const char *msg_error_code(int sim_status)
     case SIM_E_BAD_TYPE: return "bad_type";
     case SIM_E_NOT_FOUND: return "not_found";
     case SIM_E_LIMIT: return "limit_reached";
+    case SIM_E_FORBIDDEN: return "forbidden";
     default: return "internal";
     }
 }

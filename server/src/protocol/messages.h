@@ -4,6 +4,7 @@
 #ifndef SWARMCAST_MESSAGES_H
 #define SWARMCAST_MESSAGES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,14 +16,22 @@
 typedef struct hello_info {
     uint32_t client_id;
     double tick_hz, snapshot_hz;
+    bool operator;      /* the client's role: operator, else visitor */
+    bool control_token; /* whether the server has one (else everyone is an operator) */
 } hello_info_t;
 
 char *msg_hello(const hello_info_t *info, const world_info_t *w);
 char *msg_ack(const sim_cmd_t *cmd, const sim_result_t *res, uint64_t tick);
 /* request_id < 0 and cmd NULL are sent as null. */
 char *msg_error(const char *code, const char *message, int64_t request_id, const char *cmd);
-/* species < 0: the value is every species'. */
-char *msg_param(size_t index, double value, int species, uint32_t by, uint64_t tick);
+/* A parameter changed: `value` as set (species < 0: for every species),
+ * and, with n_species > 1, every species' value now (species_values), so
+ * that the newest message alone tells the whole truth about the parameter
+ * (the server may send only the newest of several changes). */
+char *msg_param(size_t index, double value, int species, uint32_t by, uint64_t tick, const double *species_values,
+                int n_species);
+/* The reply to auth: the role the client now has. */
+char *msg_auth_ack(int64_t request_id, bool operator, uint64_t tick);
 /* The wire error code of a SIM_E_* status. */
 const char *msg_error_code(int sim_status);
 

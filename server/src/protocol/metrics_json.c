@@ -23,9 +23,13 @@ char *msg_metrics(const metrics_t *m)
     put_real(&b, "polarization", m->polarization);
     put_real(&b, "milling", m->milling);
     put_real(&b, "mean_nn_distance", m->mean_nn_distance);
-    jb_printf(&b, ",\"clusters\":%lu,\"largest_cluster\":%lu,\"collisions\":%lu,\"penetrations\":%lu",
-              (unsigned long)m->clusters, (unsigned long)m->largest_cluster, (unsigned long)m->collisions,
-              (unsigned long)m->penetrations);
+    /* Too crowded to count pairs within the time allowed: not known. */
+    if (m->pairs_skipped)
+        jb_raw(&b, ",\"clusters\":null,\"largest_cluster\":null,\"collisions\":null");
+    else
+        jb_printf(&b, ",\"clusters\":%lu,\"largest_cluster\":%lu,\"collisions\":%lu", (unsigned long)m->clusters,
+                  (unsigned long)m->largest_cluster, (unsigned long)m->collisions);
+    jb_printf(&b, ",\"penetrations\":%lu", (unsigned long)m->penetrations);
     put_real(&b, "min_clearance", m->min_clearance);
     jb_raw(&b, "}");
     if (b.failed) {

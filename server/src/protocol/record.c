@@ -42,6 +42,8 @@ int record_cmd_json(const sim_cmd_t *cmd, char *buf, size_t cap)
     jb_string(&b, cmd_name(cmd->kind));
     if (cmd->request_id >= 0) jb_printf(&b, ",\"id\":%lld", (long long)cmd->request_id);
     jb_printf(&b, ",\"client_id\":%lu", (unsigned long)cmd->client_id);
+    /* Only when true, so that logs from before roles read the same. */
+    if (cmd->visitor) jb_raw(&b, ",\"visitor\":true");
     switch (cmd->kind) {
     case CMD_SET_TARGET:
         jb_raw(&b, ",\"x\":");
@@ -107,6 +109,7 @@ int record_cmd_json(const sim_cmd_t *cmd, char *buf, size_t cap)
         break;
     case CMD_PAUSE:
     case CMD_RESUME:
+    case CMD_LEAVE:
         break;
     case CMD_COUNT:
         return -1;
@@ -246,6 +249,28 @@ done:
     return rc;
 }
 
+static bool is_leave(const cJSON *cmd)
+{
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(cmd, "type");
+    return cJSON_IsString(type) && strcmp(type->valuestring, cmd_name(CMD_LEAVE)) == 0;
+}
+
+/* The server's own leave, which cmd_decode refuses as a client's, read as
+ * the server made it: the client's id (and a request id, if one was given). */
+static int read_leave(const cJSON *cmd, uint32_t client_id, sim_cmd_t *out, char *msg, size_t msg_len)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = CMD_LEAVE;
+    out->client_id = client_id;
+    out->request_id = -1;
+    double v;
+    if (cJSON_GetObjectItemCaseSensitive(cmd, "id")) {
+        if (get_whole(cmd, "id", 0, UINT32_MAX, &v, msg, msg_len)) return -1;
+        out->request_id = (int64_t)v;
+    }
+    return 0;
+}
+
 int record_parse_entry(const char *line, const record_header_t *h, record_entry_t *e, char *msg, size_t msg_len)
 {
     memset(e, 0, sizeof *e);
@@ -272,18 +297,29 @@ int record_parse_entry(const char *line, const record_header_t *h, record_entry_
     }
     if (get_whole(cmd, "client_id", 0, UINT32_MAX, &v, msg, msg_len)) goto done;
     uint32_t client_id = (uint32_t)v;
-    char *text = cJSON_PrintUnformatted(cmd);
-    if (!text) {
-        fail(msg, msg_len, "out of memory");
+    const cJSON *visitor = cJSON_GetObjectItemCaseSensitive(cmd, "visitor");
+    if (visitor && !cJSON_IsBool(visitor)) {
+        fail(msg, msg_len, "field 'visitor' must be true or false");
         goto done;
     }
-    cmd_limits_t limits = {h->width, h->height, h->max_agents};
-    cmd_error_t err;
-    if (cmd_decode(text, strlen(text), &limits, client_id, &e->cmd, &err) == 0)
-        rc = 0;
-    else
-        fail(msg, msg_len, "command %s: %s (%s)", err.cmd ? err.cmd : "(unknown)", err.message, err.code);
-    free(text);
+    if (is_leave(cmd)) {
+        rc = read_leave(cmd, client_id, &e->cmd, msg, msg_len);
+    } else {
+        char *text = cJSON_PrintUnformatted(cmd);
+        if (!text) {
+            fail(msg, msg_len, "out of memory");
+            goto done;
+        }
+        cmd_limits_t limits = {h->width, h->height, h->max_agents};
+        cmd_error_t err;
+        if (cmd_decode(text, strlen(text), &limits, client_id, &e->cmd, &err) == 0)
+            rc = 0;
+        else
+            fail(msg, msg_len, "command %s: %s (%s)", err.cmd ? err.cmd : "(unknown)", err.message, err.code);
+        free(text);
+    }
+    /* The role is the server's knowledge, not part of what the client sent. */
+    if (rc == 0) e->cmd.visitor = cJSON_IsTrue(visitor);
 done:
     cJSON_Delete(root);
     return rc;

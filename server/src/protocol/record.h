@@ -7,8 +7,14 @@
  *   {"tick":120,"cmd":{"type":"add_obstacle","id":4,"client_id":2,"x":400,"y":300,"radius":40}}
  *
  * and at shutdown {"end_tick":T}. Commands are written as the JSON a client
- * sends (plus client_id) and read back through cmd_decode, so the log goes
- * through exactly the validation the network does. See protocol/PROTOCOL.md. */
+ * sends (plus client_id, and "visitor":true when a visitor sent it) and read
+ * back through cmd_decode, so the log goes through exactly the validation the
+ * network does. The one exception is the server's own command, written
+ *
+ *   {"tick":300,"cmd":{"type":"leave","client_id":2}}
+ *
+ * when a client goes, which no client may send and which is read here.
+ * See protocol/PROTOCOL.md. */
 #ifndef SWARMCAST_RECORD_H
 #define SWARMCAST_RECORD_H
 
@@ -40,8 +46,9 @@ typedef struct record_entry {
 } record_entry_t;
 
 /* The command as the JSON a client would send, with "client_id" (and "id"
- * when it had one), into buf. Returns the length, or -1 when cap is too
- * small or the kind is unknown. 512 bytes are always enough. */
+ * when it had one, "visitor":true when a visitor sent it), into buf.
+ * Returns the length, or -1 when cap is too small or the kind is unknown.
+ * 512 bytes are always enough. */
 #define RECORD_CMD_MAX 512
 int record_cmd_json(const sim_cmd_t *cmd, char *buf, size_t cap);
 

@@ -83,6 +83,8 @@ int state_json_write(FILE *f, const world_t *w)
         put_field(f, "radius", o->r);
         put_field(f, "vx", o->vx);
         put_field(f, "vy", o->vy);
+        /* Only a visitor's: the files of worlds without visitors stay as they were. */
+        if (o->owner) fprintf(f, ",\"owner\":%lu", (unsigned long)o->owner);
         fputs("}", f);
     }
     fputs("],\n\"targets\":[", f);

@@ -5,8 +5,10 @@
  *   {"tick":T,"seed":S,
  *    "params":{"sep_radius":25,…,"border":"wrap"},
  *    "agents":[{"id":0,"x":…,"y":…,"vx":…,"vy":…,"flags":0},…],   in id order
- *    "obstacles":[{"id":0,"x":…,"y":…,"radius":…,"vx":…,"vy":…}],
- *    "targets":[{"client_id":1,"x":…,"y":…}]}
+ *    "obstacles":[{"id":0,"x":…,"y":…,"radius":…,"vx":…,"vy":…},
+ *                 {"id":1,…,"vy":…,"owner":7}],     owner: only a visitor's (its client id)
+ *    "targets":[{"client_id":1,"x":…,"y":…}],
+ *    "predators":[{"x":…,"y":…,"vx":…,"vy":…}]}
  *
  * Floats are printed with %.9g (they read back as the same float); one
  * agent per line. */

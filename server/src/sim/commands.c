@@ -15,11 +15,32 @@ static const char *const names[CMD_COUNT] = {
     [CMD_RESUME] = "resume",
     [CMD_SET_MODEL] = "set_model",
     [CMD_MOVE_OBSTACLE] = "move_obstacle",
+    [CMD_LEAVE] = "leave",
 };
 
 const char *cmd_name(cmd_kind_t kind)
 {
     return (unsigned)kind < CMD_COUNT ? names[kind] : "unknown";
+}
+
+bool cmd_is_internal(cmd_kind_t kind)
+{
+    return kind == CMD_LEAVE;
+}
+
+bool cmd_visitor_may(cmd_kind_t kind)
+{
+    switch (kind) {
+    case CMD_SET_TARGET:
+    case CMD_CLEAR_TARGET:
+    case CMD_ADD_OBSTACLE:
+    case CMD_MOVE_OBSTACLE:
+    case CMD_REMOVE_OBSTACLE:
+    case CMD_LEAVE:
+        return true;
+    default:
+        return false;
+    }
 }
 
 static void fail(sim_result_t *res, int status, const char *message)
@@ -28,11 +49,54 @@ static void fail(sim_result_t *res, int status, const char *message)
     snprintf(res->message, sizeof res->message, "%s", message);
 }
 
+/* Whether the sender may move or remove the obstacle cmd names; when not,
+ * res says why (it does not exist, or it is someone else's). */
+static bool may_touch_obstacle(const world_t *w, const sim_cmd_t *cmd, sim_result_t *res)
+{
+    const obstacle_t *o = world_find_obstacle(w, cmd->obstacle_id);
+    if (!o) {
+        res->status = SIM_E_NOT_FOUND;
+        snprintf(res->message, sizeof res->message, "no obstacle with id %u", (unsigned)cmd->obstacle_id);
+        return false;
+    }
+    /* Owner 0 is nobody, not a client 0 (should ids ever wrap round). */
+    if (cmd->visitor && (o->owner == 0 || o->owner != cmd->client_id)) {
+        res->status = SIM_E_FORBIDDEN;
+        snprintf(res->message, sizeof res->message,
+                 "obstacle %u is not yours: a visitor may %s only the obstacles it added", (unsigned)o->id,
+                 cmd->kind == CMD_MOVE_OBSTACLE ? "move" : "remove");
+        return false;
+    }
+    return true;
+}
+
+static void add_obstacle(world_t *w, const sim_cmd_t *cmd, sim_result_t *res)
+{
+    if (cmd->visitor && world_count_owned_obstacles(w, cmd->client_id) >= SIM_VISITOR_OBSTACLES) {
+        res->status = SIM_E_LIMIT;
+        snprintf(res->message, sizeof res->message,
+                 "a visitor may have at most %d obstacles at once; remove one of yours first", SIM_VISITOR_OBSTACLES);
+        return;
+    }
+    uint32_t owner = cmd->visitor ? cmd->client_id : 0;
+    if (world_add_owned_obstacle(w, cmd->x, cmd->y, cmd->radius, cmd->vx, cmd->vy, owner, &res->obstacle_id) !=
+        SIM_OK) {
+        res->status = SIM_E_LIMIT;
+        snprintf(res->message, sizeof res->message, "there are already %d obstacles", SIM_MAX_OBSTACLES);
+    }
+}
+
 void sim_apply(world_t *w, const sim_cmd_t *cmd, sim_result_t *res)
 {
     memset(res, 0, sizeof *res);
     res->param = -1;
     res->species = -1;
+    if (cmd->visitor && !cmd_visitor_may(cmd->kind)) {
+        res->status = SIM_E_FORBIDDEN;
+        snprintf(res->message, sizeof res->message, "a visitor may not send %s: that needs the operator role",
+                 cmd_name(cmd->kind));
+        return;
+    }
     switch (cmd->kind) {
     case CMD_SET_TARGET:
         if (world_set_target(w, cmd->client_id, cmd->x, cmd->y) != SIM_OK)
@@ -42,16 +106,10 @@ void sim_apply(world_t *w, const sim_cmd_t *cmd, sim_result_t *res)
         world_clear_target(w, cmd->client_id);
         break;
     case CMD_ADD_OBSTACLE:
-        if (world_add_moving_obstacle(w, cmd->x, cmd->y, cmd->radius, cmd->vx, cmd->vy, &res->obstacle_id) != SIM_OK) {
-            res->status = SIM_E_LIMIT;
-            snprintf(res->message, sizeof res->message, "there are already %d obstacles", SIM_MAX_OBSTACLES);
-        }
+        add_obstacle(w, cmd, res);
         break;
     case CMD_REMOVE_OBSTACLE:
-        if (world_remove_obstacle(w, cmd->obstacle_id) != SIM_OK) {
-            res->status = SIM_E_NOT_FOUND;
-            snprintf(res->message, sizeof res->message, "no obstacle with id %u", (unsigned)cmd->obstacle_id);
-        }
+        if (may_touch_obstacle(w, cmd, res)) world_remove_obstacle(w, cmd->obstacle_id);
         break;
     case CMD_SET_PARAM:
         res->param = cmd->param;
@@ -86,10 +144,13 @@ void sim_apply(world_t *w, const sim_cmd_t *cmd, sim_result_t *res)
     }
     case CMD_MOVE_OBSTACLE:
         res->obstacle_id = cmd->obstacle_id;
-        if (world_move_obstacle(w, cmd->obstacle_id, cmd->x, cmd->y) != SIM_OK) {
-            res->status = SIM_E_NOT_FOUND;
-            snprintf(res->message, sizeof res->message, "no obstacle with id %u", (unsigned)cmd->obstacle_id);
-        }
+        if (may_touch_obstacle(w, cmd, res)) world_move_obstacle(w, cmd->obstacle_id, cmd->x, cmd->y);
+        break;
+    case CMD_LEAVE:
+        /* A visitor's obstacles are its own doing: they go with it, so that
+         * people who come and go do not fill the table for good. */
+        world_clear_target(w, cmd->client_id);
+        res->count = (uint32_t)world_remove_owned_obstacles(w, cmd->client_id);
         break;
     case CMD_SET_MODEL:
         /* The model is a parameter like any other; this is its own command

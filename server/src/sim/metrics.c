@@ -511,6 +511,24 @@ static int reserve(metrics_state_t *s, size_t n)
     return 0;
 }
 
+/* Candidate pairs the pair pass would look at: each agent against the
+ * rest of its block (an upper bound of twice the unordered pairs). O(cells). */
+static uint64_t candidate_pairs(const pass_t *ps, bool wrap)
+{
+    const grid_t *g = ps->g;
+    uint64_t pairs = 0;
+    for (uint32_t c = 0, cells = (uint32_t)g->nx * (uint32_t)g->ny; c < cells; c++) {
+        const uint32_t in_cell = g->cell_start[c + 1] - g->cell_start[c];
+        if (!in_cell) continue;
+        run_t runs[MAX_BLOCK_RUNS];
+        const int n_runs = block_runs(g, (int)(c % (uint32_t)g->nx), (int)(c / (uint32_t)g->nx), ps->mx, ps->my, wrap, runs);
+        uint64_t block = 0;
+        for (int r = 0; r < n_runs; r++) block += runs[r].end - runs[r].begin;
+        pairs += (uint64_t)in_cell * block;
+    }
+    return pairs;
+}
+
 /* Cells needed on an axis so that ±cells of them span at least reach. */
 static int cells_for(float reach, float cell)
 {
@@ -577,6 +595,11 @@ int metrics_compute(metrics_state_t *s, const world_t *w, const metrics_config_t
             .cell = fminf(cell_w, cell_h) * (1.0f - slack),
         };
         ps.reach = fminf((float)ps.mx * cell_w, (float)ps.my * cell_h) * (1.0f - slack);
+        if (cfg->max_pairs && candidate_pairs(&ps, wrap) > cfg->max_pairs) {
+            m.pairs_skipped = true;
+            *out = m;
+            return 0;
+        }
         pair_pass(&ps, wrap, n);
         m.collisions = ps.collisions > UINT32_MAX ? UINT32_MAX : (uint32_t)ps.collisions;
         if (n >= 2) m.mean_nn_distance = ps.nn_sum / (double)n;

@@ -4,6 +4,7 @@
 #ifndef SWARMCAST_METRICS_H
 #define SWARMCAST_METRICS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,11 +23,16 @@ typedef struct metrics {
     uint32_t penetrations;     /* agents inside an obstacle's radius */
     double min_clearance;      /* smallest (distance to obstacle centre − radius) over agents and
                                   obstacles, in u; negative when inside; NAN without obstacles */
+    bool pairs_skipped;        /* the pair metrics (nearest neighbour, clusters, collisions) were
+                                  over max_pairs and not computed: they read NAN and 0 */
 } metrics_t;
 
 typedef struct metrics_config {
     float cluster_radius;      /* default: the cohesion radius */
     float collision_distance;  /* default: 2 u */
+    uint64_t max_pairs;        /* skip the pair metrics when the grid's blocks hold more candidate
+                                  pairs than this (their cost grows with the square of density);
+                                  0: no limit (the default: exact, for research runs) */
 } metrics_config_t;
 
 /* The pair kernel's vector width: the position copies are padded by this. */

@@ -73,6 +73,7 @@ enum {
     SIM_E_BAD_TYPE = -3,
     SIM_E_NOT_FOUND = -4,
     SIM_E_LIMIT = -5,
+    SIM_E_FORBIDDEN = -6, /* the sender's role may not do that (a visitor, someone else's obstacle) */
 };
 
 size_t params_count(void);

@@ -417,11 +417,44 @@ int world_add_obstacle(world_t *w, float x, float y, float r, uint32_t *id_out)
 
 int world_add_moving_obstacle(world_t *w, float x, float y, float r, float vx, float vy, uint32_t *id_out)
 {
+    return world_add_owned_obstacle(w, x, y, r, vx, vy, 0, id_out);
+}
+
+int world_add_owned_obstacle(world_t *w, float x, float y, float r, float vx, float vy, uint32_t owner,
+                             uint32_t *id_out)
+{
     if (w->n_obstacles == SIM_MAX_OBSTACLES) return SIM_E_LIMIT;
     uint32_t id = w->next_obstacle_id++;
-    w->obstacles[w->n_obstacles++] = (obstacle_t){id, x, y, r, vx, vy};
+    w->obstacles[w->n_obstacles++] = (obstacle_t){.id = id, .x = x, .y = y, .r = r, .vx = vx, .vy = vy, .owner = owner};
     if (id_out) *id_out = id;
     return SIM_OK;
+}
+
+const obstacle_t *world_find_obstacle(const world_t *w, uint32_t id)
+{
+    for (size_t i = 0; i < w->n_obstacles; i++)
+        if (w->obstacles[i].id == id) return &w->obstacles[i];
+    return NULL;
+}
+
+size_t world_count_owned_obstacles(const world_t *w, uint32_t owner)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < w->n_obstacles; i++) count += w->obstacles[i].owner == owner;
+    return count;
+}
+
+size_t world_remove_owned_obstacles(world_t *w, uint32_t owner)
+{
+    if (owner == 0) return 0;
+    /* Order matters: obstacles are applied in table order, and a replay
+     * must find the same table. */
+    size_t kept = 0;
+    for (size_t i = 0; i < w->n_obstacles; i++)
+        if (w->obstacles[i].owner != owner) w->obstacles[kept++] = w->obstacles[i];
+    size_t removed = w->n_obstacles - kept;
+    w->n_obstacles = kept;
+    return removed;
 }
 
 int world_move_obstacle(world_t *w, uint32_t id, float x, float y)

@@ -32,6 +32,8 @@ typedef struct obstacle {
     uint32_t id;
     float x, y, r;
     float vx, vy; /* moving obstacles bounce inside the world; 0 for static ones */
+    uint32_t owner; /* client id of the visitor who made it (it goes when they leave); 0: nobody's, the
+                       operator's, the scenario's or the state file's */
 } obstacle_t;
 
 typedef struct target {
@@ -135,9 +137,22 @@ static inline const sim_params_t *world_params_for(const world_t *w, uint8_t fla
 
 int world_set_target(world_t *w, uint32_t client_id, float x, float y);
 void world_clear_target(world_t *w, uint32_t client_id);
+/* Obstacles: 0, or SIM_E_LIMIT when SIM_MAX_OBSTACLES exist. Each gets a
+ * fresh id (ids are not reused until a reset). */
 int world_add_obstacle(world_t *w, float x, float y, float r, uint32_t *id_out);
 /* An obstacle moving at (vx, vy), bouncing off the world's edges. */
 int world_add_moving_obstacle(world_t *w, float x, float y, float r, float vx, float vy, uint32_t *id_out);
+/* As world_add_moving_obstacle, owned by a client (0: nobody). */
+int world_add_owned_obstacle(world_t *w, float x, float y, float r, float vx, float vy, uint32_t owner,
+                             uint32_t *id_out);
+/* The obstacle with this id, or NULL. */
+const obstacle_t *world_find_obstacle(const world_t *w, uint32_t id);
+/* How many obstacles this client owns (owner 0: how many are nobody's). */
+size_t world_count_owned_obstacles(const world_t *w, uint32_t owner);
+/* Removes every obstacle this client owns, keeping the others in order;
+ * returns how many went. Owner 0 removes nothing: nobody's obstacles are
+ * not anyone's to take away. */
+size_t world_remove_owned_obstacles(world_t *w, uint32_t owner);
 int world_remove_obstacle(world_t *w, uint32_t id);
 /* Puts an obstacle somewhere else (a client drags it); its velocity stays. */
 int world_move_obstacle(world_t *w, uint32_t id, float x, float y);

@@ -1,0 +1,54 @@
+#include "client_policy.h"
+
+#include <math.h>
+
+void policy_init(client_policy_t *p, bool operator, double scale, uint64_t now_ns)
+{
+    *p = (client_policy_t){.operator = operator, .scale = scale, .tokens = POLICY_BUCKET * scale, .updated_ns = now_ns};
+}
+
+double policy_cost(const sim_cmd_t *cmd)
+{
+    switch (cmd->kind) {
+    case CMD_SET_TARGET:
+    case CMD_CLEAR_TARGET:
+    case CMD_MOVE_OBSTACLE:
+        return 1;
+    case CMD_REMOVE_OBSTACLE:
+        return 2;
+    case CMD_SET_PARAM:
+        return 4;
+    case CMD_ADD_OBSTACLE:
+    case CMD_SET_MODEL:
+    case CMD_PAUSE:
+    case CMD_RESUME:
+        return 8;
+    case CMD_ADD_AGENTS:
+        /* 10,000 agents cost half the bucket: a few bursts, then wait. */
+        return 16 + cmd->count / 100.0;
+    case CMD_RESET:
+        return POLICY_BUCKET;
+    default:
+        return POLICY_BUCKET;
+    }
+}
+
+bool policy_allows(const client_policy_t *p, cmd_kind_t kind)
+{
+    /* The simulation holds the same rule (and checks it again). */
+    return p->operator || cmd_visitor_may(kind);
+}
+
+policy_verdict_t policy_charge(client_policy_t *p, double cost, uint64_t now_ns)
+{
+    double elapsed = now_ns > p->updated_ns ? (double)(now_ns - p->updated_ns) / 1e9 : 0.0;
+    p->updated_ns = now_ns;
+    p->tokens = fmin(POLICY_BUCKET * p->scale, p->tokens + elapsed * POLICY_REFILL_PER_S * p->scale);
+    p->strikes = fmax(0.0, p->strikes - elapsed * POLICY_FORGIVEN_PER_S);
+    if (p->tokens >= cost) {
+        p->tokens -= cost;
+        return POLICY_OK;
+    }
+    p->strikes += 1;
+    return p->strikes > POLICY_STRIKES ? POLICY_ABUSIVE : POLICY_RATE_LIMITED;
+}

@@ -1,0 +1,46 @@
+/* client_policy: what one client may do and how fast. A role (operator or
+ * visitor) decides which commands it may send at all; a token bucket,
+ * charged by what a command costs the world, decides how often. Moving
+ * one's target is cheap, a reset costs the whole bucket. A client that
+ * keeps hammering past its budget collects strikes, which it is forgiven
+ * at a steady rate; too many and it is closed. Plain logic, no I/O: the
+ * loop thread keeps one per client. */
+#ifndef SWARMCAST_CLIENT_POLICY_H
+#define SWARMCAST_CLIENT_POLICY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/commands.h"
+
+#define POLICY_BUCKET 240.0        /* tokens a client starts with and may save */
+#define POLICY_REFILL_PER_S 80.0   /* tokens it earns per second */
+#define POLICY_COST_AUTH 40.0      /* a token guess is expensive */
+#define POLICY_COST_REFUSED 1.0    /* a message the decoder refused */
+#define POLICY_STRIKES 50.0        /* rate-limited refusals a client may collect … */
+#define POLICY_FORGIVEN_PER_S 5.0  /* … net of these forgiven per second */
+
+typedef struct client_policy {
+    bool operator;
+    double scale; /* the bucket and its refill, times this (--rate-scale) */
+    double tokens, strikes;
+    uint64_t updated_ns;
+} client_policy_t;
+
+typedef enum {
+    POLICY_OK,           /* charged: go ahead */
+    POLICY_RATE_LIMITED, /* over budget: refuse this one */
+    POLICY_ABUSIVE,      /* over budget for too long: close the connection */
+} policy_verdict_t;
+
+/* scale multiplies the bucket and its refill (1: the defaults above). */
+void policy_init(client_policy_t *p, bool operator, double scale, uint64_t now_ns);
+/* What a command costs (add_agents by its count). */
+double policy_cost(const sim_cmd_t *cmd);
+/* Whether the client's role allows this kind of command at all: visitors
+ * may steer their own target and keep a few obstacles of their own. */
+bool policy_allows(const client_policy_t *p, cmd_kind_t kind);
+/* Takes cost tokens if the client has them. */
+policy_verdict_t policy_charge(client_policy_t *p, double cost, uint64_t now_ns);
+
+#endif

@@ -1,0 +1,148 @@
+/* http_status: GET /healthz (a small JSON status, 503 when the simulation is
+ * stuck) and GET /metrics (Prometheus text: the network's series from here,
+ * the simulation's and the commands' from the application). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net/net_internal.h"
+#include "protocol/json_out.h"
+
+static void counter(jbuf_t *t, const char *name, const char *help, uint64_t v)
+{
+    jb_printf(t, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n", name, help, name, name, (unsigned long long)v);
+}
+
+/* The network's own series. */
+static char *net_metrics(const net_t *n)
+{
+    const net_stats_t *st = &n->stats;
+    jbuf_t t;
+    jb_init_growing(&t);
+    jb_printf(&t, "# HELP swarmcast_connections WebSocket sessions open now\n# TYPE swarmcast_connections gauge\n"
+            "swarmcast_connections %zu\n", n->n_clients);
+    counter(&t, "swarmcast_connections_accepted_total", "WebSocket sessions accepted", st->accepted);
+    static const char *const why[REFUSED_KINDS] = {"full", "per_address", "origin", "shutting_down"};
+    jb_printf(&t, "# HELP swarmcast_connections_refused_total WebSocket sessions turned away, by reason\n"
+            "# TYPE swarmcast_connections_refused_total counter\n");
+    for (int k = 0; k < REFUSED_KINDS; k++)
+        jb_printf(&t, "swarmcast_connections_refused_total{reason=\"%s\"} %llu\n", why[k], (unsigned long long)st->refused[k]);
+    static const int codes[] = NET_CLOSE_CODES;
+    jb_printf(&t, "# HELP swarmcast_closes_total WebSocket sessions ended, by close code (the server's, else the "
+            "peer's; 1006: no close frame)\n# TYPE swarmcast_closes_total counter\n");
+    for (int k = 0; k < NET_CLOSE_KINDS; k++) {
+        if (k < NET_CLOSE_KINDS - 1)
+            jb_printf(&t, "swarmcast_closes_total{code=\"%d\"} %llu\n", codes[k], (unsigned long long)st->closes[k]);
+        else
+            jb_printf(&t, "swarmcast_closes_total{code=\"other\"} %llu\n", (unsigned long long)st->closes[k]);
+    }
+    counter(&t, "swarmcast_closed_stalled_total", "clients cut off because they read nothing for the stall timeout",
+            st->stalled);
+    counter(&t, "swarmcast_closed_idle_total", "clients closed because they answered nothing for the idle timeout",
+            st->idle);
+    counter(&t, "swarmcast_text_frames_sent_total", "JSON messages sent", st->text_frames);
+    counter(&t, "swarmcast_text_bytes_sent_total", "bytes of JSON messages sent", st->text_bytes);
+    counter(&t, "swarmcast_snapshot_frames_sent_total", "snapshot frames sent", st->snapshot_frames);
+    counter(&t, "swarmcast_snapshot_bytes_sent_total", "bytes of snapshot frames sent", st->snapshot_bytes);
+    counter(&t, "swarmcast_snapshots_skipped_total",
+            "snapshots a slow client never got because a newer one replaced them", st->snapshots_skipped);
+    counter(&t, "swarmcast_news_coalesced_total",
+            "param/metrics messages replaced by newer ones before a client was sent them", st->latest_replaced);
+    counter(&t, "swarmcast_pings_sent_total", "keepalive pings sent", st->pings);
+    if (t.failed) jb_free(&t);
+    return t.buf;
+}
+
+static void reply_free(http_reply_t *r)
+{
+    free(r->body);
+    *r = (http_reply_t){0};
+}
+
+/* Sends the headers; the body follows in HTTP_WRITEABLE. */
+static int begin_reply(struct lws *wsi, http_reply_t *r, unsigned status, const char *type)
+{
+    uint8_t buf[LWS_PRE + 512];
+    uint8_t *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+    if (lws_add_http_common_headers(wsi, status, type, r->len, &p, end) ||
+        lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, (const unsigned char *)"no-store", 8, &p, end) ||
+        lws_finalize_write_http_header(wsi, start, &p, end))
+        return -1;
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
+/* Writes the body a chunk per callback. */
+static int continue_reply(struct lws *wsi, http_reply_t *r)
+{
+    enum { CHUNK = 4096 };
+    uint8_t buf[LWS_PRE + CHUNK];
+    if (!r->body) return -1;
+    size_t len = r->len - r->sent < CHUNK ? r->len - r->sent : CHUNK;
+    bool last = r->sent + len == r->len;
+    memcpy(buf + LWS_PRE, r->body + r->sent, len);
+    if (lws_write(wsi, buf + LWS_PRE, len, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) != (int)len) return -1;
+    r->sent += len;
+    if (!last) {
+        lws_callback_on_writable(wsi);
+        return 0;
+    }
+    reply_free(r);
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+int health_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
+{
+    http_reply_t *r = user;
+    net_t *n = net_of(wsi);
+    switch (reason) {
+    case LWS_CALLBACK_HTTP: {
+        int status = 200;
+        reply_free(r);
+        if (!(r->body = n->cb.on_health(n->cb.user, &status))) return -1;
+        r->len = strlen(r->body);
+        return begin_reply(wsi, r, (unsigned)status, "application/json");
+    }
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+        return continue_reply(wsi, r);
+    case LWS_CALLBACK_CLOSED_HTTP:
+        reply_free(r);
+        return 0;
+    default:
+        return lws_callback_http_dummy(wsi, reason, user, in, len);
+    }
+}
+
+int metrics_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
+{
+    http_reply_t *r = user;
+    net_t *n = net_of(wsi);
+    switch (reason) {
+    case LWS_CALLBACK_HTTP: {
+        reply_free(r);
+        char *mine = net_metrics(n), *theirs = n->cb.on_metrics(n->cb.user);
+        jbuf_t t;
+        jb_init_growing(&t);
+        if (mine && theirs) {
+            jb_raw(&t, theirs);
+            jb_raw(&t, mine);
+        }
+        free(mine);
+        free(theirs);
+        if (!t.buf || t.failed) {
+            jb_free(&t);
+            return -1;
+        }
+        r->body = t.buf;
+        r->len = t.len;
+        return begin_reply(wsi, r, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8");
+    }
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+        return continue_reply(wsi, r);
+    case LWS_CALLBACK_CLOSED_HTTP:
+        reply_free(r);
+        return 0;
+    default:
+        return lws_callback_http_dummy(wsi, reason, user, in, len);
+    }
+}

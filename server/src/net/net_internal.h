@@ -1,0 +1,121 @@
+/* net_internal: what net.c (sessions and fan-out) and http_status.c
+ * (/healthz and /metrics) share. Not for the rest of the server. */
+#ifndef SWARMCAST_NET_INTERNAL_H
+#define SWARMCAST_NET_INTERNAL_H
+
+#include <libwebsockets.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "net/net.h"
+
+/* Why a connection was turned away before it became a session. */
+typedef enum {
+    REFUSED_FULL,          /* --max-clients */
+    REFUSED_PER_ADDRESS,   /* --max-per-address */
+    REFUSED_ORIGIN,        /* --allow-origin */
+    REFUSED_SHUTTING_DOWN,
+    REFUSED_KINDS
+} refusal_t;
+
+/* Close codes counted one by one; any other is counted as "other". */
+#define NET_CLOSE_CODES {1000, 1001, 1006, 1007, 1008, 1009, 1011, 1013}
+#define NET_CLOSE_KINDS 9 /* the codes above, then other */
+
+typedef struct net_stats {
+    uint64_t accepted;
+    uint64_t refused[REFUSED_KINDS];
+    uint64_t closes[NET_CLOSE_KINDS];
+    uint64_t stalled, idle;            /* closed by the stall and idle timeouts */
+    uint64_t text_frames, text_bytes;
+    uint64_t snapshot_frames, snapshot_bytes;
+    uint64_t snapshots_skipped;        /* published while a client still had an older one to send */
+    uint64_t latest_replaced;          /* news replaced by newer news before a client was sent it */
+    uint64_t pings;
+} net_stats_t;
+
+#define LATEST_WORDS (NET_LATEST_KEYS / 64)
+
+typedef struct outgoing {
+    uint8_t *buf; /* LWS_PRE bytes of headroom, then the text */
+    size_t len;
+} outgoing_t;
+
+/* A client's outbox holds hello and the replies to its own commands. */
+#define OUTBOX_CAP 64
+
+/* libwebsockets zeroes a connection's session before its first callback; a
+ * connection whose handshake fails may reach LWS_CALLBACK_CLOSED without
+ * ever being established, so nothing here is trusted unless established. */
+typedef struct session {
+    struct lws *wsi;
+    bool established;      /* ESTABLISHED ran for this connection */
+    bool counted;          /* holds a slot (and a client id) */
+    uint32_t client_id;
+    size_t slot;
+    char peer[64];         /* remote address, for the per-address limit */
+    uint64_t snap_seq;     /* the last snapshot this client was sent */
+    bool in_message, rx_binary, reading_paused;
+    bool closing, ping_due;
+    int close_code;
+    const char *close_reason;
+    uint64_t close_started_ms;
+    uint64_t last_rx_ms;        /* anything received: a message chunk or a pong */
+    uint64_t message_started_ms;/* first chunk of the message being reassembled */
+    uint64_t last_progress_ms;  /* last write, or when output became pending */
+    uint64_t last_ping_ms;
+    char *rx;              /* reassembly of one message */
+    size_t rx_len;
+    outgoing_t out[OUTBOX_CAP];
+    size_t out_head, out_count;
+    uint64_t latest_dirty[LATEST_WORDS]; /* keys whose newest text this client has not had */
+} session_t;
+
+typedef struct latest {
+    uint8_t *buf; /* LWS_PRE headroom, then the text; NULL: never set */
+    size_t len;
+} latest_t;
+
+struct net {
+    uv_loop_t *loop;
+    struct lws_context *ctx;
+    net_config_t cfg;
+    net_callbacks_t cb;
+    char web_root[PATH_MAX];
+    int port;
+
+    session_t **slots;
+    size_t n_clients;
+    uint32_t last_client_id;
+
+    uint8_t *snap; /* the newest snapshot, shared by every client */
+    size_t snap_len;
+    uint64_t snap_seq;
+    latest_t latest[NET_LATEST_KEYS];
+
+    net_stats_t stats;
+    uv_timer_t sweep_timer; /* keepalive and timeouts, once a second */
+
+    struct lws_protocols protocols[4];
+    struct lws_http_mount mount_files, mount_health, mount_metrics;
+
+    bool shutting_down;
+    uv_timer_t shutdown_timer;
+    uint64_t shutdown_started;
+    void (*shutdown_done)(void *);
+    void *shutdown_arg;
+};
+
+static inline net_t *net_of(struct lws *wsi) { return lws_context_user(lws_get_context(wsi)); }
+
+/* The HTTP callbacks of /healthz and /metrics (http_status.c). */
+int health_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
+int metrics_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
+/* Per-connection state of those two. */
+typedef struct http_reply {
+    char *body;
+    size_t len, sent;
+} http_reply_t;
+
+#endif

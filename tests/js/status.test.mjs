@@ -1,0 +1,107 @@
+// Tests of the status line (client-web/status.js) and of the close cause the
+// connection keeps for it (client-web/connection.js, with a fake socket and
+// fake timers).
+//   node --test tests/js/
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { statusLine, closeText, errorText, errorTone } from '../../client-web/status.js';
+import { Connection } from '../../client-web/connection.js';
+
+const connected = {
+  state: 'connected', reconnectInMs: 0, closeCause: null, clientId: 4, role: 'visitor',
+  agentCount: 300, tick: 12, paused: false,
+};
+
+test('the status line names the role', () => {
+  assert.equal(statusLine(connected), 'connected · client 4 · visitor · 300 agents · tick 12 · running');
+  assert.equal(statusLine({ ...connected, role: 'operator' }), 'connected · client 4 · operator · 300 agents · tick 12 · running');
+  assert.equal(statusLine({ ...connected, role: null }), 'connected · client 4 · 300 agents · tick 12 · running');
+});
+
+test('the server\'s close reason is shown, and stays through the next try', () => {
+  const cause = { code: 1008, reason: 'too many commands' };
+  assert.equal(closeText(cause), 'closed: too many commands (1008)');
+  assert.equal(statusLine({ ...connected, state: 'reconnecting', reconnectInMs: 2000, closeCause: cause }),
+    'closed: too many commands (1008) · reconnecting in 2.0s');
+  assert.equal(statusLine({ ...connected, state: 'connecting', closeCause: cause }),
+    'closed: too many commands (1008) · connecting…');
+  assert.equal(statusLine({ ...connected, state: 'connecting', closeCause: null }), 'connecting…');
+});
+
+test('a close without a reason is explained by its code', () => {
+  assert.equal(closeText({ code: 1013, reason: '' }), 'closed: server full, try again later (1013)');
+  assert.equal(closeText({ code: 1001, reason: '  ' }), 'closed: server went away (1001)');
+  assert.equal(closeText({ code: 4000, reason: '' }), 'closed (4000)');
+  assert.equal(closeText(null), '');
+});
+
+test('forbidden and rate_limited are polite notices; other refusals are errors with their code', () => {
+  const forbidden = { type: 'error', id: 3, cmd: 'set_param', code: 'forbidden',
+    message: 'set_param needs the operator role: send auth with the control token' };
+  assert.equal(errorText(forbidden), 'not allowed: set_param needs the operator role: send auth with the control token');
+  assert.equal(errorTone(forbidden), 'notice');
+  assert.equal(errorText({ ...forbidden, message: '' }), 'set_param is not allowed for a visitor');
+  const limited = { type: 'error', id: 4, cmd: 'set_target', code: 'rate_limited', message: '' };
+  assert.match(errorText(limited), /too many commands.*set_target.*slow down/);
+  assert.equal(errorTone(limited), 'notice');
+  const range = { type: 'error', id: 5, cmd: 'set_param', code: 'out_of_range', message: 'sep_radius: 500 is above the maximum 200' };
+  assert.equal(errorText(range), 'set_param refused (out_of_range): sep_radius: 500 is above the maximum 200');
+  assert.equal(errorTone(range), 'error');
+  assert.equal(errorText({ type: 'error', id: null, cmd: null, code: 'bad_json' }), 'refused (bad_json)');
+});
+
+// A socket the test drives by hand.
+class FakeSocket {
+  static all = [];
+  constructor(url, protocol) {
+    this.url = url;
+    this.protocol = protocol;
+    this.readyState = 1;
+    FakeSocket.all.push(this);
+  }
+  send() {}
+  close() {
+    this.readyState = 3;
+  }
+}
+
+function fakeTimers() {
+  const pending = [];
+  return {
+    setTimeout: (fn, ms) => {
+      pending.push({ fn, ms });
+      return pending.length;
+    },
+    clearTimeout: () => {},
+    setInterval: () => 0,
+    clearInterval: () => {},
+    runNext() {
+      const t = pending.shift();
+      t?.fn();
+    },
+  };
+}
+
+test('the connection keeps the server\'s close cause until the next hello, across failed tries', () => {
+  FakeSocket.all = [];
+  const timers = fakeTimers();
+  const c = new Connection({ url: 'ws://x/ws', decode: () => ({}), WebSocketImpl: FakeSocket, timers });
+  c.start();
+  const first = FakeSocket.all[0];
+  first.onmessage({ data: JSON.stringify({ type: 'hello', client_id: 1 }) });
+  assert.equal(c.state, 'connected');
+  first.onclose({ code: 1008, reason: 'too many commands' });
+  assert.equal(c.state, 'reconnecting');
+  assert.deepEqual(c.closeCause, { code: 1008, reason: 'too many commands' });
+  timers.runNext(); // the next try
+  assert.equal(c.state, 'connecting');
+  assert.deepEqual(c.closeCause, { code: 1008, reason: 'too many commands' }, 'still shown while connecting');
+  FakeSocket.all[1].onclose({ code: 1006, reason: '' }); // failed without a word from the server
+  assert.deepEqual(c.closeCause, { code: 1008, reason: 'too many commands' }, 'a silent failure does not erase it');
+  timers.runNext();
+  FakeSocket.all[2].onmessage({ data: JSON.stringify({ type: 'hello', client_id: 2 }) });
+  assert.equal(c.state, 'connected');
+  assert.equal(c.closeCause, null, 'hello ends it');
+  c.stop();
+});

@@ -1,0 +1,111 @@
+/* client_policy: roles and the token bucket that every client's commands
+ * are charged to. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "client_policy.h"
+
+#define SECOND 1000000000ull
+
+static sim_cmd_t cmd_of(cmd_kind_t kind) { return (sim_cmd_t){.kind = kind}; }
+
+static void a_visitor_should_steer_and_keep_obstacles_but_not_govern_the_world(void **state)
+{
+    (void)state;
+    client_policy_t visitor, operator;
+    policy_init(&visitor, false, 1, 0);
+    policy_init(&operator, true, 1, 0);
+    const cmd_kind_t allowed[] = {CMD_SET_TARGET, CMD_CLEAR_TARGET, CMD_ADD_OBSTACLE, CMD_MOVE_OBSTACLE,
+                                  CMD_REMOVE_OBSTACLE};
+    const cmd_kind_t governing[] = {CMD_SET_PARAM, CMD_SET_MODEL, CMD_ADD_AGENTS, CMD_RESET, CMD_PAUSE, CMD_RESUME};
+    for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) {
+        assert_true(policy_allows(&visitor, allowed[i]));
+        assert_true(policy_allows(&operator, allowed[i]));
+    }
+    for (size_t i = 0; i < sizeof governing / sizeof governing[0]; i++) {
+        assert_false(policy_allows(&visitor, governing[i]));
+        assert_true(policy_allows(&operator, governing[i]));
+    }
+}
+
+static void moving_a_target_should_be_cheap_and_a_reset_should_cost_the_whole_bucket(void **state)
+{
+    (void)state;
+    sim_cmd_t target = cmd_of(CMD_SET_TARGET), reset = cmd_of(CMD_RESET), add = cmd_of(CMD_ADD_AGENTS);
+    assert_true(policy_cost(&target) == 1.0);
+    assert_true(policy_cost(&reset) == POLICY_BUCKET);
+    add.count = 10000;
+    double big = policy_cost(&add);
+    add.count = 1;
+    assert_true(big > policy_cost(&add));
+    assert_true(big <= POLICY_BUCKET);
+    /* After one cheap command a reset must wait for the bucket to refill. */
+    client_policy_t p;
+    policy_init(&p, true, 1, 0);
+    assert_int_equal(policy_charge(&p, policy_cost(&target), 0), POLICY_OK);
+    assert_int_equal(policy_charge(&p, policy_cost(&reset), 0), POLICY_RATE_LIMITED);
+    assert_int_equal(policy_charge(&p, policy_cost(&reset), SECOND), POLICY_OK);
+}
+
+static void a_client_should_get_its_bucket_at_once_then_the_refill_rate(void **state)
+{
+    (void)state;
+    client_policy_t p;
+    policy_init(&p, false, 1, 0);
+    int ok = 0;
+    for (int i = 0; i < 1000; i++) ok += policy_charge(&p, 1, 0) == POLICY_OK;
+    assert_int_equal(ok, (int)POLICY_BUCKET);
+    /* Ten seconds of one command per 10 ms (100/s): only the refill passes. */
+    ok = 0;
+    for (uint64_t t = SECOND; t <= 11 * SECOND; t += SECOND / 100) ok += policy_charge(&p, 1, t) == POLICY_OK;
+    assert_in_range(ok, (int)(10 * POLICY_REFILL_PER_S) - 2, (int)(10 * POLICY_REFILL_PER_S) + 82);
+}
+
+static void the_scale_should_multiply_bucket_and_refill(void **state)
+{
+    (void)state;
+    client_policy_t p;
+    policy_init(&p, false, 10, 0);
+    int ok = 0;
+    for (int i = 0; i < 10000; i++) ok += policy_charge(&p, 1, 0) == POLICY_OK;
+    assert_int_equal(ok, (int)(10 * POLICY_BUCKET));
+    assert_int_equal(policy_charge(&p, 10 * POLICY_REFILL_PER_S, SECOND), POLICY_OK);
+}
+
+static void a_client_that_keeps_flooding_should_become_abusive_and_one_that_slows_down_should_not(void **state)
+{
+    (void)state;
+    client_policy_t flood, burst;
+    policy_init(&flood, false, 1, 0);
+    policy_init(&burst, false, 1, 0);
+    /* Spend the bucket, then keep going at 1000 commands a second. */
+    policy_verdict_t v = POLICY_OK;
+    uint64_t t = 0;
+    int refused = 0;
+    for (; t < 5 * SECOND && v != POLICY_ABUSIVE; t += SECOND / 1000) {
+        v = policy_charge(&flood, 1, t);
+        refused += v != POLICY_OK;
+    }
+    assert_int_equal(v, POLICY_ABUSIVE);
+    assert_in_range(refused, (int)POLICY_STRIKES, (int)POLICY_STRIKES * 3);
+    /* A burst that overshoots by a few, then waits, is forgiven. */
+    for (int i = 0; i < (int)POLICY_BUCKET + 20; i++) assert_int_not_equal(policy_charge(&burst, 1, 0), POLICY_ABUSIVE);
+    for (int round = 1; round <= 20; round++)
+        for (int i = 0; i < 100; i++)
+            assert_int_not_equal(policy_charge(&burst, 1, (uint64_t)round * 2 * SECOND), POLICY_ABUSIVE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_visitor_should_steer_and_keep_obstacles_but_not_govern_the_world),
+        cmocka_unit_test(moving_a_target_should_be_cheap_and_a_reset_should_cost_the_whole_bucket),
+        cmocka_unit_test(a_client_should_get_its_bucket_at_once_then_the_refill_rate),
+        cmocka_unit_test(the_scale_should_multiply_bucket_and_refill),
+        cmocka_unit_test(a_client_that_keeps_flooding_should_become_abusive_and_one_that_slows_down_should_not),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
