@@ -12,6 +12,8 @@ import { RawSocket, upgradeRequest } from '../lib/raw.mjs';
 import { openViewer, describe } from '../lib/viewer.mjs';
 
 const ROUNDS = 50;
+// The server's default --max-per-address: every attempt here comes from 127.0.0.1.
+const PER_ADDRESS = 16;
 // How long one failed attempt may take before the test gives up on it (it
 // is then destroyed: the server must cope with that too).
 const ATTEMPT_MS = 3000;
@@ -117,9 +119,13 @@ test('failed upgrade requests never disturb an established viewer and the client
     assert.ok(m.windows >= 2, `measured ${m.windows} whole seconds`);
     assert.ok(m.minSnapshots > 0, `the viewer got snapshots in every second: ${describe(m)}`);
     assert.ok(m.minTicks > 0, `the viewer saw the tick advance in every second: ${describe(m)}`);
-    assertCountsTrue(counts, 1, VARIANTS.length);
     // every attempt is over: only the viewer is left
     await waitClients(server, 1, { timeoutMs: 8000 });
+    // Between rounds, sessions whose client already left may not be closed
+    // yet on the server's side (it learns it on its next read), so the count
+    // may be above 1; but never below (the viewer is open) and never above
+    // what the server admits from one address (--max-per-address, 16).
+    assertCountsTrue(counts, 1, PER_ADDRESS - 1);
     await viewer.nextSnapshot(() => true, 'a snapshot after the attacks');
   } finally {
     viewer?.close();
@@ -134,16 +140,16 @@ test('--max-clients holds exactly after failed upgrade requests: 4 open, the 5th
   const refused = [];
   try {
     const before = await hostileRounds(server, { rounds: 20 });
-    assertCountsTrue(before.counts, 0, VARIANTS.length);
     await waitClients(server, 0, { timeoutMs: 8000 });
+    assertCountsTrue(before.counts, 0, 4); // never more than --max-clients
 
     for (let i = 0; i < 4; i++) viewers.push(await openViewer(server.wsUrl, { name: `viewer ${i + 1}` }));
     await waitClients(server, 4);
     // the failed attempts come from another loopback address, so that a
     // per-address limit cannot be what refuses the 5th viewer below
     const during = await hostileRounds(server, { rounds: 20, localAddress: '127.0.0.2' });
-    assertCountsTrue(during.counts, 4, VARIANTS.length);
     await waitClients(server, 4, { timeoutMs: 8000 });
+    assertCountsTrue(during.counts, 4, 0); // exactly the four: the server is full
     for (const v of viewers) assert.equal(v.closeInfo, null, `${v.name} is still connected`);
 
     const fifth = await openViewer(server.wsUrl, { name: 'viewer 5', waitHello: false });

@@ -107,7 +107,7 @@ function countTickRestarts(arrivals) {
   return n;
 }
 
-test('a flood of malformed messages is rate limited too and ends with 1008', { timeout: 30000 }, async () => {
+test('a flood of malformed messages costs budget too and ends with 1008 "too many commands"', { timeout: 30000 }, async () => {
   const c = await connect(server.wsUrl);
   try {
     let sent = 0;
@@ -120,9 +120,11 @@ test('a flood of malformed messages is rate limited too and ends with 1008', { t
     const codes = {};
     for (const m of c.texts.filter((x) => x.type === 'error')) codes[m.code] = (codes[m.code] ?? 0) + 1;
     console.log(`# malformed flood: ${sent} sent, errors ${JSON.stringify(codes)}, closed with ${close.code} "${close.reason}"`);
+    // Each malformed message costs 1 of the budget; past it they are
+    // refusals, and persistent ones close the connection.
     assert.ok(codes.bad_json > 0, 'malformed messages are answered with bad_json');
-    assert.ok(codes.rate_limited > 0, 'then with rate_limited');
-    assert.equal(close.code, 1008);
+    assert.equal(close.code, 1008, `closed with 1008: ${JSON.stringify(close)}`);
+    assert.match(close.reason, /too many commands/);
     assert.equal(bystander.closeInfo, null, 'the bystander is still connected');
   } finally {
     c.close();
@@ -150,22 +152,52 @@ for (const [name, payload, code] of BAD_TEXT) {
   });
 }
 
-// The same over raw frames, split the way a hostile client may split them.
+// The same over raw frames, split the way a hostile client may split them,
+// and sent the moment the handshake is done (before the server has written
+// anything else): 20 at once, from 10 loopback addresses, each client
+// completing the closing handshake as a library would. Every one of them
+// must see the close code, and no data frame after the close frame.
+const ATTEMPTS = 20;
 const BAD_FRAMES = [
-  ['invalid UTF-8 split across two fragments', [
+  ['invalid UTF-8 split across two fragments', () => [
     encodeFrame(OP.TEXT, Buffer.from([0x22, 0xe2]), { fin: false }), encodeFrame(OP.CONTINUATION, Buffer.from([0x28, 0xa1, 0x22]))], 1007],
-  ['5000 bytes in two fragments of 2500', [
+  ['5000 bytes in two fragments of 2500', () => [
     encodeFrame(OP.TEXT, 'a'.repeat(2500), { fin: false }), encodeFrame(OP.CONTINUATION, 'b'.repeat(2500))], 1009],
-  ['a frame announcing 5000 bytes', [encodeFrame(OP.TEXT, 'c'.repeat(5000))], 1009],
+  ['a frame announcing 5000 bytes', () => [encodeFrame(OP.TEXT, 'c'.repeat(5000))], 1009],
 ];
 
 for (const [name, frames, code] of BAD_FRAMES) {
-  test(`${name} closes the connection with ${code}`, { timeout: 15000 }, async () => {
-    const raw = await RawSocket.open(server.port);
-    for (const f of frames) raw.write(f);
-    await raw.waitFor(() => raw.closeFrame || raw.closed, 'a close frame', 5000);
-    console.log(`# ${name}: close frame ${JSON.stringify(raw.closeFrame)}`);
-    assert.equal(raw.closeFrame?.code, code);
-    raw.destroy();
+  test(`${name}, sent right after the handshake, closes the connection with ${code} every time`, { timeout: 30000 }, async () => {
+    const outcomes = await Promise.all(Array.from({ length: ATTEMPTS }, async (_, i) => {
+      const raw = await RawSocket.open(server.port, { localAddress: `127.0.0.${2 + (i % 10)}`, answerClose: true });
+      try {
+        for (const f of frames()) raw.write(f);
+        await raw.closedWithin(8000).catch(() => {});
+        return { code: raw.closeFrame?.code ?? null, after: raw.dataFramesAfterClose, closed: raw.closed, error: raw.error?.code };
+      } finally {
+        raw.destroy();
+      }
+    }));
+    const tally = {};
+    for (const o of outcomes) {
+      const k = `close ${o.code}${o.after ? `, ${o.after} data frames after it` : ''}${o.error ? `, ${o.error}` : ''}${o.closed ? '' : ', still open after 8 s'}`;
+      tally[k] = (tally[k] ?? 0) + 1;
+    }
+    console.log(`# ${name}, ${ATTEMPTS} clients right after the handshake: ${JSON.stringify(tally)}`);
+    assert.deepEqual(outcomes.map((o) => o.code), outcomes.map(() => code), `every client saw ${code}: ${JSON.stringify(tally)}`);
+    assert.deepEqual(outcomes.map((o) => o.after), outcomes.map(() => 0), `no data frame after the close frame: ${JSON.stringify(tally)}`);
+    assert.equal(bystander.closeInfo, null, 'the bystander is still connected');
   });
 }
+
+test('a 5000-byte message sent by the ws library the moment it opens closes with 1009 every time', { timeout: 30000 }, async () => {
+  const codes = await Promise.all(Array.from({ length: ATTEMPTS }, async (_, i) => {
+    const v = await openViewer(server.wsUrl, { waitHello: false, localAddress: `127.0.0.${2 + (i % 10)}` });
+    v.ws.send('x'.repeat(5000));
+    return (await withTimeout(v.closed, 8000, 'the close')).code;
+  }));
+  const tally = {};
+  for (const c of codes) tally[c] = (tally[c] ?? 0) + 1;
+  console.log(`# 5000 bytes at open, ${ATTEMPTS} ws clients: close codes ${JSON.stringify(tally)}`);
+  assert.deepEqual(codes, codes.map(() => 1009));
+});

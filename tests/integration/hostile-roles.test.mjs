@@ -186,6 +186,9 @@ test('without a token everyone is an operator: everything is allowed, as before'
     console.log(`# roles without a token: hello role ${a.hello.role}, control_token ${a.hello.control_token}`);
     assert.equal(a.hello.role, 'operator');
     assert.equal(a.hello.control_token, false);
+    // (a reset costs a whole budget: b, fresh, sends it)
+    const reset = await b.command({ type: 'reset', agents: 100 });
+    assert.equal(reset.count, 100);
     await a.command({ type: 'set_param', name: 'w_sep', value: 3 });
     await a.command({ type: 'add_agents', count: 10 });
     await a.command({ type: 'pause' });
@@ -196,9 +199,6 @@ test('without a token everyone is an operator: everything is allowed, as before'
     // no visitor quota: five obstacles, and they stay when their author leaves
     const ids = [];
     for (let i = 0; i < 5; i++) ids.push((await a.command({ type: 'add_obstacle', x: 100 + 50 * i, y: 100, radius: 10 })).obstacle_id);
-    const reset = await a.command({ type: 'reset', agents: 100 });
-    assert.equal(reset.count, 100);
-    for (let i = 0; i < 5; i++) ids.push((await a.command({ type: 'add_obstacle', x: 100 + 50 * i, y: 300, radius: 10 })).obstacle_id);
     a.close();
     await a.closed;
     await sleep(300);

@@ -2,7 +2,7 @@
 // parameters, obstacles, optionally the agents) survives a restart; it is
 // written periodically and at shutdown; a corrupt file gives a clear message
 // and a clean start, the bad file kept aside, never a crash.
-import { test } from 'node:test';
+import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,9 +18,17 @@ function tempDir() {
   return mkdtempSync(path.join(tmpdir(), 'swarmcast-state-'));
 }
 
+// Servers still running when a test ends (it failed half-way) are killed.
+const live = new Set();
+afterEach(async () => {
+  for (const server of live) await server.stop({ signal: 'SIGKILL' }).catch(() => {});
+  live.clear();
+});
+
 /** Starts a server on `file`, connects, returns { server, c }. */
 async function withState(file, { args = [], env = {}, agents = 300 } = {}) {
   const server = await startServer({ agents, args: file ? ['--state-file', file, ...args] : args, env });
+  live.add(server);
   const c = await connect(server.wsUrl);
   return { server, c };
 }
@@ -28,6 +36,7 @@ async function withState(file, { args = [], env = {}, agents = 300 } = {}) {
 async function stop(server, c) {
   c?.close();
   const r = await server.stop();
+  live.delete(server);
   assert.deepEqual(r, { code: 0, signal: null }, `clean exit\n${server.output()}`);
 }
 
@@ -74,6 +83,7 @@ test('the state file is written periodically: a SIGKILL loses nothing older than
     await sleep(2500);
     server.proc.kill('SIGKILL');
     await server.exited;
+    live.delete(server);
     const left = readdirSync(dir);
     assert.ok(existsSync(file), `written before the kill (the directory holds ${left.join(', ')})`);
     ({ server, c } = await withState(file));
@@ -116,6 +126,7 @@ for (const [what, content] of [
       let { server, c } = await withState(file);
       await c.command({ type: 'set_param', name: 'w_sep', value: 6.5 });
       await stop(server, c);
+      assert.ok(existsSync(file), 'the first run wrote a state file');
       const bad = content(readFileSync(file));
       writeFileSync(file, bad);
 

@@ -106,24 +106,29 @@ export function closePayload(code, reason = '') {
  *   body       the HTTP body after a non-101 response (first KEEP_BODY_BYTES)
  *   counts     frames seen by opcode name; bytes: every byte received
  *   texts      text messages (strings), in order
- *   closeFrame { code, reason } if the server sent a close frame
+ *   closeFrame { code, reason } of the server's first close frame
+ *   closeFrames  every close frame, in order (RFC 6455 allows one)
  *   countsAtClose  `counts` as they were when that close frame arrived
  *   pingsSeen, pongsSent
  *   ended      the server's FIN arrived; closed: the socket is gone
  *   closedAt   performance.now() when the socket closed
  *
- * With autoPong (default false) every ping is answered with its pong.
+ * With autoPong (default false) every ping is answered with its pong; with
+ * answerClose (default false) the server's close frame is answered with one
+ * (the closing handshake a well-behaved client completes), then a FIN.
  */
 export class RawSocket {
-  constructor(socket, { autoPong = false } = {}) {
+  constructor(socket, { autoPong = false, answerClose = false } = {}) {
     this.socket = socket;
     this.autoPong = autoPong;
+    this.answerClose = answerClose;
     this.response = null;
     this.body = '';
     this.counts = { text: 0, binary: 0, close: 0, ping: 0, pong: 0, continuation: 0, other: 0 };
     this.bytes = 0;
     this.texts = [];
     this.closeFrame = null;
+    this.closeFrames = [];
     this.countsAtClose = null;
     this.pingsSeen = 0;
     this.pongsSent = 0;
@@ -148,10 +153,10 @@ export class RawSocket {
   }
 
   /** Opens a TCP connection to 127.0.0.1:port (from localAddress if given). */
-  static connect(port, { host = '127.0.0.1', localAddress, autoPong = false, timeoutMs = 3000 } = {}) {
+  static connect(port, { host = '127.0.0.1', localAddress, autoPong = false, answerClose = false, timeoutMs = 3000 } = {}) {
     return withTimeout(new Promise((resolve, reject) => {
       const socket = net.connect({ host, port, localAddress });
-      socket.once('connect', () => { socket.removeListener('error', reject); resolve(new RawSocket(socket, { autoPong })); });
+      socket.once('connect', () => { socket.removeListener('error', reject); resolve(new RawSocket(socket, { autoPong, answerClose })); });
       socket.once('error', reject);
     }), timeoutMs, `a TCP connection to ${host}:${port}`);
   }
@@ -283,9 +288,15 @@ export class RawSocket {
     } else if (opcode === OP.CLOSE) {
       // frames already seen, the close included: what arrives later broke RFC 6455 5.5.1
       this.countsAtClose ??= { ...this.counts };
-      this.closeFrame = payload.length >= 2
+      const frame = payload.length >= 2
         ? { code: payload.readUInt16BE(0), reason: payload.subarray(2).toString('utf8') }
         : { code: null, reason: '' };
+      this.closeFrames.push(frame);
+      this.closeFrame ??= frame;
+      if (this.answerClose && this.closeFrames.length === 1 && !this.socket.destroyed) {
+        this.socket.write(encodeFrame(OP.CLOSE, frame.code ? closePayload(frame.code) : Buffer.alloc(0)));
+        this.socket.end();
+      }
     } else if (opcode === OP.PING) {
       this.pingsSeen++;
       if (this.autoPong && !this.socket.destroyed) {
