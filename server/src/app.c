@@ -17,6 +17,7 @@
 #include "protocol/metrics_json.h"
 #include "protocol/record.h"
 #include "protocol/snapshot.h"
+#include "protocol/state_file.h"
 #include "protocol/state_json.h"
 #include "sim/commands.h"
 #include "sim/metrics.h"
@@ -95,6 +96,12 @@ struct app {
     net_t *net;
     cmd_limits_t limits;
     uv_async_t wake_loop;
+    /* State-file writes run on libuv's thread pool, one at a time (and the
+     * last one, at shutdown, after any in flight: state_write_lock). */
+    uv_work_t state_work;
+    state_image_t *state_writing;
+    int state_rc; /* of the last write: set on the pool, read on the loop after it */
+    pthread_mutex_t state_write_lock;
     /* Loop thread only. */
     client_policy_t *policy; /* per slot */
     loop_counters_t loop_counters;
@@ -112,6 +119,7 @@ struct app {
     metrics_state_t metrics;
     double metrics_credit; /* as snapshot_credit, for metrics messages */
     uint64_t metrics_not_before_ns;
+    uint64_t state_due_ns; /* next periodic capture for --state-file */
     FILE *record;          /* --record, or NULL (also after a write error) */
     char *record_buf;
     uint64_t record_flushed_ns;
@@ -127,6 +135,8 @@ struct app {
     uint32_t *slot_client; /* client id in each slot, 0 when free */
     uint16_t *pending;     /* per slot: commands waiting */
     replies_t outgoing;
+    state_image_t *state_captured; /* the simulation's copy of the set-up, for the loop to write */
+    bool state_in_flight;          /* captured or being written: no new capture until done */
     frame_t frames[3]; /* triple buffer: the simulation fills back, the loop sends front */
     int back, ready, front;
     bool fresh; /* ready holds a frame the loop has not taken */
@@ -349,6 +359,38 @@ static char *on_metrics(void *user)
     return ops_metrics_text(&s.counters, &a->loop_counters, &g);
 }
 
+/* Writes an image to --state-file (any thread); 0 or -1, logged. */
+static int write_state(app_t *a, const state_image_t *img)
+{
+    char msg[256];
+    pthread_mutex_lock(&a->state_write_lock);
+    int rc = state_image_write(img, a->cfg.state_file, msg, sizeof msg);
+    pthread_mutex_unlock(&a->state_write_lock);
+    if (rc) fprintf(stderr, "swarmcast: cannot write the state file: %s\n", msg);
+    return rc;
+}
+
+static void state_work(uv_work_t *req)
+{
+    app_t *a = req->data;
+    a->state_rc = write_state(a, a->state_writing);
+}
+
+static void state_work_done(uv_work_t *req, int status)
+{
+    app_t *a = req->data;
+    if (status == 0 && a->state_rc == 0)
+        a->loop_counters.state_writes++;
+    else
+        a->loop_counters.state_write_failures++;
+    state_image_free(a->state_writing);
+    free(a->state_writing);
+    a->state_writing = NULL;
+    pthread_mutex_lock(&a->lock);
+    a->state_in_flight = false;
+    pthread_mutex_unlock(&a->lock);
+}
+
 /* The simulation has replies and maybe a new frame: send them. */
 static void on_wake(uv_async_t *handle)
 {
@@ -358,6 +400,8 @@ static void on_wake(uv_async_t *handle)
     pthread_mutex_lock(&a->lock);
     out = a->outgoing;
     a->outgoing = (replies_t){0};
+    state_image_t *captured = a->state_captured;
+    a->state_captured = NULL;
     if (a->fresh) {
         int f = a->front;
         a->front = a->ready;
@@ -375,6 +419,11 @@ static void on_wake(uv_async_t *handle)
     }
     replies_clear(&out);
     free(out.items);
+    if (captured) {
+        a->state_writing = captured;
+        a->state_work.data = a;
+        if (uv_queue_work(a->loop, &a->state_work, state_work, state_work_done)) state_work_done(&a->state_work, -1);
+    }
     /* front stays untouched by the simulation until the next swap here. */
     if (frame && frame->len) net_publish_snapshot(a->net, frame->buf + net_headroom(), frame->len);
 }
@@ -525,6 +574,30 @@ static void publish(app_t *a, bool new_frame)
     if (wake) uv_async_send(&a->wake_loop);
 }
 
+/* Every --state-every seconds: a copy of the set-up, for the loop to write
+ * on its thread pool (the disk never holds up a tick). Skipped while the
+ * previous copy is still being written. */
+static void capture_state(app_t *a, uint64_t now)
+{
+    if (!a->cfg.state_file || now < a->state_due_ns) return;
+    a->state_due_ns = now + (uint64_t)(a->cfg.state_every_s * 1e9);
+    pthread_mutex_lock(&a->lock);
+    bool busy = a->state_in_flight;
+    pthread_mutex_unlock(&a->lock);
+    if (busy) return;
+    state_image_t *img = calloc(1, sizeof *img);
+    if (!img || state_image_capture(img, &a->world, a->cfg.state_agents)) {
+        fprintf(stderr, "swarmcast: out of memory for a copy of the state; not written this time\n");
+        free(img);
+        return;
+    }
+    pthread_mutex_lock(&a->lock);
+    a->state_captured = img;
+    a->state_in_flight = true;
+    pthread_mutex_unlock(&a->lock);
+    uv_async_send(&a->wake_loop);
+}
+
 /* Sleeps until the deadline (or a stop); returns false on stop. */
 static bool sleep_until(app_t *a, uint64_t deadline_ns)
 {
@@ -583,6 +656,7 @@ static void *sim_main(void *arg)
         bool encoded = snapshot_due && encode_frame(a);
         if (encoded) a->counters.snapshots++;
         publish(a, encoded);
+        capture_state(a, now);
         if (a->record && now - a->record_flushed_ns >= RECORD_FLUSH_NS) {
             if (fflush(a->record)) record_failed(a);
             a->record_flushed_ns = now;
@@ -605,11 +679,47 @@ static void free_shared(app_t *a)
     replies_clear(&a->outgoing);
     free(a->outgoing.items);
     for (int f = 0; f < 3; f++) free(a->frames[f].buf);
+    if (a->state_captured) state_image_free(a->state_captured);
+    free(a->state_captured);
+    a->state_captured = NULL;
     metrics_free(&a->metrics);
     if (a->record) fclose(a->record);
     a->record = NULL;
     free(a->record_buf);
     a->record_buf = NULL;
+}
+
+/* --state-file at start: the operator's set-up back, or a clean start (a
+ * bad file is moved aside for the operator to look at, never lost). */
+static int restore_state(app_t *a)
+{
+    const char *path = a->cfg.state_file;
+    char msg[256], moved[4096 + 64];
+    int rc = state_file_load(path, &a->world, msg, sizeof msg);
+    switch (rc) {
+    case STATE_FILE_OK:
+        if (a->cfg.record)
+            fprintf(stderr, "swarmcast: warning: --record's log starts from a fresh world; with a restored state file "
+                            "(obstacles, agents) its replay will differ from this run\n");
+        fprintf(stderr, "swarmcast: restored the set-up from %s (model %s, %zu agents, %zu obstacles%s)\n", path,
+                params_desc((size_t)params_find("model"))->enum_names[a->world.params.model], a->world.n,
+                a->world.n_obstacles, a->world.paused ? ", paused" : "");
+        return 0;
+    case STATE_FILE_MISSING:
+        fprintf(stderr, "swarmcast: no state file at %s yet: starting clean; the set-up will be kept there\n", path);
+        return 0;
+    case STATE_FILE_NO_MEMORY:
+        fprintf(stderr, "swarmcast: out of memory restoring %s: %s\n", path, msg);
+        return -1;
+    default:
+        if (state_file_set_aside(path, moved, sizeof moved) == 0)
+            fprintf(stderr, "swarmcast: the state file %s cannot be used: %s; kept as %s; starting clean\n", path, msg,
+                    moved);
+        else
+            fprintf(stderr, "swarmcast: the state file %s cannot be used: %s; it cannot be moved aside either (%s); "
+                            "starting clean\n", path, msg, strerror(errno));
+        return 0;
+    }
 }
 
 /* Opens --record and writes its header: the world as it starts. */
@@ -666,7 +776,10 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
     /* --set may change max_speed, which the initial speeds were drawn from. */
     if (cfg->n_sets) world_reset(&a->world, cfg->seed, cfg->agents);
     a->limits = (cmd_limits_t){cfg->world_width, cfg->world_height, cfg->max_agents};
+    pthread_mutex_init(&a->state_write_lock, NULL);
+    if (cfg->state_file && restore_state(a)) goto fail;
     a->started_ns = a->last_tick_ns = now_ns();
+    a->state_due_ns = a->started_ns + (uint64_t)(cfg->state_every_s * 1e9);
     a->summary = (summary_t){world_info(&a->world), a->world.tick, a->world.n, a->world.paused, a->last_tick_ns, {0}};
     a->back = 0, a->ready = 1, a->front = 2;
     metrics_init(&a->metrics);
@@ -746,6 +859,12 @@ void app_shutdown(app_t *a)
         a->record = NULL;
     }
     if (a->cfg.final_path && state_json_write_file(a->cfg.final_path, &a->world)) a->failed = true;
+    if (a->cfg.state_file) {
+        /* After any periodic write still in flight (write_state waits for it). */
+        state_image_t img;
+        if (state_image_capture(&img, &a->world, a->cfg.state_agents) || write_state(a, &img)) a->failed = true;
+        state_image_free(&img);
+    }
     uv_close((uv_handle_t *)&a->wake_loop, NULL);
     net_shutdown(a->net, NULL, NULL);
 }
@@ -757,6 +876,7 @@ void app_destroy(app_t *a)
     world_free(&a->world);
     pthread_mutex_destroy(&a->lock);
     pthread_cond_destroy(&a->stop_cond);
+    pthread_mutex_destroy(&a->state_write_lock);
     free_shared(a);
     free(a);
 }

@@ -443,7 +443,7 @@ static void bad_files_are_refused_with_a_message_and_change_nothing(void **state
     reynolds_with_everything(&good);
     world_clear_target(&good, 1);
     for (int s = 0; s < 5; s++) world_step(&good);
-    good.obstacles[0] = (obstacle_t){good.obstacles[0].id, 700, 400, 50, 90, 35};
+    good.obstacles[0] = (obstacle_t){good.obstacles[0].id, 700, 400, 50, 90, 35, 0};
     save_ok(fx->path, &good, true);
     size_t len;
     char *text = read_text(fx->path, &len);

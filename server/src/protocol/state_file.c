@@ -36,15 +36,10 @@
 #define STATE_FILE_FIXED_BYTES (1u << 20)
 #define STATE_FILE_BYTES_PER_AGENT 80u
 
-/* Which obstacles a state file keeps: the operator's. Visitors' obstacles
- * go when their owners leave, so a restart must not bring them back.
- * LEAD: when obstacle_t gains `owner` (0 for the operator's), make this
- * `return o->owner == 0;` — until then every obstacle is kept. */
-static bool kept_obstacle(const obstacle_t *o)
-{
-    (void)o;
-    return true;
-}
+/* Which obstacles a state file keeps: the operator's (nobody's). Visitors'
+ * obstacles go when their owners leave, so a restart must not bring them
+ * back. */
+static bool kept_obstacle(const obstacle_t *o) { return o->owner == 0; }
 
 static int refuse(char *msg, size_t msg_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int refuse(char *msg, size_t msg_len, const char *fmt, ...)
@@ -456,7 +451,7 @@ static int read_obstacles(const cJSON *list, const cmd_limits_t *limits, state_i
         char why[200];
         if (cmd_from_json("add_obstacle", o, limits, 0, &cmd, why, sizeof why))
             return refuse(msg, msg_len, "%s%s", where, why);
-        img->obstacles[i] = (obstacle_t){(uint32_t)i, cmd.x, cmd.y, cmd.radius, cmd.vx, cmd.vy};
+        img->obstacles[i] = (obstacle_t){(uint32_t)i, cmd.x, cmd.y, cmd.radius, cmd.vx, cmd.vy, 0};
     }
     img->n_obstacles = n;
     return 0;
