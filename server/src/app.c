@@ -711,13 +711,15 @@ static int restore_state(app_t *a)
     case STATE_FILE_NO_MEMORY:
         fprintf(stderr, "swarmcast: out of memory restoring %s: %s\n", path, msg);
         return -1;
+    case STATE_FILE_UNREADABLE:
+        fprintf(stderr, "swarmcast: state file %s; left where it is; starting clean\n", msg);
+        return 0;
     default:
+        fprintf(stderr, "swarmcast: state file %s\n", msg);
         if (state_file_set_aside(path, moved, sizeof moved) == 0)
-            fprintf(stderr, "swarmcast: the state file %s cannot be used: %s; kept as %s; starting clean\n", path, msg,
-                    moved);
+            fprintf(stderr, "swarmcast: kept the bad state file as %s; starting clean\n", moved);
         else
-            fprintf(stderr, "swarmcast: the state file %s cannot be used: %s; it cannot be moved aside either (%s); "
-                            "starting clean\n", path, msg, strerror(errno));
+            fprintf(stderr, "swarmcast: cannot move the bad state file aside (%s); starting clean\n", strerror(errno));
         return 0;
     }
 }

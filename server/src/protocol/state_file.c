@@ -19,8 +19,8 @@
 
 /* The fastest any parameter lets an agent or a predator fly (max_speed,
  * uni_speed_max, predator_speed: 1000 u/s), with room for the rounding of
- * the speed limit: a saved world always passes, a hand edit cannot launch
- * an agent across the world in one tick. */
+ * the speed limit: a saved world always passes, a hand edit cannot give an
+ * agent a speed no parameter allows. */
 #define STATE_MAX_SPEED 1001.0
 /* Density-dependent radii are only compared with distances; the bound (five
  * times the largest radius a parameter allows) keeps hand edits sane and
@@ -733,6 +733,9 @@ int state_image_apply(const state_image_t *img, world_t *w, char *msg, size_t ms
         memcpy(w->cur.id, img->list.id, n * sizeof(uint32_t));
         memcpy(w->cur.flags, img->list.flags, n);
         w->tick = img->tick;
+        /* Today the generator's state follows from the seed and the number
+         * of agents ever drawn, which the reset above repeats; it is kept
+         * so that this stays exact should anything else draw from it. */
         w->rng = img->rng;
         w->gamma_x = img->gamma_x;
         w->gamma_y = img->gamma_y;
