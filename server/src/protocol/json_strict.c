@@ -148,7 +148,7 @@ static int string_code_point(reader_t *r, size_t opened, size_t *i, uint32_t *cp
         return 0;
     }
     if (c == 0) return fail_at(r, *i, "NUL byte in a string");
-    if (c < 0x20) return fail_at(r, *i, "control character 0x%02x in a string (it must be escaped)", c);
+    if (c < 0x20) return fail_at(r, *i, "unescaped control character 0x%02x in a string", c);
     if (c >= 0x80) {
         size_t n = utf8_sequence(r->s + *i, r->len - *i, cp);
         if (!n) return fail_at(r, *i, "invalid UTF-8 in a string");
