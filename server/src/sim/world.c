@@ -221,7 +221,7 @@ int world_init(world_t *w, const world_config_t *cfg)
               (w->scratch = calloc(2 * (size_t)w->threads, sizeof *w->scratch)) &&
               (w->task_pairs = calloc((size_t)w->threads * TASKS_PER_THREAD, sizeof *w->task_pairs)) &&
               (w->threads == 1 || (w->pool = workers_create(w->threads)));
-    for (int t = 0; ok && t < 2 * w->threads; t++) ok = scratch_init(&w->scratch[t], SENSE_SCRATCH_CAP) == 0;
+    for (int t = 0; ok && t < 2 * w->threads; t++) ok = scratch_init(&w->scratch[t], SIM_MAX_CANDIDATES) == 0;
     if (!ok) {
         world_free(w);
         return -1;
@@ -598,7 +598,7 @@ size_t world_memory_bytes(const world_t *w)
     size_t bytes = 2 * (w->cap + SENSE_LANES) * per_agent;                          /* cur and next */
     bytes += w->grid.agents_cap * 2 * sizeof(uint32_t);                             /* cell_of, order */
     bytes += (w->grid.cells_cap * 2 + 1) * sizeof(uint32_t);                        /* cell_start, cursor */
-    bytes += 2 * (size_t)w->threads * ((size_t)SENSE_SCRATCH_CAP + 2 * SENSE_LANES) * 5 * sizeof(float);
+    bytes += 2 * (size_t)w->threads * ((size_t)SIM_MAX_CANDIDATES + 2 * SENSE_LANES) * 5 * sizeof(float);
     for (float **arr = feature_arrays_begin((world_t *)w); arr < feature_arrays_end((world_t *)w); arr++)
         if (*arr) bytes += (w->cap + SENSE_LANES) * sizeof(float); /* optional per-agent arrays */
     bytes += w->history_frames * 4 * (w->cap + SENSE_LANES) * sizeof(float);       /* delayed feedback */
