@@ -55,6 +55,25 @@ static void a_dense_crowd_should_sense_at_most_max_candidates_each_and_fewer_wit
     }
 }
 
+static void olfati_saber_agents_should_sense_at_most_their_own_bound_whatever_the_cap(void **state)
+{
+    (void)state;
+    const int caps[] = {1024, SIM_OLFATI_MAX_CANDIDATES, 64};
+    for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
+        world_t w;
+        make_world(&w, 1600, 900, 3000, 6);
+        set_param(&w, "model", MODEL_OLFATI1);
+        set_param(&w, "max_candidates", caps[c]);
+        crowd(&w, 790, 440, 20, 0, 0); /* everyone within the 30 u range of everyone */
+        world_step(&w);
+        const int bound = caps[c] < SIM_OLFATI_MAX_CANDIDATES ? caps[c] : SIM_OLFATI_MAX_CANDIDATES;
+        /* Each senses a full sample, all in range, itself left out if in it. */
+        assert_true(pairs_seen(&w) <= (double)w.n * bound);
+        assert_true(pairs_seen(&w) >= (double)w.n * (bound - 1));
+        world_free(&w);
+    }
+}
+
 /* Mean distance from each agent to its nearest other. */
 static double mean_nearest_distance(const world_t *w)
 {
@@ -174,7 +193,8 @@ static void below_the_cap_results_should_be_identical_to_the_largest_cap(void **
         uint32_t most = 0;
         for (int s = 0; s < 15; s++) {
             uint32_t largest = largest_block(&at_cap);
-            assert_true(largest >= 16 && largest <= 1024);
+            /* Every block fits even Olfati-Saber's own bound, so that the cap decides. */
+            assert_true(largest >= 16 && largest <= SIM_OLFATI_MAX_CANDIDATES);
             set_param(&at_cap, "max_candidates", largest);
             world_step(&at_cap);
             world_step(&widest);
@@ -271,6 +291,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_dense_crowd_should_sense_at_most_max_candidates_each_and_fewer_with_a_lower_cap),
+        cmocka_unit_test(olfati_saber_agents_should_sense_at_most_their_own_bound_whatever_the_cap),
         cmocka_unit_test(a_capped_crowd_should_still_push_apart_agents_inside_the_separation_radius),
         cmocka_unit_test(below_the_cap_results_should_be_identical_to_the_largest_cap),
         cmocka_unit_test(every_model_should_step_a_capped_crowd_with_bounded_work),

@@ -315,8 +315,11 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t first_agent, uint32_t spa
     ps->common = model == MODEL_REYNOLDS && !ps->delayed_positions && ps->species == 1 &&
                  sense_params_fast_ok(&ps->sps[0]);
     ps->batch = (reynolds_batch_t){.first = first_agent, .count = 0};
-    /* The span holds the largest sample the parameter allows. */
-    ps->max_candidates = (uint32_t)p->max_candidates < span_cap ? (uint32_t)p->max_candidates : span_cap;
+    /* The span holds the largest sample the parameter allows; Olfati-Saber's
+     * pairs are dear, so its agents sense fewer (params.h). */
+    uint32_t max_candidates = (uint32_t)p->max_candidates;
+    if (ps->olfati && max_candidates > SIM_OLFATI_MAX_CANDIDATES) max_candidates = SIM_OLFATI_MAX_CANDIDATES;
+    ps->max_candidates = max_candidates < span_cap ? max_candidates : span_cap;
     ps->sample_seed = prng_mix(prng_mix(w->seed ^ SAMPLE_STREAM) ^ w->tick);
 }
 
