@@ -215,8 +215,8 @@ static int block_cells(const grid_t *g, int cx, int cy, bool wrap, grid_run_t ru
  * slice is what the kernel copies fastest. Its start moves with the seed
  * (the kernel draws one per tick), so that over ticks every agent of a
  * crowded cell is seen alike, not always the same few. */
-int grid_sample_block(const grid_t *g, int cx, int cy, bool wrap, uint32_t want, uint64_t seed,
-                      grid_run_t runs[GRID_MAX_SAMPLE_RUNS], grid_own_t own[2], int *n_own)
+int grid_sample_block(const grid_t *g, int cx, int cy, bool wrap, uint32_t want, uint64_t seed, grid_run_t *runs,
+                      grid_own_t *own, int *n_own)
 {
     grid_run_t cells[9];
     uint32_t ids[9];

@@ -85,10 +85,11 @@ typedef struct grid_own {
  * proportional (the shares add up to want, none exceeds its cell), as a
  * contiguous slice whose start is drawn from seed and the cell (wrapping
  * round the cell's end: two runs). Shifts and pair-by-pair wrapping as in
- * grid_runs. Returns the number of runs; own[0 … *n_own − 1] tell where
- * the agents of cell (cx, cy) itself are in the sample (those not in any
- * piece were left out). */
-int grid_sample_block(const grid_t *g, int cx, int cy, bool wrap, uint32_t want, uint64_t seed,
-                      grid_run_t runs[GRID_MAX_SAMPLE_RUNS], grid_own_t own[2], int *n_own);
+ * grid_runs. runs has room for GRID_MAX_SAMPLE_RUNS, own for 2. Returns
+ * the number of runs; own[0 … *n_own − 1] tell where the agents of cell
+ * (cx, cy) itself are in the sample (those not in any piece were left
+ * out). */
+int grid_sample_block(const grid_t *g, int cx, int cy, bool wrap, uint32_t want, uint64_t seed, grid_run_t *runs,
+                      grid_own_t *own, int *n_own);
 
 #endif
