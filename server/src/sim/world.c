@@ -446,13 +446,23 @@ int world_remove_obstacle(world_t *w, uint32_t id)
     return SIM_E_NOT_FOUND;
 }
 
-/* Below this population a step takes well under a millisecond and waking
- * the other threads costs more than it saves. */
+/* Below this population a step of a normal flock takes well under a
+ * millisecond and waking the other threads costs more than it saves … */
 #define PARALLEL_MIN_AGENTS 16384
+/* … unless a crowd makes each agent's sensing dear: as many pairs as such
+ * a flock's (about twelve neighbours each) are worth the threads too. */
+#define PARALLEL_MIN_PAIRS (16384.0 * 12.0)
 
+size_t world_parallel_from(double mean_neighbours)
+{
+    double by_pairs = mean_neighbours > 0.0 ? ceil(PARALLEL_MIN_PAIRS / mean_neighbours) : INFINITY;
+    return by_pairs < PARALLEL_MIN_AGENTS ? (size_t)by_pairs : PARALLEL_MIN_AGENTS;
+}
+
+/* The last step's density decides (a split never changes the results). */
 static int task_count(const world_t *w)
 {
-    return w->threads == 1 || w->n < PARALLEL_MIN_AGENTS ? 1 : w->threads * TASKS_PER_THREAD;
+    return w->threads == 1 || w->n < world_parallel_from(w->mean_neighbours) ? 1 : w->threads * TASKS_PER_THREAD;
 }
 
 /* Runs fn over all tasks, on the pool when there is one. */

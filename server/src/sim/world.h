@@ -161,6 +161,11 @@ int world_agents_placed(world_t *w);
 /* One fixed time step: re-sort by cell, steer, integrate, apply borders. */
 void world_step(world_t *w);
 
+/* The smallest population whose step runs on the world's threads when the
+ * last step saw this many neighbours per agent (fewer run on the calling
+ * thread alone: waking the others would cost more than it saves). */
+size_t world_parallel_from(double mean_neighbours);
+
 /* Sensing, steering and integration of the agents in grid cells
  * [cell_begin, cell_end) of the cell-sorted state, into w->next, by the
  * world's model (kernel.c). Reads only w->cur, so cell ranges are
