@@ -1,10 +1,10 @@
-/* kernel: one step's pass over a range of grid cells. For each cell it finds
- * the neighbour candidates once (the 3x3 block as runs of the cell-sorted
- * arrays, copied into one contiguous span while the cell before is being
- * sensed), then for each agent of the cell senses them with the variant of
- * the sensing loop that fits and hands the sums to the model's rule (the
- * Reynolds rules collect eight consecutive agents and run for all at
- * once).
+/* kernel: one step's pass over a range of agents (in cell order). For each
+ * of their cells it finds the neighbour candidates once (the 3x3 block as
+ * runs of the cell-sorted arrays, copied into one contiguous span while
+ * the cell before is being sensed), then for each agent of the cell senses
+ * them with the variant of the sensing loop that fits and hands the sums
+ * to the model's rule (the Reynolds rules collect eight consecutive agents
+ * and run for all at once).
  *
  * The work is bounded: a block holding more than max_candidates agents
  * (a dense crowd, or radii so large that a few cells hold everyone) is
@@ -107,9 +107,10 @@ static sense_params_t sense_params_of(const world_t *w, const sim_params_t *p)
     return sp;
 }
 
-/* What one step_cells call needs to know, fixed for the whole pass. */
+/* What one step_agents call needs to know, fixed for the whole pass. */
 typedef struct pass {
     world_t *w;
+    uint32_t agent_begin, agent_end; /* the agents this pass steers */
     sources_t src;
     int species;                             /* how many (1: no species tests) */
     sense_params_t sps[SIM_MAX_SPECIES];     /* each species' sensing */
@@ -141,22 +142,27 @@ static inline int32_t own_place(const cell_block_t *b, uint32_t i)
     return -1;
 }
 
+/* The pass steers cell c's agents that are in its range: all, or (where
+ * the range starts or ends inside the cell) some, so that a crowd in one
+ * cell can be shared between threads. Their candidates are the whole
+ * block's. */
 static void cell_block_of(const pass_t *ps, uint32_t c, cell_block_t *b)
 {
     const grid_t *g = &ps->w->grid;
-    b->first = g->cell_start[c];
-    b->last = g->cell_start[c + 1];
+    const uint32_t cell_first = g->cell_start[c], cell_last = g->cell_start[c + 1];
+    b->first = cell_first > ps->agent_begin ? cell_first : ps->agent_begin;
+    b->last = cell_last < ps->agent_end ? cell_last : ps->agent_end;
     b->n_runs = grid_runs(g, (int)(c % (uint32_t)g->nx), (int)(c / (uint32_t)g->nx), ps->wrap, b->runs, &b->pair_wrap);
     /* A delayed neighbour may have crossed a wrapped edge since: take the
      * shortest displacement pair by pair. */
     b->pair_wrap |= ps->delayed && ps->wrap;
     uint32_t total = 0, self_base = 0;
     for (int r = 0; r < b->n_runs; r++) {
-        if (b->first >= b->runs[r].begin && b->first < b->runs[r].end) self_base = total + (b->first - b->runs[r].begin);
+        if (cell_first >= b->runs[r].begin && cell_first < b->runs[r].end) self_base = total + (cell_first - b->runs[r].begin);
         total += b->runs[r].end - b->runs[r].begin;
     }
     b->total = total;
-    b->own[0] = (grid_own_t){b->first, b->last, self_base};
+    b->own[0] = (grid_own_t){cell_first, cell_last, self_base};
     b->n_own = 1;
     if (total > ps->max_candidates) {
         /* Too many to sense them all: an even sample, the same for every
@@ -277,12 +283,14 @@ LANES_INLINE uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_
 /* Stream of the counter-based generator for where sampled slices start. */
 #define SAMPLE_STREAM 0x73616d706c65ull
 
-static void pass_init(pass_t *ps, world_t *w, uint32_t first_agent, uint32_t span_cap)
+static void pass_init(pass_t *ps, world_t *w, uint32_t agent_begin, uint32_t agent_end, uint32_t span_cap)
 {
     const sim_params_t *p = &w->params;
     const agents_t *a = &w->cur;
     const int model = p->model;
     ps->w = w;
+    ps->agent_begin = agent_begin;
+    ps->agent_end = agent_end;
     ps->wrap = p->border == BORDER_WRAP;
     ps->olfati = model == MODEL_OLFATI1 || model == MODEL_OLFATI2 || model == MODEL_OLFATI3;
     ps->density = p->density_radii && model == MODEL_REYNOLDS;
@@ -314,7 +322,7 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t first_agent, uint32_t spa
      * on the cell, is left to each cell. */
     ps->common = model == MODEL_REYNOLDS && !ps->delayed_positions && ps->species == 1 &&
                  sense_params_fast_ok(&ps->sps[0]);
-    ps->batch = (reynolds_batch_t){.first = first_agent, .count = 0};
+    ps->batch = (reynolds_batch_t){.first = agent_begin, .count = 0};
     /* The span holds the largest sample the parameter allows; Olfati-Saber's
      * pairs are dear, so its agents sense fewer (params.h). */
     uint32_t max_candidates = (uint32_t)p->max_candidates;
@@ -330,12 +338,29 @@ static uint32_t next_occupied(const grid_t *g, uint32_t c, uint32_t end)
     return c;
 }
 
-KERNEL_CLONES
-uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_scratch_t scratch[2])
+/* The cell that holds agent k (k below the population): the first whose
+ * agents end after k. */
+static uint32_t cell_holding(const grid_t *g, uint32_t k)
 {
+    uint32_t lo = 0, hi = (uint32_t)((size_t)g->nx * (size_t)g->ny) - 1;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (g->cell_start[mid + 1] <= k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+KERNEL_CLONES
+uint64_t step_agents(world_t *w, uint32_t agent_begin, uint32_t agent_end, sense_scratch_t scratch[2])
+{
+    if (agent_begin >= agent_end) return 0;
     pass_t ps;
-    pass_init(&ps, w, w->grid.cell_start[cell_begin], scratch[0].cap < scratch[1].cap ? scratch[0].cap : scratch[1].cap);
+    pass_init(&ps, w, agent_begin, agent_end, scratch[0].cap < scratch[1].cap ? scratch[0].cap : scratch[1].cap);
     const grid_t *g = &w->grid;
+    const uint32_t cell_end = cell_holding(g, agent_end - 1) + 1;
     uint64_t neighbours = 0;
     /* Cells are pipelined: the next cell's candidates are copied into the
      * other span before this cell is sensed, so that the copy's stores have
@@ -343,11 +368,9 @@ uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_sc
      * still in flight, of another size or place, waits for them). */
     cell_block_t blocks[2];
     int cur = 0;
-    uint32_t c = next_occupied(g, cell_begin, cell_end);
-    if (c < cell_end) {
-        cell_block_of(&ps, c, &blocks[cur]);
-        gather(&ps.src, blocks[cur].runs, blocks[cur].n_runs, &scratch[cur]);
-    }
+    uint32_t c = cell_holding(g, agent_begin);
+    cell_block_of(&ps, c, &blocks[cur]);
+    gather(&ps.src, blocks[cur].runs, blocks[cur].n_runs, &scratch[cur]);
     while (c < cell_end) {
         const uint32_t next = next_occupied(g, c + 1, cell_end);
         if (next < cell_end) {

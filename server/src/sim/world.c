@@ -508,30 +508,14 @@ static void permute_task(void *ctx, int task, int thread)
     }
 }
 
-/* First cell whose agents start at or after agent index k. */
-static uint32_t cell_at(const grid_t *g, size_t k)
-{
-    uint32_t lo = 0, hi = (uint32_t)((size_t)g->nx * (size_t)g->ny);
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (g->cell_start[mid] < k)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* Steers task's share of the cells, split so that each task has about the
- * same number of agents. */
+/* Steers task's share of the agents: an equal count each, cut anywhere
+ * (inside a cell too, so that a crowd in a few cells is shared). */
 static void steer_task(void *ctx, int task, int thread)
 {
     world_t *w = ctx;
     size_t n_tasks = (size_t)task_count(w);
-    uint32_t first = cell_at(&w->grid, w->n * (size_t)task / n_tasks);
-    uint32_t last = task + 1 == (int)n_tasks ? (uint32_t)((size_t)w->grid.nx * (size_t)w->grid.ny)
-                                              : cell_at(&w->grid, w->n * (size_t)(task + 1) / n_tasks);
-    w->task_pairs[task] = step_cells(w, first, last, &w->scratch[2 * thread]);
+    size_t begin = w->n * (size_t)task / n_tasks, end = w->n * (size_t)(task + 1) / n_tasks;
+    w->task_pairs[task] = step_agents(w, (uint32_t)begin, (uint32_t)end, &w->scratch[2 * thread]);
 }
 
 static void swap_arrays(agents_t *c, agents_t *n, bool with_ids)
