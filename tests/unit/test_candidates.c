@@ -287,6 +287,32 @@ static void an_agent_left_out_of_the_sample_should_sense_all_of_it(void **state)
     }
 }
 
+/* A crowd fills a few cells; the threads share its agents, cutting inside
+ * cells. The results must not depend on where the cuts fall. */
+static void a_capped_crowd_should_step_identically_on_one_two_and_three_threads(void **state)
+{
+    (void)state;
+    static const char *const configs[][2] = {{"model", "0"}, {"delay_ticks", "3"}, {"model", "1"}, {"model", "4"}};
+    for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
+        world_t w[3];
+        for (int k = 0; k < 3; k++) {
+            world_config_t cfg = {.width = 1600, .height = 900, .dt = 1.0f / 60, .seed = 8, .agents = 3000,
+                                  .max_agents = 3000, .max_targets = 2, .threads = k + 1};
+            assert_int_equal(world_init(&w[k], &cfg), 0);
+            set_param(&w[k], configs[c][0], atof(configs[c][1]));
+            set_param(&w[k], "delay_mode", DELAY_POSITIONS);
+            set_param(&w[k], "max_candidates", 100);
+            crowd(&w[k], 790, 440, 20, 30, -20);
+            for (int s = 0; s < 8; s++) world_step(&w[k]);
+        }
+        /* The crowd was dense enough to be split: the last task saw pairs too. */
+        assert_true(w[2].task_pairs[3 * 4 - 1] > 0);
+        assert_true(same_state(&w[0], &w[1]));
+        assert_true(same_state(&w[0], &w[2]));
+        for (int k = 0; k < 3; k++) world_free(&w[k]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -296,6 +322,7 @@ int main(void)
         cmocka_unit_test(below_the_cap_results_should_be_identical_to_the_largest_cap),
         cmocka_unit_test(every_model_should_step_a_capped_crowd_with_bounded_work),
         cmocka_unit_test(an_agent_left_out_of_the_sample_should_sense_all_of_it),
+        cmocka_unit_test(a_capped_crowd_should_step_identically_on_one_two_and_three_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
