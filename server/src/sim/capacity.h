@@ -61,11 +61,12 @@ void capacity_of(const capacity_costs_t *costs, float width, float height, doubl
 /* Both: measure, then the bounds. 0, or -1 when the calibration failed. */
 int capacity_estimate(float width, float height, double tick_hz, int threads, size_t targets, capacity_t *out);
 
-/* One line for the server's start-up message, e.g. "max agents 5,600 (time
- * bound; area bound 90,000 for 1600 x 900 u): the dearest crowd, unicycle
- * with every option at 1024 candidates, costs 2,950 ns per agent-step; 2
- * threads step 5,600 in half a 16.7 ms tick (Reynolds' crowd 780 ns, a
- * normal flock 61 ns)". Returns what snprintf returns. */
+/* One line for the server's start-up message: "max agents 3,791 (time
+ * bound; the area bound is 90,000): with max_candidates at 1024 a crowd
+ * costs at worst 3,956 ns per agent-step (olfati3 with every option but
+ * species), so 2 threads step 3,791 agents in half a 16.7 ms tick;
+ * Reynolds' default crowd 686 ns, a normal flock 66 ns; area bound: one
+ * agent per 16 u² of 1600 x 900 u". Returns what snprintf returns. */
 int capacity_describe(const capacity_t *c, char *buf, size_t len);
 
 #endif
