@@ -22,6 +22,7 @@ const PARAM_TABLE = {
   fov_sep: ['float', 0, 360, 300],
   fov_ali: ['float', 0, 360, 300],
   fov_coh: ['float', 0, 360, 300],
+  max_candidates: ['int', 16, 1024, 256],
   w_sep: ['float', 0, 20, 1.5],
   w_ali: ['float', 0, 20, 1],
   w_coh: ['float', 0, 20, 1],
@@ -257,7 +258,7 @@ test('sends hello first, with client_id, world size, limits and every parameter'
       assert.equal(p.type, type, `${name}.type`);
       assert.equal(p.default, def, `${name}.default`);
       assert.equal(p.value, def, `${name}.value (untouched so far)`);
-      if (type === 'float') {
+      if (type === 'float' || type === 'int') {
         assert.equal(p.min, min, `${name}.min`);
         assert.equal(p.max, max, `${name}.max`);
       } else {
