@@ -19,6 +19,7 @@
 #include "protocol/snapshot.h"
 #include "protocol/state_file.h"
 #include "protocol/state_json.h"
+#include "sim/capacity.h"
 #include "sim/commands.h"
 #include "sim/metrics.h"
 
@@ -751,12 +752,35 @@ static int open_record(app_t *a)
     return 0;
 }
 
+/* Without --max-agents: what this machine steps within half a tick in the
+ * dearest crowd anyone could set up, and what the world's area holds (see
+ * sim/capacity.h), so that no command can freeze the world. */
+static size_t population_limit(const config_t *cfg)
+{
+    capacity_t cap;
+    if (capacity_estimate(cfg->world_width, cfg->world_height, cfg->tick_hz, cfg->threads, cfg->max_clients, &cap)) {
+        fprintf(stderr, "swarmcast: cannot calibrate the population limit; keeping %zu\n", cfg->max_agents);
+        return cfg->max_agents;
+    }
+    char line[512];
+    capacity_describe(&cap, line, sizeof line);
+    fprintf(stderr, "swarmcast: %s (--max-agents overrides)\n", line);
+    if (cfg->agents > cap.max_agents) {
+        fprintf(stderr, "swarmcast: warning: --agents %zu is above that; the limit is raised to %zu, and a crowd "
+                        "may overrun ticks\n", cfg->agents, cfg->agents);
+        return cfg->agents;
+    }
+    return cap.max_agents;
+}
+
 app_t *app_create(uv_loop_t *loop, const config_t *cfg)
 {
     app_t *a = calloc(1, sizeof *a);
     if (!a) return NULL;
     a->loop = loop;
     a->cfg = *cfg;
+    if (!cfg->max_agents_given) a->cfg.max_agents = population_limit(cfg);
+    cfg = &a->cfg;
     world_config_t wc = {
         .width = cfg->world_width,
         .height = cfg->world_height,
