@@ -124,7 +124,7 @@ typedef struct pass {
 
 /* One cell's agents and where their neighbour candidates are. */
 typedef struct cell_block {
-    uint32_t first, last;     /* the cell's agents */
+    uint32_t first, last;     /* the cell's agents this pass steers */
     grid_run_t runs[GRID_MAX_SAMPLE_RUNS]; /* the block's runs, or its sample's */
     int n_runs;
     uint32_t total;           /* candidates in all runs: at most max_candidates */
