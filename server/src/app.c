@@ -228,14 +228,27 @@ static void on_close(void *user, uint32_t client_id, size_t slot)
     pthread_mutex_unlock(&a->lock);
 }
 
-/* Charges what a refused message costs; a client that keeps sending
- * refused or over-budget messages is closed. */
-static void charge(app_t *a, uint32_t client_id, size_t slot, double cost)
+/* Closes a client that keeps sending past its budget. */
+static void close_abusive(app_t *a, uint32_t client_id)
 {
-    if (policy_charge(&a->policy[slot], cost, now_ns()) == POLICY_ABUSIVE) {
-        a->loop_counters.abuse_closes++;
-        net_close(a->net, client_id, 1008, "too many commands");
-    }
+    a->loop_counters.abuse_closes++;
+    net_close(a->net, client_id, 1008, "too many commands");
+}
+
+/* Charges what a refused message costs (refusals are work too). */
+static void charge_refused(app_t *a, uint32_t client_id, size_t slot)
+{
+    if (policy_charge(&a->policy[slot], POLICY_COST_REFUSED, now_ns()) == POLICY_ABUSIVE) close_abusive(a, client_id);
+}
+
+/* A command the client could not pay for: refused, and persistently, closed.
+ * kind: a cmd_kind_t or OPS_CMD_AUTH. */
+static void over_budget(app_t *a, uint32_t client_id, size_t kind, int64_t request_id, policy_verdict_t verdict)
+{
+    a->loop_counters.rate_limited[kind]++;
+    reply_error(a, client_id, "rate_limited", "too many commands: this one was not applied; wait a moment", request_id,
+                kind == OPS_CMD_AUTH ? "auth" : cmd_name((cmd_kind_t)kind));
+    if (verdict == POLICY_ABUSIVE) close_abusive(a, client_id);
 }
 
 /* Equal-time comparison, so that the time of a refusal tells nothing of
@@ -256,9 +269,7 @@ static void on_auth(app_t *a, uint32_t client_id, size_t slot, const char *token
     a->loop_counters.received[OPS_CMD_AUTH]++;
     policy_verdict_t verdict = policy_charge(p, POLICY_COST_AUTH, now_ns());
     if (verdict != POLICY_OK) {
-        a->loop_counters.rate_limited[OPS_CMD_AUTH]++;
-        reply_error(a, client_id, "rate_limited", "too many attempts; wait a second", request_id, "auth");
-        if (verdict == POLICY_ABUSIVE) charge(a, client_id, slot, POLICY_BUCKET * 2);
+        over_budget(a, client_id, OPS_CMD_AUTH, request_id, verdict);
         return;
     }
     if (a->cfg.control_token && !token_matches(a->cfg.control_token, token)) {
@@ -278,7 +289,7 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
     if (binary) {
         reply_error(a, client_id, "binary_not_accepted", "commands are JSON text messages; binary frames are not accepted",
                     -1, NULL);
-        charge(a, client_id, slot, POLICY_COST_REFUSED);
+        charge_refused(a, client_id, slot);
         return;
     }
     sim_cmd_t cmd;
@@ -292,7 +303,7 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
             return;
         }
         reply_error(a, client_id, err.code, err.message, err.request_id, err.cmd);
-        charge(a, client_id, slot, POLICY_COST_REFUSED);
+        charge_refused(a, client_id, slot);
         return;
     }
     const char *name = cmd_name(cmd.kind);
@@ -300,18 +311,12 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
         char message[160];
         snprintf(message, sizeof message, "%s needs the operator role: send auth with the control token", name);
         reply_error(a, client_id, "forbidden", message, cmd.request_id, name);
-        charge(a, client_id, slot, POLICY_COST_REFUSED);
+        charge_refused(a, client_id, slot);
         return;
     }
     policy_verdict_t verdict = policy_charge(p, policy_cost(&cmd), now_ns());
     if (verdict != POLICY_OK) {
-        a->loop_counters.rate_limited[cmd.kind]++;
-        reply_error(a, client_id, "rate_limited", "too many commands: this one was not applied; wait a moment",
-                    cmd.request_id, name);
-        if (verdict == POLICY_ABUSIVE) {
-            a->loop_counters.abuse_closes++;
-            net_close(a->net, client_id, 1008, "too many commands");
-        }
+        over_budget(a, client_id, cmd.kind, cmd.request_id, verdict);
         return;
     }
     cmd.visitor = !p->operator;
