@@ -227,6 +227,28 @@ static void a_saved_set_up_comes_back_into_a_fresh_world(void **state)
     world_free(&b);
 }
 
+/* Visitors' obstacles go when their owners leave: a restart must not bring
+ * them back. The operator's stay, in order. */
+static void only_the_operators_obstacles_are_kept(void **state)
+{
+    fixture_t *fx = *state;
+    world_t a, b;
+    make(&a, 5, 100);
+    uint32_t id;
+    assert_int_equal(world_add_owned_obstacle(&a, 100, 100, 20, 0, 0, 0, &id), SIM_OK);
+    assert_int_equal(world_add_owned_obstacle(&a, 200, 100, 30, 0, 0, 42, &id), SIM_OK); /* visitor 42's */
+    assert_int_equal(world_add_owned_obstacle(&a, 300, 100, 40, 0, 0, 0, &id), SIM_OK);
+    save_ok(fx->path, &a, false);
+    make(&b, 6, 10);
+    load_ok(fx->path, &b);
+    assert_int_equal(b.n_obstacles, 2);
+    assert_true(b.obstacles[0].r == 20.0f && b.obstacles[1].r == 40.0f);
+    assert_int_equal(b.obstacles[0].owner, 0);
+    assert_int_equal(b.obstacles[1].owner, 0);
+    world_free(&a);
+    world_free(&b);
+}
+
 static void without_agents_the_population_is_drawn_from_the_seed_as_a_reset_would(void **state)
 {
     fixture_t *fx = *state;
@@ -698,6 +720,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(a_saved_set_up_comes_back_into_a_fresh_world),
+        T(only_the_operators_obstacles_are_kept),
         T(without_agents_the_population_is_drawn_from_the_seed_as_a_reset_would),
         T(saved_agents_step_on_bit_for_bit),
         T(a_restored_world_saves_to_the_same_bytes),
