@@ -1,6 +1,7 @@
 #include "net/net.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -140,10 +141,28 @@ static bool origin_allowed(const char *allowed, const char *origin)
     return false;
 }
 
-/* Before the upgrade is answered: a browser page from another site may not
- * open a session (a request with no Origin is no browser's, and allowed). */
+/* RFC 6455 4.2.1: version 13 and a key of 16 bytes in base64 (24
+ * characters ending "=="), which libwebsockets 4.1 does not check. */
+static bool upgrade_well_formed(struct lws *wsi)
+{
+    char version[8], key[64];
+    int lv = lws_hdr_copy(wsi, version, sizeof version, WSI_TOKEN_VERSION);
+    int lk = lws_hdr_copy(wsi, key, sizeof key, WSI_TOKEN_KEY);
+    if (lv != 2 || strcmp(version, "13") != 0 || lk != 24 || key[22] != '=' || key[23] != '=') return false;
+    for (int i = 0; i < 22; i++)
+        if (!(isalnum((unsigned char)key[i]) || key[i] == '+' || key[i] == '/')) return false;
+    return true;
+}
+
+/* Before the upgrade is answered: a malformed request is refused (400), and
+ * a browser page from another site may not open a session (403; a request
+ * with no Origin is no browser's, and allowed). */
 static int on_filter(net_t *n, struct lws *wsi)
 {
+    if (!upgrade_well_formed(wsi)) {
+        lws_return_http_status(wsi, HTTP_STATUS_BAD_REQUEST, "not a version 13 WebSocket upgrade");
+        return -1;
+    }
     if (!n->cfg.allow_origin) return 0;
     char origin[256];
     int len = lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN);
