@@ -73,6 +73,8 @@ static void begin_close(net_t *n, session_t *s, int code, const char *reason)
     s->close_code = code;
     s->close_started_ms = now_ms(n);
     lws_close_reason(s->wsi, (enum lws_close_status)code, (unsigned char *)reason, strlen(reason));
+    /* The peer's answer must be read (what else it sends is dropped). */
+    if (s->reading_paused) lws_rx_flow_control(s->wsi, 1);
     lws_set_timer_usecs(s->wsi, 1);
     /* Wakes the service, which re-arms its timer for the new deadline
      * (otherwise it fires when lws's previous deadline comes). */
