@@ -53,6 +53,9 @@ static void check_ranges(const sim_cmd_t *c)
 {
     REQUIRE(c->client_id == CLIENT, "client_id %u", c->client_id);
     REQUIRE((unsigned)c->kind < CMD_COUNT, "kind %d", (int)c->kind);
+    /* Internal commands (leave) never come from a client, nor does a role. */
+    REQUIRE(!cmd_is_internal(c->kind), "a client sent the internal command %s", cmd_name(c->kind));
+    REQUIRE(!c->visitor, "the decoder set visitor");
     REQUIRE(c->request_id >= -1 && c->request_id <= (int64_t)UINT32_MAX, "request_id %lld", (long long)c->request_id);
     switch (c->kind) {
     case CMD_SET_TARGET:
