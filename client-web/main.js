@@ -168,7 +168,8 @@ const connection = new Connection({
       } else if (msg.type === 'param') {
         // hooks.params holds the world's values: a plain set_param, or one
         // for species 0 (whose parameters are the world's own).
-        if (msg.species == null || msg.species === 0) hooks.params[msg.name] = msg.value;
+        if (Array.isArray(msg.species_values)) hooks.params[msg.name] = msg.species_values[0];
+        else if (msg.species == null || msg.species === 0) hooks.params[msg.name] = msg.value;
         panel.onParam(msg);
       } else if (msg.type === 'metrics') {
         hooks.metrics = msg;

@@ -824,6 +824,9 @@ export function createPanel(deps) {
     const row = rows.get(msg.name);
     if (!row) return;
     setValue(row, species, msg.value);
+    // The server sends only the newest change of a parameter to a busy
+    // client; species_values (with several species) is its whole state.
+    if (Array.isArray(msg.species_values)) msg.species_values.forEach((v, k) => setValue(row, k, v));
     refreshRow(row);
     if (msg.name === 'species' && species === null) setSpeciesCount(msg.value);
   }

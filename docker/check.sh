@@ -20,7 +20,10 @@
 #      JSON hello then well-formed binary snapshots; docker stop makes it exit
 #      0 promptly and a connected viewer gets close code 1001
 #   6. docker/compose.yaml: validated, then run with a host-network override
-#      (port 18081) until healthy, stopped (exit 0) and removed
+#      (port 18081) until healthy; a parameter and an obstacle are set over
+#      the WebSocket; stopped (exit 0), removed with `down` and brought `up`
+#      again: the state file on the named volume restores both; then removed
+#      with its volume
 #   7. stop the engine if this script started it
 # Only 127.0.0.1 is contacted. Ends with "N passed, N failed"; exit 1 on a failure.
 #
@@ -58,7 +61,7 @@ cleanup() {
   set +e
   if [ -x "$DOCKER" ] && "$DOCKER" info >/dev/null 2>&1; then
     "$DOCKER" rm -f "$name" >/dev/null 2>&1
-    [ "$compose_up" = 1 ] && "$COMPOSE" -p "$project" -f "$work/compose.check.yaml" down >/dev/null 2>&1
+    [ "$compose_up" = 1 ] && "$COMPOSE" -p "$project" -f "$work/compose.check.yaml" down -v >/dev/null 2>&1
   fi
   [ -n "$run_pid" ] && kill "$run_pid" 2>/dev/null && wait "$run_pid" 2>/dev/null
   if [ -n "$engine_pid" ] && [ "${KEEP_ENGINE:-0}" != 1 ]; then
@@ -262,6 +265,48 @@ ws.on('message', (data, isBinary) => {
   }
 });
 EOF
+cat >"$work/ws-state.cjs" <<'EOF'
+// "set": as an operator (no control token is configured), changes a
+// parameter and adds an obstacle, waits for both acks. "expect": after a
+// restart, the hello must show the parameter and the snapshots the obstacle.
+const WebSocket = require(process.argv[2]);
+const [mode, url] = [process.argv[3], process.argv[4]];
+const W_SEP = 3.25, OX = 400, OY = 300, OR = 40;
+const ws = new WebSocket(url, 'swarmcast.v1');
+const fail = (m) => { console.log(m); process.exit(1); };
+setTimeout(() => fail(`${mode}: timeout`), 10000);
+const done = (m) => { console.log(m); ws.close(1000); ws.on('close', () => process.exit(0)); };
+let hello = null, acks = 0;
+ws.on('error', (e) => fail(`socket error: ${e.message}`));
+ws.on('message', (data, isBinary) => {
+  if (!hello) {
+    hello = JSON.parse(data.toString('utf8'));
+    if (mode === 'set') {
+      ws.send(JSON.stringify({ type: 'set_param', id: 1, name: 'w_sep', value: W_SEP }));
+      ws.send(JSON.stringify({ type: 'add_obstacle', id: 2, x: OX, y: OY, radius: OR }));
+    } else {
+      const p = (hello.params || []).find((q) => q.name === 'w_sep');
+      if (!p || p.value !== W_SEP) fail(`after the restart the hello says w_sep ${p && p.value}, expected ${W_SEP}`);
+    }
+    return;
+  }
+  if (mode === 'set' && !isBinary) {
+    const m = JSON.parse(data.toString('utf8'));
+    if (m.type === 'error') fail(`set: refused: ${m.code} ${m.message}`);
+    if (m.type === 'ack' && ++acks === 2) done(`set w_sep=${W_SEP} and an obstacle at (${OX}, ${OY}) r ${OR}`);
+  }
+  if (mode === 'expect' && isBinary) {
+    const b = Buffer.from(data);
+    const agents = b.readUInt32LE(16), obstacles = b.readUInt16LE(20);
+    const found = [];
+    for (let k = 0, at = 24 + 6 * agents; k < obstacles; k++, at += 16)
+      found.push([b.readFloatLE(at + 4), b.readFloatLE(at + 8), b.readFloatLE(at + 12)]);
+    if (!found.some(([x, y, r]) => x === OX && y === OY && r === OR))
+      fail(`after the restart the snapshot's obstacles are ${JSON.stringify(found)}, expected one at (${OX}, ${OY}) r ${OR}`);
+    done(`after the restart: w_sep ${W_SEP}, the obstacle at (${OX}, ${OY}) r ${OR}, ${agents} agents`);
+  }
+});
+EOF
 if out=$(node "$work/ws-check.cjs" "$ws_dir" "ws://127.0.0.1:$port/ws" 2>&1); then
   pass "WebSocket /ws: $out"
 else fail "WebSocket /ws: $out"; fi
@@ -343,15 +388,38 @@ EOF
     if [ "$status" = healthy ] && [ -n "$hz" ]; then
       pass "compose: service healthy on 127.0.0.1:$compose_port, restart=$policy, /healthz $hz"
     else fail "compose: status=$status healthz=$hz"; fi
+    compose_ws=ws://127.0.0.1:$compose_port/ws
+    if out=$(node "$work/ws-state.cjs" "$ws_dir" set "$compose_ws" 2>&1); then pass "compose: $out"
+    else fail "compose: setting up over the WebSocket: $out"; fi
     t0=$(now)
     "$COMPOSE" "${cf[@]}" stop >/dev/null 2>&1
     rc=$("$DOCKER" inspect --format '{{.State.ExitCode}}' "$cid" 2>/dev/null) || rc=gone
     took=$(elapsed "$t0" "$(now)")
     if [ "$rc" = 0 ]; then pass "compose stop: exit code 0 after $took s"; else fail "compose stop: exit code $rc after $took s"; fi
+    # A new container (down, then up) on the same named volume resumes the
+    # set-up from the state file the first one wrote when it stopped.
+    "$COMPOSE" "${cf[@]}" down >/dev/null 2>&1
+    if "$COMPOSE" "${cf[@]}" up -d --no-build >>"$work/compose.log" 2>&1; then
+      cid=$("$COMPOSE" "${cf[@]}" ps -q swarmcast)
+      up=0
+      for _ in $(seq 100); do
+        curl -fsS -o /dev/null "http://127.0.0.1:$compose_port/healthz" 2>/dev/null && { up=1; break; }
+        sleep 0.1
+      done
+      kept=$("$DOCKER" exec "$cid" stat -c '%U:%G %a, %s bytes' /var/lib/swarmcast/state.json 2>&1 || true)
+      if [ "$up" = 1 ] && out=$(node "$work/ws-state.cjs" "$ws_dir" expect "$compose_ws" 2>&1); then
+        pass "compose down + up: $out (state file: $kept)"
+      else
+        fail "compose down + up did not resume: ${out:-no answer on $compose_port} (state file: $kept)"
+        "$COMPOSE" "${cf[@]}" logs --no-color 2>&1 | tail -20
+      fi
+    else
+      cat "$work/compose.log"; fail "docker-compose up (second time)"
+    fi
   else
     cat "$work/compose.log"; fail "docker-compose up"
   fi
-  "$COMPOSE" "${cf[@]}" down >/dev/null 2>&1 || true
+  "$COMPOSE" "${cf[@]}" down -v >/dev/null 2>&1 || true
   compose_up=0
 fi
 

@@ -3,6 +3,8 @@
 # release build and once under AddressSanitizer + UndefinedBehaviorSanitizer.
 # Unit tests (cmocka), the integration test (real server + ws client) and the
 # browser test (headless Chromium via playwright-core) all run under ctest.
+# Then each libFuzzer target runs for FUZZ_SECONDS (60) under ASan + UBSan
+# (scripts/fuzz.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/deps.sh" test
@@ -18,3 +20,5 @@ for variant in release asan; do
   echo "== $variant tests" >&2
   (cd "$dir" && ctest --output-on-failure --timeout 300)
 done
+
+"$root/scripts/fuzz.sh"

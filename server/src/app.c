@@ -17,7 +17,9 @@
 #include "protocol/metrics_json.h"
 #include "protocol/record.h"
 #include "protocol/snapshot.h"
+#include "protocol/state_file.h"
 #include "protocol/state_json.h"
+#include "sim/capacity.h"
 #include "sim/commands.h"
 #include "sim/metrics.h"
 
@@ -95,6 +97,12 @@ struct app {
     net_t *net;
     cmd_limits_t limits;
     uv_async_t wake_loop;
+    /* State-file writes run on libuv's thread pool, one at a time (and the
+     * last one, at shutdown, after any in flight: state_write_lock). */
+    uv_work_t state_work;
+    state_image_t *state_writing;
+    int state_rc; /* of the last write: set on the pool, read on the loop after it */
+    pthread_mutex_t state_write_lock;
     /* Loop thread only. */
     client_policy_t *policy; /* per slot */
     loop_counters_t loop_counters;
@@ -112,6 +120,7 @@ struct app {
     metrics_state_t metrics;
     double metrics_credit; /* as snapshot_credit, for metrics messages */
     uint64_t metrics_not_before_ns;
+    uint64_t state_due_ns; /* next periodic capture for --state-file */
     FILE *record;          /* --record, or NULL (also after a write error) */
     char *record_buf;
     uint64_t record_flushed_ns;
@@ -127,6 +136,8 @@ struct app {
     uint32_t *slot_client; /* client id in each slot, 0 when free */
     uint16_t *pending;     /* per slot: commands waiting */
     replies_t outgoing;
+    state_image_t *state_captured; /* the simulation's copy of the set-up, for the loop to write */
+    bool state_in_flight;          /* captured or being written: no new capture until done */
     frame_t frames[3]; /* triple buffer: the simulation fills back, the loop sends front */
     int back, ready, front;
     bool fresh; /* ready holds a frame the loop has not taken */
@@ -217,14 +228,27 @@ static void on_close(void *user, uint32_t client_id, size_t slot)
     pthread_mutex_unlock(&a->lock);
 }
 
-/* Charges what a refused message costs; a client that keeps sending
- * refused or over-budget messages is closed. */
-static void charge(app_t *a, uint32_t client_id, size_t slot, double cost)
+/* Closes a client that keeps sending past its budget. */
+static void close_abusive(app_t *a, uint32_t client_id)
 {
-    if (policy_charge(&a->policy[slot], cost, now_ns()) == POLICY_ABUSIVE) {
-        a->loop_counters.abuse_closes++;
-        net_close(a->net, client_id, 1008, "too many commands");
-    }
+    a->loop_counters.abuse_closes++;
+    net_close(a->net, client_id, 1008, "too many commands");
+}
+
+/* Charges what a refused message costs (refusals are work too). */
+static void charge_refused(app_t *a, uint32_t client_id, size_t slot)
+{
+    if (policy_charge(&a->policy[slot], POLICY_COST_REFUSED, now_ns()) == POLICY_ABUSIVE) close_abusive(a, client_id);
+}
+
+/* A command the client could not pay for: refused, and persistently, closed.
+ * kind: a cmd_kind_t or OPS_CMD_AUTH. */
+static void over_budget(app_t *a, uint32_t client_id, size_t kind, int64_t request_id, policy_verdict_t verdict)
+{
+    a->loop_counters.rate_limited[kind]++;
+    reply_error(a, client_id, "rate_limited", "too many commands: this one was not applied; wait a moment", request_id,
+                kind == OPS_CMD_AUTH ? "auth" : cmd_name((cmd_kind_t)kind));
+    if (verdict == POLICY_ABUSIVE) close_abusive(a, client_id);
 }
 
 /* Equal-time comparison, so that the time of a refusal tells nothing of
@@ -245,9 +269,7 @@ static void on_auth(app_t *a, uint32_t client_id, size_t slot, const char *token
     a->loop_counters.received[OPS_CMD_AUTH]++;
     policy_verdict_t verdict = policy_charge(p, POLICY_COST_AUTH, now_ns());
     if (verdict != POLICY_OK) {
-        a->loop_counters.rate_limited[OPS_CMD_AUTH]++;
-        reply_error(a, client_id, "rate_limited", "too many attempts; wait a second", request_id, "auth");
-        if (verdict == POLICY_ABUSIVE) charge(a, client_id, slot, POLICY_BUCKET * 2);
+        over_budget(a, client_id, OPS_CMD_AUTH, request_id, verdict);
         return;
     }
     if (a->cfg.control_token && !token_matches(a->cfg.control_token, token)) {
@@ -267,7 +289,7 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
     if (binary) {
         reply_error(a, client_id, "binary_not_accepted", "commands are JSON text messages; binary frames are not accepted",
                     -1, NULL);
-        charge(a, client_id, slot, POLICY_COST_REFUSED);
+        charge_refused(a, client_id, slot);
         return;
     }
     sim_cmd_t cmd;
@@ -281,7 +303,7 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
             return;
         }
         reply_error(a, client_id, err.code, err.message, err.request_id, err.cmd);
-        charge(a, client_id, slot, POLICY_COST_REFUSED);
+        charge_refused(a, client_id, slot);
         return;
     }
     const char *name = cmd_name(cmd.kind);
@@ -289,18 +311,12 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
         char message[160];
         snprintf(message, sizeof message, "%s needs the operator role: send auth with the control token", name);
         reply_error(a, client_id, "forbidden", message, cmd.request_id, name);
-        charge(a, client_id, slot, POLICY_COST_REFUSED);
+        charge_refused(a, client_id, slot);
         return;
     }
     policy_verdict_t verdict = policy_charge(p, policy_cost(&cmd), now_ns());
     if (verdict != POLICY_OK) {
-        a->loop_counters.rate_limited[cmd.kind]++;
-        reply_error(a, client_id, "rate_limited", "too many commands: this one was not applied; wait a moment",
-                    cmd.request_id, name);
-        if (verdict == POLICY_ABUSIVE) {
-            a->loop_counters.abuse_closes++;
-            net_close(a->net, client_id, 1008, "too many commands");
-        }
+        over_budget(a, client_id, cmd.kind, cmd.request_id, verdict);
         return;
     }
     cmd.visitor = !p->operator;
@@ -349,6 +365,38 @@ static char *on_metrics(void *user)
     return ops_metrics_text(&s.counters, &a->loop_counters, &g);
 }
 
+/* Writes an image to --state-file (any thread); 0 or -1, logged. */
+static int write_state(app_t *a, const state_image_t *img)
+{
+    char msg[256];
+    pthread_mutex_lock(&a->state_write_lock);
+    int rc = state_image_write(img, a->cfg.state_file, msg, sizeof msg);
+    pthread_mutex_unlock(&a->state_write_lock);
+    if (rc) fprintf(stderr, "swarmcast: cannot write the state file: %s\n", msg);
+    return rc;
+}
+
+static void state_work(uv_work_t *req)
+{
+    app_t *a = req->data;
+    a->state_rc = write_state(a, a->state_writing);
+}
+
+static void state_work_done(uv_work_t *req, int status)
+{
+    app_t *a = req->data;
+    if (status == 0 && a->state_rc == 0)
+        a->loop_counters.state_writes++;
+    else
+        a->loop_counters.state_write_failures++;
+    state_image_free(a->state_writing);
+    free(a->state_writing);
+    a->state_writing = NULL;
+    pthread_mutex_lock(&a->lock);
+    a->state_in_flight = false;
+    pthread_mutex_unlock(&a->lock);
+}
+
 /* The simulation has replies and maybe a new frame: send them. */
 static void on_wake(uv_async_t *handle)
 {
@@ -358,6 +406,8 @@ static void on_wake(uv_async_t *handle)
     pthread_mutex_lock(&a->lock);
     out = a->outgoing;
     a->outgoing = (replies_t){0};
+    state_image_t *captured = a->state_captured;
+    a->state_captured = NULL;
     if (a->fresh) {
         int f = a->front;
         a->front = a->ready;
@@ -375,6 +425,11 @@ static void on_wake(uv_async_t *handle)
     }
     replies_clear(&out);
     free(out.items);
+    if (captured) {
+        a->state_writing = captured;
+        a->state_work.data = a;
+        if (uv_queue_work(a->loop, &a->state_work, state_work, state_work_done)) state_work_done(&a->state_work, -1);
+    }
     /* front stays untouched by the simulation until the next swap here. */
     if (frame && frame->len) net_publish_snapshot(a->net, frame->buf + net_headroom(), frame->len);
 }
@@ -525,6 +580,30 @@ static void publish(app_t *a, bool new_frame)
     if (wake) uv_async_send(&a->wake_loop);
 }
 
+/* Every --state-every seconds: a copy of the set-up, for the loop to write
+ * on its thread pool (the disk never holds up a tick). Skipped while the
+ * previous copy is still being written. */
+static void capture_state(app_t *a, uint64_t now)
+{
+    if (!a->cfg.state_file || now < a->state_due_ns) return;
+    a->state_due_ns = now + (uint64_t)(a->cfg.state_every_s * 1e9);
+    pthread_mutex_lock(&a->lock);
+    bool busy = a->state_in_flight;
+    pthread_mutex_unlock(&a->lock);
+    if (busy) return;
+    state_image_t *img = calloc(1, sizeof *img);
+    if (!img || state_image_capture(img, &a->world, a->cfg.state_agents)) {
+        fprintf(stderr, "swarmcast: out of memory for a copy of the state; not written this time\n");
+        free(img);
+        return;
+    }
+    pthread_mutex_lock(&a->lock);
+    a->state_captured = img;
+    a->state_in_flight = true;
+    pthread_mutex_unlock(&a->lock);
+    uv_async_send(&a->wake_loop);
+}
+
 /* Sleeps until the deadline (or a stop); returns false on stop. */
 static bool sleep_until(app_t *a, uint64_t deadline_ns)
 {
@@ -583,6 +662,7 @@ static void *sim_main(void *arg)
         bool encoded = snapshot_due && encode_frame(a);
         if (encoded) a->counters.snapshots++;
         publish(a, encoded);
+        capture_state(a, now);
         if (a->record && now - a->record_flushed_ns >= RECORD_FLUSH_NS) {
             if (fflush(a->record)) record_failed(a);
             a->record_flushed_ns = now;
@@ -605,11 +685,49 @@ static void free_shared(app_t *a)
     replies_clear(&a->outgoing);
     free(a->outgoing.items);
     for (int f = 0; f < 3; f++) free(a->frames[f].buf);
+    if (a->state_captured) state_image_free(a->state_captured);
+    free(a->state_captured);
+    a->state_captured = NULL;
     metrics_free(&a->metrics);
     if (a->record) fclose(a->record);
     a->record = NULL;
     free(a->record_buf);
     a->record_buf = NULL;
+}
+
+/* --state-file at start: the operator's set-up back, or a clean start (a
+ * bad file is moved aside for the operator to look at, never lost). */
+static int restore_state(app_t *a)
+{
+    const char *path = a->cfg.state_file;
+    char msg[256], moved[4096 + 64];
+    int rc = state_file_load(path, &a->world, msg, sizeof msg);
+    switch (rc) {
+    case STATE_FILE_OK:
+        if (a->cfg.record)
+            fprintf(stderr, "swarmcast: warning: --record's log starts from a fresh world; with a restored state file "
+                            "(obstacles, agents) its replay will differ from this run\n");
+        fprintf(stderr, "swarmcast: restored the set-up from %s (model %s, %zu agents, %zu obstacles%s)\n", path,
+                params_desc((size_t)params_find("model"))->enum_names[a->world.params.model], a->world.n,
+                a->world.n_obstacles, a->world.paused ? ", paused" : "");
+        return 0;
+    case STATE_FILE_MISSING:
+        fprintf(stderr, "swarmcast: no state file at %s yet: starting clean; the set-up will be kept there\n", path);
+        return 0;
+    case STATE_FILE_NO_MEMORY:
+        fprintf(stderr, "swarmcast: out of memory restoring %s: %s\n", path, msg);
+        return -1;
+    case STATE_FILE_UNREADABLE:
+        fprintf(stderr, "swarmcast: state file %s; left where it is; starting clean\n", msg);
+        return 0;
+    default:
+        fprintf(stderr, "swarmcast: state file %s\n", msg);
+        if (state_file_set_aside(path, moved, sizeof moved) == 0)
+            fprintf(stderr, "swarmcast: kept the bad state file as %s; starting clean\n", moved);
+        else
+            fprintf(stderr, "swarmcast: cannot move the bad state file aside (%s); starting clean\n", strerror(errno));
+        return 0;
+    }
 }
 
 /* Opens --record and writes its header: the world as it starts. */
@@ -639,12 +757,35 @@ static int open_record(app_t *a)
     return 0;
 }
 
+/* Without --max-agents: what this machine steps within half a tick in the
+ * dearest crowd anyone could set up, and what the world's area holds (see
+ * sim/capacity.h), so that no command can freeze the world. */
+static size_t population_limit(const config_t *cfg)
+{
+    capacity_t cap;
+    if (capacity_estimate(cfg->world_width, cfg->world_height, cfg->tick_hz, cfg->threads, cfg->max_clients, &cap)) {
+        fprintf(stderr, "swarmcast: cannot calibrate the population limit; keeping %zu\n", cfg->max_agents);
+        return cfg->max_agents;
+    }
+    char line[512];
+    capacity_describe(&cap, line, sizeof line);
+    fprintf(stderr, "swarmcast: %s (--max-agents overrides)\n", line);
+    if (cfg->agents > cap.max_agents) {
+        fprintf(stderr, "swarmcast: warning: --agents %zu is above that; the limit is raised to %zu, and a crowd "
+                        "may overrun ticks\n", cfg->agents, cfg->agents);
+        return cfg->agents;
+    }
+    return cap.max_agents;
+}
+
 app_t *app_create(uv_loop_t *loop, const config_t *cfg)
 {
     app_t *a = calloc(1, sizeof *a);
     if (!a) return NULL;
     a->loop = loop;
     a->cfg = *cfg;
+    if (!cfg->max_agents_given) a->cfg.max_agents = population_limit(cfg);
+    cfg = &a->cfg;
     world_config_t wc = {
         .width = cfg->world_width,
         .height = cfg->world_height,
@@ -666,7 +807,10 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
     /* --set may change max_speed, which the initial speeds were drawn from. */
     if (cfg->n_sets) world_reset(&a->world, cfg->seed, cfg->agents);
     a->limits = (cmd_limits_t){cfg->world_width, cfg->world_height, cfg->max_agents};
+    pthread_mutex_init(&a->state_write_lock, NULL);
+    if (cfg->state_file && restore_state(a)) goto fail;
     a->started_ns = a->last_tick_ns = now_ns();
+    a->state_due_ns = a->started_ns + (uint64_t)(cfg->state_every_s * 1e9);
     a->summary = (summary_t){world_info(&a->world), a->world.tick, a->world.n, a->world.paused, a->last_tick_ns, {0}};
     a->back = 0, a->ready = 1, a->front = 2;
     metrics_init(&a->metrics);
@@ -746,6 +890,12 @@ void app_shutdown(app_t *a)
         a->record = NULL;
     }
     if (a->cfg.final_path && state_json_write_file(a->cfg.final_path, &a->world)) a->failed = true;
+    if (a->cfg.state_file) {
+        /* After any periodic write still in flight (write_state waits for it). */
+        state_image_t img;
+        if (state_image_capture(&img, &a->world, a->cfg.state_agents) || write_state(a, &img)) a->failed = true;
+        state_image_free(&img);
+    }
     uv_close((uv_handle_t *)&a->wake_loop, NULL);
     net_shutdown(a->net, NULL, NULL);
 }
@@ -757,6 +907,7 @@ void app_destroy(app_t *a)
     world_free(&a->world);
     pthread_mutex_destroy(&a->lock);
     pthread_cond_destroy(&a->stop_cond);
+    pthread_mutex_destroy(&a->state_write_lock);
     free_shared(a);
     free(a);
 }

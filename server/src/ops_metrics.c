@@ -91,7 +91,7 @@ char *ops_metrics_text(const sim_counters_t *s, const loop_counters_t *l, const 
     jb_printf(&b, "swarmcast_record_bytes %llu\n", (unsigned long long)s->record_bytes);
     head(&b, "swarmcast_state_writes_total", "counter", "state-file writes");
     jb_printf(&b, "swarmcast_state_writes_total{result=\"ok\"} %llu\nswarmcast_state_writes_total{result=\"failed\"} %llu\n",
-              (unsigned long long)s->state_writes, (unsigned long long)s->state_write_failures);
+              (unsigned long long)l->state_writes, (unsigned long long)l->state_write_failures);
     if (b.failed) {
         jb_free(&b);
         return NULL;

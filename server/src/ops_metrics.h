@@ -26,7 +26,6 @@ typedef struct sim_counters {
     uint64_t applied[OPS_CMD_KINDS];
     uint64_t errors[OPS_ERROR_CODES];
     uint64_t record_bytes;
-    uint64_t state_writes, state_write_failures;
 } sim_counters_t;
 
 typedef struct loop_counters {
@@ -34,6 +33,7 @@ typedef struct loop_counters {
     uint64_t rate_limited[OPS_CMD_KINDS];
     uint64_t errors[OPS_ERROR_CODES];
     uint64_t abuse_closes;
+    uint64_t state_writes, state_write_failures; /* written on the loop's thread pool, counted on the loop */
 } loop_counters_t;
 
 /* What the gauges show. */

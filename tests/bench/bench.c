@@ -6,8 +6,12 @@
  * the reference from the same initial state, and encodes a snapshot. Each
  * figure is the median of several timed steps. It prints a Markdown table
  * (docs/BENCHMARKS.md shows one) and checks that the single- and multi-
- * threaded worlds ended bit-identical. It is not a test: it asserts nothing
- * about speed. */
+ * threaded worlds ended bit-identical. A second table steps a dense crowd
+ * (every agent's 3x3 block far over max_candidates) with the cap at 256 and
+ * at its largest, 1024, against a flock of normal density, and the last
+ * line is the default population limit (sim/capacity.h) for the default
+ * world on this machine. It is not a test: it asserts nothing about
+ * speed. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,6 +22,8 @@
 
 #include "protocol/snapshot.h"
 #include "reference.h"
+#include "sim/capacity.h"
+#include "sim/prng.h"
 #include "sim/world.h"
 
 #define MAX_SAMPLES 64
@@ -111,9 +117,96 @@ static void cpu_name(char *out, size_t len)
 
 static void usage(void)
 {
-    printf("usage: swarmcast-bench [--threads N] [--sizes N,N,...]\n"
+    printf("usage: swarmcast-bench [--threads N] [--sizes N,N,...] [--crowd]\n"
            "  --threads N   threads for the parallel runs (default: the machine's cores)\n"
-           "  --sizes LIST  populations (default 1000,10000,100000,1000000)\n");
+           "  --sizes LIST  populations (default 1000,10000,100000,1000000)\n"
+           "  --crowd       only the dense crowd table and the population limit\n");
+}
+
+/* The crowd: CROWD_AGENTS in a CROWD_SIDE square in the middle of the
+ * default world; every agent's block holds all of them. */
+#define CROWD_AGENTS 20000
+#define CROWD_SIDE 40.0f
+#define CROWD_SAMPLES 9
+
+/* Packs every agent (by id) back into the crowd, flying every which way,
+ * so that each timed step starts from the same state (a crowd disperses). */
+static void pack_crowd(world_t *w)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        const uint32_t id = w->cur.id[i];
+        const float heading = 6.28318531f * prng_hash_unit(1, 2, id, 0), speed = 50.0f + 100.0f * prng_hash_unit(1, 3, id, 0);
+        w->cur.x[i] = 0.5f * (w->width - CROWD_SIDE) + CROWD_SIDE * prng_hash_unit(1, 0, id, 0);
+        w->cur.y[i] = 0.5f * (w->height - CROWD_SIDE) + CROWD_SIDE * prng_hash_unit(1, 1, id, 0);
+        w->cur.vx[i] = speed * cosf(heading);
+        w->cur.vy[i] = speed * sinf(heading);
+    }
+    world_agents_placed(w);
+}
+
+/* Median ms of a crowd's step, packed again before each. */
+static double time_crowd_steps(world_t *w)
+{
+    double t[CROWD_SAMPLES];
+    pack_crowd(w);
+    world_step(w); /* warm-up; also tells the world the crowd is dense (it goes parallel) */
+    for (int s = 0; s < CROWD_SAMPLES; s++) {
+        pack_crowd(w);
+        double t0 = now_ms();
+        world_step(w);
+        t[s] = now_ms() - t0;
+    }
+    return median(t, CROWD_SAMPLES);
+}
+
+static int crowd_table(int threads)
+{
+    printf("\nA crowd: %d agents packed into %.0f x %.0f u of the default 1600 x 900 u world (repacked before each\n"
+           "step), so that every agent's 3x3 block holds them all; median of %d steps. The normal flock: as many\n"
+           "agents at the density of the table above (about ten neighbours each), same model, one thread.\n\n",
+           CROWD_AGENTS, (double)CROWD_SIDE, (double)CROWD_SIDE, CROWD_SAMPLES);
+    printf("| model | max_candidates | mean neighbours | 1 thread ns/agent | %d threads ns/agent | %d threads ms/step | "
+           "normal flock ns/agent |\n",
+           threads, threads);
+    printf("|---|---:|---:|---:|---:|---:|---:|\n");
+    static const char *const models[] = {"reynolds", "olfati1", "olfati2", "olfati3", "unicycle"};
+    const int caps[] = {256, 1024};
+    for (int m = 0; m < (int)(sizeof models / sizeof models[0]); m++) {
+        const float side = sqrtf((float)CROWD_AGENTS * 654.5f);
+        world_config_t flock_cfg = {.width = side, .height = side, .dt = 1.0f / 60.0f, .seed = 1, .agents = CROWD_AGENTS,
+                                    .max_agents = CROWD_AGENTS, .max_targets = 1, .threads = 1};
+        world_t flock;
+        char msg[160];
+        if (world_init(&flock, &flock_cfg)) return 1;
+        world_set_param(&flock, (size_t)params_find("model"), m, msg, sizeof msg);
+        for (int s = 0; s < 3; s++) world_step(&flock);
+        const double t_flock = time_steps(step_world, &flock, 15);
+        world_free(&flock);
+        for (int c = 0; c < 2; c++) {
+            double t[2], neighbours = 0;
+            for (int k = 0; k < 2; k++) {
+                world_config_t cfg = {.width = 1600, .height = 900, .dt = 1.0f / 60.0f, .seed = 1, .agents = CROWD_AGENTS,
+                                      .max_agents = CROWD_AGENTS, .max_targets = 1, .threads = k ? threads : 1};
+                world_t w;
+                if (world_init(&w, &cfg)) return 1;
+                world_set_param(&w, (size_t)params_find("model"), m, msg, sizeof msg);
+                world_set_param(&w, (size_t)params_find("max_candidates"), caps[c], msg, sizeof msg);
+                t[k] = time_crowd_steps(&w);
+                neighbours = w.mean_neighbours;
+                world_free(&w);
+            }
+            const double ns = 1e6 / CROWD_AGENTS;
+            printf("| %s | %d | %.0f | %.0f | %.0f | %.1f | %.0f |\n", models[m], caps[c], neighbours, t[0] * ns, t[1] * ns,
+                   t[1], t_flock * 1e6 / CROWD_AGENTS);
+            fflush(stdout);
+        }
+    }
+    capacity_t cap;
+    if (capacity_estimate(1600, 900, 60, threads, 64, &cap)) return 1;
+    char line[600];
+    capacity_describe(&cap, line, sizeof line);
+    printf("\nDefault population limit for 1600 x 900 u at 60 Hz on %d threads, 64 clients:\n%s\n", threads, line);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -121,8 +214,11 @@ int main(int argc, char **argv)
     int threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     size_t sizes[16] = {1000, 10000, 100000, 1000000};
     int n_sizes = 4;
+    bool crowd_only = false;
     for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--threads") && a + 1 < argc) {
+        if (!strcmp(argv[a], "--crowd")) {
+            crowd_only = true;
+        } else if (!strcmp(argv[a], "--threads") && a + 1 < argc) {
             threads = atoi(argv[++a]);
         } else if (!strcmp(argv[a], "--sizes") && a + 1 < argc) {
             n_sizes = 0;
@@ -139,6 +235,7 @@ int main(int argc, char **argv)
     cpu_name(cpu, sizeof cpu);
     printf("swarmcast-bench: %s, %ld cores, kernel %s, compiler %s\n", cpu, sysconf(_SC_NPROCESSORS_ONLN),
            kernel_name(), __VERSION__);
+    if (crowd_only) return crowd_table(threads);
     printf("Every model with its default parameters (Reynolds zones 25/50/50 u, field of view 300°;\n"
            "Olfati-Saber d = 25 u, r = 30 u), wrap borders, density set for about ten neighbours per\n"
            "agent within 50 u; medians of timed steps. The reference implements Reynolds only.\n\n");
@@ -198,5 +295,5 @@ int main(int argc, char **argv)
             if (reynolds) ref_free(&ref);
         }
     }
-    return 0;
+    return crowd_table(threads);
 }

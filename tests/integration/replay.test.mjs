@@ -28,7 +28,14 @@ before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'swarmcast-replay-'));
   log = path.join(dir, 'run.jsonl');
   final1 = path.join(dir, 'live.json');
-  server = await startServer({ agents: AGENTS, seed: 11, args: ['--record', log, '--final', final1, '--threads', '2', '--rate-scale', '100'] });
+  // A hundredfold command budget and room for agents: the sequence below is
+  // quicker than a person, and the default population limit follows this
+  // machine's speed (server.test.mjs says more).
+  server = await startServer({
+    agents: AGENTS,
+    seed: 11,
+    args: ['--record', log, '--final', final1, '--threads', '2', '--rate-scale', '100', '--max-agents', '100000'],
+  });
   a = await connect(server.wsUrl);
   b = await connect(server.wsUrl);
 });

@@ -22,6 +22,7 @@ const PARAM_TABLE = {
   fov_sep: ['float', 0, 360, 300],
   fov_ali: ['float', 0, 360, 300],
   fov_coh: ['float', 0, 360, 300],
+  max_candidates: ['int', 16, 1024, 256],
   w_sep: ['float', 0, 20, 1.5],
   w_ali: ['float', 0, 20, 1],
   w_coh: ['float', 0, 20, 1],
@@ -45,8 +46,10 @@ let H;
 before(async () => {
   // These tests check what each command does, in quick bursts (65
   // obstacles, say) that a person's budget would refuse: a hundredfold
-  // budget. The default budget is tested in hostile-*.test.mjs.
-  server = await startServer({ agents: 300, seed: 7, args: ['--rate-scale', '100'] });
+  // budget; and they add agents, which the population limit derived from
+  // this machine's speed might not leave room for on a busy machine: an
+  // explicit one. Both defaults are tested in hostile-*.test.mjs.
+  server = await startServer({ agents: 300, seed: 7, args: ['--rate-scale', '100', '--max-agents', '100000'] });
   observer = await connect(server.wsUrl);
   actor = await connect(server.wsUrl);
   hello = actor.hello;
@@ -257,7 +260,7 @@ test('sends hello first, with client_id, world size, limits and every parameter'
       assert.equal(p.type, type, `${name}.type`);
       assert.equal(p.default, def, `${name}.default`);
       assert.equal(p.value, def, `${name}.value (untouched so far)`);
-      if (type === 'float') {
+      if (type === 'float' || type === 'int') {
         assert.equal(p.min, min, `${name}.min`);
         assert.equal(p.max, max, `${name}.max`);
       } else {
@@ -562,6 +565,32 @@ const BAD_INPUT = [
     ['a truncated object', '{"type": "set_target", "x": 1', { code: 'bad_json', id: null, cmd: null }],
     ['plain text', 'hello', { code: 'bad_json', id: null, cmd: null }],
     ['an empty message', '', { code: 'bad_json', id: null, cmd: null }],
+  ]],
+  // PROTOCOL.md "Strict JSON": each of these cJSON alone would read (most as a
+  // valid command); the message names what is wrong and at which byte.
+  ['refuses text outside the strict JSON grammar with bad_json naming the byte', [
+    ['a byte-order mark', '\uFEFF{"type":"pause","id":80}', { code: 'bad_json', id: null, cmd: null, mentions: 'byte-order mark at byte 0' }],
+    ['a leading zero', '{"type":"add_agents","count":01,"id":81}', { code: 'bad_json', id: null, cmd: null, mentions: 'leading zero in a number at byte 29' }],
+    ['a negative number with a leading zero', '{"type":"reset","seed":-01}', { code: 'bad_json', id: null, cmd: null, mentions: 'leading zero in a number at byte 23' }],
+    ['a number ending in a dot', '{"type":"add_agents","count":1.,"id":82}', { code: 'bad_json', id: null, cmd: null, mentions: "'.' must be followed by a digit at byte 30" }],
+    ['a number starting with a dot', '{"type":"set_param","name":"w_sep","value":.5}', { code: 'bad_json', id: null, cmd: null, mentions: "not '.' at byte 43" }],
+    ['a plus sign', '{"type":"reset","seed":+1}', { code: 'bad_json', id: null, cmd: null, mentions: "may not start with '+' at byte 23" }],
+    ['an exponent without digits', '{"type":"reset","seed":1e}', { code: 'bad_json', id: null, cmd: null, mentions: 'exponent has no digits at byte 24' }],
+    ['a hexadecimal number', '{"type":"reset","seed":0x10}', { code: 'bad_json', id: null, cmd: null, mentions: "unexpected 'x' in a number at byte 24" }],
+    ['NaN', '{"type":"set_param","name":"w_sep","value":NaN}', { code: 'bad_json', id: null, cmd: null, mentions: 'NaN and Infinity' }],
+    ['Infinity', '{"type":"set_param","name":"w_sep","value":Infinity}', { code: 'bad_json', id: null, cmd: null, mentions: 'NaN and Infinity' }],
+    ['a duplicate key', '{"type":"pause","type":"reset"}', { code: 'bad_json', id: null, cmd: null, mentions: "duplicate key 'type' at byte 16" }],
+    ['a duplicate key written with an escape', '{"type":"pause","typ\\u0065":"reset"}', { code: 'bad_json', id: null, cmd: null, mentions: "duplicate key 'type' at byte 16" }],
+    ['a NUL byte in a string', '{"type":"pa\u0000use"}', { code: 'bad_json', id: null, cmd: null, mentions: 'NUL byte in a string at byte 11' }],
+    ['an escaped NUL that would cut the value short', '{"type":"set_param","name":"border","value":"bounce\\u0000x"}', { code: 'bad_json', id: null, cmd: null, mentions: 'escaped NUL' }],
+    ['a raw tab in a string', '{"type":"pause","note":"a\tb"}', { code: 'bad_json', id: null, cmd: null, mentions: 'control character 0x09 in a string at byte 25' }],
+    ['a control character before the object', '\u0001{"type":"pause"}', { code: 'bad_json', id: null, cmd: null, mentions: 'control character 0x01 at byte 0' }],
+    ['a second object after the first', '{"type":"pause"} {"type":"resume"}', { code: 'bad_json', id: null, cmd: null, mentions: 'text after the JSON value' }],
+    ['an unknown escape', '{"type":"pa\\x75se"}', { code: 'bad_json', id: null, cmd: null, mentions: 'invalid escape' }],
+    ['a lone surrogate escape', '{"type":"pause","note":"\\ud800"}', { code: 'bad_json', id: null, cmd: null, mentions: 'unpaired UTF-16 surrogate' }],
+    ['an unterminated string', '{"type":"pause', { code: 'bad_json', id: null, cmd: null, mentions: 'unterminated string at byte 8' }],
+    ['a trailing comma', '{"type":"pause",}', { code: 'bad_json', id: null, cmd: null, mentions: "trailing comma before '}' at byte 15" }],
+    ['nesting deeper than 16 levels', `{"type":"pause","x":${'['.repeat(16)}${']'.repeat(16)}}`, { code: 'bad_json', id: null, cmd: null, mentions: 'nested deeper than 16 levels at byte 35' }],
   ]],
   ['refuses a JSON array, number, string or null instead of an object with bad_json', [
     ['an array holding a command', '[{"type":"pause","id":1}]', { code: 'bad_json', id: null, cmd: null }],

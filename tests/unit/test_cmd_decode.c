@@ -359,6 +359,43 @@ static void text_with_trailing_garbage_after_the_object_should_be_bad_json(void 
     refused("{\"type\":\"pause\",\"id\":1}]", "bad_json", -1, NULL);
 }
 
+static void text_outside_the_strict_grammar_should_be_bad_json_naming_what_and_where(void **state)
+{
+    (void)state;
+    /* cJSON alone would take each of these (most as a valid command) */
+    static const struct {
+        const char *text, *says;
+    } cases[] = {
+        {"\xef\xbb\xbf{\"type\":\"pause\"}", "byte-order mark at byte 0"},
+        {"{\"type\":\"add_agents\",\"count\":01}", "leading zero in a number at byte 29"},
+        {"{\"type\":\"add_agents\",\"count\":-01}", "leading zero in a number at byte 29"},
+        {"{\"type\":\"add_agents\",\"count\":1.}", "'.' must be followed by a digit at byte 30"},
+        {"{\"type\":\"pause\",\"type\":\"reset\"}", "duplicate key 'type' at byte 16"},
+        {"{\"type\":\"pause\",\"id\":1,\"id\":2}", "duplicate key 'id' at byte 23"},
+        {"{\"type\":\"set_param\",\"name\":\"border\",\"value\":\"wrap\\u0000x\"}", "escaped NUL"},
+        {"{\"type\":\"set_target\",\"x\":1,\"y\":2,\"note\":\"a\tb\"}", "control character 0x09 in a string"},
+        {"\x01{\"type\":\"pause\"}", "control character 0x01 at byte 0"},
+        {"{\"type\":\"pause\"}\x0b", "text after the JSON value"},
+        {"{\"type\":\"pause\",\"x\":[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}", "nested deeper than 16 levels at byte 35"},
+        {"{\"type\":\"pause\",\"x\":\"\\ud83d\"}", "unpaired UTF-16 surrogate"},
+        {"{\"type\":\"pause\",\"x\":\"\xc0\xaf\"}", "invalid UTF-8 in a string at byte 21"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cmd_error_t e = refused(cases[i].text, "bad_json", -1, NULL);
+        if (!strstr(e.message, cases[i].says)) fail_msg("message \"%s\" does not say \"%s\"", e.message, cases[i].says);
+    }
+    /* a NUL byte inside the given length, in a string and after the object */
+    static const char nul_in_string[] = "{\"type\":\"pa\0use\"}", nul_after[] = "{\"type\":\"pause\"}\0";
+    sim_cmd_t out;
+    cmd_error_t err;
+    assert_int_equal(cmd_decode(nul_in_string, sizeof nul_in_string - 1, &LIMITS, CLIENT, &out, &err), -1);
+    assert_string_equal(err.code, "bad_json");
+    assert_non_null(strstr(err.message, "NUL byte in a string at byte 11"));
+    assert_int_equal(cmd_decode(nul_after, sizeof nul_after - 1, &LIMITS, CLIENT, &out, &err), -1);
+    assert_string_equal(err.code, "bad_json");
+    assert_non_null(strstr(err.message, "text after the JSON value (a NUL byte) at byte 16"));
+}
+
 static void a_missing_or_unknown_type_should_be_unknown_command(void **state)
 {
     (void)state;
@@ -540,7 +577,7 @@ static void quoted_client_text_in_errors_should_be_printable_ascii(void **state)
     e = refused("{\"type\":\"set_param\",\"name\":\"speed\\u0007\\u001b[31m\xc3\xa9\",\"value\":1}",
                 "unknown_param", -1, "set_param");
     assert_non_null(strstr(e.message, "speed"));
-    e = refused("{\"type\":\"set_param\",\"name\":\"border\",\"value\":\"sp\\r\\n\xe2\x82\xac" "iral\\u0000x\"}",
+    e = refused("{\"type\":\"set_param\",\"name\":\"border\",\"value\":\"sp\\r\\n\xe2\x82\xac" "iral\\u001bx\"}",
                 "out_of_range", -1, "set_param");
     assert_non_null(strstr(e.message, "sp"));
 
@@ -605,6 +642,7 @@ int main(void)
         cmocka_unit_test(decoder_should_read_no_further_than_the_given_length),
         cmocka_unit_test(text_that_is_not_a_json_object_should_be_bad_json),
         cmocka_unit_test(text_with_trailing_garbage_after_the_object_should_be_bad_json),
+        cmocka_unit_test(text_outside_the_strict_grammar_should_be_bad_json_naming_what_and_where),
         cmocka_unit_test(a_missing_or_unknown_type_should_be_unknown_command),
         cmocka_unit_test(each_missing_required_field_should_be_missing_field),
         cmocka_unit_test(x_without_y_should_be_missing_field),

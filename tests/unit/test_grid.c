@@ -146,6 +146,135 @@ static void positions_outside_the_world_should_clamp_to_edge_cells(void **state)
     grid_free(&g);
 }
 
+/* Half the agents scattered, half crowded into a corner square (across
+ * the wrapped edges of the world) and the middle: blocks of every size. */
+static void scatter_with_crowds(float width, float height, uint64_t seed)
+{
+    prng_t r;
+    prng_seed(&r, seed, 1);
+    for (int i = 0; i < N; i++) {
+        int kind = i % 4;
+        if (kind < 2) {
+            xs[i] = prng_range(&r, 0, width);
+            ys[i] = prng_range(&r, 0, height);
+        } else if (kind == 2) { /* 30 u square round the corner (0, 0) */
+            xs[i] = fmodf(width - 15.0f + prng_range(&r, 0, 30), width);
+            ys[i] = fmodf(height - 15.0f + prng_range(&r, 0, 30), height);
+        } else {
+            xs[i] = width / 2 + prng_range(&r, 0, 30);
+            ys[i] = height / 2 + prng_range(&r, 0, 30);
+        }
+    }
+}
+
+/* Which of the block's runs (grid_runs) holds agent k with this shift. */
+static bool in_block(const grid_run_t *runs, int n_runs, uint32_t k, float shift_x, float shift_y)
+{
+    for (int r = 0; r < n_runs; r++)
+        if (k >= runs[r].begin && k < runs[r].end && runs[r].shift_x == shift_x && runs[r].shift_y == shift_y) return true;
+    return false;
+}
+
+/* For every cell whose block holds more than want: the sample holds
+ * exactly want distinct agents of the block (with the block's shifts),
+ * each cell of the block gives a share within one of proportional, and
+ * the cell's own agents are found where they are in the sample (or not
+ * at all when left out). */
+static void check_block_samples(float width, float height, float radius, bool wrap, uint32_t want, uint64_t seed)
+{
+    grid_t g;
+    grid_init(&g);
+    assert_int_equal(grid_configure(&g, width, height, radius), 0);
+    assert_int_equal(grid_reserve(&g, N), 0);
+    grid_build(&g, N, xs, ys);
+    int sampled_blocks = 0;
+    uint32_t *place = malloc(N * sizeof *place); /* each agent's place in the sample, or UINT32_MAX */
+    assert_non_null(place);
+    for (int cy = 0; cy < g.ny; cy++)
+        for (int cx = 0; cx < g.nx; cx++) {
+            grid_run_t runs[GRID_MAX_RUNS], sample[GRID_MAX_SAMPLE_RUNS];
+            bool pair_wrap;
+            int n_runs = grid_runs(&g, cx, cy, wrap, runs, &pair_wrap);
+            uint32_t total = 0;
+            for (int r = 0; r < n_runs; r++) total += runs[r].end - runs[r].begin;
+            if (total <= want) continue;
+            sampled_blocks++;
+            grid_own_t own[2];
+            int n_own = -1;
+            int n = grid_sample_block(&g, cx, cy, wrap, want, seed + (uint64_t)cx, sample, own, &n_own);
+            assert_true(n > 0 && n <= GRID_MAX_SAMPLE_RUNS);
+            assert_true(n_own >= 0 && n_own <= 2);
+            for (int k = 0; k < N; k++) place[k] = UINT32_MAX;
+            uint32_t at = 0;
+            for (int r = 0; r < n; r++)
+                for (uint32_t k = sample[r].begin; k < sample[r].end; k++, at++) {
+                    assert_true(in_block(runs, n_runs, k, sample[r].shift_x, sample[r].shift_y));
+                    assert_int_equal(place[k], UINT32_MAX); /* each agent once */
+                    place[k] = at;
+                }
+            assert_int_equal(at, want);
+            /* Each cell's share: count the sampled agents of every cell of the block. */
+            uint32_t cells[9];
+            int nc = grid_block(&g, cx, cy, wrap, cells);
+            for (int c = 0; c < nc; c++) {
+                uint32_t len = g.cell_start[cells[c] + 1] - g.cell_start[cells[c]], got = 0;
+                for (uint32_t k = g.cell_start[cells[c]]; k < g.cell_start[cells[c] + 1]; k++) got += place[k] != UINT32_MAX;
+                double fair = (double)want * len / total;
+                assert_true(got >= floor(fair) && got <= ceil(fair));
+            }
+            /* The cell's own agents. */
+            uint32_t self = (uint32_t)(cy * g.nx + cx);
+            for (uint32_t i = g.cell_start[self]; i < g.cell_start[self + 1]; i++) {
+                uint32_t found = UINT32_MAX;
+                for (int o = 0; o < n_own; o++)
+                    if (i >= own[o].begin && i < own[o].end) found = own[o].at + (i - own[o].begin);
+                assert_int_equal(found, place[i]);
+            }
+        }
+    assert_true(sampled_blocks > 0); /* the crowds did overfill some blocks */
+    free(place);
+    grid_free(&g);
+}
+
+static void a_block_sample_should_take_a_fair_share_of_each_cell_and_know_where_each_agent_is(void **state)
+{
+    (void)state;
+    scatter_with_crowds(500, 300, 5);
+    for (uint64_t seed = 0; seed < 3; seed++) {
+        check_block_samples(500, 300, 20, false, 16, seed);
+        check_block_samples(500, 300, 20, true, 16, seed);
+        check_block_samples(500, 300, 20, true, 100, seed);
+    }
+    scatter_with_crowds(50, 45, 6); /* 2 x 2 cells: the block is its cells, no shifts */
+    check_block_samples(50, 45, 20, true, 64, 1);
+    check_block_samples(50, 45, 20, false, 64, 1);
+}
+
+static void a_crowded_cell_should_be_sampled_alike_over_ticks(void **state)
+{
+    (void)state;
+    for (int i = 0; i < N; i++) xs[i] = 105.0f + (float)(i % 40), ys[i] = 105.0f + (float)(i / 40) * 0.5f;
+    grid_t g;
+    grid_init(&g);
+    assert_int_equal(grid_configure(&g, 1000, 1000, 50), 0);
+    assert_int_equal(grid_reserve(&g, N), 0);
+    grid_build(&g, N, xs, ys); /* all in cell (2, 2) */
+    static int seen[N];
+    const int ticks = 1000;
+    const uint32_t want = 200; /* a tenth */
+    for (int t = 0; t < ticks; t++) {
+        grid_run_t sample[GRID_MAX_SAMPLE_RUNS];
+        grid_own_t own[2];
+        int n_own;
+        int n = grid_sample_block(&g, 2, 2, false, want, prng_mix((uint64_t)t), sample, own, &n_own);
+        for (int r = 0; r < n; r++)
+            for (uint32_t k = sample[r].begin; k < sample[r].end; k++) seen[k]++;
+    }
+    /* Each agent in about a tenth of the samples (100 expected). */
+    for (int k = 0; k < N; k++) assert_in_range(seen[k], 60, 140);
+    grid_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +285,8 @@ int main(void)
         cmocka_unit_test(cells_should_never_be_smaller_than_asked),
         cmocka_unit_test(grid_should_bound_its_cell_count_for_tiny_cells),
         cmocka_unit_test(positions_outside_the_world_should_clamp_to_edge_cells),
+        cmocka_unit_test(a_block_sample_should_take_a_fair_share_of_each_cell_and_know_where_each_agent_is),
+        cmocka_unit_test(a_crowded_cell_should_be_sampled_alike_over_ticks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

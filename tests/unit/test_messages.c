@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "protocol/messages.h"
+#include "protocol/metrics_json.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -524,6 +525,28 @@ static void error_code_should_map_every_sim_status_to_its_wire_code(void **state
     }
 }
 
+/* In a crowd the pair metrics are not computed: null, not a made-up 0. */
+static void metrics_without_pair_counts_send_null_for_them(void **state)
+{
+    (void)state;
+    metrics_t m = {.tick = 9, .agents = 5000, .polarization = 0.5, .milling = 0.25, .mean_nn_distance = NAN,
+                   .penetrations = 2, .min_clearance = NAN, .pairs_skipped = true};
+    cJSON *j = parse_owned(msg_metrics(&m));
+    for (const char *const *k = (const char *const[]){"clusters", "largest_cluster", "collisions", "mean_nn_distance",
+                                                     NULL};
+         *k; k++)
+        assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, *k)));
+    assert_true(cJSON_GetObjectItemCaseSensitive(j, "penetrations")->valuedouble == 2);
+    assert_true(cJSON_GetObjectItemCaseSensitive(j, "polarization")->valuedouble == 0.5);
+    cJSON_Delete(j);
+    m.pairs_skipped = false;
+    m.clusters = 3;
+    j = parse_owned(msg_metrics(&m));
+    assert_true(cJSON_GetObjectItemCaseSensitive(j, "clusters")->valuedouble == 3);
+    assert_true(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j, "collisions")));
+    cJSON_Delete(j);
+}
+
 int main(void)
 {
     static const struct CMUnitTest tests[] = {
@@ -535,6 +558,7 @@ int main(void)
                                         free_world),
         cmocka_unit_test_setup_teardown(hello_should_show_an_enum_value_by_name, make_world, free_world),
         cmocka_unit_test(ack_without_extra_fields_should_carry_type_id_cmd_and_tick_only),
+        cmocka_unit_test(metrics_without_pair_counts_send_null_for_them),
         cmocka_unit_test(ack_of_add_obstacle_should_carry_the_obstacle_id),
         cmocka_unit_test(ack_of_add_agents_should_carry_the_first_id_and_count),
         cmocka_unit_test(ack_of_reset_should_carry_the_seed_in_use),

@@ -463,6 +463,35 @@ static void snapshot_should_clamp_positions_at_the_world_edge_to_65535(void **st
     }
 }
 
+/* Found by tests/fuzz/fuzz_snapshot.c: a NaN position was converted to an
+ * integer (undefined), and a NaN heading indexed the arctangent table with
+ * INT_MIN. The world never holds NaN, but the encoder must not turn one into
+ * a wild read. */
+static void snapshot_should_encode_non_finite_values_as_documented(void **state)
+{
+    (void)state;
+    const float nan = NAN, inf = INFINITY;
+    float x[6] = {nan, -inf, inf, 10, 10, 10};
+    float y[6] = {10, nan, -inf, 10, 10, 10};
+    float vx[6] = {nan, 1, inf, inf, -inf, 0};
+    float vy[6] = {1, nan, inf, 1, -inf, -inf};
+    uint8_t flags[6] = {0};
+    snap_view_t v = {.width = 100, .height = 100, .n = 6, .x = x, .y = y, .vx = vx, .vy = vy, .flags = flags};
+    uint8_t out[24 + 6 * 6];
+    assert_int_equal(snap_encode(&v, out, sizeof out), sizeof out);
+    const uint8_t *rec = out + 24;
+    assert_int_equal(get_u16(rec + 0), 0);      /* x NaN */
+    assert_int_equal(rec[4], 0);                /* heading of (NaN, 1) */
+    assert_int_equal(get_u16(rec + 6 + 2), 0);  /* y NaN */
+    assert_int_equal(rec[6 + 4], 0);            /* heading of (1, NaN) */
+    assert_int_equal(get_u16(rec + 12), 65535); /* x +inf */
+    assert_int_equal(get_u16(rec + 12 + 2), 0); /* y -inf */
+    assert_int_equal(rec[12 + 4], 0);           /* heading of (inf, inf): none */
+    assert_int_equal(rec[18 + 4], 0);           /* (inf, 1): along +x */
+    assert_int_equal(rec[24 + 4], 0);           /* (-inf, -inf): none */
+    assert_int_equal(rec[30 + 4], 192);         /* (0, -inf): along -y, 3/4 of a turn */
+}
+
 static void snapshot_header_should_put_each_field_at_its_documented_offset_little_endian(void **state)
 {
     (void)state;
@@ -663,6 +692,7 @@ int main(void)
         cmocka_unit_test(snapshot_should_refuse_a_too_small_buffer_and_write_nothing),
         cmocka_unit_test(snapshot_should_refuse_counts_that_do_not_fit_their_u16_fields),
         cmocka_unit_test(snapshot_should_clamp_positions_at_the_world_edge_to_65535),
+        cmocka_unit_test(snapshot_should_encode_non_finite_values_as_documented),
         cmocka_unit_test(snapshot_header_should_put_each_field_at_its_documented_offset_little_endian),
         cmocka_unit_test(snapshot_should_quantize_headings_in_all_four_quadrants),
         cmocka_unit_test(snapshot_headings_should_match_atan2_rounding_for_every_direction),

@@ -1,11 +1,13 @@
 #include "net/net.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "net/net_internal.h"
+#include "net/utf8.h"
 
 /* Past OUTBOX_PAUSE_READING a client's commands are no longer read (TCP
  * back-pressure) until its outbox drains to OUTBOX_RESUME_READING; a client
@@ -30,9 +32,6 @@
 #define HANDSHAKE_TIMEOUT_S 10
 /* RFC 6455 registry code 1013, which lws 4.1 has no name for. */
 #define CLOSE_TRY_AGAIN_LATER 1013
-/* lws writes close frames with write protocol 4 (LWS_WRITE_CLOSE in its
- * private headers; the public enum leaves the value in place for it). */
-#define WRITE_CLOSE_FRAME ((enum lws_write_protocol)4)
 
 static uint64_t now_ms(const net_t *n) { return uv_now(n->loop); }
 
@@ -60,14 +59,26 @@ static void note_pending(const net_t *n, session_t *s)
     if (!has_pending(n, s)) s->last_progress_ms = now_ms(n);
 }
 
+/* Starts the closing handshake with code and reason. libwebsockets sends
+ * the close frame itself (once it has flushed what it holds) and waits for
+ * the peer's answer, so the peer reads everything sent before it: closing
+ * the socket at once would reset it and lose the close frame whenever the
+ * peer had sent more than was read. Its close flow must start outside a
+ * WRITEABLE callback (from there lws 4.1 drops the reason), hence the
+ * timer: LWS_CALLBACK_TIMER returns -1 on the loop's next turn. */
 static void begin_close(net_t *n, session_t *s, int code, const char *reason)
 {
     if (s->closing) return;
     s->closing = true;
     s->close_code = code;
-    s->close_reason = reason;
     s->close_started_ms = now_ms(n);
-    lws_callback_on_writable(s->wsi);
+    lws_close_reason(s->wsi, (enum lws_close_status)code, (unsigned char *)reason, strlen(reason));
+    /* The peer's answer must be read (what else it sends is dropped). */
+    if (s->reading_paused) lws_rx_flow_control(s->wsi, 1);
+    lws_set_timer_usecs(s->wsi, 1);
+    /* Wakes the service, which re-arms its timer for the new deadline
+     * (otherwise it fires when lws's previous deadline comes). */
+    lws_cancel_service(n->ctx);
 }
 
 /* Drops the connection without a close frame: for a peer that reads
@@ -132,10 +143,28 @@ static bool origin_allowed(const char *allowed, const char *origin)
     return false;
 }
 
-/* Before the upgrade is answered: a browser page from another site may not
- * open a session (a request with no Origin is no browser's, and allowed). */
+/* RFC 6455 4.2.1: version 13 and a key of 16 bytes in base64 (24
+ * characters ending "=="), which libwebsockets 4.1 does not check. */
+static bool upgrade_well_formed(struct lws *wsi)
+{
+    char version[8], key[64];
+    int lv = lws_hdr_copy(wsi, version, sizeof version, WSI_TOKEN_VERSION);
+    int lk = lws_hdr_copy(wsi, key, sizeof key, WSI_TOKEN_KEY);
+    if (lv != 2 || strcmp(version, "13") != 0 || lk != 24 || key[22] != '=' || key[23] != '=') return false;
+    for (int i = 0; i < 22; i++)
+        if (!(isalnum((unsigned char)key[i]) || key[i] == '+' || key[i] == '/')) return false;
+    return true;
+}
+
+/* Before the upgrade is answered: a malformed request is refused (400), and
+ * a browser page from another site may not open a session (403; a request
+ * with no Origin is no browser's, and allowed). */
 static int on_filter(net_t *n, struct lws *wsi)
 {
+    if (!upgrade_well_formed(wsi)) {
+        lws_return_http_status(wsi, HTTP_STATUS_BAD_REQUEST, "not a version 13 WebSocket upgrade");
+        return -1;
+    }
     if (!n->cfg.allow_origin) return 0;
     char origin[256];
     int len = lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN);
@@ -219,6 +248,16 @@ static void on_closed(net_t *n, session_t *s)
 
 /* ---- receiving ----------------------------------------------------------- */
 
+/* Ends the session from inside RECEIVE: libwebsockets sends the close frame
+ * when the callback returns -1; nothing may be written after it. */
+static int close_from_receive(session_t *s, struct lws *wsi, int code, const char *reason)
+{
+    s->closing = true;
+    s->close_code = code;
+    lws_close_reason(wsi, (enum lws_close_status)code, (unsigned char *)reason, strlen(reason));
+    return -1;
+}
+
 static int on_receive(net_t *n, session_t *s, struct lws *wsi, const void *in, size_t len)
 {
     if (!s->counted || s->closing) return 0;
@@ -232,36 +271,19 @@ static int on_receive(net_t *n, session_t *s, struct lws *wsi, const void *in, s
     }
     /* Refuse as soon as the announced size passes the limit, before buffering. */
     size_t announced = s->rx_len + len + lws_remaining_packet_payload(wsi);
-    if (announced > n->cfg.max_message_bytes) {
-        static const char reason[] = "message too big";
-        s->close_code = LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE;
-        lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, (unsigned char *)reason, sizeof reason - 1);
-        return -1;
-    }
+    if (announced > n->cfg.max_message_bytes)
+        return close_from_receive(s, wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too big");
     memcpy(s->rx + s->rx_len, in, len);
     s->rx_len += len;
     if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi)) return 0;
     s->in_message = false;
+    if (!s->rx_binary && !utf8_valid((const unsigned char *)s->rx, s->rx_len))
+        return close_from_receive(s, wsi, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "invalid UTF-8");
     n->cb.on_message(n->cb.user, s->client_id, s->slot, s->rx, s->rx_len, s->rx_binary);
     return 0;
 }
 
 /* ---- sending ------------------------------------------------------------- */
-
-static int write_close_frame(session_t *s, struct lws *wsi)
-{
-    /* The close frame is written here rather than left to
-     * lws_close_reason(): lws 4.1 drops that reason when the close starts
-     * from a WRITEABLE callback, and the peer would only see 1006. */
-    const char *reason = s->close_reason ? s->close_reason : "";
-    uint8_t frame[LWS_PRE + 2 + 123];
-    size_t len = strlen(reason) > 123 ? 123 : strlen(reason);
-    frame[LWS_PRE] = (uint8_t)(s->close_code >> 8);
-    frame[LWS_PRE + 1] = (uint8_t)s->close_code;
-    memcpy(frame + LWS_PRE + 2, reason, len);
-    lws_write(wsi, frame + LWS_PRE, 2 + len, WRITE_CLOSE_FRAME);
-    return -1;
-}
 
 static int write_text(net_t *n, struct lws *wsi, uint8_t *buf, size_t len)
 {
@@ -283,8 +305,8 @@ static int first_dirty(const session_t *s)
 /* One frame per callback (libwebsockets allows one write each). */
 static int on_writeable(net_t *n, session_t *s, struct lws *wsi)
 {
-    if (!s->counted) return s->closing ? write_close_frame(s, wsi) : 0;
-    if (s->closing) return write_close_frame(s, wsi);
+    /* Closing: nothing more goes out but libwebsockets' close frame. */
+    if (s->closing || !s->counted) return 0;
     s->last_progress_ms = now_ms(n);
     int rc = 0;
     int key;
@@ -342,6 +364,9 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
         if (s && s->established && !s->close_code && len >= 2)
             s->close_code = ((const uint8_t *)in)[0] << 8 | ((const uint8_t *)in)[1];
         return 0;
+    case LWS_CALLBACK_TIMER:
+        /* begin_close's: now libwebsockets' close flow may start. */
+        return s && s->established && s->closing ? -1 : 0;
     case LWS_CALLBACK_SERVER_WRITEABLE:
         return s && s->established ? on_writeable(net_of(wsi), s, wsi) : 0;
     default:
@@ -448,8 +473,8 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
     void *loops[] = {loop};
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
-    info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_VALIDATE_UTF8 |
-                   LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
+    /* UTF-8 is checked by on_receive, not by libwebsockets (see utf8.h). */
+    info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
     info.foreign_loops = loops; /* ignored without LWS_SERVER_OPTION_LIBUV */
     /* lws 4.1 with IPv6 on binds an IPv4 address as "all interfaces" (lws
      * issue 2290); an IPv4 bind address must use an IPv4-only socket. */

@@ -59,7 +59,6 @@ typedef struct session {
     bool in_message, rx_binary, reading_paused;
     bool closing, ping_due;
     int close_code;
-    const char *close_reason;
     uint64_t close_started_ms;
     uint64_t last_rx_ms;        /* anything received: a message chunk or a pong */
     uint64_t message_started_ms;/* first chunk of the message being reassembled */

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "protocol/json_strict.h"
+
 static int refuse(cmd_error_t *err, const char *code, const char *fmt, ...)
 {
     err->code = code;
@@ -177,6 +179,13 @@ int cmd_decode(const char *text, size_t len, const cmd_limits_t *limits, uint32_
     err->request_id = -1;
     out->request_id = -1;
     out->client_id = client_id;
+
+    /* cJSON is lenient (a byte-order mark, `01`, control characters, two
+     * equal keys…): the text must first pass the protocol's strict grammar. */
+    json_strict_error_t strict;
+    int strict_rc = json_strict_check(text, len, &strict);
+    if (strict_rc != JSON_STRICT_OK)
+        return refuse(err, strict_rc == JSON_STRICT_E_NOMEM ? "internal" : "bad_json", "%s", strict.message);
 
     const char *parse_end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len, &parse_end, false);

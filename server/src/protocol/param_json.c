@@ -1,5 +1,6 @@
 #include "protocol/param_json.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,4 +50,23 @@ int param_from_json(const char *name, const cJSON *value, int *index, double *ou
     *index = cmd.param;
     *out = cmd.value;
     return 0;
+}
+
+void param_json_put(jbuf_t *b, const param_desc_t *d, double value)
+{
+    switch (d->type) {
+    case PARAM_BOOL:
+        jb_raw(b, value != 0 ? "true" : "false");
+        break;
+    case PARAM_ENUM:
+        if (value >= 0 && value <= d->max && value == floor(value))
+            jb_string(b, d->enum_names[(int)value]);
+        else
+            b->failed = true;
+        break;
+    case PARAM_FLOAT:
+    case PARAM_INT:
+        jb_double(b, value);
+        break;
+    }
 }

@@ -95,18 +95,24 @@ int scenario_load(const char *path, scenario_t *s, char *msg, size_t msg_len)
         snprintf(msg, msg_len, "cannot read %s: %s", path, strerror(errno));
         return SCENARIO_E_IO;
     }
+    int rc = scenario_load_text(text, len, s, msg, msg_len);
+    free(text);
+    return rc;
+}
+
+int scenario_load_text(const char *text, size_t len, scenario_t *s, char *msg, size_t msg_len)
+{
+    memset(s, 0, sizeof *s);
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
     if (!root) {
         /* Line of the error, for a person with an editor. */
         size_t at = end ? (size_t)(end - text) : 0, line = 1;
         for (size_t i = 0; i < at && i < len; i++) line += text[i] == '\n';
-        free(text);
         return invalid(msg, msg_len, "not valid JSON (near line %zu)", line);
     }
     bool trailing = false;
     for (const char *p = end; p < text + len; p++) trailing |= !(*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r');
-    free(text);
     s->json = root;
     if (!cJSON_IsObject(root) || trailing) return invalid(msg, msg_len, "the file must hold exactly one JSON object");
 

@@ -53,6 +53,9 @@ enum { SCENARIO_OK = 0, SCENARIO_E_IO = -1, SCENARIO_E_INVALID = -2 };
  * steps). SCENARIO_E_IO when the file cannot be read, SCENARIO_E_INVALID for
  * bad content; msg names the field. */
 int scenario_load(const char *path, scenario_t *s, char *msg, size_t msg_len);
+/* The same from text[0, len) (no NUL needed): SCENARIO_OK or
+ * SCENARIO_E_INVALID. */
+int scenario_load_text(const char *text, size_t len, scenario_t *s, char *msg, size_t msg_len);
 /* Validates model, params, obstacles, targets and agent_list against the
  * world's limits and turns them into commands. 0 or SCENARIO_E_INVALID. */
 int scenario_build(scenario_t *s, const cmd_limits_t *limits, char *msg, size_t msg_len);

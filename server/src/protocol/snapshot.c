@@ -56,11 +56,13 @@ size_t snap_size(const snap_view_t *v)
 }
 
 /* round(u · scale) clamped to [0, 65535]: position quantization. Truncation
- * of a non-negative value is floor, without a libm call. */
+ * of a non-negative value is floor, without a libm call. NaN gives 0 (the
+ * test is written so that NaN fails it): converting NaN to an integer would
+ * be undefined. */
 static uint32_t quantize_u16(float u, double scale)
 {
     double q = (double)u * scale + 0.5;
-    return q < 0.0 ? 0u : (q >= 65535.0 ? 65535u : (uint32_t)q);
+    return !(q > 0.0) ? 0u : (q >= 65535.0 ? 65535u : (uint32_t)q);
 }
 
 /* heading_q = round(atan2(vy, vx) · 256 / 2π) mod 256, computed without
@@ -87,6 +89,9 @@ static uint8_t quantize_heading(float vx, float vy)
     float lo = steep ? ax : ay, hi = steep ? ay : ax;
     if (hi == 0.0f) return 0; /* atan2(0, 0) = 0 */
     float a = lo / hi;
+    /* A NaN component, or both infinite: no direction, and a NaN index would
+     * read outside the table. Written so that NaN fails the test. */
+    if (!(a <= 1.0f)) return 0;
     int k = (int)(a * ATAN_TABLE_STEPS + 0.5f);
     float c = (float)k * (1.0f / ATAN_TABLE_STEPS);
     float t = (a - c) / (1.0f + a * c);

@@ -37,7 +37,9 @@ typedef struct snap_view {
 void snap_view_of_world(const world_t *w, snap_view_t *v);
 size_t snap_size(const snap_view_t *v);
 /* Writes the frame to out; returns its size, or 0 if cap is too small or a
- * count does not fit its field. */
+ * count does not fit its field. Any float is encoded without undefined
+ * behaviour: a NaN position gives 0, a velocity with a NaN component (or
+ * two infinite ones) heading 0. */
 size_t snap_encode(const snap_view_t *v, uint8_t *out, size_t cap);
 
 #endif

@@ -1,5 +1,7 @@
 #include "sim/grid.h"
 
+#include "sim/prng.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,4 +164,90 @@ int grid_runs(const grid_t *g, int cx, int cy, bool wrap, grid_run_t runs[GRID_M
     for (int k = 0; k < count; k++)
         if (runs[k].begin < runs[k].end) runs[kept++] = runs[k];
     return kept;
+}
+
+/* The block around (cx, cy) cell by cell: each non-empty cell as a run
+ * (with the shift grid_runs gives its row; none in its pair_wrap case) and
+ * its index. Returns how many (at most 9). */
+static int block_cells(const grid_t *g, int cx, int cy, bool wrap, grid_run_t runs[9], uint32_t cells[9])
+{
+    const uint32_t *start = g->cell_start;
+    uint32_t ids[9];
+    float shift_x[9] = {0}, shift_y[9] = {0};
+    int n = 0;
+    if (wrap && (g->nx < 3 || g->ny < 3)) { /* grid_runs' pair_wrap case: distinct cells, no shifts */
+        n = grid_block(g, cx, cy, wrap, ids);
+    } else {
+        for (int dy = -1; dy <= 1; dy++) {
+            int row = cy + dy;
+            float sy = 0.0f;
+            if (row < 0 || row >= g->ny) {
+                if (!wrap) continue;
+                sy = row < 0 ? -g->height : g->height;
+                row = row < 0 ? g->ny - 1 : 0;
+            }
+            for (int dx = -1; dx <= 1; dx++) {
+                int col = cx + dx;
+                float sx = 0.0f;
+                if (col < 0 || col >= g->nx) {
+                    if (!wrap) continue;
+                    sx = col < 0 ? -g->width : g->width;
+                    col = col < 0 ? g->nx - 1 : 0;
+                }
+                ids[n] = (uint32_t)(row * g->nx + col);
+                shift_x[n] = sx;
+                shift_y[n] = sy;
+                n++;
+            }
+        }
+    }
+    int kept = 0;
+    for (int k = 0; k < n; k++) {
+        if (start[ids[k]] == start[ids[k] + 1]) continue;
+        runs[kept] = (grid_run_t){start[ids[k]], start[ids[k] + 1], shift_x[k], shift_y[k]};
+        cells[kept++] = ids[k];
+    }
+    return kept;
+}
+
+/* The order of agents inside a cell is arbitrary (whatever order they
+ * were in before the sort), so a contiguous slice is a fair sample, and a
+ * slice is what the kernel copies fastest. Its start moves with the seed
+ * (the kernel draws one per tick), so that over ticks every agent of a
+ * crowded cell is seen alike, not always the same few. */
+int grid_sample_block(const grid_t *g, int cx, int cy, bool wrap, uint32_t want, uint64_t seed, grid_run_t *runs,
+                      grid_own_t *own, int *n_own)
+{
+    grid_run_t cells[9];
+    uint32_t ids[9];
+    const int n = block_cells(g, cx, cy, wrap, cells, ids);
+    const uint32_t self = (uint32_t)(cy * g->nx + cx);
+    uint64_t total = 0;
+    for (int k = 0; k < n; k++) total += cells[k].end - cells[k].begin;
+    if (want > total) want = (uint32_t)total;
+    /* Cumulative rounding: cell k's share is what the running total of
+     * proportional shares gains in whole agents at k, so the shares add
+     * up to want exactly and each is within one of want·len/total (never
+     * above len, since want ≤ total). */
+    uint64_t before = 0;
+    uint32_t taken = 0;
+    int count = 0;
+    *n_own = 0;
+    for (int k = 0; k < n; k++) {
+        const uint32_t begin = cells[k].begin, len = cells[k].end - begin;
+        const uint32_t share = (uint32_t)((uint64_t)want * (before + len) / total - (uint64_t)want * before / total);
+        before += len;
+        if (!share) continue;
+        const uint32_t first = (uint32_t)(prng_mix(seed ^ (ids[k] * 0x9e3779b97f4a7c15ull)) % len);
+        const uint32_t head = share < len - first ? share : len - first; /* up to the cell's end, */
+        const grid_run_t pieces[2] = {{begin + first, begin + first + head, cells[k].shift_x, cells[k].shift_y},
+                                      {begin, begin + (share - head), cells[k].shift_x, cells[k].shift_y}};
+        for (int p = 0; p < 2; p++) { /* then on from its start */
+            if (pieces[p].begin == pieces[p].end) continue;
+            runs[count++] = pieces[p];
+            if (ids[k] == self) own[(*n_own)++] = (grid_own_t){pieces[p].begin, pieces[p].end, taken};
+            taken += pieces[p].end - pieces[p].begin;
+        }
+    }
+    return count;
 }

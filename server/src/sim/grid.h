@@ -69,4 +69,27 @@ typedef struct grid_run {
  * shortest displacement for each pair. */
 int grid_runs(const grid_t *g, int cx, int cy, bool wrap, grid_run_t runs[GRID_MAX_RUNS], bool *pair_wrap);
 
+
+/* Where a cell's own agents sit among its block's candidates: agents
+ * [begin, end) at places at, at + 1, … */
+typedef struct grid_own {
+    uint32_t begin, end, at;
+} grid_own_t;
+
+/* A sample: up to two slices of each of the block's nine cells. */
+#define GRID_MAX_SAMPLE_RUNS 18
+
+/* An even sample of `want` of the candidates of the 3x3 block around
+ * (cx, cy), for a block that holds more than want (a crowd too dense to
+ * sense everyone): each cell of the block gives its share, within one of
+ * proportional (the shares add up to want, none exceeds its cell), as a
+ * contiguous slice whose start is drawn from seed and the cell (wrapping
+ * round the cell's end: two runs). Shifts and pair-by-pair wrapping as in
+ * grid_runs. runs has room for GRID_MAX_SAMPLE_RUNS, own for 2. Returns
+ * the number of runs; own[0 … *n_own − 1] tell where the agents of cell
+ * (cx, cy) itself are in the sample (those not in any piece were left
+ * out). */
+int grid_sample_block(const grid_t *g, int cx, int cy, bool wrap, uint32_t want, uint64_t seed, grid_run_t *runs,
+                      grid_own_t *own, int *n_own);
+
 #endif

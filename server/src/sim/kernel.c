@@ -1,16 +1,22 @@
-/* kernel: one step's pass over a range of grid cells. For each cell it finds
- * the neighbour candidates once (the 3x3 block as runs of the cell-sorted
- * arrays, copied into one contiguous span while the cell before is being
- * sensed), then for each agent of the cell senses them with the variant of
- * the sensing loop that fits and hands the sums to the model's rule (the
- * Reynolds rules collect eight consecutive agents and run for all at
- * once). */
+/* kernel: one step's pass over a range of agents (in cell order). For each
+ * of their cells it finds the neighbour candidates once (the 3x3 block as
+ * runs of the cell-sorted arrays, copied into one contiguous span while
+ * the cell before is being sensed), then for each agent of the cell senses
+ * them with the variant of the sensing loop that fits and hands the sums
+ * to the model's rule (the Reynolds rules collect eight consecutive agents
+ * and run for all at once).
+ *
+ * The work is bounded: a block holding more than max_candidates agents
+ * (a dense crowd, or radii so large that a few cells hold everyone) is
+ * sensed through an even sample of max_candidates of them, so a step costs
+ * at most about N·max_candidates pair tests whatever the density. */
 #include <math.h>
 #include <string.h>
 
 #include "sim/clones.h"
 #include "sim/models.h"
 #include "sim/neighbours.h"
+#include "sim/prng.h"
 #include "sim/world.h"
 
 /* Where a step reads its neighbours from: the current state, or, with
@@ -44,22 +50,14 @@ LANES_INLINE void copy_species(float *restrict dst, const uint8_t *restrict flag
     for (uint32_t k = 0; k < len; k++) dst[k] = (float)((flags[k] & AGENT_SPECIES_MASK) >> AGENT_SPECIES_SHIFT);
 }
 
-/* Copies candidates [skip, skip + cap) of the runs (taken end to end) into
- * the scratch span, shifted across wrapped edges, then SENSE_FAR padding.
- * Returns how many were copied. */
-LANES_INLINE uint32_t gather(const sources_t *src, const grid_run_t *runs, int n_runs, uint32_t skip, sense_scratch_t *s)
+/* Copies the candidates of the runs (taken end to end; together at most
+ * the span's capacity) into the scratch span, shifted across wrapped
+ * edges, then SENSE_FAR padding. Returns how many were copied. */
+LANES_INLINE uint32_t gather(const sources_t *src, const grid_run_t *runs, int n_runs, sense_scratch_t *s)
 {
     uint32_t count = 0;
-    for (int r = 0; r < n_runs && count < s->cap; r++) {
-        uint32_t b = runs[r].begin, len = runs[r].end - b;
-        if (skip >= len) {
-            skip -= len;
-            continue;
-        }
-        b += skip;
-        len -= skip;
-        skip = 0;
-        if (len > s->cap - count) len = s->cap - count;
+    for (int r = 0; r < n_runs; r++) {
+        const uint32_t b = runs[r].begin, len = runs[r].end - b;
         const float shx = runs[r].shift_x, shy = runs[r].shift_y;
         float *x = s->x + count, *y = s->y + count, *vx = s->vx + count, *vy = s->vy + count;
         if (src->x && shx == 0.0f && shy == 0.0f) { /* most runs */
@@ -90,7 +88,6 @@ LANES_INLINE uint32_t gather(const sources_t *src, const grid_run_t *runs, int n
     return count;
 }
 
-
 static sense_params_t sense_params_of(const world_t *w, const sim_params_t *p)
 {
     const float fov[ZONES] = {p->fov_sep, p->fov_ali, p->fov_coh};
@@ -110,41 +107,69 @@ static sense_params_t sense_params_of(const world_t *w, const sim_params_t *p)
     return sp;
 }
 
-/* What one step_cells call needs to know, fixed for the whole pass. */
+/* What one step_agents call needs to know, fixed for the whole pass. */
 typedef struct pass {
     world_t *w;
+    uint32_t agent_begin, agent_end; /* the agents this pass steers */
     sources_t src;
     int species;                             /* how many (1: no species tests) */
     sense_params_t sps[SIM_MAX_SPECIES];     /* each species' sensing */
     olfati_consts_t ocs[SIM_MAX_SPECIES];    /* … and Olfati-Saber terms */
     bool wrap, olfati, density, delayed, delayed_positions;
     bool common; /* Reynolds' common case: see reynolds_cell */
+    uint32_t max_candidates; /* a block holding more is sampled */
+    uint64_t sample_seed;    /* this tick's: where each cell's slice starts */
     reynolds_batch_t batch;
 } pass_t;
 
 /* One cell's agents and where their neighbour candidates are. */
 typedef struct cell_block {
-    uint32_t first, last;     /* the cell's agents */
-    grid_run_t runs[GRID_MAX_RUNS];
+    uint32_t first, last;     /* the cell's agents this pass steers */
+    grid_run_t runs[GRID_MAX_SAMPLE_RUNS]; /* the block's runs, or its sample's */
     int n_runs;
-    uint32_t total;           /* candidates in all runs */
-    uint32_t self_base;       /* the first agent's place among them */
+    uint32_t total;           /* candidates in all runs: at most max_candidates */
+    grid_own_t own[2];        /* where the cell's own agents are among them */
+    int n_own;
     bool pair_wrap;           /* shortest displacement pair by pair */
 } cell_block_t;
 
+/* Agent i's place among its cell's candidates, or −1 when a sample left it
+ * out (then no candidate is itself). */
+static inline int32_t own_place(const cell_block_t *b, uint32_t i)
+{
+    for (int k = 0; k < b->n_own; k++)
+        if (i >= b->own[k].begin && i < b->own[k].end) return (int32_t)(b->own[k].at + (i - b->own[k].begin));
+    return -1;
+}
+
+/* The pass steers cell c's agents that are in its range: all, or (where
+ * the range starts or ends inside the cell) some, so that a crowd in one
+ * cell can be shared between threads. Their candidates are the whole
+ * block's. */
 static void cell_block_of(const pass_t *ps, uint32_t c, cell_block_t *b)
 {
     const grid_t *g = &ps->w->grid;
-    b->first = g->cell_start[c];
-    b->last = g->cell_start[c + 1];
+    const uint32_t cell_first = g->cell_start[c], cell_last = g->cell_start[c + 1];
+    b->first = cell_first > ps->agent_begin ? cell_first : ps->agent_begin;
+    b->last = cell_last < ps->agent_end ? cell_last : ps->agent_end;
     b->n_runs = grid_runs(g, (int)(c % (uint32_t)g->nx), (int)(c / (uint32_t)g->nx), ps->wrap, b->runs, &b->pair_wrap);
     /* A delayed neighbour may have crossed a wrapped edge since: take the
      * shortest displacement pair by pair. */
     b->pair_wrap |= ps->delayed && ps->wrap;
-    b->total = b->self_base = 0;
+    uint32_t total = 0, self_base = 0;
     for (int r = 0; r < b->n_runs; r++) {
-        if (b->first >= b->runs[r].begin && b->first < b->runs[r].end) b->self_base = b->total + (b->first - b->runs[r].begin);
-        b->total += b->runs[r].end - b->runs[r].begin;
+        if (cell_first >= b->runs[r].begin && cell_first < b->runs[r].end) self_base = total + (cell_first - b->runs[r].begin);
+        total += b->runs[r].end - b->runs[r].begin;
+    }
+    b->total = total;
+    b->own[0] = (grid_own_t){cell_first, cell_last, self_base};
+    b->n_own = 1;
+    if (total > ps->max_candidates) {
+        /* Too many to sense them all: an even sample, the same for every
+         * agent of the cell (so it is copied once). */
+        b->n_runs = grid_sample_block(g, (int)(c % (uint32_t)g->nx), (int)(c / (uint32_t)g->nx), ps->wrap,
+                                      ps->max_candidates, ps->sample_seed, b->runs, b->own, &b->n_own);
+        b->total = ps->max_candidates;
     }
 }
 
@@ -161,7 +186,7 @@ LANES_INLINE void batch_add(pass_t *ps, const sense_quads_t *quads)
     }
 }
 
-/* Reynolds' common case, for one cell whose candidates are all in the
+/* Reynolds' common case, for one cell whose candidates are in the
  * scratch span: one species, alignment and cohesion the same zone, one
  * view for all zones, no per-pair wrapping, no extra counts — what
  * sense_fast_ok accepts, decided once for the pass. The same results as
@@ -192,30 +217,26 @@ LANES_INLINE uint64_t reynolds_cell(pass_t *ps, const cell_block_t *b, const sen
 }
 
 /* Every other case, one cell: any model, species, density-dependent
- * radii, delayed positions, a block too dense for the span (taken in
- * chunks, agent by agent). A block that fits is already in the span. */
+ * radii, delayed positions. The block's candidates (or its sample) are
+ * already in the span. */
 LANES_INLINE uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_t *scratch)
 {
     world_t *w = ps->w;
     const agents_t *a = &w->cur;
     const int model = w->params.model, species = ps->species;
-    const uint32_t total = b->total;
-    const bool once = total <= scratch->cap;
+    const int32_t n = (int32_t)b->total;
     for (int s = 0; s < species; s++) ps->sps[s].pair_wrap = b->pair_wrap;
     uint64_t neighbours = 0;
     for (uint32_t i = b->first; i < b->last; i++) {
         const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
-        const uint32_t self = b->self_base + (i - b->first), id = a->id[i];
+        const uint32_t id = a->id[i];
         const int s = species > 1 ? (int)((a->flags[i] & AGENT_SPECIES_MASK) >> AGENT_SPECIES_SHIFT) : 0;
         const sense_params_t *sp = &ps->sps[s];
+        const float *X = scratch->x, *Y = scratch->y, *VX = scratch->vx, *VY = scratch->vy;
         if (ps->olfati) {
             olfati_sums_t sums = {0};
-            for (uint32_t off = 0; off < total; off += scratch->cap) {
-                uint32_t n = once ? total : gather(&ps->src, b->runs, b->n_runs, off, scratch);
-                olfati_sense(&ps->ocs[s], scratch->x, scratch->y, scratch->vx, scratch->vy,
-                             species > 1 ? scratch->species : NULL, (float)s, (int32_t)n, (int32_t)self - (int32_t)off,
-                             px, py, vx, vy, b->pair_wrap, w->width, w->height, &sums);
-            }
+            olfati_sense(&ps->ocs[s], X, Y, VX, VY, species > 1 ? scratch->species : NULL, (float)s, n,
+                         own_place(b, i), px, py, vx, vy, b->pair_wrap, w->width, w->height, &sums);
             neighbours += (uint64_t)sums.neighbours;
             olfati_agent(w, &ps->ocs[s], i, &sums);
             continue;
@@ -227,20 +248,18 @@ LANES_INLINE uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_
         sense_self_t me = sense_self(sp, vx, vy, density ? w->radius_ali[id] : 0.0f, density ? w->radius_coh[id] : 0.0f);
         if (species > 1) me.species = (float)s;
         const bool generic = ps->delayed_positions || !sense_fast_ok(sp, &me, species > 1);
+        /* Its own entry is where it was, not at distance 0: leave it out
+         * by its place (none when a sample left it out). */
+        if (ps->delayed_positions) me.self = own_place(b, i);
         sense_acc_t acc = {0};
-        for (uint32_t off = 0; off < total; off += scratch->cap) {
-            uint32_t n = once ? total : gather(&ps->src, b->runs, b->n_runs, off, scratch);
-            if (ps->delayed_positions) me.self = (int32_t)self - (int32_t)off;
-            const float *X = scratch->x, *Y = scratch->y, *VX = scratch->vx, *VY = scratch->vy;
-            if (generic)
-                sense_span(&acc, X, Y, VX, VY, scratch->species, (int32_t)n, px, py, &me, sp, SENSE_GENERIC);
-            else if (me.sees_everything)
-                sense_span(&acc, X, Y, VX, VY, NULL, (int32_t)n, px, py, &me, sp, SENSE_SEES_ALL);
-            else if (sp->wide[ZONE_ALI])
-                sense_span(&acc, X, Y, VX, VY, NULL, (int32_t)n, px, py, &me, sp, SENSE_WIDE_VIEW);
-            else
-                sense_span(&acc, X, Y, VX, VY, NULL, (int32_t)n, px, py, &me, sp, SENSE_NARROW_VIEW);
-        }
+        if (generic)
+            sense_span(&acc, X, Y, VX, VY, scratch->species, n, px, py, &me, sp, SENSE_GENERIC);
+        else if (me.sees_everything)
+            sense_span(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_SEES_ALL);
+        else if (sp->wide[ZONE_ALI])
+            sense_span(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_WIDE_VIEW);
+        else
+            sense_span(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_NARROW_VIEW);
         const sense_quads_t quads = sense_finish(&acc, generic);
         const sense_sums_t sums = sense_sums_of(quads);
         neighbours += (uint64_t)sums.n_any;
@@ -261,12 +280,17 @@ LANES_INLINE uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_
     return neighbours;
 }
 
-static void pass_init(pass_t *ps, world_t *w, uint32_t first_agent)
+/* Stream of the counter-based generator for where sampled slices start. */
+#define SAMPLE_STREAM 0x73616d706c65ull
+
+static void pass_init(pass_t *ps, world_t *w, uint32_t agent_begin, uint32_t agent_end, uint32_t span_cap)
 {
     const sim_params_t *p = &w->params;
     const agents_t *a = &w->cur;
     const int model = p->model;
     ps->w = w;
+    ps->agent_begin = agent_begin;
+    ps->agent_end = agent_end;
     ps->wrap = p->border == BORDER_WRAP;
     ps->olfati = model == MODEL_OLFATI1 || model == MODEL_OLFATI2 || model == MODEL_OLFATI3;
     ps->density = p->density_radii && model == MODEL_REYNOLDS;
@@ -298,7 +322,13 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t first_agent)
      * on the cell, is left to each cell. */
     ps->common = model == MODEL_REYNOLDS && !ps->delayed_positions && ps->species == 1 &&
                  sense_params_fast_ok(&ps->sps[0]);
-    ps->batch = (reynolds_batch_t){.first = first_agent, .count = 0};
+    ps->batch = (reynolds_batch_t){.first = agent_begin, .count = 0};
+    /* The span holds the largest sample the parameter allows; Olfati-Saber's
+     * pairs are dear, so its agents sense fewer (params.h). */
+    uint32_t max_candidates = (uint32_t)p->max_candidates;
+    if (ps->olfati && max_candidates > SIM_OLFATI_MAX_CANDIDATES) max_candidates = SIM_OLFATI_MAX_CANDIDATES;
+    ps->max_candidates = max_candidates < span_cap ? max_candidates : span_cap;
+    ps->sample_seed = prng_mix(prng_mix(w->seed ^ SAMPLE_STREAM) ^ w->tick);
 }
 
 /* The next cell from c on (up to end) that has agents. */
@@ -308,35 +338,47 @@ static uint32_t next_occupied(const grid_t *g, uint32_t c, uint32_t end)
     return c;
 }
 
-KERNEL_CLONES
-uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_scratch_t scratch[2])
+/* The cell that holds agent k (k below the population): the first whose
+ * agents end after k. */
+static uint32_t cell_holding(const grid_t *g, uint32_t k)
 {
+    uint32_t lo = 0, hi = (uint32_t)((size_t)g->nx * (size_t)g->ny) - 1;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (g->cell_start[mid + 1] <= k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+KERNEL_CLONES
+uint64_t step_agents(world_t *w, uint32_t agent_begin, uint32_t agent_end, sense_scratch_t scratch[2])
+{
+    if (agent_begin >= agent_end) return 0;
     pass_t ps;
-    pass_init(&ps, w, w->grid.cell_start[cell_begin]);
+    pass_init(&ps, w, agent_begin, agent_end, scratch[0].cap < scratch[1].cap ? scratch[0].cap : scratch[1].cap);
     const grid_t *g = &w->grid;
+    const uint32_t cell_end = cell_holding(g, agent_end - 1) + 1;
     uint64_t neighbours = 0;
     /* Cells are pipelined: the next cell's candidates are copied into the
      * other span before this cell is sensed, so that the copy's stores have
      * reached the cache by the time they are read (a load from stores
-     * still in flight, of another size or place, waits for them). A block
-     * too dense for the span is left to any_cell, chunk by chunk. */
+     * still in flight, of another size or place, waits for them). */
     cell_block_t blocks[2];
     int cur = 0;
-    uint32_t c = next_occupied(g, cell_begin, cell_end);
-    if (c < cell_end) {
-        cell_block_of(&ps, c, &blocks[cur]);
-        if (blocks[cur].total <= scratch[cur].cap)
-            gather(&ps.src, blocks[cur].runs, blocks[cur].n_runs, 0, &scratch[cur]);
-    }
+    uint32_t c = cell_holding(g, agent_begin);
+    cell_block_of(&ps, c, &blocks[cur]);
+    gather(&ps.src, blocks[cur].runs, blocks[cur].n_runs, &scratch[cur]);
     while (c < cell_end) {
         const uint32_t next = next_occupied(g, c + 1, cell_end);
         if (next < cell_end) {
             cell_block_of(&ps, next, &blocks[!cur]);
-            if (blocks[!cur].total <= scratch[!cur].cap)
-                gather(&ps.src, blocks[!cur].runs, blocks[!cur].n_runs, 0, &scratch[!cur]);
+            gather(&ps.src, blocks[!cur].runs, blocks[!cur].n_runs, &scratch[!cur]);
         }
         const cell_block_t *b = &blocks[cur];
-        if (ps.common && !b->pair_wrap && b->total <= scratch[cur].cap)
+        if (ps.common && !b->pair_wrap)
             neighbours += reynolds_cell(&ps, b, &scratch[cur]);
         else
             neighbours += any_cell(&ps, b, &scratch[cur]);

@@ -60,14 +60,13 @@ LANES_INLINE quad_f lanes_sum4(lanes_f a, lanes_f b, lanes_f c, lanes_f d)
 
 /* A cell's neighbour candidates copied into one contiguous span (shifted
  * across wrapped edges), so that the kernel runs over one span instead of up
- * to six partial runs. Fixed capacity: a denser block is taken in chunks. */
+ * to six partial runs. Fixed capacity: a denser block is sampled down to
+ * max_candidates (kernel.c), which is never more. */
 typedef struct sense_scratch {
     float *x, *y, *vx, *vy; /* cap + 2·SENSE_LANES entries each (copies run a vector past the end) */
     float *species;         /* each candidate's species, when the world has several */
     uint32_t cap;
 } sense_scratch_t;
-
-#define SENSE_SCRATCH_CAP 4096
 
 /* A far-away position for the lanes past the end of a gathered span: no
  * zone reaches it, so those lanes need no bounds mask. */

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 
 #include "sim/clones.h"
+#include "sim/lanes.h"
 #include "sim/models.h"
 #include "sim/motion.h"
 
@@ -53,31 +54,63 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
     };
 }
 
+/* bump(u, h) with its cosine's argument π(u − h)/(1 − h) already worked
+ * out (lane-wise, the same bits as bump's own). */
+static inline float bump_at(float u, float h, float arg)
+{
+    if (u < h) return u >= 0.0f ? 1.0f : 0.0f;
+    if (u >= 1.0f) return 0.0f;
+    return 0.5f * (1.0f + cosf(arg));
+}
+
+/* Eight candidates at a time: the square roots and divisions of the pair
+ * terms lane-wise (the same IEEE operations as one pair at a time, so the
+ * same bits), the cosine lane by lane (libm's), and the sums added in
+ * candidate order, as a loop over single pairs would. The arrays must be
+ * readable LANES − 1 entries past count. */
 KERNEL_CLONES
 void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
                   bool pair_wrap, float width, float height, olfati_sums_t *out)
 {
-    for (int32_t j = 0; j < count; j++) {
-        if (j == self || (S && S[j] != species)) continue;
-        float dx = X[j] - px, dy = Y[j] - py;
-        if (pair_wrap) {
-            dx = motion_wrap_delta(dx, width);
-            dy = motion_wrap_delta(dy, height);
+    const lanes_f zero = {0}, one = zero + 1.0f;
+    const float half_w = 0.5f * width, half_h = 0.5f * height, cos_scale = 1.0f - k->h_alpha;
+    olfati_sums_t sums = *out;
+    for (int32_t j0 = 0; j0 < count; j0 += LANES) {
+        lanes_f dx = lanes_load(X + j0) - px, dy = lanes_load(Y + j0) - py;
+        if (pair_wrap) { /* motion_wrap_delta, lane by lane */
+            dx = lanes_select(dx > half_w, dx - width, lanes_select(dx < -half_w, dx + width, dx));
+            dy = lanes_select(dy > half_h, dy - height, lanes_select(dy < -half_h, dy + height, dy));
         }
-        float d2 = dx * dx + dy * dy;
-        if (d2 >= k->r2) continue;
-        float z = sigma_norm(d2, k->eps);
-        float rho = bump(z / k->r_alpha, k->h_alpha);
-        float phi = 0.5f * (k->a_plus_b * sigma_1(z - k->d_alpha + k->c) + k->a_minus_b);
-        float phi_alpha = rho * phi;
-        float inv = 1.0f / sqrtf(1.0f + k->eps * d2); /* n_ij = d · inv */
-        out->grad_x += phi_alpha * dx * inv;
-        out->grad_y += phi_alpha * dy * inv;
-        out->cons_x += rho * (VX[j] - vx);
-        out->cons_y += rho * (VY[j] - vy);
-        out->neighbours++;
+        const lanes_f d2 = dx * dx + dy * dy;
+        lanes_i index;
+        for (int l = 0; l < LANES; l++) index[l] = j0 + l;
+        lanes_i in = ~(d2 >= k->r2) & (index < count) & (index != self);
+        if (S) in &= lanes_load(S + j0) == species;
+        if (!lanes_any(in)) continue;
+        const lanes_f root = lanes_sqrt(one + k->eps * d2);
+        const lanes_f z = (root - one) / k->eps; /* σ-norm */
+        const lanes_f u = z / k->r_alpha;
+        const lanes_f arg = 3.14159265f * (u - k->h_alpha) / cos_scale;
+        const lanes_f shifted = z - k->d_alpha + k->c;
+        const lanes_f phi = 0.5f * (k->a_plus_b * (shifted / lanes_sqrt(one + shifted * shifted)) + k->a_minus_b);
+        lanes_f rho = zero;
+        for (int l = 0; l < LANES; l++)
+            if (in[l]) rho[l] = bump_at(u[l], k->h_alpha, arg[l]);
+        const lanes_f inv = one / root; /* n_ij = d · inv */
+        const lanes_f phi_alpha = rho * phi;
+        const lanes_f gx = phi_alpha * dx * inv, gy = phi_alpha * dy * inv;
+        const lanes_f cx = rho * (lanes_load(VX + j0) - vx), cy = rho * (lanes_load(VY + j0) - vy);
+        for (int l = 0; l < LANES; l++) {
+            if (!in[l]) continue;
+            sums.grad_x += gx[l];
+            sums.grad_y += gy[l];
+            sums.cons_x += cx[l];
+            sums.cons_y += cy[l];
+            sums.neighbours++;
+        }
     }
+    *out = sums;
 }
 
 /* The β-agents of every obstacle within reach: their share of u. */

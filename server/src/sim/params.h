@@ -20,6 +20,14 @@ typedef enum { LEADER_ALONE = 0, LEADER_FRONT = 1 } leader_rule_t;
 #define SIM_MAX_DELAY_TICKS 30
 #define SIM_MAX_PREDATORS 16
 #define SIM_MAX_SPECIES 4
+/* The largest max_candidates: the kernel's scratch spans are this long. */
+#define SIM_MAX_CANDIDATES 1024
+/* Olfati-Saber's agents sense at most this many, whatever max_candidates
+ * says: each of their pairs costs about ten Reynolds pairs (square roots,
+ * divisions and a cosine), and its α-lattice has six or so neighbours in
+ * range. The default cap, so that by default every model is exact below
+ * it. */
+#define SIM_OLFATI_MAX_CANDIDATES 256
 
 typedef struct sim_params {
     int model;   /* model_t */
@@ -27,6 +35,7 @@ typedef struct sim_params {
     /* Reynolds boids: zones, fields of view, weights, limits */
     float sep_radius, ali_radius, coh_radius;
     float fov_sep, fov_ali, fov_coh;
+    int max_candidates; /* the most neighbour candidates one agent senses per step (a work bound) */
     float w_sep, w_ali, w_coh, w_avoid, w_leader;
     int ali_mode; /* align_mode_t */
     float max_speed, max_force;

@@ -221,7 +221,7 @@ int world_init(world_t *w, const world_config_t *cfg)
               (w->scratch = calloc(2 * (size_t)w->threads, sizeof *w->scratch)) &&
               (w->task_pairs = calloc((size_t)w->threads * TASKS_PER_THREAD, sizeof *w->task_pairs)) &&
               (w->threads == 1 || (w->pool = workers_create(w->threads)));
-    for (int t = 0; ok && t < 2 * w->threads; t++) ok = scratch_init(&w->scratch[t], SENSE_SCRATCH_CAP) == 0;
+    for (int t = 0; ok && t < 2 * w->threads; t++) ok = scratch_init(&w->scratch[t], SIM_MAX_CANDIDATES) == 0;
     if (!ok) {
         world_free(w);
         return -1;
@@ -479,13 +479,23 @@ int world_remove_obstacle(world_t *w, uint32_t id)
     return SIM_E_NOT_FOUND;
 }
 
-/* Below this population a step takes well under a millisecond and waking
- * the other threads costs more than it saves. */
+/* Below this population a step of a normal flock takes well under a
+ * millisecond and waking the other threads costs more than it saves … */
 #define PARALLEL_MIN_AGENTS 16384
+/* … unless a crowd makes each agent's sensing dear: as many pairs as such
+ * a flock's (about twelve neighbours each) are worth the threads too. */
+#define PARALLEL_MIN_PAIRS (16384.0 * 12.0)
 
+size_t world_parallel_from(double mean_neighbours)
+{
+    double by_pairs = mean_neighbours > 0.0 ? ceil(PARALLEL_MIN_PAIRS / mean_neighbours) : INFINITY;
+    return by_pairs < PARALLEL_MIN_AGENTS ? (size_t)by_pairs : PARALLEL_MIN_AGENTS;
+}
+
+/* The last step's density decides (a split never changes the results). */
 static int task_count(const world_t *w)
 {
-    return w->threads == 1 || w->n < PARALLEL_MIN_AGENTS ? 1 : w->threads * TASKS_PER_THREAD;
+    return w->threads == 1 || w->n < world_parallel_from(w->mean_neighbours) ? 1 : w->threads * TASKS_PER_THREAD;
 }
 
 /* Runs fn over all tasks, on the pool when there is one. */
@@ -531,30 +541,14 @@ static void permute_task(void *ctx, int task, int thread)
     }
 }
 
-/* First cell whose agents start at or after agent index k. */
-static uint32_t cell_at(const grid_t *g, size_t k)
-{
-    uint32_t lo = 0, hi = (uint32_t)((size_t)g->nx * (size_t)g->ny);
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (g->cell_start[mid] < k)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* Steers task's share of the cells, split so that each task has about the
- * same number of agents. */
+/* Steers task's share of the agents: an equal count each, cut anywhere
+ * (inside a cell too, so that a crowd in a few cells is shared). */
 static void steer_task(void *ctx, int task, int thread)
 {
     world_t *w = ctx;
     size_t n_tasks = (size_t)task_count(w);
-    uint32_t first = cell_at(&w->grid, w->n * (size_t)task / n_tasks);
-    uint32_t last = task + 1 == (int)n_tasks ? (uint32_t)((size_t)w->grid.nx * (size_t)w->grid.ny)
-                                              : cell_at(&w->grid, w->n * (size_t)(task + 1) / n_tasks);
-    w->task_pairs[task] = step_cells(w, first, last, &w->scratch[2 * thread]);
+    size_t begin = w->n * (size_t)task / n_tasks, end = w->n * (size_t)(task + 1) / n_tasks;
+    w->task_pairs[task] = step_agents(w, (uint32_t)begin, (uint32_t)end, &w->scratch[2 * thread]);
 }
 
 static void swap_arrays(agents_t *c, agents_t *n, bool with_ids)
@@ -631,7 +625,7 @@ size_t world_memory_bytes(const world_t *w)
     size_t bytes = 2 * (w->cap + SENSE_LANES) * per_agent;                          /* cur and next */
     bytes += w->grid.agents_cap * 2 * sizeof(uint32_t);                             /* cell_of, order */
     bytes += (w->grid.cells_cap * 2 + 1) * sizeof(uint32_t);                        /* cell_start, cursor */
-    bytes += 2 * (size_t)w->threads * ((size_t)SENSE_SCRATCH_CAP + 2 * SENSE_LANES) * 5 * sizeof(float);
+    bytes += 2 * (size_t)w->threads * ((size_t)SIM_MAX_CANDIDATES + 2 * SENSE_LANES) * 5 * sizeof(float);
     for (float **arr = feature_arrays_begin((world_t *)w); arr < feature_arrays_end((world_t *)w); arr++)
         if (*arr) bytes += (w->cap + SENSE_LANES) * sizeof(float); /* optional per-agent arrays */
     bytes += w->history_frames * 4 * (w->cap + SENSE_LANES) * sizeof(float);       /* delayed feedback */

@@ -176,12 +176,17 @@ int world_agents_placed(world_t *w);
 /* One fixed time step: re-sort by cell, steer, integrate, apply borders. */
 void world_step(world_t *w);
 
-/* Sensing, steering and integration of the agents in grid cells
- * [cell_begin, cell_end) of the cell-sorted state, into w->next, by the
- * world's model (kernel.c). Reads only w->cur, so cell ranges are
- * independent. scratch: two spans of the calling thread (one cell's
+/* The smallest population whose step runs on the world's threads when the
+ * last step saw this many neighbours per agent (fewer run on the calling
+ * thread alone: waking the others would cost more than it saves). */
+size_t world_parallel_from(double mean_neighbours);
+
+/* Sensing, steering and integration of agents [agent_begin, agent_end)
+ * of the cell-sorted state, into w->next, by the world's model (kernel.c).
+ * Reads only w->cur, so agent ranges are independent (a range may start or
+ * end inside a cell). scratch: two spans of the calling thread (one cell's
  * candidates are copied into one while the other's are sensed). Returns
  * the number of (agent, neighbour) pairs seen. */
-uint64_t step_cells(world_t *w, uint32_t cell_begin, uint32_t cell_end, sense_scratch_t scratch[2]);
+uint64_t step_agents(world_t *w, uint32_t agent_begin, uint32_t agent_end, sense_scratch_t scratch[2]);
 
 #endif

@@ -1,0 +1,150 @@
+/* capacity: the default population limit. The arithmetic is checked on
+ * made-up costs (no timing is asserted: the machine may be busy); the
+ * calibration only for sane figures. */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sim/capacity.h"
+#include "sim/world.h"
+
+/* A crowd that costs 1000 ns per agent-step, seeing 500 neighbours each. */
+static const capacity_costs_t costs = {.worst_ns = 1000.0, .worst_case = "a test crowd", .worst_neighbours = 500.0,
+                                       .reynolds_ns = 400.0, .normal_ns = 50.0, .candidates = 1024};
+
+static void the_area_bound_should_be_one_agent_per_sixteen_square_units(void **state)
+{
+    (void)state;
+    capacity_t small, large;
+    capacity_of(&costs, 1600, 900, 60, 2, &small);
+    capacity_of(&costs, 3200, 900, 60, 2, &large);
+    assert_int_equal(small.area_agents, 1600 * 900 / 16);
+    assert_int_equal(large.area_agents, 2 * small.area_agents); /* proportional to the area */
+    capacity_of(&costs, 2, 2, 60, 2, &small);
+    assert_int_equal(small.area_agents, 1); /* never none */
+}
+
+static void the_time_bound_should_fit_the_dearest_step_in_half_a_tick(void **state)
+{
+    (void)state;
+    capacity_t c;
+    capacity_of(&costs, 1e5f, 1e5f, 60, 1, &c);
+    /* Half of 16.67 ms at 1000 ns per agent. */
+    assert_int_equal(c.time_agents, 8333);
+    assert_int_equal(c.max_agents, 8333); /* the world is vast: time decides */
+    capacity_of(&costs, 1e5f, 1e5f, 60, 2, &c);
+    assert_int_equal(c.time_agents, (size_t)(0.5e9 / 60 / 1000.0 * (1.0 + CAPACITY_THREAD_SHARE)));
+    capacity_of(&costs, 1e5f, 1e5f, 30, 1, &c);
+    assert_int_equal(c.time_agents, 16666);
+}
+
+static void a_population_too_small_to_go_parallel_should_be_bounded_by_one_thread(void **state)
+{
+    (void)state;
+    /* Few neighbours: the world steps fewer than 16,384 agents on one
+     * thread, and one thread fits only 8,333 of them. */
+    capacity_costs_t sparse = costs;
+    sparse.worst_neighbours = 1.0;
+    assert_true(world_parallel_from(sparse.worst_neighbours) > 8334);
+    capacity_t one, two;
+    capacity_of(&sparse, 1e5f, 1e5f, 60, 1, &one);
+    capacity_of(&sparse, 1e5f, 1e5f, 60, 2, &two);
+    assert_int_equal(two.time_agents, one.time_agents);
+}
+
+static void more_threads_a_lower_tick_rate_or_a_larger_world_should_never_give_fewer_agents(void **state)
+{
+    (void)state;
+    const double neighbours[] = {0.0, 1.0, 12.0, 30.0, 500.0};
+    const double ns[] = {10.0, 300.0, 1000.0, 50000.0};
+    for (size_t k = 0; k < sizeof neighbours / sizeof neighbours[0]; k++)
+        for (size_t m = 0; m < sizeof ns / sizeof ns[0]; m++) {
+            capacity_costs_t cc = costs;
+            cc.worst_neighbours = neighbours[k];
+            cc.worst_ns = ns[m];
+            size_t before = 0;
+            for (int threads = 1; threads <= 16; threads++) {
+                capacity_t c;
+                capacity_of(&cc, 1600, 900, 60, threads, &c);
+                assert_true(c.max_agents >= before);
+                assert_true(c.max_agents >= 1);
+                assert_true(c.max_agents <= c.area_agents && c.max_agents <= c.time_agents);
+                before = c.max_agents;
+            }
+            before = (size_t)-1;
+            for (double hz = 1; hz <= 1000; hz *= 2) {
+                capacity_t c;
+                capacity_of(&cc, 1e6f, 1e6f, hz, 2, &c);
+                assert_true(c.max_agents <= before);
+                before = c.max_agents;
+            }
+            before = 0;
+            for (float side = 10; side <= 1e5f; side *= 3) {
+                capacity_t c;
+                capacity_of(&cc, side, side, 60, 2, &c);
+                assert_true(c.max_agents >= before);
+                before = c.max_agents;
+            }
+        }
+}
+
+static void a_crowd_should_go_parallel_with_fewer_agents_than_a_sparse_flock(void **state)
+{
+    (void)state;
+    assert_int_equal(world_parallel_from(0.0), 16384);
+    assert_int_equal(world_parallel_from(12.0), 16384); /* a normal flock, as before crowds counted */
+    assert_true(world_parallel_from(1000.0) < 1000);
+    size_t before = world_parallel_from(0.0);
+    for (double n = 1; n <= 2048; n *= 2) {
+        assert_true(world_parallel_from(n) <= before);
+        before = world_parallel_from(n);
+    }
+}
+
+static void the_calibration_should_give_sane_figures_and_a_limit(void **state)
+{
+    (void)state;
+    capacity_t c;
+    assert_int_equal(capacity_estimate(1600, 900, 60, 2, 64, &c), 0);
+    assert_true(c.costs.worst_ns > 0 && isfinite(c.costs.worst_ns));
+    assert_true(c.costs.worst_ns >= c.costs.reynolds_ns); /* the worst of the cases, Reynolds' among them */
+    assert_true(c.costs.normal_ns > 0 && isfinite(c.costs.normal_ns));
+    assert_true(c.costs.worst_neighbours > 0); /* the crowd did crowd */
+    assert_int_equal(c.costs.candidates, 1024);
+    assert_non_null(c.costs.worst_case);
+    assert_int_equal(c.area_agents, 90000);
+    assert_true(c.max_agents >= 1 && c.max_agents <= c.area_agents);
+    char line[600];
+    int n = capacity_describe(&c, line, sizeof line);
+    assert_true(n > 0 && (size_t)n < sizeof line);
+    assert_non_null(strstr(line, "max agents "));
+    assert_non_null(strstr(line, c.costs.worst_case));
+}
+
+static void the_description_should_group_thousands(void **state)
+{
+    (void)state;
+    capacity_t c;
+    capacity_of(&costs, 1e5f, 1e5f, 60, 1, &c);
+    char line[600];
+    capacity_describe(&c, line, sizeof line);
+    assert_non_null(strstr(line, "max agents 8,333 (time bound"));
+    assert_non_null(strstr(line, "1,000 ns per agent-step (a test crowd)"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_area_bound_should_be_one_agent_per_sixteen_square_units),
+        cmocka_unit_test(the_time_bound_should_fit_the_dearest_step_in_half_a_tick),
+        cmocka_unit_test(a_population_too_small_to_go_parallel_should_be_bounded_by_one_thread),
+        cmocka_unit_test(more_threads_a_lower_tick_rate_or_a_larger_world_should_never_give_fewer_agents),
+        cmocka_unit_test(a_crowd_should_go_parallel_with_fewer_agents_than_a_sparse_flock),
+        cmocka_unit_test(the_calibration_should_give_sane_figures_and_a_limit),
+        cmocka_unit_test(the_description_should_group_thousands),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
