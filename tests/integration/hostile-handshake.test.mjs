@@ -46,14 +46,16 @@ async function attempt(port, { request, cut = false, after = 'destroy', localAdd
 
 // Every way an upgrade can fail, with what the server must not do: a 101
 // for a request that cannot be a WebSocket (no Upgrade, no Connection, no
-// key, not HTTP at all) would open a session nobody asked for.
+// key, not HTTP at all) or that RFC 6455 4.2.1 does not allow (no version
+// 13, a key that is not 16 bytes) would open a session nobody asked for.
 const VARIANTS = [
   { name: 'no Upgrade header', request: () => upgradeRequest({ omit: ['Upgrade'] }), never101: true },
   { name: 'no Connection header', request: () => upgradeRequest({ omit: ['Connection'] }), never101: true },
   { name: 'no Sec-WebSocket-Key', request: () => upgradeRequest({ omit: ['Sec-WebSocket-Key'] }), never101: true },
-  { name: 'no Sec-WebSocket-Version', request: () => upgradeRequest({ omit: ['Sec-WebSocket-Version'] }) },
-  { name: 'a key that is not 16 bytes of base64', request: () => upgradeRequest({ key: 'abc' }) },
-  { name: 'version 8', request: () => upgradeRequest({ version: '8' }) },
+  { name: 'no Sec-WebSocket-Version', request: () => upgradeRequest({ omit: ['Sec-WebSocket-Version'] }), never101: true },
+  { name: 'a key that is not 16 bytes of base64', request: () => upgradeRequest({ key: 'abc' }), never101: true },
+  { name: 'a key of 16 bytes that is not base64', request: () => upgradeRequest({ key: '################' }), never101: true },
+  { name: 'version 8', request: () => upgradeRequest({ version: '8' }), never101: true },
   { name: 'a garbage request line', request: () => 'GARBAGE \x01\x02 nonsense\r\n\r\n', never101: true },
   { name: 'Upgrade: h2c', request: () => upgradeRequest({ headers: { Upgrade: 'h2c' } }), never101: true },
   { name: 'half a request, then a reset', request: () => upgradeRequest(), cut: true, after: 'reset-now', never101: true },
@@ -176,22 +178,5 @@ test('--max-clients holds exactly after failed upgrade requests: 4 open, the 5th
     for (const v of [...viewers, ...refused]) v.close();
     const r = await server.stop();
     assert.deepEqual(r, { code: 0, signal: null }, `server exit\n${server.output()}`);
-  }
-});
-
-test('refuses upgrade requests that RFC 6455 does not allow: no version, version 8, a key that is not 16 bytes', {
-  timeout: 30000,
-  todo: 'libwebsockets 4.1 answers these with 101; harmless as long as the session is counted like any other',
-}, async () => {
-  const server = await startServer({ agents: 50 });
-  try {
-    const got = {};
-    for (const v of VARIANTS.filter((x) => ['no Sec-WebSocket-Version', 'version 8', 'a key that is not 16 bytes of base64'].includes(x.name))) {
-      got[v.name] = await attempt(server.port, { request: v.request() });
-    }
-    console.log(`# RFC 6455 refusals: ${JSON.stringify(got)}`);
-    for (const [name, status] of Object.entries(got)) assert.notEqual(status, '101', `${name} must not be accepted`);
-  } finally {
-    await server.stop();
   }
 });

@@ -107,6 +107,7 @@ export function closePayload(code, reason = '') {
  *   counts     frames seen by opcode name; bytes: every byte received
  *   texts      text messages (strings), in order
  *   closeFrame { code, reason } of the server's first close frame
+ *   closeFrameAt  performance.now() when it arrived
  *   closeFrames  every close frame, in order (RFC 6455 allows one)
  *   countsAtClose  `counts` as they were when that close frame arrived
  *   pingsSeen, pongsSent
@@ -129,6 +130,7 @@ export class RawSocket {
     this.texts = [];
     this.closeFrame = null;
     this.closeFrames = [];
+    this.closeFrameAt = null;
     this.countsAtClose = null;
     this.pingsSeen = 0;
     this.pongsSent = 0;
@@ -293,6 +295,7 @@ export class RawSocket {
         : { code: null, reason: '' };
       this.closeFrames.push(frame);
       this.closeFrame ??= frame;
+      this.closeFrameAt ??= performance.now();
       if (this.answerClose && this.closeFrames.length === 1 && !this.socket.destroyed) {
         this.socket.write(encodeFrame(OP.CLOSE, frame.code ? closePayload(frame.code) : Buffer.alloc(0)));
         this.socket.end();
