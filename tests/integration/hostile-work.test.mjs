@@ -1,8 +1,8 @@
-// The population bomb: a visitor floods `reset` to the largest population the
-// server allows, `add_agents` bursts of 10,000 and parameters that make every
-// agent's work as large as they can (radii of 200, 16 predators, a delay of
-// 30 ticks, four species), reconnecting whenever it is thrown out, while two
-// bystanders watch. Bounded work (issue 8, goal 1): no sequence of commands
+// The population bomb: two visitors flood `reset` to the largest population
+// the server allows (and back to none), `add_agents` bursts as large as the
+// protocol allows and parameters that make every agent's work as large as
+// they can (radii of 200, 16 predators, a delay of 30 ticks, four species),
+// reconnecting whenever they are thrown out, while two bystanders watch. Bounded work (issue 8, goal 1): no sequence of commands
 // may stop the snapshots to other viewers for more than a second.
 //
 // Measured from outside: the bystanders' snapshots per second and tick
@@ -11,20 +11,33 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startServer, healthz, sleep } from '../lib/server.mjs';
+import { startServer, healthz, httpGet, sleep } from '../lib/server.mjs';
 import { openViewer, describe } from '../lib/viewer.mjs';
 
 const FLOOD_MS = 5000;
 const RECOVERY_MS = 5000;
 const BATCH_EVERY_MS = 25;
-// At most this many connections for the flooder (it reconnects when closed).
-const MAX_FLOOD_CONNECTIONS = 60;
+// Visitors resetting at once, each from its own connection (the default
+// --max-per-address is 16: the two bystanders and the adder leave room).
+const RESETTERS = 8;
+// At most this many connections for the flooders (they reconnect).
+const MAX_FLOOD_CONNECTIONS = 1500;
 const HEAVY_PARAMS = [
   ['sep_radius', 200], ['ali_radius', 200], ['coh_radius', 200], ['predators', 16],
   ['delay_ticks', 30], ['species', 4], ['density_radii', true], ['fear_radius', 1000],
 ];
 
-/** Polls /healthz every 250 ms until stop() is called; every answer (or failure) is kept. */
+/** A counter of /metrics (text format), or null. */
+function counter(text, name) {
+  const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * Polls /healthz every 250 ms until stop() is called; every answer (or
+ * failure) is kept, with the server's own tick and overrun counters from
+ * /metrics (ticks_total goes on across resets, unlike a snapshot's tick).
+ */
 function pollHealth(server) {
   const log = [];
   let running = true;
@@ -33,7 +46,11 @@ function pollHealth(server) {
       const t = performance.now();
       try {
         const h = await healthz(server, { timeoutMs: 2000 });
-        log.push({ t, ms: performance.now() - t, status: h.status, tick: h.body?.tick });
+        const entry = { t, ms: performance.now() - t, status: h.status };
+        const m = await httpGet(server.port, '/metrics', { timeoutMs: 2000 }).catch(() => null);
+        entry.ticks = m ? counter(m.body, 'swarmcast_ticks_total') : null;
+        entry.overruns = m ? counter(m.body, 'swarmcast_tick_overruns_total') : null;
+        log.push(entry);
       } catch (e) {
         log.push({ t, ms: performance.now() - t, error: e.message });
       }
@@ -43,38 +60,77 @@ function pollHealth(server) {
   return { log, stop: async () => { running = false; await done; } };
 }
 
-/** The flood: every BATCH_EVERY_MS a reset to maxAgents, three add_agents of 10,000 and a heavy parameter. */
-async function flood(server, maxAgents, durationMs) {
-  const stats = { connections: 0, connectFailures: 0, sent: 0, acks: {}, errors: {}, closes: {} };
-  const flooders = [];
+/** The server's tick rate and overruns between two times, from the /metrics samples. */
+function serverTicks(log, from, to) {
+  const inside = log.filter((h) => h.t >= from && h.t <= to && h.ticks !== null && h.ticks !== undefined);
+  if (inside.length < 2) return 'no /metrics samples';
+  const a = inside[0];
+  const b = inside[inside.length - 1];
+  return `${Math.round((b.ticks - a.ticks) / ((b.t - a.t) / 1000))} ticks/s, ${b.overruns - a.overruns} overruns (/metrics)`;
+}
+
+/**
+ * One hostile visitor: every BATCH_EVERY_MS it sends batch(n) (a list of
+ * commands); when the server throws it out (1008 "too many commands") it
+ * reconnects, which gives it a fresh budget, as a new tab would. With
+ * oneShot it does not wait to be thrown out: after each batch it waits for
+ * the replies (at most 300 ms), leaves and comes back with a fresh budget.
+ */
+async function floodLoop(server, label, durationMs, batch, stats, { oneShot = false } = {}) {
   const end = performance.now() + durationMs;
   let f = null;
   let n = 0;
   while (performance.now() < end) {
+    if (f && oneShot && !f.closeInfo) {
+      f.terminate();
+      await f.closed;
+    }
     if (!f || f.closeInfo) {
       if (stats.connections >= MAX_FLOOD_CONNECTIONS) { await sleep(BATCH_EVERY_MS); continue; }
       stats.connections++;
-      f = await openViewer(server.wsUrl, { name: `flooder ${stats.connections}`, timeoutMs: 2000 }).catch(() => null);
+      f = await openViewer(server.wsUrl, { name: `${label} ${stats.connections}`, timeoutMs: 2000 }).catch(() => null);
       if (!f) { stats.connectFailures++; await sleep(100); continue; }
-      flooders.push(f);
+      stats.flooders.push(f);
     }
-    const [name, value] = HEAVY_PARAMS[n % HEAVY_PARAMS.length];
-    const batch = [
-      { type: 'reset', agents: maxAgents, seed: n },
-      { type: 'add_agents', count: 10000 },
-      { type: 'add_agents', count: 10000, x: 800, y: 450 },
-      { type: 'add_agents', count: 10000 },
-      { type: 'set_param', name, value },
-    ];
-    for (const cmd of batch) {
+    const cmds = batch(n);
+    for (const cmd of cmds) {
       if (f.ws.readyState !== 1) break;
       f.send({ ...cmd, id: n });
       stats.sent++;
     }
+    if (oneShot) {
+      const from = f.texts.length;
+      await f.waitFor(() => f.texts.slice(from).filter((m) => m.id === n).length >= cmds.length || f.closeInfo,
+        'the replies', 300).catch(() => {});
+    } else {
+      await sleep(BATCH_EVERY_MS);
+    }
     n++;
-    await sleep(BATCH_EVERY_MS);
   }
-  for (const fl of flooders) {
+}
+
+/**
+ * The flood: RESETTERS visitors at once reset the world to max_agents and to
+ * nothing in turn (the largest swings of population there are), each
+ * reconnecting after every reset for a fresh budget; one more visitor adds
+ * the largest bursts add_agents allows and sets the heaviest parameters.
+ */
+async function flood(server, maxAgents, durationMs) {
+  const stats = { connections: 0, connectFailures: 0, sent: 0, acks: {}, errors: {}, closes: {}, flooders: [] };
+  const burst = Math.min(10000, maxAgents);
+  await Promise.all([
+    ...Array.from({ length: RESETTERS }, (_, k) => floodLoop(server, `resetter ${k + 1}`, durationMs,
+      (n) => [{ type: 'reset', agents: (n + k) % 2 ? 0 : maxAgents, seed: n }], stats, { oneShot: true })),
+    floodLoop(server, 'adder', durationMs, (n) => {
+      const [name, value] = HEAVY_PARAMS[n % HEAVY_PARAMS.length];
+      return [
+        { type: 'add_agents', count: burst },
+        { type: 'add_agents', count: burst, x: 800, y: 450 },
+        { type: 'set_param', name, value },
+      ];
+    }, stats),
+  ]);
+  for (const fl of stats.flooders) {
     for (const m of fl.texts) {
       if (m.type === 'ack') stats.acks[m.cmd] = (stats.acks[m.cmd] ?? 0) + 1;
       else if (m.type === 'error') stats.errors[m.code] = (stats.errors[m.code] ?? 0) + 1;
@@ -82,6 +138,7 @@ async function flood(server, maxAgents, durationMs) {
     if (fl.closeInfo) stats.closes[fl.closeInfo.code] = (stats.closes[fl.closeInfo.code] ?? 0) + 1;
     fl.terminate();
   }
+  delete stats.flooders;
   return stats;
 }
 
@@ -118,10 +175,11 @@ test('a flood of resets to max_agents, add_agents bursts and heavy parameters ne
       `largest population seen ${peakAgents}`);
     bystanders.forEach((b, i) => {
       console.log(`#   ${b.name} before: ${describe(baseline[i])}`);
-      console.log(`#   ${b.name} during the flood: ${describe(during[i])}`);
+      console.log(`#   ${b.name} during the flood: ${describe(during[i])} (a snapshot's tick restarts at every reset)`);
       console.log(`#   ${b.name} after the flood: ${describe(afterFlood[i])}`);
     });
     console.log(`#   /healthz: ${hs.length} requests, ${failedHealth.length} unanswered, slowest ${worstHealthMs} ms, statuses ${[...new Set(hs.map((h) => h.status))].join(' ')}`);
+    console.log(`#   the server's own count: during the flood ${serverTicks(hs, floodStart, floodEnd)}; after ${serverTicks(hs, floodEnd, recoveryEnd)}`);
 
     for (const [i, b] of bystanders.entries()) {
       assert.equal(b.closeInfo, null, `${b.name} is still connected`);
