@@ -99,11 +99,12 @@ test('with --state-agents the agents come back too', T, async () => {
   const dir = tempDir();
   const file = path.join(dir, 'state.json');
   try {
-    let { server, c } = await withState(file, { args: ['--state-agents'] });
+    // (the population limit named: the derived one follows the machine's speed)
+    let { server, c } = await withState(file, { args: ['--state-agents', '--max-agents', '1000'] });
     const add = await c.command({ type: 'add_agents', count: 25 });
     await c.nextSnapshot((s) => s.tick >= add.tick && s.agents.count === 325, '325 agents');
     await stop(server, c);
-    ({ server, c } = await withState(file, { args: ['--state-agents'] }));
+    ({ server, c } = await withState(file, { args: ['--state-agents', '--max-agents', '1000'] }));
     const s = await c.nextSnapshot(() => true, 'a snapshot after the restart');
     console.log(`# --state-agents: 325 agents before, ${s.agents.count} after the restart (--agents 300)`);
     assert.equal(s.agents.count, 325);
