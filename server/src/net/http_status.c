@@ -91,17 +91,49 @@ static int continue_reply(struct lws *wsi, http_reply_t *r)
     return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
-int health_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
+/* The body of a reply, its status and content type; NULL when out of memory. */
+typedef char *(*body_fn)(net_t *n, unsigned *status, const char **type);
+
+static char *health_body(net_t *n, unsigned *status, const char **type)
+{
+    int code = 200;
+    char *body = n->cb.on_health(n->cb.user, &code);
+    *status = (unsigned)code;
+    *type = "application/json";
+    return body;
+}
+
+static char *metrics_body(net_t *n, unsigned *status, const char **type)
+{
+    char *mine = net_metrics(n), *theirs = n->cb.on_metrics(n->cb.user);
+    jbuf_t t;
+    jb_init_growing(&t);
+    if (mine && theirs) {
+        jb_raw(&t, theirs);
+        jb_raw(&t, mine);
+    }
+    free(mine);
+    free(theirs);
+    if (!t.buf || t.failed) {
+        jb_free(&t);
+        return NULL;
+    }
+    *status = HTTP_STATUS_OK;
+    *type = "text/plain; version=0.0.4; charset=utf-8";
+    return t.buf;
+}
+
+static int serve(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len, body_fn build)
 {
     http_reply_t *r = user;
-    net_t *n = net_of(wsi);
     switch (reason) {
     case LWS_CALLBACK_HTTP: {
-        int status = 200;
+        unsigned status;
+        const char *type;
         reply_free(r);
-        if (!(r->body = n->cb.on_health(n->cb.user, &status))) return -1;
+        if (!(r->body = build(net_of(wsi), &status, &type))) return -1;
         r->len = strlen(r->body);
-        return begin_reply(wsi, r, (unsigned)status, "application/json");
+        return begin_reply(wsi, r, status, type);
     }
     case LWS_CALLBACK_HTTP_WRITEABLE:
         return continue_reply(wsi, r);
@@ -113,36 +145,12 @@ int health_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     }
 }
 
+int health_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
+{
+    return serve(wsi, reason, user, in, len, health_body);
+}
+
 int metrics_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
 {
-    http_reply_t *r = user;
-    net_t *n = net_of(wsi);
-    switch (reason) {
-    case LWS_CALLBACK_HTTP: {
-        reply_free(r);
-        char *mine = net_metrics(n), *theirs = n->cb.on_metrics(n->cb.user);
-        jbuf_t t;
-        jb_init_growing(&t);
-        if (mine && theirs) {
-            jb_raw(&t, theirs);
-            jb_raw(&t, mine);
-        }
-        free(mine);
-        free(theirs);
-        if (!t.buf || t.failed) {
-            jb_free(&t);
-            return -1;
-        }
-        r->body = t.buf;
-        r->len = t.len;
-        return begin_reply(wsi, r, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8");
-    }
-    case LWS_CALLBACK_HTTP_WRITEABLE:
-        return continue_reply(wsi, r);
-    case LWS_CALLBACK_CLOSED_HTTP:
-        reply_free(r);
-        return 0;
-    default:
-        return lws_callback_http_dummy(wsi, reason, user, in, len);
-    }
+    return serve(wsi, reason, user, in, len, metrics_body);
 }

@@ -53,17 +53,6 @@ static int refuse(char *msg, size_t msg_len, const char *fmt, ...)
 
 /* ---- the image ---------------------------------------------------------- */
 
-static void agents_release(agents_t *a)
-{
-    free(a->x);
-    free(a->y);
-    free(a->vx);
-    free(a->vy);
-    free(a->id);
-    free(a->flags);
-    memset(a, 0, sizeof *a);
-}
-
 /* n entries per array (at least one, so that NULL always means failure). */
 static int agents_alloc(agents_t *a, size_t n)
 {
@@ -71,13 +60,13 @@ static int agents_alloc(agents_t *a, size_t n)
     *a = (agents_t){malloc(m * sizeof(float)),    malloc(m * sizeof(float)), malloc(m * sizeof(float)),
                     malloc(m * sizeof(float)),    malloc(m * sizeof(uint32_t)), malloc(m)};
     if (a->x && a->y && a->vx && a->vy && a->id && a->flags) return 0;
-    agents_release(a);
+    agents_free(a);
     return -1;
 }
 
 void state_image_free(state_image_t *img)
 {
-    agents_release(&img->list);
+    agents_free(&img->list);
     free(img->radius_ali);
     free(img->radius_coh);
     free(img->wander);

@@ -17,7 +17,7 @@
 /* Stream of the counter-based generator for wander angles. */
 #define WANDER_STREAM 0x77616e646572ull
 
-static void agents_free(agents_t *a)
+void agents_free(agents_t *a)
 {
     free(a->x);
     free(a->y);

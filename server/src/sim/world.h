@@ -113,6 +113,9 @@ typedef struct world_info {
     sim_params_t species_params[SIM_MAX_SPECIES];
 } world_info_t;
 
+/* Frees one population's arrays and zeroes it. */
+void agents_free(agents_t *a);
+
 int world_init(world_t *w, const world_config_t *cfg);
 world_info_t world_info(const world_t *w);
 void world_free(world_t *w);
