@@ -248,16 +248,6 @@ static void on_closed(net_t *n, session_t *s)
 
 /* ---- receiving ----------------------------------------------------------- */
 
-/* Ends the session from inside RECEIVE: libwebsockets sends the close frame
- * when the callback returns -1; nothing may be written after it. */
-static int close_from_receive(session_t *s, struct lws *wsi, int code, const char *reason)
-{
-    s->closing = true;
-    s->close_code = code;
-    lws_close_reason(wsi, (enum lws_close_status)code, (unsigned char *)reason, strlen(reason));
-    return -1;
-}
-
 static int on_receive(net_t *n, session_t *s, struct lws *wsi, const void *in, size_t len)
 {
     if (!s->counted || s->closing) return 0;
@@ -271,14 +261,22 @@ static int on_receive(net_t *n, session_t *s, struct lws *wsi, const void *in, s
     }
     /* Refuse as soon as the announced size passes the limit, before buffering. */
     size_t announced = s->rx_len + len + lws_remaining_packet_payload(wsi);
-    if (announced > n->cfg.max_message_bytes)
-        return close_from_receive(s, wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too big");
+    /* Closed the usual way (begin_close), not by returning -1 here: that
+     * drops the socket with the rest of the frame unread, and the peer's
+     * kernel then discards our close frame on the reset. What else it
+     * sends is read and dropped (on_receive ignores a closing session). */
+    if (announced > n->cfg.max_message_bytes) {
+        begin_close(n, s, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too big");
+        return 0;
+    }
     memcpy(s->rx + s->rx_len, in, len);
     s->rx_len += len;
     if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi)) return 0;
     s->in_message = false;
-    if (!s->rx_binary && !utf8_valid((const unsigned char *)s->rx, s->rx_len))
-        return close_from_receive(s, wsi, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "invalid UTF-8");
+    if (!s->rx_binary && !utf8_valid((const unsigned char *)s->rx, s->rx_len)) {
+        begin_close(n, s, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "invalid UTF-8");
+        return 0;
+    }
     n->cb.on_message(n->cb.user, s->client_id, s->slot, s->rx, s->rx_len, s->rx_binary);
     return 0;
 }
@@ -365,8 +363,17 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
             s->close_code = ((const uint8_t *)in)[0] << 8 | ((const uint8_t *)in)[1];
         return 0;
     case LWS_CALLBACK_TIMER:
-        /* begin_close's: now libwebsockets' close flow may start. */
-        return s && s->established && s->closing ? -1 : 0;
+        /* begin_close's: now libwebsockets' close flow may start, once it
+         * holds no part of an earlier frame: with output still buffered,
+         * lws 4.1 flushes it and then drops the socket without a close
+         * frame. Nothing new is written meanwhile, so the wait is short (a
+         * peer that reads nothing is cut off by the sweep). */
+        if (!s || !s->established || !s->closing) return 0;
+        if (lws_partial_buffered(wsi)) {
+            lws_set_timer_usecs(wsi, 10000);
+            return 0;
+        }
+        return -1;
     case LWS_CALLBACK_SERVER_WRITEABLE:
         return s && s->established ? on_writeable(net_of(wsi), s, wsi) : 0;
     default:
