@@ -4,7 +4,7 @@
 
 void policy_init(client_policy_t *p, bool operator, double scale, uint64_t now_ns)
 {
-    *p = (client_policy_t){.operator = operator, .scale = scale, .tokens = POLICY_BUCKET * scale, .updated_ns = now_ns};
+    *p = (client_policy_t){.operator = operator, .scale = scale, .tokens = POLICY_START * scale, .updated_ns = now_ns};
 }
 
 double policy_cost(const sim_cmd_t *cmd)

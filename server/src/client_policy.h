@@ -3,7 +3,9 @@
  * charged by what a command costs the world, decides how often. Moving
  * one's target is cheap, a reset costs the whole bucket. A client that
  * keeps hammering past its budget collects strikes, which it is forgiven
- * at a steady rate; too many and it is closed. Plain logic, no I/O: the
+ * at a steady rate; too many and it is closed. A new connection starts
+ * with a quarter of the bucket, so that opening connections does not
+ * mint budget. Plain logic, no I/O: the
  * loop thread keeps one per client. */
 #ifndef SWARMCAST_CLIENT_POLICY_H
 #define SWARMCAST_CLIENT_POLICY_H
@@ -13,7 +15,9 @@
 
 #include "sim/commands.h"
 
-#define POLICY_BUCKET 240.0        /* tokens a client starts with and may save */
+#define POLICY_BUCKET 240.0        /* tokens a client may save */
+#define POLICY_START 60.0          /* … and starts with: reconnecting refills no one's budget, and a
+                                      reset waits until the connection has earned it (2.3 s) */
 #define POLICY_REFILL_PER_S 80.0   /* tokens it earns per second */
 #define POLICY_COST_AUTH 40.0      /* a token guess is expensive */
 #define POLICY_COST_REFUSED 1.0    /* a message the decoder refused */

@@ -204,7 +204,8 @@ const EXIT_BOUND_MS = 1500;
 
 for (const [when, waitForAck] of [['right after a reset to max_agents is sent', false], ['once a reset to max_agents is applied, with add_agents bursts queued', true]]) {
   test(`SIGTERM ${when} exits with code 0 within a second`, { timeout: 40000 }, async () => {
-    const server = await startServer({ agents: 1000 });
+    // (a budget that affords a reset at once: a fresh connection has a quarter of one)
+    const server = await startServer({ agents: 1000, args: ['--rate-scale', '4'] });
     const viewer = await openViewer(server.wsUrl, { name: 'viewer' });
     const actor = await connect(server.wsUrl);
     const max = actor.hello.limits.max_agents;

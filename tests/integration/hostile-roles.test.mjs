@@ -24,7 +24,8 @@ suite('with --control-token', () => {
   let other;    // another visitor
 
   before(async () => {
-    server = await startServer({ agents: AGENTS, args: ['--control-token', TOKEN] });
+    // (a budget for quick sequences: a fresh connection has a quarter of one)
+    server = await startServer({ agents: AGENTS, args: ['--control-token', TOKEN, '--rate-scale', '4'] });
     observer = await connect(server.wsUrl);
     visitor = await connect(server.wsUrl);
     other = await connect(server.wsUrl);
@@ -180,7 +181,8 @@ test('the control token may come from SWARMCAST_CONTROL_TOKEN', T, async () => {
 
 test('without a token everyone is an operator: everything is allowed, as before', T, async () => {
   // (the population limit named: the derived one follows the machine's speed)
-  const server = await startServer({ agents: 100, args: ['--max-agents', '1000'] });
+  // (a budget that affords a reset at once: a fresh connection has a quarter of one)
+  const server = await startServer({ agents: 100, args: ['--max-agents', '1000', '--rate-scale', '4'] });
   try {
     const a = await connect(server.wsUrl);
     const b = await connect(server.wsUrl);

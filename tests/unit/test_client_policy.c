@@ -42,25 +42,30 @@ static void moving_a_target_should_be_cheap_and_a_reset_should_cost_the_whole_bu
     add.count = 1;
     assert_true(big > policy_cost(&add));
     assert_true(big <= POLICY_BUCKET);
-    /* After one cheap command a reset must wait for the bucket to refill. */
+    /* A new client, or one that spent a little, waits for a full bucket. */
     client_policy_t p;
     policy_init(&p, true, 1, 0);
     assert_int_equal(policy_charge(&p, policy_cost(&target), 0), POLICY_OK);
     assert_int_equal(policy_charge(&p, policy_cost(&reset), 0), POLICY_RATE_LIMITED);
-    assert_int_equal(policy_charge(&p, policy_cost(&reset), SECOND), POLICY_OK);
+    assert_int_equal(policy_charge(&p, policy_cost(&reset), SECOND), POLICY_RATE_LIMITED);
+    assert_int_equal(policy_charge(&p, policy_cost(&reset), 3 * SECOND), POLICY_OK);
 }
 
-static void a_client_should_get_its_bucket_at_once_then_the_refill_rate(void **state)
+static void a_client_should_start_with_a_quarter_fill_up_to_its_bucket_then_get_the_refill_rate(void **state)
 {
     (void)state;
     client_policy_t p;
     policy_init(&p, false, 1, 0);
     int ok = 0;
     for (int i = 0; i < 1000; i++) ok += policy_charge(&p, 1, 0) == POLICY_OK;
+    assert_int_equal(ok, (int)POLICY_START);
+    /* Saved up for a long while: the bucket, no more. */
+    ok = 0;
+    for (int i = 0; i < 1000; i++) ok += policy_charge(&p, 1, 100 * SECOND) == POLICY_OK;
     assert_int_equal(ok, (int)POLICY_BUCKET);
     /* Ten seconds of one command per 10 ms (100/s): only the refill passes. */
     ok = 0;
-    for (uint64_t t = SECOND; t <= 11 * SECOND; t += SECOND / 100) ok += policy_charge(&p, 1, t) == POLICY_OK;
+    for (uint64_t t = 101 * SECOND; t <= 111 * SECOND; t += SECOND / 100) ok += policy_charge(&p, 1, t) == POLICY_OK;
     assert_in_range(ok, (int)(10 * POLICY_REFILL_PER_S) - 2, (int)(10 * POLICY_REFILL_PER_S) + 82);
 }
 
@@ -71,8 +76,9 @@ static void the_scale_should_multiply_bucket_and_refill(void **state)
     policy_init(&p, false, 10, 0);
     int ok = 0;
     for (int i = 0; i < 10000; i++) ok += policy_charge(&p, 1, 0) == POLICY_OK;
-    assert_int_equal(ok, (int)(10 * POLICY_BUCKET));
+    assert_int_equal(ok, (int)(10 * POLICY_START));
     assert_int_equal(policy_charge(&p, 10 * POLICY_REFILL_PER_S, SECOND), POLICY_OK);
+    assert_int_equal(policy_charge(&p, 10 * POLICY_BUCKET, 100 * SECOND), POLICY_OK);
 }
 
 static void a_client_that_keeps_flooding_should_become_abusive_and_one_that_slows_down_should_not(void **state)
@@ -92,7 +98,7 @@ static void a_client_that_keeps_flooding_should_become_abusive_and_one_that_slow
     assert_int_equal(v, POLICY_ABUSIVE);
     assert_in_range(refused, (int)POLICY_STRIKES, (int)POLICY_STRIKES * 3);
     /* A burst that overshoots by a few, then waits, is forgiven. */
-    for (int i = 0; i < (int)POLICY_BUCKET + 20; i++) assert_int_not_equal(policy_charge(&burst, 1, 0), POLICY_ABUSIVE);
+    for (int i = 0; i < (int)POLICY_START + 20; i++) assert_int_not_equal(policy_charge(&burst, 1, 0), POLICY_ABUSIVE);
     for (int round = 1; round <= 20; round++)
         for (int i = 0; i < 100; i++)
             assert_int_not_equal(policy_charge(&burst, 1, (uint64_t)round * 2 * SECOND), POLICY_ABUSIVE);
@@ -103,7 +109,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_visitor_should_steer_and_keep_obstacles_but_not_govern_the_world),
         cmocka_unit_test(moving_a_target_should_be_cheap_and_a_reset_should_cost_the_whole_bucket),
-        cmocka_unit_test(a_client_should_get_its_bucket_at_once_then_the_refill_rate),
+        cmocka_unit_test(a_client_should_start_with_a_quarter_fill_up_to_its_bucket_then_get_the_refill_rate),
         cmocka_unit_test(the_scale_should_multiply_bucket_and_refill),
         cmocka_unit_test(a_client_that_keeps_flooding_should_become_abusive_and_one_that_slows_down_should_not),
     };
