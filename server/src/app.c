@@ -49,9 +49,18 @@
 
 typedef struct queued {
     sim_cmd_t cmd;
-    long slot;   /* sender's slot, or -1 for the server's own commands */
-    bool silent; /* no reply: the server queued it (a client left) */
+    size_t slot; /* the sender's */
 } queued_t;
+
+/* Client ids that left since the last tick: each is applied as CMD_LEAVE
+ * (its target and own obstacles go). Kept apart from the command queue,
+ * whose places clients coming and going in one slot within a tick could use
+ * up, so that no departure is ever lost; it grows only with the departures
+ * of one tick. */
+typedef struct departures {
+    uint32_t *ids;
+    size_t len, cap;
+} departures_t;
 
 /* A message for one client (its replies), or news for everyone under a
  * key: net sends each client only the newest text of a key. */
@@ -112,6 +121,7 @@ struct app {
     pthread_t sim_thread;
     bool sim_started;
     queued_t *taken; /* commands being applied this tick */
+    departures_t leaving; /* departures being applied this tick */
     replies_t produced;
     uint64_t period_ns, started_ns, last_tick_ns;
     double snapshot_credit; /* accumulates snapshot_hz per tick; one frame per tick_hz */
@@ -132,6 +142,7 @@ struct app {
     pthread_cond_t stop_cond;
     bool stop;
     queued_t *queue; /* ring */
+    departures_t departed;
     size_t q_head, q_len, q_cap;
     uint32_t *slot_client; /* client id in each slot, 0 when free */
     uint16_t *pending;     /* per slot: commands waiting */
@@ -175,12 +186,12 @@ static void replies_clear(replies_t *r)
 
 /* ---- loop thread ------------------------------------------------------- */
 
-static bool push_locked(app_t *a, const sim_cmd_t *cmd, long slot, bool silent)
+static bool push_locked(app_t *a, const sim_cmd_t *cmd, size_t slot)
 {
     if (a->q_len == a->q_cap) return false;
-    a->queue[(a->q_head + a->q_len) % a->q_cap] = (queued_t){*cmd, slot, silent};
+    a->queue[(a->q_head + a->q_len) % a->q_cap] = (queued_t){*cmd, slot};
     a->q_len++;
-    if (slot >= 0) a->pending[slot]++;
+    a->pending[slot]++;
     return true;
 }
 
@@ -218,13 +229,20 @@ static void on_close(void *user, uint32_t client_id, size_t slot)
 {
     app_t *a = user;
     /* The departed client's target and own obstacles go at the next tick
-     * like any change. The queue keeps one place per client for this, so
-     * it always fits. */
-    sim_cmd_t leave = {.kind = CMD_LEAVE, .client_id = client_id, .request_id = -1};
+     * like any change (see departures_t). */
     pthread_mutex_lock(&a->lock);
     a->slot_client[slot] = 0;
     a->pending[slot] = 0;
-    push_locked(a, &leave, -1, true);
+    departures_t *d = &a->departed;
+    if (d->len == d->cap) {
+        size_t cap = d->cap ? 2 * d->cap : 16;
+        uint32_t *grown = realloc(d->ids, cap * sizeof *grown);
+        if (grown) d->ids = grown, d->cap = cap;
+    }
+    if (d->len < d->cap)
+        d->ids[d->len++] = client_id;
+    else
+        fprintf(stderr, "swarmcast: out of memory: client %u's target stays\n", (unsigned)client_id);
     pthread_mutex_unlock(&a->lock);
 }
 
@@ -321,7 +339,7 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
     }
     cmd.visitor = !p->operator;
     pthread_mutex_lock(&a->lock);
-    bool queued = a->pending[slot] < PENDING_PER_CLIENT && push_locked(a, &cmd, (long)slot, false);
+    bool queued = a->pending[slot] < PENDING_PER_CLIENT && push_locked(a, &cmd, slot);
     pthread_mutex_unlock(&a->lock);
     if (!queued) {
         char message[96];
@@ -478,38 +496,49 @@ static char *param_news(const world_t *w, const sim_result_t *res, uint32_t by, 
     return msg_param((size_t)res->param, res->value, res->species, by, tick, values, n);
 }
 
-/* Applies every queued command, in arrival order, and records the replies. */
+/* Applies one command and records it; with reply, queues the sender's ack
+ * or error and, for a changed parameter, everyone's news. */
+static void apply_one(app_t *a, const sim_cmd_t *cmd, bool reply)
+{
+    uint64_t tick = a->world.tick;
+    sim_result_t res;
+    sim_apply(&a->world, cmd, &res);
+    record_command(a, tick, cmd);
+    if (res.status == SIM_OK)
+        a->counters.applied[cmd->kind]++;
+    else
+        ops_count_error(a->counters.errors, msg_error_code(res.status));
+    if (!reply) return;
+    if (res.status == SIM_OK && res.param >= 0)
+        replies_push(&a->produced, 0, LATEST_PARAM(res.param), param_news(&a->world, &res, cmd->client_id, tick));
+    replies_push(&a->produced, cmd->client_id, LATEST_NONE,
+                 res.status == SIM_OK
+                     ? msg_ack(cmd, &res, tick)
+                     : msg_error(msg_error_code(res.status), res.message, cmd->request_id, cmd_name(cmd->kind)));
+}
+
+/* Applies every queued command, in arrival order, then the departures. */
 static void apply_commands(app_t *a)
 {
     pthread_mutex_lock(&a->lock);
     size_t n = a->q_len;
     for (size_t k = 0; k < n; k++) {
         queued_t q = a->queue[(a->q_head + k) % a->q_cap];
-        if (q.slot >= 0 && a->slot_client[q.slot] == q.cmd.client_id) a->pending[q.slot]--;
+        if (a->slot_client[q.slot] == q.cmd.client_id) a->pending[q.slot]--;
         a->taken[k] = q;
     }
     a->q_head = (a->q_head + n) % a->q_cap;
     a->q_len = 0;
+    departures_t left = a->departed;
+    a->departed = a->leaving; /* the emptied list of the last tick, for reuse */
+    a->departed.len = 0;
+    a->leaving = left;
     pthread_mutex_unlock(&a->lock);
 
-    for (size_t k = 0; k < n; k++) {
-        const queued_t *q = &a->taken[k];
-        uint64_t tick = a->world.tick;
-        sim_result_t res;
-        sim_apply(&a->world, &q->cmd, &res);
-        record_command(a, tick, &q->cmd);
-        if (res.status == SIM_OK)
-            a->counters.applied[q->cmd.kind]++;
-        else
-            ops_count_error(a->counters.errors, msg_error_code(res.status));
-        if (q->silent) continue;
-        /* A changed parameter is everyone's news (set_param, set_model). */
-        if (res.status == SIM_OK && res.param >= 0)
-            replies_push(&a->produced, 0, LATEST_PARAM(res.param), param_news(&a->world, &res, q->cmd.client_id, tick));
-        replies_push(&a->produced, q->cmd.client_id, LATEST_NONE,
-                     res.status == SIM_OK
-                         ? msg_ack(&q->cmd, &res, tick)
-                         : msg_error(msg_error_code(res.status), res.message, q->cmd.request_id, cmd_name(q->cmd.kind)));
+    for (size_t k = 0; k < n; k++) apply_one(a, &a->taken[k].cmd, true);
+    for (size_t k = 0; k < a->leaving.len; k++) {
+        sim_cmd_t leave = {.kind = CMD_LEAVE, .client_id = a->leaving.ids[k], .request_id = -1};
+        apply_one(a, &leave, false);
     }
 }
 
@@ -677,6 +706,8 @@ static void free_shared(app_t *a)
 {
     free(a->queue);
     free(a->taken);
+    free(a->departed.ids);
+    free(a->leaving.ids);
     free(a->slot_client);
     free(a->pending);
     free(a->policy);
@@ -816,7 +847,7 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
     metrics_init(&a->metrics);
     if (cfg->record && open_record(a)) goto fail;
 
-    a->q_cap = cfg->max_clients * (PENDING_PER_CLIENT + 1);
+    a->q_cap = cfg->max_clients * PENDING_PER_CLIENT;
     a->queue = calloc(a->q_cap, sizeof *a->queue);
     a->taken = calloc(a->q_cap, sizeof *a->taken);
     a->slot_client = calloc(cfg->max_clients, sizeof *a->slot_client);
