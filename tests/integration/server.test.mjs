@@ -5,10 +5,9 @@
 //   SWARMCAST_BIN=build/server/swarmcast node --test tests/integration/
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { readFileSync } from 'node:fs';
 
-import { startServer, withTimeout } from '../lib/server.mjs';
+import { startServer, withTimeout, httpGet as httpGetFrom } from '../lib/server.mjs';
 import { connect, DEFAULT_TIMEOUT_MS } from '../lib/client.mjs';
 
 const T = { timeout: 20000 };
@@ -91,19 +90,8 @@ async function requestAll(client, cmds, batch = 16) {
   return replies;
 }
 
-function httpGet(path, timeoutMs = DEFAULT_TIMEOUT_MS) {
-  // node:http, so the path goes out exactly as written (fetch would normalize "..").
-  return withTimeout(new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: server.port, path, method: 'GET' }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  }), timeoutMs, `GET ${path}`);
-}
+/** GET path from the shared server (node:http: the path goes out exactly as written). */
+const httpGet = (path) => httpGetFrom(server.port, path, { timeoutMs: DEFAULT_TIMEOUT_MS });
 
 let refuser; // a client used only for refused commands; it never sets a target
 
