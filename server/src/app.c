@@ -112,6 +112,7 @@ struct app {
     state_image_t *state_writing;
     int state_rc; /* of the last write: set on the pool, read on the loop after it */
     pthread_mutex_t state_write_lock;
+    bool state_final_written; /* under state_write_lock */
     /* Loop thread only. */
     client_policy_t *policy; /* per slot */
     loop_counters_t loop_counters;
@@ -145,7 +146,8 @@ struct app {
     departures_t departed;
     size_t q_head, q_len, q_cap;
     uint32_t *slot_client; /* client id in each slot, 0 when free */
-    uint16_t *pending;     /* per slot: commands waiting */
+    uint16_t *pending;     /* per slot: commands waiting, whichever client of the slot sent them (so
+                              that the slot's next client cannot add 32 more and overflow the queue) */
     replies_t outgoing;
     state_image_t *state_captured; /* the simulation's copy of the set-up, for the loop to write */
     bool state_in_flight;          /* captured or being written: no new capture until done */
@@ -216,7 +218,6 @@ static char *on_open(void *user, uint32_t client_id, size_t slot)
     app_t *a = user;
     pthread_mutex_lock(&a->lock);
     a->slot_client[slot] = client_id;
-    a->pending[slot] = 0;
     world_info_t info = a->summary.info;
     pthread_mutex_unlock(&a->lock);
     bool operator = a->cfg.control_token == NULL;
@@ -232,7 +233,6 @@ static void on_close(void *user, uint32_t client_id, size_t slot)
      * like any change (see departures_t). */
     pthread_mutex_lock(&a->lock);
     a->slot_client[slot] = 0;
-    a->pending[slot] = 0;
     departures_t *d = &a->departed;
     if (d->len == d->cap) {
         size_t cap = d->cap ? 2 * d->cap : 16;
@@ -332,7 +332,7 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
         charge_refused(a, client_id, slot);
         return;
     }
-    policy_verdict_t verdict = policy_charge(p, policy_cost(&cmd), now_ns());
+    policy_verdict_t verdict = policy_charge(p, policy_cost(p, &cmd), now_ns());
     if (verdict != POLICY_OK) {
         over_budget(a, client_id, cmd.kind, cmd.request_id, verdict);
         return;
@@ -383,12 +383,16 @@ static char *on_metrics(void *user)
     return ops_metrics_text(&s.counters, &a->loop_counters, &g);
 }
 
-/* Writes an image to --state-file (any thread); 0 or -1, logged. */
-static int write_state(app_t *a, const state_image_t *img)
+/* Writes an image to --state-file (any thread); 0 or -1, logged. Once the
+ * final one (at shutdown) is written, a periodic one still queued on the
+ * thread pool is older and is dropped. */
+static int write_state(app_t *a, const state_image_t *img, bool final)
 {
     char msg[256];
+    int rc = 0;
     pthread_mutex_lock(&a->state_write_lock);
-    int rc = state_image_write(img, a->cfg.state_file, msg, sizeof msg);
+    if (!a->state_final_written) rc = state_image_write(img, a->cfg.state_file, msg, sizeof msg);
+    a->state_final_written |= final;
     pthread_mutex_unlock(&a->state_write_lock);
     if (rc) fprintf(stderr, "swarmcast: cannot write the state file: %s\n", msg);
     return rc;
@@ -397,7 +401,7 @@ static int write_state(app_t *a, const state_image_t *img)
 static void state_work(uv_work_t *req)
 {
     app_t *a = req->data;
-    a->state_rc = write_state(a, a->state_writing);
+    a->state_rc = write_state(a, a->state_writing, false);
 }
 
 static void state_work_done(uv_work_t *req, int status)
@@ -524,7 +528,7 @@ static void apply_commands(app_t *a)
     size_t n = a->q_len;
     for (size_t k = 0; k < n; k++) {
         queued_t q = a->queue[(a->q_head + k) % a->q_cap];
-        if (a->slot_client[q.slot] == q.cmd.client_id) a->pending[q.slot]--;
+        a->pending[q.slot]--;
         a->taken[k] = q;
     }
     a->q_head = (a->q_head + n) % a->q_cap;
@@ -924,7 +928,7 @@ void app_shutdown(app_t *a)
     if (a->cfg.state_file) {
         /* After any periodic write still in flight (write_state waits for it). */
         state_image_t img;
-        if (state_image_capture(&img, &a->world, a->cfg.state_agents) || write_state(a, &img)) a->failed = true;
+        if (state_image_capture(&img, &a->world, a->cfg.state_agents) || write_state(a, &img, true)) a->failed = true;
         state_image_free(&img);
     }
     uv_close((uv_handle_t *)&a->wake_loop, NULL);

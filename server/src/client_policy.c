@@ -7,7 +7,7 @@ void policy_init(client_policy_t *p, bool operator, double scale, uint64_t now_n
     *p = (client_policy_t){.operator = operator, .scale = scale, .tokens = POLICY_START * scale, .updated_ns = now_ns};
 }
 
-double policy_cost(const sim_cmd_t *cmd)
+static double base_cost(const sim_cmd_t *cmd)
 {
     switch (cmd->kind) {
     case CMD_SET_TARGET:
@@ -31,6 +31,11 @@ double policy_cost(const sim_cmd_t *cmd)
     default:
         return POLICY_BUCKET;
     }
+}
+
+double policy_cost(const client_policy_t *p, const sim_cmd_t *cmd)
+{
+    return fmin(base_cost(cmd), POLICY_BUCKET * p->scale);
 }
 
 bool policy_allows(const client_policy_t *p, cmd_kind_t kind)

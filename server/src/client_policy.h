@@ -16,8 +16,8 @@
 #include "sim/commands.h"
 
 #define POLICY_BUCKET 240.0        /* tokens a client may save */
-#define POLICY_START 60.0          /* … and starts with: reconnecting refills no one's budget, and a
-                                      reset waits until the connection has earned it (2.3 s) */
+#define POLICY_START 60.0          /* … and starts with: a reset waits until a connection has earned
+                                      it (2.3 s), so reconnecting mints no resets */
 #define POLICY_REFILL_PER_S 80.0   /* tokens it earns per second */
 #define POLICY_COST_AUTH 40.0      /* a token guess is expensive */
 #define POLICY_COST_REFUSED 1.0    /* a message the decoder refused */
@@ -37,10 +37,11 @@ typedef enum {
     POLICY_ABUSIVE,      /* over budget for too long: close the connection */
 } policy_verdict_t;
 
-/* scale multiplies the bucket and its refill (1: the defaults above). */
+/* scale multiplies the bucket, the start and the refill (1: the defaults above). */
 void policy_init(client_policy_t *p, bool operator, double scale, uint64_t now_ns);
-/* What a command costs (add_agents by its count). */
-double policy_cost(const sim_cmd_t *cmd);
+/* What a command costs this client (add_agents by its count; never more
+ * than its whole bucket). */
+double policy_cost(const client_policy_t *p, const sim_cmd_t *cmd);
 /* Whether the client's role allows this kind of command at all: visitors
  * may steer their own target and keep a few obstacles of their own. */
 bool policy_allows(const client_policy_t *p, cmd_kind_t kind);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 
 #include "client_policy.h"
 
@@ -35,20 +36,20 @@ static void moving_a_target_should_be_cheap_and_a_reset_should_cost_the_whole_bu
 {
     (void)state;
     sim_cmd_t target = cmd_of(CMD_SET_TARGET), reset = cmd_of(CMD_RESET), add = cmd_of(CMD_ADD_AGENTS);
-    assert_true(policy_cost(&target) == 1.0);
-    assert_true(policy_cost(&reset) == POLICY_BUCKET);
-    add.count = 10000;
-    double big = policy_cost(&add);
-    add.count = 1;
-    assert_true(big > policy_cost(&add));
-    assert_true(big <= POLICY_BUCKET);
-    /* A new client, or one that spent a little, waits for a full bucket. */
     client_policy_t p;
     policy_init(&p, true, 1, 0);
-    assert_int_equal(policy_charge(&p, policy_cost(&target), 0), POLICY_OK);
-    assert_int_equal(policy_charge(&p, policy_cost(&reset), 0), POLICY_RATE_LIMITED);
-    assert_int_equal(policy_charge(&p, policy_cost(&reset), SECOND), POLICY_RATE_LIMITED);
-    assert_int_equal(policy_charge(&p, policy_cost(&reset), 3 * SECOND), POLICY_OK);
+    assert_true(policy_cost(&p, &target) == 1.0);
+    assert_true(policy_cost(&p, &reset) == POLICY_BUCKET);
+    add.count = 10000;
+    double big = policy_cost(&p, &add);
+    add.count = 1;
+    assert_true(big > policy_cost(&p, &add));
+    assert_true(big <= POLICY_BUCKET);
+    /* A new client, or one that spent a little, waits for a full bucket. */
+    assert_int_equal(policy_charge(&p, policy_cost(&p, &target), 0), POLICY_OK);
+    assert_int_equal(policy_charge(&p, policy_cost(&p, &reset), 0), POLICY_RATE_LIMITED);
+    assert_int_equal(policy_charge(&p, policy_cost(&p, &reset), SECOND), POLICY_RATE_LIMITED);
+    assert_int_equal(policy_charge(&p, policy_cost(&p, &reset), 3 * SECOND), POLICY_OK);
 }
 
 static void a_client_should_start_with_a_quarter_fill_up_to_its_bucket_then_get_the_refill_rate(void **state)
@@ -67,6 +68,20 @@ static void a_client_should_start_with_a_quarter_fill_up_to_its_bucket_then_get_
     ok = 0;
     for (uint64_t t = 101 * SECOND; t <= 111 * SECOND; t += SECOND / 100) ok += policy_charge(&p, 1, t) == POLICY_OK;
     assert_in_range(ok, (int)(10 * POLICY_REFILL_PER_S) - 2, (int)(10 * POLICY_REFILL_PER_S) + 82);
+}
+
+/* A smaller budget (--rate-scale below 1) still allows every command: none
+ * costs more than the whole bucket. */
+static void no_command_should_cost_more_than_a_small_bucket(void **state)
+{
+    (void)state;
+    client_policy_t p;
+    policy_init(&p, true, 0.25, 0);
+    sim_cmd_t reset = cmd_of(CMD_RESET), add = cmd_of(CMD_ADD_AGENTS);
+    add.count = 10000;
+    assert_true(policy_cost(&p, &reset) == 0.25 * POLICY_BUCKET);
+    assert_true(policy_cost(&p, &add) <= 0.25 * POLICY_BUCKET);
+    assert_int_equal(policy_charge(&p, policy_cost(&p, &reset), 10 * SECOND), POLICY_OK);
 }
 
 static void the_scale_should_multiply_bucket_and_refill(void **state)
@@ -111,6 +126,7 @@ int main(void)
         cmocka_unit_test(moving_a_target_should_be_cheap_and_a_reset_should_cost_the_whole_bucket),
         cmocka_unit_test(a_client_should_start_with_a_quarter_fill_up_to_its_bucket_then_get_the_refill_rate),
         cmocka_unit_test(the_scale_should_multiply_bucket_and_refill),
+        cmocka_unit_test(no_command_should_cost_more_than_a_small_bucket),
         cmocka_unit_test(a_client_that_keeps_flooding_should_become_abusive_and_one_that_slows_down_should_not),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
