@@ -543,7 +543,7 @@ static int read_agent_state(const cJSON *st, state_image_t *img, char *msg, size
     img->tick = (uint64_t)v;
 
     static const char *const rng_names[] = {"state", "inc"};
-    const cJSON *rng;
+    const cJSON *rng = NULL;
     if (get_object(st, "rng", "agent_state: ", &rng, msg, msg_len) ||
         check_names(rng, "agent_state.rng: ", rng_names, 2, msg, msg_len) ||
         get_hex64(rng, "state", &img->rng.state, msg, msg_len) || get_hex64(rng, "inc", &img->rng.inc, msg, msg_len))
@@ -551,7 +551,7 @@ static int read_agent_state(const cJSON *st, state_image_t *img, char *msg, size
     if (!(img->rng.inc & 1)) return refuse(msg, msg_len, "agent_state.rng: 'inc' must be odd");
 
     static const char *const xy[] = {"x", "y"};
-    const cJSON *gamma;
+    const cJSON *gamma = NULL;
     if (get_object(st, "gamma", "agent_state: ", &gamma, msg, msg_len) ||
         check_names(gamma, "agent_state.gamma: ", xy, 2, msg, msg_len) ||
         get_real(gamma, "x", "agent_state.gamma: ", 0, img->width, &v, msg, msg_len))
@@ -622,7 +622,7 @@ static int parse_root(const cJSON *root, const cmd_limits_t *limits, state_image
     /* The world's size is the server's (a flag); a file for another size
      * would put obstacles and agents where this world has no room. */
     static const char *const size_names[] = {"width", "height"};
-    const cJSON *world;
+    const cJSON *world = NULL;
     double v;
     if (get_object(root, "world", "", &world, msg, msg_len) || check_names(world, "world: ", size_names, 2, msg, msg_len) ||
         get_real(world, "width", "world: ", 0, 1e9, &v, msg, msg_len))
@@ -644,7 +644,7 @@ static int parse_root(const cJSON *root, const cmd_limits_t *limits, state_image
 
     /* A parameter the file does not name keeps its default: a file written
      * before that parameter existed means the behaviour it had then. */
-    const cJSON *obj;
+    const cJSON *obj = NULL;
     params_defaults(&img->params);
     if (get_object(root, "params", "", &obj, msg, msg_len) || read_params(obj, "params.", &img->params, msg, msg_len) ||
         get_object(root, "species_params", "", &obj, msg, msg_len) || read_species_params(obj, img, msg, msg_len))
