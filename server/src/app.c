@@ -65,7 +65,8 @@ typedef struct departures {
 /* A message for one client (its replies), or news for everyone under a
  * key: net sends each client only the newest text of a key. */
 typedef struct reply {
-    uint32_t to; /* client id, when key < 0 */
+    uint32_t to; /* client id, when key < 0 … */
+    size_t slot; /* … and its slot */
     int key;     /* LATEST_* */
     char *text;
 } reply_t;
@@ -164,7 +165,7 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-static void replies_push(replies_t *r, uint32_t to, int key, char *text)
+static void replies_push(replies_t *r, size_t slot, uint32_t to, int key, char *text)
 {
     if (!text) return;
     if (r->len == r->cap) {
@@ -177,7 +178,7 @@ static void replies_push(replies_t *r, uint32_t to, int key, char *text)
         r->items = grown;
         r->cap = cap;
     }
-    r->items[r->len++] = (reply_t){to, key, text};
+    r->items[r->len++] = (reply_t){to, slot, key, text};
 }
 
 static void replies_clear(replies_t *r)
@@ -197,11 +198,12 @@ static bool push_locked(app_t *a, const sim_cmd_t *cmd, size_t slot)
     return true;
 }
 
-static void reply_error(app_t *a, uint32_t client, const char *code, const char *message, int64_t id, const char *cmd)
+static void reply_error(app_t *a, size_t slot, uint32_t client, const char *code, const char *message, int64_t id,
+                        const char *cmd)
 {
     ops_count_error(a->loop_counters.errors, code);
     char *text = msg_error(code, message, id, cmd);
-    if (text) net_send(a->net, client, text);
+    if (text) net_send(a->net, slot, client, text);
     free(text);
 }
 
@@ -247,26 +249,26 @@ static void on_close(void *user, uint32_t client_id, size_t slot)
 }
 
 /* Closes a client that keeps sending past its budget. */
-static void close_abusive(app_t *a, uint32_t client_id)
+static void close_abusive(app_t *a, size_t slot, uint32_t client_id)
 {
     a->loop_counters.abuse_closes++;
-    net_close(a->net, client_id, 1008, "too many commands");
+    net_close(a->net, slot, client_id, 1008, "too many commands");
 }
 
 /* Charges what a refused message costs (refusals are work too). */
 static void charge_refused(app_t *a, uint32_t client_id, size_t slot)
 {
-    if (policy_charge(&a->policy[slot], POLICY_COST_REFUSED, now_ns()) == POLICY_ABUSIVE) close_abusive(a, client_id);
+    if (policy_charge(&a->policy[slot], POLICY_COST_REFUSED, now_ns()) == POLICY_ABUSIVE) close_abusive(a, slot, client_id);
 }
 
 /* A command the client could not pay for: refused, and persistently, closed.
  * kind: a cmd_kind_t or OPS_CMD_AUTH. */
-static void over_budget(app_t *a, uint32_t client_id, size_t kind, int64_t request_id, policy_verdict_t verdict)
+static void over_budget(app_t *a, size_t slot, uint32_t client_id, size_t kind, int64_t request_id, policy_verdict_t verdict)
 {
     a->loop_counters.rate_limited[kind]++;
-    reply_error(a, client_id, "rate_limited", "too many commands: this one was not applied; wait a moment", request_id,
+    reply_error(a, slot, client_id, "rate_limited", "too many commands: this one was not applied; wait a moment", request_id,
                 kind == OPS_CMD_AUTH ? "auth" : cmd_name((cmd_kind_t)kind));
-    if (verdict == POLICY_ABUSIVE) close_abusive(a, client_id);
+    if (verdict == POLICY_ABUSIVE) close_abusive(a, slot, client_id);
 }
 
 /* Equal-time comparison, so that the time of a refusal tells nothing of
@@ -287,16 +289,16 @@ static void on_auth(app_t *a, uint32_t client_id, size_t slot, const char *token
     a->loop_counters.received[OPS_CMD_AUTH]++;
     policy_verdict_t verdict = policy_charge(p, POLICY_COST_AUTH, now_ns());
     if (verdict != POLICY_OK) {
-        over_budget(a, client_id, OPS_CMD_AUTH, request_id, verdict);
+        over_budget(a, slot, client_id, OPS_CMD_AUTH, request_id, verdict);
         return;
     }
     if (a->cfg.control_token && !token_matches(a->cfg.control_token, token)) {
-        reply_error(a, client_id, "bad_token", "that is not the control token", request_id, "auth");
+        reply_error(a, slot, client_id, "bad_token", "that is not the control token", request_id, "auth");
         return;
     }
     p->operator = true;
     char *text = msg_auth_ack(request_id, true, current_tick(a));
-    if (text) net_send(a->net, client_id, text);
+    if (text) net_send(a->net, slot, client_id, text);
     free(text);
 }
 
@@ -305,7 +307,7 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
     app_t *a = user;
     client_policy_t *p = &a->policy[slot];
     if (binary) {
-        reply_error(a, client_id, "binary_not_accepted", "commands are JSON text messages; binary frames are not accepted",
+        reply_error(a, slot, client_id, "binary_not_accepted", "commands are JSON text messages; binary frames are not accepted",
                     -1, NULL);
         charge_refused(a, client_id, slot);
         return;
@@ -320,7 +322,7 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
             on_auth(a, client_id, slot, token, request_id);
             return;
         }
-        reply_error(a, client_id, err.code, err.message, err.request_id, err.cmd);
+        reply_error(a, slot, client_id, err.code, err.message, err.request_id, err.cmd);
         charge_refused(a, client_id, slot);
         return;
     }
@@ -328,13 +330,13 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
     if (!policy_allows(p, cmd.kind)) {
         char message[160];
         snprintf(message, sizeof message, "%s needs the operator role: send auth with the control token", name);
-        reply_error(a, client_id, "forbidden", message, cmd.request_id, name);
+        reply_error(a, slot, client_id, "forbidden", message, cmd.request_id, name);
         charge_refused(a, client_id, slot);
         return;
     }
     policy_verdict_t verdict = policy_charge(p, policy_cost(p, &cmd), now_ns());
     if (verdict != POLICY_OK) {
-        over_budget(a, client_id, cmd.kind, cmd.request_id, verdict);
+        over_budget(a, slot, client_id, cmd.kind, cmd.request_id, verdict);
         return;
     }
     cmd.visitor = !p->operator;
@@ -345,7 +347,7 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
         char message[96];
         a->loop_counters.rate_limited[cmd.kind]++;
         snprintf(message, sizeof message, "more than %d commands are waiting for the next tick", PENDING_PER_CLIENT);
-        reply_error(a, client_id, "rate_limited", message, cmd.request_id, name);
+        reply_error(a, slot, client_id, "rate_limited", message, cmd.request_id, name);
         return;
     }
     a->loop_counters.received[cmd.kind]++;
@@ -443,7 +445,7 @@ static void on_wake(uv_async_t *handle)
         if (out.items[i].key >= 0)
             net_send_latest(a->net, (unsigned)out.items[i].key, out.items[i].text);
         else
-            net_send(a->net, out.items[i].to, out.items[i].text);
+            net_send(a->net, out.items[i].slot, out.items[i].to, out.items[i].text);
     }
     replies_clear(&out);
     free(out.items);
@@ -500,9 +502,10 @@ static char *param_news(const world_t *w, const sim_result_t *res, uint32_t by, 
     return msg_param((size_t)res->param, res->value, res->species, by, tick, values, n);
 }
 
-/* Applies one command and records it; with reply, queues the sender's ack
+/* Applies one command and records it; with reply, queues the sender's (in
+ * slot) ack
  * or error and, for a changed parameter, everyone's news. */
-static void apply_one(app_t *a, const sim_cmd_t *cmd, bool reply)
+static void apply_one(app_t *a, const sim_cmd_t *cmd, size_t slot, bool reply)
 {
     uint64_t tick = a->world.tick;
     sim_result_t res;
@@ -514,8 +517,8 @@ static void apply_one(app_t *a, const sim_cmd_t *cmd, bool reply)
         ops_count_error(a->counters.errors, msg_error_code(res.status));
     if (!reply) return;
     if (res.status == SIM_OK && res.param >= 0)
-        replies_push(&a->produced, 0, LATEST_PARAM(res.param), param_news(&a->world, &res, cmd->client_id, tick));
-    replies_push(&a->produced, cmd->client_id, LATEST_NONE,
+        replies_push(&a->produced, 0, 0, LATEST_PARAM(res.param), param_news(&a->world, &res, cmd->client_id, tick));
+    replies_push(&a->produced, slot, cmd->client_id, LATEST_NONE,
                  res.status == SIM_OK
                      ? msg_ack(cmd, &res, tick)
                      : msg_error(msg_error_code(res.status), res.message, cmd->request_id, cmd_name(cmd->kind)));
@@ -539,10 +542,10 @@ static void apply_commands(app_t *a)
     a->leaving = left;
     pthread_mutex_unlock(&a->lock);
 
-    for (size_t k = 0; k < n; k++) apply_one(a, &a->taken[k].cmd, true);
+    for (size_t k = 0; k < n; k++) apply_one(a, &a->taken[k].cmd, a->taken[k].slot, true);
     for (size_t k = 0; k < a->leaving.len; k++) {
         sim_cmd_t leave = {.kind = CMD_LEAVE, .client_id = a->leaving.ids[k], .request_id = -1};
-        apply_one(a, &leave, false);
+        apply_one(a, &leave, 0, false);
     }
 }
 
@@ -588,7 +591,7 @@ static void broadcast_metrics(app_t *a)
     metrics_t m;
     metrics_config_t mc = metrics_default_config(&a->world);
     mc.max_pairs = METRICS_MAX_PAIRS;
-    if (metrics_compute(&a->metrics, &a->world, &mc, &m) == 0) replies_push(&a->produced, 0, LATEST_METRICS, msg_metrics(&m));
+    if (metrics_compute(&a->metrics, &a->world, &mc, &m) == 0) replies_push(&a->produced, 0, 0, LATEST_METRICS, msg_metrics(&m));
     uint64_t took = now_ns() - start;
     a->metrics_not_before_ns = start + (uint64_t)((double)took / METRICS_TIME_SHARE);
 }
@@ -598,7 +601,8 @@ static void publish(app_t *a, bool new_frame)
 {
     pthread_mutex_lock(&a->lock);
     for (size_t i = 0; i < a->produced.len; i++)
-        replies_push(&a->outgoing, a->produced.items[i].to, a->produced.items[i].key, a->produced.items[i].text);
+        replies_push(&a->outgoing, a->produced.items[i].slot, a->produced.items[i].to, a->produced.items[i].key,
+                     a->produced.items[i].text);
     a->produced.len = 0; /* the texts moved */
     if (new_frame) {
         int r = a->ready;

@@ -9,8 +9,8 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
-import { startServer, withTimeout, sleep } from '../lib/server.mjs';
-import { launchChromium, newPage } from '../lib/chromium.mjs';
+import { startServer, sleep } from '../lib/server.mjs';
+import { launchChromium, newPage, closeBrowserAndServer } from '../lib/chromium.mjs';
 import { connect } from '../lib/client.mjs';
 import { MARGIN_PX } from '../../client-web/viewport.js';
 
@@ -33,13 +33,7 @@ before(async () => {
   await page.goto(server.httpUrl + '/', { waitUntil: 'load', timeout: WAIT_MS });
 });
 
-after(async () => {
-  try {
-    if (browser) await withTimeout(browser.close(), 10000, 'Chromium to close');
-  } finally {
-    if (server) await server.stop();
-  }
-});
+after(() => closeBrowserAndServer(browser, server));
 
 /** The letterboxed mapping of the page: whole world visible, centred, MARGIN_PX kept free. */
 function fit(cssW, cssH, ww, wh) {

@@ -6,9 +6,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startServer, withTimeout } from '../lib/server.mjs';
+import { startServer } from '../lib/server.mjs';
 import { connect } from '../lib/client.mjs';
-import { launchChromium, newPage, waitInPage } from '../lib/chromium.mjs';
+import { launchChromium, newPage, waitInPage, closeBrowserAndServer } from '../lib/chromium.mjs';
 
 const T = { timeout: 40000 };
 const WAIT_MS = 10000;
@@ -25,13 +25,7 @@ before(async () => {
   page = await newPage(browser, { pageErrors, timeoutMs: WAIT_MS });
 });
 
-after(async () => {
-  try {
-    if (browser) await withTimeout(browser.close(), 10000, 'Chromium to close');
-  } finally {
-    if (server) await server.stop();
-  }
-});
+after(() => closeBrowserAndServer(browser, server));
 
 test('"server full" stays in the status line through the retries and goes with the next hello', T, async () => {
   const hog = await connect(server.wsUrl); // takes the only place

@@ -7,9 +7,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startServer, withTimeout, sleep } from '../lib/server.mjs';
+import { startServer, sleep } from '../lib/server.mjs';
 import { connect } from '../lib/client.mjs';
-import { launchChromium, newPage, waitInPage } from '../lib/chromium.mjs';
+import { launchChromium, newPage, waitInPage, closeBrowserAndServer } from '../lib/chromium.mjs';
 import { fitWorld } from '../../client-web/viewport.js';
 
 const TOKEN = 'secret';
@@ -30,13 +30,7 @@ before(async () => {
   await page.goto(server.httpUrl + '/', { waitUntil: 'load', timeout: WAIT_MS });
 });
 
-after(async () => {
-  try {
-    if (browser) await withTimeout(browser.close(), 10000, 'Chromium to close');
-  } finally {
-    if (server) await server.stop();
-  }
-});
+after(() => closeBrowserAndServer(browser, server));
 
 const until = (fn, arg, what) => waitInPage(page, fn, arg, what, WAIT_MS);
 

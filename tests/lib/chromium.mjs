@@ -42,3 +42,12 @@ export async function waitInPage(page, fn, arg, what, timeoutMs = 10000) {
     throw new Error(`timed out waiting for ${what}: ${e.message.split('\n')[0]}`);
   }
 }
+
+/** Closes the browser (bounded), then stops the server, whatever failed. */
+export async function closeBrowserAndServer(browser, server) {
+  try {
+    if (browser) await withTimeout(browser.close(), 10000, 'Chromium to close');
+  } finally {
+    if (server) await server.stop();
+  }
+}

@@ -511,22 +511,21 @@ int net_port(const net_t *n) { return n->port; }
 size_t net_client_count(const net_t *n) { return n->n_clients; }
 size_t net_headroom(void) { return LWS_PRE; }
 
-static session_t *find(net_t *n, uint32_t client_id)
+static session_t *find(net_t *n, size_t slot, uint32_t client_id)
 {
-    for (size_t i = 0; i < n->cfg.max_clients; i++)
-        if (n->slots[i] && n->slots[i]->client_id == client_id) return n->slots[i];
-    return NULL;
+    session_t *s = slot < n->cfg.max_clients ? n->slots[slot] : NULL;
+    return s && s->client_id == client_id ? s : NULL;
 }
 
-void net_send(net_t *n, uint32_t client_id, const char *text)
+void net_send(net_t *n, size_t slot, uint32_t client_id, const char *text)
 {
-    session_t *s = find(n, client_id);
+    session_t *s = find(n, slot, client_id);
     if (s) enqueue(n, s, text);
 }
 
-void net_close(net_t *n, uint32_t client_id, int code, const char *reason)
+void net_close(net_t *n, size_t slot, uint32_t client_id, int code, const char *reason)
 {
-    session_t *s = find(n, client_id);
+    session_t *s = find(n, slot, client_id);
     if (s) begin_close(n, s, code, reason);
 }
 

@@ -62,13 +62,14 @@ size_t net_client_count(const net_t *n);
 /* Bytes to leave free in front of a snapshot frame for the WebSocket header. */
 size_t net_headroom(void);
 
-/* Queues a text message for one client (copied); unknown ids are ignored. */
-void net_send(net_t *n, uint32_t client_id, const char *text);
+/* Queues a text message for the client in slot (copied); ignored when the
+ * slot now holds another client (it left). */
+void net_send(net_t *n, size_t slot, uint32_t client_id, const char *text);
 /* Tells every client the newest text of key (< NET_LATEST_KEYS): a client
  * that has not yet been sent the key's previous text gets only this one. */
 void net_send_latest(net_t *n, unsigned key, const char *text);
 /* Closes one client with a code and reason (e.g. 1008 for abuse). */
-void net_close(net_t *n, uint32_t client_id, int code, const char *reason);
+void net_close(net_t *n, size_t slot, uint32_t client_id, int code, const char *reason);
 /* Offers a new snapshot to every client. frame must have net_headroom() bytes
  * before it and stay untouched until the next publish: clients that are busy
  * when a newer frame arrives skip the older one. */
