@@ -71,9 +71,18 @@ export function setModel(model) {
   return { type: 'set_model', model };
 }
 
-// Without a seed the server keeps the current one.
-export function reset(seed = null) {
-  return seed == null ? { type: 'reset' } : { type: 'reset', seed };
+// Without a seed the server keeps the current one; without a count, the
+// current number of agents.
+export function reset(seed = null, agents = null) {
+  const cmd = { type: 'reset' };
+  if (seed != null) cmd.seed = seed;
+  if (agents != null) cmd.agents = agents;
+  return cmd;
+}
+
+// One tick of a paused world (operators only).
+export function step() {
+  return { type: 'step' };
 }
 
 // The obstacle under a world point, or null. `slack` (world units) widens the

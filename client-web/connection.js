@@ -5,6 +5,8 @@
 // environment (WebSocket, timers, clock, decoder) can be passed in, so Node
 // tests can drive it with a fake socket.
 
+import { utf8Length } from './meters.js';
+
 export const SUBPROTOCOL = 'swarmcast.v1';
 // Reconnect delays: 0.5 s, 1 s, 2 s, 4 s, then 5 s for every further try.
 export const BACKOFF_MIN_MS = 500;
@@ -80,6 +82,7 @@ export class Connection {
     if (!ws || ws.readyState !== 1 /* OPEN */) return null;
     const id = this.nextId++;
     ws.send(JSON.stringify({ ...cmd, id }));
+    this.handlers.onSent?.(id);
     return id;
   }
 
@@ -117,6 +120,9 @@ export class Connection {
 
   receive(data) {
     this.lastMessageAt = this.now();
+    // What arrived, in bytes (the status line's kbit/s): a binary frame's
+    // length, a text message's UTF-8 length.
+    this.handlers.onBytes?.(typeof data === 'string' ? utf8Length(data) : data.byteLength ?? 0);
     if (typeof data !== 'string') {
       let snap;
       try {

@@ -36,18 +36,6 @@ const DRAG_THRESHOLD_PX = 3;
 // refusals close the connection.
 export const ADD_AGENTS_INTERVAL_MS = 250;
 
-// The hint line at the bottom of the page, for a role.
-export function hintText(role) {
-  if (role === 'visitor') {
-    // Without pause and agents: a visitor's keys for those only explain
-    // that they need the operator token.
-    return 'click: target · drag your obstacle: move · right click: add / remove your obstacle · ' +
-      'shift+right click: moving one · c: clear target';
-  }
-  return 'click: target · drag obstacle: move · right click: add / remove obstacle · shift+right click: moving one · ' +
-    'space: pause · c: clear target · a: +100 agents';
-}
-
 // True when a key pressed in `target` is typing, not a shortcut.
 export function isFormControl(target) {
   if (!target || typeof target !== 'object') return false;

@@ -7,9 +7,13 @@
 import { decodeSnapshot, AGENT_FLAG_PREDATOR } from './protocol.js';
 import { Connection, socketUrl } from './connection.js';
 import { createRenderer } from './render.js';
-import { attachInput, hintText } from './input.js';
+import { attachInput } from './input.js';
 import { createStatus, errorText, errorTone } from './status.js';
 import { createPanel } from './panel.js';
+import { hintText, initialInput, watchInput } from './hints.js';
+import { StreamMeters } from './meters.js';
+import { createPlots } from './plots.js';
+import { createCapture } from './capture.js';
 import { fitWorld } from './viewport.js';
 import { createRoleSession } from './role.js';
 
@@ -22,8 +26,15 @@ function flockSize(s) {
   return n;
 }
 const renderer = createRenderer(canvas);
-const updateStatus = createStatus(document.getElementById('status'));
+const updateStatus = createStatus(document.getElementById('status'), document.getElementById('announcer'));
 const hint = document.getElementById('hint');
+// What the status line measures (meters.js): fed by the connection, the
+// snapshots and the render loop.
+const meters = new StreamMeters();
+let figures = null; // meters.figures(), refreshed twice a second
+let figuresAt = -Infinity;
+// Mouse or touch: which hint the page shows (hints.js).
+let inputKind = initialInput(window);
 
 const hooks = {
   connected: false, // socket open and hello received
@@ -43,6 +54,8 @@ const hooks = {
   paused: null, // the newest snapshot's paused flag
   params: {}, // parameter name → current value (hello, then `param` messages)
   decodeErrors: 0, // binary frames the decoder rejected
+  rates: null, // the status line's figures: { tickRate, snapshotRate, kbitIn, rttMs, fps } (meters.js)
+  inputKind, // 'mouse' | 'touch': which hint is shown
   role: null, // 'operator' | 'visitor': from hello, then from an accepted `auth`
   controlToken: false, // hello's control_token: the server has one
   send: (command) => connection.send(command), // returns the id used, or null
@@ -69,6 +82,12 @@ function setNote(text, tone) {
   note = { text, tone, at: Date.now() };
 }
 
+function showHint() {
+  const h = hintText(role.role, inputKind);
+  if (hint.textContent !== h) hint.textContent = h;
+  hint.dataset.input = inputKind;
+}
+
 // The role (role.js): it sends `auth` itself, and every change of it shows
 // in the panel, the hint line, the test hooks and what the mouse may touch.
 const role = createRoleSession({
@@ -80,12 +99,12 @@ const role = createRoleSession({
     // "… needs the operator token" is old news once the page has it.
     if (role.mayOperate() && note?.tone === 'notice') note = null;
     panel.setRole(role);
-    const h = hintText(role.role);
-    if (hint.textContent !== h) hint.textContent = h;
+    showHint();
     input.refreshHover();
   },
 });
 
+let plots = null; // plots.js, made once the panel has its slot for them
 const panel = createPanel({
   root: document.getElementById('panel'),
   toggle: document.getElementById('panel-toggle'),
@@ -94,6 +113,7 @@ const panel = createPanel({
   storage: safeStorage('localStorage'),
   onLayout() {
     dirty = true;
+    plots?.refresh();
   },
   onUnlock: (token) => role.unlock(token),
   onLock() {
@@ -103,10 +123,26 @@ const panel = createPanel({
   },
 });
 
+// The metric plots and the capture buttons live in the panel's sections.
+plots = createPlots({ root: panel.metricsSlot });
+const capture = createCapture({
+  root: panel.captureSlot,
+  requestRedraw() {
+    dirty = true;
+  },
+  onNote: (text, tone) => setNote(text, tone),
+});
+
 const connection = new Connection({
   url: socketUrl(window.location),
   decode: decodeSnapshot,
   handlers: {
+    onBytes(n) {
+      meters.received(performance.now(), n);
+    },
+    onSent(id) {
+      meters.rtt.sent(id, performance.now());
+    },
     onState(state) {
       hooks.state = state;
       hooks.connected = state === 'connected';
@@ -128,7 +164,9 @@ const connection = new Connection({
       hooks.metrics = null;
       hooks.params = Object.fromEntries((hello.params || []).map((p) => [p.name, p.value]));
       note = null;
+      meters.reconnected();
       panel.setHello(hello);
+      plots.refresh();
       role.hello(hello);
       world = hello.world ? { width: hello.world.width, height: hello.world.height } : null;
       snapshot = null;
@@ -144,11 +182,15 @@ const connection = new Connection({
       hooks.targets = s.targets;
       hooks.obstacles = s.obstacles;
       hooks.paused = s.paused;
+      meters.snapshot(performance.now(), s.tick);
       role.seeObstacles(s.tick, s.obstacles);
       input.refreshHover();
       dirty = true;
     },
     onMessage(msg) {
+      if ((msg.type === 'ack' || msg.type === 'error') && Number.isInteger(msg.id)) {
+        meters.rtt.replied(msg.id, performance.now());
+      }
       if (msg.type === 'ack') {
         hooks.lastAck = msg;
         role.reply(msg);
@@ -173,7 +215,7 @@ const connection = new Connection({
         panel.onParam(msg);
       } else if (msg.type === 'metrics') {
         hooks.metrics = msg;
-        panel.onMetrics(msg);
+        plots.onMetrics(msg);
       }
     },
     onDecodeError(err) {
@@ -215,14 +257,25 @@ if (typeof ResizeObserver === 'function') {
 }
 let lastDpr = window.devicePixelRatio;
 
+watchInput(window, (kind) => {
+  inputKind = hooks.inputKind = kind;
+  showHint();
+});
+
 function frame() {
   requestAnimationFrame(frame);
   const now = Date.now();
+  const t = performance.now();
+  if (t - figuresAt >= 500) {
+    figuresAt = t;
+    figures = hooks.rates = meters.figures(t);
+  }
   updateStatus(
     {
       state: connection.state,
       reconnectInMs: connection.reconnectAt - now,
       closeCause: connection.closeCause,
+      lostCode: connection.lastCloseCode,
       clientId: hooks.clientId,
       role: hooks.role,
       agentCount: hooks.agentCount,
@@ -231,8 +284,9 @@ function frame() {
     },
     note,
     now,
+    figures,
   );
-  panel.update({ connected: connection.state === 'connected', paused: hooks.paused });
+  panel.update({ connected: connection.state === 'connected', paused: hooks.paused, agents: hooks.agentCount });
   if (window.devicePixelRatio !== lastDpr) {
     lastDpr = window.devicePixelRatio;
     dirty = true;
@@ -248,8 +302,10 @@ function frame() {
     live: connection.state === 'connected',
   });
   if (drawn > 0) hooks.framesDrawn += 1;
+  meters.frameDrawn(t);
+  // Right after the draw: a WebGL layer still holds its pixels.
+  capture.frameDrawn();
   // The legend's counts change every frame; twice a second is enough to read.
-  const t = performance.now();
   if (t - legendAt >= 500) {
     legendAt = t;
     panel.setCounts(snapshot ? renderer.counts : [0, 0, 0, 0, 0, 0]);

@@ -1,6 +1,7 @@
-// The control panel: a side panel built entirely from the `params` list of
-// `hello` (PROTOCOL.md), plus pause / reset, the flock's metrics with a
-// polarization sparkline, and a legend of the agent colours.
+// The control panel: a side panel (a bottom sheet on a phone) built from
+// the `params` list of `hello` (PROTOCOL.md), plus pause / single step /
+// reset, the agent count, slots for the metric plots (plots.js) and the
+// capture buttons (capture.js), and a legend of the agent colours.
 //
 //   role       at the top: this page's role (role.js); for a visitor on a
 //              server with a control token, the "Operator token" form that
@@ -9,12 +10,16 @@
 //              sit in two fieldsets that are disabled (not hidden) for a
 //              visitor, each control described as needing the token
 //   model      a select at the top → {"type":"set_model"}
-//   groups     the other parameters, grouped by name prefix ("os_" Olfati-
-//              Saber, "uni_" unicycle, "wander_" …, the rest Reynolds /
-//              world), as collapsible sections; the current model's group
-//              is open
-//   controls   float/int: a slider and a numeric field with the unit;
-//              enum: a select; bool: a checkbox; help as the tooltip
+//   groups     the other parameters in collapsible sections (labels.js:
+//              "Flocking rules", "Perception", …); the current model's
+//              section is open
+//   controls   each labelled for people ("Separation weight") with the
+//              parameter's name second (`w_sep`); float/int: a slider and a
+//              numeric field with the unit; enum: a select; bool: a
+//              checkbox. A "?" button per control shows its help text
+//              (range, default) under it; "? help" in the header shows all
+//   world      pause, step (one tick, only while paused), reset with a seed
+//              and an agent count, and add agents
 //   species    with more than one species (the `species` parameter), a
 //              selector says whose values the controls show and set: all
 //              species (a plain set_param) or one (set_param with
@@ -30,14 +35,12 @@
 // Node tests; createPanel() is the DOM part. Everything is built with
 // createElement and classes: the page's CSP allows no inline style.
 
-import { SPECIES_COLORS, COLORS } from './palette.js';
 import * as cmd from './commands.js';
+import { SECTIONS, sectionOf, labelOf, sectionOfModel } from './labels.js';
 import { describeRole, authMessage, NEEDS_TOKEN } from './role.js';
 
 // A dragged slider sends at most this often (~10/s).
 export const SLIDER_INTERVAL_MS = 100;
-// The sparkline shows this much history.
-export const SPARK_WINDOW_MS = 30000;
 // localStorage key of the panel's open / collapsed state.
 export const STORAGE_KEY = 'swarmcast.panel.open';
 // Slider resolution for float parameters (positions 0 … SLIDER_STEPS).
@@ -46,42 +49,25 @@ const SLIDER_STEPS = 1000;
 // a logarithmic slider (max_force 1 … 10000: the useful values are low).
 const LOG_RATIO = 1000;
 
-// Parameter groups, in display order. A parameter belongs to the group one
-// of whose prefixes its name starts with; 'general' takes the rest.
-export const GROUPS = [
-  { key: 'general', title: 'Reynolds / world', prefixes: [] },
-  { key: 'os', title: 'Olfati-Saber', prefixes: ['os_'] },
-  { key: 'uni', title: 'Unicycle', prefixes: ['uni_'] },
-  { key: 'wander', title: 'Wander', prefixes: ['wander_', 'w_wander'] },
-  { key: 'predators', title: 'Predators', prefixes: ['predator', 'fear_', 'w_flee'] },
-  { key: 'density', title: 'Density-dependent radii', prefixes: ['density_', 'radius_'] },
-  { key: 'delay', title: 'Delayed sensing', prefixes: ['delay_'] },
-];
+// Agents added by the "add" button unless the field says otherwise.
+export const DEFAULT_ADD_AGENTS = 100;
 // How many species a world can have (set_param's `species` is 0 … 3).
 export const MAX_SPECIES = 4;
 // Parameters of the whole world, never set per species.
 const WORLD_WIDE = new Set(['species']);
 
-export function groupKeyOf(name) {
-  for (const g of GROUPS) if (g.prefixes.some((x) => name.startsWith(x))) return g.key;
-  return 'general';
-}
-
-// The group holding a model's own parameters.
+// The section holding a model's own parameters (opened when it is chosen).
 export function modelGroupKey(model) {
-  if (typeof model !== 'string') return 'general';
-  if (model.startsWith('olfati')) return 'os';
-  if (model.startsWith('uni')) return 'uni';
-  return 'general';
+  return sectionOfModel(model);
 }
 
 // params (hello's list) → [{ key, title, params }] in display order, without
 // the `model` parameter (it has its own selector) and without empty groups.
 export function groupParams(params) {
-  const byKey = new Map(GROUPS.map((g) => [g.key, { key: g.key, title: g.title, params: [] }]));
+  const byKey = new Map(SECTIONS.map((g) => [g.key, { key: g.key, title: g.title, params: [] }]));
   for (const p of params) {
     if (!p || typeof p.name !== 'string' || p.name === 'model') continue;
-    byKey.get(groupKeyOf(p.name)).params.push(p);
+    byKey.get(sectionOf(p.name)).params.push(p);
   }
   return [...byKey.values()].filter((g) => g.params.length > 0);
 }
@@ -153,42 +139,21 @@ export function speciesValuesOf(p) {
   return Array.from({ length: MAX_SPECIES }, (_, s) => (s < sv.length ? sv[s] : p.value));
 }
 
-export function tooltip(p) {
+// A parameter's help as a sentence or two: what it does, its range (with
+// the unit) and default.
+export function helpText(p) {
   const parts = [];
-  if (p.help) parts.push(p.help);
+  if (p.help) parts.push(p.help.charAt(0).toUpperCase() + p.help.slice(1) + '.');
   const unit = p.unit ? ` ${p.unit}` : '';
-  if (isNumeric(p)) parts.push(`range ${p.min} … ${p.max}${unit}`);
-  else if (p.type === 'enum' && Array.isArray(p.values)) parts.push(`one of ${p.values.join(', ')}`);
-  if (p.default !== undefined) parts.push(`default ${p.default}${isNumeric(p) ? unit : ''}`);
-  return `${p.name}: ${parts.join('; ')}`;
+  if (isNumeric(p)) parts.push(`Range ${p.min} … ${p.max}${unit}.`);
+  else if (p.type === 'enum' && Array.isArray(p.values)) parts.push(`One of ${p.values.join(', ')}.`);
+  if (p.default !== undefined) parts.push(`Default ${p.default}${isNumeric(p) ? unit : ''}.`);
+  return parts.join(' ');
 }
 
-// Metrics → [label, text] rows for the panel ('—' for a value that is null
-// or missing: an older server, or no obstacles for min_clearance).
-export function metricRows(m) {
-  const num = (v, digits, unit = '') =>
-    typeof v === 'number' && Number.isFinite(v) ? `${v.toFixed(digits)}${unit}` : '—';
-  const int = (v) => (Number.isInteger(v) ? v.toLocaleString('en-US') : '—');
-  let clusters = int(m.clusters);
-  if (Number.isInteger(m.largest_cluster)) clusters += ` (largest ${int(m.largest_cluster)})`;
-  return [
-    ['polarization', num(m.polarization, 3)],
-    ['milling', num(m.milling, 3)],
-    ['nearest neighbour', num(m.mean_nn_distance, 1, ' u')],
-    ['clusters', clusters],
-    ['collisions', int(m.collisions)],
-    ['in obstacles', int(m.penetrations)],
-    ['min clearance', num(m.min_clearance, 1, ' u')],
-  ];
-}
-
-// Keeps the points of the last `windowMs` (plus one older point, so the line
-// starts at the left edge). history: [{ t, v }] in time order; mutated.
-export function trimHistory(history, now, windowMs = SPARK_WINDOW_MS) {
-  let drop = 0;
-  while (drop + 1 < history.length && history[drop + 1].t <= now - windowMs) drop++;
-  if (drop > 0) history.splice(0, drop);
-  return history;
+// The hover text: label, name and help.
+export function tooltip(p) {
+  return `${labelOf(p)} (${p.name}): ${helpText(p)}`;
 }
 
 // ---------------------------------------------------------------------------
@@ -259,11 +224,23 @@ export function createPanel(deps) {
   // ---- static shell ----
   const header = el('div', 'panel-header');
   const title = el('span', 'panel-title', 'controls');
-  const collapse = el('button', 'panel-collapse', '»');
+  // » beside the world on a desktop, ▾ on a phone's bottom sheet (CSS
+  // shows one of the two).
+  const collapse = el('button', 'panel-collapse');
+  collapse.append(el('span', 'icon-side', '»'), el('span', 'icon-sheet', '▾'));
+  for (const icon of collapse.children) icon.setAttribute('aria-hidden', 'true');
   collapse.type = 'button';
   collapse.title = 'hide the controls';
   collapse.setAttribute('aria-label', 'hide the controls');
-  header.append(title, collapse);
+  collapse.setAttribute('aria-controls', root.id || 'panel');
+  // Shows (or hides) every control's help text at once.
+  const helpAll = el('button', 'panel-help-all', '? help');
+  helpAll.type = 'button';
+  helpAll.title = 'show the help text of every control';
+  helpAll.setAttribute('aria-pressed', 'false');
+  const headerButtons = el('span', 'panel-header-buttons');
+  headerButtons.append(helpAll, collapse);
+  header.append(title, headerButtons);
 
   // Everything that sends a command sits in this fieldset: disabling it
   // while disconnected disables every control at once.
@@ -327,15 +304,40 @@ export function createPanel(deps) {
     formByMouse = false;
   });
 
+  // ---- the world: pause, step, reset, agents ----
+  const worldBox = el('section', 'world-box');
+  worldBox.setAttribute('aria-label', 'simulation');
   const actions = el('div', 'panel-actions');
   const pauseBtn = el('button', 'btn btn-pause', 'pause');
   pauseBtn.type = 'button';
   pauseBtn.title = 'pause / resume the simulation (space)';
   pauseBtn.dataset.action = 'pause';
-  const resetBtn = el('button', 'btn btn-reset', 'reset');
-  resetBtn.type = 'button';
-  resetBtn.title = 'restart the world at tick 0 (agents redrawn from the seed; obstacles removed)';
-  resetBtn.dataset.action = 'reset';
+  const stepBtn = el('button', 'btn btn-step', 'step');
+  stepBtn.type = 'button';
+  stepBtn.dataset.action = 'step';
+  const STEP_TITLE = 'advance the paused simulation by one tick';
+  const STEP_NEEDS_PAUSE = 'step works while the simulation is paused: pause it first';
+  stepBtn.title = STEP_NEEDS_PAUSE;
+  stepBtn.disabled = true;
+  // Why step is disabled, for screen readers as well as the tooltip.
+  const stepNote = el('span', 'visually-hidden', STEP_NEEDS_PAUSE);
+  stepNote.id = 'step-note';
+  stepBtn.setAttribute('aria-describedby', stepNote.id);
+  actions.append(pauseBtn, stepBtn, stepNote);
+  blurAfterMouse(pauseBtn);
+  blurAfterMouse(stepBtn);
+
+  // Reset: a new world from a seed, with as many agents as the field says.
+  const resetRow = el('div', 'panel-row reset-row');
+  const agentsLabel = el('label', 'row-label', 'agents');
+  agentsLabel.htmlFor = 'reset-agents';
+  const agentsInput = el('input', 'count-input');
+  agentsInput.type = 'number';
+  agentsInput.id = 'reset-agents';
+  agentsInput.name = 'reset-agents';
+  agentsInput.min = '0';
+  agentsInput.step = '1';
+  agentsInput.title = 'how many agents the reset makes (the current number until you change it)';
   const seedInput = el('input', 'seed-input');
   seedInput.type = 'number';
   seedInput.min = '0';
@@ -345,27 +347,55 @@ export function createPanel(deps) {
   seedInput.title = 'seed for the reset (0 … 4294967295); empty keeps the current one';
   seedInput.setAttribute('aria-label', 'seed for the reset');
   seedInput.name = 'seed';
-  actions.append(pauseBtn, resetBtn, seedInput);
-  blurAfterMouse(pauseBtn);
+  const resetBtn = el('button', 'btn btn-reset', 'reset');
+  resetBtn.type = 'button';
+  resetBtn.title = 'restart the world at tick 0 with this many agents (redrawn from the seed; obstacles removed)';
+  resetBtn.dataset.action = 'reset';
+  resetRow.append(agentsLabel, agentsInput, seedInput, resetBtn);
   blurAfterMouse(resetBtn);
 
+  // Add agents: scattered over the world (the 'a' key adds them at the mouse).
+  const addRow = el('div', 'panel-row add-row');
+  const addLabel = el('label', 'row-label', 'add');
+  addLabel.htmlFor = 'add-agents';
+  const addInput = el('input', 'count-input');
+  addInput.type = 'number';
+  addInput.id = 'add-agents';
+  addInput.name = 'add-agents';
+  addInput.min = '1';
+  addInput.step = '1';
+  addInput.value = String(DEFAULT_ADD_AGENTS);
+  addInput.title = 'how many agents to add';
+  const addBtn = el('button', 'btn btn-add', 'add agents');
+  addBtn.type = 'button';
+  addBtn.title = 'add this many agents, scattered over the world';
+  addBtn.dataset.action = 'add-agents';
+  addRow.append(addLabel, addInput, addBtn);
+  blurAfterMouse(addBtn);
+  worldBox.append(actions, resetRow, addRow);
+
   const modelRow = el('label', 'model-row');
-  const modelLabel = el('span', 'model-label', 'model');
+  const modelLabel = el('span', 'model-label', 'Flocking model');
   const modelSelect = el('select', 'model-select');
   modelSelect.name = 'model';
   blurSelectAfterMouse(modelSelect);
   modelRow.append(modelLabel, modelSelect);
   modelRow.hidden = true;
 
-  const metricsBox = el('section', 'metrics');
-  const metricsHead = el('div', 'section-title', 'metrics');
-  const metricsList = el('dl', 'metrics-list');
-  const metricsNone = el('div', 'metrics-none', 'waiting for metrics…');
-  const spark = el('canvas', 'sparkline');
-  spark.setAttribute('aria-label', 'polarization over the last 30 seconds');
-  spark.title = 'polarization (0 … 1), last 30 s';
-  const sparkCaption = el('div', 'sparkline-caption', 'polarization, last 30 s');
-  metricsBox.append(metricsHead, metricsNone, metricsList, spark, sparkCaption);
+  // Slots filled by others: the metric plots (plots.js) and the capture
+  // buttons (capture.js), each a collapsible section.
+  function slot(key, titleText, openByDefault) {
+    const details = el('details', `panel-section section-${key}`);
+    details.open = openByDefault;
+    const summary = el('summary', 'param-group-title', titleText);
+    const content = el('div', 'panel-section-body');
+    details.append(summary, content);
+    // Opened: what it shows (the plots) is drawn only while visible.
+    details.addEventListener('toggle', () => onLayout?.());
+    return { details, content };
+  }
+  const metricsSlot = slot('metrics', 'Metrics', true);
+  const captureSlot = slot('capture', 'Screenshot and clip', false);
 
   const legend = el('div', 'legend');
   legend.hidden = true;
@@ -385,11 +415,11 @@ export function createPanel(deps) {
   // disables every control in it, including rows built later). The
   // species selector only chooses what the controls show: it stays usable.
   const operatorTop = el('fieldset', 'operator-only');
-  operatorTop.append(actions, modelRow);
+  operatorTop.append(worldBox, modelRow);
   const operatorParams = el('fieldset', 'operator-only');
   operatorParams.append(groupsBox);
 
-  fieldset.append(roleBox, operatorTop, metricsBox, legend, speciesRow, operatorParams);
+  fieldset.append(roleBox, operatorTop, legend, metricsSlot.details, captureSlot.details, speciesRow, operatorParams);
   root.replaceChildren(header, fieldset);
 
   // ---- state ----
@@ -401,8 +431,11 @@ export function createPanel(deps) {
   let modelPending = 0;
   let speciesCount = 1; // the `species` parameter
   let editSpecies = null; // null: all species; else the species the controls edit
-  let history = []; // polarization: [{ t, v }]
-  let lastMetrics = null;
+  let agentCount = null; // the world's agents, as the newest snapshot says
+  let agentsEdited = false; // the reset's agent field was typed in: keep it
+  let maxAgents = null; // hello's limits
+  let maxAdd = null;
+  let helpShown = false; // "? help": every row's help is open
   let shownPaused = undefined;
   let shownEnabled = undefined;
   let shownLegend = '';
@@ -418,9 +451,9 @@ export function createPanel(deps) {
     open = v;
     root.hidden = !open;
     toggle.hidden = open;
+    toggle.setAttribute('aria-expanded', String(open));
     body.classList.toggle('panel-open', open);
     if (remember) writeStorage(storage, open);
-    if (open) renderMetrics(); // not kept up to date while hidden
     onLayout?.();
   }
   // Keyboard users keep their place: the focus moves to the button that
@@ -442,21 +475,57 @@ export function createPanel(deps) {
     if (paused !== null) send(cmd.togglePause(paused));
   });
 
-  function doReset() {
-    const raw = seedInput.value.trim();
-    let seed = null;
-    if (raw !== '' || seedInput.validity.badInput) {
-      const n = Number(raw);
-      if (!seedInput.validity.valid || !Number.isInteger(n) || n < 0 || n > 4294967295) {
-        seedInput.classList.add('is-invalid');
-        seedInput.focus();
-        return;
-      }
-      seed = n;
+  // A whole number in [min, max] from a field, or undefined (marked
+  // invalid and focused) when it is not one; null for an empty field.
+  function wholeNumber(input, min, max) {
+    const raw = input.value.trim();
+    if (raw === '' && !input.validity.badInput) return null;
+    const n = Number(raw);
+    if (!input.validity.valid || !Number.isInteger(n) || n < min || n > max) {
+      input.classList.add('is-invalid');
+      input.focus();
+      return undefined;
     }
-    seedInput.classList.remove('is-invalid');
-    send(cmd.reset(seed));
+    input.classList.remove('is-invalid');
+    return n;
   }
+
+  function doReset() {
+    const seed = wholeNumber(seedInput, 0, 4294967295);
+    const agents = wholeNumber(agentsInput, 0, maxAgents ?? Number.MAX_SAFE_INTEGER);
+    if (seed === undefined || agents === undefined) return;
+    send(cmd.reset(seed, agents));
+    agentsEdited = false; // the field follows the new world again
+  }
+  function doAdd() {
+    const n = wholeNumber(addInput, 1, maxAdd ?? Number.MAX_SAFE_INTEGER);
+    if (n === undefined) return;
+    send(cmd.addAgents(null, n ?? DEFAULT_ADD_AGENTS, null));
+  }
+  addBtn.addEventListener('click', doAdd);
+  for (const input of [agentsInput, addInput]) {
+    input.addEventListener('input', () => input.classList.remove('is-invalid'));
+  }
+  agentsInput.addEventListener('input', () => {
+    agentsEdited = true;
+  });
+  agentsInput.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter') {
+      ev.preventDefault();
+      doReset();
+    }
+  });
+  addInput.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter') {
+      ev.preventDefault();
+      doAdd();
+    }
+  });
+  stepBtn.addEventListener('click', () => {
+    if (paused === true) send(cmd.step());
+  });
+  helpAll.addEventListener('click', () => setAllHelp(!helpShown));
+
   resetBtn.addEventListener('click', doReset);
   seedInput.addEventListener('input', () => seedInput.classList.remove('is-invalid'));
   seedInput.addEventListener('keydown', (ev) => {
@@ -524,7 +593,12 @@ export function createPanel(deps) {
 
   function lockRow(row) {
     row.el.title = rowTitle(row);
-    for (const c of [row.slider, row.number, row.select, row.checkbox]) describeLock(c);
+    for (const c of [row.slider, row.number, row.select, row.checkbox]) {
+      if (!c) continue;
+      // The help text describes the control; for a visitor, so does why it
+      // is disabled.
+      c.setAttribute('aria-describedby', locked ? `${row.help.id} ${roleNote.id}` : row.help.id);
+    }
   }
 
   function refreshRow(row, force = false) {
@@ -626,6 +700,20 @@ export function createPanel(deps) {
     sendParam(row, v);
   }
 
+  function showHelp(row, v) {
+    row.help.hidden = !v;
+    row.helpBtn.setAttribute('aria-expanded', String(v));
+    row.helpBtn.classList.toggle('is-on', v);
+  }
+
+  function setAllHelp(v) {
+    helpShown = v;
+    helpAll.setAttribute('aria-pressed', String(v));
+    helpAll.title = v ? 'hide the help texts' : 'show the help text of every control';
+    helpAll.classList.toggle('is-on', v);
+    for (const row of rows.values()) showHelp(row, v);
+  }
+
   function buildRow(p) {
     const row = {
       p,
@@ -644,8 +732,23 @@ export function createPanel(deps) {
     row.el.dataset.type = p.type;
     row.el.title = tooltip(p);
     const id = `param-${p.name}`;
-    const label = el('label', 'param-name', p.name);
+    const readable = labelOf(p);
+    // The label a person reads first, the parameter's name second (what
+    // the server, the docs and set_param call it).
+    const label = el('label', 'param-name');
     label.htmlFor = id;
+    label.append(el('span', 'param-label', readable), el('code', 'param-code', p.name));
+    // "?": the help text under the row, for mouse, touch and keyboard alike.
+    row.help = el('p', 'param-help', helpText(p));
+    row.help.id = `help-${p.name}`;
+    row.help.hidden = !helpShown;
+    row.helpBtn = el('button', 'param-help-toggle', '?');
+    row.helpBtn.type = 'button';
+    row.helpBtn.setAttribute('aria-label', `help for ${readable}`);
+    row.helpBtn.setAttribute('aria-expanded', String(helpShown));
+    row.helpBtn.setAttribute('aria-controls', row.help.id);
+    row.helpBtn.addEventListener('click', () => showHelp(row, row.help.hidden));
+    blurAfterMouse(row.helpBtn);
     const head = el('div', 'param-head');
     head.append(label);
 
@@ -657,7 +760,7 @@ export function createPanel(deps) {
       row.number.min = String(p.min);
       row.number.max = String(p.max);
       row.number.name = `${p.name}-value`;
-      row.number.setAttribute('aria-label', `${p.name} value`);
+      row.number.setAttribute('aria-label', `${readable} (${p.name}) value${p.unit ? ` in ${p.unit}` : ''}`);
       value.append(row.number);
       // Always there (maybe empty), so every numeric field lines up.
       value.append(el('span', 'param-unit', p.unit || ''));
@@ -715,7 +818,8 @@ export function createPanel(deps) {
       row.number.addEventListener('blur', () => {
         if (!busy(row)) row.number.value = formatNumber(valueOf(row));
       });
-      row.el.append(head, row.slider);
+      head.append(row.helpBtn);
+      row.el.append(head, row.slider, row.help);
     } else if (p.type === 'enum' && Array.isArray(p.values)) {
       row.select = el('select', 'param-select');
       row.select.id = id;
@@ -726,8 +830,8 @@ export function createPanel(deps) {
         row.lastSent = undefined;
         sendParam(row, row.select.value);
       });
-      head.append(row.select);
-      row.el.append(head);
+      head.append(row.select, row.helpBtn);
+      row.el.append(head, row.help);
     } else if (p.type === 'bool') {
       row.checkbox = el('input', 'param-check');
       row.checkbox.type = 'checkbox';
@@ -741,13 +845,14 @@ export function createPanel(deps) {
         if (ev.detail > 0) row.checkbox.blur();
       });
       head.prepend(row.checkbox);
+      head.append(row.helpBtn);
       row.el.classList.add('is-bool');
-      row.el.append(head);
+      row.el.append(head, row.help);
     } else {
       // A type this client does not know: show it, read-only.
       row.text = el('span', 'param-text');
-      head.append(row.text);
-      row.el.append(head);
+      head.append(row.text, row.helpBtn);
+      row.el.append(head, row.help);
     }
     show(row, valueOf(row));
     lockRow(row);
@@ -775,9 +880,11 @@ export function createPanel(deps) {
     groups.clear();
     pending.clear();
     modelPending = 0;
-    history = [];
-    lastMetrics = null;
-    renderMetrics();
+    maxAgents = Number.isInteger(hello.limits?.max_agents) ? hello.limits.max_agents : null;
+    maxAdd = Number.isInteger(hello.limits?.max_add_agents) ? hello.limits.max_add_agents : null;
+    agentsInput.max = maxAgents === null ? '' : String(maxAgents);
+    addInput.max = maxAdd === null ? '' : String(maxAdd);
+    agentsEdited = false;
     const params = Array.isArray(hello.params) ? hello.params : [];
 
     modelParam = params.find((p) => p && p.name === 'model' && p.type === 'enum' && Array.isArray(p.values)) ?? null;
@@ -858,92 +965,6 @@ export function createPanel(deps) {
     }
   }
 
-  function renderMetrics() {
-    metricsNone.hidden = lastMetrics !== null;
-    metricsList.hidden = lastMetrics === null;
-    if (!lastMetrics) {
-      metricsList.replaceChildren();
-      drawSparkline();
-      return;
-    }
-    const items = [];
-    for (const [label, text] of metricRows(lastMetrics)) {
-      const dt = el('dt', null, label);
-      const dd = el('dd', null, text);
-      dd.dataset.metric = label;
-      items.push(dt, dd);
-    }
-    metricsList.replaceChildren(...items);
-    drawSparkline();
-  }
-
-  function onMetrics(msg) {
-    lastMetrics = msg;
-    const t = now();
-    const v = typeof msg.polarization === 'number' && Number.isFinite(msg.polarization) ? msg.polarization : null;
-    history.push({ t, v });
-    trimHistory(history, t);
-    if (open) renderMetrics();
-  }
-
-  function drawSparkline() {
-    if (!open) return;
-    const cssW = spark.clientWidth;
-    const cssH = spark.clientHeight;
-    if (!cssW || !cssH) return;
-    const dpr = globalThis.devicePixelRatio || 1;
-    const w = Math.round(cssW * dpr);
-    const h = Math.round(cssH * dpr);
-    if (spark.width !== w || spark.height !== h) {
-      spark.width = w;
-      spark.height = h;
-    }
-    const ctx = spark.getContext('2d');
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, cssW, cssH);
-    const pad = 2;
-    const yOf = (v) => pad + (1 - v) * (cssH - 2 * pad);
-    // guides at 0, 0.5 and 1
-    ctx.strokeStyle = 'rgba(138, 150, 170, 0.25)';
-    ctx.lineWidth = 1;
-    ctx.beginPath();
-    for (const g of [0, 0.5, 1]) {
-      const y = Math.round(yOf(g)) + 0.5;
-      ctx.moveTo(0, y);
-      ctx.lineTo(cssW, y);
-    }
-    ctx.stroke();
-    if (history.length === 0) return;
-    const t1 = now();
-    const t0 = t1 - SPARK_WINDOW_MS;
-    const xOf = (t) => Math.max(0, ((t - t0) / SPARK_WINDOW_MS) * cssW);
-    ctx.strokeStyle = SPECIES_COLORS[0];
-    ctx.lineWidth = 1.5;
-    ctx.lineJoin = 'round';
-    ctx.beginPath();
-    let drawing = false;
-    let last = null;
-    for (const pt of history) {
-      if (pt.v === null) {
-        drawing = false; // a gap where the value did not exist
-        continue;
-      }
-      const x = xOf(pt.t);
-      const y = yOf(Math.min(1, Math.max(0, pt.v)));
-      if (drawing) ctx.lineTo(x, y);
-      else ctx.moveTo(x, y);
-      drawing = true;
-      last = { x, y };
-    }
-    ctx.stroke();
-    if (last) {
-      ctx.fillStyle = COLORS.leader;
-      ctx.beginPath();
-      ctx.arc(last.x, last.y, 2, 0, 2 * Math.PI);
-      ctx.fill();
-    }
-  }
-
   // counts: agents per drawing class (render.js: 0–3 species, 4 leaders,
   // 5 predators). The legend lists the classes present.
   function setCounts(counts) {
@@ -967,7 +988,7 @@ export function createPanel(deps) {
   // ---- role ----
 
   // The titles of the action controls, without the lock.
-  const actionTitles = new Map([pauseBtn, resetBtn, seedInput].map((c) => [c, c.title]));
+  const actionTitles = new Map([pauseBtn, resetBtn, seedInput, agentsInput, addInput, addBtn].map((c) => [c, c.title]));
 
   // r: { role, controlToken, unlocked, visitorObstacles, auth } (role.js's
   // session). Shows the role; for a visitor, disables what needs the token.
@@ -1011,14 +1032,24 @@ export function createPanel(deps) {
     }
   }
 
-  // Per frame: the pause button's label, and the controls' enabled state.
-  function update({ connected, paused: p }) {
+  // Per frame: the pause button's label, step (only while paused), the
+  // reset's agent count (the world's, unless typed over), and the
+  // controls' enabled state.
+  function update({ connected, paused: p, agents }) {
     paused = p ?? null;
     const label = paused ? 'resume' : 'pause';
     if (label !== shownPaused) {
       shownPaused = label;
       pauseBtn.textContent = label;
       pauseBtn.classList.toggle('is-paused', paused === true);
+      stepBtn.disabled = paused !== true;
+      const why = paused === true ? STEP_TITLE : STEP_NEEDS_PAUSE;
+      stepBtn.title = why;
+      stepNote.textContent = paused === true ? '' : why;
+    }
+    if (Number.isInteger(agents) && agents !== agentCount) {
+      agentCount = agents;
+      if (!agentsEdited && document.activeElement !== agentsInput) agentsInput.value = String(agents);
     }
     if (connected !== shownEnabled) {
       shownEnabled = connected;
@@ -1032,10 +1063,12 @@ export function createPanel(deps) {
     setRole,
     onParam,
     onReply,
-    onMetrics,
     setCounts,
     update,
     isOpen: () => open,
+    // Where plots.js and capture.js put their contents.
+    metricsSlot: metricsSlot.content,
+    captureSlot: captureSlot.content,
     setOpen: (v) => setOpen(v, true),
   };
 }

@@ -1,11 +1,14 @@
 // The status overlay: one line of connection and world facts (with this
-// page's role), why the server last closed the connection, and a short note
-// for a few seconds: the server's last error, or something the page itself
-// declined to send.
+// page's role) and why the server last closed the connection, kept until
+// the next change; a second line of the stream's measured rates (ticks,
+// snapshots, kbit/s, round trip, frames drawn); a short note for a few
+// seconds: the server's last error, or something the page itself declined
+// to send. A separate live region tells screen readers what changed
+// (connected, disconnected and why, role, paused), never the ticks.
 //
-// statusLine / closeText / errorText / errorTone are pure (testable in
-// Node); createStatus writes them into the page, touching the DOM only when
-// the text actually changes.
+// statusLine / ratesLine / announcement / closeText / errorText / errorTone
+// are pure (testable in Node); createStatus writes them into the page,
+// touching the DOM only when the text actually changes.
 
 // How long a note (an error, a refusal) stays on screen.
 export const NOTE_SHOW_MS = 5000;
@@ -31,11 +34,14 @@ export function closeText(cause) {
   return reason ? `closed: ${reason} (${cause.code})` : `closed (${cause.code})`;
 }
 
-// m: { state, reconnectInMs, closeCause, clientId, role, agentCount, tick, paused }
+// m: { state, reconnectInMs, closeCause, lostCode, clientId, role,
+//      agentCount, tick, paused }
 // The close cause stays until the server says hello again: through the
-// wait, the next try and any failed ones.
+// wait, the next try and any failed ones. A connection that died without a
+// close frame (lostCode 1006) says so instead of nothing.
 export function statusLine(m) {
-  const why = closeText(m.closeCause);
+  let why = closeText(m.closeCause);
+  if (!why && m.lostCode != null && m.state !== 'connected') why = `connection lost (${m.lostCode})`;
   const prefix = why ? `${why} · ` : '';
   if (m.state === 'reconnecting') {
     const secs = (Math.max(0, m.reconnectInMs) / 1000).toFixed(1);
@@ -50,6 +56,42 @@ export function statusLine(m) {
     parts.push(m.paused ? 'paused' : 'running');
   }
   return parts.join(' · ');
+}
+
+// The stream's figures (meters.js StreamMeters.figures) as the second line:
+// "60 ticks/s · 30 snapshots/s · 412 kbit/s · rtt 23 ms · 60 fps"; a figure
+// not known yet is a dash, never a guess.
+export function ratesLine(f) {
+  if (!f) return '';
+  const n = (v, digits = 0) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits) : '–');
+  const kbit = typeof f.kbitIn === 'number' && f.kbitIn >= 100 ? n(f.kbitIn) : n(f.kbitIn, 1);
+  return [
+    `${n(f.tickRate)} ticks/s`,
+    `${n(f.snapshotRate)} snapshots/s`,
+    `${kbit} kbit/s in`,
+    `rtt ${n(f.rttMs)} ms`,
+    `${n(f.fps)} fps`,
+  ].join(' · ');
+}
+
+// What a screen reader is told, and only when it changes: the connection
+// (with why it closed), the role, and whether the world runs. Never ticks,
+// counts or rates. s: { state, closeCause, lostCode, role, paused }.
+export function announcement(prev, s) {
+  const said = [];
+  if (!prev || prev.state !== s.state) {
+    if (s.state === 'connected') said.push(`connected${s.role ? ` as ${s.role}` : ''}`);
+    else if (s.state === 'reconnecting') {
+      const why = closeText(s.closeCause) || (s.lostCode != null ? `connection lost (${s.lostCode})` : '');
+      said.push(why ? `disconnected, ${why}; reconnecting` : 'disconnected; reconnecting');
+    } else if (prev) said.push('connecting');
+  } else if (s.state === 'connected' && prev.role !== s.role && s.role) {
+    said.push(`you are now ${s.role === 'operator' ? 'an operator' : 'a visitor'}`);
+  }
+  if (s.state === 'connected' && s.paused != null && (!prev || prev.paused !== s.paused || prev.state !== 'connected')) {
+    said.push(s.paused ? 'simulation paused' : 'simulation running');
+  }
+  return said.length ? said.join(', ') : null;
 }
 
 // The server's error object as one line.
@@ -80,18 +122,37 @@ export function errorTone(err) {
 }
 
 // note: { text, tone: 'error' | 'notice', at } or null; shown until
-// NOTE_SHOW_MS after `at`.
-export function createStatus(root) {
+// NOTE_SHOW_MS after `at`, and said once by the live region.
+// root: the status box (.status-line, .status-rates, .status-error inside);
+// announcer: the visually hidden live region.
+export function createStatus(root, announcer = null) {
   const line = root.querySelector('.status-line');
+  const rates = root.querySelector('.status-rates');
   const noteEl = root.querySelector('.status-error');
   let shownLine = null;
+  let shownRates = null;
   let shownNote = null;
   let shownTone = null;
   let shownState = null;
+  let announced = null; // what announcement() last compared against
+  let announcedNoteAt = null;
 
-  return function update(model, note, now) {
+  function say(text) {
+    if (!announcer || !text) return;
+    // The same words twice in a row are still news (paused, running,
+    // paused): clear, then set, so the region changes either way.
+    announcer.textContent = '';
+    announcer.textContent = text;
+  }
+
+  return function update(model, note, now, figures = null) {
     const l = statusLine(model);
     if (l !== shownLine) line.textContent = shownLine = l;
+    const r = model.state === 'connected' ? ratesLine(figures) : '';
+    if (rates && r !== shownRates) {
+      rates.textContent = shownRates = r;
+      rates.hidden = r === '';
+    }
     const live = note && now - note.at <= NOTE_SHOW_MS;
     const text = live ? note.text : '';
     if (text !== shownNote) {
@@ -109,6 +170,18 @@ export function createStatus(root) {
       root.classList.add(`is-${(shownState = model.state)}`);
     }
     root.classList.toggle('is-paused', model.state === 'connected' && model.paused === true);
-    root.classList.toggle('is-closed', model.state !== 'connected' && !!model.closeCause);
+    root.classList.toggle('is-closed', model.state !== 'connected' && (!!model.closeCause || model.lostCode != null));
+
+    const s = { state: model.state, closeCause: model.closeCause, lostCode: model.lostCode ?? null,
+      role: model.role, paused: model.state === 'connected' ? model.paused ?? null : null };
+    const words = [];
+    const change = announcement(announced, s);
+    if (change) words.push(change);
+    announced = s;
+    if (live && note.at !== announcedNoteAt) {
+      announcedNoteAt = note.at;
+      words.push(note.text);
+    }
+    if (words.length) say(words.join('. '));
   };
 }
