@@ -24,7 +24,7 @@ export const SECTIONS = [
 // name → [label, section key]
 const TABLE = {
   model: ['Flocking model', 'world'],
-  species: ['Species', 'world'],
+  species: ['Number of species', 'world'],
   rule_sep: ['Separation rule on', 'rules'],
   rule_ali: ['Alignment rule on', 'rules'],
   rule_coh: ['Cohesion rule on', 'rules'],
@@ -54,7 +54,7 @@ const TABLE = {
   wander_radius: ['Wander circle radius', 'wander'],
   wander_distance: ['Wander circle distance', 'wander'],
   wander_jitter: ['Wander drift', 'wander'],
-  predators: ['Predators', 'predators'],
+  predators: ['Number of predators', 'predators'],
   predator_speed: ['Predator speed', 'predators'],
   fear_radius: ['Fear radius', 'predators'],
   w_flee: ['Flee weight', 'predators'],
@@ -68,7 +68,7 @@ const TABLE = {
   os_r: ['Interaction range r', 'os'],
   os_d_beta: ['Obstacle distance d\'', 'os'],
   os_r_beta: ['Obstacle range r\'', 'os'],
-  os_eps: ['σ-norm ε', 'os'],
+  os_eps: ['Sigma-norm ε', 'os'],
   os_a: ['Attraction a', 'os'],
   os_b: ['Repulsion b', 'os'],
   os_h_alpha: ['Bump h (agents)', 'os'],

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { statusLine, closeText, errorText, errorTone } from '../../client-web/status.js';
+import { statusLine, closeText, errorText, errorTone, ratesLine, announcement } from '../../client-web/status.js';
 import { Connection } from '../../client-web/connection.js';
 
 const connected = {
@@ -49,6 +49,35 @@ test('forbidden and rate_limited are polite notices; other refusals are errors w
   assert.equal(errorText(range), 'set_param refused (out_of_range): sep_radius: 500 is above the maximum 200');
   assert.equal(errorTone(range), 'error');
   assert.equal(errorText({ type: 'error', id: null, cmd: null, code: 'bad_json' }), 'refused (bad_json)');
+});
+
+test('a connection lost without a close frame says so until the next hello', () => {
+  assert.equal(statusLine({ ...connected, state: 'reconnecting', reconnectInMs: 1000, lostCode: 1006 }),
+    'connection lost (1006) · reconnecting in 1.0s');
+  // The server's own reason wins over the bare code.
+  assert.equal(statusLine({ ...connected, state: 'connecting', lostCode: 1006, closeCause: { code: 1013, reason: '' } }),
+    'closed: server full, try again later (1013) · connecting…');
+  assert.equal(statusLine({ ...connected, lostCode: 1006 }), 'connected · client 4 · visitor · 300 agents · tick 12 · running');
+});
+
+test('the rates line shows every measured figure, and a dash for one not known yet', () => {
+  assert.equal(ratesLine({ tickRate: 59.6, snapshotRate: 30.2, kbitIn: 731.6, rttMs: 23.4, fps: 60 }),
+    '60 ticks/s · 30 snapshots/s · 732 kbit/s in · rtt 23 ms · 60 fps');
+  assert.equal(ratesLine({ tickRate: 0, snapshotRate: 30, kbitIn: 12.34, rttMs: null, fps: null }),
+    '0 ticks/s · 30 snapshots/s · 12.3 kbit/s in · rtt – ms · – fps');
+  assert.equal(ratesLine(null), '');
+});
+
+test('the live region is told of changes only: connection, role, pause; nothing when only ticks move', () => {
+  const s = { state: 'connected', closeCause: null, lostCode: null, role: 'visitor', paused: false };
+  assert.equal(announcement(null, s), 'connected as visitor, simulation running');
+  assert.equal(announcement(s, { ...s }), null, 'the same state says nothing');
+  assert.equal(announcement(s, { ...s, paused: true }), 'simulation paused');
+  assert.equal(announcement(s, { ...s, role: 'operator' }), 'you are now an operator');
+  const lost = { ...s, state: 'reconnecting', closeCause: { code: 1008, reason: 'too many commands' }, paused: null };
+  assert.equal(announcement(s, lost), 'disconnected, closed: too many commands (1008); reconnecting');
+  assert.equal(announcement(lost, { ...lost, state: 'connecting' }), 'connecting');
+  assert.equal(announcement({ ...lost, state: 'connecting' }, s), 'connected as visitor, simulation running');
 });
 
 // A socket the test drives by hand.
