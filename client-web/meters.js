@@ -3,10 +3,12 @@
 // drawn per second. Pure (no DOM, the clock passed in), so Node tests can
 // drive it.
 //
-// Rates are counted over a sliding window of RATE_WINDOW_MS: long enough to
-// be steady at 4 metrics messages a second, short enough to follow a pause
-// within two seconds. A rate is null until the window has seen two events
-// (nothing is known yet), never a made-up zero.
+// Rates are counted over a sliding window of RATE_WINDOW_MS: the events in
+// the window divided by its length, so that a burst after a stall (a busy
+// machine, a slow network) does not read as a faster stream. In the first
+// window after a start, the time between the first and the last event
+// stands in for it. A rate is null until two events were seen (nothing is
+// known yet), never a made-up zero.
 
 export const RATE_WINDOW_MS = 2000;
 // Round-trip samples kept (the median of them is shown).
@@ -22,9 +24,11 @@ export class RateMeter {
     this.windowMs = windowMs;
     this.times = [];
     this.amounts = [];
+    this.since = null; // the first event's time
   }
 
   add(t, amount = 1) {
+    if (this.since === null) this.since = t;
     this.times.push(t);
     this.amounts.push(amount);
   }
@@ -40,14 +44,14 @@ export class RateMeter {
 
   // Amount per second over the last window. With `perEvent` false the
   // amounts of the window are summed and divided by the window's length
-  // (bytes per second); with true the events are counted between the first
-  // and the last (snapshots per second), which is exact from the second
-  // event on.
+  // (bytes per second); with true the events are counted (snapshots per
+  // second).
   rate(now, { perEvent = true } = {}) {
     this.trim(now);
     const n = this.times.length;
     if (perEvent) {
       if (n < 2) return null;
+      if (now - this.since >= this.windowMs) return (n * 1000) / this.windowMs;
       const span = this.times[n - 1] - this.times[0];
       return span > 0 ? ((n - 1) * 1000) / span : null;
     }
@@ -60,6 +64,7 @@ export class RateMeter {
   clear() {
     this.times.length = 0;
     this.amounts.length = 0;
+    this.since = null;
   }
 }
 
@@ -71,10 +76,12 @@ export class TickRateMeter {
     this.windowMs = windowMs;
     this.samples = []; // { t, advance }
     this.lastTick = null;
+    this.since = null;
   }
 
   add(t, tick) {
     if (!Number.isFinite(tick)) return;
+    if (this.since === null) this.since = t;
     const advance = this.lastTick === null ? 0 : tick >= this.lastTick ? tick - this.lastTick : tick;
     this.lastTick = tick;
     this.samples.push({ t, advance });
@@ -86,6 +93,12 @@ export class TickRateMeter {
     if (drop) this.samples.splice(0, drop);
     const n = this.samples.length;
     if (n < 2) return null;
+    if (now - this.since >= this.windowMs) {
+      // Every advance that arrived within the window.
+      let ticks = 0;
+      for (const s of this.samples) ticks += s.advance;
+      return (ticks * 1000) / this.windowMs;
+    }
     const span = this.samples[n - 1].t - this.samples[0].t;
     if (span <= 0) return null;
     let ticks = 0;
@@ -96,6 +109,7 @@ export class TickRateMeter {
   clear() {
     this.samples.length = 0;
     this.lastTick = null;
+    this.since = null;
   }
 }
 

@@ -13,7 +13,7 @@ export const METRICS = [
   { key: 'largest_cluster', label: 'Largest cluster', unit: '', integer: true },
   { key: 'collisions', label: 'Collisions', unit: '', integer: true },
   { key: 'penetrations', label: 'Agents in obstacles', unit: '', integer: true },
-  { key: 'min_clearance', label: 'Min. obstacle clearance', unit: 'u' },
+  { key: 'min_clearance', label: 'Obstacle clearance', unit: 'u' },
 ];
 
 // The plots show this much history; the log keeps more for the CSV.

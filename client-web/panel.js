@@ -737,18 +737,29 @@ export function createPanel(deps) {
     // the server, the docs and set_param call it).
     const label = el('label', 'param-name');
     label.htmlFor = id;
-    label.append(el('span', 'param-label', readable), el('code', 'param-code', p.name));
+    // (The space keeps the two words apart in the accessible name.)
+    label.append(el('span', 'param-label', readable), ' ', el('code', 'param-code', p.name));
     // "?": the help text under the row, for mouse, touch and keyboard alike.
     row.help = el('p', 'param-help', helpText(p));
     row.help.id = `help-${p.name}`;
     row.help.hidden = !helpShown;
-    row.helpBtn = el('button', 'param-help-toggle', '?');
-    row.helpBtn.type = 'button';
+    // Not a <button>: the disabled fieldsets (a visitor, no connection)
+    // would disable it, and help is for everyone. A span with the button
+    // role, focusable, answering Enter and Space like a button.
+    row.helpBtn = el('span', 'param-help-toggle', '?');
+    row.helpBtn.setAttribute('role', 'button');
+    row.helpBtn.tabIndex = 0;
     row.helpBtn.setAttribute('aria-label', `help for ${readable}`);
     row.helpBtn.setAttribute('aria-expanded', String(helpShown));
     row.helpBtn.setAttribute('aria-controls', row.help.id);
     row.helpBtn.addEventListener('click', () => showHelp(row, row.help.hidden));
-    blurAfterMouse(row.helpBtn);
+    row.helpBtn.addEventListener('keydown', (ev) => {
+      if (ev.key !== 'Enter' && ev.key !== ' ') return;
+      // Space is the pause shortcut elsewhere: here it only presses this.
+      ev.preventDefault();
+      ev.stopPropagation();
+      showHelp(row, row.help.hidden);
+    });
     const head = el('div', 'param-head');
     head.append(label);
 
@@ -764,7 +775,6 @@ export function createPanel(deps) {
       value.append(row.number);
       // Always there (maybe empty), so every numeric field lines up.
       value.append(el('span', 'param-unit', p.unit || ''));
-      head.append(value);
 
       row.slider = el('input', 'param-slider');
       row.slider.type = 'range';
@@ -818,8 +828,12 @@ export function createPanel(deps) {
       row.number.addEventListener('blur', () => {
         if (!busy(row)) row.number.value = formatNumber(valueOf(row));
       });
+      // The label has the first line to itself (with "?"); the slider and
+      // the number share the second.
       head.append(row.helpBtn);
-      row.el.append(head, row.slider, row.help);
+      const control = el('div', 'param-control');
+      control.append(row.slider, value);
+      row.el.append(head, control, row.help);
     } else if (p.type === 'enum' && Array.isArray(p.values)) {
       row.select = el('select', 'param-select');
       row.select.id = id;

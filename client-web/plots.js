@@ -21,7 +21,7 @@ export const PLOT_REDRAW_MS = 1000;
 // Choices of the time window, seconds.
 export const WINDOWS = [60, 300, 900];
 const DEFAULT_WINDOW_S = 300;
-const PLOT_HEIGHT = 48;
+const PLOT_HEIGHT = 60;
 
 function el(tag, className, text) {
   const e = document.createElement(tag);
@@ -121,7 +121,7 @@ export function createPlots(deps) {
       // plots), a narrow value axis.
       axes: [
         { ...axis, show: false },
-        { ...axis, size: 32, space: 16 },
+        { ...axis, size: 32, space: 14 },
       ],
       series: [{}, { stroke: SPECIES_COLORS[f.i % SPECIES_COLORS.length], width: 1.5, spanGaps: false, points: { show: false } }],
     };
