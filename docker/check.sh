@@ -202,6 +202,9 @@ if [ -n "$asset" ]; then
   if [ "${code%% *}" = 200 ]; then pass "GET /$asset is 200 ($code)"; else fail "GET /$asset -> $code"; fi
 fi
 
+# The browser libraries installed by npm in the image (client-web/node_modules).
+code=$(curl -sS -o /dev/null -w '%{http_code} %{content_type}' "$base/node_modules/uplot/dist/uPlot.esm.js")
+if [ "${code%% *}" = 200 ]; then pass "GET /node_modules/uplot/dist/uPlot.esm.js is 200 ($code)"; else fail "uPlot from npm -> $code"; fi
 code=$(curl -sS -o "$work/healthz" -w '%{http_code}' "$base/healthz")
 if [ "$code" = 200 ] && node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$work/healthz"; then
   pass "GET /healthz is 200 with JSON: $(head -c 200 "$work/healthz")"

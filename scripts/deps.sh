@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # Installs what swarmcast needs from Debian's packages, only what is missing.
 #   scripts/deps.sh build   compiler, cmake, libwebsockets, libuv, cJSON
-#   scripts/deps.sh test    the above plus cmocka, Node.js/npm, Chromium, and clang
+#   scripts/deps.sh run     the above plus Node.js/npm (npm installs the browser
+#                           client's libraries into client-web/node_modules)
+#   scripts/deps.sh test    the above plus cmocka, Chromium, and clang
 #                           with libFuzzer's runtime (libclang-rt-14-dev)
 # Runs apt-get as root (directly, or through sudo when not root).
 set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libwebsockets-dev libuv1-dev libcjson-dev)
-test_pkgs=(libcmocka-dev chromium nodejs npm clang-14 libclang-rt-14-dev)
+run_pkgs=(nodejs npm)
+test_pkgs=(libcmocka-dev chromium clang-14 libclang-rt-14-dev)
 
 want=("${build_pkgs[@]}")
-[ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
+case "${1:-build}" in
+  run)  want+=("${run_pkgs[@]}") ;;
+  test) want+=("${run_pkgs[@]}" "${test_pkgs[@]}") ;;
+esac
 
 missing=()
 for p in "${want[@]}"; do

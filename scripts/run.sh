@@ -3,7 +3,9 @@
 # Extra arguments go to the server: scripts/run.sh --agents 5000 --port 9000
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/deps.sh" build
+"$root/scripts/deps.sh" run
+# The browser client's npm libraries (uPlot), served from client-web/node_modules.
+"$root/scripts/web-deps.sh"
 # Tests are not built here (they need cmocka and Node.js): scripts/test.sh does that.
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
 cmake --build "$root/build" --parallel "$(nproc)" --target swarmcast >/dev/null

@@ -9,6 +9,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/deps.sh" test
 (cd "$root/tests" && npm ci --no-audit --no-fund --loglevel=error)
+# The browser client's libraries, which the browser suites load from the server.
+"$root/scripts/web-deps.sh"
 
 for variant in release asan; do
   dir="$root/build-test-$variant"

@@ -41,6 +41,14 @@ function fit(cssW, cssH, ww, wh) {
   return { scale, offsetX: (cssW - ww * scale) / 2, offsetY: (cssH - wh * scale) / 2 };
 }
 
+// Opens the panel section holding a parameter's control (only the current
+// model's is open at first).
+function openGroupOf(name) {
+  return page.evaluate((n) => {
+    document.querySelector(`#panel [data-param="${n}"]`).closest('details').open = true;
+  }, name);
+}
+
 async function canvasBox() {
   const box = await page.locator('#world').boundingBox();
   assert.ok(box && box.width > 100 && box.height > 100, `the canvas has a size: ${JSON.stringify(box)}`);
@@ -228,7 +236,7 @@ test('the control panel lists every parameter of hello, with a control of the ri
     if (p.name === 'model') continue;
     const r = byName.get(p.name);
     assert.ok(r, `the panel has a row for ${p.name}`);
-    if (p.help) assert.ok(r.title.includes(p.help), `${p.name}: the help is its tooltip`);
+    if (p.help) assert.ok(r.title.toLowerCase().includes(p.help.toLowerCase()), `${p.name}: the help is its tooltip`);
     if (p.type === 'float' || p.type === 'int') {
       assert.ok(r.range, `${p.name}: a slider`);
       assert.ok(close(Number(r.number), p.value), `${p.name}: shows ${p.value}, got ${r.number}`);
@@ -286,6 +294,7 @@ test('dragging a slider sends throttled set_param; the server acks it and others
   const ctl = await connect(server.wsUrl);
   try {
     const me = await page.evaluate(() => window.swarmcast.clientId);
+    await openGroupOf('max_speed');
     const row = page.locator('#panel [data-param="max_speed"]');
     await row.scrollIntoViewIfNeeded();
     const slider = row.locator('input[type=range]');
@@ -339,6 +348,7 @@ test('another client\'s change moves the control without an echo; a refused one 
 
     // Typing into the panel: keys are not shortcuts, and an out-of-range
     // value is refused by the server, shown, and the field reverts.
+    await openGroupOf('max_force');
     const field = page.locator('#panel [data-param="max_force"] input[type=number]');
     await field.scrollIntoViewIfNeeded();
     const before = await page.evaluate(() => ({ n: window.swarmcast.agentCount, paused: window.swarmcast.paused }));
