@@ -1030,6 +1030,8 @@ export function createPanel(deps) {
       operatorTop.disabled = locked;
       operatorParams.disabled = locked;
       for (const [c, t] of actionTitles) describeLock(c, t);
+      // Step has two reasons to be disabled: the role, and a running world.
+      stepBtn.setAttribute('aria-describedby', locked ? `${stepNote.id} ${roleNote.id}` : stepNote.id);
       describeLock(modelSelect, modelTitle);
       for (const row of rows.values()) lockRow(row);
     }

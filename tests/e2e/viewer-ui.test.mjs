@@ -294,6 +294,14 @@ test('the status line measures the stream; the live region speaks of changes, ne
   } finally {
     ctl.close();
   }
+  // The desktop picture: a target set, the panel at its top (controls and plots).
+  const box = await pageA.locator('#world').boundingBox();
+  await pageA.mouse.click(box.x + box.width * 0.7, box.y + box.height * 0.4);
+  await pageA.evaluate(() => {
+    document.querySelector('#panel').scrollTop = 0;
+    document.activeElement?.blur?.();
+  });
+  await sleep(1500);
   await pageA.screenshot({ path: path.join(artifacts, 'ui-desktop.png') });
 });
 
@@ -326,7 +334,18 @@ test('on a phone (390×844, touch) the panel is a bottom sheet with 44 px target
     await sleep(300);
     const sheet = await page.locator('#panel').boundingBox();
     assert.ok(Math.abs(sheet.y + sheet.height - 844) <= 1 && sheet.width === 390, `a sheet along the bottom: ${JSON.stringify(sheet)}`);
-    assert.ok(sheet.y > 150, 'the top of the world stays visible');
+    assert.ok(sheet.y > 300, 'the sheet leaves the upper part of the screen');
+    const above = await page.locator('#world').boundingBox();
+    assert.ok(above.y + above.height <= sheet.y + 1 && above.height > 300,
+      `the world moved above the sheet, still in sight: ${JSON.stringify(above)}`);
+    // A tap there still sets the target (the mapping follows the smaller canvas).
+    const me2 = await page.evaluate(() => window.swarmcast.clientId);
+    const before = await page.evaluate((id) => window.swarmcast.targets.find((t) => t.client_id === id), me2);
+    await page.touchscreen.tap(above.x + above.width * 0.25, above.y + above.height * 0.5);
+    await until(page, ({ id, x }) => {
+      const t = window.swarmcast.targets.find((q) => q.client_id === id);
+      return t && t.x < x - 50;
+    }, { id: me2, x: before.x }, 'the target to move left with the tap above the sheet');
     // Every control in view is a 44 px touch target.
     const small = await page.evaluate(() => {
       const panel = document.getElementById('panel').getBoundingClientRect();
