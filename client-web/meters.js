@@ -5,10 +5,9 @@
 //
 // Rates are counted over a sliding window of RATE_WINDOW_MS: the events in
 // the window divided by its length, so that a burst after a stall (a busy
-// machine, a slow network) does not read as a faster stream. In the first
-// window after a start, the time between the first and the last event
-// stands in for it. A rate is null until two events were seen (nothing is
-// known yet), never a made-up zero.
+// machine, a slow network, a page still loading while messages queue) does
+// not read as a faster stream. A rate is null until the meter has watched a
+// whole window (nothing is known yet), never a made-up figure.
 
 export const RATE_WINDOW_MS = 2000;
 // Round-trip samples kept (the median of them is shown).
@@ -50,10 +49,8 @@ export class RateMeter {
     this.trim(now);
     const n = this.times.length;
     if (perEvent) {
-      if (n < 2) return null;
-      if (now - this.since >= this.windowMs) return (n * 1000) / this.windowMs;
-      const span = this.times[n - 1] - this.times[0];
-      return span > 0 ? ((n - 1) * 1000) / span : null;
+      if (this.since === null || now - this.since < this.windowMs) return null;
+      return (n * 1000) / this.windowMs;
     }
     if (n === 0) return null;
     let sum = 0;
@@ -91,19 +88,11 @@ export class TickRateMeter {
     let drop = 0;
     while (drop < this.samples.length && this.samples[drop].t <= now - this.windowMs) drop++;
     if (drop) this.samples.splice(0, drop);
-    const n = this.samples.length;
-    if (n < 2) return null;
-    if (now - this.since >= this.windowMs) {
-      // Every advance that arrived within the window.
-      let ticks = 0;
-      for (const s of this.samples) ticks += s.advance;
-      return (ticks * 1000) / this.windowMs;
-    }
-    const span = this.samples[n - 1].t - this.samples[0].t;
-    if (span <= 0) return null;
+    if (this.since === null || now - this.since < this.windowMs) return null;
+    // Every advance that arrived within the window.
     let ticks = 0;
-    for (let i = 1; i < n; i++) ticks += this.samples[i].advance;
-    return (ticks * 1000) / span;
+    for (const s of this.samples) ticks += s.advance;
+    return (ticks * 1000) / this.windowMs;
   }
 
   clear() {
