@@ -1,13 +1,14 @@
 // Screenshot and clip: a PNG of the view, and a WebM video of it recorded
 // with MediaRecorder, both downloaded as files.
 //
-// The view may be several stacked canvases (a WebGL layer for the agents, a
-// 2-D layer over it): every canvas with the class `view-layer` is a layer,
-// composited in document order at its place on the page. A WebGL canvas
+// The picture comes from deps.compose(target): draw the view as shown into
+// the 2-D canvas `target` (a renderer that stacks a WebGL canvas and 2-D
+// overlays knows how; without one, every canvas with the class `view-layer`
+// is composited in document order at its place on the page). A WebGL canvas
 // without preserveDrawingBuffer keeps its pixels only until the frame is
-// shown, so the compositing runs right after a draw: the page's render loop
-// calls frameDrawn() after each one, and a screenshot asks for a redraw and
-// waits for it.
+// shown, so compose() runs right after a draw, in the same task: the page's
+// render loop calls frameDrawn() after each one, and a screenshot asks for a
+// redraw and waits for it.
 //
 // A clip records a compositing canvas of its own (canvas.captureStream), fed
 // after every drawn frame; it stops by itself after CLIP_MAX_MS.
@@ -65,10 +66,17 @@ export function clipType(Recorder = globalThis.MediaRecorder) {
   return CLIP_TYPES.find((t) => Recorder.isTypeSupported(t)) ?? null;
 }
 
-// deps: { root (element for the buttons), requestRedraw() (draw the view
-// again soon), onNote(text, tone) (a line in the status), now() → ms }
+// The default compose(): the page's view-layer canvases.
+export function composeLayers(target) {
+  return composite(viewLayers(), target) ? target : null;
+}
+
+// deps: { root (element for the buttons), compose(target) → target | null
+// (see above; default composeLayers), requestRedraw() (draw the view again
+// soon), onNote(text, tone) (a line in the status), now() → ms }
 export function createCapture(deps) {
   const { root, requestRedraw } = deps;
+  const compose = deps.compose ?? composeLayers;
   const onNote = deps.onNote ?? (() => {});
   const now = deps.now ?? (() => performance.now());
   const afterDraw = []; // callbacks for the next drawn frame
@@ -105,9 +113,8 @@ export function createCapture(deps) {
   function screenshot() {
     return new Promise((resolve, reject) => {
       afterNextDraw(() => {
-        const out = document.createElement('canvas');
-        const size = composite(viewLayers(), out);
-        if (!size) {
+        const out = compose(document.createElement('canvas'));
+        if (!out || out.width === 0 || out.height === 0) {
           reject(new Error('nothing to capture'));
           return;
         }
@@ -117,15 +124,15 @@ export function createCapture(deps) {
             return;
           }
           downloadBlob(blob, `swarmcast-${fileStamp()}.png`);
-          resolve({ ...size, bytes: blob.size });
+          resolve({ width: out.width, height: out.height, bytes: blob.size });
         }, 'image/png');
       });
     });
   }
 
   function startClip() {
-    const canvas = document.createElement('canvas');
-    if (!composite(viewLayers(), canvas)) return;
+    const canvas = compose(document.createElement('canvas'));
+    if (!canvas) return;
     const stream = canvas.captureStream(CLIP_FPS);
     let recorder;
     try {
@@ -185,7 +192,7 @@ export function createCapture(deps) {
     isRecording: () => clip !== null,
     // Called by the render loop right after every drawn frame.
     frameDrawn() {
-      if (clip) composite(viewLayers(), clip.canvas);
+      if (clip) compose(clip.canvas);
       if (afterDraw.length) for (const fn of afterDraw.splice(0)) fn();
     },
   };
