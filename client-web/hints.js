@@ -10,8 +10,8 @@ export function hintText(role, input = 'mouse') {
   const visitor = role === 'visitor';
   if (input === 'touch') {
     return visitor
-      ? 'tap: set your target · long press: add / remove your obstacle · pinch: zoom · ☰ controls'
-      : 'tap: set your target · long press: add / remove an obstacle · pinch: zoom · ☰ controls';
+      ? 'tap: set your target · long press: add / remove your obstacle · pinch: zoom'
+      : 'tap: set your target · long press: add / remove an obstacle · pinch: zoom';
   }
   if (visitor) {
     // Without pause and agents: a visitor's keys for those only explain
