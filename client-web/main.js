@@ -10,8 +10,9 @@ import { createRenderer } from './render.js';
 import { attachInput, hintText } from './input.js';
 import { createStatus, errorText, errorTone } from './status.js';
 import { createPanel } from './panel.js';
-import { fitWorld } from './viewport.js';
+import { fitWorld, screenToWorld } from './viewport.js';
 import { createRoleSession } from './role.js';
+import { createHands } from './hands.js';
 
 const canvas = document.getElementById('world');
 
@@ -103,6 +104,32 @@ const panel = createPanel({
   },
 });
 
+// Names, who is here, cursors, the feed, the tool switch, inspection and
+// keys 1–5 (hands.js).
+function canvasView() {
+  return fitWorld(canvas.clientWidth, canvas.clientHeight, world?.width ?? 1, world?.height ?? 1);
+}
+const hands = createHands({
+  root: document.getElementById('hands'),
+  canvas,
+  keyTarget: window,
+  storage: safeStorage('localStorage'),
+  send: (command) => connection.send(command),
+  getWorld: () => world,
+  getSnapshot: () => snapshot,
+  getParams: () => hooks.params,
+  toWorld(ev) {
+    const r = canvas.getBoundingClientRect();
+    return world ? screenToWorld(canvasView(), ev.clientX - r.left, ev.clientY - r.top) : null;
+  },
+  mayOperate: () => role.mayOperate(),
+  onNotAllowed: (text) => setNote(text, 'notice'),
+  onChange() {
+    dirty = true;
+  },
+  hooks,
+});
+
 const connection = new Connection({
   url: socketUrl(window.location),
   decode: decodeSnapshot,
@@ -130,6 +157,7 @@ const connection = new Connection({
       note = null;
       panel.setHello(hello);
       role.hello(hello);
+      hands.onHello(hello);
       world = hello.world ? { width: hello.world.width, height: hello.world.height } : null;
       snapshot = null;
       hoverObstacleId = null;
@@ -149,6 +177,7 @@ const connection = new Connection({
       dirty = true;
     },
     onMessage(msg) {
+      if (hands.onMessage(msg)) return;
       if (msg.type === 'ack') {
         hooks.lastAck = msg;
         role.reply(msg);
@@ -248,6 +277,11 @@ function frame() {
     live: connection.state === 'connected',
   });
   if (drawn > 0) hooks.framesDrawn += 1;
+  if (world) {
+    // The overlay on the same canvas, in CSS pixels (the renderer left that transform).
+    const v = canvasView();
+    hands.drawOverlay(canvas.getContext('2d'), (x, y) => [v.offsetX + x * v.scale, v.offsetY + y * v.scale], v.scale);
+  }
   // The legend's counts change every frame; twice a second is enough to read.
   const t = performance.now();
   if (t - legendAt >= 500) {

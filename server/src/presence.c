@@ -11,6 +11,7 @@ typedef struct member {
     char name[PRESENCE_NAME_BYTES];
     uint32_t color;
     bool operator;
+    bool named; /* has said hello with a name (else the generated one) */
     bool has_target, has_cursor;
     float tx, ty, cx, cy;
 } member_t;
@@ -106,6 +107,21 @@ static void add_sentence(presence_t *p, uint32_t client_id, const char *name, co
     p->feed_dirty = true;
 }
 
+/* Rewrites "<old> joined" of this client, if the feed still holds it. */
+static bool rename_join(presence_t *p, uint32_t client_id, const char *old, const char *name)
+{
+    char joined[PRESENCE_SENTENCE_BYTES];
+    snprintf(joined, sizeof joined, "%s joined", old);
+    for (size_t k = 0; k < p->feed_len; k++) {
+        sentence_t *s = &p->feed[(p->feed_head + k) % PRESENCE_ACTIVITY];
+        if (s->client_id != client_id || strcmp(s->text, joined) != 0) continue;
+        snprintf(s->name, sizeof s->name, "%s", name);
+        snprintf(s->text, sizeof s->text, "%s joined", name);
+        return true;
+    }
+    return false;
+}
+
 void presence_join(presence_t *p, size_t slot, uint32_t client_id, bool operator, double now_s)
 {
     if (slot >= p->slots || client_id == 0) return;
@@ -131,12 +147,19 @@ void presence_hello(presence_t *p, size_t slot, uint32_t client_id, const presen
     member_t *m = member(p, slot, client_id);
     if (!m) return;
     if (msg->has_name && strcmp(m->name, msg->name) != 0) {
-        char what[PRESENCE_SENTENCE_BYTES];
-        snprintf(what, sizeof what, "is now %s", msg->name);
-        add_sentence(p, client_id, m->name, what, now_s);
+        /* A page says its name as it connects: its join is told under
+         * that name, not as "Guest 7 joined", "Guest 7 is now Ada". */
+        if (!m->named && rename_join(p, client_id, m->name, msg->name)) {
+            p->feed_dirty = true;
+        } else {
+            char what[PRESENCE_SENTENCE_BYTES];
+            snprintf(what, sizeof what, "is now %s", msg->name);
+            add_sentence(p, client_id, m->name, what, now_s);
+        }
         snprintf(m->name, sizeof m->name, "%s", msg->name);
         p->list_dirty = true;
     }
+    m->named |= msg->has_name;
     if (msg->has_color && m->color != msg->color) {
         m->color = msg->color;
         p->list_dirty = true;

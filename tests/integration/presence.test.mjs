@@ -55,6 +55,14 @@ suite('presence, activity, step and inspect', () => {
     const p = await bob.waitText((m) => m.type === 'presence' && memberOf(m, adaId)?.name === 'Ada', 'Ada\'s name at Bob', WAIT);
     assert.equal(memberOf(p, adaId).color, '#e4572e');
     assert.equal(memberOf(p, adaId).role, 'visitor');
+    // The first name is how the join is told; a later one is a rename.
+    await bob.waitText((m) => m.type === 'activity' && m.items.some((i) => i.text === 'Ada joined'), '"Ada joined"', WAIT);
+    await ada.command({ type: 'hello', name: 'Ada L' });
+    await ada.command({ type: 'hello', name: 'Ada' });
+    const renamed = await bob.waitText((m) => m.type === 'activity' && m.items.some((i) => i.text === 'Ada L is now Ada'),
+      'the renames in the feed', WAIT);
+    assert.ok(renamed.items.some((i) => i.text === 'Ada is now Ada L'));
+    assert.ok(!renamed.items.some((i) => i.text.startsWith(`Guest ${adaId} is now`)));
     // The role changes with auth, and Bob sees it.
     const auth = await ada.request({ type: 'auth', token: TOKEN });
     assert.equal(auth.role, 'operator');
