@@ -264,10 +264,10 @@ export function createPresence(deps) {
     ctx.textAlign = 'left';
     // Everyone's target, named (the renderer draws the crosshair).
     for (const m of state.members) {
-      if (!m.target) continue;
+      // Mine is marked "you" by the renderer already.
+      if (!m.target || m.id === state.myId) continue;
       const [sx, sy] = toScreen(m.target[0], m.target[1]);
-      const label = m.id === state.myId ? `${m.name} (you)` : m.name;
-      tag(ctx, label, m.color, sx + 12, sy + 10);
+      tag(ctx, m.name, m.color, sx + 12, sy + 10);
     }
     // Everyone else's cursor: an arrow and the name.
     const t = now();

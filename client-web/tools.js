@@ -26,7 +26,8 @@ export const TOOLS = [
 
 // Steering arrows: CSS px per u/s² of acceleration, and the longest drawn.
 const ARROW_PX_PER_ACCEL = 0.25;
-const ARROW_MAX_PX = 90;
+const ARROW_MAX_PX = 70;
+const ARROW_MIN_PX = 14; // a rule that pushes at all shows
 export const STEER_COLORS = {
   separation: ZONE_COLORS.sep,
   alignment: ZONE_COLORS.ali,
@@ -147,30 +148,57 @@ export function createTools(deps) {
     const [ax, ay] = toScreen(a.x, a.y);
     ctx.save();
     drawPerception(ctx, toScreen, scale, { x: a.x, y: a.y, heading: Math.atan2(a.vy, a.vx) }, ins.radii, ins.fov, 1);
-    const zones = [['cohesion', 'coh', 5.5], ['alignment', 'ali', 4], ['separation', 'sep', 2.5]];
-    for (const [name, key, r] of zones) {
+    // Each neighbour joined to the agent in its zone's colour (separation,
+    // the nearest, on top), with a dot where it is.
+    const zones = [['cohesion', 'coh'], ['alignment', 'ali'], ['separation', 'sep']];
+    for (const [name, key] of zones) {
       ctx.strokeStyle = ZONE_COLORS[key];
-      ctx.lineWidth = 2;
+      ctx.fillStyle = ZONE_COLORS[key];
+      ctx.lineWidth = 1.25;
+      ctx.globalAlpha = 0.85;
       for (const [nx, ny] of ins.neighbours[name] || []) {
         const [sx, sy] = toScreen(nx, ny);
         ctx.beginPath();
-        ctx.arc(sx, sy, r + 2, 0, 2 * Math.PI);
+        ctx.moveTo(ax, ay);
+        ctx.lineTo(sx, sy);
         ctx.stroke();
+        ctx.beginPath();
+        ctx.arc(sx, sy, 3, 0, 2 * Math.PI);
+        ctx.fill();
       }
     }
+    ctx.globalAlpha = 1;
     ctx.strokeStyle = '#ffffff';
-    ctx.lineWidth = 2.5;
+    ctx.lineWidth = 2;
     ctx.beginPath();
-    ctx.arc(ax, ay, 9, 0, 2 * Math.PI);
+    ctx.arc(ax, ay, 7, 0, 2 * Math.PI);
     ctx.stroke();
     if (ins.steering) {
       for (const [rule, v] of Object.entries(ins.steering)) {
         const len = Math.hypot(v[0], v[1]);
         if (!(len > 0)) continue;
-        const px = Math.min(ARROW_MAX_PX, len * ARROW_PX_PER_ACCEL);
+        const px = Math.max(ARROW_MIN_PX, Math.min(ARROW_MAX_PX, len * ARROW_PX_PER_ACCEL));
         arrow(ctx, ax, ay, ax + (v[0] / len) * px, ay + (v[1] / len) * px, STEER_COLORS[rule] || '#fff');
       }
     }
+    // What is shown, next to it: the counts per zone in their colours.
+    const c = ins.counts || {};
+    const parts = [[`#${a.id}`, '#ffffff'], [`sep ${c.separation ?? 0}`, ZONE_COLORS.sep],
+      [`ali ${c.alignment ?? 0}`, ZONE_COLORS.ali], [`coh ${c.cohesion ?? 0}`, ZONE_COLORS.coh]];
+    ctx.font = '12px system-ui, sans-serif';
+    ctx.textBaseline = 'top';
+    ctx.textAlign = 'left';
+    const widths = parts.map(([t]) => ctx.measureText(t).width);
+    const total = widths.reduce((x, y) => x + y, 0) + 8 * (parts.length - 1);
+    let lx = ax + 14;
+    const ly = ay - 30;
+    ctx.fillStyle = 'rgba(11, 14, 20, 0.8)';
+    ctx.fillRect(lx - 4, ly - 2, total + 8, 17);
+    parts.forEach(([t, color], k) => {
+      ctx.fillStyle = color;
+      ctx.fillText(t, lx, ly);
+      lx += widths[k] + 8;
+    });
     ctx.restore();
   }
 
@@ -178,15 +206,15 @@ export function createTools(deps) {
     const a = Math.atan2(y1 - y0, x1 - x0);
     ctx.strokeStyle = color;
     ctx.fillStyle = color;
-    ctx.lineWidth = 2.5;
+    ctx.lineWidth = 2;
     ctx.beginPath();
     ctx.moveTo(x0, y0);
     ctx.lineTo(x1, y1);
     ctx.stroke();
     ctx.beginPath();
     ctx.moveTo(x1, y1);
-    ctx.lineTo(x1 - 9 * Math.cos(a - 0.45), y1 - 9 * Math.sin(a - 0.45));
-    ctx.lineTo(x1 - 9 * Math.cos(a + 0.45), y1 - 9 * Math.sin(a + 0.45));
+    ctx.lineTo(x1 - 7 * Math.cos(a - 0.5), y1 - 7 * Math.sin(a - 0.5));
+    ctx.lineTo(x1 - 7 * Math.cos(a + 0.5), y1 - 7 * Math.sin(a + 0.5));
     ctx.closePath();
     ctx.fill();
   }

@@ -105,17 +105,18 @@ test('the select tool shows an agent\'s neighbours per zone and its steering', T
   assert.equal(await a.evaluate(() => window.swarmcast.tools.tool), 'select');
   await a.keyboard.press('Space'); // pause, so that the agent stays where it is clicked
   await waitInPage(a, () => window.swarmcast.paused === true, null, 'paused', WAIT_MS);
-  // The agent with the most others within 40 u.
   const agent = await a.evaluate(() => {
     const snap = window.swarmcast.lastSnapshot?.();
     if (!snap) return null;
     const { x, y, count } = snap.agents;
+    // An agent with a handful of neighbours: a readable picture.
     let best = 0;
-    let bestN = -1;
+    let bestScore = Infinity;
     for (let i = 0; i < count; i += 3) {
       let n = 0;
-      for (let j = 0; j < count; j++) if (Math.hypot(x[j] - x[i], y[j] - y[i]) < 40) n++;
-      if (n > bestN) { bestN = n; best = i; }
+      for (let j = 0; j < count; j++) if (Math.hypot(x[j] - x[i], y[j] - y[i]) < 50) n++;
+      const score = Math.abs(n - 10);
+      if (score < bestScore) { bestScore = score; best = i; }
     }
     return { x: x[best], y: y[best] };
   });
@@ -132,6 +133,9 @@ test('the select tool shows an agent\'s neighbours per zone and its steering', T
   assert.ok(ins.steering && Array.isArray(ins.steering.cohesion));
   await a.waitForTimeout(300);
   await a.screenshot({ path: path.join(artifacts, 'presence-a-inspect.png') });
+  const here = await screenOf(a, ins.agent.x, ins.agent.y);
+  await a.screenshot({ path: path.join(artifacts, 'presence-a-inspect-close.png'),
+    clip: { x: Math.max(0, here.x - 120), y: Math.max(0, here.y - 120), width: 240, height: 240 } });
   // Key 4: perception radii for many agents.
   await a.keyboard.press('4');
   await waitInPage(a, () => window.swarmcast.showRadii === true, null, 'radii on', WAIT_MS);
