@@ -14,8 +14,9 @@ import { hintText, initialInput, watchInput } from './hints.js';
 import { StreamMeters } from './meters.js';
 import { createPlots } from './plots.js';
 import { createCapture } from './capture.js';
-import { fitWorld } from './viewport.js';
+import { fitWorld, screenToWorld } from './viewport.js';
 import { createRoleSession } from './role.js';
+import { createHands } from './hands.js';
 
 const canvas = document.getElementById('world');
 
@@ -133,6 +134,32 @@ const capture = createCapture({
   onNote: (text, tone) => setNote(text, tone),
 });
 
+// Names, who is here, cursors, the feed, the tool switch, inspection and
+// keys 1–5 (hands.js).
+function canvasView() {
+  return fitWorld(canvas.clientWidth, canvas.clientHeight, world?.width ?? 1, world?.height ?? 1);
+}
+const hands = createHands({
+  root: document.getElementById('hands'),
+  canvas,
+  keyTarget: window,
+  storage: safeStorage('localStorage'),
+  send: (command) => connection.send(command),
+  getWorld: () => world,
+  getSnapshot: () => snapshot,
+  getParams: () => hooks.params,
+  toWorld(ev) {
+    const r = canvas.getBoundingClientRect();
+    return world ? screenToWorld(canvasView(), ev.clientX - r.left, ev.clientY - r.top) : null;
+  },
+  mayOperate: () => role.mayOperate(),
+  onNotAllowed: (text) => setNote(text, 'notice'),
+  onChange() {
+    dirty = true;
+  },
+  hooks,
+});
+
 const connection = new Connection({
   url: socketUrl(window.location),
   decode: decodeSnapshot,
@@ -168,6 +195,7 @@ const connection = new Connection({
       panel.setHello(hello);
       plots.refresh();
       role.hello(hello);
+      hands.onHello(hello);
       world = hello.world ? { width: hello.world.width, height: hello.world.height } : null;
       snapshot = null;
       hoverObstacleId = null;
@@ -191,6 +219,7 @@ const connection = new Connection({
       if ((msg.type === 'ack' || msg.type === 'error') && Number.isInteger(msg.id)) {
         meters.rtt.replied(msg.id, performance.now());
       }
+      if (hands.onMessage(msg)) return;
       if (msg.type === 'ack') {
         hooks.lastAck = msg;
         role.reply(msg);
@@ -305,6 +334,11 @@ function frame() {
   meters.frameDrawn(t);
   // Right after the draw: a WebGL layer still holds its pixels.
   capture.frameDrawn();
+  if (world) {
+    // The overlay on the same canvas, in CSS pixels (the renderer left that transform).
+    const v = canvasView();
+    hands.drawOverlay(canvas.getContext('2d'), (x, y) => [v.offsetX + x * v.scale, v.offsetY + y * v.scale], v.scale);
+  }
   // The legend's counts change every frame; twice a second is enough to read.
   if (t - legendAt >= 500) {
     legendAt = t;

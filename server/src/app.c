@@ -11,8 +11,11 @@
 #include "client_policy.h"
 #include "net/net.h"
 #include "ops_metrics.h"
+#include "presence.h"
 #include "protocol/auth_decode.h"
 #include "protocol/cmd_decode.h"
+#include "protocol/inspect_json.h"
+#include "protocol/presence_decode.h"
 #include "protocol/messages.h"
 #include "protocol/metrics_json.h"
 #include "protocol/record.h"
@@ -21,6 +24,7 @@
 #include "protocol/state_json.h"
 #include "sim/capacity.h"
 #include "sim/commands.h"
+#include "sim/inspect.h"
 #include "sim/metrics.h"
 
 /* Two threads share this state:
@@ -76,6 +80,32 @@ typedef struct reply {
 #define LATEST_NONE (-1)
 #define LATEST_METRICS 0
 #define LATEST_PARAM(index) (1 + (int)(index))
+/* Presence keys, far above the parameters' (and what views may add). */
+#define LATEST_PRESENCE 500
+#define LATEST_CURSORS 501
+#define LATEST_ACTIVITY 502
+/* Not net keys: replies the loop routes itself. An activity event ("set
+ * separation weight to 2.5", to = who did it) goes into the feed with the
+ * doer's name, which only the loop thread knows; an inspect message goes
+ * to its client only while that client's outbox is not backing up. */
+#define ROUTE_ACTIVITY (-2)
+#define ROUTE_INSPECT (-3)
+
+/* A client's selected agent (inspect), shared: the loop sets it, the
+ * simulation looks the agent up and reports on it. */
+typedef struct selection {
+    uint32_t client; /* 0: nothing selected in this slot */
+    bool pick;       /* a point to pick the nearest agent at, not yet resolved */
+    float x, y;
+    bool have_agent;
+    uint32_t agent_id;
+    size_t slot; /* in the simulation's copy: the slot it came from */
+} selection_t;
+
+/* Inspections run at about this rate per selection. */
+#define INSPECT_HZ 10.0
+/* … and are skipped for a client with this many messages still unsent. */
+#define INSPECT_MAX_BACKLOG 8
 
 typedef struct replies {
     reply_t *items;
@@ -117,6 +147,8 @@ struct app {
     /* Loop thread only. */
     client_policy_t *policy; /* per slot */
     loop_counters_t loop_counters;
+    presence_t *presence;
+    uv_timer_t cursor_timer; /* sends the cursors at most INSPECT_HZ times a second */
 
     /* Owned by the simulation thread once it runs. */
     world_t world;
@@ -131,6 +163,8 @@ struct app {
     sim_counters_t counters;
     metrics_state_t metrics;
     double metrics_credit; /* as snapshot_credit, for metrics messages */
+    double inspect_credit; /* as snapshot_credit, for inspect messages */
+    selection_t *inspecting; /* the sim thread's copy of the selections */
     uint64_t metrics_not_before_ns;
     uint64_t state_due_ns; /* next periodic capture for --state-file */
     FILE *record;          /* --record, or NULL (also after a write error) */
@@ -147,6 +181,8 @@ struct app {
     departures_t departed;
     size_t q_head, q_len, q_cap;
     uint32_t *slot_client; /* client id in each slot, 0 when free */
+    selection_t *selections; /* per slot */
+    size_t n_selections;     /* slots with a selection */
     uint16_t *pending;     /* per slot: commands waiting, whichever client of the slot sent them (so
                               that the slot's next client cannot add 32 more and overflow the queue) */
     replies_t outgoing;
@@ -215,6 +251,34 @@ static uint64_t current_tick(app_t *a)
     return tick;
 }
 
+/* ---- presence and inspection (loop thread) ------------------------------ */
+
+static double wall_clock_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Who is here and the feed, to everyone, when they changed. */
+static void send_presence_news(app_t *a)
+{
+    char *text;
+    if ((text = presence_take_list(a->presence))) net_send_latest(a->net, LATEST_PRESENCE, text);
+    free(text);
+    if ((text = presence_take_activity(a->presence))) net_send_latest(a->net, LATEST_ACTIVITY, text);
+    free(text);
+}
+
+/* Pointers move many times a second: they go out at most INSPECT_HZ times. */
+static void on_cursor_timer(uv_timer_t *handle)
+{
+    app_t *a = handle->data;
+    char *text = presence_take_cursors(a->presence);
+    if (text) net_send_latest(a->net, LATEST_CURSORS, text);
+    free(text);
+}
+
 static char *on_open(void *user, uint32_t client_id, size_t slot)
 {
     app_t *a = user;
@@ -224,6 +288,8 @@ static char *on_open(void *user, uint32_t client_id, size_t slot)
     pthread_mutex_unlock(&a->lock);
     bool operator = a->cfg.control_token == NULL;
     policy_init(&a->policy[slot], operator, a->cfg.rate_scale, now_ns());
+    presence_join(a->presence, slot, client_id, operator, wall_clock_s());
+    send_presence_news(a);
     hello_info_t hello = {client_id, a->cfg.tick_hz, a->cfg.snapshot_hz, operator, a->cfg.control_token != NULL};
     return msg_hello(&hello, &info);
 }
@@ -233,8 +299,12 @@ static void on_close(void *user, uint32_t client_id, size_t slot)
     app_t *a = user;
     /* The departed client's target and own obstacles go at the next tick
      * like any change (see departures_t). */
+    presence_leave(a->presence, slot, client_id, wall_clock_s());
+    send_presence_news(a);
     pthread_mutex_lock(&a->lock);
     a->slot_client[slot] = 0;
+    if (a->selections[slot].client) a->n_selections--;
+    a->selections[slot] = (selection_t){0};
     departures_t *d = &a->departed;
     if (d->len == d->cap) {
         size_t cap = d->cap ? 2 * d->cap : 16;
@@ -297,9 +367,69 @@ static void on_auth(app_t *a, uint32_t client_id, size_t slot, const char *token
         return;
     }
     p->operator = true;
+    presence_set_role(a->presence, slot, client_id, true);
+    send_presence_news(a);
     char *text = msg_auth_ack(request_id, true, current_tick(a));
     if (text) net_send(a->net, slot, client_id, text);
     free(text);
+}
+
+/* inspect: a point to pick the nearest agent at, or none (stop). */
+static void set_selection(app_t *a, size_t slot, uint32_t client_id, const presence_msg_t *m)
+{
+    pthread_mutex_lock(&a->lock);
+    selection_t *sel = &a->selections[slot];
+    bool had = sel->client != 0;
+    if (m->has_point)
+        *sel = (selection_t){.client = client_id, .pick = true, .x = m->x, .y = m->y};
+    else
+        *sel = (selection_t){0};
+    a->n_selections = a->n_selections + (sel->client != 0) - had;
+    pthread_mutex_unlock(&a->lock);
+}
+
+/* hello, cursor, inspect: charged like commands, never queued. */
+static void on_presence(app_t *a, uint32_t client_id, size_t slot, const presence_msg_t *m)
+{
+    static const double cost[] = {[PRESENCE_HELLO] = POLICY_COST_HELLO, [PRESENCE_CURSOR] = POLICY_COST_CURSOR,
+                                  [PRESENCE_INSPECT] = POLICY_COST_INSPECT};
+    static const char *const names[] = {[PRESENCE_HELLO] = "hello", [PRESENCE_CURSOR] = "cursor",
+                                        [PRESENCE_INSPECT] = "inspect"};
+    policy_verdict_t verdict = policy_charge(&a->policy[slot], cost[m->kind], now_ns());
+    if (verdict != POLICY_OK) {
+        reply_error(a, slot, client_id, "rate_limited", "too many messages: this one was not applied; wait a moment",
+                    m->request_id, names[m->kind]);
+        if (verdict == POLICY_ABUSIVE) close_abusive(a, slot, client_id);
+        return;
+    }
+    switch (m->kind) {
+    case PRESENCE_HELLO: {
+        presence_hello(a->presence, slot, client_id, m, wall_clock_s());
+        char *text = presence_hello_ack(a->presence, slot, client_id, m->request_id, current_tick(a));
+        if (text) net_send(a->net, slot, client_id, text);
+        free(text);
+        send_presence_news(a);
+        break;
+    }
+    case PRESENCE_CURSOR:
+        presence_cursor(a->presence, slot, client_id, m->x, m->y);
+        break;
+    case PRESENCE_INSPECT:
+        set_selection(a, slot, client_id, m);
+        break;
+    }
+}
+
+/* A command queued: what presence shows of it (the target). */
+static void presence_on_queued(app_t *a, uint32_t client_id, size_t slot, const sim_cmd_t *cmd)
+{
+    if (cmd->kind == CMD_SET_TARGET)
+        presence_set_target(a->presence, slot, client_id, true, cmd->x, cmd->y);
+    else if (cmd->kind == CMD_CLEAR_TARGET)
+        presence_set_target(a->presence, slot, client_id, false, 0, 0);
+    else
+        return;
+    send_presence_news(a);
 }
 
 static void on_message(void *user, uint32_t client_id, size_t slot, const char *data, size_t len, bool binary)
@@ -317,7 +447,14 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
     if (cmd_decode(data, len, &a->limits, client_id, &cmd, &err)) {
         char token[AUTH_MAX_TOKEN + 1];
         int64_t request_id;
-        int rc = strcmp(err.code, "unknown_command") == 0 ? auth_decode(data, len, token, &request_id, &err) : AUTH_NOT_AUTH;
+        bool unknown = strcmp(err.code, "unknown_command") == 0;
+        presence_msg_t pm;
+        int prc = unknown ? presence_decode(data, len, &a->limits, &pm, &err) : PRESENCE_NOT_PRESENCE;
+        if (prc == PRESENCE_DECODED) {
+            on_presence(a, client_id, slot, &pm);
+            return;
+        }
+        int rc = unknown && prc == PRESENCE_NOT_PRESENCE ? auth_decode(data, len, token, &request_id, &err) : AUTH_NOT_AUTH;
         if (rc == AUTH_DECODED) {
             on_auth(a, client_id, slot, token, request_id);
             return;
@@ -351,6 +488,7 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
         return;
     }
     a->loop_counters.received[cmd.kind]++;
+    presence_on_queued(a, client_id, slot, &cmd);
 }
 
 static char *on_health(void *user, int *status)
@@ -441,12 +579,21 @@ static void on_wake(uv_async_t *handle)
     }
     pthread_mutex_unlock(&a->lock);
 
+    bool activity = false;
     for (size_t i = 0; i < out.len; i++) {
-        if (out.items[i].key >= 0)
-            net_send_latest(a->net, (unsigned)out.items[i].key, out.items[i].text);
-        else
-            net_send(a->net, out.items[i].slot, out.items[i].to, out.items[i].text);
+        const reply_t *r = &out.items[i];
+        if (r->key >= 0) {
+            net_send_latest(a->net, (unsigned)r->key, r->text);
+        } else if (r->key == ROUTE_ACTIVITY) {
+            presence_activity(a->presence, r->to, r->text, wall_clock_s());
+            activity = true;
+        } else if (r->key == ROUTE_INSPECT) {
+            if (net_backlog(a->net, r->slot, r->to) < INSPECT_MAX_BACKLOG) net_send(a->net, r->slot, r->to, r->text);
+        } else {
+            net_send(a->net, r->slot, r->to, r->text);
+        }
     }
+    if (activity) send_presence_news(a);
     replies_clear(&out);
     free(out.items);
     if (captured) {
@@ -502,6 +649,58 @@ static char *param_news(const world_t *w, const sim_result_t *res, uint32_t by, 
     return msg_param((size_t)res->param, res->value, res->species, by, tick, values, n);
 }
 
+/* A parameter's readable name: its help up to the first ':', ';' or '(' —
+ * "separation weight" — or its name when that says more. */
+static void param_label(const param_desc_t *d, char *out, size_t cap)
+{
+    size_t n = strcspn(d->help, ":;(");
+    while (n && d->help[n - 1] == ' ') n--;
+    if (n == 0 || n > 48) n = 0;
+    snprintf(out, cap, "%.*s", (int)(n ? n : strlen(d->name)), n ? d->help : d->name);
+    size_t len = strlen(out);
+    /* "separation rule on" (a switch's help says what on means) */
+    if (d->type == PARAM_BOOL && len > 3 && strcmp(out + len - 3, " on") == 0) out[len - 3] = '\0';
+}
+
+/* What a command did, as the end of a sentence whose subject is its
+ * sender ("set separation weight to 2.5"), for the activity feed; NULL for
+ * the commands too frequent or too small to tell (targets, moves). */
+static char *activity_of(const world_t *w, const sim_cmd_t *cmd, const sim_result_t *res)
+{
+    char text[PRESENCE_SENTENCE_BYTES], label[64], value[64];
+    switch (cmd->kind) {
+    case CMD_SET_PARAM: {
+        const param_desc_t *d = params_desc((size_t)res->param);
+        param_label(d, label, sizeof label);
+        if (d->type == PARAM_ENUM)
+            snprintf(value, sizeof value, "%s", d->enum_names[(int)res->value]);
+        else if (d->type == PARAM_BOOL)
+            snprintf(value, sizeof value, "%s", res->value ? "on" : "off");
+        else
+            snprintf(value, sizeof value, "%g%s%s", res->value, d->unit[0] ? " " : "", d->unit);
+        char species[32] = "";
+        if (res->species >= 0) snprintf(species, sizeof species, " for species %d", res->species);
+        if (d->type == PARAM_BOOL)
+            snprintf(text, sizeof text, "switched %s %s%s", label, value, species);
+        else
+            snprintf(text, sizeof text, "set %s to %s%s", label, value, species);
+        break;
+    }
+    case CMD_SET_MODEL:
+        snprintf(text, sizeof text, "switched the model to %s", params_desc((size_t)res->param)->enum_names[res->model]);
+        break;
+    case CMD_ADD_OBSTACLE: snprintf(text, sizeof text, "added an obstacle"); break;
+    case CMD_REMOVE_OBSTACLE: snprintf(text, sizeof text, "removed an obstacle"); break;
+    case CMD_ADD_AGENTS: snprintf(text, sizeof text, "added %u agents", (unsigned)res->count); break;
+    case CMD_RESET: snprintf(text, sizeof text, "reset the world (%u agents)", (unsigned)res->count); break;
+    case CMD_PAUSE: snprintf(text, sizeof text, "paused the simulation"); break;
+    case CMD_RESUME: snprintf(text, sizeof text, "resumed the simulation"); break;
+    case CMD_STEP: snprintf(text, sizeof text, "stepped one tick (to tick %llu)", (unsigned long long)w->tick); break;
+    default: return NULL;
+    }
+    return strdup(text);
+}
+
 /* Applies one command and records it; with reply, queues the sender's (in
  * slot) ack
  * or error and, for a changed parameter, everyone's news. */
@@ -518,6 +717,7 @@ static void apply_one(app_t *a, const sim_cmd_t *cmd, size_t slot, bool reply)
     if (!reply) return;
     if (res.status == SIM_OK && res.param >= 0)
         replies_push(&a->produced, 0, 0, LATEST_PARAM(res.param), param_news(&a->world, &res, cmd->client_id, tick));
+    if (res.status == SIM_OK) replies_push(&a->produced, slot, cmd->client_id, ROUTE_ACTIVITY, activity_of(&a->world, cmd, &res));
     replies_push(&a->produced, slot, cmd->client_id, LATEST_NONE,
                  res.status == SIM_OK
                      ? msg_ack(cmd, &res, tick)
@@ -596,6 +796,40 @@ static void broadcast_metrics(app_t *a)
     a->metrics_not_before_ns = start + (uint64_t)((double)took / METRICS_TIME_SHARE);
 }
 
+/* About INSPECT_HZ times a second: each selection's agent, to its client.
+ * A point not yet resolved picks the nearest agent; an agent that is gone
+ * (or a point near none) is reported once as null and the selection ends. */
+static void run_inspections(app_t *a)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&a->lock);
+    if (a->n_selections)
+        for (size_t s = 0; s < a->cfg.max_clients; s++)
+            if (a->selections[s].client) a->inspecting[n++] = a->selections[s], a->inspecting[n - 1].slot = s;
+    pthread_mutex_unlock(&a->lock);
+    for (size_t k = 0; k < n; k++) {
+        selection_t *sel = &a->inspecting[k];
+        long i = sel->pick ? inspect_pick(&a->world, sel->x, sel->y, INSPECT_PICK_RADIUS)
+                           : inspect_find(&a->world, sel->agent_id);
+        inspect_t in;
+        if (i >= 0) inspect_agent(&a->world, (size_t)i, &in);
+        replies_push(&a->produced, sel->slot, sel->client, ROUTE_INSPECT, msg_inspect(a->world.tick, i >= 0 ? &in : NULL));
+        /* The loop may have changed the selection meanwhile: then that stands. */
+        pthread_mutex_lock(&a->lock);
+        selection_t *shared = &a->selections[sel->slot];
+        if (shared->client == sel->client && shared->pick == sel->pick && shared->x == sel->x && shared->y == sel->y &&
+            shared->agent_id == sel->agent_id) {
+            if (i < 0) {
+                *shared = (selection_t){0};
+                a->n_selections--;
+            } else {
+                shared->pick = false, shared->have_agent = true, shared->agent_id = in.id;
+            }
+        }
+        pthread_mutex_unlock(&a->lock);
+    }
+}
+
 /* Hands replies, the summary and (if any) the new frame to the loop. */
 static void publish(app_t *a, bool new_frame)
 {
@@ -663,6 +897,7 @@ static void *sim_main(void *arg)
     while (sleep_until(a, next_due)) {
         uint64_t now = now_ns();
         bool snapshot_due = false, metrics_due = false;
+        int ran_ticks = 0;
         for (int ran = 0; now >= next_due && ran < MAX_CATCH_UP; ran++) {
             apply_commands(a);
             if (!a->world.paused) {
@@ -671,6 +906,7 @@ static void *sim_main(void *arg)
                 ops_observe_step(&a->counters, (double)(now_ns() - began) / 1e9);
             }
             a->counters.ticks++;
+            ran_ticks++;
             a->last_tick_ns = now_ns();
             next_due += a->period_ns;
             a->snapshot_credit += a->cfg.snapshot_hz;
@@ -696,6 +932,11 @@ static void *sim_main(void *arg)
             }
         }
         if (metrics_due) broadcast_metrics(a);
+        a->inspect_credit += (double)ran_ticks * INSPECT_HZ;
+        if (a->inspect_credit >= a->cfg.tick_hz) {
+            a->inspect_credit = 0;
+            run_inspections(a);
+        }
         bool encoded = snapshot_due && encode_frame(a);
         if (encoded) a->counters.snapshots++;
         publish(a, encoded);
@@ -719,6 +960,10 @@ static void free_shared(app_t *a)
     free(a->slot_client);
     free(a->pending);
     free(a->policy);
+    free(a->selections);
+    free(a->inspecting);
+    presence_free(a->presence);
+    a->presence = NULL;
     replies_clear(&a->produced);
     free(a->produced.items);
     replies_clear(&a->outgoing);
@@ -861,7 +1106,12 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
     a->slot_client = calloc(cfg->max_clients, sizeof *a->slot_client);
     a->pending = calloc(cfg->max_clients, sizeof *a->pending);
     a->policy = calloc(cfg->max_clients, sizeof *a->policy);
-    if (!a->queue || !a->taken || !a->slot_client || !a->pending || !a->policy) goto fail;
+    a->selections = calloc(cfg->max_clients, sizeof *a->selections);
+    a->inspecting = calloc(cfg->max_clients, sizeof *a->inspecting);
+    a->presence = presence_new(cfg->max_clients);
+    if (!a->queue || !a->taken || !a->slot_client || !a->pending || !a->policy || !a->selections || !a->inspecting ||
+        !a->presence)
+        goto fail;
 
     pthread_mutex_init(&a->lock, NULL);
     pthread_condattr_t attr;
@@ -888,6 +1138,9 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
     }
     uv_async_init(loop, &a->wake_loop, on_wake);
     a->wake_loop.data = a;
+    uv_timer_init(loop, &a->cursor_timer);
+    a->cursor_timer.data = a;
+    uv_timer_start(&a->cursor_timer, on_cursor_timer, (uint64_t)(1000 / INSPECT_HZ), (uint64_t)(1000 / INSPECT_HZ));
 
     a->period_ns = (uint64_t)(1e9 / cfg->tick_hz);
     a->record_flushed_ns = a->started_ns;
@@ -936,6 +1189,8 @@ void app_shutdown(app_t *a)
         state_image_free(&img);
     }
     uv_close((uv_handle_t *)&a->wake_loop, NULL);
+    uv_timer_stop(&a->cursor_timer);
+    uv_close((uv_handle_t *)&a->cursor_timer, NULL);
     net_shutdown(a->net, NULL, NULL);
 }
 

@@ -22,6 +22,7 @@ static double base_cost(const sim_cmd_t *cmd)
     case CMD_SET_MODEL:
     case CMD_PAUSE:
     case CMD_RESUME:
+    case CMD_STEP:
         return 8;
     case CMD_ADD_AGENTS:
         /* 10,000 agents cost half the bucket: a few bursts, then wait. */

@@ -13,7 +13,7 @@
 #include "sim/commands.h"
 
 /* Every error code the protocol names (PROTOCOL.md), for counting. */
-#define OPS_ERROR_CODES 14
+#define OPS_ERROR_CODES 15
 /* Command kinds the counters know: the simulation's, then auth. */
 #define OPS_CMD_AUTH CMD_COUNT
 #define OPS_CMD_KINDS (CMD_COUNT + 1)

@@ -112,6 +112,13 @@ test('a varied sequence of commands from two clients', T, async () => {
   const t1 = await b.command({ type: 'set_target', x: 600, y: 700 });
   await a.command({ type: 'set_param', name: 'w_coh', value: 1.25 });
   assert.equal(t1.tick, paused.tick, 'no tick passes while paused');
+  // Single steps while paused are commands too: each one tick, replayed.
+  const s1 = await a.command({ type: 'step' });
+  const s2 = await a.command({ type: 'step' });
+  assert.equal(s2.tick, s1.tick + 1, 'a step is one tick');
+  await a.command({ type: 'set_param', name: 'rule_ali', value: false });
+  await a.command({ type: 'step' });
+  await a.command({ type: 'set_param', name: 'rule_ali', value: true });
   await sleep(100);
   await a.command({ type: 'resume' });
   await sleep(150);

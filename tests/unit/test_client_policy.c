@@ -119,6 +119,29 @@ static void a_client_that_keeps_flooding_should_become_abusive_and_one_that_slow
             assert_int_not_equal(policy_charge(&burst, 1, (uint64_t)round * 2 * SECOND), POLICY_ABUSIVE);
 }
 
+static void a_page_dragging_its_target_while_its_cursor_moves_should_never_be_limited(void **state)
+{
+    (void)state;
+    /* A browser sends a cursor at 10 Hz and drags its target at 30 Hz for
+     * a minute, and says hello twice and inspects once a second. */
+    client_policy_t p;
+    policy_init(&p, false, 1.0, 0);
+    const sim_cmd_t target = {.kind = CMD_SET_TARGET};
+    for (int ms = 0; ms < 60000; ms += 10) {
+        uint64_t t = (uint64_t)ms * 1000000ull;
+        if (ms % 100 == 0) assert_int_equal(policy_charge(&p, POLICY_COST_CURSOR, t), POLICY_OK);
+        if (ms % 30 == 0) assert_int_equal(policy_charge(&p, policy_cost(&p, &target), t), POLICY_OK);
+        if (ms % 1000 == 0) {
+            assert_int_equal(policy_charge(&p, POLICY_COST_INSPECT, t), POLICY_OK);
+            if (ms < 2000) assert_int_equal(policy_charge(&p, POLICY_COST_HELLO, t), POLICY_OK);
+        }
+    }
+    /* … while a flood of hellos (a name changed 100 times a second) is not. */
+    int refused = 0;
+    for (int k = 0; k < 1000; k++) refused += policy_charge(&p, POLICY_COST_HELLO, 60000000000ull + (uint64_t)k * 10000000ull) != POLICY_OK;
+    assert_true(refused > 500);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -128,6 +151,7 @@ int main(void)
         cmocka_unit_test(the_scale_should_multiply_bucket_and_refill),
         cmocka_unit_test(no_command_should_cost_more_than_a_small_bucket),
         cmocka_unit_test(a_client_that_keeps_flooding_should_become_abusive_and_one_that_slows_down_should_not),
+        cmocka_unit_test(a_page_dragging_its_target_while_its_cursor_moves_should_never_be_limited),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

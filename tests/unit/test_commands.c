@@ -136,6 +136,39 @@ static void pause_should_stop_the_clock_until_resume(void **state)
     world_free(&w);
 }
 
+static void step_should_advance_a_paused_world_by_exactly_one_tick(void **state)
+{
+    (void)state;
+    world_t w, twin;
+    make_world(&w, 300, 300, 50, 3);
+    make_world(&twin, 300, 300, 50, 3);
+    apply(&w, (sim_cmd_t){.kind = CMD_PAUSE});
+    sim_result_t r = apply(&w, (sim_cmd_t){.kind = CMD_STEP});
+    assert_int_equal(r.status, SIM_OK);
+    assert_int_equal(w.tick, 1);
+    assert_true(w.paused); /* still paused */
+    world_step(&twin); /* the same tick the clock would have run */
+    assert_memory_equal(w.cur.x, twin.cur.x, w.n * sizeof(float));
+    assert_memory_equal(w.cur.vy, twin.cur.vy, w.n * sizeof(float));
+    world_free(&w);
+    world_free(&twin);
+}
+
+static void step_should_be_refused_while_the_world_runs_and_for_visitors(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 300, 300, 5, 3);
+    sim_result_t r = apply(&w, (sim_cmd_t){.kind = CMD_STEP});
+    assert_int_equal(r.status, SIM_E_NOT_PAUSED);
+    assert_int_equal(w.tick, 0);
+    apply(&w, (sim_cmd_t){.kind = CMD_PAUSE});
+    r = apply(&w, (sim_cmd_t){.kind = CMD_STEP, .visitor = true});
+    assert_int_equal(r.status, SIM_E_FORBIDDEN);
+    assert_int_equal(w.tick, 0);
+    world_free(&w);
+}
+
 static void every_command_kind_should_have_a_wire_name(void **state)
 {
     (void)state;
@@ -406,6 +439,8 @@ int main(void)
         cmocka_unit_test(a_visitor_should_be_forbidden_every_command_but_target_and_obstacle_ones),
         cmocka_unit_test(leave_should_take_exactly_the_leavers_target_and_obstacles),
         cmocka_unit_test(reset_should_remove_every_obstacle_and_give_visitors_their_quota_back),
+        cmocka_unit_test(step_should_advance_a_paused_world_by_exactly_one_tick),
+        cmocka_unit_test(step_should_be_refused_while_the_world_runs_and_for_visitors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

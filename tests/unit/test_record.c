@@ -46,6 +46,7 @@ static const char *const SAMPLES[] = {
     "{\"type\":\"reset\",\"seed\":7,\"agents\":50000}",
     "{\"type\":\"pause\"}",
     "{\"type\":\"resume\",\"id\":2}",
+    "{\"type\":\"step\",\"id\":4}",
     "{\"type\":\"set_model\",\"model\":\"reynolds\"}",
     "{\"type\":\"set_model\",\"id\":5,\"model\":\"olfati2\"}",
 };

@@ -22,6 +22,41 @@ static void agents_inside_the_separation_radius_should_move_apart(void **state)
     world_free(&w);
 }
 
+static void with_the_separation_rule_off_close_agents_should_not_be_pushed_apart(void **state)
+{
+    (void)state;
+    /* As above, but rule_sep = 0: cohesion alone draws them together,
+     * while w_sep keeps its value for when the rule comes back. */
+    world_t w;
+    make_world(&w, 1000, 1000, 2, 1);
+    set_param(&w, "rule_sep", 0);
+    place(&w, 0, 500, 500, 0, 100);
+    place(&w, 1, 510, 500, 0, 100);
+    for (int t = 0; t < 20; t++) world_step(&w);
+    assert_true(distance_between(&w, 0, 1) < 10.0f);
+    assert_float_equal(w.params.w_sep, 1.5f, 0);
+    world_free(&w);
+}
+
+static void with_alignment_and_cohesion_off_agents_should_keep_their_headings(void **state)
+{
+    (void)state;
+    /* Two agents crossing at right angles within each other's zones: with
+     * only separation (they are 40 u apart, outside its 25 u) nothing
+     * turns them. */
+    world_t w;
+    make_world(&w, 1000, 1000, 2, 1);
+    set_param(&w, "rule_ali", 0);
+    set_param(&w, "rule_coh", 0);
+    place(&w, 0, 500, 500, 100, 0);
+    place(&w, 1, 540, 500, 0, 100);
+    world_step(&w);
+    size_t i = index_of(&w, 0);
+    assert_float_equal(w.cur.vy[i], 0.0f, 0);
+    assert_float_equal(w.cur.vx[i], 100.0f, 1e-4);
+    world_free(&w);
+}
+
 static void separation_should_grow_stronger_as_agents_get_closer(void **state)
 {
     (void)state;
@@ -343,6 +378,8 @@ int main(void)
         cmocka_unit_test(no_agent_should_enter_an_obstacle_over_a_long_run),
         cmocka_unit_test(agents_at_the_very_same_spot_should_not_sense_each_other_nor_break),
         cmocka_unit_test(an_agent_should_not_sense_its_own_delayed_position),
+        cmocka_unit_test(with_the_separation_rule_off_close_agents_should_not_be_pushed_apart),
+        cmocka_unit_test(with_alignment_and_cohesion_off_agents_should_keep_their_headings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -517,6 +517,12 @@ static session_t *find(net_t *n, size_t slot, uint32_t client_id)
     return s && s->client_id == client_id ? s : NULL;
 }
 
+size_t net_backlog(const net_t *n, size_t slot, uint32_t client_id)
+{
+    const session_t *s = slot < n->cfg.max_clients ? n->slots[slot] : NULL;
+    return s && s->client_id == client_id ? s->out_count : 0;
+}
+
 void net_send(net_t *n, size_t slot, uint32_t client_id, const char *text)
 {
     session_t *s = find(n, slot, client_id);

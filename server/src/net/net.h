@@ -65,6 +65,10 @@ size_t net_headroom(void);
 /* Queues a text message for the client in slot (copied); ignored when the
  * slot now holds another client (it left). */
 void net_send(net_t *n, size_t slot, uint32_t client_id, const char *text);
+/* Messages queued for the client in slot and not yet written (0 when the
+ * slot holds another client): a sender of optional messages (inspections)
+ * skips a client that is not keeping up. */
+size_t net_backlog(const net_t *n, size_t slot, uint32_t client_id);
 /* Tells every client the newest text of key (< NET_LATEST_KEYS): a client
  * that has not yet been sent the key's previous text gets only this one. */
 void net_send_latest(net_t *n, unsigned key, const char *text);

@@ -178,6 +178,7 @@ const char *msg_error_code(int sim_status)
     case SIM_E_NOT_FOUND: return "not_found";
     case SIM_E_LIMIT: return "limit_reached";
     case SIM_E_FORBIDDEN: return "forbidden";
+    case SIM_E_NOT_PAUSED: return "not_paused";
     default: return "internal";
     }
 }

@@ -109,6 +109,7 @@ int record_cmd_json(const sim_cmd_t *cmd, char *buf, size_t cap)
         break;
     case CMD_PAUSE:
     case CMD_RESUME:
+    case CMD_STEP:
     case CMD_LEAVE:
         break;
     case CMD_COUNT:

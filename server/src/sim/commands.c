@@ -15,6 +15,7 @@ static const char *const names[CMD_COUNT] = {
     [CMD_RESUME] = "resume",
     [CMD_SET_MODEL] = "set_model",
     [CMD_MOVE_OBSTACLE] = "move_obstacle",
+    [CMD_STEP] = "step",
     [CMD_LEAVE] = "leave",
 };
 
@@ -165,6 +166,14 @@ void sim_apply(world_t *w, const sim_cmd_t *cmd, sim_result_t *res)
         break;
     case CMD_RESUME:
         w->paused = false;
+        break;
+    case CMD_STEP:
+        /* One tick, as the clock would run it: a running world steps by
+         * itself, so a step there would be a second one in a tick. */
+        if (!w->paused)
+            fail(res, SIM_E_NOT_PAUSED, "step advances a paused world by one tick; pause first");
+        else
+            world_step(w);
         break;
     default:
         fail(res, SIM_E_BAD_TYPE, "unknown command");

@@ -22,6 +22,7 @@ typedef enum {
     CMD_RESUME,
     CMD_SET_MODEL,
     CMD_MOVE_OBSTACLE,
+    CMD_STEP,  /* operator, while paused: exactly one tick */
     CMD_LEAVE, /* internal: a client left (its target and its obstacles go); never from the network */
     CMD_COUNT
 } cmd_kind_t;

@@ -37,6 +37,7 @@ typedef struct sim_params {
     float fov_sep, fov_ali, fov_coh;
     int max_candidates; /* the most neighbour candidates one agent senses per step (a work bound) */
     float w_sep, w_ali, w_coh, w_avoid, w_leader;
+    int rule_sep, rule_ali, rule_coh; /* each rule on (1) or off (0): off zeroes it, its weight kept */
     int ali_mode; /* align_mode_t */
     float max_speed, max_force;
     float arrive_radius;
@@ -83,6 +84,7 @@ enum {
     SIM_E_NOT_FOUND = -4,
     SIM_E_LIMIT = -5,
     SIM_E_FORBIDDEN = -6, /* the sender's role may not do that (a visitor, someone else's obstacle) */
+    SIM_E_NOT_PAUSED = -7, /* step while the world runs */
 };
 
 size_t params_count(void);

@@ -153,7 +153,16 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
     const lanes_f dir_x[4] = {sep_x, ali_x, coh_x, to_x};
     const lanes_f dir_y[4] = {sep_y, ali_y, coh_y, to_y};
     const lanes_f speed[4] = {max_speed, max_speed, max_speed, leader_speed};
-    const lanes_f weight[4] = {PARAM(w_sep), PARAM(w_ali), PARAM(w_coh), target_weight};
+    /* A rule switched off (rule_sep/ali/coh = 0) weighs nothing; on, its
+     * weight is the parameter's bit for bit (so the defaults step as before). */
+    lanes_i sep_on, ali_on, coh_on;
+    for (int k = 0; k < LANES; k++) {
+        sep_on[k] = ps[k]->rule_sep ? -1 : 0;
+        ali_on[k] = ps[k]->rule_ali ? -1 : 0;
+        coh_on[k] = ps[k]->rule_coh ? -1 : 0;
+    }
+    const lanes_f weight[4] = {lanes_keep(sep_on, PARAM(w_sep)), lanes_keep(ali_on, PARAM(w_ali)),
+                               lanes_keep(coh_on, PARAM(w_coh)), target_weight};
     const lanes_f one = zero + 1.0f;
     lanes_f part_x[4], part_y[4], part_w[4];
     for (int k = 0; k < 4; k++) {

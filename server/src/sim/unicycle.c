@@ -54,9 +54,9 @@ void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s)
     /* A zone that saw no one has a zero sum, which add_unit skips; the
      * alignment term also adds the agent's own velocity, so it needs the
      * count. */
-    add_unit(&dx, &dy, p->uni_k_sep * jitter[0], s->sep_x, s->sep_y);
-    if (s->n_ali > 0) add_unit(&dx, &dy, p->uni_k_ali * jitter[1], s->ali_x + vx, s->ali_y + vy);
-    add_unit(&dx, &dy, p->uni_k_coh * jitter[2], s->coh_x, s->coh_y);
+    if (p->rule_sep) add_unit(&dx, &dy, p->uni_k_sep * jitter[0], s->sep_x, s->sep_y);
+    if (p->rule_ali && s->n_ali > 0) add_unit(&dx, &dy, p->uni_k_ali * jitter[1], s->ali_x + vx, s->ali_y + vy);
+    if (p->rule_coh) add_unit(&dx, &dy, p->uni_k_coh * jitter[2], s->coh_x, s->coh_y);
     vec2 to_target;
     const bool leads = (p->leader_rule == LEADER_FRONT ? s->n_ahead : s->n_any) == 0;
     if ((leads || p->w_target > 0.0f) && motion_nearest_target(w, px, py, &to_target)) {

@@ -1,0 +1,49 @@
+// The model made visible, from the keyboard:
+//
+//   1 / 2 / 3  separation / alignment / cohesion on or off (rule_sep,
+//              rule_ali, rule_coh: for everyone, so they go to the server
+//              as set_param and the panel follows the server's `param`
+//              echo, not the key)
+//   4          perception radii and blind-angle wedges drawn (this page only)
+//   5          density-dependent radii on or off (density_radii, set_param)
+//
+// A visitor's keys send nothing and say why.
+
+import { isFormControl } from './input.js';
+import { NEEDS_TOKEN } from './role.js';
+import { setParam } from './commands.js';
+
+export const RULE_KEYS = {
+  1: { param: 'rule_sep', label: 'separation' },
+  2: { param: 'rule_ali', label: 'alignment' },
+  3: { param: 'rule_coh', label: 'cohesion' },
+  5: { param: 'density_radii', label: 'density-dependent radii' },
+};
+
+// deps: { keyTarget, getParams() → { name: value }, send(command),
+//         mayOperate(), onNotAllowed(text), onToggleRadii(on) }
+export function attachModelKeys(deps) {
+  const { keyTarget, getParams, send } = deps;
+  const mayOperate = deps.mayOperate ?? (() => true);
+  const onNotAllowed = deps.onNotAllowed ?? (() => {});
+  const state = { radii: false };
+  keyTarget.addEventListener('keydown', (ev) => {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.repeat || isFormControl(ev.target)) return;
+    if (ev.key === '4') {
+      state.radii = !state.radii;
+      deps.onToggleRadii?.(state.radii);
+      return;
+    }
+    const rule = RULE_KEYS[ev.key];
+    if (!rule) return;
+    const params = getParams();
+    if (!(rule.param in params)) return; // a server without it
+    if (!mayOperate()) {
+      onNotAllowed(`switching ${rule.label} ${NEEDS_TOKEN}`);
+      return;
+    }
+    // The server's echo decides what the panel shows; until then nothing changes here.
+    send(setParam(rule.param, !params[rule.param]));
+  });
+  return state;
+}

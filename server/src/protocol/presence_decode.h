@@ -1,0 +1,47 @@
+/* presence_decode: the session messages of many hands on one flock —
+ * hello (a name and a colour), cursor (where one's pointer is) and inspect
+ * (select an agent to look into). Like auth they never reach the world,
+ * the command queue or the command log. cmd_decode has already checked the
+ * text is one strict JSON object; this reads it again only when cmd_decode
+ * found no simulation command in it. */
+#ifndef SWARMCAST_PRESENCE_DECODE_H
+#define SWARMCAST_PRESENCE_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/cmd_decode.h"
+
+/* A name: 1–24 printable characters (code points, not bytes) once
+ * trimmed, in UTF-8; the buffer holds 24 four-byte characters. */
+#define PRESENCE_NAME_CHARS 24
+#define PRESENCE_NAME_BYTES (PRESENCE_NAME_CHARS * 4 + 1)
+
+typedef enum { PRESENCE_HELLO, PRESENCE_CURSOR, PRESENCE_INSPECT } presence_kind_t;
+
+typedef struct presence_msg {
+    presence_kind_t kind;
+    int64_t request_id; /* -1 when none */
+    /* hello: either may be absent (then kept as is, or the default) */
+    bool has_name, has_color;
+    char name[PRESENCE_NAME_BYTES];
+    uint32_t color; /* 0xrrggbb */
+    /* cursor, inspect: a point in the world; inspect without one stops */
+    bool has_point;
+    float x, y;
+} presence_msg_t;
+
+enum { PRESENCE_DECODED = 0, PRESENCE_NOT_PRESENCE = 1, PRESENCE_INVALID = -1 };
+
+/* PRESENCE_DECODED (out filled), PRESENCE_NOT_PRESENCE (something else),
+ * or PRESENCE_INVALID (err filled: code, message, the command's name). */
+int presence_decode(const char *text, size_t len, const cmd_limits_t *limits, presence_msg_t *out, cmd_error_t *err);
+
+/* Trims ASCII and Unicode spaces at both ends and checks a name: valid
+ * UTF-8, no control characters (C0, DEL, C1), no line or paragraph
+ * separators, 1–PRESENCE_NAME_CHARS characters. 0 (out filled) or -1 (why
+ * in msg). */
+int presence_clean_name(const char *in, char out[PRESENCE_NAME_BYTES], char *msg, size_t msg_len);
+
+#endif
