@@ -320,6 +320,7 @@ export class Wire2Decoder {
     this._perm = new Uint32Array(0);
     this._perm2 = new Uint32Array(0);
     this._exits = new Uint32Array(0);
+    this._rowCounts = new Uint32Array(0);
     this._freed = new Uint32Array(64); // idents left during the current frame
     this._nFreed = 0;
     // Ident allocator (committed state only; changed in _commit).
@@ -501,7 +502,7 @@ export class Wire2Decoder {
     const s = this._takeSet(n);
     this._readItems(s, 0, n, v);
     s.n = n;
-    return this._sorted(s, n, 0);
+    return this._sorted(s, n, 0, v.qy1 - v.qy0);
   }
 
   _detailDelta(src, v) {
@@ -568,7 +569,7 @@ export class Wire2Decoder {
     s.reserve(S + nEntries, S);
     this._readItems(s, S, nEntries, v);
     s.n = S + nEntries;
-    return this._sorted(s, S, nEntries);
+    return this._sorted(s, S, nEntries, hgt);
   }
 
   /**
@@ -576,7 +577,7 @@ export class Wire2Decoder {
    * is sorted on its own (usually already sorted), then they are merged.
    * Returns s itself when nothing moved, else a new set.
    */
-  _sorted(s, S, E) {
+  _sorted(s, S, E, rows) {
     const n = S + E;
     let inOrder = true;
     for (let i = 1; i < n; i++) {
@@ -590,8 +591,8 @@ export class Wire2Decoder {
     const perm = this._perm;
     const tmp = this._perm2;
     for (let i = 0; i < n; i++) perm[i] = i;
-    sortPerm(s, perm, 0, S, tmp);
-    sortPerm(s, perm, S, n, tmp);
+    this._sortPart(s, perm, 0, S, tmp, rows);
+    this._sortPart(s, perm, S, n, tmp, rows);
     // Merge [0, S) and [S, n) into tmp.
     let i = 0;
     let j = S;
@@ -607,6 +608,30 @@ export class Wire2Decoder {
     }
     d.n = n;
     return d;
+  }
+
+  /**
+   * Sorts perm[lo, hi) (identity on entry). Items that moved to another row
+   * jump over whole rows, which insertion sort pays for item by item: when
+   * the view has not too many rows, a stable counting sort by row goes
+   * first, so the insertion sort only reorders items within their rows.
+   */
+  _sortPart(s, perm, lo, hi, tmp, rows) {
+    const n = hi - lo;
+    if (n < 2) return;
+    let i = lo + 1;
+    while (i < hi && cmpItems(s, i - 1, i) <= 0) i++;
+    if (i >= hi) return;
+    if (n >= 64 && rows <= Math.max(1 << 16, 4 * n)) {
+      if (this._rowCounts.length < rows + 1) this._rowCounts = new Uint32Array(rows + 1);
+      const counts = this._rowCounts;
+      counts.fill(0, 0, rows + 1);
+      const ry = s.ry;
+      for (let k = lo; k < hi; k++) counts[ry[k] + 1]++;
+      for (let r = 1; r <= rows; r++) counts[r] += counts[r - 1];
+      for (let k = lo; k < hi; k++) perm[lo + counts[ry[k]]++] = k;
+    }
+    sortPerm(s, perm, lo, hi, tmp);
   }
 
   _free(ident) {
