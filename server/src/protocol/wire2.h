@@ -113,6 +113,16 @@ uint16_t wire2_quantize_heading(float vx, float vy);
 /* How many items (agents + predators) lie in a rect: for choosing a view's mode. */
 size_t wire2_world_count_in(const wire2_world_t *q, wire2_rect_t r);
 
+/* LOD cell values (PROTOCOL.md "LOD"): d of a member count, min(63, 1 +
+ * round(4·log2 count)) (0 when empty); a of the sums of the members'
+ * heading terms, round(atan2(Σsin, Σcos)·64/2π) mod 64 (0 for zero sums).
+ * The sums are exact integers: wire2_lod_heading_terms gives sin and cos of
+ * a heading step in units of 2^-16, so the cell's value does not depend on
+ * the order its members are added in. */
+uint8_t wire2_lod_density(uint32_t count);
+void wire2_lod_heading_terms(uint16_t h, int32_t *sin_term, int32_t *cos_term);
+uint8_t wire2_lod_heading(int64_t sum_sin, int64_t sum_cos);
+
 /* A chunk: 18-byte header + payload, malloc'd (free() it), or {NULL, 0}. */
 typedef struct wire2_chunk {
     uint8_t *buf;
@@ -139,6 +149,8 @@ int wire2_view_enc_step(wire2_view_enc_t *e, const wire2_world_t *q, wire2_chunk
 /* Items (detail) the encoder holds now; for metrics and tests. */
 size_t wire2_view_enc_count(const wire2_view_enc_t *e);
 void wire2_chunk_free(wire2_chunk_t *c);
+/* Writes an 18-byte chunk header at out (tests build odd chunks with it). */
+void wire2_chunk_header_write(uint8_t *out, unsigned type, wire2_rect_t r, uint32_t seq, uint32_t payload_bytes);
 
 /* Frame assembly: the header (+ scene when `scene` is not NULL: its width,
  * height, obstacles and targets are written as in v1). Returns the bytes
