@@ -171,6 +171,19 @@ test('a chain of deltas in one frame gives the same state as the deltas in separ
     chunk({ type: 2, seq: 13, payload: plans[1].payload })] }), /does not follow/, 'a chain with a gap');
 });
 
+test('items equal but for their previous position are ordered by it (py, px), which the next prediction needs', () => {
+  // A stay moves onto an entry's exact (rx, ry, h, f): the entry (px 15)
+  // comes first, the stay (px 20) second; the next delta's residuals differ.
+  const old = [{ rx: 20, ry: 10, px: 20, py: 10, h: 7, f: 1 }];
+  const dec = keyed(old);
+  const p1 = planDelta(old, { moves: [{ rx: 15, ry: 10, h: 7, f: 1 }], entries: [{ rx: 15, ry: 10, h: 7, f: 1 }], bx: BX });
+  assert.deepEqual(p1.expect.map((it) => it.px), [15, 20]);
+  dec.decode(frame({ seq: 2, chunks: [chunk({ type: 2, seq: 2, payload: p1.payload })] }));
+  const p2 = planDelta(p1.expect, { moves: [{ rx: 16, ry: 10, h: 7, f: 1 }, { rx: 10, ry: 10, h: 7, f: 1 }], bx: BX });
+  assertItems(dec.decode(frame({ seq: 3, chunks: [chunk({ type: 2, seq: 3, payload: p2.payload })] })), p2.expect);
+  assert.deepEqual([...dec.state.qx], [10, 16]);
+});
+
 test('a scrambled delta (every item jumps) is sorted correctly by the fallback sort', () => {
   const rand = prng(5);
   const old = randomItems(rand, 3000, WQ, HQ);
