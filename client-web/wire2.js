@@ -200,8 +200,6 @@ class ItemSet {
     this.h = new Uint16Array(cap);
     this.f = new Uint8Array(cap);
     this.id = new Uint32Array(cap);
-    // The sort key (ry, rx) as one number, filled by _sorted before sorting.
-    this.k = new Float64Array(cap);
   }
 
   /** Capacity for n items, keeping the first `keep`. */
@@ -222,14 +220,9 @@ class ItemSet {
   }
 }
 
-/**
- * Canonical order: (ry, rx, h, f, py, px) ascending. Returns <0, 0, >0.
- * s.k holds ry·width + rx (or only ry in a view too large for that to be
- * exact in a double), so most comparisons end at the first load.
- */
+/** Canonical order: (ry, rx, h, f, py, px) ascending. Returns <0, 0, >0. */
 function cmpItems(s, a, b) {
-  const k = s.k;
-  let d = k[a] - k[b];
+  let d = s.ry[a] - s.ry[b];
   if (d !== 0) return d;
   d = s.rx[a] - s.rx[b];
   if (d !== 0) return d;
@@ -509,7 +502,7 @@ export class Wire2Decoder {
     const s = this._takeSet(n);
     this._readItems(s, 0, n, v);
     s.n = n;
-    return this._sorted(s, n, 0, v.qx1 - v.qx0, v.qy1 - v.qy0);
+    return this._sorted(s, n, 0, v.qy1 - v.qy0);
   }
 
   _detailDelta(src, v) {
@@ -576,7 +569,7 @@ export class Wire2Decoder {
     s.reserve(S + nEntries, S);
     this._readItems(s, S, nEntries, v);
     s.n = S + nEntries;
-    return this._sorted(s, S, nEntries, w, hgt);
+    return this._sorted(s, S, nEntries, hgt);
   }
 
   /**
@@ -584,18 +577,11 @@ export class Wire2Decoder {
    * is sorted on its own (usually already sorted), then they are merged.
    * Returns s itself when nothing moved, else a new set.
    */
-  _sorted(s, S, E, cols, rows) {
+  _sorted(s, S, E, rows) {
     const n = S + E;
-    const key = s.k;
-    const { rx, ry } = s;
-    if (cols * rows <= Number.MAX_SAFE_INTEGER) {
-      for (let i = 0; i < n; i++) key[i] = ry[i] * cols + rx[i];
-    } else {
-      for (let i = 0; i < n; i++) key[i] = ry[i];
-    }
     let inOrder = true;
     for (let i = 1; i < n; i++) {
-      if (key[i - 1] >= key[i] && cmpItems(s, i - 1, i) > 0) { inOrder = false; break; }
+      if (cmpItems(s, i - 1, i) > 0) { inOrder = false; break; }
     }
     if (inOrder) return s;
     if (this._perm.length < n) {
@@ -607,24 +593,18 @@ export class Wire2Decoder {
     for (let i = 0; i < n; i++) perm[i] = i;
     this._sortPart(s, perm, 0, S, tmp, rows);
     this._sortPart(s, perm, S, n, tmp, rows);
-    let order = perm;
-    if (E > 0 && S > 0) {
-      // Merge [0, S) and [S, n) into tmp.
-      let i = 0;
-      let j = S;
-      let k = 0;
-      while (i < S && j < n) tmp[k++] = cmpItems(s, perm[j], perm[i]) < 0 ? perm[j++] : perm[i++];
-      while (i < S) tmp[k++] = perm[i++];
-      while (j < n) tmp[k++] = perm[j++];
-      order = tmp;
-    }
+    // Merge [0, S) and [S, n) into tmp.
+    let i = 0;
+    let j = S;
+    let k = 0;
+    while (i < S && j < n) tmp[k++] = cmpItems(s, perm[j], perm[i]) < 0 ? perm[j++] : perm[i++];
+    while (i < S) tmp[k++] = perm[i++];
+    while (j < n) tmp[k++] = perm[j++];
     const d = this._takeSet(n);
-    const { px, py, h, f, id } = s;
-    const drx = d.rx, dry = d.ry, dpx = d.px, dpy = d.py, dh = d.h, df = d.f, did = d.id;
     for (let q = 0; q < n; q++) {
-      const p = order[q];
-      drx[q] = rx[p]; dry[q] = ry[p]; dpx[q] = px[p]; dpy[q] = py[p];
-      dh[q] = h[p]; df[q] = f[p]; did[q] = id[p];
+      const p = tmp[q];
+      d.rx[q] = s.rx[p]; d.ry[q] = s.ry[p]; d.px[q] = s.px[p]; d.py[q] = s.py[p];
+      d.h[q] = s.h[p]; d.f[q] = s.f[p]; d.id[q] = s.id[p];
     }
     d.n = n;
     return d;
@@ -639,9 +619,8 @@ export class Wire2Decoder {
   _sortPart(s, perm, lo, hi, tmp, rows) {
     const n = hi - lo;
     if (n < 2) return;
-    const key = s.k;
     let i = lo + 1;
-    while (i < hi && (key[i - 1] < key[i] || cmpItems(s, i - 1, i) <= 0)) i++;
+    while (i < hi && cmpItems(s, i - 1, i) <= 0) i++;
     if (i >= hi) return;
     if (n >= 64 && rows <= Math.max(1 << 16, 4 * n)) {
       if (this._rowCounts.length < rows + 1) this._rowCounts = new Uint32Array(rows + 1);
