@@ -184,12 +184,24 @@ test('items equal but for their previous position are ordered by it (py, px), wh
   assert.deepEqual([...dec.state.qx], [10, 16]);
 });
 
-test('a scrambled delta (every item jumps) is sorted correctly by the fallback sort', () => {
+test('a scrambled delta (every item jumps, entries anywhere) is sorted correctly through the counting sort by row', () => {
   const rand = prng(5);
   const old = randomItems(rand, 3000, WQ, HQ);
   const dec = keyed(old);
   const moves = old.map((it) => ({ rx: Math.floor(rand() * WQ), ry: Math.floor(rand() * HQ), h: it.h, f: it.f }));
   const { payload, expect } = planDelta(old, { moves, entries: randomItems(rand, 500, WQ, HQ), bx: BX, kx: 9, ky: 9 });
+  assertItems(dec.decode(frame({ seq: 2, chunks: [chunk({ type: 2, seq: 2, payload })] })), expect);
+});
+
+test('a scrambled delta in a view with more rows than a row count is worth is sorted by the merge sort', () => {
+  // 100 × 5000 units: 80,000 rows, too many for the counting sort by row.
+  const tall = { width: 100, height: 5000, obstacles: [], targets: [] };
+  const hq = 5000 * 16;
+  const rand = prng(6);
+  const old = randomItems(rand, 2000, WQ, hq);
+  const dec = keyed(old, { scene: tall });
+  const moves = old.map((it) => ({ rx: Math.floor(rand() * WQ), ry: Math.floor(rand() * hq), h: it.h, f: it.f }));
+  const { payload, expect } = planDelta(old, { moves, entries: randomItems(rand, 300, WQ, hq), bx: BX, kx: 9, ky: 12 });
   assertItems(dec.decode(frame({ seq: 2, chunks: [chunk({ type: 2, seq: 2, payload })] })), expect);
 });
 
