@@ -6,11 +6,11 @@
 
 import { decodeSnapshot, AGENT_FLAG_PREDATOR } from './protocol.js';
 import { Connection, socketUrl } from './connection.js';
-import { createRenderer } from './render.js';
+import { createViewer } from './viewer.js';
+import { frameFromV1 } from './frames.js';
 import { attachInput, hintText } from './input.js';
 import { createStatus, errorText, errorTone } from './status.js';
 import { createPanel } from './panel.js';
-import { fitWorld } from './viewport.js';
 import { createRoleSession } from './role.js';
 
 const canvas = document.getElementById('world');
@@ -21,7 +21,18 @@ function flockSize(s) {
   while (n > 0 && s.agents.flags[n - 1] & AGENT_FLAG_PREDATOR) n -= 1;
   return n;
 }
-const renderer = createRenderer(canvas);
+// The picture (viewer.js): camera, interpolation, WebGL2 or Canvas 2D,
+// overlay, minimap. ?budget=N asks the server for up to N agents in detail;
+// ?renderer=2d forces the Canvas 2D fallback.
+const pageParams = new URLSearchParams(window.location.search);
+const viewer = createViewer({
+  canvas,
+  overlayCanvas: document.getElementById('overlay'),
+  minimapCanvas: document.getElementById('minimap'),
+  send: (command) => connection.send(command),
+  budget: pageParams.has('budget') ? Number(pageParams.get('budget')) : null,
+  preferCanvas2d: pageParams.get('renderer') === '2d',
+});
 const updateStatus = createStatus(document.getElementById('status'));
 const hint = document.getElementById('hint');
 
@@ -46,10 +57,11 @@ const hooks = {
   role: null, // 'operator' | 'visitor': from hello, then from an accepted `auth`
   controlToken: false, // hello's control_token: the server has one
   send: (command) => connection.send(command), // returns the id used, or null
+  viewer, // viewer.js: camera, overlays (overlays.add(fn)), options, stats, kind
 };
 window.swarmcast = hooks;
 
-let snapshot = null; // the newest decoded snapshot: the only one ever drawn
+let snapshot = null; // the newest frame (frames.js): obstacles, targets, paused for input.js
 let world = null; // { width, height } from hello
 // The status line's note for a few seconds: { text, tone, at } or null.
 let note = null;
@@ -132,11 +144,14 @@ const connection = new Connection({
       role.hello(hello);
       world = hello.world ? { width: hello.world.width, height: hello.world.height } : null;
       snapshot = null;
+      viewer.hello(hello);
       hoverObstacleId = null;
       dirty = true;
     },
     onSnapshot(s) {
-      snapshot = s;
+      const fr = frameFromV1(s, snapshot);
+      viewer.push(fr, performance.now());
+      snapshot = fr;
       world = { width: s.world_width, height: s.world_height };
       hooks.snapshots += 1;
       hooks.tick = s.tick;
@@ -189,7 +204,7 @@ const input = attachInput({
   // Computed from the live canvas size rather than taken from the last frame,
   // so a click right after a resize or the first hello maps correctly; it is
   // the same fitWorld() the renderer draws with.
-  getView: () => fitWorld(canvas.clientWidth, canvas.clientHeight, world?.width ?? 1, world?.height ?? 1),
+  getView: () => viewer.camera.view(),
   getWorld: () => world,
   getSnapshot: () => snapshot,
   send: (command) => connection.send(command),
@@ -237,22 +252,24 @@ function frame() {
     lastDpr = window.devicePixelRatio;
     dirty = true;
   }
-  // Redraw only when there is something new: at most once per snapshot.
-  if (!dirty) return;
-  dirty = false;
-  const drawn = renderer.draw({
+  // The viewer draws only when something visible changed (viewer.js).
+  const t = performance.now();
+  // The legend's counts change every frame; twice a second is enough to read.
+  const legendDue = t - legendAt >= 500;
+  const drawn = viewer.render(t, {
     world,
-    snapshot,
     myClientId: hooks.clientId,
     hoverObstacleId,
     live: connection.state === 'connected',
+    params: hooks.params,
+    force: dirty,
+    countClasses: legendDue,
   });
+  dirty = false;
   if (drawn > 0) hooks.framesDrawn += 1;
-  // The legend's counts change every frame; twice a second is enough to read.
-  const t = performance.now();
-  if (t - legendAt >= 500) {
+  if (drawn >= 0 && legendDue) {
     legendAt = t;
-    panel.setCounts(snapshot ? renderer.counts : [0, 0, 0, 0, 0, 0]);
+    panel.setCounts(snapshot ? viewer.counts : [0, 0, 0, 0, 0, 0]);
   }
 }
 

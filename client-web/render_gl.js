@@ -246,7 +246,6 @@ export function createGLRenderer(canvas, win = globalThis) {
   gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.LINEAR);
   gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
   gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
-  let lodUploaded = null; // the d array last uploaded
 
   // Trails: an RGBA texture the size of the drawing buffer.
   const trail = { tex: null, fbo: null, w: 0, h: 0, camVersion: -1, lastT: 0 };
@@ -326,12 +325,12 @@ export function createGLRenderer(canvas, win = globalThis) {
   function drawLod(frame, size, cam) {
     const { lod, rect } = frame;
     if (!lod || !rect || lod.cols <= 0 || lod.rows <= 0) return;
-    if (lodUploaded !== lod.d || lodUploaded.version !== lod.version) {
-      gl.bindTexture(gl.TEXTURE_2D, lodTex);
-      gl.pixelStorei(gl.UNPACK_ALIGNMENT, 1);
-      gl.texImage2D(gl.TEXTURE_2D, 0, gl.R8, lod.cols, lod.rows, 0, gl.RED, gl.UNSIGNED_BYTE, lod.d.subarray(0, lod.cols * lod.rows));
-      lodUploaded = lod.d;
-    }
+    // Uploaded every time: the decoder may update its array in place, and
+    // a few thousand bytes cost nothing.
+    gl.activeTexture(gl.TEXTURE0);
+    gl.bindTexture(gl.TEXTURE_2D, lodTex);
+    gl.pixelStorei(gl.UNPACK_ALIGNMENT, 1);
+    gl.texImage2D(gl.TEXTURE_2D, 0, gl.R8, lod.cols, lod.rows, 0, gl.RED, gl.UNSIGNED_BYTE, lod.d.subarray(0, lod.cols * lod.rows));
     drawQuad(size, cam, rect, 1, rgba(SPECIES_COLORS[0], 1), [0.95, 0.97, 1, 1], lodTex);
     const cellW = rect.w / lod.cols;
     const cellH = rect.h / lod.rows;
@@ -390,6 +389,10 @@ export function createGLRenderer(canvas, win = globalThis) {
 
     if (scene.trails && n > 0) {
       ensureTrail(size);
+      // The trail texture must not stay bound while drawing into it (a
+      // feedback loop, refused by WebGL even when nothing samples it).
+      gl.activeTexture(gl.TEXTURE0);
+      gl.bindTexture(gl.TEXTURE_2D, null);
       gl.bindFramebuffer(gl.FRAMEBUFFER, trail.fbo);
       gl.viewport(0, 0, size.w, size.h);
       if (trail.camVersion !== cam.version) {

@@ -1,0 +1,150 @@
+// The picture: camera, interpolation, renderer (WebGL2, or Canvas 2D when
+// WebGL2 is missing), overlay, minimap and the `view` sent to the server,
+// driven by one render() call per animation frame.
+//
+// render() does the drawing work only when something visible changed: a
+// new frame whose agents moved, an interpolation still in progress, the
+// camera, the scene (obstacles, targets), an overlay asking for it, or
+// fading trails. Otherwise it costs a few comparisons: a paused world with a
+// still camera draws nothing.
+
+import { Camera } from './camera.js';
+import { attachCameraInput } from './camera_input.js';
+import { Interpolator } from './interp.js';
+import { createGLRenderer } from './render_gl.js';
+import { createRenderer } from './render.js';
+import { createOverlay } from './overlay.js';
+import { drawTargets, drawStateMarks } from './scene_marks.js';
+import { drawRadii } from './radii.js';
+import { createMinimap } from './minimap.js';
+import { ViewSender } from './view_sender.js';
+
+// After the last movement, trails keep fading (and being drawn) this long.
+const TRAIL_FADE_MS = 1000;
+
+function sameMarks(a, b) {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const p = a[i];
+    const q = b[i];
+    if (p.x !== q.x || p.y !== q.y || p.id !== q.id || p.radius !== q.radius || p.client_id !== q.client_id) return false;
+  }
+  return true;
+}
+
+// deps: { canvas, overlayCanvas, minimapCanvas, send(command), budget (or null),
+//         preferCanvas2d (bool: skip WebGL2) }
+export function createViewer(deps, win = globalThis) {
+  const { canvas } = deps;
+  const camera = new Camera();
+  const renderer = (!deps.preferCanvas2d && createGLRenderer(canvas, win)) || createRenderer(canvas, win);
+  const interp = new Interpolator();
+  const overlays = createOverlay(deps.overlayCanvas, win);
+  const minimap = deps.minimapCanvas
+    ? createMinimap({ canvas: deps.minimapCanvas, under: canvas, camera, onChange() {} }, win)
+    : null;
+  const viewSender = new ViewSender({ send: deps.send, budget: deps.budget ?? null });
+  const options = { trails: false, radii: false, panMode: false };
+
+  let frame = null; // the newest frame (frames.js)
+  let sceneDirty = true;
+  let drawnCamera = -1;
+  let lastMoveAt = -Infinity;
+  const stats = { renders: 0, framesIn: 0, framesBuffered: 0 };
+
+  overlays.add(drawTargets);
+  overlays.add((ctx, cam, state) => {
+    if (options.radii) drawRadii(ctx, cam, state, state.params);
+  });
+  overlays.add(drawStateMarks);
+
+  attachCameraInput({
+    canvas,
+    keyTarget: win,
+    camera,
+    panMode: () => options.panMode,
+    onKey(ev) {
+      if (ev.repeat) return false;
+      if (ev.key === 't' || ev.key === 'T') {
+        options.trails = !options.trails;
+      } else if (ev.key === '4') {
+        options.radii = !options.radii;
+      } else {
+        return false;
+      }
+      sceneDirty = true;
+      return true;
+    },
+  });
+
+  return {
+    camera,
+    overlays,
+    options,
+    stats,
+    viewSender,
+    kind: renderer.kind,
+    get counts() {
+      return renderer.counts;
+    },
+    get frame() {
+      return frame;
+    },
+
+    // A new session (hello): forget the old world's frames; v2 servers get views.
+    hello(hello) {
+      interp.clear();
+      frame = null;
+      sceneDirty = true;
+      viewSender.reset(hello?.protocol === 2);
+    },
+
+    // A decoded frame (frames.js) arrived at time now (ms).
+    push(fr, now) {
+      stats.framesIn += 1;
+      if (!frame || !sameMarks(frame.obstacles, fr.obstacles) || !sameMarks(frame.targets, fr.targets) ||
+          frame.mode !== fr.mode || frame.paused !== fr.paused) sceneDirty = true;
+      if (fr.mode === 'lod') sceneDirty = true; // the density image is not interpolated
+      if (interp.push(fr, now)) stats.framesBuffered += 1;
+      frame = fr;
+    },
+
+    invalidate() {
+      sceneDirty = true;
+    },
+
+    // ctx: { world {width,height} | null, myClientId, hoverObstacleId, live,
+    //        params, selected, force (bool), countClasses (bool) }.
+    // Returns the number of agents drawn, or −1 when nothing needed drawing.
+    render(now, ctx) {
+      const ww = frame ? frame.width : ctx.world?.width;
+      const wh = frame ? frame.height : ctx.world?.height;
+      camera.setSize(canvas.clientWidth, canvas.clientHeight, ww ?? 1, wh ?? 1);
+      viewSender.update(camera.visibleRect(), now);
+      const moving = interp.moving(now);
+      if (moving) lastMoveAt = now;
+      const trailsFading = options.trails && now - lastMoveAt < TRAIL_FADE_MS;
+      if (!(ctx.force || sceneDirty || moving || trailsFading || overlays.dirty || camera.version !== drawnCamera)) {
+        if (minimap) minimap.draw(frame, interp.out, now);
+        return -1;
+      }
+      sceneDirty = false;
+      drawnCamera = camera.version;
+      const agents = interp.sample(now);
+      const drawn = frame
+        ? renderer.draw({
+            camera, agents, frame, hoverObstacleId: ctx.hoverObstacleId, trails: options.trails, now,
+            countClasses: ctx.countClasses,
+          })
+        : renderer.draw({ camera, agents, frame: null });
+      overlays.draw(canvas, camera, {
+        frame, agents, world: ctx.world, myClientId: ctx.myClientId, live: ctx.live, params: ctx.params,
+        selected: ctx.selected ?? null,
+      });
+      if (minimap) minimap.draw(frame, agents, now);
+      stats.renders += 1;
+      return drawn;
+    },
+  };
+}
