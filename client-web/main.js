@@ -29,6 +29,7 @@ const viewer = createViewer({
   canvas,
   overlayCanvas: document.getElementById('overlay'),
   minimapCanvas: document.getElementById('minimap'),
+  splatCanvas: document.getElementById('splat'),
   send: (command) => connection.send(command),
   budget: pageParams.has('budget') ? Number(pageParams.get('budget')) : null,
   preferCanvas2d: pageParams.get('renderer') === '2d',

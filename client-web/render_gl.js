@@ -3,14 +3,19 @@
 // on top), one for the obstacles, the LOD density texture with heading
 // ticks, and fading trails in an off-screen framebuffer.
 //
-// Per frame the CPU only uploads the agents' x, y, heading and flags arrays
-// as they are (one attribute buffer each: no interleaving copy); class,
-// colour, size and rotation are worked out in the vertex shader.
+// Per frame the CPU writes each agent's x, y, heading and flags three times
+// (once per corner of its triangle) into one buffer and draws it with one
+// call; class, colour, size, rotation and the corner (gl_VertexID % 3) are
+// worked out in the vertex shader. Not instanced drawing: SwiftShader (the
+// software WebGL of headless and GPU-less browsers) runs its whole pipeline
+// once per instance, which made 10,000 instances take ~650 ms a frame; the
+// same triangles as one plain draw take a few ms.
 //
 // createGLRenderer() returns null when WebGL2 is missing (render.js, the
 // Canvas 2D renderer, takes over).
 
 import { COLORS, SPECIES_COLORS } from './palette.js';
+import { Splatter } from './splat.js';
 
 const AGENT_LENGTH = 10; // world units, as render.js
 const MIN_AGENT_PX = 5; // never smaller on screen than this (CSS px)
@@ -21,6 +26,10 @@ const PREDATOR_SCALE = 2.2;
 // (d = 1 + 4·log2(count): 9 ≈ 4 agents) and this many CSS px across.
 const TICK_MIN_D = 9;
 const TICK_MIN_CELL_PX = 10;
+// Crowds of at least this many agents drawn at most this many device pixels
+// long are stamped on the CPU (splat.js) instead of drawn as triangles.
+const SPLAT_MIN_AGENTS = 4000;
+const SPLAT_MAX_PX = 9;
 // Trails lose this much opacity per second (linear fade, so they vanish
 // completely instead of leaving 8-bit residue).
 const TRAIL_FADE_PER_S = 1.2;
@@ -31,19 +40,19 @@ function rgba(hex, a = 1) {
 }
 
 const AGENT_VS = `#version 300 es
-layout(location=0) in vec2 a_corner;
-layout(location=1) in float a_x;
-layout(location=2) in float a_y;
-layout(location=3) in float a_h;
-layout(location=4) in float a_f;
+layout(location=0) in vec4 a_agent; // x, y (world units), heading (rad), flags
 uniform vec2 u_css;      // canvas size, CSS px
 uniform vec3 u_cam;      // scale, offsetX, offsetY
 uniform float u_len;     // agent length, CSS px
 uniform vec4 u_colors[6];
 uniform vec4 u_tint;     // a > 0: every instance in this colour (LOD ticks)
 out vec4 v_color;
+// The agent's triangle: nose ahead of the centre, back corners behind.
+const vec2 CORNERS[3] = vec2[3](vec2(0.6, 0.0), vec2(-0.4, 0.275), vec2(-0.4, -0.275));
 void main() {
-  int fl = int(a_f + 0.5);
+  float a_x = a_agent.x, a_y = a_agent.y, a_h = a_agent.z;
+  vec2 a_corner = CORNERS[gl_VertexID % 3];
+  int fl = int(a_agent.w + 0.5);
   int cls = (fl & 8) != 0 ? 5 : (fl & 1) != 0 ? 4 : (fl >> 1) & 3;
   float size = cls == 5 ? ${PREDATOR_SCALE.toFixed(2)} : cls == 4 ? ${LEADER_SCALE.toFixed(2)} : 1.0;
   float c = cos(a_h), s = sin(a_h);
@@ -121,7 +130,7 @@ uniform sampler2D u_tex;
 out vec4 o;
 void main() {
   if (u_mode == 0) { o = u_color; return; }
-  if (u_mode == 2) { o = texture(u_tex, vec2(v_uv.x, v_uv.y)); return; }
+  if (u_mode == 2) { o = texture(u_tex, v_uv); return; }
   float d = texture(u_tex, v_uv).r * 255.0;
   if (d < 0.5) discard;
   // d = 1 + 4·log2(count): a ramp from the species blue to near white.
@@ -130,6 +139,12 @@ void main() {
   float a = 0.25 + 0.75 * clamp((d - 1.0) / 16.0, 0.0, 1.0);
   o = vec4(c * a, a);
 }`;
+
+// A colour as RGBA bytes in one little-endian Uint32 (splat.js's pixels).
+function packHex(c) {
+  const [r, g, b] = rgba(c).map((v) => Math.round(v * 255));
+  return ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
+}
 
 function compile(gl, vs, fs) {
   const p = gl.createProgram();
@@ -171,10 +186,13 @@ class StreamBuffer {
   }
 }
 
-export function createGLRenderer(canvas, win = globalThis) {
+// splatCanvas: a 2-D canvas right under `canvas`, for the splat mode (or null:
+// never splat).
+export function createGLRenderer(canvas, win = globalThis, splatCanvas = null) {
   let gl;
   try {
-    gl = canvas.getContext('webgl2', { alpha: false, antialias: true, preserveDrawingBuffer: true, premultipliedAlpha: true });
+    // alpha: the splat canvas underneath shows through while this one is clear.
+    gl = canvas.getContext('webgl2', { alpha: true, antialias: false, preserveDrawingBuffer: false, premultipliedAlpha: true });
   } catch {
     gl = null;
   }
@@ -184,13 +202,12 @@ export function createGLRenderer(canvas, win = globalThis) {
   const circleProg = compile(gl, CIRCLE_VS, CIRCLE_FS);
   const quadProg = compile(gl, QUAD_VS, QUAD_FS);
 
-  const bx = new StreamBuffer(gl);
-  const by = new StreamBuffer(gl);
-  const bh = new StreamBuffer(gl);
-  const bf = new StreamBuffer(gl);
+  const bAgents = new StreamBuffer(gl);
+  const bTicks = new StreamBuffer(gl);
   const bCircles = new StreamBuffer(gl);
-  // Heading ticks of the LOD view, as agent instances.
-  const tick = { x: new Float32Array(0), y: new Float32Array(0), h: new Float32Array(0), f: new Uint8Array(0) };
+  // x, y, heading, flags per vertex, three vertices per agent (or LOD tick).
+  let agentVerts = new Float32Array(0);
+  let tickVerts = new Float32Array(0);
 
   function staticBuffer(data) {
     const b = gl.createBuffer();
@@ -198,8 +215,6 @@ export function createGLRenderer(canvas, win = globalThis) {
     gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(data), gl.STATIC_DRAW);
     return b;
   }
-  // The agent's triangle: nose ahead of the centre, back corners behind.
-  const triangle = staticBuffer([0.6, 0, -0.4, 0.275, -0.4, -0.275]);
   const square = staticBuffer([-1, -1, 1, -1, -1, 1, 1, 1]);
   const unitQuad = staticBuffer([0, 0, 1, 0, 0, 1, 1, 1]);
 
@@ -212,23 +227,10 @@ export function createGLRenderer(canvas, win = globalThis) {
 
   const agentVao = gl.createVertexArray();
   gl.bindVertexArray(agentVao);
-  floatAttr(0, triangle, 2, 0);
-  floatAttr(1, bx.buf, 1, 1);
-  floatAttr(2, by.buf, 1, 1);
-  floatAttr(3, bh.buf, 1, 1);
-  floatAttr(4, bf.buf, 1, 1, gl.UNSIGNED_BYTE);
-
-  const tx = new StreamBuffer(gl);
-  const ty = new StreamBuffer(gl);
-  const th = new StreamBuffer(gl);
-  const tf = new StreamBuffer(gl);
+  floatAttr(0, bAgents.buf, 4, 0);
   const tickVao = gl.createVertexArray();
   gl.bindVertexArray(tickVao);
-  floatAttr(0, triangle, 2, 0);
-  floatAttr(1, tx.buf, 1, 1);
-  floatAttr(2, ty.buf, 1, 1);
-  floatAttr(3, th.buf, 1, 1);
-  floatAttr(4, tf.buf, 1, 1, gl.UNSIGNED_BYTE);
+  floatAttr(0, bTicks.buf, 4, 0);
 
   const circleVao = gl.createVertexArray();
   gl.bindVertexArray(circleVao);
@@ -251,7 +253,16 @@ export function createGLRenderer(canvas, win = globalThis) {
   const trail = { tex: null, fbo: null, w: 0, h: 0, camVersion: -1, lastT: 0 };
 
   const colors = new Float32Array(24);
-  [...SPECIES_COLORS, COLORS.leader, COLORS.predator].forEach((c, i) => colors.set(rgba(c), i * 4));
+  const classHex = [...SPECIES_COLORS, COLORS.leader, COLORS.predator];
+  classHex.forEach((c, i) => colors.set(rgba(c), i * 4));
+  // The same colours as RGBA bytes in one little-endian Uint32, for splat.js.
+  const packed = new Uint32Array(classHex.map((c) => packHex(c)));
+  const splatter = new Splatter();
+  const splat = { ctx: splatCanvas ? splatCanvas.getContext('2d', { alpha: false }) : null, image: null, on: false };
+  const splatWorld = {
+    width: 1, height: 1, color: packHex(COLORS.world), background: packHex(COLORS.background),
+    obstacles: [], obstacleColor: packHex(COLORS.obstacle),
+  };
   const counts = new Uint32Array(6);
   const circles = new Float32Array(0);
   let circleData = circles;
@@ -301,7 +312,7 @@ export function createGLRenderer(canvas, win = globalThis) {
     gl.uniform4fv(agentProg.u.u_tint, tint ?? [0, 0, 0, 0]);
     gl.uniform1f(agentProg.u.u_alpha, alpha);
     gl.bindVertexArray(vao);
-    gl.drawArraysInstanced(gl.TRIANGLES, 0, 3, n);
+    gl.drawArrays(gl.TRIANGLES, 0, 3 * n);
   }
 
   function drawQuad(size, cam, rect, mode, color, hot, tex) {
@@ -336,28 +347,50 @@ export function createGLRenderer(canvas, win = globalThis) {
     const cellH = rect.h / lod.rows;
     if (Math.min(cellW, cellH) * cam.scale < TICK_MIN_CELL_PX) return;
     const n = lod.cols * lod.rows;
-    if (tick.x.length < n) {
-      tick.x = new Float32Array(n);
-      tick.y = new Float32Array(n);
-      tick.h = new Float32Array(n);
-      tick.f = new Uint8Array(n);
-    }
+    if (tickVerts.length < n * 12) tickVerts = new Float32Array(n * 12);
     let k = 0;
     for (let r = 0; r < lod.rows; r++) {
       for (let c = 0; c < lod.cols; c++) {
         const i = r * lod.cols + c;
         if (lod.d[i] < TICK_MIN_D) continue;
-        tick.x[k] = rect.x + (c + 0.5) * cellW;
-        tick.y[k] = rect.y + (r + 0.5) * cellH;
-        tick.h[k] = (lod.a[i] * 2 * Math.PI) / 64;
+        const x = rect.x + (c + 0.5) * cellW;
+        const y = rect.y + (r + 0.5) * cellH;
+        const h = (lod.a[i] * 2 * Math.PI) / 64;
+        for (let v = 0, o = k * 12; v < 3; v++, o += 4) {
+          tickVerts[o] = x;
+          tickVerts[o + 1] = y;
+          tickVerts[o + 2] = h;
+          tickVerts[o + 3] = 0;
+        }
         k++;
       }
     }
-    tx.upload(tick.x, k);
-    ty.upload(tick.y, k);
-    th.upload(tick.h, k);
-    tf.upload(tick.f, k);
+    bTicks.upload(tickVerts, k * 12);
     drawAgentInstances(tickVao, k, size, cam, Math.min(cellW, cellH) * cam.scale * 0.7, 1, [0.05, 0.07, 0.1, 0.85]);
+  }
+
+  function drawSplat(agents, n, size, cam, lenPx, frame) {
+    splatWorld.width = frame.width;
+    splatWorld.height = frame.height;
+    splatWorld.obstacles = frame.obstacles;
+    const bytes = splatter.render(agents, n, size.w, size.h, cam, size.w / size.cssW, lenPx, packed, splatWorld);
+    const sc = splatCanvas;
+    if (sc.width !== size.w || sc.height !== size.h) {
+      sc.width = size.w;
+      sc.height = size.h;
+    }
+    if (sc.style.width !== `${size.cssW}px` || sc.style.height !== `${size.cssH}px`) {
+      sc.style.width = `${size.cssW}px`;
+      sc.style.height = `${size.cssH}px`;
+    }
+    if (!splat.image || splat.image.data.buffer !== bytes.buffer) {
+      splat.image = new ImageData(new Uint8ClampedArray(bytes.buffer, 0, size.w * size.h * 4), size.w, size.h);
+    }
+    splat.ctx.putImageData(splat.image, 0, 0);
+    if (!splat.on) {
+      splat.on = true;
+      sc.hidden = false;
+    }
   }
 
   // scene: { camera, agents (interp.js output), frame (frames.js) or null,
@@ -368,6 +401,28 @@ export function createGLRenderer(canvas, win = globalThis) {
     const cam = scene.camera;
     const frame = scene.frame;
     const agents = scene.agents;
+    const lenPx = Math.min(MAX_AGENT_PX, Math.max(MIN_AGENT_PX, AGENT_LENGTH * cam.scale));
+    const n = frame && agents.mode === 'detail' ? agents.count : 0;
+    const useSplat = splat.ctx !== null && !scene.trails && n >= SPLAT_MIN_AGENTS &&
+      lenPx * (size.w / size.cssW) <= SPLAT_MAX_PX;
+    if (useSplat) {
+      // The whole picture comes from the CPU (splat.js) on the canvas
+      // underneath; this one is cleared once and left alone, so the
+      // browser has nothing of it to read back.
+      drawSplat(agents, n, size, cam, lenPx, frame);
+      if (!splat.glClear) {
+        gl.clearColor(0, 0, 0, 0);
+        gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
+        splat.glClear = true;
+      }
+      if (scene.countClasses) classCounts(agents.f, n);
+      return n;
+    }
+    if (splat.on) {
+      splat.on = false;
+      splatCanvas.hidden = true;
+    }
+    splat.glClear = false;
     gl.disable(gl.DEPTH_TEST);
     gl.enable(gl.BLEND);
     gl.blendFunc(gl.ONE, gl.ONE_MINUS_SRC_ALPHA);
@@ -376,15 +431,38 @@ export function createGLRenderer(canvas, win = globalThis) {
     gl.clearDepth(1);
     gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
     if (!frame) return 0;
-    drawQuad(size, cam, { x: 0, y: 0, w: frame.width, h: frame.height }, 0, rgba(COLORS.world));
-
-    const lenPx = Math.min(MAX_AGENT_PX, Math.max(MIN_AGENT_PX, AGENT_LENGTH * cam.scale));
-    const n = agents.mode === 'detail' ? agents.count : 0;
+    {
+      // The world's rectangle by a scissored clear: software WebGL clears
+      // far faster than it shades a screen-sized quad.
+      const dpr = size.w / size.cssW;
+      const x0 = Math.max(0, Math.floor(cam.offsetX * dpr));
+      const y1 = Math.min(size.h, Math.ceil((cam.offsetY + frame.height * cam.scale) * dpr));
+      const x1 = Math.min(size.w, Math.ceil((cam.offsetX + frame.width * cam.scale) * dpr));
+      const y0 = Math.max(0, Math.floor(cam.offsetY * dpr));
+      if (x1 > x0 && y1 > y0) {
+        const wc = rgba(COLORS.world);
+        gl.enable(gl.SCISSOR_TEST);
+        gl.scissor(x0, size.h - y1, x1 - x0, y1 - y0); // GL rows count from the bottom
+        gl.clearColor(wc[0], wc[1], wc[2], 1);
+        gl.clear(gl.COLOR_BUFFER_BIT);
+        gl.disable(gl.SCISSOR_TEST);
+      }
+    }
     if (n > 0) {
-      bx.upload(agents.x, n);
-      by.upload(agents.y, n);
-      bh.upload(agents.heading, n);
-      bf.upload(agents.f, n);
+      if (agentVerts.length < n * 12) agentVerts = new Float32Array(Math.max(n * 12, agentVerts.length * 2));
+      const { x, y, heading, f } = agents;
+      const v = agentVerts;
+      for (let i = 0, o = 0; i < n; i++) {
+        const xi = x[i];
+        const yi = y[i];
+        const hi = heading[i];
+        const fi = f[i];
+        v[o] = xi; v[o + 1] = yi; v[o + 2] = hi; v[o + 3] = fi;
+        v[o + 4] = xi; v[o + 5] = yi; v[o + 6] = hi; v[o + 7] = fi;
+        v[o + 8] = xi; v[o + 9] = yi; v[o + 10] = hi; v[o + 11] = fi;
+        o += 12;
+      }
+      bAgents.upload(agentVerts, n * 12);
     }
 
     if (scene.trails && n > 0) {

@@ -33,12 +33,14 @@ function sameMarks(a, b) {
   return true;
 }
 
-// deps: { canvas, overlayCanvas, minimapCanvas, send(command), budget (or null),
+// deps: { canvas, overlayCanvas, minimapCanvas, splatCanvas (under canvas: render_gl.js's
+//         splat mode), send(command), budget (or null),
 //         preferCanvas2d (bool: skip WebGL2) }
 export function createViewer(deps, win = globalThis) {
   const { canvas } = deps;
   const camera = new Camera();
-  const renderer = (!deps.preferCanvas2d && createGLRenderer(canvas, win)) || createRenderer(canvas, win);
+  const renderer = (!deps.preferCanvas2d && createGLRenderer(canvas, win, deps.splatCanvas ?? null)) ||
+    createRenderer(canvas, win);
   const interp = new Interpolator();
   const overlays = createOverlay(deps.overlayCanvas, win);
   const minimap = deps.minimapCanvas
