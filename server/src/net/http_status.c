@@ -51,12 +51,8 @@ static char *net_metrics(const net_t *n)
             st->v2_bytes);
     counter(&t, "swarmcast_v2_snapshots_skipped_total",
             "v2 snapshots a slow client skipped (it then gets a chain of deltas or a key)", st->v2_skipped);
-    jb_printf(&t, "# HELP swarmcast_sessions WebSocket sessions by sub-protocol
-# TYPE swarmcast_sessions gauge
-"
-                  "swarmcast_sessions{protocol=\"1\"} %zu
-swarmcast_sessions{protocol=\"2\"} %zu
-",
+    jb_printf(&t, "# HELP swarmcast_sessions WebSocket sessions by sub-protocol\n# TYPE swarmcast_sessions gauge\n"
+                  "swarmcast_sessions{protocol=\"1\"} %zu\nswarmcast_sessions{protocol=\"2\"} %zu\n",
               n->n_protocol[1], n->n_protocol[2]);
     counter(&t, "swarmcast_news_coalesced_total",
             "param/metrics messages replaced by newer ones before a client was sent them", st->latest_replaced);
