@@ -138,14 +138,26 @@ wire2_view_enc_t *wire2_view_enc_new(wire2_rect_t r, wire2_mode_t m);
 void wire2_view_enc_free(wire2_view_enc_t *e);
 wire2_rect_t wire2_view_enc_rect(const wire2_view_enc_t *e);
 wire2_mode_t wire2_view_enc_mode(const wire2_view_enc_t *e);
-/* Advances the view to q. key (if not NULL) receives the key chunk of seq
- * q->seq; delta (if not NULL) receives the delta chunk seq−1 → seq when the
- * encoder held q->seq − 1 of the same world size, else {NULL, 0} (the first
- * step, a skipped seq, a world resized). Either way the encoder then holds
- * q->seq. Passing key = NULL skips the key's encoding (a view whose clients
- * are all up to date needs none). On error both chunks are {NULL, 0} and
- * the encoder holds nothing (the next step makes no delta). */
-int wire2_view_enc_step(wire2_view_enc_t *e, const wire2_world_t *q, wire2_chunk_t *key, wire2_chunk_t *delta);
+/* Advances the view to q. Outputs (each may be NULL: not wanted, not encoded):
+ *   key        the key chunk of seq q->seq (the whole new state);
+ *   delta      the delta chunk seq−1 → seq for a decoder that FOLLOWED the
+ *              deltas (it holds seq−1 from a delta);
+ *   key_delta  the delta chunk seq−1 → seq for a decoder that holds the KEY
+ *              of seq−1 and nothing since.
+ * Why two deltas: a key carries no motion (after a key px = rx), while a
+ * decoder that applied a delta predicts from the previous positions, so the
+ * two hold different prediction states at the same seq. Both deltas have
+ * the same exits, entries and flag changes, and after either one the
+ * decoder holds exactly the same state: a client is back on the shared
+ * delta stream after one key_delta. Server rule: a client whose last chunk
+ * was its view's key of seq k gets key_delta(k + 1) next (the first link of
+ * a chain), then regular deltas. For LOD views key_delta is a copy of delta.
+ * The deltas are made when the encoder held q->seq − 1 for a world of the
+ * same size, else they are {NULL, 0} (the first step, a skipped seq, a
+ * world resized). Either way the encoder then holds q->seq. On error all
+ * outputs are {NULL, 0} and the encoder holds nothing (no delta next). */
+int wire2_view_enc_step(wire2_view_enc_t *e, const wire2_world_t *q, wire2_chunk_t *key, wire2_chunk_t *delta,
+                        wire2_chunk_t *key_delta);
 /* Items (detail) the encoder holds now; for metrics and tests. */
 size_t wire2_view_enc_count(const wire2_view_enc_t *e);
 void wire2_chunk_free(wire2_chunk_t *c);

@@ -94,6 +94,8 @@ void wire2_lod_heading_terms(uint16_t h, int32_t *s, int32_t *c)
 
 /* ---- the encoder ---- */
 
+#define RES_PER_STAY 5
+
 struct wire2_view_enc {
     wire2_rect_t rect;
     wire2_mode_t mode;
@@ -103,7 +105,7 @@ struct wire2_view_enc {
     /* detail */
     wire2_item_t *items, *next; /* the held list; the one being made */
     size_t n, cap, next_cap;
-    int32_t *res;               /* 3 residuals per stay */
+    int32_t *res;               /* per stay: ex, ey, eh (prediction from motion), then ex, ey of no motion */
     size_t res_cap;
     uint32_t *exits, *flag_idx; /* exit indices; stays whose flags changed */
     uint8_t *flag_val;
@@ -260,14 +262,68 @@ static int push_next(wire2_view_enc_t *e, size_t *m, wire2_item_t it)
     return 0;
 }
 
-static int detail_step(wire2_view_enc_t *e, const wire2_world_t *q, bool make_delta, wire2_chunk_t *key,
-                       wire2_chunk_t *delta)
+/* A delta payload from the stays' residuals (ex, ey at res[xy], res[xy + 1]
+ * of each stay; eh at res[2]), the exits, the flag changes and the entries
+ * (e->next[n_stays …], in canonical order among themselves). */
+static int write_delta(wire2_view_enc_t *e, const geom_t *g, uint32_t seq, size_t xy, size_t n_exits, size_t n_stays,
+                       size_t n_flags, size_t n_entries, wire2_chunk_t *out)
+{
+    wire2_bitw_t *w = &e->bw;
+    begin_chunk(w);
+    wire2_bitw_reserve(w, n_stays + 8 * n_entries + 64);
+    kstat_t s0, s1, s2;
+    kstat_clear(&s0);
+    for (size_t i = 0; i < n_exits; i++) kstat_add(&s0, i ? e->exits[i] - e->exits[i - 1] - 1 : e->exits[0]);
+    unsigned k_e = kstat_best(&s0);
+    wire2_put_eg(w, n_exits, 4);
+    wire2_put_u(w, k_e, 4);
+    for (size_t i = 0; i < n_exits; i++) wire2_put_eg(w, i ? e->exits[i] - e->exits[i - 1] - 1 : e->exits[0], k_e);
+
+    kstat_clear(&s0);
+    kstat_clear(&s1);
+    kstat_clear(&s2);
+    const int32_t *res = e->res;
+    for (size_t j = 0; j < n_stays; j++, res += RES_PER_STAY) {
+        kstat_add(&s0, wire2_zigzag(res[xy]));
+        kstat_add(&s1, wire2_zigzag(res[xy + 1]));
+        kstat_add(&s2, wire2_zigzag(res[2]));
+    }
+    unsigned kx = kstat_best(&s0), ky = kstat_best(&s1), kh = kstat_best(&s2);
+    wire2_put_u(w, kx, 4);
+    wire2_put_u(w, ky, 4);
+    wire2_put_u(w, kh, 4);
+    res = e->res;
+    for (size_t j = 0; j < n_stays; j++, res += RES_PER_STAY) {
+        wire2_put_se(w, res[xy], kx);
+        wire2_put_se(w, res[xy + 1], ky);
+        wire2_put_se(w, res[2], kh);
+    }
+    wire2_put_eg(w, n_flags, 4);
+    for (size_t i = 0; i < n_flags; i++) {
+        wire2_put_eg(w, i ? e->flag_idx[i] - e->flag_idx[i - 1] - 1 : e->flag_idx[0], 4);
+        wire2_put_u(w, e->flag_val[i], 8);
+    }
+    write_items(w, e->next + n_stays, n_entries, g->bx);
+    return end_chunk(e, WIRE2_CHUNK_DETAIL_DELTA, seq, out);
+}
+
+/* track: the encoder holds seq − 1 and a delta is wanted: the new state
+ * follows from the old (stays keep their history); else it is a fresh key
+ * state. */
+static int detail_step(wire2_view_enc_t *e, const wire2_world_t *q, bool track, wire2_chunk_t *key,
+                       wire2_chunk_t *delta, wire2_chunk_t *key_delta)
 {
     geom_t g = geom_of(e->rect, q->wq, q->hq);
-    size_t old_n = make_delta ? e->n : 0;
-    if (grow((void **)&e->stays, &e->stays_cap, q->n, 1) < 0) return WIRE2_E_NOMEM;
+    size_t old_n = track ? e->n : 0;
+    if (!track) delta = key_delta = NULL;
+    if (q->n > e->stays_cap) {
+        /* The marks are kept all zero between steps: new room starts zeroed. */
+        size_t old_cap = e->stays_cap;
+        if (grow((void **)&e->stays, &e->stays_cap, q->n, 1) < 0) return WIRE2_E_NOMEM;
+        memset(e->stays + old_cap, 0, e->stays_cap - old_cap);
+    }
     if (grow((void **)&e->next, &e->next_cap, old_n + 16, sizeof *e->next) < 0) return WIRE2_E_NOMEM;
-    if (grow((void **)&e->res, &e->res_cap, 3 * old_n + 3, sizeof *e->res) < 0) return WIRE2_E_NOMEM;
+    if (grow((void **)&e->res, &e->res_cap, RES_PER_STAY * old_n + RES_PER_STAY, sizeof *e->res) < 0) return WIRE2_E_NOMEM;
     if (e->aux_cap < old_n + 1) {
         size_t c = old_n + old_n / 2 + 64;
         uint32_t *x = realloc(e->exits, c * sizeof *x);
@@ -292,10 +348,12 @@ static int detail_step(wire2_view_enc_t *e, const wire2_world_t *q, bool make_de
             int64_t ey = nry - (2 * (int64_t)o->ry - (int64_t)o->py);
             if (ex >= -WIRE2_MAX_RESIDUAL && ex <= WIRE2_MAX_RESIDUAL && ey >= -WIRE2_MAX_RESIDUAL &&
                 ey <= WIRE2_MAX_RESIDUAL) {
-                int32_t *r = &e->res[3 * m];
+                int32_t *r = &e->res[RES_PER_STAY * m];
                 r[0] = (int32_t)ex;
                 r[1] = (int32_t)ey;
                 r[2] = wire2_wrap_h((int32_t)q->h[id] - (int32_t)o->h);
+                r[3] = (int32_t)(nrx - (int64_t)o->rx); /* after a key: px = rx */
+                r[4] = (int32_t)(nry - (int64_t)o->ry);
                 if (q->f[id] != o->f) {
                     e->flag_idx[n_flags] = (uint32_t)m;
                     e->flag_val[n_flags++] = q->f[id];
@@ -329,43 +387,9 @@ static int detail_step(wire2_view_enc_t *e, const wire2_world_t *q, bool make_de
     if (m > WIRE2_MAX_COUNT) return WIRE2_E_ARG;
     if ((rc = wire2_sort_items(e->next + n_stays, n_entries, g.bx, g.by, &e->sorter)) < 0) return rc;
 
-    if (make_delta) {
-        wire2_bitw_t *w = &e->bw;
-        begin_chunk(w);
-        wire2_bitw_reserve(w, m + 64);
-        kstat_t s0, s1, s2;
-        kstat_clear(&s0);
-        for (size_t i = 0; i < n_exits; i++) kstat_add(&s0, i ? e->exits[i] - e->exits[i - 1] - 1 : e->exits[0]);
-        unsigned k_e = kstat_best(&s0);
-        wire2_put_eg(w, n_exits, 4);
-        wire2_put_u(w, k_e, 4);
-        for (size_t i = 0; i < n_exits; i++) wire2_put_eg(w, i ? e->exits[i] - e->exits[i - 1] - 1 : e->exits[0], k_e);
-
-        kstat_clear(&s0);
-        kstat_clear(&s1);
-        kstat_clear(&s2);
-        for (size_t j = 0; j < n_stays; j++) {
-            kstat_add(&s0, wire2_zigzag(e->res[3 * j]));
-            kstat_add(&s1, wire2_zigzag(e->res[3 * j + 1]));
-            kstat_add(&s2, wire2_zigzag(e->res[3 * j + 2]));
-        }
-        unsigned kx = kstat_best(&s0), ky = kstat_best(&s1), kh = kstat_best(&s2);
-        wire2_put_u(w, kx, 4);
-        wire2_put_u(w, ky, 4);
-        wire2_put_u(w, kh, 4);
-        for (size_t j = 0; j < n_stays; j++) {
-            wire2_put_se(w, e->res[3 * j], kx);
-            wire2_put_se(w, e->res[3 * j + 1], ky);
-            wire2_put_se(w, e->res[3 * j + 2], kh);
-        }
-        wire2_put_eg(w, n_flags, 4);
-        for (size_t i = 0; i < n_flags; i++) {
-            wire2_put_eg(w, i ? e->flag_idx[i] - e->flag_idx[i - 1] - 1 : e->flag_idx[0], 4);
-            wire2_put_u(w, e->flag_val[i], 8);
-        }
-        write_items(w, e->next + n_stays, n_entries, g.bx);
-        if ((rc = end_chunk(e, WIRE2_CHUNK_DETAIL_DELTA, q->seq, delta)) < 0) return rc;
-    }
+    if (delta && (rc = write_delta(e, &g, q->seq, 0, n_exits, n_stays, n_flags, n_entries, delta)) < 0) return rc;
+    if (key_delta && (rc = write_delta(e, &g, q->seq, 3, n_exits, n_stays, n_flags, n_entries, key_delta)) < 0)
+        return rc;
 
     /* The new state, in canonical order (the stays are nearly sorted already). */
     if ((rc = wire2_sort_items(e->next, m, g.bx, g.by, &e->sorter)) < 0) return rc;
@@ -386,9 +410,10 @@ static int detail_step(wire2_view_enc_t *e, const wire2_world_t *q, bool make_de
     return 0;
 }
 
-static int lod_step(wire2_view_enc_t *e, const wire2_world_t *q, bool make_delta, wire2_chunk_t *key,
-                    wire2_chunk_t *delta)
+static int lod_step(wire2_view_enc_t *e, const wire2_world_t *q, bool track, wire2_chunk_t *key,
+                    wire2_chunk_t *delta, wire2_chunk_t *key_delta)
 {
+    bool make_delta = track && (delta || key_delta);
     geom_t g = geom_of(e->rect, q->wq, q->hq);
     uint32_t cols = (uint32_t)(e->rect.x1 - e->rect.x0) * WIRE2_LOD_CELLS;
     uint32_t rows = (uint32_t)(e->rect.y1 - e->rect.y0) * WIRE2_LOD_CELLS;
@@ -447,7 +472,22 @@ static int lod_step(wire2_view_enc_t *e, const wire2_world_t *q, bool make_delta
             wire2_put_se(w, (int32_t)e->nd[c] - (int32_t)e->d[c], kd);
             if (e->nd[c]) wire2_put_se(w, wire2_wrap_l((int32_t)e->na[c] - (int32_t)e->a[c]), ka);
         }
-        if ((rc = end_chunk(e, WIRE2_CHUNK_LOD_DELTA, q->seq, delta)) < 0) return rc;
+        wire2_chunk_t made;
+        if ((rc = end_chunk(e, WIRE2_CHUNK_LOD_DELTA, q->seq, &made)) < 0) return rc;
+        /* No prediction state: a key's holder takes the same delta. */
+        if (delta && key_delta) {
+            key_delta->buf = malloc(made.len);
+            if (!key_delta->buf) {
+                wire2_chunk_free(&made);
+                return WIRE2_E_NOMEM;
+            }
+            memcpy(key_delta->buf, made.buf, made.len);
+            key_delta->len = made.len;
+        }
+        if (delta)
+            *delta = made;
+        else
+            *key_delta = made;
     }
     uint8_t *t = e->d;
     e->d = e->nd;
@@ -486,16 +526,20 @@ static int lod_step(wire2_view_enc_t *e, const wire2_world_t *q, bool make_delta
     return 0;
 }
 
-int wire2_view_enc_step(wire2_view_enc_t *e, const wire2_world_t *q, wire2_chunk_t *key, wire2_chunk_t *delta)
+int wire2_view_enc_step(wire2_view_enc_t *e, const wire2_world_t *q, wire2_chunk_t *key, wire2_chunk_t *delta,
+                        wire2_chunk_t *key_delta)
 {
     if (key) *key = (wire2_chunk_t){0};
     if (delta) *delta = (wire2_chunk_t){0};
+    if (key_delta) *key_delta = (wire2_chunk_t){0};
     if (!q->wq || !q->hq || q->n > WIRE2_MAX_COUNT) return WIRE2_E_ARG;
-    bool make_delta = delta && e->held && q->seq == e->seq + 1u && q->wq == e->wq && q->hq == e->hq;
-    int rc = e->mode == WIRE2_DETAIL ? detail_step(e, q, make_delta, key, delta) : lod_step(e, q, make_delta, key, delta);
+    bool track = (delta || key_delta) && e->held && q->seq == e->seq + 1u && q->wq == e->wq && q->hq == e->hq;
+    int rc = e->mode == WIRE2_DETAIL ? detail_step(e, q, track, key, delta, key_delta)
+                                     : lod_step(e, q, track, key, delta, key_delta);
     if (rc < 0) {
         if (key) wire2_chunk_free(key);
         if (delta) wire2_chunk_free(delta);
+        if (key_delta) wire2_chunk_free(key_delta);
         e->held = false;
         e->n = 0;
         return rc;
