@@ -1,0 +1,89 @@
+/* wire2_bits: the bit primitives of protocol v2 (protocol/PROTOCOL.md,
+ * "Bit primitives"). The stream is LSB-first: bit i is bit (i & 7) of byte
+ * (i >> 3); u(n) writes an n-bit value least significant bit first.
+ *
+ *   EG(k)  Exp-Golomb of order k of an unsigned v: w = v + 2^k, b = bitlength(w);
+ *          (b − k − 1) zero bits, a one bit, then the low (b − 1) bits of w.
+ *   SE(k)  EG(k) of zigzag(s) (s ≥ 0 → 2s, s < 0 → −2s − 1).
+ *
+ * The writer grows its buffer as needed; an allocation failure is sticky
+ * (wire2_bitw_finish then fails), so encoders check once at the end. The
+ * reader never reads outside its buffer: reading past the end yields zero
+ * bits and sets `overrun`; an EG prefix of more than 32 zeros sets
+ * `malformed`. Decoders check both flags (wire2_bitr_ok) where convenient —
+ * a value read after a failure is meaningless but harmless. */
+#ifndef SWARMCAST_WIRE2_BITS_H
+#define SWARMCAST_WIRE2_BITS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The longest EG zero prefix a decoder accepts. */
+#define WIRE2_EG_MAX_PREFIX 32u
+
+typedef struct wire2_bitw {
+    uint8_t *buf;   /* bytes written so far (whole bytes only; the rest is in acc) */
+    size_t len;     /* whole bytes in buf */
+    size_t cap;     /* allocated bytes of buf */
+    uint64_t acc;   /* pending bits, LSB first */
+    unsigned nacc;  /* pending bit count, < 64 (< 32 between calls) */
+    bool failed;    /* an allocation failed: the output is lost */
+} wire2_bitw_t;
+
+/* An empty writer (no allocation until the first bit); wire2_bitw_t w = {0} is the same. */
+void wire2_bitw_init(wire2_bitw_t *w);
+/* Empties the writer keeping its buffer (for reuse without reallocating). */
+void wire2_bitw_reset(wire2_bitw_t *w);
+void wire2_bitw_free(wire2_bitw_t *w);
+/* Makes room for at least `bytes` more bytes (optional: a hint). */
+void wire2_bitw_reserve(wire2_bitw_t *w, size_t bytes);
+/* Appends raw bytes; only at a byte boundary (the frame/chunk headers). */
+void wire2_bitw_bytes(wire2_bitw_t *w, const void *p, size_t n);
+
+void wire2_put_u(wire2_bitw_t *w, uint32_t v, unsigned n); /* n ≤ 32; bits of v above n are ignored */
+void wire2_put_eg(wire2_bitw_t *w, uint64_t v, unsigned k); /* v ≤ 2^47 − 2^k, k ≤ 15 */
+void wire2_put_se(wire2_bitw_t *w, int64_t s, unsigned k);   /* |s| ≤ 2^46 */
+/* Bits written so far (including pending ones). */
+size_t wire2_bitw_bits(const wire2_bitw_t *w);
+/* Pads with zero bits to a whole byte; returns the byte count, or 0 with
+ * w->failed set if an allocation failed (an empty stream also returns 0,
+ * with failed false). The bytes are w->buf[0 .. len). */
+size_t wire2_bitw_finish(wire2_bitw_t *w);
+
+/* Bits EG(k) of v takes (v ≤ 2^47), for choosing k. */
+static inline unsigned wire2_eg_bits(uint64_t v, unsigned k)
+{
+    uint64_t w = v + ((uint64_t)1 << k);
+    unsigned b = 64u - (unsigned)__builtin_clzll(w);
+    return 2u * b - k - 1u;
+}
+static inline uint64_t wire2_zigzag(int64_t s)
+{
+    return s >= 0 ? (uint64_t)s << 1 : (((uint64_t)(-(s + 1))) << 1) | 1u;
+}
+static inline int64_t wire2_unzigzag(uint64_t z)
+{
+    return (z & 1u) ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
+}
+/* wrapH(d) = ((d + 512) mod 1024) − 512; wrapL(d) = ((d + 32) mod 64) − 32. */
+static inline int32_t wire2_wrap_h(int32_t d) { return ((d + 512) & 1023) - 512; }
+static inline int32_t wire2_wrap_l(int32_t d) { return ((d + 32) & 63) - 32; }
+
+typedef struct wire2_bitr {
+    const uint8_t *buf;
+    size_t len_bits;   /* bits available */
+    size_t pos;        /* next bit to read */
+    bool overrun;      /* a read went past len_bits */
+    bool malformed;    /* an EG prefix exceeded WIRE2_EG_MAX_PREFIX */
+} wire2_bitr_t;
+
+void wire2_bitr_init(wire2_bitr_t *r, const uint8_t *buf, size_t len_bytes);
+uint32_t wire2_get_u(wire2_bitr_t *r, unsigned n); /* n ≤ 32 */
+/* EG(k) (k ≤ 15): values up to 2^47 can come out of a 32-zero prefix; the
+ * caller bounds them. */
+uint64_t wire2_get_eg(wire2_bitr_t *r, unsigned k);
+int64_t wire2_get_se(wire2_bitr_t *r, unsigned k);
+static inline bool wire2_bitr_ok(const wire2_bitr_t *r) { return !r->overrun && !r->malformed; }
+
+#endif

@@ -1,0 +1,136 @@
+#include "protocol/wire2_canon.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol/wire2.h"
+
+#define RADIX_BITS 11u
+#define RADIX_BUCKETS (1u << RADIX_BITS)
+
+static int cmp_u32(uint32_t a, uint32_t b) { return (a > b) - (a < b); }
+
+int wire2_item_cmp(const wire2_item_t *a, const wire2_item_t *b)
+{
+    int c;
+    if ((c = cmp_u32(a->ry, b->ry))) return c;
+    if ((c = cmp_u32(a->rx, b->rx))) return c;
+    if ((c = cmp_u32(a->h, b->h))) return c;
+    if ((c = cmp_u32(a->f, b->f))) return c;
+    if ((c = cmp_u32(a->py, b->py))) return c;
+    if ((c = cmp_u32(a->px, b->px))) return c;
+    return cmp_u32(a->id, b->id);
+}
+
+static int qsort_cmp(const void *a, const void *b) { return wire2_item_cmp(a, b); }
+
+void wire2_sorter_free(wire2_sorter_t *s)
+{
+    for (int i = 0; i < 2; i++) {
+        free(s->keys[i]);
+        free(s->idx[i]);
+    }
+    free(s->tmp);
+    *s = (wire2_sorter_t){0};
+}
+
+static int sorter_reserve(wire2_sorter_t *s, size_t n)
+{
+    if (n <= s->cap) return 0;
+    size_t cap = n + n / 4 + 64;
+    for (int i = 0; i < 2; i++) {
+        uint64_t *k = realloc(s->keys[i], cap * sizeof *k);
+        if (!k) return WIRE2_E_NOMEM;
+        s->keys[i] = k;
+        uint32_t *x = realloc(s->idx[i], cap * sizeof *x);
+        if (!x) return WIRE2_E_NOMEM;
+        s->idx[i] = x;
+    }
+    wire2_item_t *t = realloc(s->tmp, cap * sizeof *t);
+    if (!t) return WIRE2_E_NOMEM;
+    s->tmp = t;
+    s->cap = cap;
+    return 0;
+}
+
+static bool is_sorted(const wire2_item_t *items, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (wire2_item_cmp(&items[i - 1], &items[i]) > 0) return false;
+    return true;
+}
+
+/* Insertion sort of a run: the runs left after the radix pass (items equal
+ * in (ry, rx, h, f)) are almost always one or two items long. */
+static void insertion_sort(wire2_item_t *items, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        wire2_item_t v = items[i];
+        size_t j = i;
+        while (j > 0 && wire2_item_cmp(&items[j - 1], &v) > 0) {
+            items[j] = items[j - 1];
+            j--;
+        }
+        items[j] = v;
+    }
+}
+
+int wire2_sort_items(wire2_item_t *items, size_t n, unsigned bx, unsigned by, wire2_sorter_t *s)
+{
+    if (n < 2 || is_sorted(items, n)) return 0;
+    unsigned key_bits = by + bx + 18u; /* ry | rx | h (10) | f (8) */
+    if (key_bits > 64u || n < 64) {
+        qsort(items, n, sizeof *items, qsort_cmp);
+        return 0;
+    }
+    if (sorter_reserve(s, n) < 0) return WIRE2_E_NOMEM;
+
+    /* LSD radix sort of the (ry, rx, h, f) key, carrying the item index. */
+    uint64_t *k = s->keys[0], *k2 = s->keys[1];
+    uint32_t *ix = s->idx[0], *ix2 = s->idx[1];
+    uint64_t any = 0, all = ~(uint64_t)0;
+    for (size_t i = 0; i < n; i++) {
+        const wire2_item_t *it = &items[i];
+        uint64_t key = ((uint64_t)it->ry << (bx + 18u)) | ((uint64_t)it->rx << 18) | ((uint64_t)it->h << 8) | it->f;
+        k[i] = key;
+        ix[i] = (uint32_t)i;
+        any |= key;
+        all &= key;
+    }
+    uint64_t varying = any ^ all; /* digits where every key agrees need no pass */
+    static const size_t zero_counts[RADIX_BUCKETS];
+    size_t counts[RADIX_BUCKETS];
+    for (unsigned shift = 0; shift < key_bits; shift += RADIX_BITS) {
+        if (!((varying >> shift) & (RADIX_BUCKETS - 1u))) continue;
+        memcpy(counts, zero_counts, sizeof counts);
+        for (size_t i = 0; i < n; i++) counts[(k[i] >> shift) & (RADIX_BUCKETS - 1u)]++;
+        size_t sum = 0;
+        for (unsigned b = 0; b < RADIX_BUCKETS; b++) {
+            size_t c = counts[b];
+            counts[b] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) {
+            size_t dst = counts[(k[i] >> shift) & (RADIX_BUCKETS - 1u)]++;
+            k2[dst] = k[i];
+            ix2[dst] = ix[i];
+        }
+        uint64_t *tk = k;
+        k = k2;
+        k2 = tk;
+        uint32_t *ti = ix;
+        ix = ix2;
+        ix2 = ti;
+    }
+    for (size_t i = 0; i < n; i++) s->tmp[i] = items[ix[i]];
+    /* Ties on the key: order by (py, px, id). */
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && k[j] == k[i]) j++;
+        if (j - i > 1) insertion_sort(s->tmp + i, j - i);
+        i = j;
+    }
+    memcpy(items, s->tmp, n * sizeof *items);
+    return 0;
+}
