@@ -5,9 +5,10 @@
 // field names are a contract, listed in the object literal below.
 
 import { decodeSnapshot, AGENT_FLAG_PREDATOR } from './protocol.js';
-import { Connection, socketUrl } from './connection.js';
+import { Connection, socketUrl, SUBPROTOCOL, SUBPROTOCOL_V2 } from './connection.js';
+import { Wire2Decoder, WIRE2_VERSION } from './wire2.js';
 import { createViewer } from './viewer.js';
-import { frameFromV1 } from './frames.js';
+import { frameFromV1, frameFromV2 } from './frames.js';
 import { attachInput, hintText } from './input.js';
 import { createStatus, errorText, errorTone } from './status.js';
 import { createPanel } from './panel.js';
@@ -116,9 +117,19 @@ const panel = createPanel({
   },
 });
 
+// Protocol v2 frames (byte 1 = 2) go to the v2 decoder, whose state lives
+// as long as the socket; a server that answers in v1 still works.
+let wire2 = new Wire2Decoder();
+function decodeFrame(data) {
+  const version = data.byteLength >= 2 ? new Uint8Array(data, 0, 2)[1] : 0;
+  return version === WIRE2_VERSION ? wire2.decode(data) : decodeSnapshot(data);
+}
+
 const connection = new Connection({
   url: socketUrl(window.location),
-  decode: decodeSnapshot,
+  // v2 first; a server without it picks v1 (servers take the first they know).
+  protocols: [SUBPROTOCOL_V2, SUBPROTOCOL],
+  decode: decodeFrame,
   handlers: {
     onState(state) {
       hooks.state = state;
@@ -145,22 +156,26 @@ const connection = new Connection({
       role.hello(hello);
       world = hello.world ? { width: hello.world.width, height: hello.world.height } : null;
       snapshot = null;
+      wire2 = new Wire2Decoder(); // a new socket: v2 deltas start from a key
       viewer.hello(hello);
       hoverObstacleId = null;
       dirty = true;
     },
     onSnapshot(s) {
-      const fr = frameFromV1(s, snapshot);
+      // v1 snapshots carry `agents`; v2 states (wire2.js) a view's items.
+      const fr = s.agents ? frameFromV1(s, snapshot) : frameFromV2(s);
+      if (!fr.width) return; // v2 before any scene: nothing to place yet
       viewer.push(fr, performance.now());
       snapshot = fr;
-      world = { width: s.world_width, height: s.world_height };
+      world = { width: fr.width, height: fr.height };
       hooks.snapshots += 1;
-      hooks.tick = s.tick;
-      hooks.agentCount = flockSize(s);
-      hooks.targets = s.targets;
-      hooks.obstacles = s.obstacles;
-      hooks.paused = s.paused;
-      role.seeObstacles(s.tick, s.obstacles);
+      hooks.tick = fr.tick;
+      // v2 tells the population (agents + predators) only.
+      hooks.agentCount = s.agents ? flockSize(s) : fr.population;
+      hooks.targets = fr.targets;
+      hooks.obstacles = fr.obstacles;
+      hooks.paused = fr.paused;
+      role.seeObstacles(fr.tick, fr.obstacles);
       input.refreshHover();
       dirty = true;
     },
