@@ -50,6 +50,8 @@ export function createViewer(deps, win = globalThis) {
   const options = { trails: false, radii: false, panMode: false };
 
   let frame = null; // the newest frame (frames.js)
+  let lastCtx = null; // the last render()'s context, for capture()
+  const afterRender = []; // fn(now) after every render, same task (see onRender)
   let sceneDirty = true;
   let drawnCamera = -1;
   let lastMoveAt = -Infinity;
@@ -80,7 +82,25 @@ export function createViewer(deps, win = globalThis) {
     },
   });
 
-  return {
+  // The picture as shown (CPU-drawn crowd, WebGL canvas, overlay) in one
+  // 2-D canvas of the world canvas's device-pixel size. Must run in the
+  // task that rendered: a WebGL canvas is blank to readers afterwards.
+  function composite(target) {
+    const c = target ?? canvas.ownerDocument.createElement('canvas');
+    if (c.width !== canvas.width || c.height !== canvas.height) {
+      c.width = canvas.width;
+      c.height = canvas.height;
+    }
+    const g = c.getContext('2d');
+    g.fillStyle = '#0b0e14';
+    g.fillRect(0, 0, c.width, c.height);
+    if (deps.splatCanvas && !deps.splatCanvas.hidden) g.drawImage(deps.splatCanvas, 0, 0, c.width, c.height);
+    g.drawImage(canvas, 0, 0, c.width, c.height);
+    g.drawImage(deps.overlayCanvas, 0, 0, c.width, c.height);
+    return c;
+  }
+
+  const viewer = {
     camera,
     overlays,
     options,
@@ -116,10 +136,25 @@ export function createViewer(deps, win = globalThis) {
       sceneDirty = true;
     },
 
+    // fn(now) runs right after every render, in the same task: the place to
+    // copy the picture (composite()) for a screenshot or a recording.
+    onRender(fn) {
+      afterRender.push(fn);
+    },
+    composite,
+
+    // Renders now and returns the composited picture (tests, screenshots).
+    capture(target) {
+      sceneDirty = true;
+      if (lastCtx) viewer.render(performance.now(), lastCtx);
+      return composite(target);
+    },
+
     // ctx: { world {width,height} | null, myClientId, hoverObstacleId, live,
     //        params, selected, force (bool), countClasses (bool) }.
     // Returns the number of agents drawn, or −1 when nothing needed drawing.
     render(now, ctx) {
+      lastCtx = ctx;
       const ww = frame ? frame.width : ctx.world?.width;
       const wh = frame ? frame.height : ctx.world?.height;
       camera.setSize(canvas.clientWidth, canvas.clientHeight, ww ?? 1, wh ?? 1);
@@ -146,7 +181,9 @@ export function createViewer(deps, win = globalThis) {
       });
       if (minimap) minimap.draw(frame, agents, now);
       stats.renders += 1;
+      for (const fn of afterRender) fn(now);
       return drawn;
     },
   };
+  return viewer;
 }

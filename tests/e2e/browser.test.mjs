@@ -95,8 +95,10 @@ test('the agents are really drawn on the canvas where the snapshot puts them', T
       const rect = canvas.getBoundingClientRect();
       const kx = canvas.width / rect.width;
       const ky = canvas.height / rect.height;
-      const ctx = canvas.getContext('2d');
-      const img = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+      // The picture as shown (WebGL canvas and overlay), copied in the
+      // task that draws it (viewer.js's capture()).
+      const shot = window.swarmcast.viewer.capture();
+      const img = shot.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
       const px = (cx, cy) => {
         const X = Math.floor(cx * kx);
         const Y = Math.floor(cy * ky);
