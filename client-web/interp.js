@@ -25,7 +25,7 @@ function grow(arr, n, Type) {
 
 function newSlot() {
   return {
-    t: 0, tick: 0, keyed: true, mode: null, count: 0, width: 0, height: 0,
+    t: 0, tick: 0, keyed: true, mode: null, view: '', count: 0, width: 0, height: 0,
     x: new Float32Array(0), y: new Float32Array(0), heading: new Float32Array(0),
     f: new Uint8Array(0), ident: new Uint32Array(0),
   };
@@ -53,12 +53,14 @@ export class Interpolator {
   }
 
   // A frame arrived at time t (ms). Frames that change nothing about the
-  // agents (paused: same tick, same population, no key) are not buffered,
-  // so a paused world settles and stays still.
+  // agents (paused: the same tick of the same view, so the same items, even
+  // when re-sent as a key) are not buffered, so a paused world settles and
+  // stays still.
   push(frame, t) {
     const newest = this.slots[this.slots.length - 1];
-    if (newest && frame.paused && !frame.keyed && frame.tick === newest.tick &&
-        frame.count === newest.count && frame.mode === newest.mode) return false;
+    const view = frame.rect ? `${frame.rect.x},${frame.rect.y},${frame.rect.w},${frame.rect.h}` : '';
+    if (newest && frame.paused && frame.tick === newest.tick && frame.count === newest.count &&
+        frame.mode === newest.mode && view === newest.view) return false;
     if (this.lastArrival >= 0 && !frame.paused) {
       const gap = Math.min(MAX_INTERVAL_MS, Math.max(MIN_INTERVAL_MS, t - this.lastArrival));
       // Slow average: one late frame must not stretch the delay for long.
@@ -71,6 +73,7 @@ export class Interpolator {
     slot.tick = frame.tick;
     slot.keyed = frame.keyed;
     slot.mode = frame.mode;
+    slot.view = view;
     slot.count = n;
     slot.width = frame.width;
     slot.height = frame.height;

@@ -177,7 +177,8 @@ const connection = new Connection({
       hooks.paused = fr.paused;
       role.seeObstacles(fr.tick, fr.obstacles);
       input.refreshHover();
-      dirty = true;
+      // No `dirty` here: the viewer knows whether this frame changed anything
+      // visible (a paused world keeps sending the same one).
     },
     onMessage(msg) {
       if (msg.type === 'ack') {

@@ -54,8 +54,9 @@ export function drawRadii(ctx, camera, state, params) {
   }
   const a = state.agents;
   if (!a || a.mode !== 'detail' || a.count === 0) return;
-  // Evenly spaced through the list, keeping those on screen.
-  const stride = Math.max(1, Math.floor(a.count / (SAMPLE_AGENTS * 4)));
+  // Evenly spaced through the list (sorted by row: spread over the picture),
+  // keeping those on screen.
+  const stride = Math.max(1, Math.floor(a.count / SAMPLE_AGENTS));
   let drawn = 0;
   for (let i = 0; i < a.count && drawn < SAMPLE_AGENTS; i += stride) {
     const p = camera.worldToScreen(a.x[i], a.y[i]);

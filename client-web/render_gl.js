@@ -25,14 +25,14 @@ const PREDATOR_SCALE = 2.2;
 // LOD: a heading tick is drawn in a cell with at least this density code
 // (d = 1 + 4·log2(count): 9 ≈ 4 agents) and this many CSS px across.
 const TICK_MIN_D = 9;
-const TICK_MIN_CELL_PX = 10;
+const TICK_MIN_CELL_PX = 8;
 // Crowds of at least this many agents drawn at most this many device pixels
 // long are stamped on the CPU (splat.js) instead of drawn as triangles.
 const SPLAT_MIN_AGENTS = 4000;
 const SPLAT_MAX_PX = 9;
 // Trails lose this much opacity per second (linear fade, so they vanish
 // completely instead of leaving 8-bit residue).
-const TRAIL_FADE_PER_S = 1.2;
+const TRAIL_FADE_PER_S = 0.8;
 
 function rgba(hex, a = 1) {
   const n = parseInt(hex.slice(1), 16);
@@ -366,7 +366,7 @@ export function createGLRenderer(canvas, win = globalThis, splatCanvas = null) {
       }
     }
     bTicks.upload(tickVerts, k * 12);
-    drawAgentInstances(tickVao, k, size, cam, Math.min(cellW, cellH) * cam.scale * 0.7, 1, [0.05, 0.07, 0.1, 0.85]);
+    drawAgentInstances(tickVao, k, size, cam, Math.min(cellW, cellH) * cam.scale * 0.85, 1, [0.04, 0.05, 0.08, 0.9]);
   }
 
   function drawSplat(agents, n, size, cam, lenPx, frame) {
@@ -488,7 +488,7 @@ export function createGLRenderer(canvas, win = globalThis, splatCanvas = null) {
         gl.blendEquation(gl.FUNC_ADD);
         gl.blendFunc(gl.ONE, gl.ONE_MINUS_SRC_ALPHA);
       }
-      drawAgentInstances(agentVao, n, size, cam, Math.max(2, lenPx * 0.35), 0.35, null);
+      drawAgentInstances(agentVao, n, size, cam, Math.max(3, lenPx * 0.5), 0.5, null);
       gl.bindFramebuffer(gl.FRAMEBUFFER, null);
       gl.viewport(0, 0, size.w, size.h);
       drawQuad(size, null, { x: 0, y: 0, w: 1, h: 1 }, 2, null, null, trail.tex);

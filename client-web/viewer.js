@@ -20,7 +20,7 @@ import { createMinimap } from './minimap.js';
 import { ViewSender } from './view_sender.js';
 
 // After the last movement, trails keep fading (and being drawn) this long.
-const TRAIL_FADE_MS = 1000;
+const TRAIL_FADE_MS = 1300;
 
 function sameMarks(a, b) {
   if (a === b) return true;
@@ -55,7 +55,7 @@ export function createViewer(deps, win = globalThis) {
   let sceneDirty = true;
   let drawnCamera = -1;
   let lastMoveAt = -Infinity;
-  const stats = { renders: 0, framesIn: 0, framesBuffered: 0 };
+  const stats = { renders: 0, framesIn: 0, framesBuffered: 0, why: null };
 
   overlays.add(drawTargets);
   overlays.add((ctx, cam, state) => {
@@ -162,7 +162,9 @@ export function createViewer(deps, win = globalThis) {
       const moving = interp.moving(now);
       if (moving) lastMoveAt = now;
       const trailsFading = options.trails && now - lastMoveAt < TRAIL_FADE_MS;
-      if (!(ctx.force || sceneDirty || moving || trailsFading || overlays.dirty || camera.version !== drawnCamera)) {
+      const why = ctx.force ? 'forced' : sceneDirty ? 'scene' : moving ? 'moving' : trailsFading ? 'trails'
+        : overlays.dirty ? 'overlay' : camera.version !== drawnCamera ? 'camera' : null;
+      if (!why) {
         if (minimap) minimap.draw(frame, interp.out, now);
         return -1;
       }
@@ -181,6 +183,7 @@ export function createViewer(deps, win = globalThis) {
       });
       if (minimap) minimap.draw(frame, agents, now);
       stats.renders += 1;
+      stats.why = why; // what made the last render necessary (for tests and curious people)
       for (const fn of afterRender) fn(now);
       return drawn;
     },

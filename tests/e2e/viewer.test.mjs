@@ -158,6 +158,30 @@ test('a budget below the population shows the aggregated level of detail', T, as
   }
 });
 
+test('a paused world with a still camera is not redrawn, and moving the camera redraws it', T, async (t) => {
+  await page.evaluate(() => window.swarmcast.send({ type: 'pause' }));
+  await until(() => window.swarmcast.paused === true, null, 'the pause');
+  // Once the interpolation buffer has played out, renders stop: wait for a
+  // full second without one (bounded by the wait's timeout).
+  const renders = () => page.evaluate(() => window.swarmcast.viewer.stats.renders);
+  let quiet = false;
+  for (let i = 0; i < 15 && !quiet; i++) {
+    const r0 = await renders();
+    await page.waitForTimeout(1000);
+    quiet = (await renders()) === r0;
+  }
+  assert.ok(quiet, 'no render for a whole second while paused');
+  const frames = await page.evaluate(() => window.__wire.frames.length);
+  await page.waitForTimeout(500);
+  const r1 = await renders();
+  await page.keyboard.press('ArrowRight');
+  await until((n) => window.swarmcast.viewer.stats.renders > n, r1, 'a render after the camera moved');
+  t.diagnostic(`frames that arrived while paused and quiet: ${(await page.evaluate(() => window.__wire.frames.length)) - frames}`);
+  await page.keyboard.press('f');
+  await page.evaluate(() => window.swarmcast.send({ type: 'resume' }));
+  await until(() => window.swarmcast.paused === false, null, 'the resume');
+});
+
 test('trails and perception radii draw when toggled', T, async () => {
   await page.keyboard.press('t');
   await page.keyboard.press('4');
