@@ -15,7 +15,8 @@
 typedef struct bundle_view {
     uint32_t view_id;
     shared_buf_t *key;   /* the view's state at seq; NULL if encoding failed */
-    shared_buf_t *delta; /* seq − 1 → seq; NULL for a view new at this seq */
+    shared_buf_t *delta; /* seq − 1 → seq for a client that followed the deltas; NULL for a view new at this seq */
+    shared_buf_t *key_delta; /* seq − 1 → seq for a client whose last chunk was the key of seq − 1 */
 } bundle_view_t;
 
 typedef struct bundle {

@@ -12,7 +12,8 @@ typedef struct stream {
     uint32_t view_id;
     shared_buf_t *key;                   /* the view at the newest seq */
     shared_buf_t *deltas[COMPOSE_CHAIN]; /* [i]: seq − i − 1 → seq − i; NULL where missing */
-    shared_buf_t *cache[COMPOSE_CHAIN + 1][2]; /* [lag, 0 = key][scene] */
+    shared_buf_t *key_deltas[COMPOSE_CHAIN]; /* the same links for a client holding the key of seq − i − 1 */
+    shared_buf_t *cache[COMPOSE_CHAIN + 1][2][2]; /* [lag, 0 = key][after a key][scene] */
 } stream_t;
 
 /* What one client (by slot) was last sent. */
@@ -20,6 +21,7 @@ typedef struct sent {
     uint32_t client_id;
     uint32_t view_id; /* 0: nothing yet */
     uint32_t seq;
+    bool holds_key; /* its last chunk was a key (of seq) */
     bool scene_known;
     uint32_t scene_version;
     size_t hint; /* index of its stream last time */
@@ -52,17 +54,21 @@ compose_t *compose_create(size_t slots, size_t headroom)
 static void clear_cache(stream_t *s)
 {
     for (int l = 0; l <= COMPOSE_CHAIN; l++)
-        for (int k = 0; k < 2; k++) {
-            shared_buf_unref(s->cache[l][k]);
-            s->cache[l][k] = NULL;
-        }
+        for (int a = 0; a < 2; a++)
+            for (int k = 0; k < 2; k++) {
+                shared_buf_unref(s->cache[l][a][k]);
+                s->cache[l][a][k] = NULL;
+            }
 }
 
 static void stream_free(stream_t *s)
 {
     clear_cache(s);
     shared_buf_unref(s->key);
-    for (int i = 0; i < COMPOSE_CHAIN; i++) shared_buf_unref(s->deltas[i]);
+    for (int i = 0; i < COMPOSE_CHAIN; i++) {
+        shared_buf_unref(s->deltas[i]);
+        shared_buf_unref(s->key_deltas[i]);
+    }
 }
 
 void compose_destroy(compose_t *c)
@@ -100,9 +106,13 @@ void compose_apply(compose_t *c, const bundle_t *b)
         s->view_id = bv->view_id;
         s->key = shared_buf_ref(bv->key);
         s->deltas[0] = shared_buf_ref(bv->delta);
+        s->key_deltas[0] = shared_buf_ref(bv->key_delta);
         /* The older deltas carry over only when no snapshot was lost between. */
-        if (old && consecutive && bv->delta)
-            for (int k = 1; k < COMPOSE_CHAIN; k++) s->deltas[k] = shared_buf_ref(old->deltas[k - 1]);
+        if (old && consecutive && bv->delta && bv->key_delta)
+            for (int k = 1; k < COMPOSE_CHAIN; k++) {
+                s->deltas[k] = shared_buf_ref(old->deltas[k - 1]);
+                s->key_deltas[k] = shared_buf_ref(old->key_deltas[k - 1]);
+            }
     }
     for (size_t i = 0; i < c->n_streams; i++) stream_free(&c->streams[i]);
     free(c->streams);
@@ -118,7 +128,7 @@ void compose_apply(compose_t *c, const bundle_t *b)
 }
 
 /* header + the chunks of a recipe, in one buffer with headroom. */
-static shared_buf_t *build(compose_t *c, const stream_t *s, int lag, bool scene)
+static shared_buf_t *build(compose_t *c, const stream_t *s, int lag, bool after_key, bool scene)
 {
     const shared_buf_t *header = scene ? c->header_scene : c->header;
     const shared_buf_t *parts[COMPOSE_CHAIN];
@@ -126,7 +136,8 @@ static shared_buf_t *build(compose_t *c, const stream_t *s, int lag, bool scene)
     if (lag == 0)
         parts[n++] = s->key;
     else
-        for (int k = lag - 1; k >= 0; k--) parts[n++] = s->deltas[k]; /* oldest first */
+        for (int k = lag - 1; k >= 0; k--) /* oldest first */
+            parts[n++] = k == lag - 1 && after_key ? s->key_deltas[k] : s->deltas[k];
     size_t len = header->len;
     for (int k = 0; k < n; k++) len += parts[k]->len;
     shared_buf_t *f = shared_buf_new(c->headroom, len);
@@ -156,14 +167,15 @@ int compose_frame(compose_t *c, size_t slot, uint32_t client_id, uint32_t view_i
     if (same_view && c->seq - t->seq <= COMPOSE_CHAIN) {
         lag = (int)(c->seq - t->seq);
         for (int k = 0; k < lag; k++)
-            if (!s->deltas[k]) lag = 0;
+            if (!s->deltas[k] || (k == lag - 1 && t->holds_key && !s->key_deltas[k])) lag = 0;
     }
+    bool after_key = lag > 0 && t->holds_key;
     bool scene = !t->scene_known || t->scene_version != c->scene_version;
-    shared_buf_t **slot_cache = &s->cache[lag][scene];
+    shared_buf_t **slot_cache = &s->cache[lag][after_key][scene];
     if (*slot_cache) {
         c->stats.cache_hits++;
     } else {
-        if (!(*slot_cache = build(c, s, lag, scene))) return 0;
+        if (!(*slot_cache = build(c, s, lag, after_key, scene))) return 0;
         c->stats.frames_composed++;
     }
     if (lag == 0)
@@ -175,6 +187,7 @@ int compose_frame(compose_t *c, size_t slot, uint32_t client_id, uint32_t view_i
     /* Handed out is as good as sent: a write that fails closes the client. */
     t->view_id = view_id;
     t->seq = c->seq;
+    t->holds_key = lag == 0;
     t->scene_known = true;
     t->scene_version = c->scene_version;
     *data = shared_buf_data(*slot_cache);

@@ -2,10 +2,13 @@
  * the loop thread, at the moment the client can write. A client that holds
  * its view at seq − 1 gets the delta; one that lags by at most
  * COMPOSE_CHAIN deltas gets the chain of them; any other (new, switched
- * view, too far behind) gets the key. The scene goes with a client's first
- * frame and whenever it changed since its last. A frame is built once per
- * (view, lag, scene) and shared by every client that needs that recipe
- * (refcounted buffers with the WebSocket headroom in front). */
+ * view, too far behind) gets the key. A client whose last chunk was a key
+ * holds no motion yet (PROTOCOL.md: after a key px = rx): the first link
+ * of its next chain is the key-delta, then regular deltas. The scene goes
+ * with a client's first frame and whenever it changed since its last. A
+ * frame is built once per (view, lag, after a key, scene) and shared by
+ * every client that needs that recipe (refcounted buffers with the
+ * WebSocket headroom in front). */
 #ifndef SWARMCAST_COMPOSE_H
 #define SWARMCAST_COMPOSE_H
 

@@ -140,10 +140,11 @@ static bundle_t *encode(encoder_t *e, bool want_v1)
     for (size_t i = 0; i < e->n_encs; i++) {
         bundle_view_t *bv = &b->views[i];
         bv->view_id = e->encs[i].id;
-        wire2_chunk_t key = {0}, delta = {0};
-        if (e->encs[i].enc && wire2_view_enc_step(e->encs[i].enc, &e->q, &key, &delta) == 0) {
+        wire2_chunk_t key = {0}, delta = {0}, key_delta = {0};
+        if (e->encs[i].enc && wire2_view_enc_step(e->encs[i].enc, &e->q, &key, &delta, &key_delta) == 0) {
             bv->key = adopt(&key);
             bv->delta = adopt(&delta);
+            bv->key_delta = adopt(&key_delta);
         }
     }
     if (want_v1) {

@@ -1,0 +1,234 @@
+/* swarmcast-wire2-bench: sizes and encode times of protocol v2 on the real
+ * simulation. Prints figures, asserts nothing; not part of ctest.
+ *
+ *   swarmcast-wire2-bench [--sizes N,N,...] [--threads N] [--snapshots N] [--quick]
+ *     --sizes      agent counts (default 1000,10000,100000,1000000)
+ *     --threads    simulation threads (default: the machine's cores)
+ *     --snapshots  snapshots measured per row (default 20; 6 at 1M agents)
+ *     --quick      short warm-ups (for a smoke run)
+ *
+ * The world keeps the default density (2000 agents per 1600 × 900 u), so it
+ * grows with the population. Three motions: the default Reynolds flock
+ * ("moving"), a mill (every agent seeks a target at the centre: w_target 4,
+ * target_radius 0), and a paused world ("at rest"). Snapshots every 2 ticks
+ * (30 Hz at 60 Hz). For each row, of the whole-world detail view: key and
+ * delta bytes per agent (medians), the average per agent with one key per
+ * 10 s (1 key + 299 deltas), the median time to quantize and encode key +
+ * delta (and, apart, the key-delta a joiner needs), and the raw-deflate
+ * (zlib level 1, as permessage-deflate would) size of key and delta. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "protocol/snapshot.h"
+#include "protocol/wire2.h"
+#include "sim/params.h"
+#include "sim/world.h"
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static size_t deflated(const uint8_t *buf, size_t len)
+{
+    z_stream z = {0};
+    if (deflateInit2(&z, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) return 0;
+    uLong cap = deflateBound(&z, (uLong)len);
+    uint8_t *out = malloc(cap);
+    z.next_in = (Bytef *)buf;
+    z.avail_in = (uInt)len;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    size_t n = deflate(&z, Z_FINISH) == Z_STREAM_END ? z.total_out : 0;
+    deflateEnd(&z);
+    free(out);
+    return n;
+}
+
+static const char *kernel_name(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return "AVX-512 (and AVX2)";
+    if (__builtin_cpu_supports("avx2")) return "AVX2, no AVX-512";
+    return "neither AVX2 nor AVX-512";
+#else
+    return "not x86-64";
+#endif
+}
+
+static void cpu_name(char *out, size_t len)
+{
+    snprintf(out, len, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (!strncmp(line, "model name", 10) && colon) {
+            snprintf(out, len, "%s", colon + 2);
+            out[strcspn(out, "\n")] = '\0';
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static int set_param(world_t *w, const char *name, double value)
+{
+    char msg[160];
+    int index = params_find(name);
+    return index >= 0 && world_set_param(w, (size_t)index, value, msg, sizeof msg) == SIM_OK ? 0 : -1;
+}
+
+enum motion { MOVING, MILLING, AT_REST };
+static const char *const motion_names[] = {"moving", "milling", "at rest"};
+
+static int row(size_t n, enum motion m, int threads, int snapshots, bool quick)
+{
+    double scale = sqrt((double)n / 2000.0);
+    world_config_t cfg = {.width = (float)(1600.0 * scale), .height = (float)(900.0 * scale), .dt = 1.0f / 60.0f,
+                          .seed = 42, .agents = n, .max_agents = n, .max_targets = 1, .threads = threads};
+    world_t w;
+    if (world_init(&w, &cfg) != 0) return -1;
+    if (m == MILLING) {
+        if (world_set_target(&w, 1, w.width / 2, w.height / 2) != SIM_OK || set_param(&w, "w_target", 4) ||
+            set_param(&w, "target_radius", 0))
+            return -1;
+    }
+    /* Warm-up: flocks form (a few seconds of simulated time where affordable). */
+    int warm = n <= 10000 ? 600 : n <= 100000 ? 240 : 30;
+    if (quick) warm = n <= 10000 ? 60 : 4;
+    double t0 = now_ms();
+    for (int t = 0; t < warm; t++) world_step(&w);
+    double warm_ms = now_ms() - t0;
+
+    wire2_world_t q = {0};
+    wire2_view_enc_t *e = wire2_view_enc_new(wire2_rect_world(), WIRE2_DETAIL);
+    double *key_b = calloc((size_t)snapshots, sizeof(double)), *delta_b = calloc((size_t)snapshots, sizeof(double));
+    double *enc_ms = calloc((size_t)snapshots, sizeof(double)), *kd_ms = calloc((size_t)snapshots, sizeof(double));
+    double *zkey = calloc((size_t)snapshots, sizeof(double)), *zdelta = calloc((size_t)snapshots, sizeof(double));
+    int got = 0;
+    for (int s = 0; s <= snapshots; s++) {
+        if (m != AT_REST)
+            for (int t = 0; t < 2; t++) world_step(&w);
+        snap_view_t v;
+        snap_view_of_world(&w, &v);
+        wire2_chunk_t key, delta;
+        double a = now_ms();
+        if (wire2_world_quantize(&q, &v, (uint32_t)s + 1) != 0) return -1;
+        if (wire2_view_enc_step(e, &q, &key, &delta, NULL) != 0) return -1;
+        double b = now_ms();
+        wire2_chunk_free(&key);
+        wire2_chunk_free(&delta);
+        if (s == 0) continue; /* the first has no delta */
+        enc_ms[got] = b - a;
+        got++;
+    }
+    /* Sizes: a second pass with fresh encoders so the timing above is not disturbed by deflate. */
+    wire2_view_enc_free(e);
+    e = wire2_view_enc_new(wire2_rect_world(), WIRE2_DETAIL);
+    for (int s = 0; s <= snapshots; s++) {
+        if (m != AT_REST)
+            for (int t = 0; t < 2; t++) world_step(&w);
+        snap_view_t v;
+        snap_view_of_world(&w, &v);
+        wire2_chunk_t key, delta, kd;
+        if (wire2_world_quantize(&q, &v, (uint32_t)(snapshots + 10 + s)) != 0) return -1;
+        double a = now_ms();
+        if (wire2_view_enc_step(e, &q, &key, &delta, &kd) != 0) return -1;
+        double b = now_ms();
+        if (s > 0) {
+            int i = s - 1;
+            key_b[i] = (double)key.len / (double)q.n;
+            delta_b[i] = (double)delta.len / (double)q.n;
+            zkey[i] = (double)deflated(key.buf, key.len) / (double)q.n;
+            zdelta[i] = (double)deflated(delta.buf, delta.len) / (double)q.n;
+            kd_ms[i] = b - a;
+        }
+        wire2_chunk_free(&key);
+        wire2_chunk_free(&delta);
+        wire2_chunk_free(&kd);
+    }
+    double kb = median(key_b, got), db = median(delta_b, got);
+    double avg = (kb + 299.0 * db) / 300.0;
+    printf("| %7zu | %-8s | %6.0f x %-6.0f | %8.3f | %8.3f | %8.3f | %8.2f | %8.2f | %8.3f | %8.3f | %6.0f ms/%d |\n", n,
+           motion_names[m], w.width, w.height, kb, db, avg, median(enc_ms, got), median(kd_ms, got), median(zkey, got),
+           median(zdelta, got), warm_ms, warm);
+    fflush(stdout);
+    free(key_b);
+    free(delta_b);
+    free(enc_ms);
+    free(kd_ms);
+    free(zkey);
+    free(zdelta);
+    wire2_view_enc_free(e);
+    wire2_world_free(&q);
+    world_free(&w);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    size_t sizes[16] = {1000, 10000, 100000, 1000000};
+    int n_sizes = 4;
+    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), snapshots = 20;
+    bool quick = false;
+    for (int a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "--sizes") && a + 1 < argc) {
+            n_sizes = 0;
+            for (char *p = strtok(argv[++a], ","); p && n_sizes < 16; p = strtok(NULL, ",")) sizes[n_sizes++] = (size_t)atol(p);
+        } else if (!strcmp(argv[a], "--threads") && a + 1 < argc) {
+            threads = atoi(argv[++a]);
+        } else if (!strcmp(argv[a], "--snapshots") && a + 1 < argc) {
+            snapshots = atoi(argv[++a]);
+        } else if (!strcmp(argv[a], "--quick")) {
+            quick = true;
+        } else {
+            fprintf(stderr, "usage: %s [--sizes N,N,...] [--threads N] [--snapshots N] [--quick]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (threads < 1) threads = 1;
+    if (snapshots < 2) snapshots = 2;
+    char cpu[128];
+    cpu_name(cpu, sizeof cpu);
+    struct utsname u;
+    uname(&u);
+    printf("swarmcast-wire2-bench: %s (%s), %ld cores, %d sim threads, kernel %s\n", cpu, kernel_name(),
+           sysconf(_SC_NPROCESSORS_ONLN), threads, u.release);
+    printf("whole-world detail view, a snapshot every 2 ticks (30 Hz at 60 Hz); B/agent = bytes per agent of the chunk;\n"
+           "avg/10 s = (key + 299 deltas) / 300; encode = quantize + key + delta (median ms); +kdelta = key + delta +\n"
+           "key-delta without quantizing; z = raw deflate level 1 of the chunk\n\n");
+    printf("| agents  | motion   | world (u)       | key B/a  | delta B/a| avg/10 s | encode ms| +kdelta  | z key B/a| z dlt B/a| warm-up       |\n");
+    printf("|--------:|----------|-----------------|---------:|---------:|---------:|---------:|---------:|---------:|---------:|---------------|\n");
+    for (int i = 0; i < n_sizes; i++) {
+        int snaps = sizes[i] >= 1000000 && snapshots > 6 ? 6 : snapshots;
+        for (int m = 0; m < 3; m++)
+            if (row(sizes[i], (enum motion)m, threads, snaps, quick) != 0) {
+                fprintf(stderr, "row %zu %s failed\n", sizes[i], motion_names[m]);
+                return 1;
+            }
+    }
+    return 0;
+}
