@@ -127,8 +127,9 @@ function decodeFrame(data) {
 
 const connection = new Connection({
   url: socketUrl(window.location),
-  // v2 first; a server without it picks v1 (servers take the first they know).
-  protocols: [SUBPROTOCOL_V2, SUBPROTOCOL],
+  // v2 first; a server without it picks v1 (servers take the first they
+  // know). ?wire=1 asks for v1 only (comparisons, old servers' behaviour).
+  protocols: pageParams.get('wire') === '1' ? SUBPROTOCOL : [SUBPROTOCOL_V2, SUBPROTOCOL],
   decode: decodeFrame,
   handlers: {
     onState(state) {

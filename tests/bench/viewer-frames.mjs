@@ -7,15 +7,16 @@
 // test: it prints a table and asserts nothing about speed.
 //
 //   node tests/bench/viewer-frames.mjs [--agents 1000,10000,100000] [--seconds 5]
-//                                      [--renderer webgl2|2d] [--running]
+//                                      [--renderer webgl2|2d] [--wire 1|2] [--running]
 //
 // --running keeps the simulation stepping (frames arrive and are interpolated).
+// --wire 1 makes the page ask for protocol v1 (every agent in every frame).
 // SWARMCAST_BIN picks the server binary (default build/server/swarmcast).
 import { startServer } from '../lib/server.mjs';
 import { launchChromium, waitInPage } from '../lib/chromium.mjs';
 
 function options(argv) {
-  const o = { agents: '1000,10000,100000', seconds: 5, renderer: 'webgl2', running: false };
+  const o = { agents: '1000,10000,100000', seconds: 5, renderer: 'webgl2', wire: '2', running: false };
   for (let i = 0; i < argv.length; i++) {
     const key = argv[i].replace(/^--/, '');
     if (key === 'running') {
@@ -23,7 +24,7 @@ function options(argv) {
       continue;
     }
     if (!(key in o) || argv[i + 1] === undefined) {
-      console.error('usage: viewer-frames.mjs [--agents N,N,…] [--seconds S] [--renderer webgl2|2d] [--running]');
+      console.error('usage: viewer-frames.mjs [--agents N,N,…] [--seconds S] [--renderer webgl2|2d] [--wire 1|2] [--running]');
       process.exit(2);
     }
     o[key] = argv[++i];
@@ -52,7 +53,7 @@ function measureInPage(ms) {
       times.push(t);
       v.invalidate();
       if (t - t0 < ms) requestAnimationFrame(step);
-      else resolve({ times, renders: v.stats.renders - renders0, kind: v.kind, drawn: window.swarmcast.framesDrawn });
+      else resolve({ times, renders: v.stats.renders - renders0, kind: v.kind, wire: window.swarmcast.hello.protocol ?? 1 });
     }
     requestAnimationFrame(step);
   });
@@ -77,7 +78,7 @@ async function measure(browser, o, agents) {
       if (m.type() === 'error') errors.push(m.text());
     });
     // A budget above the population: agents are drawn, not the aggregated view.
-    const q = `?budget=${Math.max(200000, agents)}${o.renderer === '2d' ? '&renderer=2d' : ''}`;
+    const q = `?budget=${Math.max(200000, agents)}${o.renderer === '2d' ? '&renderer=2d' : ''}${o.wire === '1' ? '&wire=1' : ''}`;
     await page.goto(server.httpUrl + q);
     await waitInPage(page, (n) => window.swarmcast.agentCount >= n && window.swarmcast.framesDrawn > 0, agents,
       `${agents} agents on the page`, 60000);
@@ -92,7 +93,7 @@ async function measure(browser, o, agents) {
     dts.sort((a, b) => a - b);
     const median = percentile(dts, 0.5);
     const p95 = percentile(dts, 0.95);
-    return { agents, renderer: r.kind, frames: dts.length, renders: r.renders, median, p95,
+    return { agents, renderer: r.kind, wire: r.wire, frames: dts.length, renders: r.renders, median, p95,
       fps: 1000 / median, errors: errors.length };
   } finally {
     await context.close();
@@ -109,8 +110,8 @@ try {
   await browser.close();
 }
 console.log(`viewer frame times, 1400×850, headless Chromium, ${o.running ? 'simulation running' : 'simulation paused'}, full redraw every frame`);
-console.log('agents    renderer  frames  renders  median ms  p95 ms   fps(median)  page errors');
+console.log('agents    renderer  wire  frames  renders  median ms  p95 ms   fps(median)  page errors');
 for (const r of rows) {
-  console.log(`${String(r.agents).padEnd(9)} ${r.renderer.padEnd(9)} ${String(r.frames).padStart(6)}  ${String(r.renders).padStart(7)}  ` +
+  console.log(`${String(r.agents).padEnd(9)} ${r.renderer.padEnd(9)} v${r.wire}    ${String(r.frames).padStart(6)}  ${String(r.renders).padStart(7)}  ` +
     `${r.median.toFixed(1).padStart(9)}  ${r.p95.toFixed(1).padStart(6)}   ${r.fps.toFixed(1).padStart(10)}  ${String(r.errors).padStart(11)}`);
 }
