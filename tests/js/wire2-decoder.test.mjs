@@ -171,12 +171,37 @@ test('a chain of deltas in one frame gives the same state as the deltas in separ
     chunk({ type: 2, seq: 13, payload: plans[1].payload })] }), /does not follow/, 'a chain with a gap');
 });
 
-test('a scrambled delta (every item jumps) is sorted correctly by the fallback sort', () => {
+test('items equal but for their previous position are ordered by it (py, px), which the next prediction needs', () => {
+  // A stay moves onto an entry's exact (rx, ry, h, f): the entry (px 15)
+  // comes first, the stay (px 20) second; the next delta's residuals differ.
+  const old = [{ rx: 20, ry: 10, px: 20, py: 10, h: 7, f: 1 }];
+  const dec = keyed(old);
+  const p1 = planDelta(old, { moves: [{ rx: 15, ry: 10, h: 7, f: 1 }], entries: [{ rx: 15, ry: 10, h: 7, f: 1 }], bx: BX });
+  assert.deepEqual(p1.expect.map((it) => it.px), [15, 20]);
+  dec.decode(frame({ seq: 2, chunks: [chunk({ type: 2, seq: 2, payload: p1.payload })] }));
+  const p2 = planDelta(p1.expect, { moves: [{ rx: 16, ry: 10, h: 7, f: 1 }, { rx: 10, ry: 10, h: 7, f: 1 }], bx: BX });
+  assertItems(dec.decode(frame({ seq: 3, chunks: [chunk({ type: 2, seq: 3, payload: p2.payload })] })), p2.expect);
+  assert.deepEqual([...dec.state.qx], [10, 16]);
+});
+
+test('a scrambled delta (every item jumps, entries anywhere) is sorted correctly through the counting sort by row', () => {
   const rand = prng(5);
   const old = randomItems(rand, 3000, WQ, HQ);
   const dec = keyed(old);
   const moves = old.map((it) => ({ rx: Math.floor(rand() * WQ), ry: Math.floor(rand() * HQ), h: it.h, f: it.f }));
   const { payload, expect } = planDelta(old, { moves, entries: randomItems(rand, 500, WQ, HQ), bx: BX, kx: 9, ky: 9 });
+  assertItems(dec.decode(frame({ seq: 2, chunks: [chunk({ type: 2, seq: 2, payload })] })), expect);
+});
+
+test('a scrambled delta in a view with more rows than a row count is worth is sorted by the merge sort', () => {
+  // 100 × 5000 units: 80,000 rows, too many for the counting sort by row.
+  const tall = { width: 100, height: 5000, obstacles: [], targets: [] };
+  const hq = 5000 * 16;
+  const rand = prng(6);
+  const old = randomItems(rand, 2000, WQ, hq);
+  const dec = keyed(old, { scene: tall });
+  const moves = old.map((it) => ({ rx: Math.floor(rand() * WQ), ry: Math.floor(rand() * hq), h: it.h, f: it.f }));
+  const { payload, expect } = planDelta(old, { moves, entries: randomItems(rand, 300, WQ, hq), bx: BX, kx: 9, ky: 12 });
   assertItems(dec.decode(frame({ seq: 2, chunks: [chunk({ type: 2, seq: 2, payload })] })), expect);
 });
 
