@@ -141,6 +141,12 @@ export function createViewer(deps, win = globalThis) {
       sceneDirty = true;
     },
 
+    // True once the interpolation has played out the newest frame: what is
+    // drawn now is that frame, and nothing moves until another comes.
+    settled(now = performance.now()) {
+      return !interp.moving(now) && frame !== null;
+    },
+
     // fn(now) runs right after every render, in the same task: the place to
     // copy the picture (composite()) for a screenshot or a recording.
     onRender(fn) {

@@ -80,9 +80,9 @@ test('the agents are really drawn on the canvas where the snapshot puts them', T
     const s = await ctl.nextSnapshot(() => true, 'the frozen world');
     await page.waitForFunction((tick) => window.swarmcast.paused === true && window.swarmcast.tick === tick,
       s.tick, { timeout: WAIT_MS });
-    const framesBefore = await page.evaluate(() => window.swarmcast.framesDrawn);
-    await page.waitForFunction((n) => window.swarmcast.framesDrawn > n, framesBefore, { timeout: WAIT_MS });
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    // The viewer interpolates a little behind the newest frame, and a paused
+    // world is not redrawn: wait until the paused frame is what it shows.
+    await page.waitForFunction(() => window.swarmcast.viewer.settled(), null, { timeout: WAIT_MS });
 
     const box = await canvasBox();
     const v = fit(box.width, box.height, s.world_width, s.world_height);
