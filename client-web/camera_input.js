@@ -81,8 +81,10 @@ export function attachCameraInput(deps) {
     pointers.set(ev.pointerId, p);
     if (pinch && pointers.size >= 2) {
       const now = twoTouches();
-      if (pinch.dist > 0 && now.dist > 0) camera.zoomAt(now.mid.sx, now.mid.sy, now.dist / pinch.dist);
+      // Pan first (the world point between the fingers follows them), then
+      // zoom about where they are now (it stays there).
       camera.panBy(now.mid.sx - pinch.mid.sx, now.mid.sy - pinch.mid.sy);
+      if (pinch.dist > 0 && now.dist > 0) camera.zoomAt(now.mid.sx, now.mid.sy, now.dist / pinch.dist);
       pinch = now;
       onChange();
       swallow(ev);

@@ -132,6 +132,48 @@ test('the minimap moves the camera, the arrow keys pan and F fits the world agai
     null, 'the whole world asked for again');
 });
 
+test('two fingers spreading apart zoom in about their midpoint; a middle-button drag pans', T, async () => {
+  const r = await page.evaluate(() => {
+    const canvas = document.getElementById('world');
+    const cam = window.swarmcast.viewer.camera;
+    cam.fit();
+    const box = canvas.getBoundingClientRect();
+    const fire = (type, id, x, y, extra = {}) => canvas.dispatchEvent(new PointerEvent(type, {
+      pointerId: id, pointerType: 'touch', clientX: box.left + x, clientY: box.top + y, bubbles: true,
+      cancelable: true, isPrimary: id === 1, buttons: 1, ...extra,
+    }));
+    const mid = { x: 400, y: 300 };
+    const before = { scale: cam.scale, at: cam.screenToWorld(mid.x, mid.y) };
+    fire('pointerdown', 1, mid.x - 20, mid.y);
+    fire('pointerdown', 2, mid.x + 20, mid.y);
+    for (let d = 20; d <= 80; d += 10) {
+      fire('pointermove', 1, mid.x - d, mid.y);
+      fire('pointermove', 2, mid.x + d, mid.y);
+    }
+    fire('pointerup', 1, mid.x - 80, mid.y);
+    fire('pointerup', 2, mid.x + 80, mid.y);
+    const after = { scale: cam.scale, at: cam.screenToWorld(mid.x, mid.y) };
+    // A middle-button drag of 100 px to the right moves the world with it.
+    const mouse = (type, x, y, buttons) => canvas.dispatchEvent(new PointerEvent(type, {
+      pointerId: 9, pointerType: 'mouse', button: 1, buttons, clientX: box.left + x, clientY: box.top + y,
+      bubbles: true, cancelable: true,
+    }));
+    const w0 = cam.screenToWorld(300, 300);
+    mouse('pointerdown', 300, 300, 4);
+    mouse('pointermove', 350, 300, 4);
+    mouse('pointermove', 400, 300, 4);
+    mouse('pointerup', 400, 300, 0);
+    const s1 = cam.worldToScreen(w0.x, w0.y);
+    return { before, after, dragged: s1.x - 300, targets: window.__wire.sent.filter((m) => m.type === 'set_target').length };
+  });
+  assert.ok(Math.abs(r.after.scale / r.before.scale - 4) < 0.01, `the spread (40 → 160 px) zooms 4×: ${JSON.stringify(r)}`);
+  assert.ok(Math.abs(r.after.at.x - r.before.at.x) < 1e-6 && Math.abs(r.after.at.y - r.before.at.y) < 1e-6,
+    'the point between the fingers stays put');
+  assert.ok(Math.abs(r.dragged - 100) < 1e-6, `the world follows the drag: ${r.dragged}`);
+  assert.equal(r.targets, 0, 'neither gesture set a target');
+  await page.keyboard.press('f');
+});
+
 test('a budget below the population shows the aggregated level of detail', T, async () => {
   const lod = await newPage(browser, { consoleErrors, pageErrors, timeoutMs: WAIT_MS });
   try {
