@@ -196,7 +196,8 @@ export function createViewer(deps, win = globalThis) {
       stats.renders += 1;
       stats.why = why; // what made the last render necessary (for tests and curious people)
       for (const fn of afterRender) fn(now);
-      return drawn;
+      // The aggregated view shows the agents too, as a density.
+      return frame && frame.mode === 'lod' ? Math.max(drawn, frame.population) : drawn;
     },
   };
   return viewer;
