@@ -8,6 +8,8 @@
 import { utf8Length } from './meters.js';
 
 export const SUBPROTOCOL = 'swarmcast.v1';
+// What the browser page asks for: protocol v2 (viewports, deltas).
+export const SUBPROTOCOL_V2 = 'swarmcast.v2';
 // Reconnect delays: 0.5 s, 1 s, 2 s, 4 s, then 5 s for every further try.
 export const BACKOFF_MIN_MS = 500;
 export const BACKOFF_MAX_MS = 5000;
@@ -37,7 +39,9 @@ export class Connection {
     WebSocketImpl = globalThis.WebSocket,
     timers = globalThis,
     now = () => Date.now(),
+    protocols = SUBPROTOCOL, // the WebSocket sub-protocol(s) asked for
   }) {
+    this.protocols = protocols;
     this.url = url;
     this.decode = decode;
     this.handlers = handlers;
@@ -91,7 +95,7 @@ export class Connection {
     this.lastMessageAt = this.now();
     let ws;
     try {
-      ws = new this.WebSocketImpl(this.url, SUBPROTOCOL);
+      ws = new this.WebSocketImpl(this.url, this.protocols);
     } catch (err) {
       // A malformed URL throws synchronously; treat it like a failed try.
       this.handlers.onSocketError?.(err);

@@ -73,7 +73,7 @@ export function createHands(deps) {
       const p = worldToScreen(x, y);
       return Array.isArray(p) ? p : [p.x, p.y];
     };
-    if (keys.radii) drawPerceptionField(ctx, toScreen, scale, getSnapshot()?.agents, getParams());
+    if (keys.radii) drawPerceptionField(ctx, toScreen, scale, getSnapshot(), getParams());
     tools.draw(ctx, toScreen, scale);
     presence.draw(ctx, toScreen, scale);
   }

@@ -5,8 +5,10 @@
 // field names are a contract, listed in the object literal below.
 
 import { decodeSnapshot, AGENT_FLAG_PREDATOR } from './protocol.js';
-import { Connection, socketUrl } from './connection.js';
-import { createRenderer } from './render.js';
+import { Connection, socketUrl, SUBPROTOCOL, SUBPROTOCOL_V2 } from './connection.js';
+import { Wire2Decoder, WIRE2_VERSION } from './wire2.js';
+import { createViewer } from './viewer.js';
+import { frameFromV1, frameFromV2 } from './frames.js';
 import { attachInput } from './input.js';
 import { createStatus, errorText, errorTone } from './status.js';
 import { createPanel } from './panel.js';
@@ -14,7 +16,6 @@ import { hintText, initialInput, watchInput } from './hints.js';
 import { StreamMeters } from './meters.js';
 import { createPlots } from './plots.js';
 import { createCapture } from './capture.js';
-import { fitWorld, screenToWorld } from './viewport.js';
 import { createRoleSession } from './role.js';
 import { createHands } from './hands.js';
 
@@ -26,9 +27,20 @@ function flockSize(s) {
   while (n > 0 && s.agents.flags[n - 1] & AGENT_FLAG_PREDATOR) n -= 1;
   return n;
 }
-const renderer = createRenderer(canvas);
+// The picture (viewer.js): camera, interpolation, WebGL2 or Canvas 2D,
+// overlay, minimap. ?budget=N asks the server for up to N agents in detail;
+// ?renderer=2d forces the Canvas 2D fallback.
+const pageParams = new URLSearchParams(window.location.search);
+const viewer = createViewer({
+  canvas,
+  overlayCanvas: document.getElementById('overlay'),
+  minimapCanvas: document.getElementById('minimap'),
+  splatCanvas: document.getElementById('splat'),
+  send: (command) => connection.send(command),
+  budget: pageParams.has('budget') ? Number(pageParams.get('budget')) : null,
+  preferCanvas2d: pageParams.get('renderer') === '2d',
+});
 const updateStatus = createStatus(document.getElementById('status'), document.getElementById('announcer'));
-const hint = document.getElementById('hint');
 // What the status line measures (meters.js): fed by the connection, the
 // snapshots and the render loop.
 const meters = new StreamMeters();
@@ -36,6 +48,7 @@ let figures = null; // meters.figures(), refreshed twice a second
 let figuresAt = -Infinity;
 // Mouse or touch: which hint the page shows (hints.js).
 let inputKind = initialInput(window);
+const hint = document.getElementById('hint');
 
 const hooks = {
   connected: false, // socket open and hello received
@@ -55,15 +68,16 @@ const hooks = {
   paused: null, // the newest snapshot's paused flag
   params: {}, // parameter name → current value (hello, then `param` messages)
   decodeErrors: 0, // binary frames the decoder rejected
-  rates: null, // the status line's figures: { tickRate, snapshotRate, kbitIn, rttMs, fps } (meters.js)
-  inputKind, // 'mouse' | 'touch': which hint is shown
   role: null, // 'operator' | 'visitor': from hello, then from an accepted `auth`
   controlToken: false, // hello's control_token: the server has one
   send: (command) => connection.send(command), // returns the id used, or null
+  rates: null, // the status line's figures: { tickRate, snapshotRate, kbitIn, rttMs, fps } (meters.js)
+  inputKind, // 'mouse' | 'touch': which hint is shown
+  viewer, // viewer.js: camera, overlays (overlays.add(fn)), options, stats, kind
 };
 window.swarmcast = hooks;
 
-let snapshot = null; // the newest decoded snapshot: the only one ever drawn
+let snapshot = null; // the newest frame (frames.js): obstacles, targets, paused for input.js
 let world = null; // { width, height } from hello
 // The status line's note for a few seconds: { text, tone, at } or null.
 let note = null;
@@ -79,14 +93,14 @@ function safeStorage(name) {
   }
 }
 
-function setNote(text, tone) {
-  note = { text, tone, at: Date.now() };
-}
-
 function showHint() {
   const h = hintText(role.role, inputKind);
   if (hint.textContent !== h) hint.textContent = h;
   hint.dataset.input = inputKind;
+}
+
+function setNote(text, tone) {
+  note = { text, tone, at: Date.now() };
 }
 
 // The role (role.js): it sends `auth` itself, and every change of it shows
@@ -106,6 +120,7 @@ const role = createRoleSession({
 });
 
 let plots = null; // plots.js, made once the panel has its slot for them
+
 const panel = createPanel({
   root: document.getElementById('panel'),
   toggle: document.getElementById('panel-toggle'),
@@ -125,20 +140,21 @@ const panel = createPanel({
 });
 
 // The metric plots and the capture buttons live in the panel's sections.
+// A capture is composed from the viewer's layers right after a draw (a
+// WebGL canvas keeps its pixels only until then).
 plots = createPlots({ root: panel.metricsSlot });
 const capture = createCapture({
   root: panel.captureSlot,
+  compose: (target) => viewer.composite(target),
   requestRedraw() {
     dirty = true;
   },
   onNote: (text, tone) => setNote(text, tone),
 });
+viewer.onRender(() => capture.frameDrawn());
 
 // Names, who is here, cursors, the feed, the tool switch, inspection and
-// keys 1–5 (hands.js).
-function canvasView() {
-  return fitWorld(canvas.clientWidth, canvas.clientHeight, world?.width ?? 1, world?.height ?? 1);
-}
+// keys 1–5 (hands.js); its marks go on the viewer's overlay.
 const hands = createHands({
   root: document.getElementById('hands'),
   canvas,
@@ -150,7 +166,7 @@ const hands = createHands({
   getParams: () => hooks.params,
   toWorld(ev) {
     const r = canvas.getBoundingClientRect();
-    return world ? screenToWorld(canvasView(), ev.clientX - r.left, ev.clientY - r.top) : null;
+    return world ? viewer.camera.screenToWorld(ev.clientX - r.left, ev.clientY - r.top) : null;
   },
   mayOperate: () => role.mayOperate(),
   onNotAllowed: (text) => setNote(text, 'notice'),
@@ -159,10 +175,24 @@ const hands = createHands({
   },
   hooks,
 });
+viewer.overlays.add((ctx, camera) => {
+  if (world) hands.drawOverlay(ctx, (x, y) => camera.worldToScreen(x, y), camera.scale);
+});
+
+// Protocol v2 frames (byte 1 = 2) go to the v2 decoder, whose state lives
+// as long as the socket; a server that answers in v1 still works.
+let wire2 = new Wire2Decoder();
+function decodeFrame(data) {
+  const version = data.byteLength >= 2 ? new Uint8Array(data, 0, 2)[1] : 0;
+  return version === WIRE2_VERSION ? wire2.decode(data) : decodeSnapshot(data);
+}
 
 const connection = new Connection({
   url: socketUrl(window.location),
-  decode: decodeSnapshot,
+  // v2 first; a server without it picks v1 (servers take the first they
+  // know). ?wire=1 asks for v1 only (comparisons, old servers' behaviour).
+  protocols: pageParams.get('wire') === '1' ? SUBPROTOCOL : [SUBPROTOCOL_V2, SUBPROTOCOL],
+  decode: decodeFrame,
   handlers: {
     onBytes(n) {
       meters.received(performance.now(), n);
@@ -198,22 +228,30 @@ const connection = new Connection({
       hands.onHello(hello);
       world = hello.world ? { width: hello.world.width, height: hello.world.height } : null;
       snapshot = null;
+      wire2 = new Wire2Decoder(); // a new socket: v2 deltas start from a key
+      viewer.hello(hello);
       hoverObstacleId = null;
       dirty = true;
     },
     onSnapshot(s) {
-      snapshot = s;
-      world = { width: s.world_width, height: s.world_height };
+      // v1 snapshots carry `agents`; v2 states (wire2.js) a view's items.
+      const fr = s.agents ? frameFromV1(s, snapshot) : frameFromV2(s);
+      if (!fr.width) return; // v2 before any scene: nothing to place yet
+      viewer.push(fr, performance.now());
+      snapshot = fr;
+      world = { width: fr.width, height: fr.height };
       hooks.snapshots += 1;
-      hooks.tick = s.tick;
-      hooks.agentCount = flockSize(s);
-      hooks.targets = s.targets;
-      hooks.obstacles = s.obstacles;
-      hooks.paused = s.paused;
-      meters.snapshot(performance.now(), s.tick);
-      role.seeObstacles(s.tick, s.obstacles);
+      hooks.tick = fr.tick;
+      // v2 tells the population (agents + predators) only.
+      hooks.agentCount = s.agents ? flockSize(s) : fr.population;
+      hooks.targets = fr.targets;
+      hooks.obstacles = fr.obstacles;
+      hooks.paused = fr.paused;
+      meters.snapshot(performance.now(), fr.tick);
+      role.seeObstacles(fr.tick, fr.obstacles);
       input.refreshHover();
-      dirty = true;
+      // No `dirty` here: the viewer knows whether this frame changed anything
+      // visible (a paused world keeps sending the same one).
     },
     onMessage(msg) {
       if ((msg.type === 'ack' || msg.type === 'error') && Number.isInteger(msg.id)) {
@@ -260,7 +298,7 @@ const input = attachInput({
   // Computed from the live canvas size rather than taken from the last frame,
   // so a click right after a resize or the first hello maps correctly; it is
   // the same fitWorld() the renderer draws with.
-  getView: () => fitWorld(canvas.clientWidth, canvas.clientHeight, world?.width ?? 1, world?.height ?? 1),
+  getView: () => viewer.camera.view(),
   getWorld: () => world,
   getSnapshot: () => snapshot,
   send: (command) => connection.send(command),
@@ -320,29 +358,24 @@ function frame() {
     lastDpr = window.devicePixelRatio;
     dirty = true;
   }
-  // Redraw only when there is something new: at most once per snapshot.
-  if (!dirty) return;
-  dirty = false;
-  const drawn = renderer.draw({
+  // The viewer draws only when something visible changed (viewer.js).
+  // The legend's counts change every frame; twice a second is enough to read.
+  const legendDue = t - legendAt >= 500;
+  const drawn = viewer.render(t, {
     world,
-    snapshot,
     myClientId: hooks.clientId,
     hoverObstacleId,
     live: connection.state === 'connected',
+    params: hooks.params,
+    force: dirty,
+    countClasses: legendDue,
   });
+  dirty = false;
   if (drawn > 0) hooks.framesDrawn += 1;
-  meters.frameDrawn(t);
-  // Right after the draw: a WebGL layer still holds its pixels.
-  capture.frameDrawn();
-  if (world) {
-    // The overlay on the same canvas, in CSS pixels (the renderer left that transform).
-    const v = canvasView();
-    hands.drawOverlay(canvas.getContext('2d'), (x, y) => [v.offsetX + x * v.scale, v.offsetY + y * v.scale], v.scale);
-  }
-  // The legend's counts change every frame; twice a second is enough to read.
-  if (t - legendAt >= 500) {
+  if (drawn >= 0) meters.frameDrawn(t);
+  if (drawn >= 0 && legendDue) {
     legendAt = t;
-    panel.setCounts(snapshot ? renderer.counts : [0, 0, 0, 0, 0, 0]);
+    panel.setCounts(snapshot ? viewer.counts : [0, 0, 0, 0, 0, 0]);
   }
 }
 

@@ -1,12 +1,14 @@
-// Canvas drawing of one snapshot: world rectangle, obstacles, agents, targets.
-// Agents are coloured by species; leaders and predators stand out.
+// Canvas 2D drawing (the fallback when WebGL2 is missing; render_gl.js is
+// the usual renderer): world rectangle, obstacles, agents or the LOD density
+// image, through the camera. Agents are coloured by species; leaders and
+// predators stand out. Targets and other marks are the overlay's (overlay.js).
 //
 // Built for 10,000+ agents at display rate: agents are grouped by colour into
 // large batched paths (one fill() per 512 triangles, never one per agent),
 // headings come from a 256-entry table (the wire quantizes headings to 256
-// steps anyway), and nothing is allocated per agent.
+// steps are plenty at this size), and nothing is allocated per agent.
 
-import { COLORS, SPECIES_COLORS, clientColor } from './palette.js';
+import { COLORS, SPECIES_COLORS } from './palette.js';
 import { AGENT_FLAG_LEADER, AGENT_FLAG_PREDATOR, agentSpecies } from './protocol.js';
 import { fitWorld } from './viewport.js';
 
@@ -21,6 +23,7 @@ const PREDATOR_SCALE = 2.2;
 const LEADER_SCALE = 1.3;
 // Triangles per fill() call (see drawClass).
 const BATCH = 512;
+const HEADING_STEPS_PER_RAD = 256 / (2 * Math.PI);
 
 // Drawing classes of agents: 0–3 the species (agent flags bits 1–2), then
 // leaders (bit 0; drawn in the leader colour whatever their species) and
@@ -34,10 +37,6 @@ export function agentClass(flags) {
   if (flags & AGENT_FLAG_LEADER) return CLASS_LEADER;
   return agentSpecies(flags);
 }
-
-// Target marker sizes in CSS pixels (markers do not scale with the world).
-const TARGET_RING_PX = 9;
-const MY_TARGET_RING_PX = 13;
 
 export function createRenderer(canvas, win = globalThis) {
   const ctx = canvas.getContext('2d', { alpha: false });
@@ -101,7 +100,7 @@ export function createRenderer(canvas, win = globalThis) {
   // `counts`, for the legend). The buffer grows with the population and is
   // reused; nothing is allocated per frame.
   function classify(agents) {
-    const { count, flags } = agents;
+    const { count, f: flags } = agents;
     if (classOf.length < count) classOf = new Uint8Array(Math.max(count, classOf.length * 2));
     counts.fill(0);
     for (let i = 0; i < count; i++) {
@@ -118,7 +117,7 @@ export function createRenderer(canvas, win = globalThis) {
   // rasterizer (in Chromium's software canvas a single path of 50,000
   // triangles filled more than twice as slowly as the same triangles batched).
   function drawClass(agents, cls, shapeTable, fill, edge) {
-    const { count, x, y, heading_q: hq } = agents;
+    const { count, x, y, heading } = agents;
     const { scale, offsetX, offsetY } = view;
     ctx.fillStyle = fill;
     if (edge) {
@@ -138,7 +137,7 @@ export function createRenderer(canvas, win = globalThis) {
       if (classOf[i] !== cls) continue;
       const px = offsetX + x[i] * scale;
       const py = offsetY + y[i] * scale;
-      const o = hq[i] * 6;
+      const o = (Math.round(heading[i] * HEADING_STEPS_PER_RAD) & 255) * 6;
       ctx.moveTo(px + shapeTable[o], py + shapeTable[o + 1]);
       ctx.lineTo(px + shapeTable[o + 2], py + shapeTable[o + 3]);
       ctx.lineTo(px + shapeTable[o + 4], py + shapeTable[o + 5]);
@@ -192,74 +191,47 @@ export function createRenderer(canvas, win = globalThis) {
     }
   }
 
-  function drawTarget(t, mine) {
-    const cx = view.offsetX + t.x * view.scale;
-    const cy = view.offsetY + t.y * view.scale;
-    const r = mine ? MY_TARGET_RING_PX : TARGET_RING_PX;
-    const color = clientColor(t.client_id);
-    ctx.strokeStyle = color;
-    ctx.lineWidth = mine ? 3 : 1.5;
-    ctx.beginPath();
-    ctx.arc(cx, cy, r, 0, 2 * Math.PI);
-    // Crosshair arms reaching out past the ring.
-    ctx.moveTo(cx - r * 1.7, cy);
-    ctx.lineTo(cx - r * 0.5, cy);
-    ctx.moveTo(cx + r * 0.5, cy);
-    ctx.lineTo(cx + r * 1.7, cy);
-    ctx.moveTo(cx, cy - r * 1.7);
-    ctx.lineTo(cx, cy - r * 0.5);
-    ctx.moveTo(cx, cy + r * 0.5);
-    ctx.lineTo(cx, cy + r * 1.7);
-    ctx.stroke();
-    if (mine) {
-      // A halo and a filled centre set my own target apart from the others.
-      ctx.strokeStyle = clientColor(t.client_id, 0.35);
-      ctx.lineWidth = 6;
-      ctx.beginPath();
-      ctx.arc(cx, cy, r + 5, 0, 2 * Math.PI);
-      ctx.stroke();
-      ctx.fillStyle = color;
-      ctx.beginPath();
-      ctx.arc(cx, cy, 3, 0, 2 * Math.PI);
-      ctx.fill();
+  // Protocol v2's aggregated view: a cols × rows density image stretched
+  // over its rectangle (smoothed by the browser's scaling).
+  let lodCanvas = null;
+  function drawLod(frame) {
+    const { lod, rect } = frame;
+    if (!lod || !rect || lod.cols <= 0 || lod.rows <= 0) return;
+    if (!lodCanvas || lodCanvas.width !== lod.cols || lodCanvas.height !== lod.rows) {
+      lodCanvas = canvas.ownerDocument.createElement('canvas');
+      lodCanvas.width = lod.cols;
+      lodCanvas.height = lod.rows;
     }
-    ctx.fillStyle = color;
-    ctx.font = mine ? 'bold 12px system-ui, sans-serif' : '11px system-ui, sans-serif';
-    ctx.textAlign = 'left';
-    ctx.textBaseline = 'bottom';
-    // Up and to the right, clear of the crosshair arms and my halo.
-    ctx.fillText(mine ? 'you' : `#${t.client_id}`, cx + r + 6, cy - r - 2);
+    const lctx = lodCanvas.getContext('2d');
+    const img = lctx.createImageData(lod.cols, lod.rows);
+    for (let i = 0; i < lod.cols * lod.rows; i++) {
+      const d = lod.d[i];
+      const t = Math.min(1, Math.max(0, (d - 1) / 40));
+      img.data[i * 4] = 86 + (242 - 86) * t * t;
+      img.data[i * 4 + 1] = 180 + (247 - 180) * t * t;
+      img.data[i * 4 + 2] = 233 + (255 - 233) * t * t;
+      img.data[i * 4 + 3] = d === 0 ? 0 : 64 + 191 * Math.min(1, (d - 1) / 16);
+    }
+    lctx.putImageData(img, 0, 0);
+    ctx.imageSmoothingEnabled = true;
+    ctx.drawImage(lodCanvas, view.offsetX + rect.x * view.scale, view.offsetY + rect.y * view.scale,
+      rect.w * view.scale, rect.h * view.scale);
   }
 
-  // A line of text centred at the top of the world, on a dark backing so it
-  // reads over a crowd of agents.
-  function drawCaption(text) {
-    const cx = view.offsetX + (view.width * view.scale) / 2;
-    const top = view.offsetY + 10;
-    ctx.font = '14px system-ui, sans-serif';
-    const w = ctx.measureText(text).width;
-    ctx.fillStyle = 'rgba(11, 14, 20, 0.8)';
-    ctx.fillRect(cx - w / 2 - 8, top - 4, w + 16, 24);
-    ctx.fillStyle = 'rgba(230, 236, 245, 0.9)';
-    ctx.textAlign = 'center';
-    ctx.textBaseline = 'top';
-    ctx.fillText(text, cx, top);
-  }
-
-  // scene: { world: {width, height} | null, snapshot | null, myClientId,
-  //          hoverObstacleId, live (bool: connected and current) }.
+  // scene: { camera (camera.js), agents (interp.js's sample: count, x, y,
+  //   heading, f, mode), frame (frames.js) or null, hoverObstacleId }.
+  // Targets, captions and other marks are drawn by the overlay (overlay.js).
   // Returns the number of agents drawn.
   function draw(scene) {
     const { cssW, cssH } = fitCanvas();
     ctx.fillStyle = COLORS.background;
     ctx.fillRect(0, 0, cssW, cssH);
 
-    const snap = scene.snapshot;
-    const world = snap ? { width: snap.world_width, height: snap.world_height } : scene.world;
-    if (!world) return 0;
-    view = fitWorld(cssW, cssH, world.width, world.height);
-    const ww = world.width * view.scale;
-    const wh = world.height * view.scale;
+    const frame = scene.frame;
+    if (!frame) return 0;
+    view = scene.camera.view();
+    const ww = frame.width * view.scale;
+    const wh = frame.height * view.scale;
 
     ctx.fillStyle = COLORS.world;
     ctx.fillRect(view.offsetX, view.offsetY, ww, wh);
@@ -267,41 +239,25 @@ export function createRenderer(canvas, win = globalThis) {
     ctx.lineWidth = 1;
     ctx.strokeRect(view.offsetX - 0.5, view.offsetY - 0.5, ww + 1, wh + 1);
 
-    if (!snap) {
-      drawCaption('waiting for the first snapshot…');
-      return 0;
-    }
-
     // Agents and obstacles are clipped to the world so a wrapping agent does
-    // not poke into the letterbox; targets are not, so one on the edge shows.
+    // not poke into the letterbox.
     ctx.save();
     ctx.beginPath();
     ctx.rect(view.offsetX, view.offsetY, ww, wh);
     ctx.clip();
-    drawObstacles(snap.obstacles, scene.hoverObstacleId);
-    buildShape(Math.max(MIN_AGENT_PX, AGENT_LENGTH * view.scale));
-    const drawn = drawAgents(snap.agents);
+    drawObstacles(frame.obstacles, scene.hoverObstacleId);
+    let drawn = 0;
+    if (frame.mode === 'lod') {
+      drawLod(frame);
+    } else if (scene.agents.count > 0) {
+      buildShape(Math.min(60, Math.max(MIN_AGENT_PX, AGENT_LENGTH * view.scale)));
+      drawn = drawAgents(scene.agents);
+    }
     ctx.restore();
-
-    for (const t of snap.targets) {
-      if (t.client_id !== scene.myClientId) drawTarget(t, false);
-    }
-    for (const t of snap.targets) {
-      if (t.client_id === scene.myClientId) drawTarget(t, true);
-    }
-
-    if (!scene.live) {
-      // The picture is the last one before the connection dropped: veil it.
-      ctx.fillStyle = 'rgba(11, 14, 20, 0.55)';
-      ctx.fillRect(view.offsetX, view.offsetY, ww, wh);
-      drawCaption('connection lost: showing the last snapshot');
-    }
-    // "Paused" is said by the status line, not on the canvas: a live picture
-    // carries nothing but the world.
     return drawn;
   }
 
   // counts: agents per CLASS_* in the last frame drawn (live array: copy it
   // to keep it).
-  return { draw, counts };
+  return { kind: 'canvas2d', draw, counts };
 }

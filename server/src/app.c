@@ -22,10 +22,16 @@
 #include "protocol/snapshot.h"
 #include "protocol/state_file.h"
 #include "protocol/state_json.h"
+#include "protocol/view_decode.h"
 #include "sim/capacity.h"
 #include "sim/commands.h"
 #include "sim/inspect.h"
 #include "sim/metrics.h"
+#include "stream/compose.h"
+#include "stream/encoder.h"
+#include "stream/stream_metrics.h"
+#include "stream/viewers.h"
+#include "stream/views.h"
 
 /* Two threads share this state:
  *
@@ -33,7 +39,10 @@
  *    queues them, and sends what the simulation produced;
  *  - the simulation thread owns the world: at a fixed rate it takes the
  *    queued commands, applies them, steps (with the world's worker threads),
- *    and every snapshot period encodes one frame.
+ *    and every snapshot period copies the world for the encoder;
+ *  - the encoder worker (stream/encoder.c) quantizes that copy and encodes
+ *    every distinct view once; the loop thread composes each v2 client's
+ *    frame from those chunks (stream/compose.c) when the client can write.
  *
  * They meet under one mutex, briefly: commands go in; replies, a frame and a
  * summary of the world come out, announced with uv_async_send. A long step
@@ -112,12 +121,6 @@ typedef struct replies {
     size_t len, cap;
 } replies_t;
 
-/* A snapshot frame with room for the WebSocket header in front. */
-typedef struct frame {
-    uint8_t *buf;
-    size_t cap, len;
-} frame_t;
-
 /* What the loop thread may know of the world without touching it. */
 typedef struct summary {
     world_info_t info;
@@ -149,6 +152,12 @@ struct app {
     loop_counters_t loop_counters;
     presence_t *presence;
     uv_timer_t cursor_timer; /* sends the cursors at most INSPECT_HZ times a second */
+    encoder_t *encoder;
+    views_t *views;         /* the distinct views being encoded */
+    viewers_t *viewers;     /* which view each v2 client watches */
+    compose_t *compose;     /* v2 frames, per client, from the newest bundle */
+    bundle_t *current;      /* the newest bundle (its census feeds the viewers) */
+    shared_buf_t *v1_frame; /* the v1 frame net is sending (kept until the next one) */
 
     /* Owned by the simulation thread once it runs. */
     world_t world;
@@ -188,9 +197,6 @@ struct app {
     replies_t outgoing;
     state_image_t *state_captured; /* the simulation's copy of the set-up, for the loop to write */
     bool state_in_flight;          /* captured or being written: no new capture until done */
-    frame_t frames[3]; /* triple buffer: the simulation fills back, the loop sends front */
-    int back, ready, front;
-    bool fresh; /* ready holds a frame the loop has not taken */
     summary_t summary;
 };
 
@@ -279,7 +285,19 @@ static void on_cursor_timer(uv_timer_t *handle)
     free(text);
 }
 
-static char *on_open(void *user, uint32_t client_id, size_t slot)
+/* The registry's views go to the encoder when they changed; v1 frames are
+ * encoded only while a v1 client is there to get them. */
+static void sync_encoder(app_t *a)
+{
+    if (views_changed(a->views)) {
+        size_t n;
+        const view_spec_t *specs = views_specs(a->views, &n);
+        if (specs) encoder_set_views(a->encoder, specs, n);
+    }
+    encoder_want_v1(a->encoder, net_protocol_count(a->net, 1) > 0);
+}
+
+static char *on_open(void *user, uint32_t client_id, size_t slot, int protocol)
 {
     app_t *a = user;
     pthread_mutex_lock(&a->lock);
@@ -290,7 +308,10 @@ static char *on_open(void *user, uint32_t client_id, size_t slot)
     policy_init(&a->policy[slot], operator, a->cfg.rate_scale, now_ns());
     presence_join(a->presence, slot, client_id, operator, wall_clock_s());
     send_presence_news(a);
-    hello_info_t hello = {client_id, a->cfg.tick_hz, a->cfg.snapshot_hz, operator, a->cfg.control_token != NULL};
+    hello_info_t hello = {client_id, a->cfg.tick_hz, a->cfg.snapshot_hz, operator, a->cfg.control_token != NULL,
+                          protocol};
+    if (protocol == 2) viewers_open(a->viewers, slot, now_ns());
+    sync_encoder(a);
     return msg_hello(&hello, &info);
 }
 
@@ -316,6 +337,8 @@ static void on_close(void *user, uint32_t client_id, size_t slot)
     else
         fprintf(stderr, "swarmcast: out of memory: client %u's target stays\n", (unsigned)client_id);
     pthread_mutex_unlock(&a->lock);
+    viewers_close(a->viewers, slot);
+    sync_encoder(a);
 }
 
 /* Closes a client that keeps sending past its budget. */
@@ -432,6 +455,31 @@ static void presence_on_queued(app_t *a, uint32_t client_id, size_t slot, const 
     send_presence_news(a);
 }
 
+/* view: a v2 client's viewport; it costs one token like any message, and
+ * takes effect at most ten times a second (viewers.h). */
+static void on_view(app_t *a, uint32_t client_id, size_t slot, const view_request_t *req)
+{
+    a->loop_counters.view_requests++;
+    policy_verdict_t verdict = policy_charge(&a->policy[slot], POLICY_COST_REFUSED, now_ns());
+    if (verdict != POLICY_OK) {
+        a->loop_counters.view_rate_limited++;
+        ops_count_error(a->loop_counters.errors, "rate_limited");
+        char *text = msg_error("rate_limited", "too many messages: this view was not applied; wait a moment",
+                               req->request_id, "view");
+        if (text) net_send(a->net, slot, client_id, text);
+        free(text);
+        if (verdict == POLICY_ABUSIVE) close_abusive(a, slot, client_id);
+        return;
+    }
+    if (viewers_view_of(a->viewers, slot).view_id == 0) {
+        reply_error(a, slot, client_id, "bad_request", "view needs the swarmcast.v2 sub-protocol", req->request_id,
+                    "view");
+        return;
+    }
+    viewers_request(a->viewers, slot, (viewport_t){req->x, req->y, req->w, req->h}, req->budget, now_ns());
+    sync_encoder(a);
+}
+
 static void on_message(void *user, uint32_t client_id, size_t slot, const char *data, size_t len, bool binary)
 {
     app_t *a = user;
@@ -457,6 +505,13 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
         int rc = unknown && prc == PRESENCE_NOT_PRESENCE ? auth_decode(data, len, token, &request_id, &err) : AUTH_NOT_AUTH;
         if (rc == AUTH_DECODED) {
             on_auth(a, client_id, slot, token, request_id);
+            return;
+        }
+        view_request_t view;
+        int vrc = rc == AUTH_NOT_AUTH && strcmp(err.code, "unknown_command") == 0 ? view_decode(data, len, &view, &err)
+                                                                                  : VIEW_NOT_VIEW;
+        if (vrc == VIEW_DECODED) {
+            on_view(a, client_id, slot, &view);
             return;
         }
         reply_error(a, slot, client_id, err.code, err.message, err.request_id, err.cmd);
@@ -520,7 +575,21 @@ static char *on_metrics(void *user)
     uint64_t now = now_ns();
     ops_gauges_t g = {s.agents, s.info.max_agents, s.paused, s.tick, (double)(now - a->started_ns) / 1e9,
                       (double)(now - s.last_tick_ns) / 1e9};
-    return ops_metrics_text(&s.counters, &a->loop_counters, &g);
+    char *ops = ops_metrics_text(&s.counters, &a->loop_counters, &g);
+    encoder_stats_t es;
+    encoder_get_stats(a->encoder, &es);
+    compose_stats_t cs;
+    compose_get_stats(a->compose, &cs);
+    stream_gauges_t sg = {views_count(a->views), net_protocol_count(a->net, 1), net_protocol_count(a->net, 2)};
+    char *stream = stream_metrics_text(&es, &cs, &sg);
+    char *both = NULL;
+    if (ops && stream && (both = malloc(strlen(ops) + strlen(stream) + 1))) {
+        strcpy(both, ops);
+        strcat(both, stream);
+    }
+    free(ops);
+    free(stream);
+    return both;
 }
 
 /* Writes an image to --state-file (any thread); 0 or -1, logged. Once the
@@ -564,19 +633,11 @@ static void on_wake(uv_async_t *handle)
 {
     app_t *a = handle->data;
     replies_t out = {0};
-    const frame_t *frame = NULL;
     pthread_mutex_lock(&a->lock);
     out = a->outgoing;
     a->outgoing = (replies_t){0};
     state_image_t *captured = a->state_captured;
     a->state_captured = NULL;
-    if (a->fresh) {
-        int f = a->front;
-        a->front = a->ready;
-        a->ready = f;
-        a->fresh = false;
-        frame = &a->frames[a->front];
-    }
     pthread_mutex_unlock(&a->lock);
 
     bool activity = false;
@@ -601,8 +662,40 @@ static void on_wake(uv_async_t *handle)
         a->state_work.data = a;
         if (uv_queue_work(a->loop, &a->state_work, state_work, state_work_done)) state_work_done(&a->state_work, -1);
     }
-    /* front stays untouched by the simulation until the next swap here. */
-    if (frame && frame->len) net_publish_snapshot(a->net, frame->buf + net_headroom(), frame->len);
+}
+
+/* The encoder made bundles: the newest one's chunks become what v2 clients
+ * are sent (older ones still fill the views' delta rings), its v1 frame
+ * goes to v1 clients. */
+static void on_bundles(void *user)
+{
+    app_t *a = user;
+    bundle_t *list = encoder_take(a->encoder);
+    if (!list) return;
+    while (list) {
+        bundle_t *b = list;
+        list = b->next;
+        b->next = NULL;
+        compose_apply(a->compose, b);
+        if (b->v1) {
+            net_publish_snapshot(a->net, shared_buf_data(b->v1), b->v1->len);
+            shared_buf_unref(a->v1_frame);
+            a->v1_frame = shared_buf_ref(b->v1);
+        }
+        bundle_free(a->current);
+        a->current = b;
+    }
+    viewers_set_grid(a->viewers, &a->current->grid);
+    viewers_poll(a->viewers, now_ns());
+    sync_encoder(a);
+    net_publish_v2(a->net);
+}
+
+static int compose_v2(void *user, uint32_t client_id, size_t slot, const uint8_t **data, size_t *len)
+{
+    app_t *a = user;
+    viewer_view_t v = viewers_view_of(a->viewers, slot);
+    return v.view_id ? compose_frame(a->compose, slot, client_id, v.view_id, data, len) : 0;
 }
 
 /* ---- simulation thread ------------------------------------------------- */
@@ -749,27 +842,6 @@ static void apply_commands(app_t *a)
     }
 }
 
-/* Encodes the world into the back frame. */
-static bool encode_frame(app_t *a)
-{
-    frame_t *f = &a->frames[a->back];
-    snap_view_t view;
-    snap_view_of_world(&a->world, &view);
-    size_t need = net_headroom() + snap_size(&view);
-    if (need > f->cap) {
-        /* Grows with the population only; the loop never reads back. */
-        uint8_t *grown = realloc(f->buf, need);
-        if (!grown) {
-            fprintf(stderr, "swarmcast: out of memory for a %zu-byte snapshot\n", need);
-            return false;
-        }
-        f->buf = grown;
-        f->cap = need;
-    }
-    f->len = snap_encode(&view, f->buf + net_headroom(), f->cap - net_headroom());
-    return f->len > 0;
-}
-
 /* Metrics may take at most this share of the simulation thread's time: in a
  * crowded world of a million agents they cost more than a step, and the
  * tick rate matters more than how often the panel's numbers change. */
@@ -830,23 +902,17 @@ static void run_inspections(app_t *a)
     }
 }
 
-/* Hands replies, the summary and (if any) the new frame to the loop. */
-static void publish(app_t *a, bool new_frame)
+/* Hands replies and the summary to the loop. */
+static void publish(app_t *a)
 {
     pthread_mutex_lock(&a->lock);
     for (size_t i = 0; i < a->produced.len; i++)
         replies_push(&a->outgoing, a->produced.items[i].slot, a->produced.items[i].to, a->produced.items[i].key,
                      a->produced.items[i].text);
     a->produced.len = 0; /* the texts moved */
-    if (new_frame) {
-        int r = a->ready;
-        a->ready = a->back;
-        a->back = r;
-        a->fresh = true;
-    }
     a->summary = (summary_t){world_info(&a->world), a->world.tick, a->world.n, a->world.paused, a->last_tick_ns,
                              a->counters};
-    bool wake = a->outgoing.len || new_frame;
+    bool wake = a->outgoing.len;
     pthread_mutex_unlock(&a->lock);
     if (wake) uv_async_send(&a->wake_loop);
 }
@@ -888,8 +954,8 @@ static bool sleep_until(app_t *a, uint64_t deadline_ns)
 }
 
 /* Fixed-step clock: every due tick runs (commands, then one step while not
- * paused), up to MAX_CATCH_UP at once; a snapshot is encoded when its period
- * has come, once whatever the number of viewers. */
+ * paused), up to MAX_CATCH_UP at once; when a snapshot's period has come the
+ * world is copied for the encoder worker, once whatever the number of viewers. */
 static void *sim_main(void *arg)
 {
     app_t *a = arg;
@@ -937,9 +1003,13 @@ static void *sim_main(void *arg)
             a->inspect_credit = 0;
             run_inspections(a);
         }
-        bool encoded = snapshot_due && encode_frame(a);
-        if (encoded) a->counters.snapshots++;
-        publish(a, encoded);
+        if (snapshot_due) {
+            if (encoder_submit(a->encoder, &a->world) == 0)
+                a->counters.snapshots++;
+            else
+                fprintf(stderr, "swarmcast: out of memory for a copy of the world; snapshot not sent\n");
+        }
+        publish(a);
         capture_state(a, now);
         if (a->record && now - a->record_flushed_ns >= RECORD_FLUSH_NS) {
             if (fflush(a->record)) record_failed(a);
@@ -968,7 +1038,6 @@ static void free_shared(app_t *a)
     free(a->produced.items);
     replies_clear(&a->outgoing);
     free(a->outgoing.items);
-    for (int f = 0; f < 3; f++) free(a->frames[f].buf);
     if (a->state_captured) state_image_free(a->state_captured);
     free(a->state_captured);
     a->state_captured = NULL;
@@ -1096,7 +1165,6 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
     a->started_ns = a->last_tick_ns = now_ns();
     a->state_due_ns = a->started_ns + (uint64_t)(cfg->state_every_s * 1e9);
     a->summary = (summary_t){world_info(&a->world), a->world.tick, a->world.n, a->world.paused, a->last_tick_ns, {0}};
-    a->back = 0, a->ready = 1, a->front = 2;
     metrics_init(&a->metrics);
     if (cfg->record && open_record(a)) goto fail;
 
@@ -1130,8 +1198,9 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
         .allow_origin = cfg->allow_origin,
         .idle_timeout_ms = (unsigned)(cfg->idle_timeout_s * 1000),
         .stall_timeout_ms = (unsigned)(cfg->stall_timeout_s * 1000),
+        .deflate = cfg->deflate,
     };
-    net_callbacks_t cb = {a, on_open, on_message, on_close, on_health, on_metrics};
+    net_callbacks_t cb = {a, on_open, on_message, on_close, on_health, on_metrics, compose_v2};
     if (!(a->net = net_create(loop, &nc, &cb))) {
         fprintf(stderr, "swarmcast: cannot listen on %s:%d with web root %s\n", cfg->bind, cfg->port, cfg->web_root);
         goto fail_sync;
@@ -1141,6 +1210,16 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
     uv_timer_init(loop, &a->cursor_timer);
     a->cursor_timer.data = a;
     uv_timer_start(&a->cursor_timer, on_cursor_timer, (uint64_t)(1000 / INSPECT_HZ), (uint64_t)(1000 / INSPECT_HZ));
+    a->views = views_create(cfg->max_views);
+    a->viewers = a->views ? viewers_create(cfg->max_clients, a->views, cfg->world_width, cfg->world_height,
+                                           (double)cfg->detail_budget)
+                          : NULL;
+    a->compose = compose_create(cfg->max_clients, net_headroom());
+    a->encoder = encoder_create(loop, net_headroom(), on_bundles, a);
+    if (!a->views || !a->viewers || !a->compose || !a->encoder) {
+        fprintf(stderr, "swarmcast: out of memory for the stream\n");
+        exit(1);
+    }
 
     a->period_ns = (uint64_t)(1e9 / cfg->tick_hz);
     a->record_flushed_ns = a->started_ns;
@@ -1188,6 +1267,14 @@ void app_shutdown(app_t *a)
         if (state_image_capture(&img, &a->world, a->cfg.state_agents) || write_state(a, &img, true)) a->failed = true;
         state_image_free(&img);
     }
+    encoder_stats_t es;
+    encoder_get_stats(a->encoder, &es);
+    encoder_stop(a->encoder);
+    if (es.snapshots)
+        fprintf(stderr, "swarmcast: encoder: %llu snapshots, %.3f ms mean, %.3f ms max per snapshot (all views), "
+                        "%zu views at the end\n",
+                (unsigned long long)es.snapshots, es.seconds_total / (double)es.snapshots * 1e3, es.seconds_max * 1e3,
+                es.views);
     uv_close((uv_handle_t *)&a->wake_loop, NULL);
     uv_timer_stop(&a->cursor_timer);
     uv_close((uv_handle_t *)&a->cursor_timer, NULL);
@@ -1198,6 +1285,12 @@ void app_destroy(app_t *a)
 {
     if (!a) return;
     net_destroy(a->net);
+    encoder_destroy(a->encoder);
+    bundle_free(a->current);
+    shared_buf_unref(a->v1_frame);
+    compose_destroy(a->compose);
+    viewers_destroy(a->viewers);
+    views_destroy(a->views);
     world_free(&a->world);
     pthread_mutex_destroy(&a->lock);
     pthread_cond_destroy(&a->stop_cond);

@@ -57,6 +57,11 @@ static void usage(FILE *f)
             "  --state-every S      SWARMCAST_STATE_EVERY   seconds between state-file writes (10)\n"
             "  --state-agents       SWARMCAST_STATE_AGENTS  the state file keeps the agents too (1: on)\n"
             "\n"
+            "Streaming (protocol v2, see protocol/PROTOCOL.md):\n"
+            "  --deflate            SWARMCAST_DEFLATE       permessage-deflate for clients that offer it (1: on; off)\n"
+            "  --detail-budget N    SWARMCAST_DETAIL_BUDGET most agents a client may ask to see one by one (200000)\n"
+            "  --max-views N        SWARMCAST_MAX_VIEWS     distinct views encoded at once; past it viewers share (256)\n"
+            "\n"
             "Headless runs (no network; the same seed and inputs give byte-identical files):\n"
             "  --headless                                   step the world without serving it, then exit\n"
             "  --steps N                                    number of steps (a scenario's steps otherwise)\n"
@@ -199,7 +204,7 @@ enum { OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WOR
        OPT_MAX_AGENTS, OPT_THREADS, OPT_SET, OPT_HELP, OPT_VERSION, OPT_MODEL, OPT_METRICS_HZ, OPT_RECORD,
        OPT_FINAL, OPT_HEADLESS, OPT_STEPS, OPT_SCENARIO, OPT_CSV, OPT_METRICS_EVERY, OPT_REPLAY,
        OPT_RECORD_MAX, OPT_TOKEN, OPT_ORIGIN, OPT_PER_ADDRESS, OPT_IDLE, OPT_STALL, OPT_STATE_FILE,
-       OPT_STATE_EVERY, OPT_STATE_AGENTS, OPT_RATE_SCALE };
+       OPT_STATE_EVERY, OPT_STATE_AGENTS, OPT_RATE_SCALE, OPT_DEFLATE, OPT_DETAIL_BUDGET, OPT_MAX_VIEWS };
 
 /* One setting from either source; returns -1 with a message on bad values. */
 static int apply(config_t *c, int opt, const char *value, const char *source, FILE *err)
@@ -256,6 +261,12 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
         bad = !(strcmp(value, "1") == 0 || strcmp(value, "0") == 0);
         if (!bad) c->state_agents = value[0] == '1';
         break;
+    case OPT_DEFLATE:
+        bad = !(strcmp(value, "1") == 0 || strcmp(value, "0") == 0);
+        if (!bad) c->deflate = value[0] == '1';
+        break;
+    case OPT_DETAIL_BUDGET: bad = parse_number(value, 1, 1e8, true, &v); if (!bad) c->detail_budget = (size_t)v; break;
+    case OPT_MAX_VIEWS: bad = parse_number(value, 1, 65536, true, &v); if (!bad) c->max_views = (size_t)v; break;
     default: return -1;
     }
     if (bad) fprintf(err, "swarmcast: bad value '%s' for %s (see --help)\n", value, source);
@@ -277,6 +288,8 @@ static const struct {
     {OPT_IDLE, "SWARMCAST_IDLE_TIMEOUT"}, {OPT_STALL, "SWARMCAST_STALL_TIMEOUT"},
     {OPT_STATE_FILE, "SWARMCAST_STATE_FILE"}, {OPT_STATE_EVERY, "SWARMCAST_STATE_EVERY"},
     {OPT_STATE_AGENTS, "SWARMCAST_STATE_AGENTS"}, {OPT_RATE_SCALE, "SWARMCAST_RATE_SCALE"},
+    {OPT_DEFLATE, "SWARMCAST_DEFLATE"}, {OPT_DETAIL_BUDGET, "SWARMCAST_DETAIL_BUDGET"},
+    {OPT_MAX_VIEWS, "SWARMCAST_MAX_VIEWS"},
 };
 
 int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
@@ -302,6 +315,8 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         .idle_timeout_s = 30,
         .stall_timeout_s = 15,
         .state_every_s = 10,
+        .detail_budget = 200000,
+        .max_views = 256,
     };
     if (c->threads < 1) c->threads = 1;
     for (size_t i = 0; i < sizeof env_vars / sizeof env_vars[0]; i++) {
@@ -344,6 +359,9 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         {"state-every", required_argument, NULL, OPT_STATE_EVERY},
         {"state-agents", no_argument, NULL, OPT_STATE_AGENTS},
         {"rate-scale", required_argument, NULL, OPT_RATE_SCALE},
+        {"deflate", no_argument, NULL, OPT_DEFLATE},
+        {"detail-budget", required_argument, NULL, OPT_DETAIL_BUDGET},
+        {"max-views", required_argument, NULL, OPT_MAX_VIEWS},
         {NULL, 0, NULL, 0},
     };
     optind = 1;
@@ -367,7 +385,7 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         for (size_t k = 0; options[k].name; k++)
             if (options[k].val == opt) name = options[k].name;
         snprintf(source, sizeof source, "--%s", name);
-        if (apply(c, opt, opt == OPT_STATE_AGENTS ? "1" : optarg, source, err)) return CONFIG_EXIT_USAGE;
+        if (apply(c, opt, opt == OPT_STATE_AGENTS || opt == OPT_DEFLATE ? "1" : optarg, source, err)) return CONFIG_EXIT_USAGE;
         if (opt == OPT_SEED) c->seed_given = true;
         if (opt == OPT_AGENTS) c->agents_given = true;
         if (opt == OPT_WORLD) c->world_given = true;

@@ -44,6 +44,11 @@ typedef struct config {
     double state_every_s;       /* period of state-file writes */
     bool state_agents;          /* the state file also keeps the agents */
 
+    /* Streaming (protocol v2). */
+    bool deflate;               /* permessage-deflate for clients that offer it */
+    size_t detail_budget;       /* the largest budget a client's view request may name */
+    size_t max_views;           /* distinct views encoded at once */
+
     /* Headless runs (--headless): no network. */
     bool headless;
     uint64_t steps;

@@ -6,7 +6,7 @@
 
 static const char *const error_codes[OPS_ERROR_CODES] = {
     "bad_json",   "binary_not_accepted", "unknown_command", "missing_field", "bad_type",  "out_of_range", "unknown_param",
-    "not_found",  "limit_reached",       "rate_limited",    "forbidden",     "bad_token", "internal",     "not_paused", "other",
+    "not_found",  "limit_reached",       "rate_limited",    "forbidden",     "bad_token", "internal",     "not_paused", "bad_request", "other",
 };
 
 /* Upper bounds of the step-time buckets, in seconds: a 60 Hz tick is 16.7 ms. */

@@ -13,7 +13,7 @@
 #include "sim/commands.h"
 
 /* Every error code the protocol names (PROTOCOL.md), for counting. */
-#define OPS_ERROR_CODES 15
+#define OPS_ERROR_CODES 16
 /* Command kinds the counters know: the simulation's, then auth. */
 #define OPS_CMD_AUTH CMD_COUNT
 #define OPS_CMD_KINDS (CMD_COUNT + 1)
@@ -33,6 +33,7 @@ typedef struct loop_counters {
     uint64_t rate_limited[OPS_CMD_KINDS];
     uint64_t errors[OPS_ERROR_CODES];
     uint64_t abuse_closes;
+    uint64_t view_requests, view_rate_limited; /* v2 view messages decoded; of them refused for the budget */
     uint64_t state_writes, state_write_failures; /* written on the loop's thread pool, counted on the loop */
 } loop_counters_t;
 

@@ -88,9 +88,9 @@ test('the agents are really drawn on the canvas where the snapshot puts them', T
     const s = await ctl.nextSnapshot(() => true, 'the frozen world');
     await page.waitForFunction((tick) => window.swarmcast.paused === true && window.swarmcast.tick === tick,
       s.tick, { timeout: WAIT_MS });
-    const framesBefore = await page.evaluate(() => window.swarmcast.framesDrawn);
-    await page.waitForFunction((n) => window.swarmcast.framesDrawn > n, framesBefore, { timeout: WAIT_MS });
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    // The viewer interpolates a little behind the newest frame, and a paused
+    // world is not redrawn: wait until the paused frame is what it shows.
+    await page.waitForFunction(() => window.swarmcast.viewer.settled(), null, { timeout: WAIT_MS });
 
     const box = await canvasBox();
     const v = fit(box.width, box.height, s.world_width, s.world_height);
@@ -103,8 +103,10 @@ test('the agents are really drawn on the canvas where the snapshot puts them', T
       const rect = canvas.getBoundingClientRect();
       const kx = canvas.width / rect.width;
       const ky = canvas.height / rect.height;
-      const ctx = canvas.getContext('2d');
-      const img = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+      // The picture as shown (WebGL canvas and overlay), copied in the
+      // task that draws it (viewer.js's capture()).
+      const shot = window.swarmcast.viewer.capture();
+      const img = shot.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
       const px = (cx, cy) => {
         const X = Math.floor(cx * kx);
         const Y = Math.floor(cy * ky);

@@ -46,6 +46,14 @@ static char *net_metrics(const net_t *n)
     counter(&t, "swarmcast_snapshot_bytes_sent_total", "bytes of snapshot frames sent", st->snapshot_bytes);
     counter(&t, "swarmcast_snapshots_skipped_total",
             "snapshots a slow client never got because a newer one replaced them", st->snapshots_skipped);
+    counter(&t, "swarmcast_v2_frames_sent_total", "protocol v2 snapshot frames sent", st->v2_frames);
+    counter(&t, "swarmcast_v2_bytes_sent_total", "bytes of protocol v2 snapshot frames sent (before any deflate)",
+            st->v2_bytes);
+    counter(&t, "swarmcast_v2_snapshots_skipped_total",
+            "v2 snapshots a slow client skipped (it then gets a chain of deltas or a key)", st->v2_skipped);
+    jb_printf(&t, "# HELP swarmcast_sessions WebSocket sessions by sub-protocol\n# TYPE swarmcast_sessions gauge\n"
+                  "swarmcast_sessions{protocol=\"1\"} %zu\nswarmcast_sessions{protocol=\"2\"} %zu\n",
+              n->n_protocol[1], n->n_protocol[2]);
     counter(&t, "swarmcast_news_coalesced_total",
             "param/metrics messages replaced by newer ones before a client was sent them", st->latest_replaced);
     counter(&t, "swarmcast_pings_sent_total", "keepalive pings sent", st->pings);

@@ -44,9 +44,14 @@ static void count_close(net_t *n, int code)
 }
 
 /* Whether anything waits to be written to s. */
+static bool snapshot_pending(const net_t *n, const session_t *s)
+{
+    return s->protocol == 2 ? s->snap_seq != n->v2_seq : n->snap_len && s->snap_seq != n->snap_seq;
+}
+
 static bool has_pending(const net_t *n, const session_t *s)
 {
-    if (s->out_count || (n->snap_len && s->snap_seq != n->snap_seq)) return true;
+    if (s->out_count || snapshot_pending(n, s)) return true;
     for (size_t w = 0; w < LATEST_WORDS; w++)
         if (s->latest_dirty[w]) return true;
     return false;
@@ -217,11 +222,15 @@ static int on_established(net_t *n, session_t *s, struct lws *wsi)
     s->counted = true;
     s->slot = slot;
     s->client_id = ++n->last_client_id;
-    s->snap_seq = n->snap_seq; /* the first snapshot it gets is the next one */
+    const struct lws_protocols *p = lws_get_protocol(wsi);
+    s->protocol = p && strcmp(p->name, "swarmcast.v2") == 0 ? 2 : 1;
+    /* The first snapshot it gets is the next one. */
+    s->snap_seq = s->protocol == 2 ? n->v2_seq : n->snap_seq;
     n->slots[slot] = s;
     n->n_clients++;
+    n->n_protocol[s->protocol]++;
     n->stats.accepted++;
-    char *hello = n->cb.on_open(n->cb.user, s->client_id, slot);
+    char *hello = n->cb.on_open(n->cb.user, s->client_id, slot, s->protocol);
     if (!hello) {
         begin_close(n, s, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "cannot serve this client");
         return 0;
@@ -243,6 +252,7 @@ static void on_closed(net_t *n, session_t *s)
     s->counted = false;
     n->slots[s->slot] = NULL;
     n->n_clients--;
+    n->n_protocol[s->protocol]--;
     n->cb.on_close(n->cb.user, s->client_id, s->slot);
 }
 
@@ -328,7 +338,18 @@ static int on_writeable(net_t *n, session_t *s, struct lws *wsi)
     } else if ((key = first_dirty(s)) >= 0) {
         s->latest_dirty[key / 64] &= ~(1ull << (key % 64));
         rc = write_text(n, wsi, n->latest[key].buf, n->latest[key].len);
-    } else if (n->snap_len && s->snap_seq != n->snap_seq) {
+    } else if (s->protocol == 2 && s->snap_seq != n->v2_seq) {
+        /* Composed now, for what this client holds: the newest state of its
+         * view, as a delta, a chain of deltas or a key. */
+        s->snap_seq = n->v2_seq;
+        const uint8_t *data;
+        size_t len;
+        if (n->cb.compose_v2(n->cb.user, s->client_id, s->slot, &data, &len)) {
+            if (lws_write(wsi, (uint8_t *)data, len, LWS_WRITE_BINARY) < (int)len) return -1;
+            n->stats.v2_frames++;
+            n->stats.v2_bytes += len;
+        }
+    } else if (s->protocol == 1 && n->snap_len && s->snap_seq != n->snap_seq) {
         /* Only the newest snapshot is ever sent: one that went out while
          * this client was still busy with an older write is skipped. */
         int written = lws_write(wsi, n->snap, n->snap_len, LWS_WRITE_BINARY);
@@ -437,8 +458,8 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
         return NULL;
     }
 
-    /* The WebSocket protocol comes first: it is also the one a client that
-     * names no subprotocol gets. */
+    /* v1 comes first: it is also the one a client that names no
+     * subprotocol gets (v1 frames, exactly as before v2). */
     n->protocols[0] = (struct lws_protocols){
         .name = "swarmcast.v1",
         .callback = ws_callback,
@@ -446,11 +467,17 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
         .rx_buffer_size = 4096,
     };
     n->protocols[1] = (struct lws_protocols){
+        .name = "swarmcast.v2",
+        .callback = ws_callback,
+        .per_session_data_size = sizeof(session_t),
+        .rx_buffer_size = 4096,
+    };
+    n->protocols[2] = (struct lws_protocols){
         .name = "swarmcast-health",
         .callback = health_callback,
         .per_session_data_size = sizeof(http_reply_t),
     };
-    n->protocols[2] = (struct lws_protocols){
+    n->protocols[3] = (struct lws_protocols){
         .name = "swarmcast-metrics",
         .callback = metrics_callback,
         .per_session_data_size = sizeof(http_reply_t),
@@ -490,6 +517,14 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
     info.port = cfg->port;
     info.iface = cfg->bind;
     info.protocols = n->protocols;
+    /* permessage-deflate, when asked for (--deflate) and the client offers
+     * it: each connection compresses its own frames (CPU per viewer). */
+    static const struct lws_extension deflate_extensions[] = {
+        {"permessage-deflate", lws_extension_callback_pm_deflate,
+         "permessage-deflate; client_no_context_takeover; client_max_window_bits"},
+        {NULL, NULL, NULL},
+    };
+    if (cfg->deflate) info.extensions = deflate_extensions;
     info.mounts = &n->mount_files;
     info.vhost_name = "default";
     info.timeout_secs = HANDSHAKE_TIMEOUT_S;
@@ -561,7 +596,7 @@ void net_publish_snapshot(net_t *n, uint8_t *frame, size_t len)
 {
     for (size_t i = 0; i < n->cfg.max_clients; i++) {
         session_t *s = n->slots[i];
-        if (!s || s->closing) continue;
+        if (!s || s->closing || s->protocol != 1) continue;
         if (n->snap_len && s->snap_seq != n->snap_seq) n->stats.snapshots_skipped++;
         else note_pending(n, s);
     }
@@ -569,8 +604,23 @@ void net_publish_snapshot(net_t *n, uint8_t *frame, size_t len)
     n->snap_len = len;
     n->snap_seq++;
     for (size_t i = 0; i < n->cfg.max_clients; i++)
-        if (n->slots[i] && !n->slots[i]->closing) lws_callback_on_writable(n->slots[i]->wsi);
+        if (n->slots[i] && !n->slots[i]->closing && n->slots[i]->protocol == 1) lws_callback_on_writable(n->slots[i]->wsi);
 }
+
+void net_publish_v2(net_t *n)
+{
+    for (size_t i = 0; i < n->cfg.max_clients; i++) {
+        session_t *s = n->slots[i];
+        if (!s || s->closing || s->protocol != 2) continue;
+        if (s->snap_seq != n->v2_seq) n->stats.v2_skipped++;
+        else note_pending(n, s);
+    }
+    n->v2_seq++;
+    for (size_t i = 0; i < n->cfg.max_clients; i++)
+        if (n->slots[i] && !n->slots[i]->closing && n->slots[i]->protocol == 2) lws_callback_on_writable(n->slots[i]->wsi);
+}
+
+size_t net_protocol_count(const net_t *n, int protocol) { return protocol == 1 || protocol == 2 ? n->n_protocol[protocol] : 0; }
 
 static void shutdown_timer_closed(uv_handle_t *h)
 {

@@ -10,8 +10,13 @@
  *  2. the newest text of each "latest" key that changed since it last
  *     wrote (news caused by others — a parameter, the metrics — coalesced:
  *     a slow reader gets the newest value once, never a backlog);
- *  3. the newest snapshot (older ones are skipped).
- * So no client is ever closed for traffic that others caused. */
+ *  3. the newest snapshot (older ones are skipped): for a v1 client the
+ *     one shared v1 frame; for a v2 client whatever compose_v2 builds for
+ *     it at that moment (a delta, a chain or a key of its view).
+ * So no client is ever closed for traffic that others caused.
+ *
+ * Sub-protocols: "swarmcast.v1" (also a client that names none) and
+ * "swarmcast.v2". */
 #ifndef SWARMCAST_NET_H
 #define SWARMCAST_NET_H
 
@@ -26,7 +31,7 @@ typedef struct net_callbacks {
     void *user;
     /* A viewer connected, in slot [0, max_clients). Returns its hello text
      * (malloc'd; net frees it) or NULL to refuse the connection. */
-    char *(*on_open)(void *user, uint32_t client_id, size_t slot);
+    char *(*on_open)(void *user, uint32_t client_id, size_t slot, int protocol);
     /* One complete message of at most max_message_bytes (not NUL-terminated);
      * binary is set for a binary frame, which the protocol does not accept. */
     void (*on_message)(void *user, uint32_t client_id, size_t slot, const char *data, size_t len, bool binary);
@@ -38,6 +43,10 @@ typedef struct net_callbacks {
     /* The application's part of /metrics (malloc'd Prometheus text; net
      * frees it and adds its own series). */
     char *(*on_metrics)(void *user);
+    /* A v2 client can write and a newer v2 snapshot was published: its
+     * frame (1, *data with net_headroom() bytes free before it, valid until
+     * the next net_publish_v2), or 0 when it has nothing new to get. */
+    int (*compose_v2)(void *user, uint32_t client_id, size_t slot, const uint8_t **data, size_t *len);
 } net_callbacks_t;
 
 typedef struct net_config {
@@ -50,6 +59,7 @@ typedef struct net_config {
     const char *allow_origin;    /* comma-separated Origins allowed on /ws; NULL: any */
     unsigned idle_timeout_ms;    /* nothing received (message, pong) this long: closed; pings at a third */
     unsigned stall_timeout_ms;   /* output stuck, or a message half-received, this long: closed */
+    bool deflate;                /* permessage-deflate with clients that offer it */
 } net_config_t;
 
 /* Keys of net_send_latest: at most this many distinct ones. */
@@ -78,6 +88,11 @@ void net_close(net_t *n, size_t slot, uint32_t client_id, int code, const char *
  * before it and stay untouched until the next publish: clients that are busy
  * when a newer frame arrives skip the older one. */
 void net_publish_snapshot(net_t *n, uint8_t *frame, size_t len);
+/* A new v2 snapshot: every v2 client will be asked (compose_v2) for its
+ * frame when it can write; one still busy skips to the newest. */
+void net_publish_v2(net_t *n);
+/* Sessions speaking protocol 1 or 2. */
+size_t net_protocol_count(const net_t *n, int protocol);
 
 /* Closes every connection with 1001 (going away); calls done once they are
  * all gone (or after a short grace period). */

@@ -31,6 +31,8 @@ typedef struct net_stats {
     uint64_t text_frames, text_bytes;
     uint64_t snapshot_frames, snapshot_bytes;
     uint64_t snapshots_skipped;        /* published while a client still had an older one to send */
+    uint64_t v2_frames, v2_bytes;      /* protocol v2 snapshot frames and their bytes (before deflate) */
+    uint64_t v2_skipped;
     uint64_t latest_replaced;          /* news replaced by newer news before a client was sent it */
     uint64_t pings;
 } net_stats_t;
@@ -52,10 +54,11 @@ typedef struct session {
     struct lws *wsi;
     bool established;      /* ESTABLISHED ran for this connection */
     bool counted;          /* holds a slot (and a client id) */
+    int protocol;          /* 1 or 2: the sub-protocol it asked for */
     uint32_t client_id;
     size_t slot;
     char peer[64];         /* remote address, for the per-address limit */
-    uint64_t snap_seq;     /* the last snapshot this client was sent */
+    uint64_t snap_seq;     /* the last snapshot (v1 or v2, by protocol) this client was sent */
     bool in_message, rx_binary, reading_paused;
     bool closing, ping_due;
     int close_code;
@@ -92,11 +95,13 @@ struct net {
     size_t snap_len;
     uint64_t snap_seq;
     latest_t latest[NET_LATEST_KEYS];
+    uint64_t v2_seq; /* v2 snapshots published */
+    size_t n_protocol[3]; /* sessions by protocol */
 
     net_stats_t stats;
     uv_timer_t sweep_timer; /* keepalive and timeouts, once a second */
 
-    struct lws_protocols protocols[4];
+    struct lws_protocols protocols[5];
     struct lws_http_mount mount_files, mount_health, mount_metrics;
 
     bool shutting_down;

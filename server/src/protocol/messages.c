@@ -1,5 +1,7 @@
 #include "protocol/messages.h"
 
+#include "protocol/wire2.h"
+
 #include <cJSON.h>
 #include <stdlib.h>
 
@@ -50,7 +52,14 @@ char *msg_hello(const hello_info_t *info, const world_info_t *w)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "type", "hello");
-    cJSON_AddNumberToObject(root, "protocol", PROTOCOL_VERSION);
+    cJSON_AddNumberToObject(root, "protocol", info->protocol == 2 ? 2 : PROTOCOL_VERSION);
+    if (info->protocol == 2) {
+        /* The precision of v2 frames (PROTOCOL.md, "Quantization"). */
+        cJSON *wire = cJSON_AddObjectToObject(root, "wire");
+        cJSON_AddNumberToObject(wire, "position_quantum", 1.0 / WIRE2_QUANTA_PER_UNIT);
+        cJSON_AddNumberToObject(wire, "heading_steps", WIRE2_HEADING_STEPS);
+        cJSON_AddNumberToObject(wire, "lod_cells_per_tile", WIRE2_LOD_CELLS);
+    }
     cJSON_AddStringToObject(root, "server", SERVER_NAME);
     cJSON_AddNumberToObject(root, "client_id", info->client_id);
     cJSON *world = cJSON_AddObjectToObject(root, "world");

@@ -1,0 +1,80 @@
+// The overlay's standard marks: every client's target (mine set apart), the
+// veil over a picture that is no longer live, and the caption before the
+// first snapshot. Drawn on the overlay (overlay.js), above the agents.
+
+import { clientColor } from './palette.js';
+
+// Target marker sizes in CSS pixels (markers do not scale with the world).
+const TARGET_RING_PX = 9;
+const MY_TARGET_RING_PX = 13;
+
+function drawTarget(ctx, camera, t, mine) {
+  const { x: cx, y: cy } = camera.worldToScreen(t.x, t.y);
+  const r = mine ? MY_TARGET_RING_PX : TARGET_RING_PX;
+  const color = clientColor(t.client_id);
+  ctx.strokeStyle = color;
+  ctx.lineWidth = mine ? 3 : 1.5;
+  ctx.beginPath();
+  ctx.arc(cx, cy, r, 0, 2 * Math.PI);
+  // Crosshair arms reaching out past the ring.
+  for (const [dx, dy] of [[-1, 0], [1, 0], [0, -1], [0, 1]]) {
+    ctx.moveTo(cx + dx * r * 0.5, cy + dy * r * 0.5);
+    ctx.lineTo(cx + dx * r * 1.7, cy + dy * r * 1.7);
+  }
+  ctx.stroke();
+  if (mine) {
+    // A halo and a filled centre set my own target apart from the others.
+    ctx.strokeStyle = clientColor(t.client_id, 0.35);
+    ctx.lineWidth = 6;
+    ctx.beginPath();
+    ctx.arc(cx, cy, r + 5, 0, 2 * Math.PI);
+    ctx.stroke();
+    ctx.fillStyle = color;
+    ctx.beginPath();
+    ctx.arc(cx, cy, 3, 0, 2 * Math.PI);
+    ctx.fill();
+  }
+  ctx.fillStyle = color;
+  ctx.font = mine ? 'bold 12px system-ui, sans-serif' : '11px system-ui, sans-serif';
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'bottom';
+  // Up and to the right, clear of the crosshair arms and my halo.
+  ctx.fillText(mine ? 'you' : `#${t.client_id}`, cx + r + 6, cy - r - 2);
+}
+
+// A line of text centred near the top of the canvas, on a dark backing so it
+// reads over a crowd of agents.
+function drawCaption(ctx, camera, text) {
+  const cx = camera.cssW / 2;
+  const top = 40;
+  ctx.font = '14px system-ui, sans-serif';
+  const w = ctx.measureText(text).width;
+  ctx.fillStyle = 'rgba(11, 14, 20, 0.8)';
+  ctx.fillRect(cx - w / 2 - 8, top - 4, w + 16, 24);
+  ctx.fillStyle = 'rgba(230, 236, 245, 0.9)';
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'top';
+  ctx.fillText(text, cx, top);
+}
+
+export function drawTargets(ctx, camera, state) {
+  const frame = state.frame;
+  if (!frame) return;
+  for (const t of frame.targets) if (t.client_id !== state.myClientId) drawTarget(ctx, camera, t, false);
+  for (const t of frame.targets) if (t.client_id === state.myClientId) drawTarget(ctx, camera, t, true);
+}
+
+export function drawStateMarks(ctx, camera, state) {
+  if (!state.world) return;
+  if (!state.frame) {
+    drawCaption(ctx, camera, 'waiting for the first snapshot…');
+    return;
+  }
+  if (!state.live) {
+    // The picture is the last one before the connection dropped: veil it.
+    const a = camera.worldToScreen(0, 0);
+    ctx.fillStyle = 'rgba(11, 14, 20, 0.55)';
+    ctx.fillRect(a.x, a.y, state.frame.width * camera.scale, state.frame.height * camera.scale);
+    drawCaption(ctx, camera, 'connection lost: showing the last snapshot');
+  }
+}

@@ -1,0 +1,376 @@
+/* swarmcast-fanout: how many viewers one server carries. Opens N WebSocket
+ * connections to a running server (one process, one thread, libwebsockets'
+ * client: little overhead per frame, so that the server is what is
+ * measured), reads every frame of every connection without decoding it, and
+ * prints for each N:
+ *
+ *   - the median (and 10th percentile) snapshots per second per viewer,
+ *   - bytes per second per viewer (median) and in all,
+ *   - the server's CPU (from /proc/PID/stat, 100% = one core) and, with
+ *     --threads, each of its threads',
+ *   - the server's tick rate and overruns (from its /metrics), and whether
+ *     the tick held its rate (no overrun, ≥ 98% of --tick-hz).
+ *
+ * usage: swarmcast-fanout --port P --pid SERVER_PID [--host 127.0.0.1]
+ *          [--counts 100,500,1000,2000,4000] [--seconds 10] [--warmup 2]
+ *          [--protocol swarmcast.v2] [--deflate] [--tick-hz 60] [--threads]
+ *
+ * The server must accept that many sessions from one address:
+ *   swarmcast --agents 2000 --max-clients 4096 --max-per-address 4096
+ * and both processes need `ulimit -n` above N (the probe raises its own soft
+ * limit to the hard one). */
+#include <errno.h>
+#include <getopt.h>
+#include <libwebsockets.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_COUNTS 16
+#define MAX_THREADS 64
+/* Connections started per service turn while opening: a burst of
+ * thousands of SYNs would overflow the server's listen backlog. */
+#define CONNECT_BATCH 50
+
+typedef struct conn {
+    struct lws *wsi;
+    bool open, failed;
+    uint64_t frames, bytes; /* binary messages completed, bytes received */
+    uint64_t frames_mark, bytes_mark;
+} conn_t;
+
+static struct {
+    const char *host, *protocol;
+    int port, pid;
+    size_t counts[MAX_COUNTS];
+    size_t n_counts;
+    double seconds, warmup, tick_hz;
+    bool deflate, threads;
+} opt = {"127.0.0.1", "swarmcast.v2", 0, 0, {100, 500, 1000, 2000, 4000}, 5, 10, 2, 60, false, false};
+
+static conn_t *conns;
+static size_t n_open, n_failed;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
+{
+    conn_t *c = user;
+    (void)in;
+    switch (reason) {
+    case LWS_CALLBACK_CLIENT_ESTABLISHED:
+        c->open = true;
+        n_open++;
+        break;
+    case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+        if (c && !c->failed) {
+            c->failed = true;
+            n_failed++;
+        }
+        if (c) c->wsi = NULL;
+        break;
+    case LWS_CALLBACK_CLIENT_RECEIVE:
+        c->bytes += len;
+        if (lws_frame_is_binary(wsi) && lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi)) c->frames++;
+        break;
+    case LWS_CALLBACK_CLIENT_CLOSED:
+        if (c->open) n_open--;
+        c->open = false;
+        c->wsi = NULL;
+        break;
+    default:
+        break;
+    }
+    return lws_callback_http_dummy(wsi, reason, user, in, len);
+}
+
+/* ---- the server, seen from outside --------------------------------------- */
+
+typedef struct cpu {
+    double total; /* seconds of CPU */
+} cpu_t;
+
+/* utime + stime of /proc/PID[/task/TID]/stat, in seconds; comm filled if given. */
+static double stat_cpu(const char *path, char *comm, size_t comm_len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    char buf[1024];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+    if (!open || !close) return -1;
+    if (comm) snprintf(comm, comm_len, "%.*s", (int)(close - open - 1), open + 1);
+    unsigned long utime = 0, stime = 0;
+    /* After ") ": state is field 3; utime and stime are fields 14 and 15. */
+    if (sscanf(close + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2) return -1;
+    return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
+typedef struct thread_cpu {
+    int tid;
+    char comm[32];
+    double seconds;
+} thread_cpu_t;
+
+static size_t threads_cpu(thread_cpu_t *out, size_t cap)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", opt.pid);
+    DIR *d = opendir(path);
+    if (!d) return 0;
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(d)) && n < cap;) {
+        if (e->d_name[0] == '.') continue;
+        char p[300];
+        snprintf(p, sizeof p, "/proc/%d/task/%s/stat", opt.pid, e->d_name);
+        out[n].tid = atoi(e->d_name);
+        if ((out[n].seconds = stat_cpu(p, out[n].comm, sizeof out[n].comm)) >= 0) n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* One figure of the server's /metrics (NAN if absent). */
+static int metrics_get(double *ticks, double *overruns)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)opt.port)};
+    inet_pton(AF_INET, opt.host, &a.sin_addr);
+    struct timeval tv = {3, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
+        close(fd);
+        return -1;
+    }
+    const char *req = "GET /metrics HTTP/1.0\r\nHost: probe\r\n\r\n";
+    if (write(fd, req, strlen(req)) < 0) {
+        close(fd);
+        return -1;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *body = malloc(cap);
+    for (ssize_t r; body && (r = read(fd, body + len, cap - len - 1)) > 0;) {
+        len += (size_t)r;
+        if (len + 1 == cap) {
+            char *grown = realloc(body, cap *= 2);
+            if (!grown) break;
+            body = grown;
+        }
+    }
+    close(fd);
+    if (!body) return -1;
+    body[len] = 0;
+    const char *t = strstr(body, "\nswarmcast_ticks_total "), *o = strstr(body, "\nswarmcast_tick_overruns_total ");
+    int rc = t && o ? 0 : -1;
+    if (t) *ticks = atof(t + strlen("\nswarmcast_ticks_total "));
+    if (o) *overruns = atof(o + strlen("\nswarmcast_tick_overruns_total "));
+    free(body);
+    return rc;
+}
+
+/* ---- one round ----------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void service_for(struct lws_context *ctx, double seconds)
+{
+    double end = now_s() + seconds;
+    while (now_s() < end) lws_service(ctx, 0);
+}
+
+static void connect_one(struct lws_context *ctx, size_t i)
+{
+    struct lws_client_connect_info ci;
+    memset(&ci, 0, sizeof ci);
+    ci.context = ctx;
+    ci.address = opt.host;
+    ci.port = opt.port;
+    ci.path = "/ws";
+    ci.host = opt.host;
+    ci.origin = NULL;
+    ci.protocol = opt.protocol;
+    ci.userdata = &conns[i];
+    conns[i] = (conn_t){0};
+    conns[i].wsi = lws_client_connect_via_info(&ci);
+    if (!conns[i].wsi && !conns[i].failed) {
+        conns[i].failed = true;
+        n_failed++;
+    }
+}
+
+static void round_of(struct lws_context *ctx, size_t n)
+{
+    n_open = n_failed = 0;
+    double began = now_s();
+    for (size_t i = 0; i < n; i++) {
+        connect_one(ctx, i);
+        if (i % CONNECT_BATCH == CONNECT_BATCH - 1) lws_service(ctx, 0);
+    }
+    while (n_open + n_failed < n && now_s() - began < 30) lws_service(ctx, 0);
+    double opened_s = now_s() - began;
+    service_for(ctx, opt.warmup);
+
+    double ticks0 = 0, over0 = 0, ticks1 = 0, over1 = 0;
+    char self[32];
+    snprintf(self, sizeof self, "/proc/%d/stat", opt.pid);
+    int m0 = metrics_get(&ticks0, &over0);
+    double cpu0 = stat_cpu(self, NULL, 0), mine0 = stat_cpu("/proc/self/stat", NULL, 0);
+    thread_cpu_t th0[MAX_THREADS], th1[MAX_THREADS];
+    size_t n_th0 = opt.threads ? threads_cpu(th0, MAX_THREADS) : 0;
+    for (size_t i = 0; i < n; i++) conns[i].frames_mark = conns[i].frames, conns[i].bytes_mark = conns[i].bytes;
+    double t0 = now_s();
+    service_for(ctx, opt.seconds);
+    double t1 = now_s(), dt = t1 - t0;
+    double cpu1 = stat_cpu(self, NULL, 0), mine1 = stat_cpu("/proc/self/stat", NULL, 0);
+    size_t n_th1 = opt.threads ? threads_cpu(th1, MAX_THREADS) : 0;
+    int m1 = metrics_get(&ticks1, &over1);
+
+    double *rate = calloc(n, sizeof *rate), *bps = calloc(n, sizeof *bps);
+    size_t live = 0;
+    double total_bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!conns[i].open) continue;
+        rate[live] = (double)(conns[i].frames - conns[i].frames_mark) / dt;
+        bps[live] = (double)(conns[i].bytes - conns[i].bytes_mark) / dt;
+        total_bytes += bps[live];
+        live++;
+    }
+    qsort(rate, live, sizeof *rate, cmp_double);
+    qsort(bps, live, sizeof *bps, cmp_double);
+    double tick_rate = m0 == 0 && m1 == 0 ? (ticks1 - ticks0) / dt : -1;
+    double overruns = m0 == 0 && m1 == 0 ? over1 - over0 : -1;
+    bool held = tick_rate >= 0.98 * opt.tick_hz && overruns == 0;
+    printf("| %5zu | %5zu | %6.1f | %6.1f | %8.1f | %8.1f | %5.0f%% | %5.0f%% | %5.1f | %4.0f | %-4s | %5.1f |\n", n, live,
+           live ? rate[live / 2] : 0.0, live ? rate[live / 10] : 0.0, live ? bps[live / 2] / 1e3 : 0.0,
+           total_bytes / 1e6, (cpu1 - cpu0) / dt * 100, (mine1 - mine0) / dt * 100, tick_rate, overruns,
+           held ? "yes" : "no", opened_s);
+    if (opt.threads) {
+        printf("|       | server threads:");
+        for (size_t i = 0; i < n_th1; i++)
+            for (size_t k = 0; k < n_th0; k++)
+                if (th0[k].tid == th1[i].tid && th1[i].seconds - th0[k].seconds > 0.01 * dt)
+                    printf(" %s/%d %.0f%%", th1[i].comm, th1[i].tid, (th1[i].seconds - th0[k].seconds) / dt * 100);
+        printf("\n");
+    }
+    fflush(stdout);
+    free(rate);
+    free(bps);
+
+    /* Close everything and wait for the server to let go. */
+    for (size_t i = 0; i < n; i++)
+        if (conns[i].wsi && conns[i].open) {
+            lws_set_timeout(conns[i].wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+        }
+    double closing = now_s();
+    while (n_open && now_s() - closing < 15) lws_service(ctx, 0);
+    service_for(ctx, 1.0);
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: swarmcast-fanout --port P --pid SERVER_PID [--host H] [--counts 100,500,...] "
+                    "[--seconds S] [--warmup S] [--protocol NAME] [--deflate] [--tick-hz HZ] [--threads]\n");
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"host", required_argument, NULL, 'h'},    {"port", required_argument, NULL, 'p'},
+        {"pid", required_argument, NULL, 'P'},     {"counts", required_argument, NULL, 'c'},
+        {"seconds", required_argument, NULL, 's'}, {"warmup", required_argument, NULL, 'w'},
+        {"protocol", required_argument, NULL, 'r'}, {"deflate", no_argument, NULL, 'd'},
+        {"tick-hz", required_argument, NULL, 't'}, {"threads", no_argument, NULL, 'T'},
+        {NULL, 0, NULL, 0},
+    };
+    for (int o; (o = getopt_long(argc, argv, "", options, NULL)) != -1;) {
+        switch (o) {
+        case 'h': opt.host = optarg; break;
+        case 'p': opt.port = atoi(optarg); break;
+        case 'P': opt.pid = atoi(optarg); break;
+        case 'c': {
+            opt.n_counts = 0;
+            for (char *p = optarg; *p && opt.n_counts < MAX_COUNTS;) {
+                opt.counts[opt.n_counts++] = strtoul(p, &p, 10);
+                if (*p == ',') p++;
+            }
+            break;
+        }
+        case 's': opt.seconds = atof(optarg); break;
+        case 'w': opt.warmup = atof(optarg); break;
+        case 'r': opt.protocol = optarg; break;
+        case 'd': opt.deflate = true; break;
+        case 't': opt.tick_hz = atof(optarg); break;
+        case 'T': opt.threads = true; break;
+        default: usage(); return 2;
+        }
+    }
+    if (!opt.port || !opt.pid || !opt.n_counts) {
+        usage();
+        return 2;
+    }
+    size_t max_n = 0;
+    for (size_t i = 0; i < opt.n_counts; i++)
+        if (opt.counts[i] > max_n) max_n = opt.counts[i];
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < max_n + 64)
+        fprintf(stderr, "swarmcast-fanout: warning: ulimit -n is %lu, below %zu connections\n",
+                (unsigned long)rl.rlim_cur, max_n);
+    conns = calloc(max_n, sizeof *conns);
+    if (!conns) return 1;
+
+    lws_set_log_level(LLL_ERR, NULL);
+    static struct lws_protocols protocols[] = {
+        {"swarmcast-probe", callback, 0, 1 << 16, 0, NULL, 0},
+        {NULL, NULL, 0, 0, 0, NULL, 0},
+    };
+    static const struct lws_extension extensions[] = {
+        {"permessage-deflate", lws_extension_callback_pm_deflate, "permessage-deflate; client_max_window_bits"},
+        {NULL, NULL, NULL},
+    };
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    info.port = CONTEXT_PORT_NO_LISTEN;
+    info.protocols = protocols;
+    if (opt.deflate) info.extensions = extensions;
+    info.fd_limit_per_thread = (unsigned)(max_n + 256);
+    struct lws_context *ctx = lws_create_context(&info);
+    if (!ctx) {
+        fprintf(stderr, "swarmcast-fanout: cannot create the libwebsockets context\n");
+        return 1;
+    }
+    printf("# swarmcast-fanout: %s://%s:%d/ws (%s%s), server pid %d, %.0f s per round after %.0f s warm-up\n", "ws",
+           opt.host, opt.port, opt.protocol, opt.deflate ? ", permessage-deflate" : "", opt.pid, opt.seconds,
+           opt.warmup);
+    printf("| viewers | open | median snap/s | p10 snap/s | median kB/s per viewer | MB/s all | server CPU | probe CPU "
+           "| tick Hz | overruns | tick held | connect s |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < opt.n_counts; i++) round_of(ctx, opt.counts[i]);
+    lws_context_destroy(ctx);
+    free(conns);
+    return 0;
+}
