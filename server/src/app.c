@@ -411,13 +411,13 @@ static void set_selection(app_t *a, size_t slot, uint32_t client_id, const prese
     pthread_mutex_unlock(&a->lock);
 }
 
-/* hello, cursor, inspect: charged like commands, never queued. */
+/* hello, cursor, inspect, ping: charged like commands, never queued. */
 static void on_presence(app_t *a, uint32_t client_id, size_t slot, const presence_msg_t *m)
 {
     static const double cost[] = {[PRESENCE_HELLO] = POLICY_COST_HELLO, [PRESENCE_CURSOR] = POLICY_COST_CURSOR,
-                                  [PRESENCE_INSPECT] = POLICY_COST_INSPECT};
+                                  [PRESENCE_INSPECT] = POLICY_COST_INSPECT, [PRESENCE_PING] = POLICY_COST_PING};
     static const char *const names[] = {[PRESENCE_HELLO] = "hello", [PRESENCE_CURSOR] = "cursor",
-                                        [PRESENCE_INSPECT] = "inspect"};
+                                        [PRESENCE_INSPECT] = "inspect", [PRESENCE_PING] = "ping"};
     policy_verdict_t verdict = policy_charge(&a->policy[slot], cost[m->kind], now_ns());
     if (verdict != POLICY_OK) {
         reply_error(a, slot, client_id, "rate_limited", "too many messages: this one was not applied; wait a moment",
@@ -437,6 +437,15 @@ static void on_presence(app_t *a, uint32_t client_id, size_t slot, const presenc
     case PRESENCE_CURSOR:
         presence_cursor(a->presence, slot, client_id, m->x, m->y);
         break;
+    case PRESENCE_PING: {
+        char text[64];
+        if (m->request_id >= 0)
+            snprintf(text, sizeof text, "{\"type\":\"pong\",\"id\":%lld}", (long long)m->request_id);
+        else
+            snprintf(text, sizeof text, "{\"type\":\"pong\"}");
+        net_send(a->net, slot, client_id, text);
+        break;
+    }
     case PRESENCE_INSPECT:
         set_selection(a, slot, client_id, m);
         break;

@@ -197,6 +197,17 @@ suite('presence, activity, step and inspect', () => {
     assert.equal(n2, n1, 'no inspect messages after the stop');
   });
 
+  test('a ping is answered at once by a pong with its id, even while the world is paused', T, async () => {
+    const mark = bob.mark();
+    const ping = bob.send({ type: 'ping' });
+    const pong = await bob.waitText((m) => m.type === 'pong', 'the pong', { after: mark, ...WAIT });
+    assert.equal(pong.id, ping.id);
+    const before = bob.mark();
+    bob.send({ type: 'ping', id: -3 });
+    const bad = await bob.waitText((m) => m.type === 'error', 'the refusal', { after: before, ...WAIT });
+    assert.equal(bad.code, 'bad_type');
+  });
+
   test('a departure is told in the feed and leaves the list', T, async () => {
     const eve = await connect(server.wsUrl);
     const eveId = eve.hello.client_id;

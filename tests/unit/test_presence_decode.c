@@ -76,6 +76,21 @@ static void colours_other_than_six_hex_digits_should_be_refused(void **state)
     }
 }
 
+static void a_ping_should_carry_its_id_and_a_bad_id_should_be_refused(void **state)
+{
+    (void)state;
+    presence_msg_t m;
+    cmd_error_t err;
+    assert_int_equal(decode("{\"type\":\"ping\",\"id\":41}", &m, &err), PRESENCE_DECODED);
+    assert_int_equal(m.kind, PRESENCE_PING);
+    assert_int_equal(m.request_id, 41);
+    assert_int_equal(decode("{\"type\":\"ping\"}", &m, &err), PRESENCE_DECODED);
+    assert_int_equal(m.request_id, -1);
+    assert_int_equal(decode("{\"type\":\"ping\",\"id\":-1}", &m, &err), PRESENCE_INVALID);
+    assert_string_equal(err.code, "bad_type");
+    assert_string_equal(err.cmd, "ping");
+}
+
 static void cursor_and_inspect_should_take_a_point_inside_the_world(void **state)
 {
     (void)state;
@@ -101,6 +116,7 @@ int main(void)
         cmocka_unit_test(names_with_control_characters_or_only_spaces_should_be_refused),
         cmocka_unit_test(colours_other_than_six_hex_digits_should_be_refused),
         cmocka_unit_test(cursor_and_inspect_should_take_a_point_inside_the_world),
+        cmocka_unit_test(a_ping_should_carry_its_id_and_a_bad_id_should_be_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

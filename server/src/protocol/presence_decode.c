@@ -131,10 +131,11 @@ int presence_decode(const char *text, size_t len, const cmd_limits_t *limits, pr
 {
     cJSON *root = cJSON_ParseWithLength(text, len);
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(root, "type");
-    static const char *const names[] = {[PRESENCE_HELLO] = "hello", [PRESENCE_CURSOR] = "cursor", [PRESENCE_INSPECT] = "inspect"};
+    static const char *const names[] = {[PRESENCE_HELLO] = "hello", [PRESENCE_CURSOR] = "cursor",
+                                        [PRESENCE_INSPECT] = "inspect", [PRESENCE_PING] = "ping"};
     int kind = -1;
     if (cJSON_IsString(type))
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < (int)(sizeof names / sizeof names[0]); k++)
             if (strcmp(type->valuestring, names[k]) == 0) kind = k;
     if (kind < 0) {
         cJSON_Delete(root);
@@ -160,6 +161,9 @@ int presence_decode(const char *text, size_t len, const cmd_limits_t *limits, pr
             break;
         case PRESENCE_CURSOR:
             rc = decode_point(root, limits, true, out, err);
+            break;
+        case PRESENCE_PING: /* nothing but the id to echo */
+            rc = PRESENCE_DECODED;
             break;
         default: { /* inspect: a point picks, "id": null (or no point) stops */
             rc = decode_point(root, limits, false, out, err);

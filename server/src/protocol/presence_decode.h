@@ -1,6 +1,7 @@
 /* presence_decode: the session messages of many hands on one flock —
- * hello (a name and a colour), cursor (where one's pointer is) and inspect
- * (select an agent to look into). Like auth they never reach the world,
+ * hello (a name and a colour), cursor (where one's pointer is), inspect
+ * (select an agent to look into) and ping (answered at once by pong, so a
+ * page can show its round-trip time without waiting for a tick). Like auth they never reach the world,
  * the command queue or the command log. cmd_decode has already checked the
  * text is one strict JSON object; this reads it again only when cmd_decode
  * found no simulation command in it. */
@@ -18,7 +19,7 @@
 #define PRESENCE_NAME_CHARS 24
 #define PRESENCE_NAME_BYTES (PRESENCE_NAME_CHARS * 4 + 1)
 
-typedef enum { PRESENCE_HELLO, PRESENCE_CURSOR, PRESENCE_INSPECT } presence_kind_t;
+typedef enum { PRESENCE_HELLO, PRESENCE_CURSOR, PRESENCE_INSPECT, PRESENCE_PING } presence_kind_t;
 
 typedef struct presence_msg {
     presence_kind_t kind;
