@@ -73,6 +73,45 @@ static inline void wire2_put_u(wire2_bitw_t *w, uint32_t v, unsigned n)
     w->nacc &= 7u;
 }
 
+/* Up to 56 bits at once (several codes joined: the encoder's fast path). */
+static inline void wire2_put_bits(wire2_bitw_t *w, uint64_t bits, unsigned n)
+{
+    w->acc |= bits << w->nacc;
+    w->nacc += n;
+    if (w->cap - w->len < 8) wire2_bitw_spill(w);
+    if (w->failed) {
+        w->acc = 0;
+        w->nacc = 0;
+        return;
+    }
+    uint64_t acc = w->acc;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(w->buf + w->len, &acc, 8);
+#else
+    for (unsigned i = 0; i < 8; i++) w->buf[w->len + i] = (uint8_t)(acc >> (8u * i));
+#endif
+    w->len += w->nacc >> 3;
+    w->acc = acc >> (w->nacc & ~7u);
+    w->nacc &= 7u;
+}
+
+/* The bits of EG(k) of v as they go in the stream, and their count; only
+ * for codes of at most 32 bits (*n is then ≤ 32; else it is 0 and the
+ * caller writes with wire2_put_eg). */
+static inline uint64_t wire2_eg_code(uint64_t v, unsigned k, unsigned *n)
+{
+    uint64_t x = v + ((uint64_t)1 << k);
+    unsigned b = 64u - (unsigned)__builtin_clzll(x);
+    unsigned zeros = b - k - 1u, total = zeros + b;
+    if (total > 32) {
+        *n = 0;
+        return 0;
+    }
+    *n = total;
+    uint64_t low = x & ((((uint64_t)1) << (b - 1u)) - 1u);
+    return ((low << 1) | 1u) << zeros;
+}
+
 /* EG(k) of v ≤ 2^47 − 2^k, k ≤ 15. */
 static inline void wire2_put_eg(wire2_bitw_t *w, uint64_t v, unsigned k)
 {

@@ -218,14 +218,20 @@ static void write_items(wire2_bitw_t *w, const wire2_item_t *items, size_t n, un
     unsigned pf = 0;
     for (size_t i = 0; i < n; i++) {
         const wire2_item_t *it = &items[i];
-        wire2_put_eg(w, it->ry - pry, k_gap);
-        wire2_put_u(w, it->rx, bx);
-        wire2_put_se(w, wire2_wrap_h((int32_t)it->h - (int32_t)ph), k_h);
-        if (it->f == pf) {
-            wire2_put_u(w, 1, 1);
+        unsigned ng, nh;
+        uint64_t gap = wire2_eg_code(it->ry - pry, k_gap, &ng);
+        uint64_t turn = wire2_eg_code(wire2_zigzag(wire2_wrap_h((int32_t)it->h - (int32_t)ph)), k_h, &nh);
+        uint64_t flags = it->f == pf ? 1u : (uint64_t)it->f << 1;
+        unsigned nf = it->f == pf ? 1u : 9u;
+        if (ng && nh && ng + bx + nh + nf <= 56) {
+            /* One write for the item when it fits (almost always). */
+            wire2_put_bits(w, gap | (uint64_t)it->rx << ng | turn << (ng + bx) | flags << (ng + bx + nh),
+                           ng + bx + nh + nf);
         } else {
-            wire2_put_u(w, 0, 1);
-            wire2_put_u(w, it->f, 8);
+            wire2_put_eg(w, it->ry - pry, k_gap);
+            wire2_put_u(w, it->rx, bx);
+            wire2_put_se(w, wire2_wrap_h((int32_t)it->h - (int32_t)ph), k_h);
+            wire2_put_bits(w, flags, nf);
         }
         pry = it->ry;
         ph = it->h;
@@ -295,9 +301,18 @@ static int write_delta(wire2_view_enc_t *e, const geom_t *g, uint32_t seq, size_
     wire2_put_u(w, kh, 4);
     res = e->res;
     for (size_t j = 0; j < n_stays; j++, res += RES_PER_STAY) {
-        wire2_put_se(w, res[xy], kx);
-        wire2_put_se(w, res[xy + 1], ky);
-        wire2_put_se(w, res[2], kh);
+        /* The three codes in one write when they fit (almost always). */
+        unsigned na, nb, nc;
+        uint64_t a = wire2_eg_code(wire2_zigzag(res[xy]), kx, &na);
+        uint64_t b = wire2_eg_code(wire2_zigzag(res[xy + 1]), ky, &nb);
+        uint64_t c = wire2_eg_code(wire2_zigzag(res[2]), kh, &nc);
+        if (na && nb && nc && na + nb + nc <= 56) {
+            wire2_put_bits(w, a | b << na | c << (na + nb), na + nb + nc);
+        } else {
+            wire2_put_se(w, res[xy], kx);
+            wire2_put_se(w, res[xy + 1], ky);
+            wire2_put_se(w, res[2], kh);
+        }
     }
     wire2_put_eg(w, n_flags, 4);
     for (size_t i = 0; i < n_flags; i++) {
