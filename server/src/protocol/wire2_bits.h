@@ -144,14 +144,11 @@ static inline unsigned wire2_eg_bits(uint64_t v, unsigned k)
     unsigned b = 64u - (unsigned)__builtin_clzll(w);
     return 2u * b - k - 1u;
 }
-static inline uint64_t wire2_zigzag(int64_t s)
-{
-    return s >= 0 ? (uint64_t)s << 1 : (((uint64_t)(-(s + 1))) << 1) | 1u;
-}
-static inline int64_t wire2_unzigzag(uint64_t z)
-{
-    return (z & 1u) ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
-}
+/* Branch-free (residual signs are random: a branch would mispredict half
+ * the time). s >> 63 is all ones for a negative s (GCC and clang shift
+ * signed values arithmetically). */
+static inline uint64_t wire2_zigzag(int64_t s) { return ((uint64_t)s << 1) ^ (uint64_t)(s >> 63); }
+static inline int64_t wire2_unzigzag(uint64_t z) { return (int64_t)((z >> 1) ^ (0 - (z & 1u))); }
 static inline void wire2_put_se(wire2_bitw_t *w, int64_t s, unsigned k) { wire2_put_eg(w, wire2_zigzag(s), k); }
 /* wrapH(d) = ((d + 512) mod 1024) − 512; wrapL(d) = ((d + 32) mod 64) − 32. */
 static inline int32_t wire2_wrap_h(int32_t d) { return ((d + 512) & 1023) - 512; }

@@ -17,7 +17,7 @@
 #define KSTAT_SMALL 256u
 typedef struct kstat {
     uint32_t small[KSTAT_SMALL]; /* exact counts of the values below KSTAT_SMALL */
-    uint32_t big[64];            /* larger values by bit length (their cost is estimated) */
+    uint32_t big[65];            /* larger values by bit length (their cost is estimated) */
 } kstat_t;
 
 static void kstat_clear(kstat_t *s) { memset(s, 0, sizeof *s); }
