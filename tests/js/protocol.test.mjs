@@ -15,9 +15,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const vectorsDir = path.resolve(here, '../../protocol/vectors');
 const TOL = 1e-4;
 
-// Protocol v1 vectors only (v2's, v2-*, are tests/js/wire2-vectors.test.mjs's).
 const vectorNames = readdirSync(vectorsDir)
-  .filter((f) => f.endsWith('.bin') && !f.startsWith('v2-'))
+  .filter((f) => f.endsWith('.bin') && !f.startsWith('v2-')) // v2-*: protocol v2's vectors
   .map((f) => f.slice(0, -4))
   .sort();
 

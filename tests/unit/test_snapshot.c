@@ -252,8 +252,7 @@ static int file_exists(const char *path)
     return f != NULL;
 }
 
-/* Every v1 *.json in the vectors directory, paired with its *.bin (the
- * v2-*.json vectors are frame sequences, checked by test_wire2). */
+/* Every *.json in the vectors directory, paired with its *.bin (v1 vectors only). */
 static vector_case_t *list_vectors(size_t *count)
 {
     DIR *dir = opendir(SWARMCAST_VECTORS_DIR);
@@ -263,7 +262,8 @@ static vector_case_t *list_vectors(size_t *count)
     size_t cap = 0;
     struct dirent *e;
     while ((e = readdir(dir)) != NULL) {
-        if (!has_suffix(e->d_name, ".json") || strncmp(e->d_name, "v2-", 3) == 0) continue;
+        if (!has_suffix(e->d_name, ".json")) continue;
+        if (!strncmp(e->d_name, "v2-", 3)) continue; /* protocol v2's vectors (tests/tools/wire2_vectors.c) */
         if (*count == cap) {
             cap = cap ? cap * 2 : 8;
             vector_case_t *grown = realloc(cases, cap * sizeof *cases);
