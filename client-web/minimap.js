@@ -35,9 +35,12 @@ export function createMinimap({ canvas, under, camera, onChange }, win = globalT
       canvas.width = Math.round(w * dpr);
       canvas.height = Math.round(h * dpr);
     }
-    // Bottom right of the world's canvas, above the hint line.
+    // Bottom right of the world's canvas, above the hint line (style.css
+    // says how far up: --minimap-bottom, more on a phone, where the hint
+    // and the sheet's handle take the bottom edge).
+    const gap = parseFloat(win.getComputedStyle?.(canvas).getPropertyValue('--minimap-bottom')) || 40;
     canvas.style.left = `${under.clientWidth - w - 12}px`;
-    canvas.style.top = `${under.clientHeight - h - 40}px`;
+    canvas.style.top = `${under.clientHeight - h - gap}px`;
     ctx.setTransform(canvas.width / w, 0, 0, canvas.height / h, 0, 0);
     return w / ww;
   }

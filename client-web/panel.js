@@ -396,6 +396,9 @@ export function createPanel(deps) {
   }
   const metricsSlot = slot('metrics', 'Metrics', true);
   const captureSlot = slot('capture', 'Screenshot and clip', false);
+  // Who is here, my name, the activity feed (presence.js): in the panel, so
+  // that it never covers the world (and is in the sheet on a phone).
+  const peopleSlot = slot('people', 'People', true);
 
   const legend = el('div', 'legend');
   legend.hidden = true;
@@ -419,7 +422,7 @@ export function createPanel(deps) {
   const operatorParams = el('fieldset', 'operator-only');
   operatorParams.append(groupsBox);
 
-  fieldset.append(roleBox, operatorTop, legend, metricsSlot.details, captureSlot.details, speciesRow, operatorParams);
+  fieldset.append(roleBox, operatorTop, legend, peopleSlot.details, metricsSlot.details, captureSlot.details, speciesRow, operatorParams);
   root.replaceChildren(header, fieldset);
 
   // ---- state ----
@@ -1085,6 +1088,7 @@ export function createPanel(deps) {
     // Where plots.js and capture.js put their contents.
     metricsSlot: metricsSlot.content,
     captureSlot: captureSlot.content,
+    peopleSlot: peopleSlot.content,
     setOpen: (v) => setOpen(v, true),
   };
 }

@@ -36,17 +36,13 @@ before(async () => {
 
 after(() => closeBrowserAndServer(browser, server));
 
-// Screen position (page CSS px) of a world point on page p.
+// Screen position (page CSS px) of a world point on page p: the viewer's
+// camera (viewer.js) maps the world onto the canvas.
 async function screenOf(p, x, y) {
   return p.evaluate(([wx, wy]) => {
-    const c = document.getElementById('world');
-    const r = c.getBoundingClientRect();
-    const s = window.swarmcast;
-    const ww = s.hello.world.width;
-    const wh = s.hello.world.height;
-    const m = 8;
-    const scale = Math.min((c.clientWidth - 2 * m) / ww, (c.clientHeight - 2 * m) / wh);
-    return { x: r.left + (c.clientWidth - ww * scale) / 2 + wx * scale, y: r.top + (c.clientHeight - wh * scale) / 2 + wy * scale };
+    const r = document.getElementById('world').getBoundingClientRect();
+    const q = window.swarmcast.viewer.camera.worldToScreen(wx, wy);
+    return { x: r.left + q.x, y: r.top + q.y };
   }, [x, y]);
 }
 
@@ -106,9 +102,10 @@ test('the select tool shows an agent\'s neighbours per zone and its steering', T
   await a.keyboard.press('Space'); // pause, so that the agent stays where it is clicked
   await waitInPage(a, () => window.swarmcast.paused === true, null, 'paused', WAIT_MS);
   const agent = await a.evaluate(() => {
+    // The newest frame (frames.js): count, x, y, heading, … of the agents in view.
     const snap = window.swarmcast.lastSnapshot?.();
-    if (!snap) return null;
-    const { x, y, count } = snap.agents;
+    if (!snap || !snap.count) return null;
+    const { x, y, count } = snap;
     // An agent with a handful of neighbours: a readable picture.
     let best = 0;
     let bestScore = Infinity;
