@@ -23,7 +23,9 @@ export function createMinimap({ canvas, under, camera, onChange }, win = globalT
   function layout() {
     const ww = camera.worldW;
     const wh = camera.worldH;
-    const s = SIZE_PX / Math.max(ww, wh);
+    // style.css may make it smaller (--minimap-size: a phone).
+    const size = parseFloat(win.getComputedStyle?.(canvas).getPropertyValue('--minimap-size')) || SIZE_PX;
+    const s = size / Math.max(ww, wh);
     const nw = Math.max(20, Math.round(ww * s));
     const nh = Math.max(20, Math.round(wh * s));
     const dpr = win.devicePixelRatio || 1;

@@ -301,6 +301,21 @@ test('the status line measures the stream; the live region speaks of changes, ne
     document.querySelector('#panel').scrollTop = 0;
     document.activeElement?.blur?.();
   });
+  // Many hands in the picture: B's target and live cursor, named, in A.
+  const at = (p, x, y) => p.evaluate(([wx, wy]) => {
+    const r = document.getElementById('world').getBoundingClientRect();
+    const q = window.swarmcast.viewer.camera.worldToScreen(wx, wy);
+    return { x: r.left + q.x, y: r.top + q.y };
+  }, [x, y]);
+  const w = await pageB.evaluate(() => window.swarmcast.hello.world);
+  const tb = await at(pageB, w.width * 0.3, w.height * 0.6);
+  await pageB.mouse.click(tb.x, tb.y);
+  const cb = await at(pageB, w.width * 0.45, w.height * 0.35);
+  await pageB.mouse.move(cb.x - 40, cb.y - 20);
+  await pageB.mouse.move(cb.x, cb.y, { steps: 4 });
+  const bId = await pageB.evaluate(() => window.swarmcast.clientId);
+  await until(pageA, (id) => window.swarmcast.presence.cursors.has(id) && window.swarmcast.targets.some((t) => t.client_id === id),
+    bId, 'B\'s cursor and target at A');
   await sleep(1500);
   await pageA.screenshot({ path: path.join(artifacts, 'ui-desktop.png') });
 });
