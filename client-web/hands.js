@@ -51,7 +51,7 @@ export function createHands(deps) {
     hooks.presence = presence.state; // { myId, name, color, members, count, cursors (Map), activity }
     hooks.tools = tools.state; // { tool, inspection, selecting }
     hooks.showRadii = false;
-    hooks.lastSnapshot = getSnapshot; // the newest decoded snapshot (tests pick agents from it)
+    hooks.lastSnapshot = getSnapshot; // the newest frame (frames.js: count, x, y, heading, …; tests pick agents from it)
   }
 
   canvas.addEventListener('pointermove', (ev) => {

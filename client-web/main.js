@@ -386,7 +386,9 @@ function frame() {
   if (drawn >= 0) meters.frameDrawn(t);
   if (drawn >= 0 && legendDue) {
     legendAt = t;
-    panel.setCounts(snapshot ? viewer.counts : [0, 0, 0, 0, 0, 0]);
+    // Zoomed in, a v2 frame carries only the agents in view.
+    const partial = !!snapshot && snapshot.mode === 'detail' && snapshot.count < snapshot.population;
+    panel.setCounts(snapshot ? viewer.counts : [0, 0, 0, 0, 0, 0], partial);
   }
 }
 

@@ -984,15 +984,18 @@ export function createPanel(deps) {
 
   // counts: agents per drawing class (render.js: 0–3 species, 4 leaders,
   // 5 predators). The legend lists the classes present.
-  function setCounts(counts) {
+  // counts: the agents drawn, per class; partial: the picture shows only
+  // part of the world (zoomed in), so these are the ones in view.
+  function setCounts(counts, partial = false) {
     const names = ['species 0', 'species 1', 'species 2', 'species 3', 'leaders', 'predators'];
     const entries = [];
     for (let c = 0; c < names.length; c++) if (counts[c] > 0) entries.push([c, counts[c]]);
-    const key = entries.map((e) => e.join(':')).join(',');
+    const key = `${partial}|` + entries.map((e) => e.join(':')).join(',');
     if (key === shownLegend) return;
     shownLegend = key;
     legend.hidden = entries.length === 0;
-    legend.replaceChildren(...entries.map(([c, n]) => {
+    const scope = partial ? [el('span', 'legend-scope', 'in view:')] : [];
+    legend.replaceChildren(...scope, ...entries.map(([c, n]) => {
       const item = el('span', 'legend-item');
       // The swatch colours are classes in style.css (the CSP allows no
       // style attributes); they copy palette.js.

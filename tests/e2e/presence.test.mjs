@@ -136,9 +136,12 @@ test('the select tool shows an agent\'s neighbours per zone and its steering', T
   // Key 4: perception radii for many agents.
   await a.keyboard.press('4');
   await waitInPage(a, () => window.swarmcast.showRadii === true, null, 'radii on', WAIT_MS);
+  // The viewer draws them (viewer.options.radii: one switch for key 4).
+  assert.equal(await a.evaluate(() => window.swarmcast.viewer.options.radii), true);
   await a.waitForTimeout(200);
   await a.screenshot({ path: path.join(artifacts, 'presence-a-radii.png') });
   await a.keyboard.press('4');
+  assert.equal(await a.evaluate(() => window.swarmcast.viewer.options.radii), false, 'key 4 again: off');
   await a.keyboard.press('Escape');
   await waitInPage(a, () => window.swarmcast.tools.inspection === null, null, 'the selection ended', WAIT_MS);
   await a.keyboard.press('Space');
