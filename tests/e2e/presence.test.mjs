@@ -91,6 +91,9 @@ test('key 1 switches separation off for everyone: B\'s panel follows the server\
   assert.equal(checked, false, 'B\'s checkbox follows');
   await waitInPage(b, () => window.swarmcast.presence.activity.some((i) => i.text === 'Ada switched separation rule off'), null,
     'the feed at B', WAIT_MS);
+  // Key 1 switches what A knows: wait for the server's echo at A too, or
+  // the second press would send "off" again.
+  await waitInPage(a, () => window.swarmcast.params.rule_sep === false, null, 'rule_sep off at A', WAIT_MS);
   await a.keyboard.press('1');
   await waitInPage(b, () => window.swarmcast.params.rule_sep === true, null, 'rule_sep back on at B', WAIT_MS);
   assert.equal(await b.evaluate(() => document.querySelector('input[name="rule_sep"]')?.checked), true);
