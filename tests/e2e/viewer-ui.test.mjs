@@ -162,7 +162,16 @@ async function openCapture(page) {
 test('the screenshot button saves a PNG of the view with the agents in it', T, async () => {
   const page = pageA;
   await openCapture(page);
+  // A mark on the overlay (where targets, names and cursors go): the
+  // screenshot must carry that layer too, not only the agents' canvas.
+  await page.evaluate(() => {
+    window.swarmcastTestMark = window.swarmcast.viewer.overlays.add((ctx) => {
+      ctx.fillStyle = '#ff00ff';
+      ctx.fillRect(20, 60, 30, 30);
+    });
+  });
   const { name, bytes } = await download(page, () => page.getByRole('button', { name: 'Screenshot' }).click());
+  await page.evaluate(() => window.swarmcastTestMark());
   assert.match(name, /^swarmcast-.*\.png$/);
   assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG signature');
   const width = bytes.readUInt32BE(16);
@@ -171,7 +180,7 @@ test('the screenshot button saves a PNG of the view with the agents in it', T, a
   assert.equal(width, Math.round(box.width), 'as wide as the view');
   assert.equal(height, Math.round(box.height), 'as high as the view');
   // Agents (species 0's colour) are in the picture, not just a background.
-  const agents = await page.evaluate(async ({ b64, hex }) => {
+  const count = (hex) => page.evaluate(async ({ b64, hex }) => {
     const img = new Image();
     img.src = `data:image/png;base64,${b64}`;
     await img.decode();
@@ -187,8 +196,11 @@ test('the screenshot button saves a PNG of the view with the agents in it', T, a
       if (Math.abs(d[i] - want[0]) + Math.abs(d[i + 1] - want[1]) + Math.abs(d[i + 2] - want[2]) < 40) n++;
     }
     return n;
-  }, { b64: bytes.toString('base64'), hex: SPECIES_COLORS[0] });
+  }, { b64: bytes.toString('base64'), hex });
+  const agents = await count(SPECIES_COLORS[0]);
   assert.ok(agents > 300, `${agents} pixels of agents in the screenshot`);
+  const mark = await count('#ff00ff');
+  assert.ok(mark >= 30 * 30, `${mark} pixels of the overlay's mark in the screenshot`);
 });
 
 test('the clip recorder records the view to a WebM file between start and stop', T, async () => {
