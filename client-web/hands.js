@@ -1,28 +1,28 @@
 // Many hands and the model made visible, wired together: presence (names,
 // who is here, cursors, the feed), the tool switch with the inspect
-// overlay, and keys 1–5. main.js creates it once and calls it from four
-// places (hello, messages, pointer moves, the frame's overlay), so that
-// this feature lives in its own files.
+// overlay, and keys 1–5. main.js creates it once and calls it from three
+// places (hello, messages, the viewer's overlay), so that this feature
+// lives in its own files.
 //
-// The overlay draws on a 2D context in CSS pixels with a world → screen
-// mapping: drawOverlay(ctx, toScreen, scale). With an overlay canvas
-// (render layer's overlays.add(fn), fn(ctx, camera, state)) it plugs in as
-//   overlays.add((ctx, camera) => hands.drawOverlay(ctx, camera.worldToScreen, camera.scale))
-// where worldToScreen(x, y) returns [sx, sy] (or {x, y}: both are taken).
+// Its marks (everyone's named target, cursors, the inspected agent) are
+// drawn on the viewer's overlay: viewer.overlays.add(hands.drawOverlay),
+// i.e. drawOverlay(ctx, camera, state) in CSS pixels; the viewer's own
+// plain targets are removed (viewer.removeDefaultTargets()) by main.js.
 
 import { createPresence } from './presence.js';
 import { createTools } from './tools.js';
 import { attachModelKeys } from './model_keys.js';
-import { drawPerceptionField } from './perception.js';
+import { drawTargets } from './scene_marks.js';
 
-// deps: { root, canvas, keyTarget, storage, send(command), getWorld(),
+// deps: { root (the tool switch's place), presenceRoot (who is here: the
+//         panel's People section; root when absent), canvas, keyTarget, storage, send(command), getWorld(),
 //         getSnapshot(), getParams(), toWorld(ev) → {x, y} | null,
 //         mayOperate(), onNotAllowed(text), onChange(), hooks (the test hooks
 //         object: gains presence, tools, showRadii) }
 export function createHands(deps) {
   const { root, canvas, keyTarget, send, getWorld, getSnapshot, getParams, toWorld, hooks } = deps;
   const onChange = deps.onChange ?? (() => {});
-  const presence = createPresence({ root, send, storage: deps.storage, onChange });
+  const presence = createPresence({ root: deps.presenceRoot ?? root, send, storage: deps.storage, onChange });
   const tools = createTools({
     root,
     canvas,
@@ -43,6 +43,7 @@ export function createHands(deps) {
     onNotAllowed: deps.onNotAllowed,
     onToggleRadii(on) {
       if (hooks) hooks.showRadii = on;
+      deps.onToggleRadii?.(on); // the viewer draws them (viewer.options.radii)
       onChange();
     },
   });
@@ -50,7 +51,7 @@ export function createHands(deps) {
     hooks.presence = presence.state; // { myId, name, color, members, count, cursors (Map), activity }
     hooks.tools = tools.state; // { tool, inspection, selecting }
     hooks.showRadii = false;
-    hooks.lastSnapshot = getSnapshot; // the newest decoded snapshot (tests pick agents from it)
+    hooks.lastSnapshot = getSnapshot; // the newest frame (frames.js: count, x, y, heading, …; tests pick agents from it)
   }
 
   canvas.addEventListener('pointermove', (ev) => {
@@ -68,14 +69,16 @@ export function createHands(deps) {
     return presence.onMessage(msg) || tools.onMessage(msg);
   }
 
-  function drawOverlay(ctx, worldToScreen, scale) {
+  // The viewer's overlay (overlay.js): fn(ctx, camera, state).
+  function drawOverlay(ctx, camera, state) {
+    if (!state.world) return;
     const toScreen = (x, y) => {
-      const p = worldToScreen(x, y);
-      return Array.isArray(p) ? p : [p.x, p.y];
+      const p = camera.worldToScreen(x, y);
+      return [p.x, p.y];
     };
-    if (keys.radii) drawPerceptionField(ctx, toScreen, scale, getSnapshot(), getParams());
-    tools.draw(ctx, toScreen, scale);
-    presence.draw(ctx, toScreen, scale);
+    drawTargets(ctx, camera, state, presence.look);
+    tools.draw(ctx, toScreen, camera.scale);
+    presence.draw(ctx, toScreen, camera.scale);
   }
 
   return { presence, tools, keys, onHello, onMessage, drawOverlay };

@@ -84,6 +84,7 @@ let note = null;
 let hoverObstacleId = null;
 let dirty = true; // something visible changed since the last frame
 let legendAt = 0; // when the panel's legend was last updated (performance.now())
+let fadeAt = 0; // when fading cursors last asked for a redraw
 
 function safeStorage(name) {
   try {
@@ -154,9 +155,11 @@ const capture = createCapture({
 viewer.onRender(() => capture.frameDrawn());
 
 // Names, who is here, cursors, the feed, the tool switch, inspection and
-// keys 1–5 (hands.js); its marks go on the viewer's overlay.
+// keys 1–5 (hands.js); its marks go on the viewer's overlay, and its named
+// targets replace the viewer's plain ones. Who is here lives in the panel.
 const hands = createHands({
   root: document.getElementById('hands'),
+  presenceRoot: panel.peopleSlot,
   canvas,
   keyTarget: window,
   storage: safeStorage('localStorage'),
@@ -170,14 +173,16 @@ const hands = createHands({
   },
   mayOperate: () => role.mayOperate(),
   onNotAllowed: (text) => setNote(text, 'notice'),
+  onToggleRadii(on) {
+    viewer.options.radii = on; // key 4: the viewer draws them (perception.js)
+  },
   onChange() {
     dirty = true;
   },
   hooks,
 });
-viewer.overlays.add((ctx, camera) => {
-  if (world) hands.drawOverlay(ctx, (x, y) => camera.worldToScreen(x, y), camera.scale);
-});
+viewer.removeDefaultTargets();
+viewer.overlays.add(hands.drawOverlay);
 
 // Protocol v2 frames (byte 1 = 2) go to the v2 decoder, whose state lives
 // as long as the socket; a server that answers in v1 still works.
@@ -354,6 +359,12 @@ function frame() {
     figures,
   );
   panel.update({ connected: connection.state === 'connected', paused: hooks.paused, agents: hooks.agentCount });
+  // Others' cursors fade out: the overlay needs a frame now and then while
+  // one does (four a second is enough for a fade), even in a paused world.
+  if (t - fadeAt >= 250 && hands.presence.animating()) {
+    fadeAt = t;
+    viewer.overlays.invalidate();
+  }
   if (window.devicePixelRatio !== lastDpr) {
     lastDpr = window.devicePixelRatio;
     dirty = true;
@@ -375,7 +386,9 @@ function frame() {
   if (drawn >= 0) meters.frameDrawn(t);
   if (drawn >= 0 && legendDue) {
     legendAt = t;
-    panel.setCounts(snapshot ? viewer.counts : [0, 0, 0, 0, 0, 0]);
+    // Zoomed in, a v2 frame carries only the agents in view.
+    const partial = !!snapshot && snapshot.mode === 'detail' && snapshot.count < snapshot.population;
+    panel.setCounts(snapshot ? viewer.counts : [0, 0, 0, 0, 0, 0], partial);
   }
 }
 

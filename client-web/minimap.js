@@ -23,7 +23,9 @@ export function createMinimap({ canvas, under, camera, onChange }, win = globalT
   function layout() {
     const ww = camera.worldW;
     const wh = camera.worldH;
-    const s = SIZE_PX / Math.max(ww, wh);
+    // style.css may make it smaller (--minimap-size: a phone).
+    const size = parseFloat(win.getComputedStyle?.(canvas).getPropertyValue('--minimap-size')) || SIZE_PX;
+    const s = size / Math.max(ww, wh);
     const nw = Math.max(20, Math.round(ww * s));
     const nh = Math.max(20, Math.round(wh * s));
     const dpr = win.devicePixelRatio || 1;
@@ -35,9 +37,12 @@ export function createMinimap({ canvas, under, camera, onChange }, win = globalT
       canvas.width = Math.round(w * dpr);
       canvas.height = Math.round(h * dpr);
     }
-    // Bottom right of the world's canvas, above the hint line.
+    // Bottom right of the world's canvas, above the hint line (style.css
+    // says how far up: --minimap-bottom, more on a phone, where the hint
+    // and the sheet's handle take the bottom edge).
+    const gap = parseFloat(win.getComputedStyle?.(canvas).getPropertyValue('--minimap-bottom')) || 40;
     canvas.style.left = `${under.clientWidth - w - 12}px`;
-    canvas.style.top = `${under.clientHeight - h - 40}px`;
+    canvas.style.top = `${under.clientHeight - h - gap}px`;
     ctx.setTransform(canvas.width / w, 0, 0, canvas.height / h, 0, 0);
     return w / ww;
   }

@@ -13,6 +13,10 @@ import { isFormControl } from './input.js';
 import { NEEDS_TOKEN } from './role.js';
 import { setParam } from './commands.js';
 
+// How long a sent switch waits for the server's echo before a new press
+// goes by the page's value again.
+const PENDING_MS = 2000;
+
 export const RULE_KEYS = {
   1: { param: 'rule_sep', label: 'separation' },
   2: { param: 'rule_ali', label: 'alignment' },
@@ -21,12 +25,15 @@ export const RULE_KEYS = {
 };
 
 // deps: { keyTarget, getParams() → { name: value }, send(command),
-//         mayOperate(), onNotAllowed(text), onToggleRadii(on) }
+//         mayOperate(), onNotAllowed(text), onToggleRadii(on), now() (ms:
+//         performance.now by default) }
 export function attachModelKeys(deps) {
   const { keyTarget, getParams, send } = deps;
   const mayOperate = deps.mayOperate ?? (() => true);
   const onNotAllowed = deps.onNotAllowed ?? (() => {});
   const state = { radii: false };
+  const now = deps.now ?? (() => performance.now());
+  const pending = new Map(); // param → { value, at }: sent, echo not seen yet
   keyTarget.addEventListener('keydown', (ev) => {
     if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.repeat || isFormControl(ev.target)) return;
     if (ev.key === '4') {
@@ -42,8 +49,15 @@ export function attachModelKeys(deps) {
       onNotAllowed(`switching ${rule.label} ${NEEDS_TOKEN}`);
       return;
     }
-    // The server's echo decides what the panel shows; until then nothing changes here.
-    send(setParam(rule.param, !params[rule.param]));
+    // The server's echo decides what the panel shows; until then nothing
+    // changes here. A second press before that echo switches what the first
+    // one sent (else two quick presses would both send "off"); a value
+    // unconfirmed for PENDING_MS (refused, lost) no longer counts.
+    const t = now();
+    const p = pending.get(rule.param);
+    const base = p && p.value !== params[rule.param] && t - p.at < PENDING_MS ? p.value : params[rule.param];
+    pending.set(rule.param, { value: !base, at: t });
+    send(setParam(rule.param, !base));
   });
   return state;
 }

@@ -396,6 +396,9 @@ export function createPanel(deps) {
   }
   const metricsSlot = slot('metrics', 'Metrics', true);
   const captureSlot = slot('capture', 'Screenshot and clip', false);
+  // Who is here, my name, the activity feed (presence.js): in the panel, so
+  // that it never covers the world (and is in the sheet on a phone).
+  const peopleSlot = slot('people', 'People', true);
 
   const legend = el('div', 'legend');
   legend.hidden = true;
@@ -419,7 +422,7 @@ export function createPanel(deps) {
   const operatorParams = el('fieldset', 'operator-only');
   operatorParams.append(groupsBox);
 
-  fieldset.append(roleBox, operatorTop, legend, metricsSlot.details, captureSlot.details, speciesRow, operatorParams);
+  fieldset.append(roleBox, operatorTop, legend, peopleSlot.details, metricsSlot.details, captureSlot.details, speciesRow, operatorParams);
   root.replaceChildren(header, fieldset);
 
   // ---- state ----
@@ -981,15 +984,18 @@ export function createPanel(deps) {
 
   // counts: agents per drawing class (render.js: 0–3 species, 4 leaders,
   // 5 predators). The legend lists the classes present.
-  function setCounts(counts) {
+  // counts: the agents drawn, per class; partial: the picture shows only
+  // part of the world (zoomed in), so these are the ones in view.
+  function setCounts(counts, partial = false) {
     const names = ['species 0', 'species 1', 'species 2', 'species 3', 'leaders', 'predators'];
     const entries = [];
     for (let c = 0; c < names.length; c++) if (counts[c] > 0) entries.push([c, counts[c]]);
-    const key = entries.map((e) => e.join(':')).join(',');
+    const key = `${partial}|` + entries.map((e) => e.join(':')).join(',');
     if (key === shownLegend) return;
     shownLegend = key;
     legend.hidden = entries.length === 0;
-    legend.replaceChildren(...entries.map(([c, n]) => {
+    const scope = partial ? [el('span', 'legend-scope', 'in view:')] : [];
+    legend.replaceChildren(...scope, ...entries.map(([c, n]) => {
       const item = el('span', 'legend-item');
       // The swatch colours are classes in style.css (the CSP allows no
       // style attributes); they copy palette.js.
@@ -1085,6 +1091,7 @@ export function createPanel(deps) {
     // Where plots.js and capture.js put their contents.
     metricsSlot: metricsSlot.content,
     captureSlot: captureSlot.content,
+    peopleSlot: peopleSlot.content,
     setOpen: (v) => setOpen(v, true),
   };
 }

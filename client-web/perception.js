@@ -2,7 +2,7 @@
 // alignment, cohesion) as circles of their radii, with the blind angle of
 // each zone's field of view behind the agent shaded as a wedge. Used by the
 // inspect overlay (tools.js) and by key 4, which shows them for many agents
-// (model_keys.js). Draws on any 2D context in CSS pixels.
+// (model_keys.js switches viewer.options.radii; viewer.js draws them). Draws on any 2D context in CSS pixels.
 
 // Zone colours, kept apart from the species colours (palette.js).
 export const ZONE_COLORS = { sep: '#ff6b6b', ali: '#ffd166', coh: '#06d6a0' };
@@ -42,17 +42,29 @@ export function drawPerception(ctx, toScreen, scale, agent, radii, fov, alpha = 
   ctx.restore();
 }
 
-// Key 4: the zones of many agents at once, from the snapshot and the
-// world's parameters (per-agent density radii are not on the wire: the
-// parameters' radii are drawn). At most `most` agents, spread evenly over
-// the list, so that a crowd stays readable and the frame cheap.
-export function drawPerceptionField(ctx, toScreen, scale, agents, params, most = 60) {
-  if (!agents || !agents.count || !params) return;
+// Key 4 (viewer.options.radii): the zones of many agents at once, drawn on
+// the viewer's overlay (overlays.add: fn(ctx, camera, state)) for the
+// agents it shows this frame (state.agents, interpolated). Per-agent density
+// radii are not on the wire: the parameters' radii are drawn. At most `most`
+// agents, spread evenly over the list (sorted by row: over the picture) and
+// on screen, so that a crowd stays readable and the frame cheap.
+export const FIELD_AGENTS = 40;
+
+export function drawPerceptionField(ctx, camera, agents, params, most = FIELD_AGENTS) {
+  if (!agents || agents.mode !== 'detail' || !agents.count || !params) return;
   const radii = { sep: params.sep_radius, ali: params.ali_radius, coh: params.coh_radius };
   const fov = { sep: params.fov_sep, ali: params.fov_ali, coh: params.fov_coh };
   if (!(radii.sep > 0)) return;
-  const step = Math.max(1, Math.ceil(agents.count / most));
-  for (let i = 0; i < agents.count; i += step) {
-    drawPerception(ctx, toScreen, scale, { x: agents.x[i], y: agents.y[i], heading: agents.heading[i] }, radii, fov, 0.6);
+  const toScreen = (x, y) => {
+    const p = camera.worldToScreen(x, y);
+    return [p.x, p.y];
+  };
+  const step = Math.max(1, Math.floor(agents.count / most));
+  let drawn = 0;
+  for (let i = 0; i < agents.count && drawn < most; i += step) {
+    const [sx, sy] = toScreen(agents.x[i], agents.y[i]);
+    if (sx < 0 || sy < 0 || sx > camera.cssW || sy > camera.cssH) continue;
+    drawPerception(ctx, toScreen, camera.scale, { x: agents.x[i], y: agents.y[i], heading: agents.heading[i] }, radii, fov, 0.6);
+    drawn++;
   }
 }

@@ -254,6 +254,12 @@ export function createPresence(deps) {
   function member(id) {
     return state.members.find((m) => m.id === id);
   }
+  // How a client's target is drawn (scene_marks.js drawTargets): its name
+  // and chosen colour, once the presence list has it.
+  function look(id) {
+    const m = member(id);
+    return m ? { color: m.color, label: m.name } : null;
+  }
 
   // ---- drawing (on any 2D context in CSS pixels) ----
   // toScreen(x, y) → [sx, sy] CSS px.
@@ -262,13 +268,6 @@ export function createPresence(deps) {
     ctx.font = '12px system-ui, sans-serif';
     ctx.textBaseline = 'top';
     ctx.textAlign = 'left';
-    // Everyone's target, named (the renderer draws the crosshair).
-    for (const m of state.members) {
-      // Mine is marked "you" by the renderer already.
-      if (!m.target || m.id === state.myId) continue;
-      const [sx, sy] = toScreen(m.target[0], m.target[1]);
-      tag(ctx, m.name, m.color, sx + 12, sy + 10);
-    }
     // Everyone else's cursor: an arrow and the name.
     const t = now();
     for (const [id, c] of state.cursors) {
@@ -312,5 +311,5 @@ export function createPresence(deps) {
     return false;
   }
 
-  return { state, onHello, onMessage, cursorMoved, draw, animating, element: box };
+  return { state, onHello, onMessage, cursorMoved, draw, look, animating, element: box };
 }

@@ -8,10 +8,12 @@ import { clientColor } from './palette.js';
 const TARGET_RING_PX = 9;
 const MY_TARGET_RING_PX = 13;
 
-function drawTarget(ctx, camera, t, mine) {
+// look: { color, label } for this client (hands.js knows names and chosen
+// colours), or null for the client id's palette colour and "#id".
+function drawTarget(ctx, camera, t, mine, look) {
   const { x: cx, y: cy } = camera.worldToScreen(t.x, t.y);
   const r = mine ? MY_TARGET_RING_PX : TARGET_RING_PX;
-  const color = clientColor(t.client_id);
+  const color = look?.color ?? clientColor(t.client_id);
   ctx.strokeStyle = color;
   ctx.lineWidth = mine ? 3 : 1.5;
   ctx.beginPath();
@@ -24,22 +26,30 @@ function drawTarget(ctx, camera, t, mine) {
   ctx.stroke();
   if (mine) {
     // A halo and a filled centre set my own target apart from the others.
-    ctx.strokeStyle = clientColor(t.client_id, 0.35);
+    ctx.strokeStyle = color;
+    ctx.globalAlpha = 0.35;
     ctx.lineWidth = 6;
     ctx.beginPath();
     ctx.arc(cx, cy, r + 5, 0, 2 * Math.PI);
     ctx.stroke();
+    ctx.globalAlpha = 1;
     ctx.fillStyle = color;
     ctx.beginPath();
     ctx.arc(cx, cy, 3, 0, 2 * Math.PI);
     ctx.fill();
   }
-  ctx.fillStyle = color;
-  ctx.font = mine ? 'bold 12px system-ui, sans-serif' : '11px system-ui, sans-serif';
+  const label = mine ? 'you' : look?.label ?? `#${t.client_id}`;
+  ctx.font = mine ? 'bold 12px system-ui, sans-serif' : '12px system-ui, sans-serif';
   ctx.textAlign = 'left';
   ctx.textBaseline = 'bottom';
-  // Up and to the right, clear of the crosshair arms and my halo.
-  ctx.fillText(mine ? 'you' : `#${t.client_id}`, cx + r + 6, cy - r - 2);
+  // Up and to the right, clear of the crosshair arms and my halo, on a dark
+  // backing so that it reads over a crowd.
+  const lx = cx + r + 6;
+  const ly = cy - r - 2;
+  ctx.fillStyle = 'rgba(11, 14, 20, 0.75)';
+  ctx.fillRect(lx - 3, ly - 15, ctx.measureText(label).width + 6, 17);
+  ctx.fillStyle = color;
+  ctx.fillText(label, lx, ly);
 }
 
 // A line of text centred near the top of the canvas, on a dark backing so it
@@ -57,11 +67,13 @@ function drawCaption(ctx, camera, text) {
   ctx.fillText(text, cx, top);
 }
 
-export function drawTargets(ctx, camera, state) {
+// Every client's target, mine last (on top). look(clientId) → { color,
+// label } | null names them (optional).
+export function drawTargets(ctx, camera, state, look = null) {
   const frame = state.frame;
   if (!frame) return;
-  for (const t of frame.targets) if (t.client_id !== state.myClientId) drawTarget(ctx, camera, t, false);
-  for (const t of frame.targets) if (t.client_id === state.myClientId) drawTarget(ctx, camera, t, true);
+  for (const t of frame.targets) if (t.client_id !== state.myClientId) drawTarget(ctx, camera, t, false, look?.(t.client_id));
+  for (const t of frame.targets) if (t.client_id === state.myClientId) drawTarget(ctx, camera, t, true, look?.(t.client_id));
 }
 
 export function drawStateMarks(ctx, camera, state) {

@@ -19,7 +19,7 @@ import { drawPerception, ZONE_COLORS } from './perception.js';
 
 export const TOOLS = [
   { id: 'target', key: 'g', label: 'target', help: 'a click sets your target' },
-  { id: 'agents', key: 'n', label: 'add agents', help: `a click adds ${cmd.ADD_AGENTS_COUNT} agents there` },
+  { id: 'agents', key: 'n', label: `+${cmd.ADD_AGENTS_COUNT} agents`, help: `a click adds ${cmd.ADD_AGENTS_COUNT} agents there` },
   { id: 'obstacle', key: 'o', label: 'obstacle', help: 'a click adds an obstacle, or removes the one under it' },
   { id: 'select', key: 'v', label: 'select', help: 'a click picks an agent and shows what it senses' },
 ];

@@ -15,7 +15,7 @@ import { createGLRenderer } from './render_gl.js';
 import { createRenderer } from './render.js';
 import { createOverlay } from './overlay.js';
 import { drawTargets, drawStateMarks } from './scene_marks.js';
-import { drawRadii } from './radii.js';
+import { drawPerceptionField } from './perception.js';
 import { createMinimap } from './minimap.js';
 import { ViewSender } from './view_sender.js';
 
@@ -47,7 +47,7 @@ export function createViewer(deps, win = globalThis) {
     ? createMinimap({ canvas: deps.minimapCanvas, under: canvas, camera, onChange() {} }, win)
     : null;
   const viewSender = new ViewSender({ send: deps.send, budget: deps.budget ?? null });
-  // trails (key T); radii: perception zones on the overlay (radii.js);
+  // trails (key T); radii: perception zones on the overlay (key 4: perception.js);
   // panMode: a left drag pans instead of acting (a "pan" tool sets it).
   const options = { trails: false, radii: false, panMode: false };
 
@@ -63,7 +63,7 @@ export function createViewer(deps, win = globalThis) {
   // with viewer.removeDefaultTargets().
   const removeDefaultTargets = overlays.add(drawTargets);
   overlays.add((ctx, cam, state) => {
-    if (options.radii) drawRadii(ctx, cam, state, state.params);
+    if (options.radii) drawPerceptionField(ctx, cam, state.agents, state.params);
   });
   overlays.add(drawStateMarks);
 

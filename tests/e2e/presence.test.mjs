@@ -36,17 +36,13 @@ before(async () => {
 
 after(() => closeBrowserAndServer(browser, server));
 
-// Screen position (page CSS px) of a world point on page p.
+// Screen position (page CSS px) of a world point on page p: the viewer's
+// camera (viewer.js) maps the world onto the canvas.
 async function screenOf(p, x, y) {
   return p.evaluate(([wx, wy]) => {
-    const c = document.getElementById('world');
-    const r = c.getBoundingClientRect();
-    const s = window.swarmcast;
-    const ww = s.hello.world.width;
-    const wh = s.hello.world.height;
-    const m = 8;
-    const scale = Math.min((c.clientWidth - 2 * m) / ww, (c.clientHeight - 2 * m) / wh);
-    return { x: r.left + (c.clientWidth - ww * scale) / 2 + wx * scale, y: r.top + (c.clientHeight - wh * scale) / 2 + wy * scale };
+    const r = document.getElementById('world').getBoundingClientRect();
+    const q = window.swarmcast.viewer.camera.worldToScreen(wx, wy);
+    return { x: r.left + q.x, y: r.top + q.y };
   }, [x, y]);
 }
 
@@ -95,6 +91,9 @@ test('key 1 switches separation off for everyone: B\'s panel follows the server\
   assert.equal(checked, false, 'B\'s checkbox follows');
   await waitInPage(b, () => window.swarmcast.presence.activity.some((i) => i.text === 'Ada switched separation rule off'), null,
     'the feed at B', WAIT_MS);
+  // Key 1 switches what A knows: wait for the server's echo at A too, or
+  // the second press would send "off" again.
+  await waitInPage(a, () => window.swarmcast.params.rule_sep === false, null, 'rule_sep off at A', WAIT_MS);
   await a.keyboard.press('1');
   await waitInPage(b, () => window.swarmcast.params.rule_sep === true, null, 'rule_sep back on at B', WAIT_MS);
   assert.equal(await b.evaluate(() => document.querySelector('input[name="rule_sep"]')?.checked), true);
@@ -106,9 +105,10 @@ test('the select tool shows an agent\'s neighbours per zone and its steering', T
   await a.keyboard.press('Space'); // pause, so that the agent stays where it is clicked
   await waitInPage(a, () => window.swarmcast.paused === true, null, 'paused', WAIT_MS);
   const agent = await a.evaluate(() => {
+    // The newest frame (frames.js): count, x, y, heading, … of the agents in view.
     const snap = window.swarmcast.lastSnapshot?.();
-    if (!snap) return null;
-    const { x, y, count } = snap.agents;
+    if (!snap || !snap.count) return null;
+    const { x, y, count } = snap;
     // An agent with a handful of neighbours: a readable picture.
     let best = 0;
     let bestScore = Infinity;
@@ -139,9 +139,12 @@ test('the select tool shows an agent\'s neighbours per zone and its steering', T
   // Key 4: perception radii for many agents.
   await a.keyboard.press('4');
   await waitInPage(a, () => window.swarmcast.showRadii === true, null, 'radii on', WAIT_MS);
+  // The viewer draws them (viewer.options.radii: one switch for key 4).
+  assert.equal(await a.evaluate(() => window.swarmcast.viewer.options.radii), true);
   await a.waitForTimeout(200);
   await a.screenshot({ path: path.join(artifacts, 'presence-a-radii.png') });
   await a.keyboard.press('4');
+  assert.equal(await a.evaluate(() => window.swarmcast.viewer.options.radii), false, 'key 4 again: off');
   await a.keyboard.press('Escape');
   await waitInPage(a, () => window.swarmcast.tools.inspection === null, null, 'the selection ended', WAIT_MS);
   await a.keyboard.press('Space');

@@ -162,7 +162,16 @@ async function openCapture(page) {
 test('the screenshot button saves a PNG of the view with the agents in it', T, async () => {
   const page = pageA;
   await openCapture(page);
+  // A mark on the overlay (where targets, names and cursors go): the
+  // screenshot must carry that layer too, not only the agents' canvas.
+  await page.evaluate(() => {
+    window.swarmcastTestMark = window.swarmcast.viewer.overlays.add((ctx) => {
+      ctx.fillStyle = '#ff00ff';
+      ctx.fillRect(20, 60, 30, 30);
+    });
+  });
   const { name, bytes } = await download(page, () => page.getByRole('button', { name: 'Screenshot' }).click());
+  await page.evaluate(() => window.swarmcastTestMark());
   assert.match(name, /^swarmcast-.*\.png$/);
   assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG signature');
   const width = bytes.readUInt32BE(16);
@@ -171,7 +180,7 @@ test('the screenshot button saves a PNG of the view with the agents in it', T, a
   assert.equal(width, Math.round(box.width), 'as wide as the view');
   assert.equal(height, Math.round(box.height), 'as high as the view');
   // Agents (species 0's colour) are in the picture, not just a background.
-  const agents = await page.evaluate(async ({ b64, hex }) => {
+  const count = (hex) => page.evaluate(async ({ b64, hex }) => {
     const img = new Image();
     img.src = `data:image/png;base64,${b64}`;
     await img.decode();
@@ -187,8 +196,11 @@ test('the screenshot button saves a PNG of the view with the agents in it', T, a
       if (Math.abs(d[i] - want[0]) + Math.abs(d[i + 1] - want[1]) + Math.abs(d[i + 2] - want[2]) < 40) n++;
     }
     return n;
-  }, { b64: bytes.toString('base64'), hex: SPECIES_COLORS[0] });
+  }, { b64: bytes.toString('base64'), hex });
+  const agents = await count(SPECIES_COLORS[0]);
   assert.ok(agents > 300, `${agents} pixels of agents in the screenshot`);
+  const mark = await count('#ff00ff');
+  assert.ok(mark >= 30 * 30, `${mark} pixels of the overlay's mark in the screenshot`);
 });
 
 test('the clip recorder records the view to a WebM file between start and stop', T, async () => {
@@ -301,6 +313,21 @@ test('the status line measures the stream; the live region speaks of changes, ne
     document.querySelector('#panel').scrollTop = 0;
     document.activeElement?.blur?.();
   });
+  // Many hands in the picture: B's target and live cursor, named, in A.
+  const at = (p, x, y) => p.evaluate(([wx, wy]) => {
+    const r = document.getElementById('world').getBoundingClientRect();
+    const q = window.swarmcast.viewer.camera.worldToScreen(wx, wy);
+    return { x: r.left + q.x, y: r.top + q.y };
+  }, [x, y]);
+  const w = await pageB.evaluate(() => window.swarmcast.hello.world);
+  const tb = await at(pageB, w.width * 0.3, w.height * 0.6);
+  await pageB.mouse.click(tb.x, tb.y);
+  const cb = await at(pageB, w.width * 0.45, w.height * 0.35);
+  await pageB.mouse.move(cb.x - 40, cb.y - 20);
+  await pageB.mouse.move(cb.x, cb.y, { steps: 4 });
+  const bId = await pageB.evaluate(() => window.swarmcast.clientId);
+  await until(pageA, (id) => window.swarmcast.presence.cursors.has(id) && window.swarmcast.targets.some((t) => t.client_id === id),
+    bId, 'B\'s cursor and target at A');
   await sleep(1500);
   await pageA.screenshot({ path: path.join(artifacts, 'ui-desktop.png') });
 });

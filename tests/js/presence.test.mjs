@@ -67,6 +67,27 @@ test('keys 1-3 and 5 send the switched value of rule_sep, rule_ali, rule_coh and
   assert.equal(params.rule_sep, true);
 });
 
+test('two presses of key 1 before the server\'s echo switch separation off and on again', () => {
+  const target = keys();
+  const sent = [];
+  const params = { rule_sep: true };
+  let t = 1000;
+  attachModelKeys({ keyTarget: target, getParams: () => params, send: (c) => sent.push(c.value), mayOperate: () => true, now: () => t });
+  target.press('1');
+  t += 50;
+  target.press('1'); // no echo yet: undoes the first
+  assert.deepEqual(sent, [false, true]);
+  // The echoes arrive (off, then on); the next press goes by the world's value.
+  params.rule_sep = true;
+  t += 50;
+  target.press('1');
+  assert.deepEqual(sent, [false, true, false]);
+  // A switch the server never confirmed stops counting after a while.
+  t += 5000;
+  target.press('1');
+  assert.deepEqual(sent, [false, true, false, false]);
+});
+
 test('a visitor\'s rule keys send nothing and say why; key 4 is the page\'s own and always works', () => {
   const target = keys();
   const sent = [];
