@@ -259,8 +259,11 @@ const connection = new Connection({
       // visible (a paused world keeps sending the same one).
     },
     onMessage(msg) {
-      if ((msg.type === 'ack' || msg.type === 'error') && Number.isInteger(msg.id)) {
-        meters.rtt.replied(msg.id, performance.now());
+      // Round-trip time from the pings (answered at once by the server; an
+      // ack would also hold up to a tick of waiting).
+      if (msg.type === 'pong') {
+        if (Number.isInteger(msg.id)) meters.rtt.replied(msg.id, performance.now());
+        return;
       }
       if (hands.onMessage(msg)) return;
       if (msg.type === 'ack') {
@@ -328,6 +331,9 @@ if (typeof ResizeObserver === 'function') {
   }).observe(canvas);
 }
 let lastDpr = window.devicePixelRatio;
+// A ping every two seconds: the status line's round-trip time.
+const PING_EVERY_MS = 2000;
+let pingAt = -Infinity;
 
 watchInput(window, (kind) => {
   inputKind = hooks.inputKind = kind;
@@ -338,6 +344,10 @@ function frame() {
   requestAnimationFrame(frame);
   const now = Date.now();
   const t = performance.now();
+  if (connection.state === 'connected' && t - pingAt >= PING_EVERY_MS) {
+    pingAt = t;
+    connection.send({ type: 'ping' });
+  }
   if (t - figuresAt >= 500) {
     figuresAt = t;
     figures = hooks.rates = meters.figures(t);
