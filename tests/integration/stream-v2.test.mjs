@@ -140,8 +140,14 @@ test('a client that stalls for two seconds while others read gets a key and is e
     await stalled.waitFrame((f) => f.keyed, 'a first key');
     await steady.waitFrame((f) => f.keyed, 'a first key');
     await stalled.waitFrame(() => true, 'a few deltas', { from: 5 });
+    // Stop reading for two seconds, and then until the server has had to
+    // skip snapshots (its send buffer and ours full): a slow machine makes
+    // fewer frames, which the buffers may absorb for longer.
+    const skipped = await metric(server, 'swarmcast_v2_snapshots_skipped_total');
     stalled.ws._socket.pause();
     await sleep(2000);
+    const deadline = Date.now() + 30000;
+    while (await metric(server, 'swarmcast_v2_snapshots_skipped_total') < skipped + 8 && Date.now() < deadline) await sleep(200);
     const beforeResume = stalled.frames.length;
     const keysBefore = stalled.frames.filter((f) => f.keyed).length;
     stalled.ws._socket.resume();
