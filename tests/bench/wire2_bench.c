@@ -14,7 +14,8 @@
  * (30 Hz at 60 Hz). For each row, of the whole-world detail view: key and
  * delta bytes per agent (medians), the average per agent with one key per
  * 10 s (1 key + 299 deltas), the median time to quantize and encode key +
- * delta (and, apart, the key-delta a joiner needs), and the raw-deflate
+ * delta (wall clock and thread CPU time; and, apart, with the key-delta a
+ * joiner needs), and the raw-deflate
  * (zlib level 1, as permessage-deflate would) size of key and delta. */
 #include <math.h>
 #include <stdio.h>
@@ -34,6 +35,13 @@ static double now_ms(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static double cpu_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
@@ -128,6 +136,7 @@ static int row(size_t n, enum motion m, int threads, int snapshots, bool quick)
     double *key_b = calloc((size_t)snapshots, sizeof(double)), *delta_b = calloc((size_t)snapshots, sizeof(double));
     double *enc_ms = calloc((size_t)snapshots, sizeof(double)), *kd_ms = calloc((size_t)snapshots, sizeof(double));
     double *zkey = calloc((size_t)snapshots, sizeof(double)), *zdelta = calloc((size_t)snapshots, sizeof(double));
+    double *enc_cpu = calloc((size_t)snapshots, sizeof(double));
     int got = 0;
     for (int s = 0; s <= snapshots; s++) {
         if (m != AT_REST)
@@ -135,14 +144,15 @@ static int row(size_t n, enum motion m, int threads, int snapshots, bool quick)
         snap_view_t v;
         snap_view_of_world(&w, &v);
         wire2_chunk_t key, delta;
-        double a = now_ms();
+        double a = now_ms(), ac = cpu_ms();
         if (wire2_world_quantize(&q, &v, (uint32_t)s + 1) != 0) return -1;
         if (wire2_view_enc_step(e, &q, &key, &delta, NULL) != 0) return -1;
-        double b = now_ms();
+        double b = now_ms(), bc = cpu_ms();
         wire2_chunk_free(&key);
         wire2_chunk_free(&delta);
         if (s == 0) continue; /* the first has no delta */
         enc_ms[got] = b - a;
+        enc_cpu[got] = bc - ac;
         got++;
     }
     /* Sizes: a second pass with fresh encoders so the timing above is not disturbed by deflate. */
@@ -155,9 +165,9 @@ static int row(size_t n, enum motion m, int threads, int snapshots, bool quick)
         snap_view_of_world(&w, &v);
         wire2_chunk_t key, delta, kd;
         if (wire2_world_quantize(&q, &v, (uint32_t)(snapshots + 10 + s)) != 0) return -1;
-        double a = now_ms();
+        double a = cpu_ms();
         if (wire2_view_enc_step(e, &q, &key, &delta, &kd) != 0) return -1;
-        double b = now_ms();
+        double b = cpu_ms();
         if (s > 0) {
             int i = s - 1;
             key_b[i] = (double)key.len / (double)q.n;
@@ -172,14 +182,15 @@ static int row(size_t n, enum motion m, int threads, int snapshots, bool quick)
     }
     double kb = median(key_b, got), db = median(delta_b, got);
     double avg = (kb + 299.0 * db) / 300.0;
-    printf("| %7zu | %-8s | %6.0f x %-6.0f | %8.3f | %8.3f | %8.3f | %8.2f | %8.2f | %8.3f | %8.3f | %6.0f ms/%d |\n", n,
-           motion_names[m], w.width, w.height, kb, db, avg, median(enc_ms, got), median(kd_ms, got), median(zkey, got),
-           median(zdelta, got), warm_ms, warm);
+    printf("| %7zu | %-8s | %6.0f x %-6.0f | %8.3f | %8.3f | %8.3f | %8.2f | %8.2f | %8.2f | %8.3f | %8.3f | %6.0f ms/%d |\n",
+           n, motion_names[m], w.width, w.height, kb, db, avg, median(enc_ms, got), median(enc_cpu, got),
+           median(kd_ms, got), median(zkey, got), median(zdelta, got), warm_ms, warm);
     fflush(stdout);
     free(key_b);
     free(delta_b);
     free(enc_ms);
     free(kd_ms);
+    free(enc_cpu);
     free(zkey);
     free(zdelta);
     wire2_view_enc_free(e);
@@ -218,10 +229,11 @@ int main(int argc, char **argv)
     printf("swarmcast-wire2-bench: %s (%s), %ld cores, %d sim threads, kernel %s\n", cpu, kernel_name(),
            sysconf(_SC_NPROCESSORS_ONLN), threads, u.release);
     printf("whole-world detail view, a snapshot every 2 ticks (30 Hz at 60 Hz); B/agent = bytes per agent of the chunk;\n"
-           "avg/10 s = (key + 299 deltas) / 300; encode = quantize + key + delta (median ms); +kdelta = key + delta +\n"
-           "key-delta without quantizing; z = raw deflate level 1 of the chunk\n\n");
-    printf("| agents  | motion   | world (u)       | key B/a  | delta B/a| avg/10 s | encode ms| +kdelta  | z key B/a| z dlt B/a| warm-up       |\n");
-    printf("|--------:|----------|-----------------|---------:|---------:|---------:|---------:|---------:|---------:|---------:|---------------|\n");
+           "avg/10 s = (key + 299 deltas) / 300; encode = quantize + key + delta, median ms of wall clock and of the\n"
+           "thread's CPU time (what it costs on a loaded machine); +kdelta = CPU ms of key + delta + key-delta\n"
+           "without quantizing; z = raw deflate level 1 of the chunk\n\n");
+    printf("| agents  | motion   | world (u)       | key B/a  | delta B/a| avg/10 s | enc wall | enc CPU  | +kdelta  | z key B/a| z dlt B/a| warm-up       |\n");
+    printf("|--------:|----------|-----------------|---------:|---------:|---------:|---------:|---------:|---------:|---------:|---------:|---------------|\n");
     for (int i = 0; i < n_sizes; i++) {
         int snaps = sizes[i] >= 1000000 && snapshots > 6 ? 6 : snapshots;
         for (int m = 0; m < 3; m++)

@@ -15,6 +15,7 @@
 
 #include "protocol/wire2.h"
 #include "protocol/wire2_bits.h"
+#include "protocol/wire2_canon.h"
 #include "../tools/wire2_script.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -172,6 +173,40 @@ static void positions_and_headings_are_quantized_as_the_spec_says(void **state)
     assert_int_equal(wire2_quanta_of(NAN), 0);
     assert_int_equal(wire2_quanta_of(-1), 0);
     wire2_world_free(&q);
+}
+
+/* The spec's canonical order, written out here: (ry, rx, h, f, py, px). */
+static int spec_order(const void *pa, const void *pb)
+{
+    const wire2_item_t *a = pa, *b = pb;
+    const uint32_t ka[6] = {a->ry, a->rx, a->h, a->f, a->py, a->px}, kb[6] = {b->ry, b->rx, b->h, b->f, b->py, b->px};
+    for (int i = 0; i < 6; i++)
+        if (ka[i] != kb[i]) return ka[i] < kb[i] ? -1 : 1;
+    return 0;
+}
+
+static void items_sort_into_the_canonical_order_of_the_spec(void **state)
+{
+    (void)state;
+    wire2_sorter_t sorter = {0};
+    static wire2_item_t items[3000], expect[3000];
+    uint32_t seed = 12345;
+    for (int round = 0; round < 6; round++) {
+        size_t n = round < 2 ? 40 : 3000; /* the small-n path and the radix path */
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            /* few distinct positions in some rounds: long runs at one point */
+            uint32_t spread = round % 3 == 0 ? 3 : 5000;
+            items[i] = (wire2_item_t){.ry = (seed >> 8) % spread, .rx = (seed >> 3) % spread, .h = (uint16_t)((seed >> 13) % 4),
+                                      .f = (uint8_t)((seed >> 20) % 2), .py = (seed >> 22) % 3, .px = (seed >> 25) % 3,
+                                      .id = (uint32_t)i};
+        }
+        memcpy(expect, items, n * sizeof *items);
+        qsort(expect, n, sizeof *expect, spec_order);
+        assert_int_equal(wire2_sort_items(items, n, 13, 13, &sorter), 0);
+        for (size_t i = 0; i < n; i++) assert_int_equal(spec_order(&items[i], &expect[i]), 0);
+    }
+    wire2_sorter_free(&sorter);
 }
 
 static void rect_bounds_are_exact_integer_fractions_of_the_world(void **state)
@@ -640,6 +675,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(positions_and_headings_are_quantized_as_the_spec_says),
         cmocka_unit_test(rect_bounds_are_exact_integer_fractions_of_the_world),
+        cmocka_unit_test(items_sort_into_the_canonical_order_of_the_spec),
         cmocka_unit_test(a_key_then_a_delta_decode_to_the_quantized_world),
         cmocka_unit_test(a_decoder_that_joined_by_a_key_continues_with_the_key_delta),
         cmocka_unit_test(a_jump_of_more_than_1024_quanta_is_sent_as_exit_and_entry),

@@ -43,31 +43,7 @@ static bool ensure(wire2_bitw_t *w, size_t more)
 
 void wire2_bitw_reserve(wire2_bitw_t *w, size_t bytes) { (void)ensure(w, bytes + 8); }
 
-/* Moves the whole bytes of the accumulator to the buffer. */
-static void flush_bytes(wire2_bitw_t *w)
-{
-    if (w->nacc < 32) return;
-    if (ensure(w, 8)) {
-        uint8_t *p = w->buf + w->len;
-        uint64_t acc = w->acc;
-        p[0] = (uint8_t)acc;
-        p[1] = (uint8_t)(acc >> 8);
-        p[2] = (uint8_t)(acc >> 16);
-        p[3] = (uint8_t)(acc >> 24);
-        w->len += 4;
-    }
-    w->acc >>= 32;
-    w->nacc -= 32;
-}
-
-void wire2_put_u(wire2_bitw_t *w, uint32_t v, unsigned n)
-{
-    if (n == 0) return;
-    uint64_t bits = n >= 32 ? (uint64_t)v : (uint64_t)(v & ((1u << n) - 1u));
-    w->acc |= bits << w->nacc;
-    w->nacc += n;
-    flush_bytes(w);
-}
+void wire2_bitw_spill(wire2_bitw_t *w) { (void)ensure(w, 8); }
 
 /* Up to 64 bits, in pieces of at most 32. */
 static void put_u64(wire2_bitw_t *w, uint64_t v, unsigned n)
@@ -80,34 +56,22 @@ static void put_u64(wire2_bitw_t *w, uint64_t v, unsigned n)
     wire2_put_u(w, (uint32_t)v, n);
 }
 
-void wire2_put_eg(wire2_bitw_t *w, uint64_t v, unsigned k)
+void wire2_put_eg_long(wire2_bitw_t *w, uint64_t v, unsigned k)
 {
     uint64_t x = v + ((uint64_t)1 << k);
     unsigned b = 64u - (unsigned)__builtin_clzll(x);
     unsigned zeros = b - k - 1u;
     uint64_t low = x & ((((uint64_t)1) << (b - 1u)) - 1u);
-    unsigned total = zeros + b; /* zeros, the one bit, b − 1 low bits */
-    if (total <= 32) {
-        /* The common case in one write: LSB-first, the zeros come first. */
-        wire2_put_u(w, (uint32_t)(((low << 1) | 1u) << zeros), total);
-        return;
-    }
     put_u64(w, 0, zeros);
     wire2_put_u(w, 1, 1);
     put_u64(w, low, b - 1u);
 }
 
-void wire2_put_se(wire2_bitw_t *w, int64_t s, unsigned k) { wire2_put_eg(w, wire2_zigzag(s), k); }
-
 size_t wire2_bitw_bits(const wire2_bitw_t *w) { return w->len * 8u + w->nacc; }
 
 size_t wire2_bitw_finish(wire2_bitw_t *w)
 {
-    unsigned bytes = (w->nacc + 7u) / 8u;
-    if (bytes && ensure(w, bytes)) {
-        for (unsigned i = 0; i < bytes; i++) w->buf[w->len + i] = (uint8_t)(w->acc >> (8u * i));
-        w->len += bytes;
-    }
+    if (w->nacc && ensure(w, 1)) w->buf[w->len++] = (uint8_t)w->acc;
     w->acc = 0;
     w->nacc = 0;
     return w->failed ? 0 : w->len;

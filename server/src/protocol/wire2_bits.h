@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The longest EG zero prefix a decoder accepts. */
 #define WIRE2_EG_MAX_PREFIX 32u
@@ -27,7 +28,7 @@ typedef struct wire2_bitw {
     size_t len;     /* whole bytes in buf */
     size_t cap;     /* allocated bytes of buf */
     uint64_t acc;   /* pending bits, LSB first */
-    unsigned nacc;  /* pending bit count, < 64 (< 32 between calls) */
+    unsigned nacc;  /* pending bit count, < 8 between calls */
     bool failed;    /* an allocation failed: the output is lost */
 } wire2_bitw_t;
 
@@ -41,9 +42,55 @@ void wire2_bitw_reserve(wire2_bitw_t *w, size_t bytes);
 /* Appends raw bytes; only at a byte boundary (the frame/chunk headers). */
 void wire2_bitw_bytes(wire2_bitw_t *w, const void *p, size_t n);
 
-void wire2_put_u(wire2_bitw_t *w, uint32_t v, unsigned n); /* n ≤ 32; bits of v above n are ignored */
-void wire2_put_eg(wire2_bitw_t *w, uint64_t v, unsigned k); /* v ≤ 2^47 − 2^k, k ≤ 15 */
-void wire2_put_se(wire2_bitw_t *w, int64_t s, unsigned k);   /* |s| ≤ 2^46 */
+/* Makes room for the next store (growing the buffer); the writers' slow path. */
+void wire2_bitw_spill(wire2_bitw_t *w);
+/* Writes of more than 32 bits (EG of large values), out of line. */
+void wire2_put_eg_long(wire2_bitw_t *w, uint64_t v, unsigned k);
+
+/* u(n), n ≤ 32; bits of v above n are ignored. Inline: the encoder writes a
+ * few of these per agent per snapshot. The pending bits (fewer than 8) and
+ * the new ones are stored as 8 bytes at the end of the buffer at once; only
+ * the whole bytes among them count as written. */
+static inline void wire2_put_u(wire2_bitw_t *w, uint32_t v, unsigned n)
+{
+    uint64_t bits = n >= 32 ? (uint64_t)v : (uint64_t)(v & ((1u << n) - 1u));
+    w->acc |= bits << w->nacc;
+    w->nacc += n;
+    if (w->cap - w->len < 8) wire2_bitw_spill(w);
+    if (w->failed) {
+        w->acc = 0;
+        w->nacc = 0;
+        return;
+    }
+    uint64_t acc = w->acc;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(w->buf + w->len, &acc, 8);
+#else
+    for (unsigned i = 0; i < 8; i++) w->buf[w->len + i] = (uint8_t)(acc >> (8u * i));
+#endif
+    w->len += w->nacc >> 3;
+    w->acc = acc >> (w->nacc & ~7u);
+    w->nacc &= 7u;
+}
+
+/* EG(k) of v ≤ 2^47 − 2^k, k ≤ 15. */
+static inline void wire2_put_eg(wire2_bitw_t *w, uint64_t v, unsigned k)
+{
+    uint64_t x = v + ((uint64_t)1 << k);
+    unsigned b = 64u - (unsigned)__builtin_clzll(x);
+    unsigned zeros = b - k - 1u;
+    unsigned total = zeros + b; /* zeros, the one bit, b − 1 low bits */
+    if (total <= 32) {
+        /* LSB-first: the zeros, then the one bit, then the low bits. */
+        uint64_t low = x & ((((uint64_t)1) << (b - 1u)) - 1u);
+        wire2_put_u(w, (uint32_t)(((low << 1) | 1u) << zeros), total);
+    } else {
+        wire2_put_eg_long(w, v, k);
+    }
+}
+
+/* SE(k) of s, |s| ≤ 2^46. */
+static inline void wire2_put_se(wire2_bitw_t *w, int64_t s, unsigned k);
 /* Bits written so far (including pending ones). */
 size_t wire2_bitw_bits(const wire2_bitw_t *w);
 /* Pads with zero bits to a whole byte; returns the byte count, or 0 with
@@ -66,6 +113,7 @@ static inline int64_t wire2_unzigzag(uint64_t z)
 {
     return (z & 1u) ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
 }
+static inline void wire2_put_se(wire2_bitw_t *w, int64_t s, unsigned k) { wire2_put_eg(w, wire2_zigzag(s), k); }
 /* wrapH(d) = ((d + 512) mod 1024) − 512; wrapL(d) = ((d + 32) mod 64) − 32. */
 static inline int32_t wire2_wrap_h(int32_t d) { return ((d + 512) & 1023) - 512; }
 static inline int32_t wire2_wrap_l(int32_t d) { return ((d + 32) & 63) - 32; }

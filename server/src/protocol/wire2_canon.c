@@ -61,8 +61,7 @@ static bool is_sorted(const wire2_item_t *items, size_t n)
     return true;
 }
 
-/* Insertion sort of a run: the runs left after the radix pass (items equal
- * in (ry, rx, h, f)) are almost always one or two items long. */
+/* Insertion sort of a short run (items at the same position). */
 static void insertion_sort(wire2_item_t *items, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
@@ -79,20 +78,21 @@ static void insertion_sort(wire2_item_t *items, size_t n)
 int wire2_sort_items(wire2_item_t *items, size_t n, unsigned bx, unsigned by, wire2_sorter_t *s)
 {
     if (n < 2 || is_sorted(items, n)) return 0;
-    unsigned key_bits = by + bx + 18u; /* ry | rx | h (10) | f (8) */
+    /* The radix key is the position (ry, rx) alone: fewer passes than the
+     * whole canonical key, and items that share a quantum are rare. */
+    unsigned key_bits = by + bx;
     if (key_bits > 64u || n < 64) {
         qsort(items, n, sizeof *items, qsort_cmp);
         return 0;
     }
     if (sorter_reserve(s, n) < 0) return WIRE2_E_NOMEM;
 
-    /* LSD radix sort of the (ry, rx, h, f) key, carrying the item index. */
+    /* LSD radix sort of the key, carrying the item index. */
     uint64_t *k = s->keys[0], *k2 = s->keys[1];
     uint32_t *ix = s->idx[0], *ix2 = s->idx[1];
     uint64_t any = 0, all = ~(uint64_t)0;
     for (size_t i = 0; i < n; i++) {
-        const wire2_item_t *it = &items[i];
-        uint64_t key = ((uint64_t)it->ry << (bx + 18u)) | ((uint64_t)it->rx << 18) | ((uint64_t)it->h << 8) | it->f;
+        uint64_t key = ((uint64_t)items[i].ry << bx) | items[i].rx;
         k[i] = key;
         ix[i] = (uint32_t)i;
         any |= key;
@@ -124,11 +124,16 @@ int wire2_sort_items(wire2_item_t *items, size_t n, unsigned bx, unsigned by, wi
         ix2 = ti;
     }
     for (size_t i = 0; i < n; i++) s->tmp[i] = items[ix[i]];
-    /* Ties on the key: order by (py, px, id). */
+    /* Items at the same position: by the rest of the canonical key. Runs are
+     * short but for pathological input (a forged frame with every item at
+     * one point), which gets a sort that stays O(n log n). */
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
         while (j < n && k[j] == k[i]) j++;
-        if (j - i > 1) insertion_sort(s->tmp + i, j - i);
+        if (j - i > 32)
+            qsort(s->tmp + i, j - i, sizeof *s->tmp, qsort_cmp);
+        else if (j - i > 1)
+            insertion_sort(s->tmp + i, j - i);
         i = j;
     }
     memcpy(items, s->tmp, n * sizeof *items);
