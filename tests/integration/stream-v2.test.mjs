@@ -53,7 +53,9 @@ test('a v2 client decodes a paused world exactly as the server\'s --final state,
     const c = await connectV2(server.wsUrl);
     assert.equal(c.hello.protocol, 2);
     assert.deepEqual(c.hello.wire, { position_quantum: 0.0625, heading_steps: 1024, lod_cells_per_tile: 8 });
-    await c.waitFrame((f) => f.mode === 'detail', 'a detail frame');
+    // A second of motion first: the key, then deltas (the first one after a
+    // key differs from the others) must all have been applied exactly.
+    await c.waitFrame((f) => f.mode === 'detail' && !f.keyed, 'thirty moving frames', { from: 30 });
     await c.command({ type: 'pause' });
     const { index } = await c.waitFrame((f) => f.paused, 'a paused frame');
     // A few more paused frames (deltas of nothing): the state must not drift.
