@@ -50,11 +50,15 @@ test('a v2 client decodes a paused world exactly as the server\'s --final state,
   const finalPath = path.join(dir, 'final.json');
   const server = await startServer({ agents: 2000, args: ['--final', finalPath] });
   try {
+    // The checked client joins a view another client has watched for a
+    // while: its key then carries no motion while the view's regular deltas
+    // predict from the previous positions (the first delta after a key must
+    // be the key-delta), and a second of motion follows before the pause.
+    const first = await connectV2(server.wsUrl);
+    await first.waitFrame((f) => f.mode === 'detail', 'frames of the first client', { from: 10 });
     const c = await connectV2(server.wsUrl);
     assert.equal(c.hello.protocol, 2);
     assert.deepEqual(c.hello.wire, { position_quantum: 0.0625, heading_steps: 1024, lod_cells_per_tile: 8 });
-    // A second of motion first: the key, then deltas (the first one after a
-    // key differs from the others) must all have been applied exactly.
     await c.waitFrame((f) => f.mode === 'detail' && !f.keyed, 'thirty moving frames', { from: 30 });
     await c.command({ type: 'pause' });
     const { index } = await c.waitFrame((f) => f.paused, 'a paused frame');
@@ -65,6 +69,7 @@ test('a v2 client decodes a paused world exactly as the server\'s --final state,
     const decoded = [];
     for (let i = 0; i < state.count; i++) decoded.push({ qx: state.qx[i], qy: state.qy[i], h: state.h[i], f: state.f[i] });
     c.close();
+    first.close();
     await server.stop();
 
     const final = JSON.parse(readFileSync(finalPath, 'utf8'));
