@@ -110,6 +110,8 @@ static int set_param(world_t *w, const char *name, double value)
 }
 
 enum motion { MOVING, MILLING, AT_REST };
+static char views_line[16][160];
+static int views_n;
 static const char *const motion_names[] = {"moving", "milling", "at rest"};
 
 static int row(size_t n, enum motion m, int threads, int snapshots, bool quick)
@@ -155,9 +157,15 @@ static int row(size_t n, enum motion m, int threads, int snapshots, bool quick)
         enc_cpu[got] = bc - ac;
         got++;
     }
-    /* Sizes: a second pass with fresh encoders so the timing above is not disturbed by deflate. */
+    /* Sizes: a second pass with fresh encoders so the timing above is not disturbed by deflate.
+     * Beside the whole world: a viewport of 1/16 of the world (a quarter of
+     * each side, placed off the tile grid: at level 5, 9 × 9 tiles), and the
+     * LOD of the whole world as a zoomed-out viewer gets it (level 3). */
     wire2_view_enc_free(e);
     e = wire2_view_enc_new(wire2_rect_world(), WIRE2_DETAIL);
+    wire2_view_enc_t *part = wire2_view_enc_new((wire2_rect_t){5, 11, 11, 20, 20}, WIRE2_DETAIL);
+    wire2_view_enc_t *lod = wire2_view_enc_new((wire2_rect_t){3, 0, 0, 8, 8}, WIRE2_LOD);
+    double part_bytes = 0, full_bytes = 0, lod_key = 0, lod_delta = 0, lod_ms = 0;
     for (int s = 0; s <= snapshots; s++) {
         if (m != AT_REST)
             for (int t = 0; t < 2; t++) world_step(&w);
@@ -175,6 +183,24 @@ static int row(size_t n, enum motion m, int threads, int snapshots, bool quick)
             zkey[i] = (double)deflated(key.buf, key.len) / (double)q.n;
             zdelta[i] = (double)deflated(delta.buf, delta.len) / (double)q.n;
             kd_ms[i] = b - a;
+            full_bytes += (double)(key.len + 299.0 * delta.len) / 300.0;
+        }
+        if (m == MOVING) {
+            wire2_chunk_t pk, pd, lk, ld;
+            if (wire2_view_enc_step(part, &q, &pk, &pd, NULL) != 0) return -1;
+            double c0 = cpu_ms();
+            if (wire2_view_enc_step(lod, &q, &lk, &ld, NULL) != 0) return -1;
+            double c1 = cpu_ms();
+            if (s > 0) {
+                part_bytes += (double)(pk.len + 299.0 * pd.len) / 300.0;
+                lod_key += (double)lk.len;
+                lod_delta += (double)ld.len;
+                lod_ms += c1 - c0;
+            }
+            wire2_chunk_free(&pk);
+            wire2_chunk_free(&pd);
+            wire2_chunk_free(&lk);
+            wire2_chunk_free(&ld);
         }
         wire2_chunk_free(&key);
         wire2_chunk_free(&delta);
@@ -185,7 +211,14 @@ static int row(size_t n, enum motion m, int threads, int snapshots, bool quick)
     printf("| %7zu | %-8s | %6.0f x %-6.0f | %8.3f | %8.3f | %8.3f | %8.2f | %8.2f | %8.2f | %8.3f | %8.3f | %6.0f ms/%d |\n",
            n, motion_names[m], w.width, w.height, kb, db, avg, median(enc_ms, got), median(enc_cpu, got),
            median(kd_ms, got), median(zkey, got), median(zdelta, got), warm_ms, warm);
+    if (m == MOVING)
+        snprintf(views_line[views_n++], sizeof views_line[0],
+                 "| %7zu | %7.1f %% | %8.0f | %8.0f | %9.1f | %6.2f |", n, 100.0 * part_bytes / full_bytes,
+                 lod_key / snapshots, lod_delta / snapshots, (lod_key + 299.0 * lod_delta) / 300.0 / snapshots * 30 * 8 / 1000,
+                 lod_ms / snapshots);
     fflush(stdout);
+    wire2_view_enc_free(part);
+    wire2_view_enc_free(lod);
     free(key_b);
     free(delta_b);
     free(enc_ms);
@@ -242,5 +275,11 @@ int main(int argc, char **argv)
                 return 1;
             }
     }
+    printf("\nViews of the moving flock: the 1/16 viewport's bytes (level 5, 9 x 9 tiles, 1 key per 10 s) as a share of the\n"
+           "whole world's; the whole-world LOD (level 3: 64 x 64 cells) key and delta bytes, its stream at 30 Hz with one\n"
+           "key per 10 s, and its CPU ms per snapshot\n\n");
+    printf("| agents  | 1/16 view | LOD key B| LOD dlt B| LOD kbit/s| LOD ms |\n");
+    printf("|--------:|----------:|---------:|---------:|----------:|-------:|\n");
+    for (int i = 0; i < views_n; i++) printf("%s\n", views_line[i]);
     return 0;
 }

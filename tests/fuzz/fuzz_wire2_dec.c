@@ -65,9 +65,12 @@ static void check_state(const wire2_dec_state_t *st)
             REQUIRE(st->qy[i] >= st->bounds.qy0 && st->qy[i] < st->bounds.qy1, "item %zu y outside", i);
             REQUIRE(st->h[i] < 1024, "item %zu heading %u", i, st->h[i]);
             if (i) {
-                uint64_t a = (uint64_t)st->qy[i - 1] << 42 | (uint64_t)st->qx[i - 1] << 18 | st->h[i - 1] << 8 | st->f[i - 1];
-                uint64_t b = (uint64_t)st->qy[i] << 42 | (uint64_t)st->qx[i] << 18 | st->h[i] << 8 | st->f[i];
-                REQUIRE(a <= b, "items %zu, %zu out of canonical order", i - 1, i);
+                /* (qy, qx, h, f) never decreases (py, px break ties, unseen here) */
+                const uint32_t a[4] = {st->qy[i - 1], st->qx[i - 1], st->h[i - 1], st->f[i - 1]};
+                const uint32_t b[4] = {st->qy[i], st->qx[i], st->h[i], st->f[i]};
+                int order = 0;
+                for (int k = 0; k < 4 && !order; k++) order = (a[k] > b[k]) - (a[k] < b[k]);
+                REQUIRE(order <= 0, "items %zu, %zu out of canonical order", i - 1, i);
             }
         }
     } else {

@@ -165,7 +165,11 @@ static void check_truth(const vcase_t *c, const wire2_dec_state_t *st)
         got[i] = (uint64_t)st->qy[i] << 40 | (uint64_t)st->qx[i] << 18 | (uint64_t)st->h[i] << 8 | st->f[i];
     qsort(truth, n, sizeof truth[0], cmp_u64);
     qsort(got, n, sizeof got[0], cmp_u64);
-    if (memcmp(truth, got, n * sizeof truth[0])) die("decoded items differ from the world");
+    if (memcmp(truth, got, n * sizeof truth[0])) {
+        fprintf(stderr, "%s frame %d\n", c->name, c->n);
+        for (size_t i = 0; i < n; i++) fprintf(stderr, "  %llx %llx\n", (unsigned long long)truth[i], (unsigned long long)got[i]);
+        die("decoded items differ from the world");
+    }
 }
 
 /* Adds a frame: decodes it (it must succeed unless bad) and records the expectation. */

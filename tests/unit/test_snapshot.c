@@ -252,7 +252,7 @@ static int file_exists(const char *path)
     return f != NULL;
 }
 
-/* Every *.json in the vectors directory, paired with its *.bin. */
+/* Every *.json in the vectors directory, paired with its *.bin (v1 vectors only). */
 static vector_case_t *list_vectors(size_t *count)
 {
     DIR *dir = opendir(SWARMCAST_VECTORS_DIR);
@@ -263,6 +263,7 @@ static vector_case_t *list_vectors(size_t *count)
     struct dirent *e;
     while ((e = readdir(dir)) != NULL) {
         if (!has_suffix(e->d_name, ".json")) continue;
+        if (!strncmp(e->d_name, "v2-", 3)) continue; /* protocol v2's vectors (tests/tools/wire2_vectors.c) */
         if (*count == cap) {
             cap = cap ? cap * 2 : 8;
             vector_case_t *grown = realloc(cases, cap * sizeof *cases);

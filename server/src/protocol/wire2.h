@@ -39,6 +39,7 @@
 #define WIRE2_LOD_CELLS 8u        /* LOD cells per tile per axis */
 #define WIRE2_MAX_LEVEL 7u
 #define WIRE2_MAX_COUNT (1u << 22) /* any count above this is malformed */
+#define WIRE2_INDEX_LEVEL 4u       /* the quantized world's spatial index: 16 × 16 tiles */
 /* Encoder policy: a residual beyond this many quanta is sent as exit + entry. */
 #define WIRE2_MAX_RESIDUAL 1024
 
@@ -100,7 +101,14 @@ typedef struct wire2_world {
     uint32_t *qx, *qy;      /* qx < wq, qy < hq */
     uint16_t *h;            /* 0 … 1023 */
     uint8_t *f;             /* flags (predators: AGENT_PREDATOR) */
-    size_t cap;             /* allocated entries (private) */
+    /* Private to the codec: a spatial index, so that a view visits only the
+     * agents of the tiles it covers. Ids by their tile at level
+     * WIRE2_INDEX_LEVEL (row-major), tile t's ids being
+     * by_tile[tile_start[t] … tile_start[t + 1]). */
+    uint32_t *by_tile;
+    uint8_t *tile_of;
+    uint32_t tile_start[(1u << (2 * WIRE2_INDEX_LEVEL)) + 1];
+    size_t cap;             /* allocated entries */
 } wire2_world_t;
 
 /* Fills q from v (positions and headings quantized as PROTOCOL.md says:
@@ -110,7 +118,12 @@ int wire2_world_quantize(wire2_world_t *q, const snap_view_t *v, uint32_t seq);
 void wire2_world_free(wire2_world_t *q);
 /* The heading step of a velocity (the quantizer's, exposed for tests). */
 uint16_t wire2_quantize_heading(float vx, float vy);
-/* How many items (agents + predators) lie in a rect: for choosing a view's mode. */
+/* The index tiles [tx0, tx1) × [ty0, ty1) that hold every agent within b
+ * (and maybe others: check each agent). For the encoder. */
+void wire2_world_tiles(const wire2_world_t *q, const wire2_bounds_t *b, unsigned *tx0, unsigned *ty0, unsigned *tx1,
+                       unsigned *ty1);
+/* How many items (agents + predators) lie in a rect: for choosing a view's
+ * mode. Visits only the agents of the tiles the rect covers. */
 size_t wire2_world_count_in(const wire2_world_t *q, wire2_rect_t r);
 
 /* LOD cell values (PROTOCOL.md "LOD"): d of a member count, min(63, 1 +

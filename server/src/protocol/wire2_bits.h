@@ -73,6 +73,45 @@ static inline void wire2_put_u(wire2_bitw_t *w, uint32_t v, unsigned n)
     w->nacc &= 7u;
 }
 
+/* Up to 56 bits at once (several codes joined: the encoder's fast path). */
+static inline void wire2_put_bits(wire2_bitw_t *w, uint64_t bits, unsigned n)
+{
+    w->acc |= bits << w->nacc;
+    w->nacc += n;
+    if (w->cap - w->len < 8) wire2_bitw_spill(w);
+    if (w->failed) {
+        w->acc = 0;
+        w->nacc = 0;
+        return;
+    }
+    uint64_t acc = w->acc;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(w->buf + w->len, &acc, 8);
+#else
+    for (unsigned i = 0; i < 8; i++) w->buf[w->len + i] = (uint8_t)(acc >> (8u * i));
+#endif
+    w->len += w->nacc >> 3;
+    w->acc = acc >> (w->nacc & ~7u);
+    w->nacc &= 7u;
+}
+
+/* The bits of EG(k) of v as they go in the stream, and their count; only
+ * for codes of at most 32 bits (*n is then ≤ 32; else it is 0 and the
+ * caller writes with wire2_put_eg). */
+static inline uint64_t wire2_eg_code(uint64_t v, unsigned k, unsigned *n)
+{
+    uint64_t x = v + ((uint64_t)1 << k);
+    unsigned b = 64u - (unsigned)__builtin_clzll(x);
+    unsigned zeros = b - k - 1u, total = zeros + b;
+    if (total > 32) {
+        *n = 0;
+        return 0;
+    }
+    *n = total;
+    uint64_t low = x & ((((uint64_t)1) << (b - 1u)) - 1u);
+    return ((low << 1) | 1u) << zeros;
+}
+
 /* EG(k) of v ≤ 2^47 − 2^k, k ≤ 15. */
 static inline void wire2_put_eg(wire2_bitw_t *w, uint64_t v, unsigned k)
 {
@@ -105,14 +144,11 @@ static inline unsigned wire2_eg_bits(uint64_t v, unsigned k)
     unsigned b = 64u - (unsigned)__builtin_clzll(w);
     return 2u * b - k - 1u;
 }
-static inline uint64_t wire2_zigzag(int64_t s)
-{
-    return s >= 0 ? (uint64_t)s << 1 : (((uint64_t)(-(s + 1))) << 1) | 1u;
-}
-static inline int64_t wire2_unzigzag(uint64_t z)
-{
-    return (z & 1u) ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
-}
+/* Branch-free (residual signs are random: a branch would mispredict half
+ * the time). s >> 63 is all ones for a negative s (GCC and clang shift
+ * signed values arithmetically). */
+static inline uint64_t wire2_zigzag(int64_t s) { return ((uint64_t)s << 1) ^ (uint64_t)(s >> 63); }
+static inline int64_t wire2_unzigzag(uint64_t z) { return (int64_t)((z >> 1) ^ (0 - (z & 1u))); }
 static inline void wire2_put_se(wire2_bitw_t *w, int64_t s, unsigned k) { wire2_put_eg(w, wire2_zigzag(s), k); }
 /* wrapH(d) = ((d + 512) mod 1024) − 512; wrapL(d) = ((d + 32) mod 64) − 32. */
 static inline int32_t wire2_wrap_h(int32_t d) { return ((d + 512) & 1023) - 512; }

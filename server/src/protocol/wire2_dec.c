@@ -101,7 +101,7 @@ static float get_f32(const uint8_t *p)
 
 static int reserve_items(vstate_t *v, size_t n)
 {
-    if (n <= v->cap) return 0;
+    if (n <= v->cap && v->items) return 0; /* never NULL, even for no items: pointer arithmetic on it follows */
     size_t cap = n + n / 2 + 16;
     wire2_item_t *p = realloc(v->items, cap * sizeof *p);
     if (!p) return WIRE2_E_NOMEM;

@@ -17,7 +17,7 @@
 #define KSTAT_SMALL 256u
 typedef struct kstat {
     uint32_t small[KSTAT_SMALL]; /* exact counts of the values below KSTAT_SMALL */
-    uint32_t big[64];            /* larger values by bit length (their cost is estimated) */
+    uint32_t big[65];            /* larger values by bit length (their cost is estimated) */
 } kstat_t;
 
 static void kstat_clear(kstat_t *s) { memset(s, 0, sizeof *s); }
@@ -95,6 +95,7 @@ void wire2_lod_heading_terms(uint16_t h, int32_t *s, int32_t *c)
 /* ---- the encoder ---- */
 
 #define RES_PER_STAY 5
+#define TILES_SIDE (1u << WIRE2_INDEX_LEVEL)
 
 struct wire2_view_enc {
     wire2_rect_t rect;
@@ -110,8 +111,8 @@ struct wire2_view_enc {
     uint32_t *exits, *flag_idx; /* exit indices; stays whose flags changed */
     uint8_t *flag_val;
     size_t aux_cap;
-    uint8_t *stays;             /* by agent id: 1 while the agent is a stay (kept all zero between steps) */
-    size_t stays_cap;
+    uint64_t *stays;            /* bit per agent id: set while the agent is a stay (all clear between steps) */
+    size_t stays_cap;           /* in words */
     wire2_sorter_t sorter;
 
     /* LOD */
@@ -217,14 +218,20 @@ static void write_items(wire2_bitw_t *w, const wire2_item_t *items, size_t n, un
     unsigned pf = 0;
     for (size_t i = 0; i < n; i++) {
         const wire2_item_t *it = &items[i];
-        wire2_put_eg(w, it->ry - pry, k_gap);
-        wire2_put_u(w, it->rx, bx);
-        wire2_put_se(w, wire2_wrap_h((int32_t)it->h - (int32_t)ph), k_h);
-        if (it->f == pf) {
-            wire2_put_u(w, 1, 1);
+        unsigned ng, nh;
+        uint64_t gap = wire2_eg_code(it->ry - pry, k_gap, &ng);
+        uint64_t turn = wire2_eg_code(wire2_zigzag(wire2_wrap_h((int32_t)it->h - (int32_t)ph)), k_h, &nh);
+        uint64_t flags = it->f == pf ? 1u : (uint64_t)it->f << 1;
+        unsigned nf = it->f == pf ? 1u : 9u;
+        if (ng && nh && ng + bx + nh + nf <= 56) {
+            /* One write for the item when it fits (almost always). */
+            wire2_put_bits(w, gap | (uint64_t)it->rx << ng | turn << (ng + bx) | flags << (ng + bx + nh),
+                           ng + bx + nh + nf);
         } else {
-            wire2_put_u(w, 0, 1);
-            wire2_put_u(w, it->f, 8);
+            wire2_put_eg(w, it->ry - pry, k_gap);
+            wire2_put_u(w, it->rx, bx);
+            wire2_put_se(w, wire2_wrap_h((int32_t)it->h - (int32_t)ph), k_h);
+            wire2_put_bits(w, flags, nf);
         }
         pry = it->ry;
         ph = it->h;
@@ -294,9 +301,18 @@ static int write_delta(wire2_view_enc_t *e, const geom_t *g, uint32_t seq, size_
     wire2_put_u(w, kh, 4);
     res = e->res;
     for (size_t j = 0; j < n_stays; j++, res += RES_PER_STAY) {
-        wire2_put_se(w, res[xy], kx);
-        wire2_put_se(w, res[xy + 1], ky);
-        wire2_put_se(w, res[2], kh);
+        /* The three codes in one write when they fit (almost always). */
+        unsigned na, nb, nc;
+        uint64_t a = wire2_eg_code(wire2_zigzag(res[xy]), kx, &na);
+        uint64_t b = wire2_eg_code(wire2_zigzag(res[xy + 1]), ky, &nb);
+        uint64_t c = wire2_eg_code(wire2_zigzag(res[2]), kh, &nc);
+        if (na && nb && nc && na + nb + nc <= 56) {
+            wire2_put_bits(w, a | b << na | c << (na + nb), na + nb + nc);
+        } else {
+            wire2_put_se(w, res[xy], kx);
+            wire2_put_se(w, res[xy + 1], ky);
+            wire2_put_se(w, res[2], kh);
+        }
     }
     wire2_put_eg(w, n_flags, 4);
     for (size_t i = 0; i < n_flags; i++) {
@@ -316,11 +332,12 @@ static int detail_step(wire2_view_enc_t *e, const wire2_world_t *q, bool track, 
     geom_t g = geom_of(e->rect, q->wq, q->hq);
     size_t old_n = track ? e->n : 0;
     if (!track) delta = key_delta = NULL;
-    if (q->n > e->stays_cap) {
-        /* The marks are kept all zero between steps: new room starts zeroed. */
+    size_t words = q->n / 64 + 1;
+    if (words > e->stays_cap) {
+        /* The marks are kept all clear between steps: new room starts clear. */
         size_t old_cap = e->stays_cap;
-        if (grow((void **)&e->stays, &e->stays_cap, q->n, 1) < 0) return WIRE2_E_NOMEM;
-        memset(e->stays + old_cap, 0, e->stays_cap - old_cap);
+        if (grow((void **)&e->stays, &e->stays_cap, words, sizeof *e->stays) < 0) return WIRE2_E_NOMEM;
+        memset(e->stays + old_cap, 0, (e->stays_cap - old_cap) * sizeof *e->stays);
     }
     if (grow((void **)&e->next, &e->next_cap, old_n + 16, sizeof *e->next) < 0) return WIRE2_E_NOMEM;
     if (grow((void **)&e->res, &e->res_cap, RES_PER_STAY * old_n + RES_PER_STAY, sizeof *e->res) < 0) return WIRE2_E_NOMEM;
@@ -360,27 +377,35 @@ static int detail_step(wire2_view_enc_t *e, const wire2_world_t *q, bool track, 
                 }
                 e->next[m++] = (wire2_item_t){.ry = (uint32_t)nry, .rx = (uint32_t)nrx, .h = q->h[id],
                                               .f = q->f[id], .py = o->ry, .px = o->rx, .id = id};
-                e->stays[id] = 1;
+                e->stays[id >> 6] |= (uint64_t)1 << (id & 63);
                 continue;
             }
         }
         e->exits[n_exits++] = (uint32_t)j;
     }
     size_t n_stays = m;
-    /* Entries: every agent in the rect that is not a stay. */
+    /* Entries: every agent in the rect that is not a stay (the marks are
+     * cleared on the way: every stay is in the rect). */
     int rc = 0;
-    for (size_t id = 0; id < q->n && rc == 0; id++) {
-        if (!in_rect(&g, q->qx[id], q->qy[id])) continue;
-        if (e->stays[id]) {
-            e->stays[id] = 0;
-            continue;
+    unsigned tx0, ty0, tx1, ty1;
+    wire2_world_tiles(q, &g.b, &tx0, &ty0, &tx1, &ty1);
+    for (unsigned ty = ty0; ty < ty1 && rc == 0; ty++) {
+        uint32_t k1 = q->tile_start[ty * TILES_SIDE + tx1];
+        for (uint32_t k = q->tile_start[ty * TILES_SIDE + tx0]; k < k1 && rc == 0; k++) {
+            uint32_t id = q->by_tile[k];
+            if (!in_rect(&g, q->qx[id], q->qy[id])) continue;
+            uint64_t bit = (uint64_t)1 << (id & 63);
+            if (e->stays[id >> 6] & bit) {
+                e->stays[id >> 6] &= ~bit;
+                continue;
+            }
+            uint32_t rx = (uint32_t)(q->qx[id] - g.b.qx0), ry = (uint32_t)(q->qy[id] - g.b.qy0);
+            rc = push_next(e, &m, (wire2_item_t){.ry = ry, .rx = rx, .h = q->h[id], .f = q->f[id], .py = ry,
+                                                 .px = rx, .id = id});
         }
-        uint32_t rx = (uint32_t)(q->qx[id] - g.b.qx0), ry = (uint32_t)(q->qy[id] - g.b.qy0);
-        rc = push_next(e, &m, (wire2_item_t){.ry = ry, .rx = rx, .h = q->h[id], .f = q->f[id], .py = ry, .px = rx,
-                                             .id = (uint32_t)id});
     }
     if (rc < 0) {
-        memset(e->stays, 0, q->n);
+        memset(e->stays, 0, words * sizeof *e->stays);
         return rc;
     }
     size_t n_entries = m - n_stays;
@@ -441,13 +466,19 @@ static int lod_step(wire2_view_enc_t *e, const wire2_world_t *q, bool track, wir
     memset(e->count, 0, cells * sizeof *e->count);
     memset(e->sum_sin, 0, cells * sizeof *e->sum_sin);
     memset(e->sum_cos, 0, cells * sizeof *e->sum_cos);
-    for (size_t id = 0; id < q->n; id++) {
-        if (!in_rect(&g, q->qx[id], q->qy[id])) continue;
-        uint64_t cx = (q->qx[id] - g.b.qx0) * cols / g.w, cy = (q->qy[id] - g.b.qy0) * rows / g.h;
-        size_t c = (size_t)cy * cols + (size_t)cx;
-        e->count[c]++;
-        e->sum_sin[c] += lod_sin[q->h[id]];
-        e->sum_cos[c] += lod_cos[q->h[id]];
+    unsigned tx0, ty0, tx1, ty1;
+    wire2_world_tiles(q, &g.b, &tx0, &ty0, &tx1, &ty1);
+    for (unsigned ty = ty0; ty < ty1; ty++) {
+        uint32_t k1 = q->tile_start[ty * TILES_SIDE + tx1];
+        for (uint32_t k = q->tile_start[ty * TILES_SIDE + tx0]; k < k1; k++) {
+            uint32_t id = q->by_tile[k];
+            if (!in_rect(&g, q->qx[id], q->qy[id])) continue;
+            uint64_t cx = (q->qx[id] - g.b.qx0) * cols / g.w, cy = (q->qy[id] - g.b.qy0) * rows / g.h;
+            size_t c = (size_t)cy * cols + (size_t)cx;
+            e->count[c]++;
+            e->sum_sin[c] += lod_sin[q->h[id]];
+            e->sum_cos[c] += lod_cos[q->h[id]];
+        }
     }
     for (size_t c = 0; c < cells; c++) {
         e->nd[c] = wire2_lod_density(e->count[c]);

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "protocol/wire2.h"
 
@@ -93,8 +94,63 @@ static int reserve(wire2_world_t *q, size_t n)
     uint8_t *f = realloc(q->f, cap * sizeof *f);
     if (!f) return WIRE2_E_NOMEM;
     q->f = f;
+    uint32_t *by = realloc(q->by_tile, cap * sizeof *by);
+    if (!by) return WIRE2_E_NOMEM;
+    q->by_tile = by;
+    uint8_t *t = realloc(q->tile_of, cap * sizeof *t);
+    if (!t) return WIRE2_E_NOMEM;
+    q->tile_of = t;
     q->cap = cap;
     return 0;
+}
+
+#define INDEX_SIDE (1u << WIRE2_INDEX_LEVEL)
+#define INDEX_TILES (INDEX_SIDE * INDEX_SIDE)
+
+/* A counting sort of the ids by tile: floor(qx·side/Wq) is monotonic in qx,
+ * so the tiles a rect's quanta fall in are a range (wire2_world_tiles). */
+static void build_index(wire2_world_t *q)
+{
+    uint32_t counts[INDEX_TILES] = {0};
+    bool usable = q->wq && q->hq; /* else no view holds anything: one tile */
+    for (size_t i = 0; i < q->n; i++) {
+        if (!usable) {
+            q->tile_of[i] = 0;
+            counts[0]++;
+            continue;
+        }
+        unsigned tx = (unsigned)(((uint64_t)q->qx[i] * INDEX_SIDE) / q->wq);
+        unsigned ty = (unsigned)(((uint64_t)q->qy[i] * INDEX_SIDE) / q->hq);
+        uint8_t t = (uint8_t)(ty * INDEX_SIDE + tx);
+        q->tile_of[i] = t;
+        counts[t]++;
+    }
+    uint32_t sum = 0;
+    for (unsigned t = 0; t < INDEX_TILES; t++) {
+        q->tile_start[t] = sum;
+        sum += counts[t];
+    }
+    q->tile_start[INDEX_TILES] = sum;
+    uint32_t next[INDEX_TILES];
+    memcpy(next, q->tile_start, sizeof next);
+    for (size_t i = 0; i < q->n; i++) q->by_tile[next[q->tile_of[i]]++] = (uint32_t)i;
+}
+
+void wire2_world_tiles(const wire2_world_t *q, const wire2_bounds_t *b, unsigned *tx0, unsigned *ty0, unsigned *tx1,
+                       unsigned *ty1)
+{
+    if (!q->wq || !q->hq) {
+        *tx0 = *ty0 = *tx1 = *ty1 = 0;
+        return;
+    }
+    *tx0 = (unsigned)((b->qx0 * INDEX_SIDE) / q->wq);
+    *ty0 = (unsigned)((b->qy0 * INDEX_SIDE) / q->hq);
+    *tx1 = b->qx1 > b->qx0 ? (unsigned)(((b->qx1 - 1) * INDEX_SIDE) / q->wq) + 1 : *tx0;
+    *ty1 = b->qy1 > b->qy0 ? (unsigned)(((b->qy1 - 1) * INDEX_SIDE) / q->hq) + 1 : *ty0;
+    if (*tx1 > INDEX_SIDE) *tx1 = INDEX_SIDE;
+    if (*ty1 > INDEX_SIDE) *ty1 = INDEX_SIDE;
+    if (*tx0 > *tx1) *tx0 = *tx1;
+    if (*ty0 > *ty1) *ty0 = *ty1;
 }
 
 int wire2_world_quantize(wire2_world_t *q, const snap_view_t *v, uint32_t seq)
@@ -129,6 +185,7 @@ int wire2_world_quantize(wire2_world_t *q, const snap_view_t *v, uint32_t seq)
         q->h[id] = heading_of(p->vx, p->vy);
         q->f[id] = AGENT_PREDATOR;
     }
+    build_index(q);
     return 0;
 }
 
@@ -138,6 +195,8 @@ void wire2_world_free(wire2_world_t *q)
     free(q->qy);
     free(q->h);
     free(q->f);
+    free(q->by_tile);
+    free(q->tile_of);
     *q = (wire2_world_t){0};
 }
 
@@ -145,8 +204,13 @@ size_t wire2_world_count_in(const wire2_world_t *q, wire2_rect_t r)
 {
     if (!wire2_rect_valid(r) || !q->wq || !q->hq) return 0;
     wire2_bounds_t b = wire2_rect_bounds(r, q->wq, q->hq);
+    unsigned tx0, ty0, tx1, ty1;
+    wire2_world_tiles(q, &b, &tx0, &ty0, &tx1, &ty1);
     size_t count = 0;
-    for (size_t i = 0; i < q->n; i++)
-        count += q->qx[i] >= b.qx0 && q->qx[i] < b.qx1 && q->qy[i] >= b.qy0 && q->qy[i] < b.qy1;
+    for (unsigned ty = ty0; ty < ty1; ty++)
+        for (uint32_t k = q->tile_start[ty * INDEX_SIDE + tx0]; k < q->tile_start[ty * INDEX_SIDE + tx1]; k++) {
+            uint32_t i = q->by_tile[k];
+            count += q->qx[i] >= b.qx0 && q->qx[i] < b.qx1 && q->qy[i] >= b.qy0 && q->qy[i] < b.qy1;
+        }
     return count;
 }
