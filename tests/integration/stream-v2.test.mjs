@@ -272,3 +272,29 @@ test('views past --max-views are shared, so the number encoded stays bounded', a
     await server.stop();
   }
 });
+
+test('a budget below the agents in view gets the aggregated level of detail, a larger one every agent', async () => {
+  const server = await startServer({ agents: 2000 });
+  try {
+    const c = await connectV2(server.wsUrl);
+    await c.waitFrame((f) => f.mode === 'detail', 'the default view in detail (2,000 agents, budget 20,000)');
+    let mark = c.frames.length;
+    c.view(0, 0, WORLD_W, WORLD_H, 100);
+    const lod = await c.waitFrame((f) => f.keyed, 'a key after a budget of 100', { from: mark });
+    assert.equal(lod.frame.mode, 'lod');
+    assert.deepEqual(lod.frame.rect, { level: 3, x0: 0, y0: 0, x1: 8, y1: 8 });
+    const cells = c.state.lod;
+    assert.equal(cells.cols, 64);
+    assert.equal(cells.rows, 64);
+    assert.ok(cells.d.some((d) => d > 0), 'some cells hold agents');
+    mark = c.frames.length;
+    c.view(0, 0, WORLD_W, WORLD_H, 100000);
+    const detail = await c.waitFrame((f) => f.keyed, 'a key after a budget of 100,000', { from: mark });
+    assert.equal(detail.frame.mode, 'detail');
+    assert.equal(detail.frame.count, 2000);
+    assert.deepEqual(c.decodeErrors, []);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
