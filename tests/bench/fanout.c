@@ -5,7 +5,8 @@
  * prints for each N:
  *
  *   - the median (and 10th percentile) snapshots per second per viewer,
- *   - bytes per second per viewer (median) and in all,
+ *   - bytes per second per viewer (median) and in all, as messages (after
+ *     any inflate) and on the wire (the kernel's count, via ss),
  *   - the server's CPU (from /proc/PID/stat, 100% = one core) and, with
  *     --threads, each of its threads',
  *   - the server's tick rate and overruns (from its /metrics), and whether
@@ -185,6 +186,24 @@ static int metrics_get(double *ticks, double *overruns)
     return rc;
 }
 
+/* Bytes the kernel received on this probe's connections to the server (ss's
+ * bytes_received, summed): what crossed the wire, compressed or not. */
+static double wire_bytes(void)
+{
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "ss -tinH state established '( dport = :%d )' 2>/dev/null", opt.port);
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    double sum = 0;
+    char line[4096];
+    while (fgets(line, sizeof line, p)) {
+        const char *b = strstr(line, "bytes_received:");
+        if (b) sum += atof(b + strlen("bytes_received:"));
+    }
+    pclose(p);
+    return sum;
+}
+
 /* ---- one round ----------------------------------------------------------- */
 
 static int cmp_double(const void *a, const void *b)
@@ -239,9 +258,11 @@ static void round_of(struct lws_context *ctx, size_t n)
     thread_cpu_t th0[MAX_THREADS], th1[MAX_THREADS];
     size_t n_th0 = opt.threads ? threads_cpu(th0, MAX_THREADS) : 0;
     for (size_t i = 0; i < n; i++) conns[i].frames_mark = conns[i].frames, conns[i].bytes_mark = conns[i].bytes;
+    double wire0 = wire_bytes();
     double t0 = now_s();
     service_for(ctx, opt.seconds);
     double t1 = now_s(), dt = t1 - t0;
+    double wire1 = wire_bytes();
     double cpu1 = stat_cpu(self, NULL, 0), mine1 = stat_cpu("/proc/self/stat", NULL, 0);
     size_t n_th1 = opt.threads ? threads_cpu(th1, MAX_THREADS) : 0;
     int m1 = metrics_get(&ticks1, &over1);
@@ -261,9 +282,9 @@ static void round_of(struct lws_context *ctx, size_t n)
     double tick_rate = m0 == 0 && m1 == 0 ? (ticks1 - ticks0) / dt : -1;
     double overruns = m0 == 0 && m1 == 0 ? over1 - over0 : -1;
     bool held = tick_rate >= 0.98 * opt.tick_hz && overruns == 0;
-    printf("| %5zu | %5zu | %6.1f | %6.1f | %8.1f | %8.1f | %5.0f%% | %5.0f%% | %5.1f | %4.0f | %-4s | %5.1f |\n", n, live,
-           live ? rate[live / 2] : 0.0, live ? rate[live / 10] : 0.0, live ? bps[live / 2] / 1e3 : 0.0,
-           total_bytes / 1e6, (cpu1 - cpu0) / dt * 100, (mine1 - mine0) / dt * 100, tick_rate, overruns,
+    printf("| %5zu | %5zu | %6.1f | %6.1f | %8.1f | %8.1f | %8.1f | %5.0f%% | %5.0f%% | %5.1f | %4.0f | %-4s | %5.1f |\n", n,
+           live, live ? rate[live / 2] : 0.0, live ? rate[live / 10] : 0.0, live ? bps[live / 2] / 1e3 : 0.0,
+           total_bytes / 1e6, wire0 >= 0 && wire1 >= 0 ? (wire1 - wire0) / dt / 1e6 : -1.0, (cpu1 - cpu0) / dt * 100, (mine1 - mine0) / dt * 100, tick_rate, overruns,
            held ? "yes" : "no", opened_s);
     if (opt.threads) {
         printf("|       | server threads:");
@@ -366,9 +387,9 @@ int main(int argc, char **argv)
     printf("# swarmcast-fanout: %s://%s:%d/ws (%s%s), server pid %d, %.0f s per round after %.0f s warm-up\n", "ws",
            opt.host, opt.port, opt.protocol, opt.deflate ? ", permessage-deflate" : "", opt.pid, opt.seconds,
            opt.warmup);
-    printf("| viewers | open | median snap/s | p10 snap/s | median kB/s per viewer | MB/s all | server CPU | probe CPU "
-           "| tick Hz | overruns | tick held | connect s |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    printf("| viewers | open | median snap/s | p10 snap/s | median kB/s per viewer | MB/s all | wire MB/s all | server CPU "
+           "| probe CPU | tick Hz | overruns | tick held | connect s |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < opt.n_counts; i++) round_of(ctx, opt.counts[i]);
     lws_context_destroy(ctx);
     free(conns);

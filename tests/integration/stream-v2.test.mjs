@@ -50,10 +50,16 @@ test('a v2 client decodes a paused world exactly as the server\'s --final state,
   const finalPath = path.join(dir, 'final.json');
   const server = await startServer({ agents: 2000, args: ['--final', finalPath] });
   try {
+    // The checked client joins a view another client has watched for a
+    // while: its key then carries no motion while the view's regular deltas
+    // predict from the previous positions (the first delta after a key must
+    // be the key-delta), and a second of motion follows before the pause.
+    const first = await connectV2(server.wsUrl);
+    await first.waitFrame((f) => f.mode === 'detail', 'frames of the first client', { from: 10 });
     const c = await connectV2(server.wsUrl);
     assert.equal(c.hello.protocol, 2);
     assert.deepEqual(c.hello.wire, { position_quantum: 0.0625, heading_steps: 1024, lod_cells_per_tile: 8 });
-    await c.waitFrame((f) => f.mode === 'detail', 'a detail frame');
+    await c.waitFrame((f) => f.mode === 'detail' && !f.keyed, 'thirty moving frames', { from: 30 });
     await c.command({ type: 'pause' });
     const { index } = await c.waitFrame((f) => f.paused, 'a paused frame');
     // A few more paused frames (deltas of nothing): the state must not drift.
@@ -63,6 +69,7 @@ test('a v2 client decodes a paused world exactly as the server\'s --final state,
     const decoded = [];
     for (let i = 0; i < state.count; i++) decoded.push({ qx: state.qx[i], qy: state.qy[i], h: state.h[i], f: state.f[i] });
     c.close();
+    first.close();
     await server.stop();
 
     const final = JSON.parse(readFileSync(finalPath, 'utf8'));
@@ -140,8 +147,14 @@ test('a client that stalls for two seconds while others read gets a key and is e
     await stalled.waitFrame((f) => f.keyed, 'a first key');
     await steady.waitFrame((f) => f.keyed, 'a first key');
     await stalled.waitFrame(() => true, 'a few deltas', { from: 5 });
+    // Stop reading for two seconds, and then until the server has had to
+    // skip snapshots (its send buffer and ours full): a slow machine makes
+    // fewer frames, which the buffers may absorb for longer.
+    const skipped = await metric(server, 'swarmcast_v2_snapshots_skipped_total');
     stalled.ws._socket.pause();
     await sleep(2000);
+    const deadline = Date.now() + 30000;
+    while (await metric(server, 'swarmcast_v2_snapshots_skipped_total') < skipped + 8 && Date.now() < deadline) await sleep(200);
     const beforeResume = stalled.frames.length;
     const keysBefore = stalled.frames.filter((f) => f.keyed).length;
     stalled.ws._socket.resume();
@@ -255,6 +268,32 @@ test('views past --max-views are shared, so the number encoded stays bounded', a
     const deadline = Date.now() + 10000;
     while ((await metric(server, 'swarmcast_views')) !== 0 && Date.now() < deadline) await sleep(100);
     assert.equal(await metric(server, 'swarmcast_views'), 0);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('a budget below the agents in view gets the aggregated level of detail, a larger one every agent', async () => {
+  const server = await startServer({ agents: 2000 });
+  try {
+    const c = await connectV2(server.wsUrl);
+    await c.waitFrame((f) => f.mode === 'detail', 'the default view in detail (2,000 agents, budget 20,000)');
+    let mark = c.frames.length;
+    c.view(0, 0, WORLD_W, WORLD_H, 100);
+    const lod = await c.waitFrame((f) => f.keyed, 'a key after a budget of 100', { from: mark });
+    assert.equal(lod.frame.mode, 'lod');
+    assert.deepEqual(lod.frame.rect, { level: 3, x0: 0, y0: 0, x1: 8, y1: 8 });
+    const cells = c.state.lod;
+    assert.equal(cells.cols, 64);
+    assert.equal(cells.rows, 64);
+    assert.ok(cells.d.some((d) => d > 0), 'some cells hold agents');
+    mark = c.frames.length;
+    c.view(0, 0, WORLD_W, WORLD_H, 100000);
+    const detail = await c.waitFrame((f) => f.keyed, 'a key after a budget of 100,000', { from: mark });
+    assert.equal(detail.frame.mode, 'detail');
+    assert.equal(detail.frame.count, 2000);
+    assert.deepEqual(c.decodeErrors, []);
+    c.close();
   } finally {
     await server.stop();
   }

@@ -159,6 +159,26 @@ static void hello_should_announce_protocol_client_world_rates_and_limits(void **
     cJSON_Delete(h);
 }
 
+static void hello_of_a_v2_connection_should_state_its_protocol_and_precision(void **state)
+{
+    world_t *w = *state;
+    hello_info_t info = {.client_id = 3, .tick_hz = 60, .snapshot_hz = 30, .protocol = 2};
+    cJSON *h = parse_owned(hello_of(&info, w));
+    assert_number_field(h, "protocol", 2);
+    const cJSON *wire = field(h, "wire");
+    assert_true(cJSON_IsObject(wire));
+    assert_number_field(wire, "position_quantum", 0.0625);
+    assert_number_field(wire, "heading_steps", 1024);
+    assert_number_field(wire, "lod_cells_per_tile", 8);
+    cJSON_Delete(h);
+    /* v1 connections keep the v1 hello: no wire object. */
+    info.protocol = 1;
+    h = parse_owned(hello_of(&info, w));
+    assert_number_field(h, "protocol", 1);
+    assert_null(cJSON_GetObjectItemCaseSensitive(h, "wire"));
+    cJSON_Delete(h);
+}
+
 static void hello_should_describe_every_registry_parameter(void **state)
 {
     world_t *w = *state;
@@ -552,6 +572,7 @@ int main(void)
     static const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(hello_should_announce_protocol_client_world_rates_and_limits, make_world,
                                         free_world),
+        cmocka_unit_test_setup_teardown(hello_of_a_v2_connection_should_state_its_protocol_and_precision, make_world, free_world),
         cmocka_unit_test_setup_teardown(hello_should_describe_every_registry_parameter, make_world, free_world),
         cmocka_unit_test_setup_teardown(hello_should_match_the_documented_examples, make_world, free_world),
         cmocka_unit_test_setup_teardown(hello_should_show_stored_float_values_in_shortest_form, make_world,

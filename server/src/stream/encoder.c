@@ -1,3 +1,5 @@
+/* pthread_setname_np: the worker is named in top, perf and the fan-out probe. */
+#define _GNU_SOURCE
 #include "stream/encoder.h"
 
 #include <pthread.h>
@@ -165,6 +167,7 @@ fail:
 static void *worker_main(void *arg)
 {
     encoder_t *e = arg;
+    pthread_setname_np(pthread_self(), "swarmcast-enc");
     pthread_mutex_lock(&e->lock);
     for (;;) {
         while (!e->stop && !e->fresh) pthread_cond_wait(&e->cond, &e->lock);
