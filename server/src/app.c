@@ -1,3 +1,5 @@
+/* pthread_setname_np: the simulation thread is named in top, perf and the tests. */
+#define _GNU_SOURCE
 #include "app.h"
 
 #include <errno.h>
@@ -54,6 +56,9 @@
 /* After a stall the clock runs at most this many ticks back to back, then
  * drops the backlog (counted as overruns) instead of spiralling. */
 #define MAX_CATCH_UP 4
+
+/* What the simulation thread is called (/proc/PID/task/TID/comm; at most 15 characters). */
+#define SIM_THREAD_NAME "swarmcast-sim"
 /* The command log is written through a stdio buffer of this size and
  * flushed once a second: the tick never waits on the disk for long, and the
  * log's memory is this buffer whatever the run's length. */
@@ -968,6 +973,7 @@ static bool sleep_until(app_t *a, uint64_t deadline_ns)
 static void *sim_main(void *arg)
 {
     app_t *a = arg;
+    pthread_setname_np(pthread_self(), SIM_THREAD_NAME);
     uint64_t next_due = now_ns() + a->period_ns;
     while (sleep_until(a, next_due)) {
         uint64_t now = now_ns();

@@ -235,14 +235,10 @@ for (const [when, waitForAck] of [['right after a reset to max_agents is sent', 
 
 const freezeBin = process.env.SWARMCAST_FREEZE_THREAD || path.join(repoRoot, 'build/tests/swarmcast-freeze-thread');
 
-/** The server's simulation thread: with --threads 1, the thread other than the main one that used the most CPU. */
+/** The server's simulation thread, by the name it gives itself (app.c: SIM_THREAD_NAME). */
 function simulationThread(pid) {
-  const threads = readdirSync(`/proc/${pid}/task`).map(Number).filter((t) => t !== pid).map((tid) => {
-    const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return { tid, cpu: Number(fields[11]) + Number(fields[12]) }; // utime + stime
-  });
-  threads.sort((a, b) => b.cpu - a.cpu);
-  return threads[0]?.tid;
+  return readdirSync(`/proc/${pid}/task`).map(Number)
+    .find((tid) => readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === 'swarmcast-sim');
 }
 
 test('/healthz says ok while running and while paused, 503 "stalled" when the simulation thread stops ticking, ok again after', { timeout: 40000 }, async (t) => {
