@@ -271,7 +271,10 @@ static double wall_clock_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* Who is here and the feed, to everyone, when they changed. */
+/* Who is here and the feed, to everyone, when they changed: at most
+ * INSPECT_HZ times a second (from the cursor timer), so that a crowd joining
+ * and leaving rebuilds and sends the list ten times a second, not once per
+ * connection. */
 static void send_presence_news(app_t *a)
 {
     char *text;
@@ -281,10 +284,12 @@ static void send_presence_news(app_t *a)
     free(text);
 }
 
-/* Pointers move many times a second: they go out at most INSPECT_HZ times. */
+/* Pointers move many times a second: they go out at most INSPECT_HZ times,
+ * with the presence news. */
 static void on_cursor_timer(uv_timer_t *handle)
 {
     app_t *a = handle->data;
+    send_presence_news(a);
     char *text = presence_take_cursors(a->presence);
     if (text) net_send_latest(a->net, LATEST_CURSORS, text);
     free(text);
@@ -312,7 +317,6 @@ static char *on_open(void *user, uint32_t client_id, size_t slot, int protocol)
     bool operator = a->cfg.control_token == NULL;
     policy_init(&a->policy[slot], operator, a->cfg.rate_scale, now_ns());
     presence_join(a->presence, slot, client_id, operator, wall_clock_s());
-    send_presence_news(a);
     hello_info_t hello = {client_id, a->cfg.tick_hz, a->cfg.snapshot_hz, operator, a->cfg.control_token != NULL,
                           protocol};
     if (protocol == 2) viewers_open(a->viewers, slot, now_ns());
@@ -326,7 +330,6 @@ static void on_close(void *user, uint32_t client_id, size_t slot)
     /* The departed client's target and own obstacles go at the next tick
      * like any change (see departures_t). */
     presence_leave(a->presence, slot, client_id, wall_clock_s());
-    send_presence_news(a);
     pthread_mutex_lock(&a->lock);
     a->slot_client[slot] = 0;
     if (a->selections[slot].client) a->n_selections--;
@@ -396,7 +399,6 @@ static void on_auth(app_t *a, uint32_t client_id, size_t slot, const char *token
     }
     p->operator = true;
     presence_set_role(a->presence, slot, client_id, true);
-    send_presence_news(a);
     char *text = msg_auth_ack(request_id, true, current_tick(a));
     if (text) net_send(a->net, slot, client_id, text);
     free(text);
@@ -436,7 +438,6 @@ static void on_presence(app_t *a, uint32_t client_id, size_t slot, const presenc
         char *text = presence_hello_ack(a->presence, slot, client_id, m->request_id, current_tick(a));
         if (text) net_send(a->net, slot, client_id, text);
         free(text);
-        send_presence_news(a);
         break;
     }
     case PRESENCE_CURSOR:
@@ -466,7 +467,6 @@ static void presence_on_queued(app_t *a, uint32_t client_id, size_t slot, const 
         presence_set_target(a->presence, slot, client_id, false, 0, 0);
     else
         return;
-    send_presence_news(a);
 }
 
 /* view: a v2 client's viewport; it costs one token like any message, and
@@ -654,21 +654,18 @@ static void on_wake(uv_async_t *handle)
     a->state_captured = NULL;
     pthread_mutex_unlock(&a->lock);
 
-    bool activity = false;
     for (size_t i = 0; i < out.len; i++) {
         const reply_t *r = &out.items[i];
         if (r->key >= 0) {
             net_send_latest(a->net, (unsigned)r->key, r->text);
         } else if (r->key == ROUTE_ACTIVITY) {
             presence_activity(a->presence, r->to, r->text, wall_clock_s());
-            activity = true;
         } else if (r->key == ROUTE_INSPECT) {
             if (net_backlog(a->net, r->slot, r->to) < INSPECT_MAX_BACKLOG) net_send(a->net, r->slot, r->to, r->text);
         } else {
             net_send(a->net, r->slot, r->to, r->text);
         }
     }
-    if (activity) send_presence_news(a);
     replies_clear(&out);
     free(out.items);
     if (captured) {
