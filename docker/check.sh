@@ -159,6 +159,10 @@ EOF
 fi
 
 # -------------------------------------------------------------------- 4. build
+# The page's npm packages from the host's registry access (the image's web
+# stage then copies them rather than reaching the registry itself).
+log "scripts/web-deps.sh (client-web/node_modules for the build context)"
+bash "$repo/scripts/web-deps.sh"
 log "docker build --network host -f docker/Dockerfile -t $image $repo (log: $work/build.log)"
 t0=$(now)
 if "$DOCKER" build --network host -f "$repo/docker/Dockerfile" -t "$image" "$repo" >"$work/build.log" 2>&1; then
