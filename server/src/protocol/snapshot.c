@@ -1,30 +1,10 @@
 #include "protocol/snapshot.h"
 
+#include "protocol/heading.h"
+#include "protocol/le_bytes.h"
+
 #include <math.h>
-#include <pthread.h>
-#include <stdbool.h>
 #include <string.h>
-
-static void put_u16(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put_u32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-static void put_f32(uint8_t *p, float f)
-{
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof bits);
-    put_u32(p, bits);
-}
 
 void snap_view_of_world(const world_t *w, snap_view_t *v)
 {
@@ -65,45 +45,6 @@ static uint32_t quantize_u16(float u, double scale)
     return !(q > 0.0) ? 0u : (q >= 65535.0 ? 65535u : (uint32_t)q);
 }
 
-/* heading_q = round(atan2(vy, vx) · 256 / 2π) mod 256, computed without
- * atan2 (a tenth of the cost): fold the direction into the first octant,
- * a = min/max ∈ [0, 1]; take c = the nearest of 65 table points k/64 and
- * atan a = atan c + atan t with t = (a − c)/(1 + a·c), |t| ≤ 1/128, where
- * t − t³/3 is exact to 1e-11; unfold. The angle is good to ~3e-7 rad, so the
- * step agrees with atan2's but for directions that close to a step edge. */
-#define ATAN_TABLE_STEPS 64
-
-static float atan_table[ATAN_TABLE_STEPS + 1];
-static pthread_once_t atan_once = PTHREAD_ONCE_INIT;
-
-static void init_atan_table(void)
-{
-    for (int k = 0; k <= ATAN_TABLE_STEPS; k++) atan_table[k] = (float)atan((double)k / ATAN_TABLE_STEPS);
-}
-
-static uint8_t quantize_heading(float vx, float vy)
-{
-    const float pi = 3.14159265358979f;
-    float ax = fabsf(vx), ay = fabsf(vy);
-    bool steep = ay > ax;
-    float lo = steep ? ax : ay, hi = steep ? ay : ax;
-    if (hi == 0.0f) return 0; /* atan2(0, 0) = 0 */
-    float a = lo / hi;
-    /* A NaN component, or both infinite: no direction, and a NaN index would
-     * read outside the table. Written so that NaN fails the test. */
-    if (!(a <= 1.0f)) return 0;
-    int k = (int)(a * ATAN_TABLE_STEPS + 0.5f);
-    float c = (float)k * (1.0f / ATAN_TABLE_STEPS);
-    float t = (a - c) / (1.0f + a * c);
-    float angle = atan_table[k] + t * (1.0f - t * t * (1.0f / 3.0f));
-    if (steep) angle = 0.5f * pi - angle;
-    if (vx < 0.0f) angle = pi - angle;
-    if (vy < 0.0f) angle = -angle;
-    float steps = angle * (256.0f / (2.0f * pi)) + 0.5f; /* in (-127.5, 128.5] */
-    int q = (int)(steps + 256.0f) - 256;                 /* floor, for the negative half too */
-    return (uint8_t)(q & 0xff);
-}
-
 size_t snap_encode(const snap_view_t *v, uint8_t *out, size_t cap)
 {
     size_t size = snap_size(v);
@@ -123,12 +64,11 @@ size_t snap_encode(const snap_view_t *v, uint8_t *out, size_t cap)
      * so each record is scattered to its id's slot. */
     uint8_t *agents = out + SNAP_HEADER_BYTES;
     const double sx = 65536.0 / (double)v->width, sy = 65536.0 / (double)v->height;
-    pthread_once(&atan_once, init_atan_table);
     for (size_t i = 0; i < v->n; i++) {
         uint8_t *rec = agents + SNAP_AGENT_BYTES * (v->id ? v->id[i] : i);
         put_u16(rec, quantize_u16(v->x[i], sx));
         put_u16(rec + 2, quantize_u16(v->y[i], sy));
-        rec[4] = quantize_heading(v->vx[i], v->vy[i]);
+        rec[4] = (uint8_t)heading_quantize(v->vx[i], v->vy[i], SNAP_HEADING_STEPS);
         rec[5] = v->flags[i];
     }
 
@@ -137,7 +77,7 @@ size_t snap_encode(const snap_view_t *v, uint8_t *out, size_t cap)
         uint8_t *rec = agents + SNAP_AGENT_BYTES * (v->n + k);
         put_u16(rec, quantize_u16(pr->x, sx));
         put_u16(rec + 2, quantize_u16(pr->y, sy));
-        rec[4] = quantize_heading(pr->vx, pr->vy);
+        rec[4] = (uint8_t)heading_quantize(pr->vx, pr->vy, SNAP_HEADING_STEPS);
         rec[5] = AGENT_PREDATOR;
     }
 

@@ -17,6 +17,7 @@
 #define SNAP_OBSTACLE_BYTES 16u
 #define SNAP_TARGET_BYTES 12u
 #define SNAP_FLAG_PAUSED 0x0001u
+#define SNAP_HEADING_STEPS 256u
 
 typedef struct snap_view {
     uint32_t tick;

@@ -3,28 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/le_bytes.h"
 #include "protocol/wire2.h"
-
-static void put_u16(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put_u32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-static void put_f32(uint8_t *p, float f)
-{
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof bits);
-    put_u32(p, bits);
-}
 
 void wire2_chunk_header_write(uint8_t *out, unsigned type, wire2_rect_t r, uint32_t seq, uint32_t payload_bytes)
 {

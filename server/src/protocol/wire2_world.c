@@ -1,9 +1,9 @@
 /* The quantized world of protocol v2 and the geometry of view rectangles. */
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/heading.h"
 #include "protocol/wire2.h"
 
 uint32_t wire2_quanta_of(float size)
@@ -35,47 +35,9 @@ static uint32_t quantize_pos(float u, uint32_t limit)
     return (uint32_t)t;
 }
 
-/* heading = round(atan2(vy, vx) · 1024 / 2π) mod 1024, without atan2 (a tenth
- * of the cost): fold the direction into the first octant, a = min/max ∈
- * [0, 1]; take c = the nearest of 65 table points k/64 and atan a = atan c +
- * atan t with t = (a − c)/(1 + a·c), |t| ≤ 1/128, where t − t³/3 is good to
- * 1e-11; unfold. The angle is good to ~3e-7 rad: the step agrees with
- * atan2's but for directions that close to a step edge (the v1 encoder's
- * method, at 1024 steps). */
-#define ATAN_TABLE_STEPS 64
-static float atan_table[ATAN_TABLE_STEPS + 1];
-static pthread_once_t atan_once = PTHREAD_ONCE_INIT;
-
-static void init_atan_table(void)
-{
-    for (int k = 0; k <= ATAN_TABLE_STEPS; k++) atan_table[k] = (float)atan((double)k / ATAN_TABLE_STEPS);
-}
-
-static uint16_t heading_of(float vx, float vy)
-{
-    const float pi = 3.14159265358979f;
-    float ax = fabsf(vx), ay = fabsf(vy);
-    int steep = ay > ax;
-    float lo = steep ? ax : ay, hi = steep ? ay : ax;
-    if (hi == 0.0f) return 0;
-    float a = lo / hi;
-    if (!(a <= 1.0f)) return 0; /* a NaN component, or both infinite */
-    int k = (int)(a * ATAN_TABLE_STEPS + 0.5f);
-    float c = (float)k * (1.0f / ATAN_TABLE_STEPS);
-    float t = (a - c) / (1.0f + a * c);
-    float angle = atan_table[k] + t * (1.0f - t * t * (1.0f / 3.0f));
-    if (steep) angle = 0.5f * pi - angle;
-    if (vx < 0.0f) angle = pi - angle;
-    if (vy < 0.0f) angle = -angle;
-    float steps = angle * ((float)WIRE2_HEADING_STEPS / (2.0f * pi)) + 0.5f; /* in (−511.5, 512.5] */
-    int q = (int)(steps + (float)WIRE2_HEADING_STEPS) - (int)WIRE2_HEADING_STEPS; /* floor */
-    return (uint16_t)((unsigned)q & (WIRE2_HEADING_STEPS - 1u));
-}
-
 uint16_t wire2_quantize_heading(float vx, float vy)
 {
-    pthread_once(&atan_once, init_atan_table);
-    return heading_of(vx, vy);
+    return (uint16_t)heading_quantize(vx, vy, WIRE2_HEADING_STEPS);
 }
 
 static int reserve(wire2_world_t *q, size_t n)
@@ -158,7 +120,6 @@ int wire2_world_quantize(wire2_world_t *q, const snap_view_t *v, uint32_t seq)
     size_t n = v->n + v->n_predators;
     if (n > WIRE2_MAX_COUNT) return WIRE2_E_ARG;
     if (reserve(q, n) < 0) return WIRE2_E_NOMEM;
-    pthread_once(&atan_once, init_atan_table);
     q->seq = seq;
     q->tick = v->tick;
     q->paused = v->paused;
@@ -174,7 +135,7 @@ int wire2_world_quantize(wire2_world_t *q, const snap_view_t *v, uint32_t seq)
         if (id >= v->n) return WIRE2_E_ARG;
         q->qx[id] = quantize_pos(v->x[i], q->wq);
         q->qy[id] = quantize_pos(v->y[i], q->hq);
-        q->h[id] = heading_of(v->vx[i], v->vy[i]);
+        q->h[id] = wire2_quantize_heading(v->vx[i], v->vy[i]);
         q->f[id] = v->flags[i];
     }
     for (size_t k = 0; k < v->n_predators; k++) {
@@ -182,7 +143,7 @@ int wire2_world_quantize(wire2_world_t *q, const snap_view_t *v, uint32_t seq)
         size_t id = v->n + k;
         q->qx[id] = quantize_pos(p->x, q->wq);
         q->qy[id] = quantize_pos(p->y, q->hq);
-        q->h[id] = heading_of(p->vx, p->vy);
+        q->h[id] = wire2_quantize_heading(p->vx, p->vy);
         q->f[id] = AGENT_PREDATOR;
     }
     build_index(q);
