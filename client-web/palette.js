@@ -31,3 +31,14 @@ export function clientHue(clientId) {
 export function clientColor(clientId, alpha = 1) {
   return `hsla(${clientHue(clientId).toFixed(1)}, 85%, 62%, ${alpha})`;
 }
+
+// Sizes of an agent on screen, shared by both renderers: a triangle
+// AGENT_LENGTH world units long, never smaller than MIN_AGENT_PX CSS pixels
+// (or a big world on a small screen would show dust) nor larger than
+// MAX_AGENT_PX; leaders a little larger (they stand out from a yellowish
+// species too), predators much larger.
+export const AGENT_LENGTH = 10;
+export const MIN_AGENT_PX = 5;
+export const MAX_AGENT_PX = 60;
+export const LEADER_SCALE = 1.3;
+export const PREDATOR_SCALE = 2.2;

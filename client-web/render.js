@@ -8,19 +8,13 @@
 // headings come from a 256-entry table (the wire quantizes headings to 256
 // steps are plenty at this size), and nothing is allocated per agent.
 
-import { COLORS, SPECIES_COLORS } from './palette.js';
+import { AGENT_LENGTH, COLORS, LEADER_SCALE, MAX_AGENT_PX, MIN_AGENT_PX, PREDATOR_SCALE, SPECIES_COLORS } from './palette.js';
 import { AGENT_FLAG_LEADER, AGENT_FLAG_PREDATOR, agentSpecies } from './protocol.js';
 import { fitWorld } from './viewport.js';
 
-// Agent triangle size in world units; never drawn smaller than MIN_AGENT_PX
-// CSS pixels, or a big world on a small screen would show dust.
-const AGENT_LENGTH = 10;
+// A triangle is this share of its length wide.
 const AGENT_WIDTH_RATIO = 0.55;
-const MIN_AGENT_PX = 5;
-// Predators and leaders are drawn this many times the size of the others
-// (leaders a little larger, so they stand out from a yellowish species too).
-const PREDATOR_SCALE = 2.2;
-const LEADER_SCALE = 1.3;
+
 // Triangles per fill() call (see drawClass).
 const BATCH = 512;
 const HEADING_STEPS_PER_RAD = 256 / (2 * Math.PI);
@@ -250,7 +244,7 @@ export function createRenderer(canvas, win = globalThis) {
     if (frame.mode === 'lod') {
       drawLod(frame);
     } else if (scene.agents.count > 0) {
-      buildShape(Math.min(60, Math.max(MIN_AGENT_PX, AGENT_LENGTH * view.scale)));
+      buildShape(Math.min(MAX_AGENT_PX, Math.max(MIN_AGENT_PX, AGENT_LENGTH * view.scale)));
       drawn = drawAgents(scene.agents);
     }
     ctx.restore();

@@ -14,14 +14,9 @@
 // createGLRenderer() returns null when WebGL2 is missing (render.js, the
 // Canvas 2D renderer, takes over).
 
-import { COLORS, SPECIES_COLORS } from './palette.js';
+import { AGENT_LENGTH, COLORS, LEADER_SCALE, MAX_AGENT_PX, MIN_AGENT_PX, PREDATOR_SCALE, SPECIES_COLORS } from './palette.js';
 import { Splatter } from './splat.js';
 
-const AGENT_LENGTH = 10; // world units, as render.js
-const MIN_AGENT_PX = 5; // never smaller on screen than this (CSS px)
-const MAX_AGENT_PX = 60;
-const LEADER_SCALE = 1.3;
-const PREDATOR_SCALE = 2.2;
 // LOD: a heading tick is drawn in a cell with at least this density code
 // (d = 1 + 4·log2(count): 9 ≈ 4 agents) and this many CSS px across.
 const TICK_MIN_D = 9;

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "machine.h"
 #include "protocol/snapshot.h"
 #include "reference.h"
 #include "sim/capacity.h"
@@ -84,35 +85,6 @@ static bool same_state(const world_t *a, const world_t *b)
     return a->n == b->n && a->tick == b->tick && !memcmp(a->cur.x, b->cur.x, f) && !memcmp(a->cur.y, b->cur.y, f) &&
            !memcmp(a->cur.vx, b->cur.vx, f) && !memcmp(a->cur.vy, b->cur.vy, f) &&
            !memcmp(a->cur.id, b->cur.id, a->n * sizeof(uint32_t)) && !memcmp(a->cur.flags, b->cur.flags, a->n);
-}
-
-static const char *kernel_name(void)
-{
-#if defined(__x86_64__) && defined(__GNUC__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("x86-64-v4")) return "x86-64-v4 (AVX-512)";
-    if (__builtin_cpu_supports("x86-64-v3")) return "x86-64-v3 (AVX2)";
-    return "x86-64 baseline (SSE2)";
-#else
-    return "portable";
-#endif
-}
-
-static void cpu_name(char *out, size_t len)
-{
-    snprintf(out, len, "unknown CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[256];
-    while (fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (!strncmp(line, "model name", 10) && colon) {
-            snprintf(out, len, "%s", colon + 2);
-            out[strcspn(out, "\n")] = '\0';
-            break;
-        }
-    }
-    fclose(f);
 }
 
 static void usage(void)
@@ -232,9 +204,9 @@ int main(int argc, char **argv)
     if (threads < 1) threads = 1;
 
     char cpu[128];
-    cpu_name(cpu, sizeof cpu);
+    bench_cpu_name(cpu, sizeof cpu);
     printf("swarmcast-bench: %s, %ld cores, kernel %s, compiler %s\n", cpu, sysconf(_SC_NPROCESSORS_ONLN),
-           kernel_name(), __VERSION__);
+           bench_instruction_set(), __VERSION__);
     if (crowd_only) return crowd_table(threads);
     printf("Every model with its default parameters (Reynolds zones 25/50/50 u, field of view 300°;\n"
            "Olfati-Saber d = 25 u, r = 30 u), wrap borders, density set for about ten neighbours per\n"

@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "machine.h"
 #include "protocol/snapshot.h"
 #include "protocol/wire2.h"
 #include "sim/params.h"
@@ -71,35 +72,6 @@ static size_t deflated(const uint8_t *buf, size_t len)
     deflateEnd(&z);
     free(out);
     return n;
-}
-
-static const char *kernel_name(void)
-{
-#if defined(__x86_64__) && defined(__GNUC__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return "AVX-512 (and AVX2)";
-    if (__builtin_cpu_supports("avx2")) return "AVX2, no AVX-512";
-    return "neither AVX2 nor AVX-512";
-#else
-    return "not x86-64";
-#endif
-}
-
-static void cpu_name(char *out, size_t len)
-{
-    snprintf(out, len, "unknown CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[256];
-    while (fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (!strncmp(line, "model name", 10) && colon) {
-            snprintf(out, len, "%s", colon + 2);
-            out[strcspn(out, "\n")] = '\0';
-            break;
-        }
-    }
-    fclose(f);
 }
 
 static int set_param(world_t *w, const char *name, double value)
@@ -256,10 +228,10 @@ int main(int argc, char **argv)
     if (threads < 1) threads = 1;
     if (snapshots < 2) snapshots = 2;
     char cpu[128];
-    cpu_name(cpu, sizeof cpu);
+    bench_cpu_name(cpu, sizeof cpu);
     struct utsname u;
     uname(&u);
-    printf("swarmcast-wire2-bench: %s (%s), %ld cores, %d sim threads, kernel %s\n", cpu, kernel_name(),
+    printf("swarmcast-wire2-bench: %s (%s), %ld cores, %d sim threads, kernel %s\n", cpu, bench_instruction_set(),
            sysconf(_SC_NPROCESSORS_ONLN), threads, u.release);
     printf("whole-world detail view, a snapshot every 2 ticks (30 Hz at 60 Hz); B/agent = bytes per agent of the chunk;\n"
            "avg/10 s = (key + 299 deltas) / 300; encode = quantize + key + delta, median ms of wall clock and of the\n"

@@ -1,0 +1,33 @@
+#include "machine.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *bench_instruction_set(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("x86-64-v4")) return "x86-64-v4 (AVX-512)";
+    if (__builtin_cpu_supports("x86-64-v3")) return "x86-64-v3 (AVX2)";
+    return "x86-64 baseline (SSE2)";
+#else
+    return "portable";
+#endif
+}
+
+void bench_cpu_name(char *out, size_t len)
+{
+    snprintf(out, len, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (!strncmp(line, "model name", 10) && colon) {
+            snprintf(out, len, "%s", colon + 2);
+            out[strcspn(out, "\n")] = '\0';
+            break;
+        }
+    }
+    fclose(f);
+}
