@@ -47,33 +47,11 @@ void wire2_bitw_spill(wire2_bitw_t *w);
 /* Writes of more than 32 bits (EG of large values), out of line. */
 void wire2_put_eg_long(wire2_bitw_t *w, uint64_t v, unsigned k);
 
-/* u(n), n ≤ 32; bits of v above n are ignored. Inline: the encoder writes a
- * few of these per agent per snapshot. The pending bits (fewer than 8) and
- * the new ones are stored as 8 bytes at the end of the buffer at once; only
- * the whole bytes among them count as written. */
-static inline void wire2_put_u(wire2_bitw_t *w, uint32_t v, unsigned n)
-{
-    uint64_t bits = n >= 32 ? (uint64_t)v : (uint64_t)(v & ((1u << n) - 1u));
-    w->acc |= bits << w->nacc;
-    w->nacc += n;
-    if (w->cap - w->len < 8) wire2_bitw_spill(w);
-    if (w->failed) {
-        w->acc = 0;
-        w->nacc = 0;
-        return;
-    }
-    uint64_t acc = w->acc;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(w->buf + w->len, &acc, 8);
-#else
-    for (unsigned i = 0; i < 8; i++) w->buf[w->len + i] = (uint8_t)(acc >> (8u * i));
-#endif
-    w->len += w->nacc >> 3;
-    w->acc = acc >> (w->nacc & ~7u);
-    w->nacc &= 7u;
-}
-
-/* Up to 56 bits at once (several codes joined: the encoder's fast path). */
+/* Up to 56 bits at once (several codes joined: the encoder's fast path);
+ * bits above n must be 0. Inline: the encoder writes a few of these per
+ * agent per snapshot. The pending bits (fewer than 8) and the new ones are
+ * stored as 8 bytes at the end of the buffer at once; only the whole bytes
+ * among them count as written. */
 static inline void wire2_put_bits(wire2_bitw_t *w, uint64_t bits, unsigned n)
 {
     w->acc |= bits << w->nacc;
@@ -93,6 +71,12 @@ static inline void wire2_put_bits(wire2_bitw_t *w, uint64_t bits, unsigned n)
     w->len += w->nacc >> 3;
     w->acc = acc >> (w->nacc & ~7u);
     w->nacc &= 7u;
+}
+
+/* u(n), n ≤ 32; bits of v above n are ignored. */
+static inline void wire2_put_u(wire2_bitw_t *w, uint32_t v, unsigned n)
+{
+    wire2_put_bits(w, n >= 32 ? (uint64_t)v : (uint64_t)(v & ((1u << n) - 1u)), n);
 }
 
 /* The bits of EG(k) of v as they go in the stream, and their count; only
