@@ -3,14 +3,15 @@
 #   scripts/deps.sh build   compiler, cmake, libwebsockets, libuv, cJSON
 #   scripts/deps.sh run     the above plus Node.js/npm (npm installs the browser
 #                           client's libraries into client-web/node_modules)
-#   scripts/deps.sh test    the above plus cmocka, Chromium, and clang
+#   scripts/deps.sh test    the above plus cmocka, zlib (swarmcast-wire2-bench
+#                           measures deflate), Chromium, and clang
 #                           with libFuzzer's runtime (libclang-rt-14-dev)
 # Runs apt-get as root (directly, or through sudo when not root).
 set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libwebsockets-dev libuv1-dev libcjson-dev)
 run_pkgs=(nodejs npm)
-test_pkgs=(libcmocka-dev chromium clang-14 libclang-rt-14-dev)
+test_pkgs=(libcmocka-dev zlib1g-dev chromium clang-14 libclang-rt-14-dev)
 
 want=("${build_pkgs[@]}")
 case "${1:-build}" in
