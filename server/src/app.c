@@ -474,7 +474,7 @@ static void presence_on_queued(app_t *a, uint32_t client_id, size_t slot, const 
 static void on_view(app_t *a, uint32_t client_id, size_t slot, const view_request_t *req)
 {
     a->loop_counters.view_requests++;
-    policy_verdict_t verdict = policy_charge(&a->policy[slot], POLICY_COST_REFUSED, now_ns());
+    policy_verdict_t verdict = policy_charge(&a->policy[slot], POLICY_COST_VIEW, now_ns());
     if (verdict != POLICY_OK) {
         a->loop_counters.view_rate_limited++;
         ops_count_error(a->loop_counters.errors, "rate_limited");

@@ -24,6 +24,7 @@
 #define POLICY_COST_HELLO 4.0      /* a name or colour change: everyone's presence list is sent again */
 #define POLICY_COST_CURSOR 0.25    /* a pointer move: browsers send ~10 a second, coalesced anyway */
 #define POLICY_COST_PING 1.0       /* a round-trip probe: pages send one every 2 s */
+#define POLICY_COST_VIEW 1.0       /* a viewport: pages send at most 10 a second while the camera moves */
 #define POLICY_COST_INSPECT 2.0    /* a selection: the simulation thread looks the agent up */
 #define POLICY_STRIKES 50.0        /* rate-limited refusals a client may collect … */
 #define POLICY_FORGIVEN_PER_S 5.0  /* … net of these forgiven per second */
