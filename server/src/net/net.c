@@ -329,26 +329,12 @@ static int write_v2(net_t *n, session_t *s)
     return 0;
 }
 
-/* Whether s's next v2 frame may be written at once, outside a WRITEABLE
- * callback: it has nothing else waiting (its replies and news keep their
- * order before the frame), lws holds no part of an earlier write, no close
- * is under way, and no extension transforms its frames (permessage-deflate
- * drains its output from the callback). Asking for a callback instead
- * costs the loop two epoll_ctl calls and a wake-up per frame, which at a
- * thousand viewers is a third of the loop thread's time. */
-static bool writes_directly(const net_t *n, const session_t *s)
+/* Writes the next thing s is owed, in this order: a ping, its replies, the
+ * news it has not had, the newest snapshot. 1 when something was written,
+ * 0 when nothing was owed, -1 when the socket failed. */
+static int write_next(net_t *n, session_t *s)
 {
-    return !n->cfg.deflate && s->counted && !s->closing && !s->peer_closing && !s->ping_due && !s->out_count &&
-           first_dirty(s) < 0 && !lws_partial_buffered(s->wsi);
-}
-
-/* One frame per callback (libwebsockets allows one write each). */
-static int on_writeable(net_t *n, session_t *s, struct lws *wsi)
-{
-    /* Closing: nothing more goes out but libwebsockets' close frame. */
-    if (s->closing || !s->counted) return 0;
-    s->last_progress_ms = now_ms(n);
-    int rc = 0;
+    struct lws *wsi = s->wsi;
     int key;
     if (s->ping_due) {
         /* lws 4.1 does not report a pong with an empty payload. */
@@ -356,23 +342,26 @@ static int on_writeable(net_t *n, session_t *s, struct lws *wsi)
         memcpy(ping + LWS_PRE, "swrm", 4);
         s->ping_due = false;
         n->stats.pings++;
-        if (lws_write(wsi, ping + LWS_PRE, 4, LWS_WRITE_PING) < 4) return -1;
-    } else if (s->out_count) {
+        return lws_write(wsi, ping + LWS_PRE, 4, LWS_WRITE_PING) < 4 ? -1 : 1;
+    }
+    if (s->out_count) {
         outgoing_t o = s->out[s->out_head];
         s->out_head = (s->out_head + 1) % OUTBOX_CAP;
         s->out_count--;
-        rc = write_text(n, wsi, o.buf, o.len);
+        int rc = write_text(n, wsi, o.buf, o.len);
         free(o.buf);
         if (s->reading_paused && s->out_count <= OUTBOX_RESUME_READING) {
             lws_rx_flow_control(wsi, 1);
             s->reading_paused = false;
         }
-    } else if ((key = first_dirty(s)) >= 0) {
+        return rc < 0 ? -1 : 1;
+    }
+    if ((key = first_dirty(s)) >= 0) {
         s->latest_dirty[key / 64] &= ~(1ull << (key % 64));
-        rc = write_text(n, wsi, n->latest[key].buf, n->latest[key].len);
-    } else if (s->protocol == 2 && s->snap_seq != n->v2_seq) {
-        rc = write_v2(n, s);
-    } else if (s->protocol == 1 && n->snap_len && s->snap_seq != n->snap_seq) {
+        return write_text(n, wsi, n->latest[key].buf, n->latest[key].len) < 0 ? -1 : 1;
+    }
+    if (s->protocol == 2 && s->snap_seq != n->v2_seq) return write_v2(n, s) < 0 ? -1 : 1;
+    if (s->protocol == 1 && n->snap_len && s->snap_seq != n->snap_seq) {
         /* Only the newest snapshot is ever sent: one that went out while
          * this client was still busy with an older write is skipped. */
         int written = lws_write(wsi, n->snap, n->snap_len, LWS_WRITE_BINARY);
@@ -380,9 +369,47 @@ static int on_writeable(net_t *n, session_t *s, struct lws *wsi)
         s->snap_seq = n->snap_seq;
         n->stats.snapshot_frames++;
         n->stats.snapshot_bytes += n->snap_len;
+        return 1;
     }
-    if (rc == 0 && (s->ping_due || has_pending(n, s))) lws_callback_on_writable(wsi);
-    return rc;
+    return 0;
+}
+
+/* One write per callback (libwebsockets allows one write each). */
+static int on_writeable(net_t *n, session_t *s, struct lws *wsi)
+{
+    /* Closing: nothing more goes out but libwebsockets' close frame. */
+    if (s->closing || !s->counted) return 0;
+    s->last_progress_ms = now_ms(n);
+    if (write_next(n, s) < 0) return -1;
+    if (s->ping_due || has_pending(n, s)) lws_callback_on_writable(wsi);
+    return 0;
+}
+
+/* Writes what s is owed now, outside any libwebsockets callback (from a
+ * timer or the encoder's wake-up), instead of asking for a WRITEABLE
+ * callback: with libuv, lws re-arms a socket's poll for each callback
+ * (epoll_ctl DEL and ADD to ask, again to stop asking), which at thousands
+ * of viewers costs more of the loop thread than the writes themselves.
+ * Writes stop as soon as lws holds part of one (the socket's buffer is
+ * full); the rest waits for the callback as before, so at most one frame
+ * is ever buffered in lws. No direct writes with permessage-deflate (its
+ * output drains from the callback), while closing, or once the peer
+ * started its close. */
+static void flush_now(net_t *n, session_t *s)
+{
+    if (n->cfg.deflate || !s->counted || s->closing || s->peer_closing || lws_partial_buffered(s->wsi)) {
+        lws_callback_on_writable(s->wsi);
+        return;
+    }
+    int rc;
+    while ((rc = write_next(n, s)) > 0 && !lws_partial_buffered(s->wsi)) s->last_progress_ms = now_ms(n);
+    if (rc < 0) {
+        /* There is no callback to return -1 from: lws closes it. */
+        cut_off(s);
+        return;
+    }
+    if (rc > 0) s->last_progress_ms = now_ms(n);
+    if (s->ping_due || has_pending(n, s)) lws_callback_on_writable(s->wsi);
 }
 
 static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
@@ -614,7 +641,7 @@ void net_send_latest(net_t *n, unsigned key, const char *text)
             note_pending(n, s);
             s->latest_dirty[key / 64] |= bit;
         }
-        lws_callback_on_writable(s->wsi);
+        flush_now(n, s);
     }
 }
 
@@ -642,19 +669,8 @@ void net_publish_v2(net_t *n)
         else note_pending(n, s);
     }
     n->v2_seq++;
-    for (size_t i = 0; i < n->cfg.max_clients; i++) {
-        session_t *s = n->slots[i];
-        if (!s || s->closing || s->protocol != 2) continue;
-        if (!writes_directly(n, s)) {
-            lws_callback_on_writable(s->wsi);
-        } else if (write_v2(n, s) == 0) {
-            s->last_progress_ms = now_ms(n);
-        } else {
-            /* The socket failed: lws closes it (there is no callback to
-             * return -1 from). */
-            cut_off(s);
-        }
-    }
+    for (size_t i = 0; i < n->cfg.max_clients; i++)
+        if (n->slots[i] && !n->slots[i]->closing && n->slots[i]->protocol == 2) flush_now(n, n->slots[i]);
 }
 
 size_t net_protocol_count(const net_t *n, int protocol) { return protocol == 1 || protocol == 2 ? n->n_protocol[protocol] : 0; }
