@@ -484,7 +484,7 @@ static void sweep(uv_timer_t *t)
         } else if (now - s->last_rx_ms >= ping_every && now - s->last_ping_ms >= ping_every) {
             s->last_ping_ms = now;
             s->ping_due = true;
-            lws_callback_on_writable(s->wsi);
+            flush_now(n, s);
         }
     }
 }
