@@ -226,7 +226,9 @@ static int on_established(net_t *n, session_t *s, struct lws *wsi)
     setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
     s->counted = true;
     s->slot = slot;
-    s->client_id = ++n->last_client_id;
+    /* Ids wrap below NET_CLIENT_ID_LIMIT, skipping 0. */
+    n->last_client_id = n->last_client_id % (NET_CLIENT_ID_LIMIT - 1) + 1;
+    s->client_id = n->last_client_id;
     const struct lws_protocols *p = lws_get_protocol(wsi);
     s->protocol = p && strcmp(p->name, "swarmcast.v2") == 0 ? 2 : 1;
     /* The first snapshot it gets is the next one. */

@@ -62,6 +62,13 @@ typedef struct net_config {
     bool deflate;                /* permessage-deflate with clients that offer it */
 } net_config_t;
 
+/* Client ids are 1 … NET_CLIENT_ID_LIMIT − 1 (then they wrap): a relay's
+ * viewers are numbered above them (its tag in the bits above; see
+ * PROTOCOL.md, "NATS subjects"), so that ids stay unique across a scaled
+ * set-up. A wrapped id could meet a session still open from 4 million
+ * connections earlier; nothing else reuses one. */
+#define NET_CLIENT_ID_LIMIT (1u << 22)
+
 /* Keys of net_send_latest: at most this many distinct ones. */
 #define NET_LATEST_KEYS 512
 
