@@ -167,7 +167,7 @@ static lease_request_t request(const char *name, unsigned tag, size_t n, const l
 {
     lease_request_t req = {.tag = tag, .n_views = n};
     snprintf(req.relay, sizeof req.relay, "%s", name);
-    memcpy(req.views, views, n * sizeof *views);
+    if (n) memcpy(req.views, views, n * sizeof *views);
     return req;
 }
 
