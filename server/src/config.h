@@ -49,6 +49,15 @@ typedef struct config {
     size_t detail_budget;       /* the largest budget a client's view request may name */
     size_t max_views;           /* distinct views encoded at once */
 
+    /* The scaled set-up (README "Many viewers: NATS and edge relays"): the
+     * simulation publishes to NATS and takes relays' viewers' commands. */
+    const char *nats_url;       /* "nats://h:p[,nats://h2:p2…]"; NULL: no NATS, one process does everything */
+    const char *nats_prefix;    /* subject prefix (swarmcast) */
+    const char *nats_user, *nats_password; /* both or neither */
+    const char *nats_creds;     /* a .creds file (user JWT + seed), or NULL */
+    const char *nats_nkey_seed; /* a file with the user's nkey seed and public key, or NULL */
+    size_t max_remote_clients;  /* relays' viewers the simulation keeps slots for (with --nats) */
+
     /* Headless runs (--headless): no network. */
     bool headless;
     uint64_t steps;
