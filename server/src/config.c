@@ -20,6 +20,7 @@ static void usage(FILE *f)
             "usage: swarmcast [options]\n"
             "       swarmcast --headless --steps N [options]\n"
             "       swarmcast --headless --replay FILE [--final FILE] [--csv FILE]\n"
+            "       swarmcast relay --nats URL [options]\n"
             "\n"
             "Steps a 2-D flock at a fixed rate and streams it to browsers over WebSocket.\n"
             "Every option can also be set by the environment variable shown.\n"
@@ -61,6 +62,11 @@ static void usage(FILE *f)
             "  --deflate            SWARMCAST_DEFLATE       permessage-deflate for clients that offer it (1: on; off)\n"
             "  --detail-budget N    SWARMCAST_DETAIL_BUDGET most agents a client may ask to see one by one (200000)\n"
             "  --max-views N        SWARMCAST_MAX_VIEWS     distinct views encoded at once; past it viewers share (256)\n"
+            "\n"
+            "A relay (README, \"Scaled set-up: NATS and relays\"): `swarmcast relay --nats URL` serves\n"
+            "swarmcast.v2 viewers from a simulation's NATS subjects; no simulation of its own:\n"
+            "  --relay-tag N        SWARMCAST_RELAY_TAG     1..1023, the top bits of its viewers' ids (random)\n"
+            "  --relay-name NAME    SWARMCAST_RELAY_NAME    how it names itself to the simulation (relay-TAG)\n"
             "\n"
             "Headless runs (no network; the same seed and inputs give byte-identical files):\n"
             "  --headless                                   step the world without serving it, then exit\n"
@@ -168,6 +174,14 @@ static int parse_set(config_t *c, const char *arg, FILE *err)
 /* Flags that only make sense in one mode. */
 static int check_modes(const config_t *c, size_t n_set_flags, FILE *err)
 {
+    if (c->relay && c->headless) {
+        fprintf(err, "swarmcast: a relay serves viewers; it cannot run --headless\n");
+        return -1;
+    }
+    if (!c->relay && (c->relay_tag || c->relay_name)) {
+        fprintf(err, "swarmcast: %s is for `swarmcast relay`\n", c->relay_tag ? "--relay-tag" : "--relay-name");
+        return -1;
+    }
     if (!c->headless) {
         const char *only_headless = c->steps_given ? "--steps" : c->scenario ? "--scenario" : c->csv ? "--csv"
                                     : c->replay                        ? "--replay"
@@ -204,7 +218,8 @@ enum { OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WOR
        OPT_MAX_AGENTS, OPT_THREADS, OPT_SET, OPT_HELP, OPT_VERSION, OPT_MODEL, OPT_METRICS_HZ, OPT_RECORD,
        OPT_FINAL, OPT_HEADLESS, OPT_STEPS, OPT_SCENARIO, OPT_CSV, OPT_METRICS_EVERY, OPT_REPLAY,
        OPT_RECORD_MAX, OPT_TOKEN, OPT_ORIGIN, OPT_PER_ADDRESS, OPT_IDLE, OPT_STALL, OPT_STATE_FILE,
-       OPT_STATE_EVERY, OPT_STATE_AGENTS, OPT_RATE_SCALE, OPT_DEFLATE, OPT_DETAIL_BUDGET, OPT_MAX_VIEWS };
+       OPT_STATE_EVERY, OPT_STATE_AGENTS, OPT_RATE_SCALE, OPT_DEFLATE, OPT_DETAIL_BUDGET, OPT_MAX_VIEWS,
+       OPT_RELAY_TAG, OPT_RELAY_NAME };
 
 /* One setting from either source; returns -1 with a message on bad values. */
 static int apply(config_t *c, int opt, const char *value, const char *source, FILE *err)
@@ -267,6 +282,14 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
         break;
     case OPT_DETAIL_BUDGET: bad = parse_number(value, 1, 1e8, true, &v); if (!bad) c->detail_budget = (size_t)v; break;
     case OPT_MAX_VIEWS: bad = parse_number(value, 1, 65536, true, &v); if (!bad) c->max_views = (size_t)v; break;
+    case OPT_RELAY_TAG:
+        bad = parse_number(value, 1, CONFIG_MAX_RELAY_TAG, true, &v);
+        if (!bad) c->relay_tag = (unsigned)v;
+        break;
+    case OPT_RELAY_NAME:
+        bad = !*value || strlen(value) > CONFIG_MAX_RELAY_NAME || strpbrk(value, "\"\\") != NULL;
+        if (!bad) c->relay_name = value;
+        break;
     default: return -1;
     }
     if (bad) fprintf(err, "swarmcast: bad value '%s' for %s (see --help)\n", value, source);
@@ -290,6 +313,7 @@ static const struct {
     {OPT_STATE_AGENTS, "SWARMCAST_STATE_AGENTS"}, {OPT_RATE_SCALE, "SWARMCAST_RATE_SCALE"},
     {OPT_DEFLATE, "SWARMCAST_DEFLATE"}, {OPT_DETAIL_BUDGET, "SWARMCAST_DETAIL_BUDGET"},
     {OPT_MAX_VIEWS, "SWARMCAST_MAX_VIEWS"},
+    {OPT_RELAY_TAG, "SWARMCAST_RELAY_TAG"}, {OPT_RELAY_NAME, "SWARMCAST_RELAY_NAME"},
 };
 
 int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
@@ -362,8 +386,16 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         {"deflate", no_argument, NULL, OPT_DEFLATE},
         {"detail-budget", required_argument, NULL, OPT_DETAIL_BUDGET},
         {"max-views", required_argument, NULL, OPT_MAX_VIEWS},
+        {"relay-tag", required_argument, NULL, OPT_RELAY_TAG},
+        {"relay-name", required_argument, NULL, OPT_RELAY_NAME},
         {NULL, 0, NULL, 0},
     };
+    /* `swarmcast relay …`: the same flags after the mode word. */
+    if (argc > 1 && strcmp(argv[1], "relay") == 0) {
+        c->relay = true;
+        argc--;
+        argv++;
+    }
     optind = 1;
     int opt;
     size_t n_set_flags = 0;

@@ -10,6 +10,8 @@
 
 #define CONFIG_MAX_SETS 64
 #define CONFIG_MAX_TOKEN 256 /* bytes of --control-token */
+#define CONFIG_MAX_RELAY_TAG 1023 /* a relay tag fills the top 10 bits of a client id */
+#define CONFIG_MAX_RELAY_NAME 64
 
 typedef struct config {
     const char *bind;
@@ -48,6 +50,12 @@ typedef struct config {
     bool deflate;               /* permessage-deflate for clients that offer it */
     size_t detail_budget;       /* the largest budget a client's view request may name */
     size_t max_views;           /* distinct views encoded at once */
+
+    /* A relay (first argument "relay"): no simulation; serves v2 viewers
+     * from what a simulation publishes over NATS. */
+    bool relay;
+    unsigned relay_tag;         /* 1..RELAY_MAX_TAG; 0: a random one */
+    const char *relay_name;     /* in its leases and logs; NULL: "relay-<tag>" */
 
     /* Headless runs (--headless): no network. */
     bool headless;
