@@ -54,8 +54,17 @@ typedef struct config {
     /* A relay (first argument "relay"): no simulation; serves v2 viewers
      * from what a simulation publishes over NATS. */
     bool relay;
-    unsigned relay_tag;         /* 1..RELAY_MAX_TAG; 0: a random one */
+    unsigned relay_tag;         /* 1..CONFIG_MAX_RELAY_TAG; 0: a random one */
     const char *relay_name;     /* in its leases and logs; NULL: "relay-<tag>" */
+
+    /* The scaled set-up (README "Many viewers: NATS and edge relays"): the
+     * simulation publishes to NATS and takes relays' viewers' commands. */
+    const char *nats_url;       /* "nats://h:p[,nats://h2:p2…]"; NULL: no NATS, one process does everything */
+    const char *nats_prefix;    /* subject prefix (swarmcast) */
+    const char *nats_user, *nats_password; /* both or neither */
+    const char *nats_creds;     /* a .creds file (user JWT + seed), or NULL */
+    const char *nats_nkey_seed; /* a file with the user's nkey seed and public key, or NULL */
+    size_t max_remote_clients;  /* relays' viewers the simulation keeps slots for (with --nats) */
 
     /* Headless runs (--headless): no network. */
     bool headless;
