@@ -761,7 +761,8 @@ static void on_reply(void *user, const char *subject, const char *reply, const u
 {
     relay_t *r = user;
     (void)subject, (void)reply;
-    if (len && data[0] == '{') {
+    if (len == 0) return; /* a NATS status (no responders: no simulation is listening yet) */
+    if (data[0] == '{') {
         on_lease_answer(r, (const char *)data, len);
         return;
     }
