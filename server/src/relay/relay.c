@@ -47,6 +47,9 @@
 /* The news key of the banner: above the simulation's keys (0 metrics, 1 + a
  * parameter, 500–502 presence), below NET_LATEST_KEYS. */
 #define LATEST_STATUS 510
+/* Distinct views a relay leases at most (the simulation refuses a lease
+ * of more); past it viewers share a containing view (views.h). */
+#define RELAY_MAX_VIEWS 64
 /* A lease answer is matched to one of the last few requests by its seq. */
 #define LEASE_HISTORY 4
 
@@ -614,11 +617,11 @@ static void sync_subscriptions(relay_t *r)
  * asked about since keep their previous grant until the next answer. */
 static void apply_grants(relay_t *r, const relay_lease_answer_t *a)
 {
-    const lease_request_t *q = NULL;
-    if (a->has_seq) {
-        const lease_request_t *h = &r->history[a->seq % LEASE_HISTORY];
-        if (h->seq == a->seq) q = h;
-    }
+    /* An answer without seq is taken for the newest request (a simulation
+     * that does not echo it; the next renewal corrects a mismatch). */
+    uint32_t seq = a->has_seq ? a->seq : r->lease_seq;
+    const lease_request_t *q = &r->history[seq % LEASE_HISTORY];
+    if (q->seq != seq) q = NULL;
     if (!q || q->n != a->n_grants) return;
     size_t n = 0;
     const view_spec_t *specs = views_specs(r->views, &n);
@@ -691,7 +694,7 @@ static int set_world(relay_t *r, float w, float h)
     if (r->viewers && w == r->world_w && h == r->world_h) return 0;
     viewers_t *old_viewers = r->viewers;
     views_t *old_views = r->views;
-    views_t *views = views_create(r->cfg.max_views);
+    views_t *views = views_create(r->cfg.max_views < RELAY_MAX_VIEWS ? r->cfg.max_views : RELAY_MAX_VIEWS);
     viewers_t *viewers = views ? viewers_create(r->cfg.max_clients, views, w, h, (double)r->cfg.detail_budget) : NULL;
     if (!viewers) {
         views_destroy(views);
