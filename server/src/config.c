@@ -77,6 +77,7 @@ static void usage(FILE *f)
             "\n"
             "A relay (README, \"Scaled set-up: NATS and relays\"): `swarmcast relay --nats URL` serves\n"
             "swarmcast.v2 viewers from a simulation's NATS subjects; no simulation of its own:\n"
+            "  --relay                                      the same as the first argument `relay`\n"
             "  --relay-tag N        SWARMCAST_RELAY_TAG     1..1023, the top bits of its viewers' ids (random)\n"
             "  --relay-name NAME    SWARMCAST_RELAY_NAME    how it names itself to the simulation (relay-TAG)\n"
             "\n"
@@ -263,7 +264,7 @@ enum { OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WOR
        OPT_STATE_EVERY, OPT_STATE_AGENTS, OPT_RATE_SCALE, OPT_DEFLATE, OPT_DETAIL_BUDGET, OPT_MAX_VIEWS,
        /* The scaled set-up. */
        OPT_NATS, OPT_NATS_PREFIX, OPT_NATS_USER, OPT_NATS_PASSWORD, OPT_NATS_CREDS, OPT_NATS_NKEY_SEED,
-       OPT_MAX_REMOTE, OPT_RELAY_TAG, OPT_RELAY_NAME };
+       OPT_MAX_REMOTE, OPT_RELAY, OPT_RELAY_TAG, OPT_RELAY_NAME };
 
 /* One setting from either source; returns -1 with a message on bad values. */
 static int apply(config_t *c, int opt, const char *value, const char *source, FILE *err)
@@ -326,6 +327,7 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
         break;
     case OPT_DETAIL_BUDGET: bad = parse_number(value, 1, 1e8, true, &v); if (!bad) c->detail_budget = (size_t)v; break;
     case OPT_MAX_VIEWS: bad = parse_number(value, 1, 65536, true, &v); if (!bad) c->max_views = (size_t)v; break;
+    case OPT_RELAY: c->relay = true; break;
     case OPT_RELAY_TAG:
         bad = parse_number(value, 1, CONFIG_MAX_RELAY_TAG, true, &v);
         if (!bad) c->relay_tag = (unsigned)v;
@@ -333,6 +335,7 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
     case OPT_RELAY_NAME:
         bad = !*value || strlen(value) > CONFIG_MAX_RELAY_NAME || strpbrk(value, "\"\\") != NULL;
         if (!bad) c->relay_name = value;
+        break;
     /* The scaled set-up. */
     case OPT_NATS: c->nats_url = *value ? value : NULL; break;
     case OPT_NATS_PREFIX: bad = !subject_prefix_valid(value); if (!bad) c->nats_prefix = value; break;
@@ -447,6 +450,7 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         {"deflate", no_argument, NULL, OPT_DEFLATE},
         {"detail-budget", required_argument, NULL, OPT_DETAIL_BUDGET},
         {"max-views", required_argument, NULL, OPT_MAX_VIEWS},
+        {"relay", no_argument, NULL, OPT_RELAY},
         {"relay-tag", required_argument, NULL, OPT_RELAY_TAG},
         {"relay-name", required_argument, NULL, OPT_RELAY_NAME},
         /* The scaled set-up. */
@@ -486,7 +490,8 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         for (size_t k = 0; options[k].name; k++)
             if (options[k].val == opt) name = options[k].name;
         snprintf(source, sizeof source, "--%s", name);
-        if (apply(c, opt, opt == OPT_STATE_AGENTS || opt == OPT_DEFLATE ? "1" : optarg, source, err)) return CONFIG_EXIT_USAGE;
+        if (apply(c, opt, opt == OPT_STATE_AGENTS || opt == OPT_DEFLATE || opt == OPT_RELAY ? "1" : optarg, source, err))
+            return CONFIG_EXIT_USAGE;
         if (opt == OPT_SEED) c->seed_given = true;
         if (opt == OPT_AGENTS) c->agents_given = true;
         if (opt == OPT_WORLD) c->world_given = true;

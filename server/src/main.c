@@ -58,8 +58,8 @@ int main(int argc, char **argv)
     const char *host = strcmp(cfg.bind, "0.0.0.0") == 0 ? "localhost" : strcmp(cfg.bind, "::") == 0 ? "[::1]" : cfg.bind;
     bool bracket = strchr(host, ':') && host[0] != '[';
     if (p.relay)
-        printf("swarmcast relay listening on http://%s%s%s:%d/\n", bracket ? "[" : "", host, bracket ? "]" : "",
-               relay_port(p.relay));
+        printf("swarmcast listening on http://%s%s%s:%d/ (a relay of the world on NATS %s)\n", bracket ? "[" : "", host,
+               bracket ? "]" : "", relay_port(p.relay), cfg.nats_url);
     else
         printf("swarmcast listening on http://%s%s%s:%d/ (%zu agents, %g Hz ticks, %g Hz snapshots)\n",
                bracket ? "[" : "", host, bracket ? "]" : "", app_port(p.app), cfg.agents, cfg.tick_hz,
