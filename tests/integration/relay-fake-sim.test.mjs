@@ -252,3 +252,15 @@ test('without snapshots the viewers see "world restarting", and the viewers are 
   v.close();
   late.close();
 });
+
+test('SIGTERM closes the viewers with 1001 and the relay exits cleanly (under ASan: no leak report)', async () => {
+  const v = await viewer(relay.wsUrl);
+  await waitUntil(() => v.frames.length >= 2, 'frames', WAIT);
+  const r = await relay.stop();
+  assert.equal((await v.closed).code, 1001);
+  assert.equal(r.code, 0, relay.output());
+  assert.ok(!/LeakSanitizer|AddressSanitizer|runtime error/.test(relay.output()), relay.output());
+  // The simulation heard of the viewer leaving without waiting for the lease to run out.
+  await waitUntil(() => sim.envelopes.some((e) => e.kind === ENVELOPE.CLOSE && e.clientId === v.hello.client_id),
+    'a CLOSE envelope at shutdown', WAIT);
+});

@@ -384,7 +384,7 @@ static void on_close(void *user, uint32_t net_id, size_t slot)
     relay_t *r = user;
     relay_client_t *c = &r->clients[slot];
     if (c->net_id != net_id) return; /* refused at open */
-    send_envelope(r, BRIDGE_CLOSE, c->global_id, is_operator(r, slot), NULL, 0);
+    if (!r->shut_down) send_envelope(r, BRIDGE_CLOSE, c->global_id, is_operator(r, slot), NULL, 0);
     client_slots_remove(r->by_id, c->global_id);
     free(c->hello_text);
     *c = (relay_client_t){0};
@@ -902,6 +902,16 @@ fail:
 
 int relay_port(const relay_t *r) { return net_port(r->net); }
 
+/* The viewers are gone (or the grace period is over): NATS goes last,
+ * because closing it may block the loop for a moment (libnats joins its
+ * threads), which would eat the viewers' grace period. */
+static void on_net_closed(void *arg)
+{
+    relay_t *r = arg;
+    nats_link_destroy(r->link);
+    r->link = NULL;
+}
+
 void relay_shutdown(relay_t *r)
 {
     if (r->shut_down) return;
@@ -913,9 +923,7 @@ void relay_shutdown(relay_t *r)
     for (size_t s = 0; s < r->cfg.max_clients; s++)
         if (r->clients[s].net_id)
             send_envelope(r, BRIDGE_CLOSE, r->clients[s].global_id, is_operator(r, s), NULL, 0);
-    nats_link_destroy(r->link);
-    r->link = NULL;
-    net_shutdown(r->net, NULL, NULL);
+    net_shutdown(r->net, on_net_closed, r);
 }
 
 void relay_destroy(relay_t *r)
