@@ -57,12 +57,17 @@ class FakeSim {
     this.views = new Map(); // subject → { mode, rect, id }
     this.nextViewId = 1;
     this.answering = true;
+    this.takenTags = new Set(); // leases with these tags are refused (another relay holds them)
     this.seq = 0;
     this.timer = null;
     nc.sub('swarmcast.lease', (subject, reply, payload) => {
       const req = JSON.parse(payload.toString('utf8'));
       this.leases.push(req);
       if (!this.answering) return;
+      if (this.takenTags.has(req.tag)) {
+        nc.pub(reply, JSON.stringify({ ok: false, error: 'tag_taken' }));
+        return;
+      }
       for (const v of req.views) {
         const s = `swarmcast.view.${v.m}.${v.l}.${v.x0}.${v.y0}.${v.x1}.${v.y1}`;
         if (!this.views.has(s)) this.views.set(s, { mode: v.m, rect: v, id: this.nextViewId++ });
@@ -90,6 +95,12 @@ class FakeSim {
         delta: seq > 1 ? Buffer.from(`delta-${seq}`) : null, keyDelta: seq > 1 ? Buffer.from(`kd-${seq}`) : null }));
     }
     this.nc.pub('swarmcast.frame', snapshotMsg({ seq, header: frameHeader(seq, false), headerScene: frameHeader(seq, true) }));
+  }
+
+  // A simulation that restarted at once: its numbering and view ids start again.
+  restartNumbering() {
+    this.seq = 0;
+    for (const v of this.views.values()) v.id = this.nextViewId++;
   }
 
   run() {
@@ -251,6 +262,35 @@ test('without snapshots the viewers see "world restarting", and the viewers are 
   assert.equal((await healthz(relay)).status, 200);
   v.close();
   late.close();
+});
+
+test('a simulation that restarts within a second (its seq starts again) hears of the viewers again', async () => {
+  const v = await viewer(relay.wsUrl);
+  await waitUntil(() => v.frames.length >= 2, 'frames', WAIT);
+  const before = sim.envelopes.length;
+  const n = v.frames.length;
+  sim.restartNumbering();
+  await waitUntil(() => sim.envelopes.slice(before).some((e) => e.kind === ENVELOPE.OPEN && e.clientId === v.hello.client_id),
+    'the viewer announced again', WAIT);
+  // Its frames go on, from a key (no delta can follow across the restart).
+  await waitUntil(() => v.frames.slice(n).some((f) => f.subarray(f[0] === 0xbb ? 28 : 20).toString().startsWith('key-')),
+    'a key after the restart', WAIT);
+  v.close();
+});
+
+test('a relay whose tag another relay holds takes another one', async () => {
+  sim.takenTags.add(9);
+  const second = await startServer({ args: ['--relay', '--nats', nats.url, '--relay-tag', '9'] });
+  try {
+    await waitUntil(() => sim.leases.some((l) => l.tag !== 9 && l.tag !== TAG && l.relay === `relay-${l.tag}`),
+      'a lease with a new tag', WAIT);
+    await waitUntil(async () => (await healthz(second)).status === 200, 'the second relay serving', WAIT);
+    const v = await viewer(second.wsUrl, { timeoutMs: 8000 });
+    assert.notEqual(v.hello.client_id >>> 22, 9);
+    v.close();
+  } finally {
+    await second.stop();
+  }
 });
 
 test('SIGTERM closes the viewers with 1001 and the relay exits cleanly (under ASan: no leak report)', async () => {

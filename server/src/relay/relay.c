@@ -135,7 +135,6 @@ struct relay {
     uint64_t lease_sent_ns, lease_answered_ns, last_frame_ns, status_sent_ns;
     bool restarting;  /* the banner is up */
     bool replay_due;  /* the simulation may have lost our viewers: OPEN them again at its next answer */
-    bool random_tag;
     relay_counters_t n;
 };
 
@@ -523,6 +522,12 @@ static void on_frame(void *user, const char *subject, const char *reply, const u
         if (r->viewers) r->n.bad_messages++;
         return;
     }
+    if (r->current && snap.seq < r->current->seq) {
+        /* The numbering started again: a simulation that restarted faster
+         * than the banner's 2 s, and lost our viewers with it. (Deltas
+         * cannot follow across it: the continuity rule sees the seq.) */
+        r->replay_due = true;
+    }
     size_t n = 0;
     const view_spec_t *specs = views_specs(r->views, &n);
     relay_local_view_t *locals = calloc(n ? n : 1, sizeof *locals);
@@ -679,7 +684,7 @@ static void change_tag(relay_t *r)
     do r->tag = random_tag();
     while (r->tag == old);
     r->n.tag_changes++;
-    if (r->random_tag) snprintf(r->name, sizeof r->name, "relay-%u", r->tag);
+    if (!r->cfg.relay_name) snprintf(r->name, sizeof r->name, "relay-%u", r->tag);
     fprintf(stderr, "swarmcast: relay tag %u is taken by another relay; now tag %u\n", old, r->tag);
     close_everyone(r, 1012, "relay restarting, reconnect");
     listen_for_replies(r);
@@ -844,7 +849,6 @@ relay_t *relay_create(uv_loop_t *loop, const config_t *cfg)
     r->cfg = *cfg;
     cfg = &r->cfg;
     r->started_ns = r->last_frame_ns = now_ns();
-    r->random_tag = cfg->relay_tag == 0;
     r->tag = cfg->relay_tag ? cfg->relay_tag : random_tag();
     if (cfg->relay_name)
         snprintf(r->name, sizeof r->name, "%s", cfg->relay_name);
