@@ -11,7 +11,7 @@
 #define CONFIG_MAX_SETS 64
 #define CONFIG_MAX_TOKEN 256 /* bytes of --control-token */
 #define CONFIG_MAX_RELAY_TAG 1023 /* a relay tag fills the top 10 bits of a client id */
-#define CONFIG_MAX_RELAY_NAME 64
+#define CONFIG_MAX_RELAY_NAME 48 /* + "#instance" fits a lease's 63 bytes */
 
 typedef struct config {
     const char *bind;

@@ -104,6 +104,12 @@ struct relay {
 
     unsigned tag;
     char name[CONFIG_MAX_RELAY_NAME + 1];
+    /* Each process names itself name#instance in its leases: the simulation
+     * takes a lease of the same name and tag for the same relay, and a
+     * relay restarted within the lease's 5 s must not inherit the viewers
+     * of the one that died (it is refused the tag until they are gone). */
+    uint32_t instance;
+    char lease_name[CONFIG_MAX_RELAY_NAME + 16];
     char subj_frame[SUBJECT_MAX], subj_news[SUBJECT_MAX], subj_lease[SUBJECT_MAX], subj_cmd[SUBJECT_MAX],
         subj_reply[SUBJECT_MAX];
     nats_link_sub_t *sub_frame, *sub_news, *sub_reply;
@@ -181,7 +187,8 @@ static void send_lease(relay_t *r)
     const view_spec_t *specs = r->views ? views_specs(r->views, &n) : NULL;
     if (!specs) n = 0;
     uint32_t seq = ++r->lease_seq;
-    char *text = relay_lease_request(r->name, r->tag, seq, specs, n, net_client_count(r->net));
+    snprintf(r->lease_name, sizeof r->lease_name, "%s#%08x", r->name, (unsigned)r->instance);
+    char *text = relay_lease_request(r->lease_name, r->tag, seq, specs, n, net_client_count(r->net));
     if (!text) return;
     lease_request_t *q = &r->history[seq % LEASE_HISTORY];
     lease_request_free(q);
@@ -850,6 +857,8 @@ relay_t *relay_create(uv_loop_t *loop, const config_t *cfg)
     cfg = &r->cfg;
     r->started_ns = r->last_frame_ns = now_ns();
     r->tag = cfg->relay_tag ? cfg->relay_tag : random_tag();
+    uint64_t t = now_ns();
+    r->instance = (uint32_t)(t ^ (t >> 32) ^ (uint64_t)getpid() * 40503u);
     if (cfg->relay_name)
         snprintf(r->name, sizeof r->name, "%s", cfg->relay_name);
     else
