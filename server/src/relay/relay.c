@@ -418,11 +418,12 @@ static char *on_health(void *user, int *status)
     char *body = malloc(384);
     if (!body) return NULL;
     double since = r->current ? (double)(now - r->last_frame_ns) / 1e9 : -1;
+    double since_lease = r->lease_answered_ns ? (double)(now - r->lease_answered_ns) / 1e9 : -1;
     snprintf(body, 384,
              "{\"status\":\"%s\",\"relay\":\"%s\",\"tag\":%u,\"clients\":%zu,\"views\":%zu,\"tick\":%u,"
-             "\"seconds_since_frame\":%.3f,\"uptime_s\":%.1f}",
+             "\"seconds_since_frame\":%.3f,\"seconds_since_lease\":%.3f,\"uptime_s\":%.1f}",
              state, r->name, r->tag, net_client_count(r->net), r->views ? views_count(r->views) : 0, r->tick, since,
-             (double)(now - r->started_ns) / 1e9);
+             since_lease, (double)(now - r->started_ns) / 1e9);
     return body;
 }
 
