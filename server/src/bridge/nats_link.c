@@ -299,6 +299,11 @@ static int configure(nats_link_t *l, natsOptions *o, const nats_link_config_t *c
     s |= natsOptions_SetDisconnectedCB(o, on_nats_disconnected, l);
     s |= natsOptions_SetReconnectedCB(o, on_nats_reconnected, l);
     s |= natsOptions_UseGlobalMessageDelivery(o, true);
+    /* A message published with a reply subject (a relay's lease) while
+     * nobody listens would otherwise bring an empty "no responders" status
+     * message to that reply subject: the relays' inbox carries only the
+     * simulation's answers. */
+    s |= natsOptions_DisableNoResponders(o, true);
     s |= natsOptions_SetEventLoop(o, l->loop, natsLibuv_Attach, natsLibuv_Read, natsLibuv_Write, natsLibuv_Detach);
     if (s != NATS_OK) return -1;
     if ((cfg->user != NULL) != (cfg->password != NULL)) {
