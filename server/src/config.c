@@ -64,7 +64,7 @@ static void usage(FILE *f)
             "  --detail-budget N    SWARMCAST_DETAIL_BUDGET most agents a client may ask to see one by one (200000)\n"
             "  --max-views N        SWARMCAST_MAX_VIEWS     distinct views encoded at once; past it viewers share (256)\n"
             "\n"
-            "Many viewers: NATS and edge relays (see README, protocol/PROTOCOL.md \"NATS subjects\"):\n"
+            "The scaled set-up: NATS and relays (see README, protocol/PROTOCOL.md \"NATS subjects\"):\n"
             "  --nats URL[,URL]     SWARMCAST_NATS          publish the stream to these NATS servers and take the\n"
             "                                               relays' viewers' commands (none: one process only)\n"
             "  --nats-prefix P      SWARMCAST_NATS_PREFIX   subject prefix (swarmcast)\n"
