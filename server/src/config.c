@@ -221,6 +221,11 @@ static int check_modes(const config_t *c, size_t n_set_flags, FILE *err)
         fprintf(err, "swarmcast: a relay needs --nats URL (the NATS servers the simulation publishes to)\n");
         return -1;
     }
+    if (c->relay && (c->record || c->final_path || c->state_file)) {
+        fprintf(err, "swarmcast: %s is the simulation's: a relay has no world of its own\n",
+                c->record ? "--record" : c->final_path ? "--final" : "--state-file");
+        return -1;
+    }
     if (!c->headless) {
         const char *only_headless = c->steps_given ? "--steps" : c->scenario ? "--scenario" : c->csv ? "--csv"
                                     : c->replay                        ? "--replay"
