@@ -7,7 +7,9 @@
  *   - sends a viewer's set_target as a TEXT envelope on P.cmd and gets the
  *     ack back as a REPLY envelope on P.reply.7;
  *   - a second lease under the same tag with another name is refused
- *     (tag_taken).
+ *     (tag_taken);
+ *   - the simulation's /metrics shows the link up, one relay, one remote
+ *     client and one leased view.
  * Exit 0 when all of that held within the time limits, 77 (skipped) when
  * nats-server is not installed, else 1 with the reason on stderr.
  * Every wait is for a count or a state, with a generous limit. */
@@ -67,11 +69,14 @@ static bool port_open(int port)
     return ok;
 }
 
-static pid_t spawn(char *const argv[])
+/* out_fd: where the child's stdout goes (-1: /dev/null unless NATS_CHECK_VERBOSE). */
+static pid_t spawn(char *const argv[], int out_fd)
 {
     pid_t pid = fork();
     if (pid == 0) {
-        if (!getenv("NATS_CHECK_VERBOSE")) {
+        if (out_fd >= 0) {
+            dup2(out_fd, STDOUT_FILENO);
+        } else if (!getenv("NATS_CHECK_VERBOSE")) {
             FILE *f = freopen("/dev/null", "w", stdout);
             (void)f;
         }
@@ -79,6 +84,41 @@ static pid_t spawn(char *const argv[])
         _exit(127);
     }
     return pid;
+}
+
+/* The port in the simulation's first line ("swarmcast listening on http://127.0.0.1:PORT/ ..."). */
+static int read_sim_port(int fd)
+{
+    char line[512];
+    size_t n = 0;
+    while (n < sizeof line - 1 && read(fd, &line[n], 1) == 1 && line[n] != '\n') n++;
+    line[n] = '\0';
+    const char *at = strstr(line, "127.0.0.1:");
+    return at ? atoi(at + strlen("127.0.0.1:")) : -1;
+}
+
+/* GET /metrics (HTTP/1.0: the server closes after the answer); malloc'd text or NULL. */
+static char *get_metrics(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+        close(fd);
+        return NULL;
+    }
+    const char *req = "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+    if (write(fd, req, strlen(req)) < 0) {
+        close(fd);
+        return NULL;
+    }
+    size_t cap = 1 << 20, n = 0;
+    char *buf = malloc(cap);
+    ssize_t got;
+    while (buf && n < cap - 1 && (got = read(fd, buf + n, cap - 1 - n)) > 0) n += (size_t)got;
+    close(fd);
+    if (buf) buf[n] = '\0';
+    return buf;
 }
 
 static void stop(pid_t pid)
@@ -235,9 +275,12 @@ int main(int argc, char **argv)
     char *nats_argv[] = {"nats-server", "-a", "127.0.0.1", "-p", nport_s, NULL};
     /* The simulation first: it must wait for NATS by itself (either side may start first). */
     char *sim_argv[] = {argv[1], "--port", "0", "--agents", "300", "--nats", url, "--metrics-hz", "4", NULL};
-    pid_t sim = spawn(sim_argv);
+    int out[2];
+    if (pipe(out) < 0) return 1;
+    pid_t sim = spawn(sim_argv, out[1]);
+    close(out[1]);
     usleep(300000);
-    pid_t nats = spawn(nats_argv);
+    pid_t nats = spawn(nats_argv, -1);
     for (int i = 0; i < 500 && !port_open(nport); i++) usleep(20000);
 
     uv_loop_t loop;
@@ -261,6 +304,17 @@ int main(int argc, char **argv)
         c.started = uv_now(&loop);
         uv_timer_start(&c.timer, on_tick, 250, 250);
         uv_run(&loop, UV_RUN_DEFAULT);
+        int port = read_sim_port(out[0]);
+        char *metrics = port > 0 ? get_metrics(port) : NULL;
+        static const char *const want[] = {"swarmcast_nats_connected 1\n", "swarmcast_nats_relays 1\n",
+                                           "swarmcast_nats_remote_clients 1\n", "swarmcast_nats_leased_views 1\n",
+                                           "swarmcast_nats_published_messages_total "};
+        for (size_t i = 0; !c.failed && i < sizeof want / sizeof want[0]; i++)
+            if (!metrics || !strstr(metrics, want[i])) {
+                fprintf(stderr, "nats-check: /metrics lacks '%s'\n", want[i]);
+                fail(&c, "/metrics does not show the bridge's state");
+            }
+        free(metrics);
         uv_close((uv_handle_t *)&c.timer, NULL);
         nats_link_destroy(c.nats);
         uv_run(&loop, UV_RUN_DEFAULT);

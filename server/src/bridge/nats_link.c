@@ -482,7 +482,11 @@ int nats_link_publish(nats_link_t *l, const char *subject, const char *reply, co
     natsStatus s = reply ? natsConnection_PublishRequest(l->nc, subject, reply, data, (int)len)
                          : natsConnection_Publish(l->nc, subject, data, (int)len);
     if (s != NATS_OK) {
-        l->stats.publish_failures++;
+        /* Said once (then only counted): while disconnected with a full
+         * buffer every frame fails the same way. */
+        if (l->stats.publish_failures++ == 0)
+            fprintf(stderr, "swarmcast: nats: cannot publish %zu bytes on %s: %s (counted from now on in "
+                            "swarmcast_nats_publish_failures_total)\n", len, subject, natsStatus_GetText(s));
         return -1;
     }
     l->stats.published_messages++;
