@@ -21,6 +21,7 @@ static void usage(FILE *f)
             "usage: swarmcast [options]\n"
             "       swarmcast --headless --steps N [options]\n"
             "       swarmcast --headless --replay FILE [--final FILE] [--csv FILE]\n"
+            "       swarmcast relay --nats URL [options]\n"
             "\n"
             "Steps a 2-D flock at a fixed rate and streams it to browsers over WebSocket.\n"
             "Every option can also be set by the environment variable shown.\n"
@@ -63,7 +64,7 @@ static void usage(FILE *f)
             "  --detail-budget N    SWARMCAST_DETAIL_BUDGET most agents a client may ask to see one by one (200000)\n"
             "  --max-views N        SWARMCAST_MAX_VIEWS     distinct views encoded at once; past it viewers share (256)\n"
             "\n"
-            "Many viewers: NATS and edge relays (see README, protocol/PROTOCOL.md \"NATS subjects\"):\n"
+            "The scaled set-up: NATS and relays (see README, protocol/PROTOCOL.md \"NATS subjects\"):\n"
             "  --nats URL[,URL]     SWARMCAST_NATS          publish the stream to these NATS servers and take the\n"
             "                                               relays' viewers' commands (none: one process only)\n"
             "  --nats-prefix P      SWARMCAST_NATS_PREFIX   subject prefix (swarmcast)\n"
@@ -73,6 +74,12 @@ static void usage(FILE *f)
             "  --nats-nkey-seed FILE SWARMCAST_NATS_NKEY_SEED NATS nkey: a file with the user's seed (SU...) and\n"
             "                                               public key (U...), as `nk -gen user -pubout` prints\n"
             "  --max-remote-clients N SWARMCAST_MAX_REMOTE_CLIENTS relays' viewers the simulation serves (16384)\n"
+            "\n"
+            "A relay (README, \"Scaled set-up: NATS and relays\"): `swarmcast relay --nats URL` serves\n"
+            "swarmcast.v2 viewers from a simulation's NATS subjects; no simulation of its own:\n"
+            "  --relay                                      the same as the first argument `relay`\n"
+            "  --relay-tag N        SWARMCAST_RELAY_TAG     1..1023, the top bits of its viewers' ids (random)\n"
+            "  --relay-name NAME    SWARMCAST_RELAY_NAME    how it names itself to the simulation (relay-TAG)\n"
             "\n"
             "Headless runs (no network; the same seed and inputs give byte-identical files):\n"
             "  --headless                                   step the world without serving it, then exit\n"
@@ -202,6 +209,23 @@ static int check_nats(const config_t *c, FILE *err)
 /* Flags that only make sense in one mode. */
 static int check_modes(const config_t *c, size_t n_set_flags, FILE *err)
 {
+    if (c->relay && c->headless) {
+        fprintf(err, "swarmcast: a relay serves viewers; it cannot run --headless\n");
+        return -1;
+    }
+    if (!c->relay && (c->relay_tag || c->relay_name)) {
+        fprintf(err, "swarmcast: %s is for `swarmcast relay`\n", c->relay_tag ? "--relay-tag" : "--relay-name");
+        return -1;
+    }
+    if (c->relay && !c->nats_url) {
+        fprintf(err, "swarmcast: a relay needs --nats URL (the NATS servers the simulation publishes to)\n");
+        return -1;
+    }
+    if (c->relay && (c->record || c->final_path || c->state_file)) {
+        fprintf(err, "swarmcast: %s is the simulation's: a relay has no world of its own\n",
+                c->record ? "--record" : c->final_path ? "--final" : "--state-file");
+        return -1;
+    }
     if (!c->headless) {
         const char *only_headless = c->steps_given ? "--steps" : c->scenario ? "--scenario" : c->csv ? "--csv"
                                     : c->replay                        ? "--replay"
@@ -245,7 +269,7 @@ enum { OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WOR
        OPT_STATE_EVERY, OPT_STATE_AGENTS, OPT_RATE_SCALE, OPT_DEFLATE, OPT_DETAIL_BUDGET, OPT_MAX_VIEWS,
        /* The scaled set-up. */
        OPT_NATS, OPT_NATS_PREFIX, OPT_NATS_USER, OPT_NATS_PASSWORD, OPT_NATS_CREDS, OPT_NATS_NKEY_SEED,
-       OPT_MAX_REMOTE };
+       OPT_MAX_REMOTE, OPT_RELAY, OPT_RELAY_TAG, OPT_RELAY_NAME };
 
 /* One setting from either source; returns -1 with a message on bad values. */
 static int apply(config_t *c, int opt, const char *value, const char *source, FILE *err)
@@ -308,6 +332,17 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
         break;
     case OPT_DETAIL_BUDGET: bad = parse_number(value, 1, 1e8, true, &v); if (!bad) c->detail_budget = (size_t)v; break;
     case OPT_MAX_VIEWS: bad = parse_number(value, 1, 65536, true, &v); if (!bad) c->max_views = (size_t)v; break;
+    case OPT_RELAY: c->relay = true; break;
+    case OPT_RELAY_TAG:
+        bad = parse_number(value, 1, CONFIG_MAX_RELAY_TAG, true, &v);
+        if (!bad) c->relay_tag = (unsigned)v;
+        break;
+    case OPT_RELAY_NAME:
+        /* It goes into JSON (/healthz) as is: printable, no quote or backslash. */
+        bad = !*value || strlen(value) > CONFIG_MAX_RELAY_NAME || strpbrk(value, "\"\\") != NULL;
+        for (const char *ch = value; !bad && *ch; ch++) bad = (unsigned char)*ch < 0x20 || *ch == 0x7f;
+        if (!bad) c->relay_name = value;
+        break;
     /* The scaled set-up. */
     case OPT_NATS: c->nats_url = *value ? value : NULL; break;
     case OPT_NATS_PREFIX: bad = !subject_prefix_valid(value); if (!bad) c->nats_prefix = value; break;
@@ -342,6 +377,7 @@ static const struct {
     {OPT_STATE_AGENTS, "SWARMCAST_STATE_AGENTS"}, {OPT_RATE_SCALE, "SWARMCAST_RATE_SCALE"},
     {OPT_DEFLATE, "SWARMCAST_DEFLATE"}, {OPT_DETAIL_BUDGET, "SWARMCAST_DETAIL_BUDGET"},
     {OPT_MAX_VIEWS, "SWARMCAST_MAX_VIEWS"},
+    {OPT_RELAY_TAG, "SWARMCAST_RELAY_TAG"}, {OPT_RELAY_NAME, "SWARMCAST_RELAY_NAME"},
     /* The scaled set-up. */
     {OPT_NATS, "SWARMCAST_NATS"}, {OPT_NATS_PREFIX, "SWARMCAST_NATS_PREFIX"},
     {OPT_NATS_USER, "SWARMCAST_NATS_USER"}, {OPT_NATS_PASSWORD, "SWARMCAST_NATS_PASSWORD"},
@@ -421,6 +457,9 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         {"deflate", no_argument, NULL, OPT_DEFLATE},
         {"detail-budget", required_argument, NULL, OPT_DETAIL_BUDGET},
         {"max-views", required_argument, NULL, OPT_MAX_VIEWS},
+        {"relay", no_argument, NULL, OPT_RELAY},
+        {"relay-tag", required_argument, NULL, OPT_RELAY_TAG},
+        {"relay-name", required_argument, NULL, OPT_RELAY_NAME},
         /* The scaled set-up. */
         {"nats", required_argument, NULL, OPT_NATS},
         {"nats-prefix", required_argument, NULL, OPT_NATS_PREFIX},
@@ -431,6 +470,12 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         {"max-remote-clients", required_argument, NULL, OPT_MAX_REMOTE},
         {NULL, 0, NULL, 0},
     };
+    /* `swarmcast relay …`: the same flags after the mode word. */
+    if (argc > 1 && strcmp(argv[1], "relay") == 0) {
+        c->relay = true;
+        argc--;
+        argv++;
+    }
     optind = 1;
     int opt;
     size_t n_set_flags = 0;
@@ -452,7 +497,8 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         for (size_t k = 0; options[k].name; k++)
             if (options[k].val == opt) name = options[k].name;
         snprintf(source, sizeof source, "--%s", name);
-        if (apply(c, opt, opt == OPT_STATE_AGENTS || opt == OPT_DEFLATE ? "1" : optarg, source, err)) return CONFIG_EXIT_USAGE;
+        if (apply(c, opt, opt == OPT_STATE_AGENTS || opt == OPT_DEFLATE || opt == OPT_RELAY ? "1" : optarg, source, err))
+            return CONFIG_EXIT_USAGE;
         if (opt == OPT_SEED) c->seed_given = true;
         if (opt == OPT_AGENTS) c->agents_given = true;
         if (opt == OPT_WORLD) c->world_given = true;
