@@ -10,7 +10,9 @@
  *   - a second lease under the same tag with another name is refused
  *     (tag_taken);
  *   - the simulation's /metrics shows the link up, one relay, one remote
- *     client and one leased view.
+ *     client and one leased view;
+ *   - once the relay stops renewing its lease, the simulation drops it
+ *     (after 5 s): no relay, no remote client, no leased view.
  * Exit 0 when all of that held within the time limits, 77 (skipped) when
  * nats-server is not installed, else 1 with the reason on stderr.
  * Every wait is for a count or a state, with a generous limit. */
@@ -31,7 +33,7 @@
 
 #define TAG 7u
 #define CLIENT_ID ((TAG << 22) | 1u)
-#define LIMIT_MS 30000 /* the whole check; the machine may be busy */
+#define LIMIT_MS 30000 /* phase 1 (the stream, the command, the lease); the machine may be busy */
 #define FRAMES_WANTED 60
 
 typedef struct check {
@@ -45,6 +47,9 @@ typedef struct check {
     uint32_t last_view_seq;
     bool have_view_seq;
     bool cmd_sent, done, failed;
+    int sim_port;
+    bool expiring; /* phase 2: the lease is no longer renewed */
+    uint64_t expiring_since;
     char why[256];
 } check_t;
 
@@ -242,7 +247,7 @@ static void on_tick(uv_timer_t *t)
     check_t *c = t->data;
     uint64_t ms = uv_now(c->loop) - c->started;
     static uint64_t last_lease;
-    if (nats_link_connected(c->nats) && (last_lease == 0 || ms - last_lease >= 1000)) {
+    if (!c->expiring && nats_link_connected(c->nats) && (last_lease == 0 || ms - last_lease >= 1000)) {
         send_lease(c, "nats-check");
         last_lease = ms ? ms : 1;
     }
@@ -251,12 +256,42 @@ static void on_tick(uv_timer_t *t)
         send_lease(c, "another-relay");
         c->cmd_sent = true;
     }
+    if (c->expiring) {
+        /* Phase 2: wait for the simulation to drop the silent relay. */
+        char *m = get_metrics(c->sim_port);
+        bool gone = m && strstr(m, "swarmcast_nats_relays 0\n") && strstr(m, "swarmcast_nats_remote_clients 0\n") &&
+                    strstr(m, "swarmcast_nats_leased_views 0\n");
+        free(m);
+        if (gone && ms - c->expiring_since < 4000) fail(c, "the relay was dropped before its lease ran out");
+        if (gone || c->failed || ms - c->expiring_since > 20000) {
+            if (!gone) fail(c, "a relay that stopped renewing its lease was not dropped");
+            uv_stop(c->loop);
+        }
+        return;
+    }
     bool all = c->leased && c->acked && c->refused_other && c->frames >= FRAMES_WANTED && c->news > 0 &&
                c->frames_after_view > 0 && c->ordered_frames == c->frames_after_view;
     if (all || c->failed || ms > LIMIT_MS) {
         if (!all && !c->failed) fail(c, "not everything arrived within the limit");
         c->done = true;
-        uv_stop(c->loop);
+        if (c->failed) {
+            uv_stop(c->loop);
+            return;
+        }
+        /* Phase 1 passed: the simulation's view of it, then stop renewing. */
+        char *metrics = get_metrics(c->sim_port);
+        static const char *const want[] = {"swarmcast_nats_connected 1\n", "swarmcast_nats_relays 1\n",
+                                           "swarmcast_nats_remote_clients 1\n", "swarmcast_nats_leased_views 1\n",
+                                           "swarmcast_nats_published_messages_total "};
+        for (size_t i = 0; !c->failed && i < sizeof want / sizeof want[0]; i++)
+            if (!metrics || !strstr(metrics, want[i])) {
+                fprintf(stderr, "nats-check: /metrics lacks '%s'\n", want[i]);
+                fail(c, "/metrics does not show the bridge's state");
+            }
+        free(metrics);
+        c->expiring = true;
+        c->expiring_since = ms;
+        if (c->failed) uv_stop(c->loop);
     }
 }
 
@@ -288,7 +323,7 @@ int main(int argc, char **argv)
 
     uv_loop_t loop;
     uv_loop_init(&loop);
-    check_t c = {.loop = &loop};
+    check_t c = {.loop = &loop, .sim_port = read_sim_port(out[0])};
     nats_link_config_t lc = {.urls = url, .name = "nats-check"};
     c.nats = nats_link_create(&loop, &lc, NULL, NULL);
     int rc = 1;
@@ -307,17 +342,6 @@ int main(int argc, char **argv)
         c.started = uv_now(&loop);
         uv_timer_start(&c.timer, on_tick, 250, 250);
         uv_run(&loop, UV_RUN_DEFAULT);
-        int port = read_sim_port(out[0]);
-        char *metrics = port > 0 ? get_metrics(port) : NULL;
-        static const char *const want[] = {"swarmcast_nats_connected 1\n", "swarmcast_nats_relays 1\n",
-                                           "swarmcast_nats_remote_clients 1\n", "swarmcast_nats_leased_views 1\n",
-                                           "swarmcast_nats_published_messages_total "};
-        for (size_t i = 0; !c.failed && i < sizeof want / sizeof want[0]; i++)
-            if (!metrics || !strstr(metrics, want[i])) {
-                fprintf(stderr, "nats-check: /metrics lacks '%s'\n", want[i]);
-                fail(&c, "/metrics does not show the bridge's state");
-            }
-        free(metrics);
         uv_close((uv_handle_t *)&c.timer, NULL);
         nats_link_destroy(c.nats);
         uv_run(&loop, UV_RUN_DEFAULT);
