@@ -28,12 +28,41 @@ export function socketUrl(loc) {
   return `${scheme}//${loc.host}/ws`;
 }
 
+// ?relays=ws://h1:p1/ws,ws://h2:p2/ws: the relays a page may use (README,
+// "Scaled set-up: NATS and relays"). The valid ws:// or wss:// URLs of the
+// list, in order, or null when there is none (the page's own server then).
+export function relayUrls(param) {
+  if (typeof param !== 'string') return null;
+  const urls = [];
+  for (const part of param.split(',')) {
+    const text = part.trim();
+    let url;
+    try {
+      url = new URL(text);
+    } catch {
+      continue;
+    }
+    if ((url.protocol === 'ws:' || url.protocol === 'wss:') && !urls.includes(text)) urls.push(text);
+  }
+  return urls.length ? urls : null;
+}
+
+// The list turned so that it starts at index start (spreading pages over
+// the relays), e.g. rotateList([a, b, c], 1) → [b, c, a].
+export function rotateList(list, start) {
+  const k = ((start % list.length) + list.length) % list.length;
+  return [...list.slice(k), ...list.slice(0, k)];
+}
+
 // state: 'connecting' (a socket is being opened, or open without hello yet),
 // 'connected' (hello received), 'reconnecting' (waiting for the next try;
 // reconnectAt says when).
+// url: the server; or urls: several (relays), tried in turn: every failed
+// or lost connection moves on to the next one, with the same backoff.
 export class Connection {
   constructor({
     url,
+    urls = null,
     decode,
     handlers = {},
     WebSocketImpl = globalThis.WebSocket,
@@ -42,7 +71,8 @@ export class Connection {
     protocols = SUBPROTOCOL, // the WebSocket sub-protocol(s) asked for
   }) {
     this.protocols = protocols;
-    this.url = url;
+    this.urls = Array.isArray(urls) && urls.length ? [...urls] : [url];
+    this.urlIndex = 0;
     this.decode = decode;
     this.handlers = handlers;
     this.WebSocketImpl = WebSocketImpl;
@@ -63,6 +93,11 @@ export class Connection {
     this.retryTimer = null;
     this.watchdog = null;
     this.stopped = true;
+  }
+
+  // The server this connection uses (or tries) now.
+  get url() {
+    return this.urls[this.urlIndex];
   }
 
   start() {
@@ -159,6 +194,8 @@ export class Connection {
 
   scheduleReconnect() {
     if (this.stopped) return;
+    // That server failed us: the next try goes to the next one in the list.
+    this.urlIndex = (this.urlIndex + 1) % this.urls.length;
     const delay = backoffDelay(this.attempt);
     this.attempt += 1;
     this.reconnectAt = this.now() + delay;

@@ -5,12 +5,12 @@
 // field names are a contract, listed in the object literal below.
 
 import { decodeSnapshot, AGENT_FLAG_PREDATOR } from './protocol.js';
-import { Connection, socketUrl, SUBPROTOCOL, SUBPROTOCOL_V2 } from './connection.js';
+import { Connection, relayUrls, rotateList, socketUrl, SUBPROTOCOL, SUBPROTOCOL_V2 } from './connection.js';
 import { Wire2Decoder, WIRE2_VERSION } from './wire2.js';
 import { createViewer } from './viewer.js';
 import { frameFromV1, frameFromV2 } from './frames.js';
 import { attachInput } from './input.js';
-import { createStatus, errorText, errorTone } from './status.js';
+import { createBanner, createStatus, errorText, errorTone } from './status.js';
 import { createPanel } from './panel.js';
 import { hintText, initialInput, watchInput } from './hints.js';
 import { StreamMeters } from './meters.js';
@@ -41,6 +41,8 @@ const viewer = createViewer({
   preferCanvas2d: pageParams.get('renderer') === '2d',
 });
 const updateStatus = createStatus(document.getElementById('status'), document.getElementById('announcer'));
+// "world restarting" while a relay waits for its simulation (status.js).
+const updateBanner = createBanner(document.getElementById('world-banner'));
 // What the status line measures (meters.js): fed by the connection, the
 // snapshots and the render loop.
 const meters = new StreamMeters();
@@ -74,6 +76,8 @@ const hooks = {
   rates: null, // the status line's figures: { tickRate, snapshotRate, kbitIn, rttMs, fps } (meters.js)
   inputKind, // 'mouse' | 'touch': which hint is shown
   viewer, // viewer.js: camera, overlays (overlays.add(fn)), options, stats, kind
+  worldStatus: null, // a relay's last `status` message ({ state: 'restarting' | 'running' }), null after hello
+  socketUrl: null, // the server (or relay) the page connects to now
 };
 window.swarmcast = hooks;
 
@@ -192,8 +196,12 @@ function decodeFrame(data) {
   return version === WIRE2_VERSION ? wire2.decode(data) : decodeSnapshot(data);
 }
 
+// ?relays=ws://h1:p1/ws,ws://h2:p2/ws: start at a random one of them (so
+// that pages spread over the relays) and move on to the next when it fails.
+const relays = relayUrls(pageParams.get('relays'));
 const connection = new Connection({
   url: socketUrl(window.location),
+  urls: relays ? rotateList(relays, Math.floor(Math.random() * relays.length)) : null,
   // v2 first; a server without it picks v1 (servers take the first they
   // know). ?wire=1 asks for v1 only (comparisons, old servers' behaviour).
   protocols: pageParams.get('wire') === '1' ? SUBPROTOCOL : [SUBPROTOCOL_V2, SUBPROTOCOL],
@@ -207,6 +215,9 @@ const connection = new Connection({
     },
     onState(state) {
       hooks.state = state;
+      hooks.socketUrl = connection.url;
+      // Off the air, the relay's word on the world no longer holds.
+      if (state !== 'connected') updateBanner((hooks.worldStatus = null));
       hooks.connected = state === 'connected';
       document.body.dataset.state = hooks.connected ? 'connected' : 'disconnected';
       dirty = true;
@@ -224,6 +235,8 @@ const connection = new Connection({
       hooks.lastAck = null;
       hooks.lastError = null;
       hooks.metrics = null;
+      hooks.worldStatus = null; // a relay that is waiting says so again (latest news)
+      updateBanner(null);
       hooks.params = Object.fromEntries((hello.params || []).map((p) => [p.name, p.value]));
       note = null;
       meters.reconnected();
@@ -263,6 +276,11 @@ const connection = new Connection({
       // ack would also hold up to a tick of waiting).
       if (msg.type === 'pong') {
         if (Number.isInteger(msg.id)) meters.rtt.replied(msg.id, performance.now());
+        return;
+      }
+      if (msg.type === 'status') {
+        hooks.worldStatus = msg;
+        updateBanner(msg);
         return;
       }
       if (hands.onMessage(msg)) return;
@@ -402,5 +420,6 @@ function frame() {
   }
 }
 
+hooks.socketUrl = connection.url;
 connection.start();
 requestAnimationFrame(frame);

@@ -185,3 +185,25 @@ export function createStatus(root, announcer = null) {
     if (words.length) say(words.join('. '));
   };
 }
+
+// A relay's {"type":"status","state":"restarting"|"running","message"?}:
+// what the world banner says, or '' (hidden) while the world runs. Any
+// other state is not one this page knows: no banner.
+export function bannerText(status) {
+  if (!status || status.state !== 'restarting') return '';
+  const message = typeof status.message === 'string' && status.message.trim() !== '' ? status.message.trim() : 'world restarting';
+  return `${message} — the picture resumes by itself`;
+}
+
+// el: the banner element; returns update(status), which touches the DOM
+// only when the text changes.
+export function createBanner(el) {
+  let shown = null;
+  return function update(status) {
+    const text = bannerText(status);
+    if (text === shown) return;
+    shown = text;
+    el.textContent = text;
+    el.hidden = text === '';
+  };
+}

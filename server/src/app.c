@@ -15,6 +15,7 @@
 #include "ops_metrics.h"
 #include "presence.h"
 #include "protocol/auth_decode.h"
+#include "protocol/classify.h"
 #include "protocol/cmd_decode.h"
 #include "protocol/inspect_json.h"
 #include "protocol/presence_decode.h"
@@ -504,34 +505,19 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
         charge_refused(a, client_id, slot);
         return;
     }
-    sim_cmd_t cmd;
-    cmd_error_t err;
-    if (cmd_decode(data, len, &a->limits, client_id, &cmd, &err)) {
-        char token[AUTH_MAX_TOKEN + 1];
-        int64_t request_id;
-        bool unknown = strcmp(err.code, "unknown_command") == 0;
-        presence_msg_t pm;
-        int prc = unknown ? presence_decode(data, len, &a->limits, &pm, &err) : PRESENCE_NOT_PRESENCE;
-        if (prc == PRESENCE_DECODED) {
-            on_presence(a, client_id, slot, &pm);
-            return;
-        }
-        int rc = unknown && prc == PRESENCE_NOT_PRESENCE ? auth_decode(data, len, token, &request_id, &err) : AUTH_NOT_AUTH;
-        if (rc == AUTH_DECODED) {
-            on_auth(a, client_id, slot, token, request_id);
-            return;
-        }
-        view_request_t view;
-        int vrc = rc == AUTH_NOT_AUTH && strcmp(err.code, "unknown_command") == 0 ? view_decode(data, len, &view, &err)
-                                                                                  : VIEW_NOT_VIEW;
-        if (vrc == VIEW_DECODED) {
-            on_view(a, client_id, slot, &view);
-            return;
-        }
-        reply_error(a, slot, client_id, err.code, err.message, err.request_id, err.cmd);
+    classified_t m;
+    classify_message(data, len, &a->limits, client_id, &m);
+    switch (m.kind) {
+    case CLASSIFIED_PRESENCE: on_presence(a, client_id, slot, &m.presence); return;
+    case CLASSIFIED_AUTH: on_auth(a, client_id, slot, m.token, m.request_id); return;
+    case CLASSIFIED_VIEW: on_view(a, client_id, slot, &m.view); return;
+    case CLASSIFIED_INVALID:
+        reply_error(a, slot, client_id, m.err.code, m.err.message, m.err.request_id, m.err.cmd);
         charge_refused(a, client_id, slot);
         return;
+    case CLASSIFIED_COMMAND: break;
     }
+    sim_cmd_t cmd = m.cmd;
     const char *name = cmd_name(cmd.kind);
     if (!policy_allows(p, cmd.kind)) {
         char message[160];

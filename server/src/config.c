@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bridge/subjects.h"
 #include "sim/params.h"
 
 #ifndef SWARMCAST_DEFAULT_WEB_ROOT
@@ -20,6 +21,7 @@ static void usage(FILE *f)
             "usage: swarmcast [options]\n"
             "       swarmcast --headless --steps N [options]\n"
             "       swarmcast --headless --replay FILE [--final FILE] [--csv FILE]\n"
+            "       swarmcast relay --nats URL [options]\n"
             "\n"
             "Steps a 2-D flock at a fixed rate and streams it to browsers over WebSocket.\n"
             "Every option can also be set by the environment variable shown.\n"
@@ -61,6 +63,23 @@ static void usage(FILE *f)
             "  --deflate            SWARMCAST_DEFLATE       permessage-deflate for clients that offer it (1: on; off)\n"
             "  --detail-budget N    SWARMCAST_DETAIL_BUDGET most agents a client may ask to see one by one (200000)\n"
             "  --max-views N        SWARMCAST_MAX_VIEWS     distinct views encoded at once; past it viewers share (256)\n"
+            "\n"
+            "Many viewers: NATS and edge relays (see README, protocol/PROTOCOL.md \"NATS subjects\"):\n"
+            "  --nats URL[,URL]     SWARMCAST_NATS          publish the stream to these NATS servers and take the\n"
+            "                                               relays' viewers' commands (none: one process only)\n"
+            "  --nats-prefix P      SWARMCAST_NATS_PREFIX   subject prefix (swarmcast)\n"
+            "  --nats-user U        SWARMCAST_NATS_USER     NATS user name (with --nats-password)\n"
+            "  --nats-password W    SWARMCAST_NATS_PASSWORD NATS password\n"
+            "  --nats-creds FILE    SWARMCAST_NATS_CREDS    NATS credentials file (user JWT and seed)\n"
+            "  --nats-nkey-seed FILE SWARMCAST_NATS_NKEY_SEED NATS nkey: a file with the user's seed (SU...) and\n"
+            "                                               public key (U...), as `nk -gen user -pubout` prints\n"
+            "  --max-remote-clients N SWARMCAST_MAX_REMOTE_CLIENTS relays' viewers the simulation serves (16384)\n"
+            "\n"
+            "A relay (README, \"Scaled set-up: NATS and relays\"): `swarmcast relay --nats URL` serves\n"
+            "swarmcast.v2 viewers from a simulation's NATS subjects; no simulation of its own:\n"
+            "  --relay                                      the same as the first argument `relay`\n"
+            "  --relay-tag N        SWARMCAST_RELAY_TAG     1..1023, the top bits of its viewers' ids (random)\n"
+            "  --relay-name NAME    SWARMCAST_RELAY_NAME    how it names itself to the simulation (relay-TAG)\n"
             "\n"
             "Headless runs (no network; the same seed and inputs give byte-identical files):\n"
             "  --headless                                   step the world without serving it, then exit\n"
@@ -165,9 +184,43 @@ static int parse_set(config_t *c, const char *arg, FILE *err)
     return 0;
 }
 
+/* The NATS options: credentials only with a server, one way of giving them. */
+static int check_nats(const config_t *c, FILE *err)
+{
+    bool any_credential = c->nats_user || c->nats_password || c->nats_creds || c->nats_nkey_seed;
+    if (!c->nats_url) {
+        if (any_credential) {
+            fprintf(err, "swarmcast: NATS credentials need --nats URL\n");
+            return -1;
+        }
+        return 0;
+    }
+    if ((c->nats_user != NULL) != (c->nats_password != NULL)) {
+        fprintf(err, "swarmcast: --nats-user and --nats-password go together\n");
+        return -1;
+    }
+    if ((c->nats_user != NULL) + (c->nats_creds != NULL) + (c->nats_nkey_seed != NULL) > 1) {
+        fprintf(err, "swarmcast: give one of --nats-user/--nats-password, --nats-creds, --nats-nkey-seed\n");
+        return -1;
+    }
+    return 0;
+}
+
 /* Flags that only make sense in one mode. */
 static int check_modes(const config_t *c, size_t n_set_flags, FILE *err)
 {
+    if (c->relay && c->headless) {
+        fprintf(err, "swarmcast: a relay serves viewers; it cannot run --headless\n");
+        return -1;
+    }
+    if (!c->relay && (c->relay_tag || c->relay_name)) {
+        fprintf(err, "swarmcast: %s is for `swarmcast relay`\n", c->relay_tag ? "--relay-tag" : "--relay-name");
+        return -1;
+    }
+    if (c->relay && !c->nats_url) {
+        fprintf(err, "swarmcast: a relay needs --nats URL (the NATS servers the simulation publishes to)\n");
+        return -1;
+    }
     if (!c->headless) {
         const char *only_headless = c->steps_given ? "--steps" : c->scenario ? "--scenario" : c->csv ? "--csv"
                                     : c->replay                        ? "--replay"
@@ -176,7 +229,11 @@ static int check_modes(const config_t *c, size_t n_set_flags, FILE *err)
             fprintf(err, "swarmcast: %s needs --headless\n", only_headless);
             return -1;
         }
-        return 0;
+        return check_nats(c, err);
+    }
+    if (c->nats_url) {
+        fprintf(err, "swarmcast: --nats serves a live world; a --headless run has no viewers\n");
+        return -1;
     }
     if (c->record) {
         fprintf(err, "swarmcast: --record logs a live server's commands; a --headless run has none\n");
@@ -204,7 +261,10 @@ enum { OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WOR
        OPT_MAX_AGENTS, OPT_THREADS, OPT_SET, OPT_HELP, OPT_VERSION, OPT_MODEL, OPT_METRICS_HZ, OPT_RECORD,
        OPT_FINAL, OPT_HEADLESS, OPT_STEPS, OPT_SCENARIO, OPT_CSV, OPT_METRICS_EVERY, OPT_REPLAY,
        OPT_RECORD_MAX, OPT_TOKEN, OPT_ORIGIN, OPT_PER_ADDRESS, OPT_IDLE, OPT_STALL, OPT_STATE_FILE,
-       OPT_STATE_EVERY, OPT_STATE_AGENTS, OPT_RATE_SCALE, OPT_DEFLATE, OPT_DETAIL_BUDGET, OPT_MAX_VIEWS };
+       OPT_STATE_EVERY, OPT_STATE_AGENTS, OPT_RATE_SCALE, OPT_DEFLATE, OPT_DETAIL_BUDGET, OPT_MAX_VIEWS,
+       /* The scaled set-up. */
+       OPT_NATS, OPT_NATS_PREFIX, OPT_NATS_USER, OPT_NATS_PASSWORD, OPT_NATS_CREDS, OPT_NATS_NKEY_SEED,
+       OPT_MAX_REMOTE, OPT_RELAY, OPT_RELAY_TAG, OPT_RELAY_NAME };
 
 /* One setting from either source; returns -1 with a message on bad values. */
 static int apply(config_t *c, int opt, const char *value, const char *source, FILE *err)
@@ -267,6 +327,26 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
         break;
     case OPT_DETAIL_BUDGET: bad = parse_number(value, 1, 1e8, true, &v); if (!bad) c->detail_budget = (size_t)v; break;
     case OPT_MAX_VIEWS: bad = parse_number(value, 1, 65536, true, &v); if (!bad) c->max_views = (size_t)v; break;
+    case OPT_RELAY: c->relay = true; break;
+    case OPT_RELAY_TAG:
+        bad = parse_number(value, 1, CONFIG_MAX_RELAY_TAG, true, &v);
+        if (!bad) c->relay_tag = (unsigned)v;
+        break;
+    case OPT_RELAY_NAME:
+        bad = !*value || strlen(value) > CONFIG_MAX_RELAY_NAME || strpbrk(value, "\"\\") != NULL;
+        if (!bad) c->relay_name = value;
+        break;
+    /* The scaled set-up. */
+    case OPT_NATS: c->nats_url = *value ? value : NULL; break;
+    case OPT_NATS_PREFIX: bad = !subject_prefix_valid(value); if (!bad) c->nats_prefix = value; break;
+    case OPT_NATS_USER: c->nats_user = *value ? value : NULL; break;
+    case OPT_NATS_PASSWORD: c->nats_password = *value ? value : NULL; break;
+    case OPT_NATS_CREDS: c->nats_creds = *value ? value : NULL; break;
+    case OPT_NATS_NKEY_SEED: c->nats_nkey_seed = *value ? value : NULL; break;
+    case OPT_MAX_REMOTE:
+        bad = parse_number(value, 0, 1 << 20, true, &v);
+        if (!bad) c->max_remote_clients = (size_t)v;
+        break;
     default: return -1;
     }
     if (bad) fprintf(err, "swarmcast: bad value '%s' for %s (see --help)\n", value, source);
@@ -290,6 +370,12 @@ static const struct {
     {OPT_STATE_AGENTS, "SWARMCAST_STATE_AGENTS"}, {OPT_RATE_SCALE, "SWARMCAST_RATE_SCALE"},
     {OPT_DEFLATE, "SWARMCAST_DEFLATE"}, {OPT_DETAIL_BUDGET, "SWARMCAST_DETAIL_BUDGET"},
     {OPT_MAX_VIEWS, "SWARMCAST_MAX_VIEWS"},
+    {OPT_RELAY_TAG, "SWARMCAST_RELAY_TAG"}, {OPT_RELAY_NAME, "SWARMCAST_RELAY_NAME"},
+    /* The scaled set-up. */
+    {OPT_NATS, "SWARMCAST_NATS"}, {OPT_NATS_PREFIX, "SWARMCAST_NATS_PREFIX"},
+    {OPT_NATS_USER, "SWARMCAST_NATS_USER"}, {OPT_NATS_PASSWORD, "SWARMCAST_NATS_PASSWORD"},
+    {OPT_NATS_CREDS, "SWARMCAST_NATS_CREDS"}, {OPT_NATS_NKEY_SEED, "SWARMCAST_NATS_NKEY_SEED"},
+    {OPT_MAX_REMOTE, "SWARMCAST_MAX_REMOTE_CLIENTS"},
 };
 
 int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
@@ -317,6 +403,8 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         .state_every_s = 10,
         .detail_budget = 200000,
         .max_views = 256,
+        .nats_prefix = SUBJECT_DEFAULT_PREFIX,
+        .max_remote_clients = 16384,
     };
     if (c->threads < 1) c->threads = 1;
     for (size_t i = 0; i < sizeof env_vars / sizeof env_vars[0]; i++) {
@@ -362,8 +450,25 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         {"deflate", no_argument, NULL, OPT_DEFLATE},
         {"detail-budget", required_argument, NULL, OPT_DETAIL_BUDGET},
         {"max-views", required_argument, NULL, OPT_MAX_VIEWS},
+        {"relay", no_argument, NULL, OPT_RELAY},
+        {"relay-tag", required_argument, NULL, OPT_RELAY_TAG},
+        {"relay-name", required_argument, NULL, OPT_RELAY_NAME},
+        /* The scaled set-up. */
+        {"nats", required_argument, NULL, OPT_NATS},
+        {"nats-prefix", required_argument, NULL, OPT_NATS_PREFIX},
+        {"nats-user", required_argument, NULL, OPT_NATS_USER},
+        {"nats-password", required_argument, NULL, OPT_NATS_PASSWORD},
+        {"nats-creds", required_argument, NULL, OPT_NATS_CREDS},
+        {"nats-nkey-seed", required_argument, NULL, OPT_NATS_NKEY_SEED},
+        {"max-remote-clients", required_argument, NULL, OPT_MAX_REMOTE},
         {NULL, 0, NULL, 0},
     };
+    /* `swarmcast relay …`: the same flags after the mode word. */
+    if (argc > 1 && strcmp(argv[1], "relay") == 0) {
+        c->relay = true;
+        argc--;
+        argv++;
+    }
     optind = 1;
     int opt;
     size_t n_set_flags = 0;
@@ -385,7 +490,8 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         for (size_t k = 0; options[k].name; k++)
             if (options[k].val == opt) name = options[k].name;
         snprintf(source, sizeof source, "--%s", name);
-        if (apply(c, opt, opt == OPT_STATE_AGENTS || opt == OPT_DEFLATE ? "1" : optarg, source, err)) return CONFIG_EXIT_USAGE;
+        if (apply(c, opt, opt == OPT_STATE_AGENTS || opt == OPT_DEFLATE || opt == OPT_RELAY ? "1" : optarg, source, err))
+            return CONFIG_EXIT_USAGE;
         if (opt == OPT_SEED) c->seed_given = true;
         if (opt == OPT_AGENTS) c->agents_given = true;
         if (opt == OPT_WORLD) c->world_given = true;

@@ -10,6 +10,8 @@
 
 #define CONFIG_MAX_SETS 64
 #define CONFIG_MAX_TOKEN 256 /* bytes of --control-token */
+#define CONFIG_MAX_RELAY_TAG 1023 /* a relay tag fills the top 10 bits of a client id */
+#define CONFIG_MAX_RELAY_NAME 64
 
 typedef struct config {
     const char *bind;
@@ -48,6 +50,21 @@ typedef struct config {
     bool deflate;               /* permessage-deflate for clients that offer it */
     size_t detail_budget;       /* the largest budget a client's view request may name */
     size_t max_views;           /* distinct views encoded at once */
+
+    /* A relay (first argument "relay"): no simulation; serves v2 viewers
+     * from what a simulation publishes over NATS. */
+    bool relay;
+    unsigned relay_tag;         /* 1..CONFIG_MAX_RELAY_TAG; 0: a random one */
+    const char *relay_name;     /* in its leases and logs; NULL: "relay-<tag>" */
+
+    /* The scaled set-up (README "Many viewers: NATS and edge relays"): the
+     * simulation publishes to NATS and takes relays' viewers' commands. */
+    const char *nats_url;       /* "nats://h:p[,nats://h2:p2…]"; NULL: no NATS, one process does everything */
+    const char *nats_prefix;    /* subject prefix (swarmcast) */
+    const char *nats_user, *nats_password; /* both or neither */
+    const char *nats_creds;     /* a .creds file (user JWT + seed), or NULL */
+    const char *nats_nkey_seed; /* a file with the user's nkey seed and public key, or NULL */
+    size_t max_remote_clients;  /* relays' viewers the simulation keeps slots for (with --nats) */
 
     /* Headless runs (--headless): no network. */
     bool headless;

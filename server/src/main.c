@@ -9,9 +9,12 @@
 #include "app.h"
 #include "config.h"
 #include "headless.h"
+#include "relay/relay.h"
 
+/* The process serves either the simulation (app) or a relay. */
 typedef struct {
     app_t *app;
+    relay_t *relay;
     uv_signal_t sigint, sigterm;
 } process_t;
 
@@ -21,7 +24,10 @@ static void on_signal(uv_signal_t *s, int signum)
     fprintf(stderr, "swarmcast: %s, closing connections\n", signum == SIGINT ? "SIGINT" : "SIGTERM");
     uv_close((uv_handle_t *)&p->sigint, NULL);
     uv_close((uv_handle_t *)&p->sigterm, NULL);
-    app_shutdown(p->app);
+    if (p->relay)
+        relay_shutdown(p->relay);
+    else
+        app_shutdown(p->app);
 }
 
 int main(int argc, char **argv)
@@ -38,7 +44,7 @@ int main(int argc, char **argv)
     uv_loop_t loop;
     uv_loop_init(&loop);
     process_t p = {0};
-    if (!(p.app = app_create(&loop, &cfg))) {
+    if (cfg.relay ? !(p.relay = relay_create(&loop, &cfg)) : !(p.app = app_create(&loop, &cfg))) {
         uv_loop_close(&loop);
         return 1;
     }
@@ -51,14 +57,19 @@ int main(int argc, char **argv)
     /* What a person can paste into a browser: the wildcard address is not. */
     const char *host = strcmp(cfg.bind, "0.0.0.0") == 0 ? "localhost" : strcmp(cfg.bind, "::") == 0 ? "[::1]" : cfg.bind;
     bool bracket = strchr(host, ':') && host[0] != '[';
-    printf("swarmcast listening on http://%s%s%s:%d/ (%zu agents, %g Hz ticks, %g Hz snapshots)\n", bracket ? "[" : "",
-           host, bracket ? "]" : "",
-           app_port(p.app), cfg.agents, cfg.tick_hz, cfg.snapshot_hz);
+    if (p.relay)
+        printf("swarmcast listening on http://%s%s%s:%d/ (a relay of the world on NATS %s)\n", bracket ? "[" : "", host,
+               bracket ? "]" : "", relay_port(p.relay), cfg.nats_url);
+    else
+        printf("swarmcast listening on http://%s%s%s:%d/ (%zu agents, %g Hz ticks, %g Hz snapshots)\n",
+               bracket ? "[" : "", host, bracket ? "]" : "", app_port(p.app), cfg.agents, cfg.tick_hz,
+               cfg.snapshot_hz);
     fflush(stdout);
 
     uv_run(&loop, UV_RUN_DEFAULT);
-    bool failed = app_failed(p.app);
+    bool failed = p.app && app_failed(p.app);
     app_destroy(p.app);
+    relay_destroy(p.relay);
     uv_run(&loop, UV_RUN_DEFAULT); /* let libwebsockets close its last handles */
     rc = uv_loop_close(&loop);
     if (rc) fprintf(stderr, "swarmcast: loop did not close cleanly: %s\n", uv_strerror(rc));

@@ -1,0 +1,57 @@
+#include "bridge/subjects.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+bool subject_prefix_valid(const char *prefix)
+{
+    if (!prefix || !*prefix || strlen(prefix) > SUBJECT_PREFIX_MAX) return false;
+    bool token_empty = true;
+    for (const char *c = prefix; *c; c++) {
+        if (*c == '.') {
+            if (token_empty) return false;
+            token_empty = true;
+            continue;
+        }
+        bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' ||
+                  *c == '_';
+        if (!ok) return false;
+        token_empty = false;
+    }
+    return !token_empty;
+}
+
+static int subject_printf(char *out, size_t cap, const char *fmt, ...)
+{
+    if (!cap) return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out, cap, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= cap) {
+        out[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
+int subject_frame(char *out, size_t cap, const char *prefix) { return subject_printf(out, cap, "%s.frame", prefix); }
+int subject_news(char *out, size_t cap, const char *prefix) { return subject_printf(out, cap, "%s.news", prefix); }
+int subject_lease(char *out, size_t cap, const char *prefix) { return subject_printf(out, cap, "%s.lease", prefix); }
+int subject_cmd(char *out, size_t cap, const char *prefix) { return subject_printf(out, cap, "%s.cmd", prefix); }
+
+int subject_reply(char *out, size_t cap, const char *prefix, unsigned tag)
+{
+    return subject_printf(out, cap, "%s.reply.%u", prefix, tag);
+}
+
+int subject_view(char *out, size_t cap, const char *prefix, wire2_mode_t m, wire2_rect_t r)
+{
+    if ((m != WIRE2_DETAIL && m != WIRE2_LOD) || !wire2_rect_valid(r)) {
+        if (cap) out[0] = '\0';
+        return -1;
+    }
+    return subject_printf(out, cap, "%s.view.%c.%u.%u.%u.%u.%u", prefix, m == WIRE2_DETAIL ? 'd' : 'l',
+                          (unsigned)r.level, (unsigned)r.x0, (unsigned)r.y0, (unsigned)r.x1, (unsigned)r.y1);
+}

@@ -1,0 +1,36 @@
+/* subjects: the NATS subject names of the scaled set-up (protocol/PROTOCOL.md,
+ * "NATS subjects (scaled set-up)"), all under one prefix P (--nats-prefix):
+ *   P.frame                          snapshot, once per bundle (after its views)
+ *   P.view.<m>.<L>.<x0>.<y0>.<x1>.<y1>  one view's chunks per seq (m: d or l)
+ *   P.news                           latest-key broadcasts
+ *   P.lease                          relay → sim lease requests
+ *   P.cmd                            relay → sim envelopes
+ *   P.reply.<tag>                    sim → one relay
+ * Each writer returns 0, or -1 when the name does not fit in cap (out is then
+ * an empty string). */
+#ifndef SWARMCAST_SUBJECTS_H
+#define SWARMCAST_SUBJECTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "protocol/wire2.h"
+
+#define SUBJECT_DEFAULT_PREFIX "swarmcast"
+#define SUBJECT_MAX 256 /* a buffer this long holds any subject of a valid prefix */
+#define SUBJECT_PREFIX_MAX 128
+#define SUBJECT_TAG_MAX 1023u /* relay tags are 1 … 1023 */
+
+/* A prefix is one or more dot-separated tokens of letters, digits, '-' and
+ * '_' (no wildcard, no empty token), at most SUBJECT_PREFIX_MAX bytes. */
+bool subject_prefix_valid(const char *prefix);
+
+int subject_frame(char *out, size_t cap, const char *prefix);
+int subject_news(char *out, size_t cap, const char *prefix);
+int subject_lease(char *out, size_t cap, const char *prefix);
+int subject_cmd(char *out, size_t cap, const char *prefix);
+int subject_reply(char *out, size_t cap, const char *prefix, unsigned tag);
+/* -1 too for an invalid rect or mode. */
+int subject_view(char *out, size_t cap, const char *prefix, wire2_mode_t m, wire2_rect_t r);
+
+#endif

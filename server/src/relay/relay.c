@@ -1,0 +1,940 @@
+#include "relay/relay.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bridge/bridge_msg.h"
+#include "bridge/nats_link.h"
+#include "bridge/subjects.h"
+#include "client_policy.h"
+#include "net/net.h"
+#include "ops_metrics.h"
+#include "protocol/classify.h"
+#include "protocol/json_out.h"
+#include "protocol/messages.h"
+#include "relay/client_slots.h"
+#include "relay/relay_lease.h"
+#include "relay/relay_stream.h"
+#include "stream/compose.h"
+#include "stream/viewers.h"
+#include "stream/views.h"
+
+/* What happens with a viewer's message (protocol/PROTOCOL.md, "NATS
+ * subjects (scaled set-up)"):
+ *  - auth, view and ping are answered here (a relay has the control token,
+ *    its own views and no need of the world for a pong);
+ *  - everything else is charged against the viewer's budget here, with the
+ *    same costs as the simulation, role-checked here (a visitor's reset
+ *    never leaves the relay), then forwarded as a TEXT envelope; the
+ *    simulation checks again and answers with REPLY envelopes. */
+
+/* A relay viewer's client id as the simulation knows it: tag << 22 | local. */
+#define LOCAL_ID_BITS 22u
+#define LOCAL_ID_MASK ((1u << LOCAL_ID_BITS) - 1u)
+
+/* Leases are renewed this often (the simulation forgets a relay after 5 s
+ * without one), and sent at most this soon after the views changed. */
+#define LEASE_EVERY_NS 1000000000ull
+#define TIMER_MS 100
+/* No snapshot for this long: the world is restarting (banner, /healthz 503). */
+#define FRAME_SILENCE_NS 2000000000ull
+/* While restarting, the banner is sent again this often, so that pages whose
+ * watchdog waits for any message keep the connection. */
+#define STATUS_REPEAT_NS 2000000000ull
+/* The news key of the banner: above the simulation's keys (0 metrics, 1 + a
+ * parameter, 500–502 presence), below NET_LATEST_KEYS. */
+#define LATEST_STATUS 510
+/* Distinct views a relay leases at most (the simulation refuses a lease
+ * of more); past it viewers share a containing view (views.h). */
+#define RELAY_MAX_VIEWS 64
+/* A lease answer is matched to one of the last few requests by its seq. */
+#define LEASE_HISTORY 4
+
+/* Subscription limits: view and frame messages are large and frequent (a
+ * stale backlog is worse than a gap: beyond these, NATS drops, counted);
+ * replies are small. */
+#define STREAM_PENDING_MSGS 512
+#define STREAM_PENDING_BYTES (256 * 1024 * 1024)
+#define REPLY_PENDING_MSGS 65536
+#define REPLY_PENDING_BYTES (64 * 1024 * 1024)
+
+typedef struct relay_client {
+    uint32_t net_id;   /* 0: slot free */
+    uint32_t global_id;
+    char *hello_text;  /* the viewer's last presence hello, sent again after a simulation restart */
+} relay_client_t;
+
+/* A view subject listened to: the simulation view granted for some local views. */
+typedef struct listening {
+    wire2_mode_t mode;
+    wire2_rect_t rect;
+    nats_link_sub_t *sub;
+    bool needed; /* scratch */
+} listening_t;
+
+/* The simulation view granted for a local view. */
+typedef struct grant {
+    uint32_t view_id;
+    relay_grant_t to;
+} grant_t;
+
+typedef struct lease_request {
+    uint32_t seq;
+    view_spec_t *specs;
+    size_t n;
+} lease_request_t;
+
+typedef struct relay_counters {
+    uint64_t frames, bad_messages, forwarded, answered_here, refused_here, leases_sent, leases_answered;
+    uint64_t received[OPS_CMD_KINDS], rate_limited[OPS_CMD_KINDS], errors[OPS_ERROR_CODES], abuse_closes;
+    uint64_t replays, tag_changes;
+} relay_counters_t;
+
+struct relay {
+    uv_loop_t *loop;
+    config_t cfg;
+    net_t *net;
+    nats_link_t *link;
+    uv_timer_t timer;
+    bool shut_down;
+    uint64_t started_ns;
+
+    unsigned tag;
+    char name[CONFIG_MAX_RELAY_NAME + 1];
+    char subj_frame[SUBJECT_MAX], subj_news[SUBJECT_MAX], subj_lease[SUBJECT_MAX], subj_cmd[SUBJECT_MAX],
+        subj_reply[SUBJECT_MAX];
+    nats_link_sub_t *sub_frame, *sub_news, *sub_reply;
+
+    /* Viewers. */
+    relay_client_t *clients; /* per slot */
+    client_policy_t *policy; /* per slot */
+    client_slots_t *by_id;   /* global id → slot */
+    cmd_limits_t limits;     /* from the simulation's hello */
+    float world_w, world_h;  /* the world the views are cut from */
+
+    /* The stream. */
+    views_t *views;
+    viewers_t *viewers;
+    compose_t *compose;
+    relay_stream_t *stream;
+    bundle_t *current;
+    grant_t *grants;
+    size_t n_grants;
+    listening_t *listening;
+    size_t n_listening, cap_listening;
+    uint32_t tick; /* of the newest snapshot */
+
+    /* The lease and the simulation's state. */
+    char *sim_hello; /* NULL until the simulation first answered a lease */
+    uint32_t lease_seq;
+    lease_request_t history[LEASE_HISTORY];
+    bool lease_due;
+    uint64_t lease_sent_ns, lease_answered_ns, last_frame_ns, status_sent_ns;
+    bool restarting;  /* the banner is up */
+    bool replay_due;  /* the simulation may have lost our viewers: OPEN them again at its next answer */
+    bool random_tag;
+    relay_counters_t n;
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* ---- to the simulation ---------------------------------------------- */
+
+static void send_envelope(relay_t *r, bridge_kind_t kind, uint32_t global_id, bool operator, const char *text,
+                          size_t len)
+{
+    bridge_envelope_t e = {.kind = kind, .operator = operator, .client_id = global_id,
+                           .text = {(const uint8_t *)text, len, text != NULL}};
+    if (!r->link) return; /* shutting down */
+    size_t n;
+    uint8_t *msg = bridge_envelope_encode(&e, &n);
+    if (!msg) return;
+    nats_link_publish(r->link, r->subj_cmd, r->subj_reply, msg, n);
+    free(msg);
+}
+
+static bool is_operator(const relay_t *r, size_t slot) { return r->policy[slot].operator; }
+
+static void send_open(relay_t *r, size_t slot)
+{
+    send_envelope(r, BRIDGE_OPEN, r->clients[slot].global_id, is_operator(r, slot), NULL, 0);
+}
+
+static void lease_request_free(lease_request_t *q)
+{
+    free(q->specs);
+    *q = (lease_request_t){0};
+}
+
+/* The views the viewers need, to the simulation (every second, and soon
+ * after they change). */
+static void send_lease(relay_t *r)
+{
+    size_t n = 0;
+    const view_spec_t *specs = r->views ? views_specs(r->views, &n) : NULL;
+    if (!specs) n = 0;
+    uint32_t seq = ++r->lease_seq;
+    char *text = relay_lease_request(r->name, r->tag, seq, specs, n, net_client_count(r->net));
+    if (!text) return;
+    lease_request_t *q = &r->history[seq % LEASE_HISTORY];
+    lease_request_free(q);
+    q->seq = seq;
+    if (n && (q->specs = malloc(n * sizeof *q->specs))) {
+        memcpy(q->specs, specs, n * sizeof *q->specs);
+        q->n = n;
+    }
+    if (nats_link_publish(r->link, r->subj_lease, r->subj_reply, text, strlen(text)) == 0) r->n.leases_sent++;
+    free(text);
+    r->lease_due = false;
+    r->lease_sent_ns = now_ns();
+}
+
+/* ---- viewers ------------------------------------------------------------ */
+
+static void reply_error(relay_t *r, size_t slot, uint32_t net_id, const char *code, const char *message,
+                        int64_t request_id, const char *cmd)
+{
+    ops_count_error(r->n.errors, code);
+    char *text = msg_error(code, message, request_id, cmd);
+    if (text) net_send(r->net, slot, net_id, text);
+    free(text);
+}
+
+static void close_abusive(relay_t *r, size_t slot, uint32_t net_id)
+{
+    r->n.abuse_closes++;
+    net_close(r->net, slot, net_id, 1008, "too many commands");
+}
+
+/* Charges a message's cost; false (refused, and perhaps closed) when the
+ * viewer cannot pay. kind: a cmd_kind_t or OPS_CMD_AUTH, for the counters;
+ * name: what the refusal names. */
+static bool charge(relay_t *r, size_t slot, uint32_t net_id, double cost, size_t kind, int64_t request_id,
+                   const char *name)
+{
+    policy_verdict_t verdict = policy_charge(&r->policy[slot], cost, now_ns());
+    if (verdict == POLICY_OK) return true;
+    if (kind < OPS_CMD_KINDS) r->n.rate_limited[kind]++;
+    reply_error(r, slot, net_id, "rate_limited", "too many messages: this one was not applied; wait a moment",
+                request_id, name);
+    if (verdict == POLICY_ABUSIVE) close_abusive(r, slot, net_id);
+    return false;
+}
+
+static void charge_refused(relay_t *r, size_t slot, uint32_t net_id)
+{
+    if (policy_charge(&r->policy[slot], POLICY_COST_REFUSED, now_ns()) == POLICY_ABUSIVE) close_abusive(r, slot, net_id);
+}
+
+/* Equal-time comparison (as app.c's): the time of a refusal tells nothing
+ * of how much of a guess was right. */
+static bool token_matches(const char *expected, const char *given)
+{
+    size_t le = strlen(expected), lg = strlen(given);
+    unsigned char diff = (unsigned char)(le != lg);
+    for (size_t i = 0; i < AUTH_MAX_TOKEN; i++)
+        diff |= (unsigned char)((i < le ? expected[i] : 0) ^ (i < lg ? given[i] : 0));
+    return diff == 0;
+}
+
+static void on_auth(relay_t *r, size_t slot, uint32_t net_id, const char *token, int64_t request_id)
+{
+    r->n.received[OPS_CMD_AUTH]++;
+    r->n.answered_here++;
+    if (!charge(r, slot, net_id, POLICY_COST_AUTH, OPS_CMD_AUTH, request_id, "auth")) return;
+    if (r->cfg.control_token && !token_matches(r->cfg.control_token, token)) {
+        reply_error(r, slot, net_id, "bad_token", "that is not the control token", request_id, "auth");
+        return;
+    }
+    r->policy[slot].operator = true;
+    send_open(r, slot); /* the simulation learns the new role */
+    char *text = msg_auth_ack(request_id, true, r->tick);
+    if (text) net_send(r->net, slot, net_id, text);
+    free(text);
+}
+
+static void on_view(relay_t *r, size_t slot, uint32_t net_id, const view_request_t *req)
+{
+    r->n.answered_here++;
+    if (!charge(r, slot, net_id, POLICY_COST_VIEW, OPS_CMD_KINDS, req->request_id, "view")) return;
+    viewers_request(r->viewers, slot, (viewport_t){req->x, req->y, req->w, req->h}, req->budget, now_ns());
+    if (views_changed(r->views)) r->lease_due = true;
+}
+
+static void forward(relay_t *r, size_t slot, const char *data, size_t len)
+{
+    r->n.forwarded++;
+    send_envelope(r, BRIDGE_TEXT, r->clients[slot].global_id, is_operator(r, slot), data, len);
+}
+
+static void on_presence(relay_t *r, size_t slot, uint32_t net_id, const presence_msg_t *m, const char *data,
+                        size_t len)
+{
+    static const double cost[] = {[PRESENCE_HELLO] = POLICY_COST_HELLO, [PRESENCE_CURSOR] = POLICY_COST_CURSOR,
+                                  [PRESENCE_INSPECT] = POLICY_COST_INSPECT, [PRESENCE_PING] = POLICY_COST_PING};
+    static const char *const names[] = {[PRESENCE_HELLO] = "hello", [PRESENCE_CURSOR] = "cursor",
+                                        [PRESENCE_INSPECT] = "inspect", [PRESENCE_PING] = "ping"};
+    if (!charge(r, slot, net_id, cost[m->kind], OPS_CMD_KINDS, m->request_id, names[m->kind])) return;
+    if (m->kind == PRESENCE_PING) {
+        r->n.answered_here++;
+        char text[64];
+        if (m->request_id >= 0)
+            snprintf(text, sizeof text, "{\"type\":\"pong\",\"id\":%lld}", (long long)m->request_id);
+        else
+            snprintf(text, sizeof text, "{\"type\":\"pong\"}");
+        net_send(r->net, slot, net_id, text);
+        return;
+    }
+    if (m->kind == PRESENCE_HELLO) {
+        /* Kept whole: a restarted simulation hears it again. */
+        char *copy = malloc(len + 1);
+        if (copy) {
+            memcpy(copy, data, len);
+            copy[len] = '\0';
+            free(r->clients[slot].hello_text);
+            r->clients[slot].hello_text = copy;
+        }
+    }
+    forward(r, slot, data, len);
+}
+
+static void on_command(relay_t *r, size_t slot, uint32_t net_id, const sim_cmd_t *cmd, const char *data, size_t len)
+{
+    client_policy_t *p = &r->policy[slot];
+    const char *name = cmd_name(cmd->kind);
+    if (!policy_allows(p, cmd->kind)) {
+        char message[160];
+        snprintf(message, sizeof message, "%s needs the operator role: send auth with the control token", name);
+        r->n.refused_here++;
+        reply_error(r, slot, net_id, "forbidden", message, cmd->request_id, name);
+        charge_refused(r, slot, net_id);
+        return;
+    }
+    if (!charge(r, slot, net_id, policy_cost(p, cmd), cmd->kind, cmd->request_id, name)) {
+        r->n.refused_here++;
+        return;
+    }
+    r->n.received[cmd->kind]++;
+    forward(r, slot, data, len);
+}
+
+static void on_message(void *user, uint32_t net_id, size_t slot, const char *data, size_t len, bool binary)
+{
+    relay_t *r = user;
+    if (r->clients[slot].net_id != net_id) return;
+    if (binary) {
+        reply_error(r, slot, net_id, "binary_not_accepted",
+                    "commands are JSON text messages; binary frames are not accepted", -1, NULL);
+        charge_refused(r, slot, net_id);
+        return;
+    }
+    classified_t m;
+    classify_message(data, len, &r->limits, r->clients[slot].global_id, &m);
+    switch (m.kind) {
+    case CLASSIFIED_COMMAND: on_command(r, slot, net_id, &m.cmd, data, len); return;
+    case CLASSIFIED_PRESENCE: on_presence(r, slot, net_id, &m.presence, data, len); return;
+    case CLASSIFIED_AUTH: on_auth(r, slot, net_id, m.token, m.request_id); return;
+    case CLASSIFIED_VIEW: on_view(r, slot, net_id, &m.view); return;
+    case CLASSIFIED_INVALID:
+        r->n.refused_here++;
+        reply_error(r, slot, net_id, m.err.code, m.err.message, m.err.request_id, m.err.cmd);
+        charge_refused(r, slot, net_id);
+        return;
+    }
+}
+
+static char *on_open(void *user, uint32_t net_id, size_t slot, int protocol)
+{
+    relay_t *r = user;
+    if (protocol != 2) {
+        /* A clean refusal: a v1 client would need v1 frames, which only the
+         * simulation encodes. */
+        net_close(r->net, slot, net_id, 1003, "this relay serves the swarmcast.v2 sub-protocol only");
+        return NULL;
+    }
+    if (!r->sim_hello || !r->viewers) {
+        net_close(r->net, slot, net_id, 1013, "the world is not reachable yet, try again later");
+        return NULL;
+    }
+    bool operator = r->cfg.control_token == NULL;
+    uint32_t global_id = (uint32_t)r->tag << LOCAL_ID_BITS | (net_id & LOCAL_ID_MASK);
+    char *hello = relay_hello_for(r->sim_hello, global_id, operator, r->cfg.control_token != NULL);
+    if (!hello || client_slots_put(r->by_id, global_id, slot)) {
+        free(hello);
+        return NULL; /* net closes it (1011) */
+    }
+    r->clients[slot] = (relay_client_t){net_id, global_id, NULL};
+    policy_init(&r->policy[slot], operator, r->cfg.rate_scale, now_ns());
+    viewers_open(r->viewers, slot, now_ns());
+    if (views_changed(r->views)) r->lease_due = true;
+    send_open(r, slot);
+    return hello;
+}
+
+static void on_close(void *user, uint32_t net_id, size_t slot)
+{
+    relay_t *r = user;
+    relay_client_t *c = &r->clients[slot];
+    if (c->net_id != net_id) return; /* refused at open */
+    send_envelope(r, BRIDGE_CLOSE, c->global_id, is_operator(r, slot), NULL, 0);
+    client_slots_remove(r->by_id, c->global_id);
+    free(c->hello_text);
+    *c = (relay_client_t){0};
+    viewers_close(r->viewers, slot);
+    if (views_changed(r->views)) r->lease_due = true;
+}
+
+static int compose_v2(void *user, uint32_t net_id, size_t slot, const uint8_t **data, size_t *len)
+{
+    relay_t *r = user;
+    (void)net_id;
+    viewer_view_t v = r->viewers ? viewers_view_of(r->viewers, slot) : (viewer_view_t){0};
+    return v.view_id ? compose_frame(r->compose, slot, net_id, v.view_id, data, len) : 0;
+}
+
+/* ---- health and metrics ------------------------------------------------- */
+
+static const char *health_state(const relay_t *r, uint64_t now)
+{
+    if (!r->link || !nats_link_connected(r->link)) return "nats_disconnected";
+    if (!r->current || now - r->last_frame_ns > FRAME_SILENCE_NS) return "restarting";
+    return "ok";
+}
+
+static char *on_health(void *user, int *status)
+{
+    relay_t *r = user;
+    uint64_t now = now_ns();
+    const char *state = health_state(r, now);
+    *status = strcmp(state, "ok") == 0 ? 200 : 503;
+    char *body = malloc(384);
+    if (!body) return NULL;
+    double since = r->current ? (double)(now - r->last_frame_ns) / 1e9 : -1;
+    snprintf(body, 384,
+             "{\"status\":\"%s\",\"relay\":\"%s\",\"tag\":%u,\"clients\":%zu,\"views\":%zu,\"tick\":%u,"
+             "\"seconds_since_frame\":%.3f,\"uptime_s\":%.1f}",
+             state, r->name, r->tag, net_client_count(r->net), r->views ? views_count(r->views) : 0, r->tick, since,
+             (double)(now - r->started_ns) / 1e9);
+    return body;
+}
+
+static void metric(jbuf_t *b, const char *name, const char *type, const char *help, double value)
+{
+    jb_printf(b, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", name, help, name, type, name, value);
+}
+
+static char *on_metrics(void *user)
+{
+    relay_t *r = user;
+    uint64_t now = now_ns();
+    nats_link_stats_t ls = {0};
+    if (r->link) nats_link_get_stats(r->link, &ls);
+    compose_stats_t cs;
+    compose_get_stats(r->compose, &cs);
+    jbuf_t b;
+    jb_init_growing(&b);
+    metric(&b, "swarmcast_nats_connected", "gauge", "1 while the NATS connection is up", ls.connected);
+    metric(&b, "swarmcast_nats_published_messages_total", "counter", "messages published to NATS",
+           (double)ls.published_messages);
+    metric(&b, "swarmcast_nats_published_bytes_total", "counter", "payload bytes published to NATS",
+           (double)ls.published_bytes);
+    metric(&b, "swarmcast_nats_received_messages_total", "counter", "messages received from NATS",
+           (double)ls.received_messages);
+    metric(&b, "swarmcast_nats_dropped_messages_total", "counter",
+           "messages NATS dropped over a subscription's pending limits", (double)ls.dropped_messages);
+    metric(&b, "swarmcast_nats_reconnects_total", "counter", "reconnections to NATS", (double)ls.reconnects);
+    metric(&b, "swarmcast_relay_views", "gauge", "distinct views this relay's viewers watch",
+           r->views ? (double)views_count(r->views) : 0);
+    metric(&b, "swarmcast_relay_subjects", "gauge", "view subjects this relay listens to", (double)r->n_listening);
+    metric(&b, "swarmcast_relay_frames_total", "counter", "snapshots received and passed on", (double)r->n.frames);
+    metric(&b, "swarmcast_relay_seconds_since_frame", "gauge", "seconds since the last snapshot (-1: none yet)",
+           r->current ? (double)(now - r->last_frame_ns) / 1e9 : -1);
+    metric(&b, "swarmcast_relay_restarting", "gauge", "1 while the world-restarting banner is up", r->restarting);
+    metric(&b, "swarmcast_relay_forwarded_total", "counter", "viewer messages forwarded to the simulation",
+           (double)r->n.forwarded);
+    metric(&b, "swarmcast_relay_answered_here_total", "counter", "viewer messages answered by the relay (auth, view, ping)",
+           (double)r->n.answered_here);
+    metric(&b, "swarmcast_relay_refused_here_total", "counter",
+           "viewer messages refused by the relay (role, budget, invalid)", (double)r->n.refused_here);
+    metric(&b, "swarmcast_relay_abuse_closes_total", "counter", "viewers closed for sending past their budget",
+           (double)r->n.abuse_closes);
+    metric(&b, "swarmcast_relay_leases_sent_total", "counter", "lease requests sent", (double)r->n.leases_sent);
+    metric(&b, "swarmcast_relay_leases_answered_total", "counter", "lease answers received",
+           (double)r->n.leases_answered);
+    metric(&b, "swarmcast_relay_replays_total", "counter", "times the viewers were announced again to a restarted simulation",
+           (double)r->n.replays);
+    metric(&b, "swarmcast_relay_bad_messages_total", "counter", "NATS messages that did not decode",
+           (double)r->n.bad_messages);
+    metric(&b, "swarmcast_v2_clients", "gauge", "connected swarmcast.v2 viewers", (double)net_protocol_count(r->net, 2));
+    metric(&b, "swarmcast_compose_frames_total", "counter", "v2 frames composed", (double)cs.frames_composed);
+    metric(&b, "swarmcast_compose_cache_hits_total", "counter", "v2 frames handed out again without composing",
+           (double)cs.cache_hits);
+    if (b.failed) {
+        jb_free(&b);
+        return NULL;
+    }
+    return b.buf;
+}
+
+/* ---- the stream ----------------------------------------------------------- */
+
+static const grant_t *grant_of(const relay_t *r, uint32_t view_id)
+{
+    for (size_t i = 0; i < r->n_grants; i++)
+        if (r->grants[i].view_id == view_id) return &r->grants[i];
+    return NULL;
+}
+
+static void on_view_msg(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len)
+{
+    relay_t *r = user;
+    (void)subject, (void)reply;
+    bridge_view_t v;
+    if (bridge_view_decode(data, len, &v)) {
+        r->n.bad_messages++;
+        return;
+    }
+    relay_stream_put_view(r->stream, &v);
+}
+
+static void show_status(relay_t *r, bool restarting)
+{
+    r->restarting = restarting;
+    r->status_sent_ns = now_ns();
+    net_send_latest(r->net, LATEST_STATUS,
+                    restarting ? "{\"type\":\"status\",\"state\":\"restarting\",\"message\":\"world restarting\"}"
+                               : "{\"type\":\"status\",\"state\":\"running\"}");
+}
+
+static void on_frame(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len)
+{
+    relay_t *r = user;
+    (void)subject, (void)reply;
+    bridge_snapshot_t snap;
+    if (!r->viewers || bridge_snapshot_decode(data, len, &snap)) {
+        if (r->viewers) r->n.bad_messages++;
+        return;
+    }
+    size_t n = 0;
+    const view_spec_t *specs = views_specs(r->views, &n);
+    relay_local_view_t *locals = calloc(n ? n : 1, sizeof *locals);
+    if (!locals) return;
+    size_t k = 0;
+    for (size_t i = 0; specs && i < n; i++) {
+        const grant_t *g = grant_of(r, specs[i].id);
+        if (g) locals[k++] = (relay_local_view_t){specs[i].id, g->to.mode, g->to.rect};
+    }
+    bundle_t *b = relay_stream_bundle(r->stream, &snap, locals, k);
+    free(locals);
+    if (!b) return;
+    if (snap.header.len >= 12) {
+        const uint8_t *h = snap.header.data + 8; /* the frame header's tick (PROTOCOL.md, "Frame") */
+        r->tick = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24;
+    }
+    compose_apply(r->compose, b);
+    bundle_free(r->current);
+    r->current = b;
+    r->n.frames++;
+    r->last_frame_ns = now_ns();
+    if (r->restarting) show_status(r, false);
+    viewers_set_grid(r->viewers, &r->current->grid);
+    viewers_poll(r->viewers, now_ns());
+    if (views_changed(r->views)) r->lease_due = true;
+    net_publish_v2(r->net);
+}
+
+static void on_news(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len)
+{
+    relay_t *r = user;
+    (void)subject, (void)reply;
+    bridge_news_t m;
+    if (bridge_news_decode(data, len, &m) || m.key >= NET_LATEST_KEYS || m.key == LATEST_STATUS) {
+        r->n.bad_messages++;
+        return;
+    }
+    char *text = malloc(m.text.len + 1);
+    if (!text) return;
+    memcpy(text, m.text.data, m.text.len);
+    text[m.text.len] = '\0';
+    net_send_latest(r->net, m.key, text);
+    free(text);
+}
+
+static listening_t *listening_find(relay_t *r, relay_grant_t g)
+{
+    for (size_t i = 0; i < r->n_listening; i++)
+        if (r->listening[i].mode == g.mode && wire2_rect_equal(r->listening[i].rect, g.rect)) return &r->listening[i];
+    return NULL;
+}
+
+/* Listens to exactly the subjects of the granted views of the views the
+ * viewers watch now. */
+static void sync_subscriptions(relay_t *r)
+{
+    for (size_t i = 0; i < r->n_listening; i++) r->listening[i].needed = false;
+    for (size_t i = 0; i < r->n_grants; i++) {
+        listening_t *l = listening_find(r, r->grants[i].to);
+        if (l) {
+            l->needed = true;
+            continue;
+        }
+        char subject[SUBJECT_MAX];
+        if (subject_view(subject, sizeof subject, r->cfg.nats_prefix, r->grants[i].to.mode, r->grants[i].to.rect))
+            continue;
+        if (r->n_listening == r->cap_listening) {
+            size_t cap = r->cap_listening ? 2 * r->cap_listening : 16;
+            listening_t *grown = realloc(r->listening, cap * sizeof *grown);
+            if (!grown) continue;
+            r->listening = grown;
+            r->cap_listening = cap;
+        }
+        nats_link_sub_t *sub =
+            nats_link_subscribe(r->link, subject, STREAM_PENDING_MSGS, STREAM_PENDING_BYTES, on_view_msg, r);
+        if (!sub) continue;
+        r->listening[r->n_listening++] = (listening_t){r->grants[i].to.mode, r->grants[i].to.rect, sub, true};
+    }
+    for (size_t i = 0; i < r->n_listening;) {
+        listening_t *l = &r->listening[i];
+        if (l->needed) {
+            i++;
+            continue;
+        }
+        nats_link_unsubscribe(r->link, l->sub);
+        relay_stream_forget(r->stream, l->mode, l->rect);
+        *l = r->listening[--r->n_listening];
+    }
+}
+
+/* The grants of an answer, for the views of the request it answers; views
+ * asked about since keep their previous grant until the next answer. */
+static void apply_grants(relay_t *r, const relay_lease_answer_t *a)
+{
+    /* An answer without seq is taken for the newest request (a simulation
+     * that does not echo it; the next renewal corrects a mismatch). */
+    uint32_t seq = a->has_seq ? a->seq : r->lease_seq;
+    const lease_request_t *q = &r->history[seq % LEASE_HISTORY];
+    if (q->seq != seq) q = NULL;
+    if (!q || q->n != a->n_grants) return;
+    size_t n = 0;
+    const view_spec_t *specs = views_specs(r->views, &n);
+    if (!specs) n = 0;
+    grant_t *next = calloc(n ? n : 1, sizeof *next);
+    if (!next) return;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const grant_t *before = grant_of(r, specs[i].id);
+        bool found = false;
+        for (size_t j = 0; j < q->n && !found; j++)
+            if (q->specs[j].id == specs[i].id) {
+                next[k++] = (grant_t){specs[i].id, a->grants[j]};
+                found = true;
+            }
+        if (!found && before) next[k++] = *before;
+    }
+    free(r->grants);
+    r->grants = next;
+    r->n_grants = k;
+    sync_subscriptions(r);
+}
+
+/* ---- the simulation's answers ---------------------------------------------- */
+
+static void close_everyone(relay_t *r, int code, const char *reason)
+{
+    for (size_t s = 0; s < r->cfg.max_clients; s++)
+        if (r->clients[s].net_id) net_close(r->net, s, r->clients[s].net_id, code, reason);
+}
+
+static unsigned random_tag(void)
+{
+    uint64_t t = now_ns();
+    return (unsigned)((t ^ (t >> 17) ^ (uint64_t)getpid() * 2654435761u) % SUBJECT_TAG_MAX) + 1;
+}
+
+static void on_reply(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len);
+
+/* Listens on the reply subject of the current tag. 0 or -1. */
+static int listen_for_replies(relay_t *r)
+{
+    nats_link_unsubscribe(r->link, r->sub_reply);
+    r->sub_reply = NULL;
+    if (subject_reply(r->subj_reply, sizeof r->subj_reply, r->cfg.nats_prefix, r->tag)) return -1;
+    r->sub_reply = nats_link_subscribe(r->link, r->subj_reply, REPLY_PENDING_MSGS, REPLY_PENDING_BYTES, on_reply, r);
+    return r->sub_reply ? 0 : -1;
+}
+
+/* Another live relay holds our tag: take another; viewers greeted with ids
+ * of the old one must reconnect. */
+static void change_tag(relay_t *r)
+{
+    unsigned old = r->tag;
+    do r->tag = random_tag();
+    while (r->tag == old);
+    r->n.tag_changes++;
+    if (r->random_tag) snprintf(r->name, sizeof r->name, "relay-%u", r->tag);
+    fprintf(stderr, "swarmcast: relay tag %u is taken by another relay; now tag %u\n", old, r->tag);
+    close_everyone(r, 1012, "relay restarting, reconnect");
+    listen_for_replies(r);
+    r->lease_due = true;
+}
+
+/* The views are cut from the simulation's world: made at its first answer,
+ * and again (every viewer keeping its connection, getting keys) if a
+ * restarted simulation has another size. */
+static int set_world(relay_t *r, float w, float h)
+{
+    if (r->viewers && w == r->world_w && h == r->world_h) return 0;
+    viewers_t *old_viewers = r->viewers;
+    views_t *old_views = r->views;
+    views_t *views = views_create(r->cfg.max_views < RELAY_MAX_VIEWS ? r->cfg.max_views : RELAY_MAX_VIEWS);
+    viewers_t *viewers = views ? viewers_create(r->cfg.max_clients, views, w, h, (double)r->cfg.detail_budget) : NULL;
+    if (!viewers) {
+        views_destroy(views);
+        return -1;
+    }
+    r->views = views;
+    r->viewers = viewers;
+    r->world_w = w;
+    r->world_h = h;
+    viewers_destroy(old_viewers);
+    views_destroy(old_views);
+    free(r->grants);
+    r->grants = NULL;
+    r->n_grants = 0;
+    sync_subscriptions(r);
+    relay_stream_reset(r->stream);
+    for (size_t s = 0; s < r->cfg.max_clients; s++)
+        if (r->clients[s].net_id) viewers_open(r->viewers, s, now_ns());
+    r->lease_due = true;
+    return 0;
+}
+
+/* The viewers, announced again to a simulation that may have lost them. */
+static void replay_viewers(relay_t *r)
+{
+    r->n.replays++;
+    for (size_t s = 0; s < r->cfg.max_clients; s++) {
+        relay_client_t *c = &r->clients[s];
+        if (!c->net_id) continue;
+        send_open(r, s);
+        if (c->hello_text) send_envelope(r, BRIDGE_TEXT, c->global_id, is_operator(r, s), c->hello_text,
+                                         strlen(c->hello_text));
+    }
+}
+
+static void on_lease_answer(relay_t *r, const char *text, size_t len)
+{
+    relay_lease_answer_t a;
+    if (relay_lease_parse(text, len, &a)) {
+        r->n.bad_messages++;
+        return;
+    }
+    r->n.leases_answered++;
+    if (!a.ok) {
+        if (a.tag_taken) change_tag(r);
+        relay_lease_answer_free(&a);
+        return;
+    }
+    r->lease_answered_ns = now_ns();
+    if (a.hello) {
+        if (a.world_width > 0 && a.world_height > 0 && set_world(r, (float)a.world_width, (float)a.world_height) == 0)
+            r->limits = (cmd_limits_t){(float)a.world_width, (float)a.world_height,
+                                       a.max_agents ? a.max_agents : r->cfg.max_agents};
+        free(r->sim_hello);
+        r->sim_hello = a.hello;
+        a.hello = NULL;
+    }
+    if (r->views) apply_grants(r, &a);
+    if (r->replay_due) {
+        r->replay_due = false;
+        replay_viewers(r);
+    }
+    relay_lease_answer_free(&a);
+}
+
+static void on_reply(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len)
+{
+    relay_t *r = user;
+    (void)subject, (void)reply;
+    if (len == 0) return; /* a NATS status (no responders: no simulation is listening yet) */
+    if (data[0] == '{') {
+        on_lease_answer(r, (const char *)data, len);
+        return;
+    }
+    bridge_envelope_t e;
+    size_t slot;
+    if (bridge_envelope_decode(data, len, &e)) {
+        r->n.bad_messages++;
+        return;
+    }
+    if (client_slots_get(r->by_id, e.client_id, &slot)) return; /* gone meanwhile */
+    uint32_t net_id = r->clients[slot].net_id;
+    if (e.kind == BRIDGE_REPLY) {
+        char *text = malloc(e.text.len + 1);
+        if (!text) return;
+        memcpy(text, e.text.data, e.text.len);
+        text[e.text.len] = '\0';
+        net_send(r->net, slot, net_id, text);
+        free(text);
+    } else if (e.kind == BRIDGE_KICK) {
+        char reason[124];
+        size_t n = e.text.len < sizeof reason - 1 ? e.text.len : sizeof reason - 1;
+        memcpy(reason, e.text.data, n);
+        reason[n] = '\0';
+        net_close(r->net, slot, net_id, e.code ? e.code : 1008, reason);
+    }
+}
+
+static void on_nats_state(void *user, bool connected)
+{
+    relay_t *r = user;
+    if (connected) r->lease_due = true;
+}
+
+/* ---- the clock ------------------------------------------------------------ */
+
+static void on_timer(uv_timer_t *t)
+{
+    relay_t *r = t->data;
+    uint64_t now = now_ns();
+    bool connected = nats_link_connected(r->link);
+    if (connected && (r->lease_due || now - r->lease_sent_ns >= LEASE_EVERY_NS)) send_lease(r);
+    bool silent = !connected || now - r->last_frame_ns > FRAME_SILENCE_NS;
+    if (silent && r->sim_hello) {
+        if (!r->restarting) {
+            fprintf(stderr, "swarmcast: relay: %s; viewers see \"world restarting\"\n",
+                    connected ? "no snapshot for 2 s" : "NATS disconnected");
+            r->replay_due = true;
+            show_status(r, true);
+        } else if (now - r->status_sent_ns >= STATUS_REPEAT_NS) {
+            show_status(r, true);
+        }
+    }
+    if (r->viewers) viewers_poll(r->viewers, now);
+    if (r->views && views_changed(r->views)) r->lease_due = true;
+}
+
+/* ---- life cycle ------------------------------------------------------------ */
+
+static int subscribe_fixed(relay_t *r)
+{
+    const char *p = r->cfg.nats_prefix;
+    if (subject_frame(r->subj_frame, SUBJECT_MAX, p) || subject_news(r->subj_news, SUBJECT_MAX, p) ||
+        subject_lease(r->subj_lease, SUBJECT_MAX, p) || subject_cmd(r->subj_cmd, SUBJECT_MAX, p))
+        return -1;
+    r->sub_frame = nats_link_subscribe(r->link, r->subj_frame, STREAM_PENDING_MSGS, STREAM_PENDING_BYTES, on_frame, r);
+    r->sub_news = nats_link_subscribe(r->link, r->subj_news, REPLY_PENDING_MSGS, REPLY_PENDING_BYTES, on_news, r);
+    if (!r->sub_frame || !r->sub_news) return -1;
+    return listen_for_replies(r);
+}
+
+relay_t *relay_create(uv_loop_t *loop, const config_t *cfg)
+{
+    relay_t *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->loop = loop;
+    r->cfg = *cfg;
+    cfg = &r->cfg;
+    r->started_ns = r->last_frame_ns = now_ns();
+    r->random_tag = cfg->relay_tag == 0;
+    r->tag = cfg->relay_tag ? cfg->relay_tag : random_tag();
+    if (cfg->relay_name)
+        snprintf(r->name, sizeof r->name, "%s", cfg->relay_name);
+    else
+        snprintf(r->name, sizeof r->name, "relay-%u", r->tag);
+    r->limits = (cmd_limits_t){cfg->world_width, cfg->world_height, cfg->max_agents};
+    r->clients = calloc(cfg->max_clients, sizeof *r->clients);
+    r->policy = calloc(cfg->max_clients, sizeof *r->policy);
+    r->by_id = client_slots_create(cfg->max_clients);
+    r->compose = compose_create(cfg->max_clients, net_headroom());
+    r->stream = relay_stream_create();
+    if (!r->clients || !r->policy || !r->by_id || !r->compose || !r->stream) {
+        fprintf(stderr, "swarmcast: out of memory for the relay\n");
+        goto fail;
+    }
+    nats_link_config_t lc = {.urls = cfg->nats_url,
+                             .name = r->name,
+                             .user = cfg->nats_user,
+                             .password = cfg->nats_password,
+                             .creds_file = cfg->nats_creds,
+                             .nkey_seed_file = cfg->nats_nkey_seed};
+    if (!(r->link = nats_link_create(loop, &lc, on_nats_state, r))) goto fail;
+    if (subscribe_fixed(r)) {
+        fprintf(stderr, "swarmcast: relay: cannot subscribe to the simulation's subjects (prefix %s)\n",
+                cfg->nats_prefix);
+        goto fail;
+    }
+    net_config_t nc = {
+        .bind = cfg->bind,
+        .port = cfg->port,
+        .web_root = cfg->web_root,
+        .max_clients = cfg->max_clients,
+        .max_message_bytes = PROTOCOL_MAX_MESSAGE_BYTES,
+        .max_per_address = cfg->max_per_address,
+        .allow_origin = cfg->allow_origin,
+        .idle_timeout_ms = (unsigned)(cfg->idle_timeout_s * 1000),
+        .stall_timeout_ms = (unsigned)(cfg->stall_timeout_s * 1000),
+        .deflate = cfg->deflate,
+    };
+    net_callbacks_t cb = {r, on_open, on_message, on_close, on_health, on_metrics, compose_v2};
+    if (!(r->net = net_create(loop, &nc, &cb))) {
+        fprintf(stderr, "swarmcast: cannot listen on %s:%d with web root %s\n", cfg->bind, cfg->port, cfg->web_root);
+        goto fail;
+    }
+    uv_timer_init(loop, &r->timer);
+    r->timer.data = r;
+    uv_timer_start(&r->timer, on_timer, TIMER_MS, TIMER_MS);
+    fprintf(stderr, "swarmcast: relay %s (tag %u) on NATS %s, prefix %s\n", r->name, r->tag, cfg->nats_url,
+            cfg->nats_prefix);
+    return r;
+fail:
+    relay_destroy(r);
+    return NULL;
+}
+
+int relay_port(const relay_t *r) { return net_port(r->net); }
+
+void relay_shutdown(relay_t *r)
+{
+    if (r->shut_down) return;
+    r->shut_down = true;
+    uv_timer_stop(&r->timer);
+    uv_close((uv_handle_t *)&r->timer, NULL);
+    /* The simulation hears of every viewer's leaving now rather than when
+     * the lease runs out (5 s). */
+    for (size_t s = 0; s < r->cfg.max_clients; s++)
+        if (r->clients[s].net_id)
+            send_envelope(r, BRIDGE_CLOSE, r->clients[s].global_id, is_operator(r, s), NULL, 0);
+    nats_link_destroy(r->link);
+    r->link = NULL;
+    net_shutdown(r->net, NULL, NULL);
+}
+
+void relay_destroy(relay_t *r)
+{
+    if (!r) return;
+    if (r->link) nats_link_destroy(r->link);
+    net_destroy(r->net);
+    bundle_free(r->current);
+    compose_destroy(r->compose);
+    viewers_destroy(r->viewers);
+    views_destroy(r->views);
+    relay_stream_destroy(r->stream);
+    client_slots_destroy(r->by_id);
+    for (size_t s = 0; r->clients && s < r->cfg.max_clients; s++) free(r->clients[s].hello_text);
+    free(r->clients);
+    free(r->policy);
+    free(r->grants);
+    free(r->listening);
+    for (size_t i = 0; i < LEASE_HISTORY; i++) lease_request_free(&r->history[i]);
+    free(r->sim_hello);
+    free(r);
+}
