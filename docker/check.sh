@@ -478,7 +478,8 @@ for name, svc in doc["services"].items():
         svc["command"] = ["-a", "127.0.0.1", "-p", nats_port, "-m", monitor_port]
         env["NATS_MONITOR_PORT"] = monitor_port
     else:
-        svc["command"] = [url if c == "nats://nats:4222" else c for c in svc["command"]]
+        assert env.get("SWARMCAST_NATS") == "nats://nats:4222", (name, env)
+        env["SWARMCAST_NATS"] = url
         env["SWARMCAST_PORT"] = ports[name]
     build = svc.get("build")
     if isinstance(build, dict) and "context" in build:
