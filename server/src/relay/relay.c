@@ -135,7 +135,6 @@ struct relay {
     uint64_t lease_sent_ns, lease_answered_ns, last_frame_ns, status_sent_ns;
     bool restarting;  /* the banner is up */
     bool replay_due;  /* the simulation may have lost our viewers: OPEN them again at its next answer */
-    bool random_tag;
     relay_counters_t n;
 };
 
@@ -384,7 +383,7 @@ static void on_close(void *user, uint32_t net_id, size_t slot)
     relay_t *r = user;
     relay_client_t *c = &r->clients[slot];
     if (c->net_id != net_id) return; /* refused at open */
-    send_envelope(r, BRIDGE_CLOSE, c->global_id, is_operator(r, slot), NULL, 0);
+    if (!r->shut_down) send_envelope(r, BRIDGE_CLOSE, c->global_id, is_operator(r, slot), NULL, 0);
     client_slots_remove(r->by_id, c->global_id);
     free(c->hello_text);
     *c = (relay_client_t){0};
@@ -522,6 +521,12 @@ static void on_frame(void *user, const char *subject, const char *reply, const u
     if (!r->viewers || bridge_snapshot_decode(data, len, &snap)) {
         if (r->viewers) r->n.bad_messages++;
         return;
+    }
+    if (r->current && snap.seq < r->current->seq) {
+        /* The numbering started again: a simulation that restarted faster
+         * than the banner's 2 s, and lost our viewers with it. (Deltas
+         * cannot follow across it: the continuity rule sees the seq.) */
+        r->replay_due = true;
     }
     size_t n = 0;
     const view_spec_t *specs = views_specs(r->views, &n);
@@ -679,7 +684,7 @@ static void change_tag(relay_t *r)
     do r->tag = random_tag();
     while (r->tag == old);
     r->n.tag_changes++;
-    if (r->random_tag) snprintf(r->name, sizeof r->name, "relay-%u", r->tag);
+    if (!r->cfg.relay_name) snprintf(r->name, sizeof r->name, "relay-%u", r->tag);
     fprintf(stderr, "swarmcast: relay tag %u is taken by another relay; now tag %u\n", old, r->tag);
     close_everyone(r, 1012, "relay restarting, reconnect");
     listen_for_replies(r);
@@ -844,7 +849,6 @@ relay_t *relay_create(uv_loop_t *loop, const config_t *cfg)
     r->cfg = *cfg;
     cfg = &r->cfg;
     r->started_ns = r->last_frame_ns = now_ns();
-    r->random_tag = cfg->relay_tag == 0;
     r->tag = cfg->relay_tag ? cfg->relay_tag : random_tag();
     if (cfg->relay_name)
         snprintf(r->name, sizeof r->name, "%s", cfg->relay_name);
@@ -902,6 +906,16 @@ fail:
 
 int relay_port(const relay_t *r) { return net_port(r->net); }
 
+/* The viewers are gone (or the grace period is over): NATS goes last,
+ * because closing it may block the loop for a moment (libnats joins its
+ * threads), which would eat the viewers' grace period. */
+static void on_net_closed(void *arg)
+{
+    relay_t *r = arg;
+    nats_link_destroy(r->link);
+    r->link = NULL;
+}
+
 void relay_shutdown(relay_t *r)
 {
     if (r->shut_down) return;
@@ -913,9 +927,7 @@ void relay_shutdown(relay_t *r)
     for (size_t s = 0; s < r->cfg.max_clients; s++)
         if (r->clients[s].net_id)
             send_envelope(r, BRIDGE_CLOSE, r->clients[s].global_id, is_operator(r, s), NULL, 0);
-    nats_link_destroy(r->link);
-    r->link = NULL;
-    net_shutdown(r->net, NULL, NULL);
+    net_shutdown(r->net, on_net_closed, r);
 }
 
 void relay_destroy(relay_t *r)

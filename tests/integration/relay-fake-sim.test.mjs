@@ -1,0 +1,306 @@
+// A relay (`swarmcast --relay`) against a real nats-server, with the test
+// playing the simulation's side of the subjects (tests/lib/nats_wire.mjs):
+// what the relay asks for, what it forwards and refuses, how it rebuilds
+// each viewer's frames from view and snapshot messages byte for byte, its
+// "world restarting" banner and how it announces its viewers again to a
+// simulation that came back. The real simulation with relays is the
+// nats-relay suite's; this one pins the relay's own behaviour.
+//   node --test tests/integration/relay-fake-sim.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import WebSocket from 'ws';
+
+import { startServer, healthz, waitUntil } from '../lib/server.mjs';
+import { connect } from '../lib/client.mjs';
+import { NatsWire, startNatsServer, snapshotMsg, viewMsg, newsMsg, envelopeMsg, decodeEnvelope, ENVELOPE }
+  from '../lib/nats_wire.mjs';
+
+const TOKEN = 'relay-test-token';
+const TAG = 7;
+const WAIT = { timeoutMs: 8000 };
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+const HELLO = {
+  type: 'hello', protocol: 2, server: 'fake', client_id: 0, world: { width: 800, height: 600 }, tick_hz: 60,
+  snapshot_hz: 30, limits: { max_message_bytes: 4096, max_agents: 5000 }, role: 'visitor', control_token: true,
+  params: [],
+};
+
+// The frame headers the fake simulation publishes: 20 bytes (the relay
+// writes the chunk count at offset 16), told apart by their first byte.
+function frameHeader(seq, scene) {
+  const h = Buffer.alloc(scene ? 28 : 20);
+  h[0] = scene ? 0xbb : 0xaa;
+  h.writeUInt32LE(seq, 4);
+  h.writeUInt32LE(seq * 2, 8); // the tick
+  return h;
+}
+
+// The simulation's side: answers leases with the views asked for, collects
+// envelopes, acks set_target, and publishes every leased view per seq.
+class FakeSim {
+  constructor(nc) {
+    this.nc = nc;
+    this.leases = [];
+    this.envelopes = [];
+    this.views = new Map(); // subject → { mode, rect, id }
+    this.nextViewId = 1;
+    this.answering = true;
+    this.takenTags = new Set(); // leases with these tags are refused (another relay holds them)
+    this.seq = 0;
+    this.timer = null;
+    nc.sub('swarmcast.lease', (subject, reply, payload) => {
+      const req = JSON.parse(payload.toString('utf8'));
+      this.leases.push(req);
+      if (!this.answering) return;
+      if (this.takenTags.has(req.tag)) {
+        nc.pub(reply, JSON.stringify({ ok: false, error: 'tag_taken' }));
+        return;
+      }
+      for (const v of req.views) {
+        const s = `swarmcast.view.${v.m}.${v.l}.${v.x0}.${v.y0}.${v.x1}.${v.y1}`;
+        if (!this.views.has(s)) this.views.set(s, { mode: v.m, rect: v, id: this.nextViewId++ });
+      }
+      nc.pub(reply, JSON.stringify({ ok: true, tag: req.tag, views: req.views, hello: HELLO }));
+    });
+    nc.sub('swarmcast.cmd', (subject, reply, payload) => {
+      const e = decodeEnvelope(payload);
+      if (!e) return;
+      e.reply = reply;
+      this.envelopes.push(e);
+      if (e.kind !== ENVELOPE.TEXT) return;
+      const msg = JSON.parse(e.text);
+      if (msg.type === 'set_target') {
+        nc.pub(reply, envelopeMsg({ kind: ENVELOPE.REPLY, clientId: e.clientId,
+          text: JSON.stringify({ type: 'ack', id: msg.id, cmd: 'set_target', tick: 1 }) }));
+      }
+    });
+  }
+
+  publish() {
+    const seq = ++this.seq;
+    for (const [subject, v] of this.views) {
+      this.nc.pub(subject, viewMsg({ seq, simViewId: v.id, mode: v.mode, rect: v.rect, key: Buffer.from(`key-${seq}`),
+        delta: seq > 1 ? Buffer.from(`delta-${seq}`) : null, keyDelta: seq > 1 ? Buffer.from(`kd-${seq}`) : null }));
+    }
+    this.nc.pub('swarmcast.frame', snapshotMsg({ seq, header: frameHeader(seq, false), headerScene: frameHeader(seq, true) }));
+  }
+
+  // A simulation that restarted at once: its numbering and view ids start again.
+  restartNumbering() {
+    this.seq = 0;
+    for (const v of this.views.values()) v.id = this.nextViewId++;
+  }
+
+  run() {
+    if (!this.timer) this.timer = setInterval(() => this.publish(), 33);
+  }
+
+  pause() {
+    clearInterval(this.timer);
+    this.timer = null;
+  }
+}
+
+// A viewer that keeps its binary frames as they came.
+async function viewer(url, opts = {}) {
+  const frames = [];
+  const c = await connect(url, { protocols: ['swarmcast.v2'], timeoutMs: 5000, ...opts });
+  c.ws.on('message', (data, isBinary) => { if (isBinary) frames.push(Buffer.from(data)); });
+  c.frames = frames;
+  return c;
+}
+
+let nats;
+let nc;
+let sim;
+let relay;
+
+before(async () => {
+  nats = await startNatsServer(await freePort());
+  nc = await NatsWire.connect(nats.port);
+  sim = new FakeSim(nc);
+  relay = await startServer({ args: ['--relay', '--nats', nats.url, '--relay-tag', String(TAG), '--relay-name', 'edge-test',
+    '--control-token', TOKEN] });
+  await waitUntil(() => sim.leases.length > 0, 'the relay\'s first lease', WAIT);
+  sim.run();
+});
+
+after(async () => {
+  sim?.pause();
+  await relay?.stop();
+  nc?.close();
+  await nats?.stop();
+});
+
+test('the relay leases with its name and tag, and greets a viewer with its global id and role', async () => {
+  assert.equal(sim.leases[0].relay, 'edge-test');
+  assert.equal(sim.leases[0].tag, TAG);
+  const v = await viewer(relay.wsUrl);
+  const hello = v.hello;
+  assert.equal(hello.protocol, 2);
+  assert.equal(hello.role, 'visitor');
+  assert.equal(hello.client_id >>> 22, TAG, 'the tag is in the top bits of the id');
+  assert.ok((hello.client_id & 0x3fffff) > 0);
+  assert.deepEqual(hello.world, HELLO.world);
+  // The simulation hears of the viewer, as a visitor.
+  await waitUntil(() => sim.envelopes.some((e) => e.kind === ENVELOPE.OPEN && e.clientId === hello.client_id && !e.operator),
+    'an OPEN envelope for the viewer', WAIT);
+  v.close();
+  await waitUntil(() => sim.envelopes.some((e) => e.kind === ENVELOPE.CLOSE && e.clientId === hello.client_id),
+    'a CLOSE envelope when the viewer leaves', WAIT);
+});
+
+test('frames are the simulation\'s header and chunks: a key first, then the key-delta, then deltas', async () => {
+  const v = await viewer(relay.wsUrl);
+  await waitUntil(() => v.frames.length >= 4, 'four frames', WAIT);
+  const [first, second, third] = v.frames;
+  assert.equal(first[0], 0xbb, 'the first frame carries the scene');
+  assert.equal(first[16], 1, 'one chunk');
+  const seq = first.readUInt32LE(4);
+  assert.equal(first.subarray(28).toString(), `key-${seq}`);
+  assert.equal(second[0], 0xaa);
+  assert.equal(second.readUInt32LE(4), seq + 1);
+  assert.equal(second.subarray(20).toString(), `kd-${seq + 1}`, 'after a key: the key-delta');
+  assert.equal(third.subarray(20).toString(), `delta-${seq + 2}`);
+  v.close();
+});
+
+test('a command goes to the simulation with the viewer\'s id and role, and its ack comes back', async () => {
+  const v = await viewer(relay.wsUrl);
+  const ack = await v.request({ type: 'set_target', x: 100, y: 200 }, WAIT);
+  assert.equal(ack.type, 'ack');
+  const text = sim.envelopes.find((e) => e.kind === ENVELOPE.TEXT && e.clientId === v.hello.client_id);
+  assert.equal(JSON.parse(text.text).type, 'set_target');
+  assert.equal(text.operator, false);
+  assert.equal(text.reply, `swarmcast.reply.${TAG}`, 'answers go to the relay\'s own subject');
+  v.close();
+});
+
+test('a visitor\'s reset is refused at the relay and never reaches the simulation; with the token it is forwarded', async () => {
+  const v = await viewer(relay.wsUrl);
+  const refused = await v.request({ type: 'reset', seed: 1, agents: 10 }, WAIT);
+  assert.equal(refused.type, 'error');
+  assert.equal(refused.code, 'forbidden');
+  const guesser = await viewer(relay.wsUrl); // (a guess costs 40 of the 60 tokens a viewer starts with)
+  const wrong = await guesser.request({ type: 'auth', token: 'guess' }, WAIT);
+  assert.equal(wrong.code, 'bad_token');
+  guesser.close();
+  const auth = await v.request({ type: 'auth', token: TOKEN }, WAIT);
+  assert.equal(auth.type, 'ack');
+  await waitUntil(() => sim.envelopes.some((e) => e.kind === ENVELOPE.OPEN && e.clientId === v.hello.client_id && e.operator),
+    'an OPEN envelope with the operator role', WAIT);
+  // A reset costs the whole bucket (240 tokens at 80 a second): it waits until the bucket is full.
+  await new Promise((r) => setTimeout(r, 3500));
+  v.send({ type: 'reset', seed: 1, agents: 10 });
+  await waitUntil(() => sim.envelopes.some((e) => e.kind === ENVELOPE.TEXT && e.clientId === v.hello.client_id &&
+    JSON.parse(e.text).type === 'reset'), 'the operator\'s reset at the simulation', WAIT);
+  const resets = sim.envelopes.filter((e) => e.kind === ENVELOPE.TEXT && JSON.parse(e.text).type === 'reset');
+  assert.equal(resets.length, 1, 'only the operator\'s reset was forwarded');
+  assert.equal(resets[0].operator, true);
+  v.close();
+});
+
+test('ping, news and a kick are handled at the relay', async () => {
+  const v = await viewer(relay.wsUrl);
+  const mark = v.mark();
+  v.send({ type: 'ping', id: 77 });
+  await v.waitText((m) => m.type === 'pong' && m.id === 77, 'pong', { after: mark, ...WAIT });
+  assert.ok(!sim.envelopes.some((e) => e.kind === ENVELOPE.TEXT && JSON.parse(e.text).type === 'ping'));
+  nc.pub('swarmcast.news', newsMsg(0, '{"type":"metrics","tick":5}'));
+  await v.waitText((m) => m.type === 'metrics' && m.tick === 5, 'the news', WAIT);
+  nc.pub(`swarmcast.reply.${TAG}`, envelopeMsg({ kind: ENVELOPE.KICK, clientId: v.hello.client_id, code: 1008,
+    text: 'kicked by the simulation' }));
+  const closed = await v.closed;
+  assert.equal(closed.code, 1008);
+  assert.equal(closed.reason, 'kicked by the simulation');
+});
+
+test('a v1 client is closed with 1003', async () => {
+  const ws = new WebSocket(relay.wsUrl, ['swarmcast.v1']);
+  const code = await new Promise((resolve) => ws.on('close', (c) => resolve(c)));
+  assert.equal(code, 1003);
+});
+
+test('without snapshots the viewers see "world restarting", and the viewers are announced again when the simulation answers', async () => {
+  const v = await viewer(relay.wsUrl);
+  v.send({ type: 'hello', name: 'Ada' });
+  await waitUntil(() => sim.envelopes.some((e) => e.kind === ENVELOPE.TEXT && e.clientId === v.hello.client_id &&
+    JSON.parse(e.text).name === 'Ada'), 'the viewer\'s hello at the simulation', WAIT);
+  assert.equal((await healthz(relay)).status, 200);
+  // The simulation goes away: no snapshots, no lease answers.
+  sim.pause();
+  sim.answering = false;
+  const mark = v.mark();
+  await v.waitText((m) => m.type === 'status' && m.state === 'restarting', 'the restarting status', { after: mark, ...WAIT });
+  const h = await healthz(relay);
+  assert.equal(h.status, 503);
+  assert.equal(h.body.status, 'restarting');
+  // A viewer joining now is told at once.
+  const late = await viewer(relay.wsUrl);
+  await late.waitText((m) => m.type === 'status' && m.state === 'restarting', 'the status for a late joiner', WAIT);
+  // It comes back (with no memory of the relay's viewers).
+  const before = sim.envelopes.length;
+  sim.answering = true;
+  sim.run();
+  await v.waitText((m) => m.type === 'status' && m.state === 'running', 'the running status', { after: mark, ...WAIT });
+  await waitUntil(() => sim.envelopes.slice(before).some((e) => e.kind === ENVELOPE.OPEN && e.clientId === v.hello.client_id),
+    'the viewer announced again', WAIT);
+  await waitUntil(() => sim.envelopes.slice(before).some((e) => e.kind === ENVELOPE.TEXT && e.clientId === v.hello.client_id &&
+    JSON.parse(e.text).name === 'Ada'), 'the viewer\'s name sent again', WAIT);
+  assert.equal((await healthz(relay)).status, 200);
+  v.close();
+  late.close();
+});
+
+test('a simulation that restarts within a second (its seq starts again) hears of the viewers again', async () => {
+  const v = await viewer(relay.wsUrl);
+  await waitUntil(() => v.frames.length >= 2, 'frames', WAIT);
+  const before = sim.envelopes.length;
+  const n = v.frames.length;
+  sim.restartNumbering();
+  await waitUntil(() => sim.envelopes.slice(before).some((e) => e.kind === ENVELOPE.OPEN && e.clientId === v.hello.client_id),
+    'the viewer announced again', WAIT);
+  // Its frames go on, from a key (no delta can follow across the restart).
+  await waitUntil(() => v.frames.slice(n).some((f) => f.subarray(f[0] === 0xbb ? 28 : 20).toString().startsWith('key-')),
+    'a key after the restart', WAIT);
+  v.close();
+});
+
+test('a relay whose tag another relay holds takes another one', async () => {
+  sim.takenTags.add(9);
+  const second = await startServer({ args: ['--relay', '--nats', nats.url, '--relay-tag', '9'] });
+  try {
+    await waitUntil(() => sim.leases.some((l) => l.tag !== 9 && l.tag !== TAG && l.relay === `relay-${l.tag}`),
+      'a lease with a new tag', WAIT);
+    await waitUntil(async () => (await healthz(second)).status === 200, 'the second relay serving', WAIT);
+    const v = await viewer(second.wsUrl, { timeoutMs: 8000 });
+    assert.notEqual(v.hello.client_id >>> 22, 9);
+    v.close();
+  } finally {
+    await second.stop();
+  }
+});
+
+test('SIGTERM closes the viewers with 1001 and the relay exits cleanly (under ASan: no leak report)', async () => {
+  const v = await viewer(relay.wsUrl);
+  await waitUntil(() => v.frames.length >= 2, 'frames', WAIT);
+  const r = await relay.stop();
+  assert.equal((await v.closed).code, 1001);
+  assert.equal(r.code, 0, relay.output());
+  assert.ok(!/LeakSanitizer|AddressSanitizer|runtime error/.test(relay.output()), relay.output());
+  // The simulation heard of the viewer leaving without waiting for the lease to run out.
+  await waitUntil(() => sim.envelopes.some((e) => e.kind === ENVELOPE.CLOSE && e.clientId === v.hello.client_id),
+    'a CLOSE envelope at shutdown', WAIT);
+});
