@@ -10,6 +10,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bridge/bridge_msg.h"
+#include "bridge/nats_link.h"
+#include "bridge/relay_leases.h"
+#include "bridge/remote_clients.h"
+#include "bridge/subjects.h"
 #include "client_policy.h"
 #include "net/net.h"
 #include "ops_metrics.h"
@@ -54,6 +59,10 @@
 /* A client may have this many commands waiting for the next tick; more are
  * refused (rate_limited), which bounds the queue whatever clients send. */
 #define PENDING_PER_CLIENT 32
+/* The command queue's share per remote slot (relays' viewers, --nats): the
+ * per-client bound stays PENDING_PER_CLIENT, but thousands of remote slots
+ * do not each reserve 32 places (a full queue refuses with rate_limited). */
+#define PENDING_PER_REMOTE_SLOT 2
 /* After a stall the clock runs at most this many ticks back to back, then
  * drops the backlog (counted as overruns) instead of spiralling. */
 #define MAX_CATCH_UP 4
@@ -165,6 +174,18 @@ struct app {
     bundle_t *current;      /* the newest bundle (its census feeds the viewers) */
     shared_buf_t *v1_frame; /* the v1 frame net is sending (kept until the next one) */
 
+    /* The scaled set-up (--nats; NULL without it). Slots [0, max_clients)
+     * are net's, [max_clients, n_slots) the relays' viewers' (remote
+     * slots); every message to a client goes through client_send /
+     * client_close / client_backlog, which route by slot. Loop thread. */
+    size_t n_slots;
+    nats_link_t *nats;
+    remote_clients_t *remote;
+    relay_leases_t *leases;
+    uv_timer_t lease_timer; /* expires relays that stopped renewing */
+    char subject_frame[SUBJECT_MAX], subject_news[SUBJECT_MAX];
+    uint64_t bridge_refused; /* envelopes dropped: malformed, unknown relay, no free slot */
+
     /* Owned by the simulation thread once it runs. */
     world_t world;
     pthread_t sim_thread;
@@ -246,12 +267,76 @@ static bool push_locked(app_t *a, const sim_cmd_t *cmd, size_t slot)
     return true;
 }
 
+/* ---- the router: local slots to net, remote slots to their relay ------- */
+
+static bool is_remote(const app_t *a, size_t slot) { return slot >= a->cfg.max_clients; }
+
+/* Whether the remote slot still holds client_id (as net_send ignores a
+ * slot that now holds another client). */
+static bool remote_holds(const app_t *a, size_t slot, uint32_t client_id)
+{
+    return a->remote && remote_clients_id(a->remote, slot - a->cfg.max_clients) == client_id;
+}
+
+/* An envelope to the relay of client_id, on P.reply.<tag>. */
+static void send_envelope(app_t *a, uint32_t client_id, bridge_kind_t kind, uint16_t code, const char *text)
+{
+    char subject[SUBJECT_MAX];
+    if (subject_reply(subject, sizeof subject, a->cfg.nats_prefix, remote_tag_of(client_id)) < 0) return;
+    bridge_envelope_t e = {.kind = kind, .client_id = client_id, .code = code};
+    if (text) e.text = (bridge_bytes_t){(const uint8_t *)text, strlen(text), true};
+    size_t len;
+    uint8_t *msg = bridge_envelope_encode(&e, &len);
+    if (msg) nats_link_publish(a->nats, subject, NULL, msg, len);
+    free(msg);
+}
+
+static void client_send(app_t *a, size_t slot, uint32_t client_id, const char *text)
+{
+    if (!is_remote(a, slot))
+        net_send(a->net, slot, client_id, text);
+    else if (remote_holds(a, slot, client_id))
+        send_envelope(a, client_id, BRIDGE_REPLY, 0, text);
+}
+
+static size_t client_backlog(const app_t *a, size_t slot, uint32_t client_id)
+{
+    /* A relay's viewer's backlog is the relay's business (its own net). */
+    return is_remote(a, slot) ? 0 : net_backlog(a->net, slot, client_id);
+}
+
+/* The bridge's own functions (below, "the bridge to edge relays"). */
+static void remote_close(app_t *a, size_t slot, uint32_t client_id);
+static void publish_bundle(app_t *a, const bundle_t *b);
+static char *bridge_metrics_text(app_t *a);
+
+static void client_close(app_t *a, size_t slot, uint32_t client_id, int code, const char *reason)
+{
+    if (!is_remote(a, slot)) {
+        net_close(a->net, slot, client_id, code, reason);
+    } else if (remote_holds(a, slot, client_id)) {
+        send_envelope(a, client_id, BRIDGE_KICK, (uint16_t)code, reason);
+        remote_close(a, slot, client_id); /* gone here now; the relay's CLOSE that follows finds nothing */
+    }
+}
+
+/* News for everyone: this process's viewers, and every relay's (P.news). */
+static void send_latest(app_t *a, unsigned key, const char *text)
+{
+    net_send_latest(a->net, key, text);
+    if (!a->nats || !nats_link_connected(a->nats)) return;
+    size_t len;
+    uint8_t *msg = bridge_news_encode((uint16_t)key, text, &len);
+    if (msg) nats_link_publish(a->nats, a->subject_news, NULL, msg, len);
+    free(msg);
+}
+
 static void reply_error(app_t *a, size_t slot, uint32_t client, const char *code, const char *message, int64_t id,
                         const char *cmd)
 {
     ops_count_error(a->loop_counters.errors, code);
     char *text = msg_error(code, message, id, cmd);
-    if (text) net_send(a->net, slot, client, text);
+    if (text) client_send(a, slot, client, text);
     free(text);
 }
 
@@ -279,9 +364,9 @@ static double wall_clock_s(void)
 static void send_presence_news(app_t *a)
 {
     char *text;
-    if ((text = presence_take_list(a->presence))) net_send_latest(a->net, LATEST_PRESENCE, text);
+    if ((text = presence_take_list(a->presence))) send_latest(a, LATEST_PRESENCE, text);
     free(text);
-    if ((text = presence_take_activity(a->presence))) net_send_latest(a->net, LATEST_ACTIVITY, text);
+    if ((text = presence_take_activity(a->presence))) send_latest(a, LATEST_ACTIVITY, text);
     free(text);
 }
 
@@ -292,7 +377,7 @@ static void on_cursor_timer(uv_timer_t *handle)
     app_t *a = handle->data;
     send_presence_news(a);
     char *text = presence_take_cursors(a->presence);
-    if (text) net_send_latest(a->net, LATEST_CURSORS, text);
+    if (text) send_latest(a, LATEST_CURSORS, text);
     free(text);
 }
 
@@ -308,16 +393,25 @@ static void sync_encoder(app_t *a)
     encoder_want_v1(a->encoder, net_protocol_count(a->net, 1) > 0);
 }
 
+/* A client takes a slot (net's or a remote one): its budget and its place
+ * in presence. */
+static void join_slot(app_t *a, uint32_t client_id, size_t slot, bool operator)
+{
+    pthread_mutex_lock(&a->lock);
+    a->slot_client[slot] = client_id;
+    pthread_mutex_unlock(&a->lock);
+    policy_init(&a->policy[slot], operator, a->cfg.rate_scale, now_ns());
+    presence_join(a->presence, slot, client_id, operator, wall_clock_s());
+}
+
 static char *on_open(void *user, uint32_t client_id, size_t slot, int protocol)
 {
     app_t *a = user;
     pthread_mutex_lock(&a->lock);
-    a->slot_client[slot] = client_id;
     world_info_t info = a->summary.info;
     pthread_mutex_unlock(&a->lock);
     bool operator = a->cfg.control_token == NULL;
-    policy_init(&a->policy[slot], operator, a->cfg.rate_scale, now_ns());
-    presence_join(a->presence, slot, client_id, operator, wall_clock_s());
+    join_slot(a, client_id, slot, operator);
     hello_info_t hello = {client_id, a->cfg.tick_hz, a->cfg.snapshot_hz, operator, a->cfg.control_token != NULL,
                           protocol};
     if (protocol == 2) viewers_open(a->viewers, slot, now_ns());
@@ -346,7 +440,7 @@ static void on_close(void *user, uint32_t client_id, size_t slot)
     else
         fprintf(stderr, "swarmcast: out of memory: client %u's target stays\n", (unsigned)client_id);
     pthread_mutex_unlock(&a->lock);
-    viewers_close(a->viewers, slot);
+    if (!is_remote(a, slot)) viewers_close(a->viewers, slot);
     sync_encoder(a);
 }
 
@@ -354,7 +448,7 @@ static void on_close(void *user, uint32_t client_id, size_t slot)
 static void close_abusive(app_t *a, size_t slot, uint32_t client_id)
 {
     a->loop_counters.abuse_closes++;
-    net_close(a->net, slot, client_id, 1008, "too many commands");
+    client_close(a, slot, client_id, 1008, "too many commands");
 }
 
 /* Charges what a refused message costs (refusals are work too). */
@@ -401,7 +495,7 @@ static void on_auth(app_t *a, uint32_t client_id, size_t slot, const char *token
     p->operator = true;
     presence_set_role(a->presence, slot, client_id, true);
     char *text = msg_auth_ack(request_id, true, current_tick(a));
-    if (text) net_send(a->net, slot, client_id, text);
+    if (text) client_send(a, slot, client_id, text);
     free(text);
 }
 
@@ -437,7 +531,7 @@ static void on_presence(app_t *a, uint32_t client_id, size_t slot, const presenc
     case PRESENCE_HELLO: {
         presence_hello(a->presence, slot, client_id, m, wall_clock_s());
         char *text = presence_hello_ack(a->presence, slot, client_id, m->request_id, current_tick(a));
-        if (text) net_send(a->net, slot, client_id, text);
+        if (text) client_send(a, slot, client_id, text);
         free(text);
         break;
     }
@@ -450,7 +544,7 @@ static void on_presence(app_t *a, uint32_t client_id, size_t slot, const presenc
             snprintf(text, sizeof text, "{\"type\":\"pong\",\"id\":%lld}", (long long)m->request_id);
         else
             snprintf(text, sizeof text, "{\"type\":\"pong\"}");
-        net_send(a->net, slot, client_id, text);
+        client_send(a, slot, client_id, text);
         break;
     }
     case PRESENCE_INSPECT:
@@ -481,9 +575,13 @@ static void on_view(app_t *a, uint32_t client_id, size_t slot, const view_reques
         ops_count_error(a->loop_counters.errors, "rate_limited");
         char *text = msg_error("rate_limited", "too many messages: this view was not applied; wait a moment",
                                req->request_id, "view");
-        if (text) net_send(a->net, slot, client_id, text);
+        if (text) client_send(a, slot, client_id, text);
         free(text);
         if (verdict == POLICY_ABUSIVE) close_abusive(a, slot, client_id);
+        return;
+    }
+    if (is_remote(a, slot)) { /* its relay handles views; one that forwards them is wrong */
+        reply_error(a, slot, client_id, "bad_request", "view is handled by the relay", req->request_id, "view");
         return;
     }
     if (viewers_view_of(a->viewers, slot).view_id == 0) {
@@ -582,13 +680,16 @@ static char *on_metrics(void *user)
     compose_get_stats(a->compose, &cs);
     stream_gauges_t sg = {views_count(a->views), net_protocol_count(a->net, 1), net_protocol_count(a->net, 2)};
     char *stream = stream_metrics_text(&es, &cs, &sg);
+    char *bridge = a->nats ? bridge_metrics_text(a) : NULL;
     char *both = NULL;
-    if (ops && stream && (both = malloc(strlen(ops) + strlen(stream) + 1))) {
+    if (ops && stream && (both = malloc(strlen(ops) + strlen(stream) + (bridge ? strlen(bridge) : 0) + 1))) {
         strcpy(both, ops);
         strcat(both, stream);
+        if (bridge) strcat(both, bridge);
     }
     free(ops);
     free(stream);
+    free(bridge);
     return both;
 }
 
@@ -643,13 +744,13 @@ static void on_wake(uv_async_t *handle)
     for (size_t i = 0; i < out.len; i++) {
         const reply_t *r = &out.items[i];
         if (r->key >= 0) {
-            net_send_latest(a->net, (unsigned)r->key, r->text);
+            send_latest(a, (unsigned)r->key, r->text);
         } else if (r->key == ROUTE_ACTIVITY) {
             presence_activity(a->presence, r->to, r->text, wall_clock_s());
         } else if (r->key == ROUTE_INSPECT) {
-            if (net_backlog(a->net, r->slot, r->to) < INSPECT_MAX_BACKLOG) net_send(a->net, r->slot, r->to, r->text);
+            if (client_backlog(a, r->slot, r->to) < INSPECT_MAX_BACKLOG) client_send(a, r->slot, r->to, r->text);
         } else {
-            net_send(a->net, r->slot, r->to, r->text);
+            client_send(a, r->slot, r->to, r->text);
         }
     }
     replies_clear(&out);
@@ -674,6 +775,7 @@ static void on_bundles(void *user)
         list = b->next;
         b->next = NULL;
         compose_apply(a->compose, b);
+        if (a->nats) publish_bundle(a, b);
         if (b->v1) {
             net_publish_snapshot(a->net, shared_buf_data(b->v1), b->v1->len);
             shared_buf_unref(a->v1_frame);
@@ -693,6 +795,214 @@ static int compose_v2(void *user, uint32_t client_id, size_t slot, const uint8_t
     app_t *a = user;
     viewer_view_t v = viewers_view_of(a->viewers, slot);
     return v.view_id ? compose_frame(a->compose, slot, client_id, v.view_id, data, len) : 0;
+}
+
+/* ---- the bridge to edge relays (--nats; loop thread) --------------------- */
+
+/* A relay's viewer gets a remote slot; -1 (kick) when they are all taken. */
+static long remote_open(app_t *a, uint32_t client_id, bool operator)
+{
+    long index = remote_clients_add(a->remote, client_id);
+    if (index < 0) return -1;
+    join_slot(a, client_id, a->cfg.max_clients + (size_t)index, operator || a->cfg.control_token == NULL);
+    return index;
+}
+
+/* The same path as a local close (presence, departures), then the slot is free. */
+static void remote_close(app_t *a, size_t slot, uint32_t client_id)
+{
+    on_close(a, client_id, slot);
+    remote_clients_remove(a->remote, slot - a->cfg.max_clients);
+}
+
+/* P.cmd: one envelope from a relay about one of its viewers. Self-sufficient:
+ * a TEXT from a client the simulation does not know (it restarted, say)
+ * opens it with the envelope's role. */
+static void on_nats_cmd(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len)
+{
+    (void)subject;
+    (void)reply;
+    app_t *a = user;
+    bridge_envelope_t e;
+    if (bridge_envelope_decode(data, len, &e) < 0 || !relay_leases_live(a->leases, remote_tag_of(e.client_id))) {
+        a->bridge_refused++;
+        return;
+    }
+    long index = remote_clients_find(a->remote, e.client_id);
+    size_t slot = a->cfg.max_clients + (size_t)index;
+    switch (e.kind) {
+    case BRIDGE_OPEN:
+        if (index < 0) {
+            if (remote_open(a, e.client_id, e.operator) < 0) {
+                a->bridge_refused++;
+                send_envelope(a, e.client_id, BRIDGE_KICK, 1013, "the simulation serves no more relay viewers");
+            }
+        } else {
+            /* auth at the relay: the role it granted. */
+            bool operator = e.operator || a->cfg.control_token == NULL;
+            a->policy[slot].operator = operator;
+            presence_set_role(a->presence, slot, e.client_id, operator);
+        }
+        break;
+    case BRIDGE_TEXT:
+        if (index < 0 && (index = remote_open(a, e.client_id, e.operator)) < 0) {
+            a->bridge_refused++;
+            send_envelope(a, e.client_id, BRIDGE_KICK, 1013, "the simulation serves no more relay viewers");
+            break;
+        }
+        if (e.text.len > PROTOCOL_MAX_MESSAGE_BYTES) { /* the relay's net bounds it already */
+            a->bridge_refused++;
+            break;
+        }
+        on_message(a, e.client_id, a->cfg.max_clients + (size_t)index, (const char *)e.text.data, e.text.len, false);
+        break;
+    case BRIDGE_CLOSE:
+        if (index >= 0) remote_close(a, slot, e.client_id);
+        break;
+    default: a->bridge_refused++; break; /* REPLY and KICK go the other way */
+    }
+}
+
+/* Relays that stopped renewing their lease: their viewers leave. */
+static void expire_relays(app_t *a)
+{
+    unsigned dead[64];
+    size_t n;
+    while ((n = relay_leases_expire(a->leases, now_ns(), dead, 64)) > 0) {
+        for (size_t k = 0; k < n; k++) {
+            uint32_t ids[256];
+            size_t closed = 0, got;
+            while ((got = remote_clients_of_tag(a->remote, dead[k], ids, 256)) > 0) {
+                for (size_t i = 0; i < got; i++)
+                    remote_close(a, a->cfg.max_clients + (size_t)remote_clients_find(a->remote, ids[i]), ids[i]);
+                closed += got;
+            }
+            fprintf(stderr, "swarmcast: relay tag %u renewed no lease for %.0f s: gone, its %zu viewer(s) left\n",
+                    dead[k], RELAY_LEASE_TTL_NS / 1e9, closed);
+        }
+        sync_encoder(a);
+    }
+}
+
+static void on_lease_timer(uv_timer_t *t) { expire_relays(t->data); }
+
+/* P.lease: a relay's views, renewed every second; the answer goes to the
+ * request's reply subject. */
+static void on_nats_lease(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len)
+{
+    (void)subject;
+    app_t *a = user;
+    if (!reply) return;
+    lease_request_t req;
+    char *answer = NULL;
+    if (lease_request_parse((const char *)data, len, &req) < 0) {
+        a->bridge_refused++;
+        answer = lease_reply_refusal("bad_request");
+    } else {
+        expire_relays(a); /* a dead relay's tag is free again */
+        lease_view_t granted[LEASE_MAX_VIEWS];
+        bool is_new = false;
+        int rc = relay_leases_renew(a->leases, &req, now_ns(), granted, &is_new);
+        if (rc == RELAY_LEASE_TAG_TAKEN) {
+            answer = lease_reply_refusal("tag_taken");
+        } else if (rc == RELAY_LEASE_OK) {
+            pthread_mutex_lock(&a->lock);
+            world_info_t info = a->summary.info;
+            pthread_mutex_unlock(&a->lock);
+            /* The hello a v2 client would get; the relay patches the id and role. */
+            hello_info_t h = {0, a->cfg.tick_hz, a->cfg.snapshot_hz, false, a->cfg.control_token != NULL, 2};
+            char *hello = msg_hello(&h, &info);
+            answer = hello ? lease_reply_format(req.tag, granted, req.n_views, hello) : NULL;
+            free(hello);
+            if (is_new) fprintf(stderr, "swarmcast: relay '%s' (tag %u) joined\n", req.relay, req.tag);
+            sync_encoder(a);
+        }
+    }
+    if (answer) nats_link_publish(a->nats, reply, NULL, answer, strlen(answer));
+    free(answer);
+}
+
+/* A bundle for the relays: each leased view's chunks (P.view.…), then the
+ * snapshot (P.frame), so that a relay that has the frame has its views.
+ * Once per bundle whatever the number of relays and viewers. */
+static void publish_bundle(app_t *a, const bundle_t *b)
+{
+    if (!a->nats || !nats_link_connected(a->nats)) return; /* a gap, not a backlog */
+    size_t n_leased;
+    const relay_leased_view_t *leased = relay_leases_views(a->leases, &n_leased);
+    for (size_t i = 0; i < n_leased; i++) {
+        const bundle_view_t *bv = NULL;
+        for (size_t k = 0; k < b->n_views && !bv; k++)
+            if (b->views[k].view_id == leased[i].view_id) bv = &b->views[k];
+        if (!bv) continue; /* acquired after this snapshot was taken */
+        view_spec_t spec = {leased[i].view_id, leased[i].view.rect, leased[i].view.mode};
+        char subject[SUBJECT_MAX];
+        size_t len;
+        uint8_t *msg = NULL;
+        if (subject_view(subject, sizeof subject, a->cfg.nats_prefix, spec.mode, spec.rect) == 0 &&
+            (msg = bridge_view_encode(b->seq, bv, &spec, &len)))
+            nats_link_publish(a->nats, subject, NULL, msg, len);
+        free(msg);
+    }
+    size_t len;
+    uint8_t *msg = bridge_snapshot_encode(b, &len);
+    if (msg) nats_link_publish(a->nats, a->subject_frame, NULL, msg, len);
+    free(msg);
+}
+
+/* The bridge's part of /metrics: the link's series and the relays'. */
+static char *bridge_metrics_text(app_t *a)
+{
+    char *link = nats_link_metrics_text(a->nats);
+    if (!link) return NULL;
+    size_t n_leased;
+    relay_leases_views(a->leases, &n_leased);
+    char own[1024];
+    snprintf(own, sizeof own,
+             "# HELP swarmcast_nats_relays edge relays holding a live lease\n# TYPE swarmcast_nats_relays gauge\n"
+             "swarmcast_nats_relays %zu\n"
+             "# HELP swarmcast_nats_remote_clients relays' viewers in remote slots\n"
+             "# TYPE swarmcast_nats_remote_clients gauge\nswarmcast_nats_remote_clients %zu\n"
+             "# HELP swarmcast_nats_leased_views distinct views published for relays\n"
+             "# TYPE swarmcast_nats_leased_views gauge\nswarmcast_nats_leased_views %zu\n"
+             "# HELP swarmcast_nats_refused_total envelopes and leases refused (malformed, unknown relay, full)\n"
+             "# TYPE swarmcast_nats_refused_total counter\nswarmcast_nats_refused_total %llu\n",
+             relay_leases_count(a->leases), remote_clients_count(a->remote), n_leased,
+             (unsigned long long)a->bridge_refused);
+    char *both = malloc(strlen(link) + strlen(own) + 1);
+    if (both) {
+        strcpy(both, link);
+        strcat(both, own);
+    }
+    free(link);
+    return both;
+}
+
+/* --nats: connect (in the background: either side may start first) and
+ * subscribe to the relays' commands and leases. */
+static int bridge_start(app_t *a)
+{
+    const config_t *cfg = &a->cfg;
+    char cmd[SUBJECT_MAX], lease[SUBJECT_MAX];
+    if (subject_frame(a->subject_frame, sizeof a->subject_frame, cfg->nats_prefix) ||
+        subject_news(a->subject_news, sizeof a->subject_news, cfg->nats_prefix) ||
+        subject_cmd(cmd, sizeof cmd, cfg->nats_prefix) || subject_lease(lease, sizeof lease, cfg->nats_prefix))
+        return -1;
+    if (!(a->remote = remote_clients_create(cfg->max_remote_clients)) || !(a->leases = relay_leases_create(a->views)))
+        return -1;
+    nats_link_config_t lc = {.urls = cfg->nats_url, .name = "swarmcast-sim", .user = cfg->nats_user,
+                             .password = cfg->nats_password, .creds_file = cfg->nats_creds,
+                             .nkey_seed_file = cfg->nats_nkey_seed};
+    if (!(a->nats = nats_link_create(a->loop, &lc, NULL, NULL))) return -1;
+    /* Commands: a burst of a few thousand viewers' messages; leases are one a second per relay. */
+    if (!nats_link_subscribe(a->nats, cmd, 65536, 64 << 20, on_nats_cmd, a) ||
+        !nats_link_subscribe(a->nats, lease, 4096, 16 << 20, on_nats_lease, a))
+        return -1;
+    uv_timer_init(a->loop, &a->lease_timer);
+    a->lease_timer.data = a;
+    uv_timer_start(&a->lease_timer, on_lease_timer, 1000, 1000);
+    fprintf(stderr, "swarmcast: publishing to NATS at %s under %s.*\n", cfg->nats_url, cfg->nats_prefix);
+    return 0;
 }
 
 /* ---- simulation thread ------------------------------------------------- */
@@ -873,7 +1183,7 @@ static void run_inspections(app_t *a)
     size_t n = 0;
     pthread_mutex_lock(&a->lock);
     if (a->n_selections)
-        for (size_t s = 0; s < a->cfg.max_clients; s++)
+        for (size_t s = 0; s < a->n_slots; s++)
             if (a->selections[s].client) a->inspecting[n++] = a->selections[s], a->inspecting[n - 1].slot = s;
     pthread_mutex_unlock(&a->lock);
     for (size_t k = 0; k < n; k++) {
@@ -1144,7 +1454,7 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
         .seed = cfg->seed,
         .agents = cfg->agents,
         .max_agents = cfg->max_agents,
-        .max_targets = cfg->max_clients,
+        .max_targets = cfg->max_clients + (cfg->nats_url ? cfg->max_remote_clients : 0),
         .threads = cfg->threads,
     };
     if (world_init(&a->world, &wc)) {
@@ -1166,15 +1476,18 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
     metrics_init(&a->metrics);
     if (cfg->record && open_record(a)) goto fail;
 
-    a->q_cap = cfg->max_clients * PENDING_PER_CLIENT;
+    /* Per-slot state for net's slots and, with --nats, the remote ones. */
+    size_t n_remote = cfg->nats_url ? cfg->max_remote_clients : 0;
+    a->n_slots = cfg->max_clients + n_remote;
+    a->q_cap = cfg->max_clients * PENDING_PER_CLIENT + n_remote * PENDING_PER_REMOTE_SLOT;
     a->queue = calloc(a->q_cap, sizeof *a->queue);
     a->taken = calloc(a->q_cap, sizeof *a->taken);
-    a->slot_client = calloc(cfg->max_clients, sizeof *a->slot_client);
-    a->pending = calloc(cfg->max_clients, sizeof *a->pending);
-    a->policy = calloc(cfg->max_clients, sizeof *a->policy);
-    a->selections = calloc(cfg->max_clients, sizeof *a->selections);
-    a->inspecting = calloc(cfg->max_clients, sizeof *a->inspecting);
-    a->presence = presence_new(cfg->max_clients);
+    a->slot_client = calloc(a->n_slots, sizeof *a->slot_client);
+    a->pending = calloc(a->n_slots, sizeof *a->pending);
+    a->policy = calloc(a->n_slots, sizeof *a->policy);
+    a->selections = calloc(a->n_slots, sizeof *a->selections);
+    a->inspecting = calloc(a->n_slots, sizeof *a->inspecting);
+    a->presence = presence_new(a->n_slots);
     if (!a->queue || !a->taken || !a->slot_client || !a->pending || !a->policy || !a->selections || !a->inspecting ||
         !a->presence)
         goto fail;
@@ -1216,6 +1529,12 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
     a->encoder = encoder_create(loop, net_headroom(), on_bundles, a);
     if (!a->views || !a->viewers || !a->compose || !a->encoder) {
         fprintf(stderr, "swarmcast: out of memory for the stream\n");
+        exit(1);
+    }
+
+    if (cfg->nats_url && bridge_start(a) < 0) {
+        /* Nothing but a bad option gets here (the server itself may come later). */
+        fprintf(stderr, "swarmcast: cannot set up the NATS bridge\n");
         exit(1);
     }
 
@@ -1276,6 +1595,12 @@ void app_shutdown(app_t *a)
     uv_close((uv_handle_t *)&a->wake_loop, NULL);
     uv_timer_stop(&a->cursor_timer);
     uv_close((uv_handle_t *)&a->cursor_timer, NULL);
+    if (a->nats) {
+        uv_timer_stop(&a->lease_timer);
+        uv_close((uv_handle_t *)&a->lease_timer, NULL);
+        nats_link_destroy(a->nats);
+        a->nats = NULL; /* no more publishing from here on */
+    }
     net_shutdown(a->net, NULL, NULL);
 }
 
@@ -1288,6 +1613,8 @@ void app_destroy(app_t *a)
     shared_buf_unref(a->v1_frame);
     compose_destroy(a->compose);
     viewers_destroy(a->viewers);
+    relay_leases_destroy(a->leases);
+    remote_clients_destroy(a->remote);
     views_destroy(a->views);
     world_free(&a->world);
     pthread_mutex_destroy(&a->lock);

@@ -19,6 +19,8 @@
 
 /* How long nats_link_destroy waits for libnats' threads to finish. */
 #define NATS_LINK_CLOSE_WAIT_MS 2000
+/* A connect attempt (on the loop thread, see connect_now) gives up after this. */
+#define NATS_LINK_CONNECT_TIMEOUT_MS 500
 
 typedef enum { ITEM_MSG, ITEM_SUB_DONE, ITEM_CONNECTED, ITEM_DISCONNECTED, ITEM_RECONNECTED } item_kind_t;
 
@@ -33,7 +35,8 @@ typedef struct item {
 
 struct nats_link_sub {
     nats_link_t *link;
-    natsSubscription *ns;
+    natsSubscription *ns; /* NULL until the first connection */
+    char *subject;
     nats_link_msg_cb cb;
     void *user;
     bool unsubscribed; /* loop thread: no more callbacks */
@@ -51,6 +54,10 @@ struct nats_link {
     nats_link_state_cb on_state;
     void *user;
     char *nkey_seed, *nkey_public;
+    natsOptions *opts;
+    char *urls;
+    uv_timer_t retry; /* first connection attempts, until one succeeds */
+    bool retry_logged;
 
     uv_async_t wake;
     uv_mutex_t lock;
@@ -58,6 +65,7 @@ struct nats_link {
     bool closing;         /* under lock: drop whatever libnats still delivers */
 
     nats_link_sub_t *subs;
+    int handles_open;
     bool connected, ever_connected;
     nats_link_stats_t stats;      /* loop thread, except dropped */
     atomic_uint_fast64_t dropped; /* counted on the delivery thread */
@@ -140,11 +148,6 @@ static void on_nats_sub_done(void *closure)
 }
 
 /* libnats' connection threads. */
-static void on_nats_connected(natsConnection *nc, void *closure)
-{
-    (void)nc;
-    post_state(closure, ITEM_CONNECTED);
-}
 static void on_nats_disconnected(natsConnection *nc, void *closure)
 {
     (void)nc;
@@ -161,6 +164,7 @@ static void sub_unlink_free(nats_link_t *l, nats_link_sub_t *s)
     if (s->prev) s->prev->next = s->next;
     else l->subs = s->next;
     if (s->next) s->next->prev = s->prev;
+    free(s->subject);
     free(s);
 }
 
@@ -287,12 +291,11 @@ static int configure(nats_link_t *l, natsOptions *o, const nats_link_config_t *c
     }
     natsStatus s = NATS_OK;
     if (cfg->name) s |= natsOptions_SetName(o, cfg->name);
-    s |= natsOptions_SetTimeout(o, 2000);
+    s |= natsOptions_SetTimeout(o, NATS_LINK_CONNECT_TIMEOUT_MS);
     s |= natsOptions_SetAllowReconnect(o, true);
     s |= natsOptions_SetMaxReconnect(o, -1);
     s |= natsOptions_SetReconnectWait(o, NATS_LINK_RECONNECT_WAIT_MS);
     s |= natsOptions_SetReconnectBufSize(o, NATS_LINK_RECONNECT_BUF_BYTES);
-    s |= natsOptions_SetRetryOnFailedConnect(o, true, on_nats_connected, l);
     s |= natsOptions_SetDisconnectedCB(o, on_nats_disconnected, l);
     s |= natsOptions_SetReconnectedCB(o, on_nats_reconnected, l);
     s |= natsOptions_UseGlobalMessageDelivery(o, true);
@@ -329,11 +332,53 @@ static void free_link(nats_link_t *l)
     if (l->nkey_seed) memset(l->nkey_seed, 0, strlen(l->nkey_seed));
     free(l->nkey_seed);
     free(l->nkey_public);
+    natsOptions_Destroy(l->opts);
+    free(l->urls);
     uv_mutex_destroy(&l->lock);
     free(l);
 }
 
-static void on_wake_closed(uv_handle_t *h) { free_link(h->data); }
+/* The wake and retry handles closed: nothing of the link is left on the loop. */
+static void on_handle_closed(uv_handle_t *h)
+{
+    nats_link_t *l = h->data;
+    if (--l->handles_open == 0) free_link(l);
+}
+
+static int start_sub(nats_link_t *l, nats_link_sub_t *s)
+{
+    if (natsConnection_Subscribe(&s->ns, l->nc, s->subject, on_nats_msg, s) != NATS_OK) return -1;
+    natsSubscription_SetPendingLimits(s->ns, s->max_msgs, s->max_bytes);
+    natsSubscription_SetOnCompleteCB(s->ns, on_nats_sub_done, s);
+    return 0;
+}
+
+/* The first connection, made on the loop thread: libnats' libuv adapter can
+ * attach a connection to the loop only from the loop's own thread (a first
+ * connect that libnats retries on its reconnect thread fails there:
+ * natsOptions_SetRetryOnFailedConnect does not work with the adapter).
+ * Once connected, libnats reconnects by itself (MaxReconnect -1). An attempt
+ * holds the loop until the server answers or refuses, at most
+ * NATS_LINK_CONNECT_TIMEOUT_MS (only for a host that drops packets). */
+static void connect_now(nats_link_t *l)
+{
+    natsStatus s = natsConnection_Connect(&l->nc, l->opts);
+    if (s != NATS_OK) {
+        l->nc = NULL;
+        if (!l->retry_logged)
+            fprintf(stderr, "swarmcast: nats: %s not reachable yet (%s), retrying every %d ms\n", l->urls,
+                    natsStatus_GetText(s), NATS_LINK_RECONNECT_WAIT_MS);
+        l->retry_logged = true;
+        return;
+    }
+    uv_timer_stop(&l->retry);
+    for (nats_link_sub_t *sub = l->subs; sub; sub = sub->next)
+        if (!sub->unsubscribed && start_sub(l, sub) < 0)
+            fprintf(stderr, "swarmcast: nats: cannot subscribe to %s\n", sub->subject);
+    set_connected(l, true, false);
+}
+
+static void on_retry(uv_timer_t *t) { connect_now(t->data); }
 
 nats_link_t *nats_link_create(uv_loop_t *loop, const nats_link_config_t *cfg, nats_link_state_cb on_state,
                               void *user)
@@ -349,39 +394,19 @@ nats_link_t *nats_link_create(uv_loop_t *loop, const nats_link_config_t *cfg, na
         return NULL;
     }
     /* One delivery thread for every subscription: one order for all. */
-    if (nats_Open(-1) != NATS_OK || nats_SetMessageDeliveryPoolSize(1) != NATS_OK) {
-        uv_mutex_destroy(&l->lock);
-        free(l);
+    if (nats_Open(-1) != NATS_OK || nats_SetMessageDeliveryPoolSize(1) != NATS_OK || !(l->urls = strdup(cfg->urls)) ||
+        natsOptions_Create(&l->opts) != NATS_OK || configure(l, l->opts, cfg) < 0) {
+        free_link(l);
         return NULL;
     }
     natsLibuv_Init();
     natsLibuv_SetThreadLocalLoop(loop);
-    natsOptions *o = NULL;
-    if (natsOptions_Create(&o) != NATS_OK || configure(l, o, cfg) < 0) {
-        natsOptions_Destroy(o);
-        free_link(l);
-        return NULL;
-    }
-    if (uv_async_init(loop, &l->wake, on_wake) != 0) {
-        natsOptions_Destroy(o);
-        free_link(l);
-        return NULL;
-    }
-    l->wake.data = l;
-    natsStatus s = natsConnection_Connect(&l->nc, o);
-    natsOptions_Destroy(o);
-    if (s == NATS_OK) {
-        post_state(l, ITEM_CONNECTED); /* no connected callback when it worked at once */
-    } else if (s != NATS_NOT_YET_CONNECTED) {
-        fprintf(stderr, "swarmcast: nats: cannot connect to %s: %s\n", cfg->urls, natsStatus_GetText(s));
-        natsConnection_Destroy(l->nc);
-        l->nc = NULL;
-        uv_close((uv_handle_t *)&l->wake, on_wake_closed);
-        return NULL;
-    } else {
-        fprintf(stderr, "swarmcast: nats: %s not reachable yet, retrying every %d ms\n", cfg->urls,
-                NATS_LINK_RECONNECT_WAIT_MS);
-    }
+    uv_async_init(loop, &l->wake, on_wake);
+    uv_timer_init(loop, &l->retry);
+    l->wake.data = l->retry.data = l;
+    l->handles_open = 2;
+    uv_timer_start(&l->retry, on_retry, NATS_LINK_RECONNECT_WAIT_MS, NATS_LINK_RECONNECT_WAIT_MS);
+    connect_now(l);
     return l;
 }
 
@@ -396,12 +421,16 @@ void nats_link_destroy(nats_link_t *l)
     uv_mutex_lock(&l->lock);
     l->closing = true;
     uv_mutex_unlock(&l->lock);
-    natsConnection_Close(l->nc);
-    natsConnection_Destroy(l->nc);
-    l->nc = NULL;
+    if (l->nc) {
+        natsConnection_Close(l->nc);
+        natsConnection_Destroy(l->nc);
+        l->nc = NULL;
+    }
     /* libnats' threads may still be in our handlers; after this none is. */
     nats_CloseAndWait(NATS_LINK_CLOSE_WAIT_MS);
-    uv_close((uv_handle_t *)&l->wake, on_wake_closed);
+    uv_timer_stop(&l->retry);
+    uv_close((uv_handle_t *)&l->retry, on_handle_closed);
+    uv_close((uv_handle_t *)&l->wake, on_handle_closed);
 }
 
 bool nats_link_connected(const nats_link_t *l) { return l && l->connected; }
@@ -413,9 +442,35 @@ void nats_link_get_stats(const nats_link_t *l, nats_link_stats_t *out)
     out->dropped_messages = atomic_load(&l->dropped);
 }
 
+char *nats_link_metrics_text(const nats_link_t *l)
+{
+    nats_link_stats_t st;
+    nats_link_get_stats(l, &st);
+    static const struct {
+        const char *name, *type, *help;
+    } series[] = {
+        {"swarmcast_nats_connected", "gauge", "1 while connected to a NATS server"},
+        {"swarmcast_nats_published_messages_total", "counter", "messages published to NATS"},
+        {"swarmcast_nats_published_bytes_total", "counter", "payload bytes published to NATS"},
+        {"swarmcast_nats_publish_failures_total", "counter", "publishes refused (disconnected with a full buffer, ...)"},
+        {"swarmcast_nats_received_messages_total", "counter", "messages received from NATS"},
+        {"swarmcast_nats_dropped_messages_total", "counter", "messages dropped over a subscription's pending limit"},
+        {"swarmcast_nats_reconnects_total", "counter", "reconnections to NATS"},
+    };
+    const unsigned long long values[] = {st.connected, st.published_messages, st.published_bytes, st.publish_failures,
+                                         st.received_messages, st.dropped_messages, st.reconnects};
+    size_t cap = 4096, len = 0; /* the seven series take about 1 KB */
+    char *text = malloc(cap);
+    if (!text) return NULL;
+    for (size_t i = 0; i < sizeof series / sizeof series[0]; i++)
+        len += (size_t)snprintf(text + len, cap - len, "# HELP %s %s\n# TYPE %s %s\n%s %llu\n", series[i].name,
+                                series[i].help, series[i].name, series[i].type, series[i].name, values[i]);
+    return text;
+}
+
 int nats_link_publish(nats_link_t *l, const char *subject, const char *reply, const void *data, size_t len)
 {
-    if (len > INT32_MAX) {
+    if (!l->nc || len > INT32_MAX) {
         l->stats.publish_failures++;
         return -1;
     }
@@ -444,13 +499,11 @@ nats_link_sub_t *nats_link_subscribe(nats_link_t *l, const char *subject, int ma
     s->next = l->subs;
     if (l->subs) l->subs->prev = s;
     l->subs = s;
-    if (natsConnection_Subscribe(&s->ns, l->nc, subject, on_nats_msg, s) != NATS_OK) {
+    if (!(s->subject = strdup(subject)) || (l->nc && start_sub(l, s) < 0)) {
         sub_unlink_free(l, s);
         return NULL;
     }
-    natsSubscription_SetPendingLimits(s->ns, s->max_msgs, s->max_bytes);
-    natsSubscription_SetOnCompleteCB(s->ns, on_nats_sub_done, s);
-    return s;
+    return s; /* before the first connection: subscribed when it comes */
 }
 
 void nats_link_unsubscribe(nats_link_t *l, nats_link_sub_t *s)
@@ -463,6 +516,10 @@ void nats_link_unsubscribe(nats_link_t *l, nats_link_sub_t *s)
     uv_mutex_unlock(&s->link->lock);
     /* The wrapper is freed when libnats reports the subscription done (its
      * last message handed over), or by nats_link_destroy. */
+    if (!s->ns) { /* never subscribed: no delivery thread knows it */
+        sub_unlink_free(l, s);
+        return;
+    }
     natsSubscription_Unsubscribe(s->ns);
     natsSubscription_Destroy(s->ns);
     s->ns = NULL;

@@ -11,10 +11,13 @@
  * the callbacks, in the order the connection received them (a relay gets a
  * snapshot's view messages before its P.frame).
  *
- * Connection policy: reconnect forever (every 250 ms), retry a failed first
- * connect the same way (either side may start first), and a small reconnect
+ * Connection policy: reconnect forever (every 250 ms); a first connect that
+ * fails is retried from a loop timer at the same pace, so either side may
+ * start first (libnats' own retry of a first connect cannot attach to the
+ * loop: the adapter attaches only from the loop thread); a small reconnect
  * buffer (a stale backlog of frames is worse than a gap: publishing while
- * disconnected fails once it is full, and is counted).
+ * disconnected fails once it is full, and is counted). Subscriptions made
+ * before the first connection take effect when it comes.
  *
  * Loop thread only, except where said. Error rule: 0 or negative. */
 #ifndef SWARMCAST_NATS_LINK_H
@@ -66,6 +69,11 @@ void nats_link_destroy(nats_link_t *l);
 
 bool nats_link_connected(const nats_link_t *l);
 void nats_link_get_stats(const nats_link_t *l, nats_link_stats_t *out);
+
+/* The link's Prometheus series (malloc'd text, or NULL): swarmcast_nats_connected,
+ * _published_messages_total, _published_bytes_total, _publish_failures_total,
+ * _received_messages_total, _dropped_messages_total, _reconnects_total. */
+char *nats_link_metrics_text(const nats_link_t *l);
 
 /* reply may be NULL. 0, or -1 when the client refused it (counted). */
 int nats_link_publish(nats_link_t *l, const char *subject, const char *reply, const void *data, size_t len);

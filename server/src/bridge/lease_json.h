@@ -1,0 +1,56 @@
+/* lease_json: the JSON of a relay's view lease (protocol/PROTOCOL.md, "NATS
+ * subjects (scaled set-up)"), both ways.
+ *
+ * Relay → sim on P.lease (a request; the reply subject is the relay's
+ * P.reply.<tag>):
+ *   {"relay":"<name>","tag":N,"views":[{"m":"d","l":L,"x0":..,"y0":..,"x1":..,"y1":..},...],"clients":n}
+ * Sim → relay on that reply subject (plain JSON, no envelope):
+ *   {"ok":true,"tag":N,"views":[granted rect per asked view, same order],"hello":{...}}
+ *   {"ok":false,"error":"tag_taken"}   (or "bad_request")
+ * Parsers are strict (json_strict first) and return 0, or -1. */
+#ifndef SWARMCAST_LEASE_JSON_H
+#define SWARMCAST_LEASE_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/wire2.h"
+
+#define LEASE_MAX_VIEWS 64   /* views one relay may lease */
+#define LEASE_NAME_MAX 63    /* bytes of a relay's name */
+#define LEASE_TAG_MAX 1023u
+
+typedef struct lease_view {
+    wire2_mode_t mode;
+    wire2_rect_t rect;
+} lease_view_t;
+
+typedef struct lease_request {
+    char relay[LEASE_NAME_MAX + 1];
+    unsigned tag; /* 1 … LEASE_TAG_MAX */
+    lease_view_t views[LEASE_MAX_VIEWS];
+    size_t n_views;
+    uint32_t clients;
+} lease_request_t;
+
+int lease_request_parse(const char *text, size_t len, lease_request_t *out);
+/* malloc'd, or NULL. */
+char *lease_request_format(const lease_request_t *req);
+
+/* hello: the JSON object of the hello a v2 client would get (inserted as is). */
+char *lease_reply_format(unsigned tag, const lease_view_t *granted, size_t n, const char *hello);
+char *lease_reply_refusal(const char *error);
+
+typedef struct lease_reply {
+    bool ok;
+    char error[32];     /* when !ok */
+    unsigned tag;
+    lease_view_t views[LEASE_MAX_VIEWS];
+    size_t n_views;
+    char *hello;        /* malloc'd JSON text of the hello object (free it), or NULL */
+} lease_reply_t;
+
+int lease_reply_parse(const char *text, size_t len, lease_reply_t *out);
+
+#endif
