@@ -98,10 +98,13 @@ suite('the scaled set-up: nats-server, the simulation with --nats, two relays', 
   before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'swarmcast-nats-'));
     nats = await startNats({ bin: natsBin });
-    simArgs = ['--nats', nats.url, '--control-token', TOKEN, '--state-file', path.join(dir, 'state.json')];
+    // --rate-scale 4: a fresh operator can afford `auth` and then a reset
+    // (a reset costs a whole budget) at both the relay and the simulation.
+    const limits = ['--control-token', TOKEN, '--rate-scale', '4'];
+    simArgs = ['--nats', nats.url, ...limits, '--state-file', path.join(dir, 'state.json')];
     sim = await startServer({ agents: AGENTS, args: simArgs });
-    r1 = await startRelay(nats.url, { args: ['--control-token', TOKEN, '--relay-name', 'r1'] });
-    r2 = await startRelay(nats.url, { args: ['--control-token', TOKEN, '--relay-name', 'r2'] });
+    r1 = await startRelay(nats.url, { args: [...limits, '--relay-name', 'r1'] });
+    r2 = await startRelay(nats.url, { args: [...limits, '--relay-name', 'r2'] });
     await waitHealthy(r1, 'relay 1');
     await waitHealthy(r2, 'relay 2');
   });
