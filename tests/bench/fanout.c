@@ -15,6 +15,19 @@
  * usage: swarmcast-fanout --port P --pid SERVER_PID [--host 127.0.0.1]
  *          [--counts 100,500,1000,2000,4000] [--seconds 10] [--warmup 2]
  *          [--protocol swarmcast.v2] [--deflate] [--tick-hz 60] [--threads]
+ *          [--ports P1,P2,...] [--other-pids PID,PID,...] [--reader raw|lws]
+ *
+ * --ports spreads the viewers round-robin over several servers (relays, say)
+ * while --port and --pid still name the one whose CPU, tick and /metrics are
+ * reported (the simulation); --other-pids adds a column with those
+ * processes' CPU summed (the relays').
+ *
+ * The default reader (raw_ws.h) walks frame headers and skips payloads:
+ * about a read() per frame, so that the server, not the probe, is what runs
+ * out of CPU. --reader lws uses libwebsockets' client instead (on a libuv
+ * loop; lws's own poll() loop costs O(connections) per wake-up), which
+ * parses every payload byte and costs ~3× the raw reader per frame;
+ * --deflate implies it (only lws inflates).
  *
  * The server must accept that many sessions from one address:
  *   swarmcast --agents 2000 --max-clients 4096 --max-per-address 4096
@@ -35,15 +48,25 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/epoll.h>
+#include <uv.h>
+
+#include "raw_ws.h"
 
 #define MAX_COUNTS 16
 #define MAX_THREADS 64
 /* Connections started per service turn while opening: a burst of
  * thousands of SYNs would overflow the server's listen backlog. */
 #define CONNECT_BATCH 50
+#define MAX_PORTS 16
+#define MAX_OTHER_PIDS 16
+/* The loop is woken at least this often, so that a quiet spell never blocks
+ * a round's clock. */
+#define WAKE_MS 50
 
 typedef struct conn {
-    struct lws *wsi;
+    raw_ws_t raw; /* --reader raw */
+    struct lws *wsi; /* --reader lws */
     bool open, failed;
     uint64_t frames, bytes; /* binary messages completed, bytes received */
     uint64_t frames_mark, bytes_mark;
@@ -55,11 +78,63 @@ static struct {
     size_t counts[MAX_COUNTS];
     size_t n_counts;
     double seconds, warmup, tick_hz;
-    bool deflate, threads;
-} opt = {"127.0.0.1", "swarmcast.v2", 0, 0, {100, 500, 1000, 2000, 4000}, 5, 10, 2, 60, false, false};
+    bool deflate, threads, lws_reader;
+    int ports[MAX_PORTS];
+    size_t n_ports;
+    int other_pids[MAX_OTHER_PIDS];
+    size_t n_other_pids;
+} opt = {"127.0.0.1", "swarmcast.v2", 0, 0, {100, 500, 1000, 2000, 4000}, 5, 10, 2, 60, false, false, false, {0}, 0, {0}, 0};
 
+static uv_loop_t loop;
 static conn_t *conns;
 static size_t n_open, n_failed;
+
+
+static int epoll_fd = -1; /* --reader raw */
+
+static void raw_ended(conn_t *c)
+{
+    if (c->open) n_open--;
+    else if (!c->failed) c->failed = true, n_failed++;
+    c->open = false;
+    raw_ws_close(&c->raw);
+}
+
+/* One wake-up of the raw readers: every ready connection read dry. */
+static void raw_service(void)
+{
+    static uint8_t buf[1 << 18];
+    struct epoll_event ev[512];
+    int k = epoll_wait(epoll_fd, ev, 512, WAKE_MS);
+    for (int j = 0; j < k; j++) {
+        conn_t *c = &conns[ev[j].data.u32];
+        if (c->raw.state == RAW_WS_CLOSED) continue;
+        if (c->raw.state == RAW_WS_CONNECTING) {
+            struct epoll_event in = {.events = EPOLLIN, .data.u32 = ev[j].data.u32};
+            if (raw_ws_on_writable(&c->raw, opt.host, opt.protocol) ||
+                epoll_ctl(epoll_fd, EPOLL_CTL_MOD, c->raw.fd, &in))
+                raw_ended(c);
+            continue;
+        }
+        int rc = raw_ws_on_readable(&c->raw, buf, sizeof buf);
+        if (!c->open && c->raw.state == RAW_WS_OPEN) c->open = true, n_open++;
+        c->frames = c->raw.frames;
+        c->bytes = c->raw.bytes;
+        if (rc) raw_ended(c);
+    }
+}
+
+/* One turn of the loop: what lws_service was with lws's own poll loop. */
+static void service(void)
+{
+    if (opt.lws_reader)
+        uv_run(&loop, UV_RUN_ONCE);
+    else
+        raw_service();
+}
+
+static void on_wake_timer(uv_timer_t *t) { (void)t; }
+
 
 static double now_s(void)
 {
@@ -121,6 +196,19 @@ static double stat_cpu(const char *path, char *comm, size_t comm_len)
     /* After ") ": state is field 3; utime and stime are fields 14 and 15. */
     if (sscanf(close + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2) return -1;
     return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* CPU seconds of --other-pids, summed. */
+static double others_cpu(void)
+{
+    double sum = 0;
+    for (size_t k = 0; k < opt.n_other_pids; k++) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/stat", opt.other_pids[k]);
+        double c = stat_cpu(path, NULL, 0);
+        if (c > 0) sum += c;
+    }
+    return sum;
 }
 
 typedef struct thread_cpu {
@@ -191,16 +279,18 @@ static int metrics_get(double *ticks, double *overruns)
 static double wire_bytes(void)
 {
     char cmd[160];
-    snprintf(cmd, sizeof cmd, "ss -tinH state established '( dport = :%d )' 2>/dev/null", opt.port);
-    FILE *p = popen(cmd, "r");
-    if (!p) return -1;
     double sum = 0;
-    char line[4096];
-    while (fgets(line, sizeof line, p)) {
-        const char *b = strstr(line, "bytes_received:");
-        if (b) sum += atof(b + strlen("bytes_received:"));
+    for (size_t k = 0; k < opt.n_ports; k++) {
+        snprintf(cmd, sizeof cmd, "ss -tinH state established '( dport = :%d )' 2>/dev/null", opt.ports[k]);
+        FILE *p = popen(cmd, "r");
+        if (!p) return -1;
+        char line[4096];
+        while (fgets(line, sizeof line, p)) {
+            const char *b = strstr(line, "bytes_received:");
+            if (b) sum += atof(b + strlen("bytes_received:"));
+        }
+        pclose(p);
     }
-    pclose(p);
     return sum;
 }
 
@@ -212,19 +302,27 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void service_for(struct lws_context *ctx, double seconds)
+static void service_for(double seconds)
 {
     double end = now_s() + seconds;
-    while (now_s() < end) lws_service(ctx, 0);
+    while (now_s() < end) service();
 }
 
 static void connect_one(struct lws_context *ctx, size_t i)
 {
+    if (!opt.lws_reader) {
+        conns[i] = (conn_t){0};
+        struct epoll_event e = {.events = EPOLLOUT | EPOLLIN, .data.u32 = (uint32_t)i};
+        if (raw_ws_connect(&conns[i].raw, opt.host, opt.ports[i % opt.n_ports], opt.protocol) ||
+            epoll_ctl(epoll_fd, EPOLL_CTL_ADD, conns[i].raw.fd, &e))
+            raw_ended(&conns[i]);
+        return;
+    }
     struct lws_client_connect_info ci;
     memset(&ci, 0, sizeof ci);
     ci.context = ctx;
     ci.address = opt.host;
-    ci.port = opt.port;
+    ci.port = opt.ports[i % opt.n_ports];
     ci.path = "/ws";
     ci.host = opt.host;
     ci.origin = NULL;
@@ -244,26 +342,26 @@ static void round_of(struct lws_context *ctx, size_t n)
     double began = now_s();
     for (size_t i = 0; i < n; i++) {
         connect_one(ctx, i);
-        if (i % CONNECT_BATCH == CONNECT_BATCH - 1) lws_service(ctx, 0);
+        if (i % CONNECT_BATCH == CONNECT_BATCH - 1) service();
     }
-    while (n_open + n_failed < n && now_s() - began < 30) lws_service(ctx, 0);
+    while (n_open + n_failed < n && now_s() - began < 30) service();
     double opened_s = now_s() - began;
-    service_for(ctx, opt.warmup);
+    service_for(opt.warmup);
 
     double ticks0 = 0, over0 = 0, ticks1 = 0, over1 = 0;
     char self[32];
     snprintf(self, sizeof self, "/proc/%d/stat", opt.pid);
     int m0 = metrics_get(&ticks0, &over0);
-    double cpu0 = stat_cpu(self, NULL, 0), mine0 = stat_cpu("/proc/self/stat", NULL, 0);
+    double cpu0 = stat_cpu(self, NULL, 0), mine0 = stat_cpu("/proc/self/stat", NULL, 0), others0 = others_cpu();
     thread_cpu_t th0[MAX_THREADS], th1[MAX_THREADS];
     size_t n_th0 = opt.threads ? threads_cpu(th0, MAX_THREADS) : 0;
     for (size_t i = 0; i < n; i++) conns[i].frames_mark = conns[i].frames, conns[i].bytes_mark = conns[i].bytes;
     double wire0 = wire_bytes();
     double t0 = now_s();
-    service_for(ctx, opt.seconds);
+    service_for(opt.seconds);
     double t1 = now_s(), dt = t1 - t0;
     double wire1 = wire_bytes();
-    double cpu1 = stat_cpu(self, NULL, 0), mine1 = stat_cpu("/proc/self/stat", NULL, 0);
+    double cpu1 = stat_cpu(self, NULL, 0), mine1 = stat_cpu("/proc/self/stat", NULL, 0), others1 = others_cpu();
     size_t n_th1 = opt.threads ? threads_cpu(th1, MAX_THREADS) : 0;
     int m1 = metrics_get(&ticks1, &over1);
 
@@ -286,6 +384,7 @@ static void round_of(struct lws_context *ctx, size_t n)
            live, live ? rate[live / 2] : 0.0, live ? rate[live / 10] : 0.0, live ? bps[live / 2] / 1e3 : 0.0,
            total_bytes / 1e6, wire0 >= 0 && wire1 >= 0 ? (wire1 - wire0) / dt / 1e6 : -1.0, (cpu1 - cpu0) / dt * 100, (mine1 - mine0) / dt * 100, tick_rate, overruns,
            held ? "yes" : "no", opened_s);
+    if (opt.n_other_pids) printf("|       | other processes' CPU: %.0f%%\n", (others1 - others0) / dt * 100);
     if (opt.threads) {
         printf("|       | server threads:");
         for (size_t i = 0; i < n_th1; i++)
@@ -299,19 +398,21 @@ static void round_of(struct lws_context *ctx, size_t n)
     free(bps);
 
     /* Close everything and wait for the server to let go. */
-    for (size_t i = 0; i < n; i++)
-        if (conns[i].wsi && conns[i].open) {
+    for (size_t i = 0; i < n; i++) {
+        if (!opt.lws_reader && conns[i].raw.state != RAW_WS_CLOSED) raw_ended(&conns[i]);
+        if (opt.lws_reader && conns[i].wsi && conns[i].open)
             lws_set_timeout(conns[i].wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
-        }
+    }
     double closing = now_s();
-    while (n_open && now_s() - closing < 15) lws_service(ctx, 0);
-    service_for(ctx, 1.0);
+    while (n_open && now_s() - closing < 15) service();
+    service_for(1.0);
 }
 
 static void usage(void)
 {
     fprintf(stderr, "usage: swarmcast-fanout --port P --pid SERVER_PID [--host H] [--counts 100,500,...] "
-                    "[--seconds S] [--warmup S] [--protocol NAME] [--deflate] [--tick-hz HZ] [--threads]\n");
+                    "[--seconds S] [--warmup S] [--protocol NAME] [--deflate] [--tick-hz HZ] [--threads] "
+                    "[--ports P1,P2,...] [--other-pids PID,...] [--reader raw|lws]\n");
 }
 
 int main(int argc, char **argv)
@@ -322,6 +423,8 @@ int main(int argc, char **argv)
         {"seconds", required_argument, NULL, 's'}, {"warmup", required_argument, NULL, 'w'},
         {"protocol", required_argument, NULL, 'r'}, {"deflate", no_argument, NULL, 'd'},
         {"tick-hz", required_argument, NULL, 't'}, {"threads", no_argument, NULL, 'T'},
+        {"ports", required_argument, NULL, 'q'},   {"other-pids", required_argument, NULL, 'o'},
+        {"reader", required_argument, NULL, 'R'},
         {NULL, 0, NULL, 0},
     };
     for (int o; (o = getopt_long(argc, argv, "", options, NULL)) != -1;) {
@@ -343,12 +446,34 @@ int main(int argc, char **argv)
         case 'd': opt.deflate = true; break;
         case 't': opt.tick_hz = atof(optarg); break;
         case 'T': opt.threads = true; break;
+        case 'R': opt.lws_reader = strcmp(optarg, "lws") == 0; break;
+        case 'q':
+            opt.n_ports = 0;
+            for (char *p = optarg; *p && opt.n_ports < MAX_PORTS;) {
+                opt.ports[opt.n_ports++] = (int)strtol(p, &p, 10);
+                if (*p == ',') p++;
+            }
+            break;
+        case 'o':
+            opt.n_other_pids = 0;
+            for (char *p = optarg; *p && opt.n_other_pids < MAX_OTHER_PIDS;) {
+                opt.other_pids[opt.n_other_pids++] = (int)strtol(p, &p, 10);
+                if (*p == ',') p++;
+            }
+            break;
         default: usage(); return 2;
         }
     }
     if (!opt.port || !opt.pid || !opt.n_counts) {
         usage();
         return 2;
+    }
+    if (!opt.n_ports) opt.ports[opt.n_ports++] = opt.port;
+    /* Only libwebsockets' client can inflate. */
+    if (opt.deflate) opt.lws_reader = true;
+    if (!opt.lws_reader && (epoll_fd = epoll_create1(EPOLL_CLOEXEC)) < 0) {
+        perror("swarmcast-fanout: epoll_create1");
+        return 1;
     }
     size_t max_n = 0;
     for (size_t i = 0; i < opt.n_counts; i++)
@@ -379,14 +504,21 @@ int main(int argc, char **argv)
     info.protocols = protocols;
     if (opt.deflate) info.extensions = extensions;
     info.fd_limit_per_thread = (unsigned)(max_n + 256);
+    uv_loop_init(&loop);
+    void *loops[] = {&loop};
+    info.options = LWS_SERVER_OPTION_LIBUV;
+    info.foreign_loops = loops;
+    uv_timer_t wake;
+    uv_timer_init(&loop, &wake);
+    uv_timer_start(&wake, on_wake_timer, WAKE_MS, WAKE_MS);
     struct lws_context *ctx = lws_create_context(&info);
     if (!ctx) {
         fprintf(stderr, "swarmcast-fanout: cannot create the libwebsockets context\n");
         return 1;
     }
-    printf("# swarmcast-fanout: %s://%s:%d/ws (%s%s), server pid %d, %.0f s per round after %.0f s warm-up\n", "ws",
-           opt.host, opt.port, opt.protocol, opt.deflate ? ", permessage-deflate" : "", opt.pid, opt.seconds,
-           opt.warmup);
+    printf("# swarmcast-fanout: %s://%s:%d/ws (%s%s), server pid %d, %.0f s per round after %.0f s warm-up, %s reader\n",
+           "ws", opt.host, opt.port, opt.protocol, opt.deflate ? ", permessage-deflate" : "", opt.pid, opt.seconds,
+           opt.warmup, opt.lws_reader ? "libwebsockets" : "raw");
     printf("| viewers | open | median snap/s | p10 snap/s | median kB/s per viewer | MB/s all | wire MB/s all | server CPU "
            "| probe CPU | tick Hz | overruns | tick held | connect s |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

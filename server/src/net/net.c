@@ -27,6 +27,11 @@
  * much had piled up (a minute of a small flock). 128 KiB still carries
  * several MB/s at a 50 ms round trip. */
 #define SESSION_SNDBUF_BYTES (128 * 1024)
+/* The most one send() may carry (the protocols' tx_packet_size): a whole
+ * frame at once. Without it lws 4.1 sends at most rx_buffer_size bytes at a
+ * time, so every frame over 4 KiB (keys, v1 frames) cost a second write and
+ * a second trip through the poll. */
+#define TX_PACKET_BYTES SESSION_SNDBUF_BYTES
 /* Seconds libwebsockets gives a connection to finish its HTTP request or
  * upgrade: half-open connections do not linger. */
 #define HANDSHAKE_TIMEOUT_S 10
@@ -310,13 +315,26 @@ static int first_dirty(const session_t *s)
     return -1;
 }
 
-/* One frame per callback (libwebsockets allows one write each). */
-static int on_writeable(net_t *n, session_t *s, struct lws *wsi)
+/* The newest v2 frame for s, composed now for what it holds: the newest
+ * state of its view, as a delta, a chain of deltas or a key. */
+static int write_v2(net_t *n, session_t *s)
 {
-    /* Closing: nothing more goes out but libwebsockets' close frame. */
-    if (s->closing || !s->counted) return 0;
-    s->last_progress_ms = now_ms(n);
-    int rc = 0;
+    s->snap_seq = n->v2_seq;
+    const uint8_t *data;
+    size_t len;
+    if (!n->cb.compose_v2(n->cb.user, s->client_id, s->slot, &data, &len)) return 0;
+    if (lws_write(s->wsi, (uint8_t *)data, len, LWS_WRITE_BINARY) < (int)len) return -1;
+    n->stats.v2_frames++;
+    n->stats.v2_bytes += len;
+    return 0;
+}
+
+/* Writes the next thing s is owed, in this order: a ping, its replies, the
+ * news it has not had, the newest snapshot. 1 when something was written,
+ * 0 when nothing was owed, -1 when the socket failed. */
+static int write_next(net_t *n, session_t *s)
+{
+    struct lws *wsi = s->wsi;
     int key;
     if (s->ping_due) {
         /* lws 4.1 does not report a pong with an empty payload. */
@@ -324,32 +342,26 @@ static int on_writeable(net_t *n, session_t *s, struct lws *wsi)
         memcpy(ping + LWS_PRE, "swrm", 4);
         s->ping_due = false;
         n->stats.pings++;
-        if (lws_write(wsi, ping + LWS_PRE, 4, LWS_WRITE_PING) < 4) return -1;
-    } else if (s->out_count) {
+        return lws_write(wsi, ping + LWS_PRE, 4, LWS_WRITE_PING) < 4 ? -1 : 1;
+    }
+    if (s->out_count) {
         outgoing_t o = s->out[s->out_head];
         s->out_head = (s->out_head + 1) % OUTBOX_CAP;
         s->out_count--;
-        rc = write_text(n, wsi, o.buf, o.len);
+        int rc = write_text(n, wsi, o.buf, o.len);
         free(o.buf);
         if (s->reading_paused && s->out_count <= OUTBOX_RESUME_READING) {
             lws_rx_flow_control(wsi, 1);
             s->reading_paused = false;
         }
-    } else if ((key = first_dirty(s)) >= 0) {
+        return rc < 0 ? -1 : 1;
+    }
+    if ((key = first_dirty(s)) >= 0) {
         s->latest_dirty[key / 64] &= ~(1ull << (key % 64));
-        rc = write_text(n, wsi, n->latest[key].buf, n->latest[key].len);
-    } else if (s->protocol == 2 && s->snap_seq != n->v2_seq) {
-        /* Composed now, for what this client holds: the newest state of its
-         * view, as a delta, a chain of deltas or a key. */
-        s->snap_seq = n->v2_seq;
-        const uint8_t *data;
-        size_t len;
-        if (n->cb.compose_v2(n->cb.user, s->client_id, s->slot, &data, &len)) {
-            if (lws_write(wsi, (uint8_t *)data, len, LWS_WRITE_BINARY) < (int)len) return -1;
-            n->stats.v2_frames++;
-            n->stats.v2_bytes += len;
-        }
-    } else if (s->protocol == 1 && n->snap_len && s->snap_seq != n->snap_seq) {
+        return write_text(n, wsi, n->latest[key].buf, n->latest[key].len) < 0 ? -1 : 1;
+    }
+    if (s->protocol == 2 && s->snap_seq != n->v2_seq) return write_v2(n, s) < 0 ? -1 : 1;
+    if (s->protocol == 1 && n->snap_len && s->snap_seq != n->snap_seq) {
         /* Only the newest snapshot is ever sent: one that went out while
          * this client was still busy with an older write is skipped. */
         int written = lws_write(wsi, n->snap, n->snap_len, LWS_WRITE_BINARY);
@@ -357,9 +369,47 @@ static int on_writeable(net_t *n, session_t *s, struct lws *wsi)
         s->snap_seq = n->snap_seq;
         n->stats.snapshot_frames++;
         n->stats.snapshot_bytes += n->snap_len;
+        return 1;
     }
-    if (rc == 0 && (s->ping_due || has_pending(n, s))) lws_callback_on_writable(wsi);
-    return rc;
+    return 0;
+}
+
+/* One write per callback (libwebsockets allows one write each). */
+static int on_writeable(net_t *n, session_t *s, struct lws *wsi)
+{
+    /* Closing: nothing more goes out but libwebsockets' close frame. */
+    if (s->closing || !s->counted) return 0;
+    s->last_progress_ms = now_ms(n);
+    if (write_next(n, s) < 0) return -1;
+    if (s->ping_due || has_pending(n, s)) lws_callback_on_writable(wsi);
+    return 0;
+}
+
+/* Writes what s is owed now, outside any libwebsockets callback (from a
+ * timer or the encoder's wake-up), instead of asking for a WRITEABLE
+ * callback: with libuv, lws re-arms a socket's poll for each callback
+ * (epoll_ctl DEL and ADD to ask, again to stop asking), which at thousands
+ * of viewers costs more of the loop thread than the writes themselves.
+ * Writes stop as soon as lws holds part of one (the socket's buffer is
+ * full); the rest waits for the callback as before, so at most one frame
+ * is ever buffered in lws. No direct writes with permessage-deflate (its
+ * output drains from the callback), while closing, or once the peer
+ * started its close. */
+static void flush_now(net_t *n, session_t *s)
+{
+    if (n->cfg.deflate || !s->counted || s->closing || s->peer_closing || lws_partial_buffered(s->wsi)) {
+        lws_callback_on_writable(s->wsi);
+        return;
+    }
+    int rc;
+    while ((rc = write_next(n, s)) > 0 && !lws_partial_buffered(s->wsi)) s->last_progress_ms = now_ms(n);
+    if (rc < 0) {
+        /* There is no callback to return -1 from: lws closes it. */
+        cut_off(s);
+        return;
+    }
+    if (rc > 0) s->last_progress_ms = now_ms(n);
+    if (s->ping_due || has_pending(n, s)) lws_callback_on_writable(s->wsi);
 }
 
 static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
@@ -380,6 +430,7 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
         return 0;
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
         /* The peer's own code, for the close statistics. */
+        if (s && s->established) s->peer_closing = true;
         if (s && s->established && !s->close_code && len >= 2)
             s->close_code = ((const uint8_t *)in)[0] << 8 | ((const uint8_t *)in)[1];
         return 0;
@@ -433,7 +484,7 @@ static void sweep(uv_timer_t *t)
         } else if (now - s->last_rx_ms >= ping_every && now - s->last_ping_ms >= ping_every) {
             s->last_ping_ms = now;
             s->ping_due = true;
-            lws_callback_on_writable(s->wsi);
+            flush_now(n, s);
         }
     }
 }
@@ -465,12 +516,14 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
         .callback = ws_callback,
         .per_session_data_size = sizeof(session_t),
         .rx_buffer_size = 4096,
+        .tx_packet_size = TX_PACKET_BYTES,
     };
     n->protocols[1] = (struct lws_protocols){
         .name = "swarmcast.v2",
         .callback = ws_callback,
         .per_session_data_size = sizeof(session_t),
         .rx_buffer_size = 4096,
+        .tx_packet_size = TX_PACKET_BYTES,
     };
     n->protocols[2] = (struct lws_protocols){
         .name = "swarmcast-health",
@@ -588,7 +641,7 @@ void net_send_latest(net_t *n, unsigned key, const char *text)
             note_pending(n, s);
             s->latest_dirty[key / 64] |= bit;
         }
-        lws_callback_on_writable(s->wsi);
+        flush_now(n, s);
     }
 }
 
@@ -617,7 +670,7 @@ void net_publish_v2(net_t *n)
     }
     n->v2_seq++;
     for (size_t i = 0; i < n->cfg.max_clients; i++)
-        if (n->slots[i] && !n->slots[i]->closing && n->slots[i]->protocol == 2) lws_callback_on_writable(n->slots[i]->wsi);
+        if (n->slots[i] && !n->slots[i]->closing && n->slots[i]->protocol == 2) flush_now(n, n->slots[i]);
 }
 
 size_t net_protocol_count(const net_t *n, int protocol) { return protocol == 1 || protocol == 2 ? n->n_protocol[protocol] : 0; }

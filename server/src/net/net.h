@@ -80,7 +80,9 @@ void net_send(net_t *n, size_t slot, uint32_t client_id, const char *text);
  * skips a client that is not keeping up. */
 size_t net_backlog(const net_t *n, size_t slot, uint32_t client_id);
 /* Tells every client the newest text of key (< NET_LATEST_KEYS): a client
- * that has not yet been sent the key's previous text gets only this one. */
+ * that has not yet been sent the key's previous text gets only this one.
+ * Writes at once to clients that can take it, so call it from a timer or a
+ * wake-up of the loop, never from inside a net callback. */
 void net_send_latest(net_t *n, unsigned key, const char *text);
 /* Closes one client with a code and reason (e.g. 1008 for abuse). */
 void net_close(net_t *n, size_t slot, uint32_t client_id, int code, const char *reason);
@@ -88,8 +90,9 @@ void net_close(net_t *n, size_t slot, uint32_t client_id, int code, const char *
  * before it and stay untouched until the next publish: clients that are busy
  * when a newer frame arrives skip the older one. */
 void net_publish_snapshot(net_t *n, uint8_t *frame, size_t len);
-/* A new v2 snapshot: every v2 client will be asked (compose_v2) for its
- * frame when it can write; one still busy skips to the newest. */
+/* A new v2 snapshot: every v2 client is asked (compose_v2) for its frame,
+ * at once when it can write (so, like net_send_latest, not from inside a
+ * net callback), else when it can; one still busy skips to the newest. */
 void net_publish_v2(net_t *n);
 /* Sessions speaking protocol 1 or 2. */
 size_t net_protocol_count(const net_t *n, int protocol);

@@ -61,6 +61,7 @@ typedef struct session {
     uint64_t snap_seq;     /* the last snapshot (v1 or v2, by protocol) this client was sent */
     bool in_message, rx_binary, reading_paused;
     bool closing, ping_due;
+    bool peer_closing;     /* the peer sent its close: lws answers it, nothing more is written */
     int close_code;
     uint64_t close_started_ms;
     uint64_t last_rx_ms;        /* anything received: a message chunk or a pong */
