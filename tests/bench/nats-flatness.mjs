@@ -18,7 +18,8 @@
 //        [--window 8] [--fanout build/tests/bench/swarmcast-fanout]
 //
 // The probe spreads its viewers itself with --ports P1,P2 when it has that
-// option; otherwise one probe per relay takes N/2 each.
+// option (and then reports the simulation's CPU and tick, and the relays' CPU
+// with --other-pids); otherwise one probe per relay takes N/2 each.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -98,7 +99,8 @@ try {
       const common = ['--seconds', String(o.window + 6), '--warmup', '2', '--protocol', 'swarmcast.v2'];
       const share = (i) => Math.floor(n / relays.length) + (i < n % relays.length ? 1 : 0);
       const runs = hasPorts
-        ? [['--ports', relays.map((r) => r.port).join(','), '--pid', String(relays[0].proc.pid), '--counts', String(n), ...common]]
+        ? [['--ports', relays.map((r) => r.port).join(','), '--port', String(sim.port), '--pid', String(sim.proc.pid),
+          '--other-pids', relays.map((r) => r.proc.pid).join(','), '--counts', String(n), ...common]]
         : relays.map((r, i) => ['--port', String(r.port), '--pid', String(r.proc.pid), '--counts', String(share(i)), ...common]);
       for (const args of runs) {
         const p = spawn(o.fanout, args, { stdio: ['ignore', 'pipe', 'pipe'] });
