@@ -282,4 +282,11 @@ suite('the scaled set-up: nats-server, the simulation with --nats, two relays', 
     assert.ok(gaps <= seqs.length / 4, `${gaps} gaps in ${seqs.length} frames`);
     await waitHealthy(r2, 'relay 2');
   });
+
+  test('the relay and the simulation exit 0 on SIGTERM (under ASan: nothing leaked or misused at exit)', T, async () => {
+    const relayExit = await r2.stop({ timeoutMs: 10000 });
+    assert.deepEqual(relayExit, { code: 0, signal: null }, r2.output());
+    const simExit = await sim.stop({ timeoutMs: 10000 });
+    assert.deepEqual(simExit, { code: 0, signal: null }, sim.output());
+  });
 });
