@@ -3,11 +3,16 @@
  * the simulation with --nats (port 0), then plays a relay (tag 7):
  *   - leases the whole-world detail view and gets {"ok":true,...,"hello"};
  *   - counts P.frame, P.view.d.0.0.0.1.1 and P.news messages, and checks
- *     that each frame's view message (same seq) arrived before the frame;
+ *     that, once the lease took effect (the first view message), each
+ *     frame's view message (same seq) arrived before the frame;
  *   - sends a viewer's set_target as a TEXT envelope on P.cmd and gets the
  *     ack back as a REPLY envelope on P.reply.7;
  *   - a second lease under the same tag with another name is refused
- *     (tag_taken).
+ *     (tag_taken);
+ *   - the simulation's /metrics shows the link up, one relay, one remote
+ *     client and one leased view;
+ *   - once the relay stops renewing its lease, the simulation drops it
+ *     (after 5 s): no relay, no remote client, no leased view.
  * Exit 0 when all of that held within the time limits, 77 (skipped) when
  * nats-server is not installed, else 1 with the reason on stderr.
  * Every wait is for a count or a state, with a generous limit. */
@@ -28,7 +33,7 @@
 
 #define TAG 7u
 #define CLIENT_ID ((TAG << 22) | 1u)
-#define LIMIT_MS 30000 /* the whole check; the machine may be busy */
+#define LIMIT_MS 30000 /* phase 1 (the stream, the command, the lease); the machine may be busy */
 #define FRAMES_WANTED 60
 
 typedef struct check {
@@ -38,10 +43,13 @@ typedef struct check {
     uint64_t started;
     bool leased, acked, refused_other;
     int lease_replies;
-    uint64_t frames, views, news, ordered_frames;
+    uint64_t frames, views, news, ordered_frames, frames_after_view;
     uint32_t last_view_seq;
     bool have_view_seq;
     bool cmd_sent, done, failed;
+    int sim_port;
+    bool expiring; /* phase 2: the lease is no longer renewed */
+    uint64_t expiring_since;
     char why[256];
 } check_t;
 
@@ -67,11 +75,14 @@ static bool port_open(int port)
     return ok;
 }
 
-static pid_t spawn(char *const argv[])
+/* out_fd: where the child's stdout goes (-1: /dev/null unless NATS_CHECK_VERBOSE). */
+static pid_t spawn(char *const argv[], int out_fd)
 {
     pid_t pid = fork();
     if (pid == 0) {
-        if (!getenv("NATS_CHECK_VERBOSE")) {
+        if (out_fd >= 0) {
+            dup2(out_fd, STDOUT_FILENO);
+        } else if (!getenv("NATS_CHECK_VERBOSE")) {
             FILE *f = freopen("/dev/null", "w", stdout);
             (void)f;
         }
@@ -79,6 +90,41 @@ static pid_t spawn(char *const argv[])
         _exit(127);
     }
     return pid;
+}
+
+/* The port in the simulation's first line ("swarmcast listening on http://127.0.0.1:PORT/ ..."). */
+static int read_sim_port(int fd)
+{
+    char line[512];
+    size_t n = 0;
+    while (n < sizeof line - 1 && read(fd, &line[n], 1) == 1 && line[n] != '\n') n++;
+    line[n] = '\0';
+    const char *at = strstr(line, "127.0.0.1:");
+    return at ? atoi(at + strlen("127.0.0.1:")) : -1;
+}
+
+/* GET /metrics (HTTP/1.0: the server closes after the answer); malloc'd text or NULL. */
+static char *get_metrics(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+        close(fd);
+        return NULL;
+    }
+    const char *req = "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+    if (write(fd, req, strlen(req)) < 0) {
+        close(fd);
+        return NULL;
+    }
+    size_t cap = 1 << 20, n = 0;
+    char *buf = malloc(cap);
+    ssize_t got;
+    while (buf && n < cap - 1 && (got = read(fd, buf + n, cap - 1 - n)) > 0) n += (size_t)got;
+    close(fd);
+    if (buf) buf[n] = '\0';
+    return buf;
 }
 
 static void stop(pid_t pid)
@@ -102,6 +148,8 @@ static void on_frame(void *user, const char *subject, const char *reply, const u
     bridge_snapshot_t s;
     if (bridge_snapshot_decode(data, len, &s) < 0) return fail(c, "a P.frame message does not decode");
     c->frames++;
+    /* Once the lease took effect, every frame comes after its view. */
+    if (c->have_view_seq) c->frames_after_view++;
     if (c->have_view_seq && c->last_view_seq == s.seq) c->ordered_frames++;
 }
 
@@ -199,7 +247,7 @@ static void on_tick(uv_timer_t *t)
     check_t *c = t->data;
     uint64_t ms = uv_now(c->loop) - c->started;
     static uint64_t last_lease;
-    if (nats_link_connected(c->nats) && (last_lease == 0 || ms - last_lease >= 1000)) {
+    if (!c->expiring && nats_link_connected(c->nats) && (last_lease == 0 || ms - last_lease >= 1000)) {
         send_lease(c, "nats-check");
         last_lease = ms ? ms : 1;
     }
@@ -208,12 +256,42 @@ static void on_tick(uv_timer_t *t)
         send_lease(c, "another-relay");
         c->cmd_sent = true;
     }
+    if (c->expiring) {
+        /* Phase 2: wait for the simulation to drop the silent relay. */
+        char *m = get_metrics(c->sim_port);
+        bool gone = m && strstr(m, "swarmcast_nats_relays 0\n") && strstr(m, "swarmcast_nats_remote_clients 0\n") &&
+                    strstr(m, "swarmcast_nats_leased_views 0\n");
+        free(m);
+        if (gone && ms - c->expiring_since < 4000) fail(c, "the relay was dropped before its lease ran out");
+        if (gone || c->failed || ms - c->expiring_since > 20000) {
+            if (!gone) fail(c, "a relay that stopped renewing its lease was not dropped");
+            uv_stop(c->loop);
+        }
+        return;
+    }
     bool all = c->leased && c->acked && c->refused_other && c->frames >= FRAMES_WANTED && c->news > 0 &&
-               c->ordered_frames + 3 >= c->frames - 1;
+               c->frames_after_view > 0 && c->ordered_frames == c->frames_after_view;
     if (all || c->failed || ms > LIMIT_MS) {
         if (!all && !c->failed) fail(c, "not everything arrived within the limit");
         c->done = true;
-        uv_stop(c->loop);
+        if (c->failed) {
+            uv_stop(c->loop);
+            return;
+        }
+        /* Phase 1 passed: the simulation's view of it, then stop renewing. */
+        char *metrics = get_metrics(c->sim_port);
+        static const char *const want[] = {"swarmcast_nats_connected 1\n", "swarmcast_nats_relays 1\n",
+                                           "swarmcast_nats_remote_clients 1\n", "swarmcast_nats_leased_views 1\n",
+                                           "swarmcast_nats_published_messages_total "};
+        for (size_t i = 0; !c->failed && i < sizeof want / sizeof want[0]; i++)
+            if (!metrics || !strstr(metrics, want[i])) {
+                fprintf(stderr, "nats-check: /metrics lacks '%s'\n", want[i]);
+                fail(c, "/metrics does not show the bridge's state");
+            }
+        free(metrics);
+        c->expiring = true;
+        c->expiring_since = ms;
+        if (c->failed) uv_stop(c->loop);
     }
 }
 
@@ -235,14 +313,17 @@ int main(int argc, char **argv)
     char *nats_argv[] = {"nats-server", "-a", "127.0.0.1", "-p", nport_s, NULL};
     /* The simulation first: it must wait for NATS by itself (either side may start first). */
     char *sim_argv[] = {argv[1], "--port", "0", "--agents", "300", "--nats", url, "--metrics-hz", "4", NULL};
-    pid_t sim = spawn(sim_argv);
+    int out[2];
+    if (pipe(out) < 0) return 1;
+    pid_t sim = spawn(sim_argv, out[1]);
+    close(out[1]);
     usleep(300000);
-    pid_t nats = spawn(nats_argv);
+    pid_t nats = spawn(nats_argv, -1);
     for (int i = 0; i < 500 && !port_open(nport); i++) usleep(20000);
 
     uv_loop_t loop;
     uv_loop_init(&loop);
-    check_t c = {.loop = &loop};
+    check_t c = {.loop = &loop, .sim_port = read_sim_port(out[0])};
     nats_link_config_t lc = {.urls = url, .name = "nats-check"};
     c.nats = nats_link_create(&loop, &lc, NULL, NULL);
     int rc = 1;
@@ -266,10 +347,10 @@ int main(int argc, char **argv)
         uv_run(&loop, UV_RUN_DEFAULT);
         rc = c.failed ? 1 : 0;
         fprintf(stderr,
-                "nats-check: %s: leased %d, ack %d, tag_taken %d, %llu frames (%llu with their view first), %llu "
-                "views, %llu news%s%s\n",
+                "nats-check: %s: leased %d, ack %d, tag_taken %d, %llu frames (%llu after the lease took effect, "
+                "%llu of them with their view first), %llu views, %llu news%s%s\n",
                 rc ? "FAILED" : "ok", c.leased, c.acked, c.refused_other, (unsigned long long)c.frames,
-                (unsigned long long)c.ordered_frames, (unsigned long long)c.views, (unsigned long long)c.news,
+                (unsigned long long)c.frames_after_view, (unsigned long long)c.ordered_frames, (unsigned long long)c.views, (unsigned long long)c.news,
                 rc ? ": " : "", rc ? c.why : "");
     }
     uv_loop_close(&loop);

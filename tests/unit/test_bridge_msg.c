@@ -157,13 +157,16 @@ static void a_census_varint_that_is_overlong_or_beyond_32_bits_is_refused(void *
     bridge_snapshot_t s;
     assert_int_equal(bridge_snapshot_decode(msg, len, &s), 0);
 
-    /* 0 written as 0x80 0x00 (overlong): drop the last cell to keep the size. */
-    uint8_t *over = malloc(len);
-    memcpy(over, msg, len);
+    /* The first cell's 0 written as 0x80 0x00 (overlong), the other 1023
+     * cells as they were: one byte longer, otherwise well-formed. */
+    uint8_t *over = malloc(len + 1);
+    memcpy(over, msg, cells_at);
     over[cells_at] = 0x80;
     over[cells_at + 1] = 0x00;
-    memmove(over + cells_at + 2, msg + cells_at + 1, len - cells_at - 2);
-    assert_int_equal(bridge_snapshot_decode(over, len, &s), -1);
+    memcpy(over + cells_at + 2, msg + cells_at + 1, len - cells_at - 1);
+    assert_int_equal(bridge_snapshot_decode(over, len + 1, &s), -1);
+    over[cells_at] = 0x00; /* the same length with a canonical 0 then a 0 too many: refused as trailing */
+    assert_int_equal(bridge_snapshot_decode(over, len + 1, &s), -1);
     free(over);
 
     /* 2^32 (five bytes, bit 32 set) in place of the first five cells. */

@@ -195,6 +195,38 @@ static void messages_arrive_on_the_loop_in_publish_order_and_the_link_survives_a
     server_stop(&srv);
 }
 
+/* Either side may start first: a link made before its server subscribes
+ * when the server comes, and a link whose server went away closes cleanly
+ * (no wait on libnats' reconnect thread). */
+static void a_link_made_before_its_server_connects_when_it_comes_and_closes_while_it_is_gone(void **state)
+{
+    (void)state;
+    if (!have_nats_server()) skip();
+    server_t srv = {.port = free_port()};
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    loop_thread = pthread_self();
+    char url[64];
+    snprintf(url, sizeof url, "nats://127.0.0.1:%d", srv.port);
+    seen_t seen = {0};
+    nats_link_config_t cfg = {.urls = url};
+    nats_link_t *l = nats_link_create(&loop, &cfg, on_state, &seen);
+    assert_non_null(l);
+    assert_false(nats_link_connected(l));
+    assert_non_null(nats_link_subscribe(l, "early", 10, 1 << 16, on_msg, &seen));
+    assert_int_equal(nats_link_publish(l, "early", NULL, "lost", 4), -1); /* nowhere to go yet */
+    assert_int_equal(server_start(&srv), 0);
+    assert_true(run_until(&loop, is_connected, &seen));
+    assert_int_equal(nats_link_publish(l, "early", NULL, "here", 4), 0);
+    assert_true(run_until(&loop, got_1, &seen));
+    assert_string_equal(seen.log[0], "early:here");
+    server_stop(&srv);
+    assert_true(run_until(&loop, is_disconnected, &seen));
+    nats_link_destroy(l);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&loop), 0);
+}
+
 static void a_bad_option_is_refused_at_creation(void **state)
 {
     (void)state;
@@ -214,6 +246,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_bad_option_is_refused_at_creation),
         cmocka_unit_test(messages_arrive_on_the_loop_in_publish_order_and_the_link_survives_a_server_restart),
+        cmocka_unit_test(a_link_made_before_its_server_connects_when_it_comes_and_closes_while_it_is_gone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -299,6 +299,11 @@ static int configure(nats_link_t *l, natsOptions *o, const nats_link_config_t *c
     s |= natsOptions_SetDisconnectedCB(o, on_nats_disconnected, l);
     s |= natsOptions_SetReconnectedCB(o, on_nats_reconnected, l);
     s |= natsOptions_UseGlobalMessageDelivery(o, true);
+    /* A message published with a reply subject (a relay's lease) while
+     * nobody listens would otherwise bring an empty "no responders" status
+     * message to that reply subject: the relays' inbox carries only the
+     * simulation's answers. */
+    s |= natsOptions_DisableNoResponders(o, true);
     s |= natsOptions_SetEventLoop(o, l->loop, natsLibuv_Attach, natsLibuv_Read, natsLibuv_Write, natsLibuv_Detach);
     if (s != NATS_OK) return -1;
     if ((cfg->user != NULL) != (cfg->password != NULL)) {
@@ -477,7 +482,11 @@ int nats_link_publish(nats_link_t *l, const char *subject, const char *reply, co
     natsStatus s = reply ? natsConnection_PublishRequest(l->nc, subject, reply, data, (int)len)
                          : natsConnection_Publish(l->nc, subject, data, (int)len);
     if (s != NATS_OK) {
-        l->stats.publish_failures++;
+        /* Said once (then only counted): while disconnected with a full
+         * buffer every frame fails the same way. */
+        if (l->stats.publish_failures++ == 0)
+            fprintf(stderr, "swarmcast: nats: cannot publish %zu bytes on %s: %s (counted from now on in "
+                            "swarmcast_nats_publish_failures_total)\n", len, subject, natsStatus_GetText(s));
         return -1;
     }
     l->stats.published_messages++;
