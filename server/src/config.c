@@ -64,7 +64,7 @@ static void usage(FILE *f)
             "  --detail-budget N    SWARMCAST_DETAIL_BUDGET most agents a client may ask to see one by one (200000)\n"
             "  --max-views N        SWARMCAST_MAX_VIEWS     distinct views encoded at once; past it viewers share (256)\n"
             "\n"
-            "Many viewers: NATS and edge relays (see README, protocol/PROTOCOL.md \"NATS subjects\"):\n"
+            "The scaled set-up: NATS and relays (see README, protocol/PROTOCOL.md \"NATS subjects\"):\n"
             "  --nats URL[,URL]     SWARMCAST_NATS          publish the stream to these NATS servers and take the\n"
             "                                               relays' viewers' commands (none: one process only)\n"
             "  --nats-prefix P      SWARMCAST_NATS_PREFIX   subject prefix (swarmcast)\n"
@@ -221,6 +221,11 @@ static int check_modes(const config_t *c, size_t n_set_flags, FILE *err)
         fprintf(err, "swarmcast: a relay needs --nats URL (the NATS servers the simulation publishes to)\n");
         return -1;
     }
+    if (c->relay && (c->record || c->final_path || c->state_file)) {
+        fprintf(err, "swarmcast: %s is the simulation's: a relay has no world of its own\n",
+                c->record ? "--record" : c->final_path ? "--final" : "--state-file");
+        return -1;
+    }
     if (!c->headless) {
         const char *only_headless = c->steps_given ? "--steps" : c->scenario ? "--scenario" : c->csv ? "--csv"
                                     : c->replay                        ? "--replay"
@@ -333,7 +338,9 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
         if (!bad) c->relay_tag = (unsigned)v;
         break;
     case OPT_RELAY_NAME:
+        /* It goes into JSON (/healthz) as is: printable, no quote or backslash. */
         bad = !*value || strlen(value) > CONFIG_MAX_RELAY_NAME || strpbrk(value, "\"\\") != NULL;
+        for (const char *ch = value; !bad && *ch; ch++) bad = (unsigned char)*ch < 0x20 || *ch == 0x7f;
         if (!bad) c->relay_name = value;
         break;
     /* The scaled set-up. */

@@ -11,7 +11,7 @@
 #define CONFIG_MAX_SETS 64
 #define CONFIG_MAX_TOKEN 256 /* bytes of --control-token */
 #define CONFIG_MAX_RELAY_TAG 1023 /* a relay tag fills the top 10 bits of a client id */
-#define CONFIG_MAX_RELAY_NAME 64
+#define CONFIG_MAX_RELAY_NAME 48 /* + "#instance" fits a lease's 63 bytes */
 
 typedef struct config {
     const char *bind;
@@ -57,7 +57,7 @@ typedef struct config {
     unsigned relay_tag;         /* 1..CONFIG_MAX_RELAY_TAG; 0: a random one */
     const char *relay_name;     /* in its leases and logs; NULL: "relay-<tag>" */
 
-    /* The scaled set-up (README "Many viewers: NATS and edge relays"): the
+    /* The scaled set-up (README "Scaled set-up: NATS and relays"): the
      * simulation publishes to NATS and takes relays' viewers' commands. */
     const char *nats_url;       /* "nats://h:p[,nats://h2:p2…]"; NULL: no NATS, one process does everything */
     const char *nats_prefix;    /* subject prefix (swarmcast) */

@@ -145,7 +145,7 @@ after(async () => {
 });
 
 test('the relay leases with its name and tag, and greets a viewer with its global id and role', async () => {
-  assert.equal(sim.leases[0].relay, 'edge-test');
+  assert.match(sim.leases[0].relay, /^edge-test#[0-9a-f]{8}$/, 'its name and this process\'s instance');
   assert.equal(sim.leases[0].tag, TAG);
   const v = await viewer(relay.wsUrl);
   const hello = v.hello;
@@ -282,7 +282,7 @@ test('a relay whose tag another relay holds takes another one', async () => {
   sim.takenTags.add(9);
   const second = await startServer({ args: ['--relay', '--nats', nats.url, '--relay-tag', '9'] });
   try {
-    await waitUntil(() => sim.leases.some((l) => l.tag !== 9 && l.tag !== TAG && l.relay === `relay-${l.tag}`),
+    await waitUntil(() => sim.leases.some((l) => l.tag !== 9 && l.tag !== TAG && l.relay.startsWith(`relay-${l.tag}#`)),
       'a lease with a new tag', WAIT);
     await waitUntil(async () => (await healthz(second)).status === 200, 'the second relay serving', WAIT);
     const v = await viewer(second.wsUrl, { timeoutMs: 8000 });

@@ -1,6 +1,6 @@
 /* A relay's logic without a network: the id → slot table, the bundles it
  * rebuilds from view and snapshot messages (and when it must drop deltas so
- * that clients get a key), and the lease JSON both ways. */
+ * that clients get a key), and its side of the lease (grants, hello). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -203,72 +203,37 @@ static void a_forgotten_subject_and_a_reset_feed_nothing(void **state)
 
 /* ---- relay_lease ---- */
 
-static void a_lease_request_names_the_relay_and_each_view(void **state)
+static lease_view_t lv(wire2_mode_t m, unsigned l, unsigned x0, unsigned y0, unsigned x1, unsigned y1)
 {
-    (void)state;
-    view_spec_t specs[] = {{5, {3, 1, 2, 4, 5}, WIRE2_DETAIL}, {6, {0, 0, 0, 1, 1}, WIRE2_LOD}};
-    char *text = relay_lease_request("edge-1", 17, 42, specs, 2, 9);
-    cJSON *root = cJSON_Parse(text);
-    assert_non_null(root);
-    assert_string_equal(cJSON_GetObjectItem(root, "relay")->valuestring, "edge-1");
-    assert_int_equal(cJSON_GetObjectItem(root, "tag")->valueint, 17);
-    assert_int_equal(cJSON_GetObjectItem(root, "seq")->valueint, 42);
-    assert_int_equal(cJSON_GetObjectItem(root, "clients")->valueint, 9);
-    cJSON *views = cJSON_GetObjectItem(root, "views");
-    assert_int_equal(cJSON_GetArraySize(views), 2);
-    cJSON *v0 = cJSON_GetArrayItem(views, 0), *v1 = cJSON_GetArrayItem(views, 1);
-    assert_string_equal(cJSON_GetObjectItem(v0, "m")->valuestring, "d");
-    assert_int_equal(cJSON_GetObjectItem(v0, "l")->valueint, 3);
-    assert_int_equal(cJSON_GetObjectItem(v0, "x0")->valueint, 1);
-    assert_int_equal(cJSON_GetObjectItem(v0, "y0")->valueint, 2);
-    assert_int_equal(cJSON_GetObjectItem(v0, "x1")->valueint, 4);
-    assert_int_equal(cJSON_GetObjectItem(v0, "y1")->valueint, 5);
-    assert_string_equal(cJSON_GetObjectItem(v1, "m")->valuestring, "l");
-    cJSON_Delete(root);
-    free(text);
+    return (lease_view_t){m, {(uint8_t)l, (uint16_t)x0, (uint16_t)y0, (uint16_t)x1, (uint16_t)y1}};
 }
 
-static void an_answer_gives_grants_in_order_the_hello_and_the_world(void **state)
+static void a_grant_must_cover_the_asked_view_in_its_mode(void **state)
 {
     (void)state;
-    const char *text = "{\"ok\":true,\"tag\":17,\"seq\":42,\"views\":[{\"m\":\"d\",\"l\":2,\"x0\":0,\"y0\":1,\"x1\":3,"
-                       "\"y1\":4},{\"m\":\"l\",\"l\":0,\"x0\":0,\"y0\":0,\"x1\":1,\"y1\":1}],\"hello\":{\"type\":"
-                       "\"hello\",\"client_id\":0,\"world\":{\"width\":800,\"height\":600},\"limits\":{\"max_agents\":"
-                       "5000},\"role\":\"visitor\"}}";
-    relay_lease_answer_t a;
-    assert_int_equal(relay_lease_parse(text, strlen(text), &a), 0);
-    assert_true(a.ok);
-    assert_true(a.has_seq);
-    assert_int_equal(a.seq, 42);
-    assert_int_equal(a.n_grants, 2);
-    assert_int_equal(a.grants[0].mode, WIRE2_DETAIL);
-    assert_int_equal(a.grants[0].rect.level, 2);
-    assert_int_equal(a.grants[0].rect.y0, 1);
-    assert_int_equal(a.grants[0].rect.y1, 4);
-    assert_int_equal(a.grants[1].mode, WIRE2_LOD);
-    assert_non_null(a.hello);
-    assert_true(a.world_width == 800 && a.world_height == 600);
-    assert_int_equal(a.max_agents, 5000);
-    relay_lease_answer_free(&a);
+    lease_view_t asked = lv(WIRE2_DETAIL, 5, 12, 12, 20, 20);
+    assert_true(relay_grant_covers(asked, asked));
+    assert_true(relay_grant_covers(asked, lv(WIRE2_DETAIL, 0, 0, 0, 1, 1)));  /* the whole world */
+    assert_true(relay_grant_covers(asked, lv(WIRE2_DETAIL, 3, 3, 3, 5, 5)));  /* a coarser containing rect */
+    assert_false(relay_grant_covers(asked, lv(WIRE2_LOD, 0, 0, 0, 1, 1)));    /* another mode */
+    assert_false(relay_grant_covers(asked, lv(WIRE2_DETAIL, 3, 3, 3, 4, 5))); /* one edge short */
+    assert_false(relay_grant_covers(asked, lv(WIRE2_DETAIL, 6, 24, 24, 40, 39)));
+    assert_true(relay_grant_covers(asked, lv(WIRE2_DETAIL, 6, 24, 24, 40, 40))); /* the same at a finer level */
 }
 
-static void a_taken_tag_and_malformed_answers_are_told_apart(void **state)
+static void the_world_of_a_hello_is_its_size_and_population_limit(void **state)
 {
     (void)state;
-    relay_lease_answer_t a;
-    const char *taken = "{\"ok\":false,\"error\":\"tag_taken\"}";
-    assert_int_equal(relay_lease_parse(taken, strlen(taken), &a), 0);
-    assert_false(a.ok);
-    assert_true(a.tag_taken);
-    relay_lease_answer_free(&a);
-    static const char *const bad[] = {
-        "not json", "[]", "{\"views\":[]}", "{\"ok\":true}",
-        "{\"ok\":true,\"views\":[{\"m\":\"x\",\"l\":0,\"x0\":0,\"y0\":0,\"x1\":1,\"y1\":1}]}",
-        /* a rect outside its level's tiles */
-        "{\"ok\":true,\"views\":[{\"m\":\"d\",\"l\":1,\"x0\":0,\"y0\":0,\"x1\":3,\"y1\":1}]}",
-        "{\"ok\":true,\"views\":[{\"m\":\"d\",\"l\":0,\"x0\":0.5,\"y0\":0,\"x1\":1,\"y1\":1}]}",
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) assert_int_equal(relay_lease_parse(bad[i], strlen(bad[i]), &a), -1);
+    relay_world_t w;
+    assert_int_equal(relay_hello_world("{\"type\":\"hello\",\"world\":{\"width\":800,\"height\":600},"
+                                       "\"limits\":{\"max_agents\":5000}}", &w), 0);
+    assert_true(w.width == 800 && w.height == 600);
+    assert_int_equal(w.max_agents, 5000);
+    assert_int_equal(relay_hello_world("{\"world\":{\"width\":800,\"height\":600}}", &w), 0);
+    assert_int_equal(w.max_agents, 0);
+    assert_int_equal(relay_hello_world("{\"world\":{\"width\":0,\"height\":600}}", &w), -1);
+    assert_int_equal(relay_hello_world("{}", &w), -1);
+    assert_int_equal(relay_hello_world("not json", &w), -1);
 }
 
 static void each_viewer_gets_the_sims_hello_with_its_own_id_and_role(void **state)
@@ -297,9 +262,8 @@ int main(void)
         cmocka_unit_test(a_snapshot_becomes_a_bundle_of_the_local_views_with_a_message_of_its_seq),
         cmocka_unit_test(deltas_pass_only_when_the_same_sim_view_fed_the_previous_seq),
         cmocka_unit_test(a_forgotten_subject_and_a_reset_feed_nothing),
-        cmocka_unit_test(a_lease_request_names_the_relay_and_each_view),
-        cmocka_unit_test(an_answer_gives_grants_in_order_the_hello_and_the_world),
-        cmocka_unit_test(a_taken_tag_and_malformed_answers_are_told_apart),
+        cmocka_unit_test(a_grant_must_cover_the_asked_view_in_its_mode),
+        cmocka_unit_test(the_world_of_a_hello_is_its_size_and_population_limit),
         cmocka_unit_test(each_viewer_gets_the_sims_hello_with_its_own_id_and_role),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

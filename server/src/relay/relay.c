@@ -16,6 +16,7 @@
 #include "protocol/json_out.h"
 #include "protocol/messages.h"
 #include "relay/client_slots.h"
+#include "bridge/lease_json.h"
 #include "relay/relay_lease.h"
 #include "relay/relay_stream.h"
 #include "stream/compose.h"
@@ -49,9 +50,7 @@
 #define LATEST_STATUS 510
 /* Distinct views a relay leases at most (the simulation refuses a lease
  * of more); past it viewers share a containing view (views.h). */
-#define RELAY_MAX_VIEWS 64
-/* A lease answer is matched to one of the last few requests by its seq. */
-#define LEASE_HISTORY 4
+#define RELAY_MAX_VIEWS LEASE_MAX_VIEWS
 
 /* Subscription limits: view and frame messages are large and frequent (a
  * stale backlog is worse than a gap: beyond these, NATS drops, counted);
@@ -78,14 +77,16 @@ typedef struct listening {
 /* The simulation view granted for a local view. */
 typedef struct grant {
     uint32_t view_id;
-    relay_grant_t to;
+    lease_view_t to;
 } grant_t;
 
-typedef struct lease_request {
-    uint32_t seq;
-    view_spec_t *specs;
+/* The views of the last lease request, in its order: an answer is taken
+ * for it. */
+typedef struct asked {
+    uint32_t view_ids[LEASE_MAX_VIEWS];
+    lease_view_t views[LEASE_MAX_VIEWS];
     size_t n;
-} lease_request_t;
+} asked_t;
 
 typedef struct relay_counters {
     uint64_t frames, bad_messages, forwarded, answered_here, refused_here, leases_sent, leases_answered;
@@ -104,6 +105,11 @@ struct relay {
 
     unsigned tag;
     char name[CONFIG_MAX_RELAY_NAME + 1];
+    /* Each process names itself name#instance in its leases: the simulation
+     * takes a lease of the same name and tag for the same relay, and a
+     * relay restarted within the lease's 5 s must not inherit the viewers
+     * of the one that died (it is refused the tag until they are gone). */
+    uint32_t instance;
     char subj_frame[SUBJECT_MAX], subj_news[SUBJECT_MAX], subj_lease[SUBJECT_MAX], subj_cmd[SUBJECT_MAX],
         subj_reply[SUBJECT_MAX];
     nats_link_sub_t *sub_frame, *sub_news, *sub_reply;
@@ -129,8 +135,7 @@ struct relay {
 
     /* The lease and the simulation's state. */
     char *sim_hello; /* NULL until the simulation first answered a lease */
-    uint32_t lease_seq;
-    lease_request_t history[LEASE_HISTORY];
+    asked_t asked;
     bool lease_due;
     uint64_t lease_sent_ns, lease_answered_ns, last_frame_ns, status_sent_ns;
     bool restarting;  /* the banner is up */
@@ -167,12 +172,6 @@ static void send_open(relay_t *r, size_t slot)
     send_envelope(r, BRIDGE_OPEN, r->clients[slot].global_id, is_operator(r, slot), NULL, 0);
 }
 
-static void lease_request_free(lease_request_t *q)
-{
-    free(q->specs);
-    *q = (lease_request_t){0};
-}
-
 /* The views the viewers need, to the simulation (every second, and soon
  * after they change). */
 static void send_lease(relay_t *r)
@@ -180,16 +179,18 @@ static void send_lease(relay_t *r)
     size_t n = 0;
     const view_spec_t *specs = r->views ? views_specs(r->views, &n) : NULL;
     if (!specs) n = 0;
-    uint32_t seq = ++r->lease_seq;
-    char *text = relay_lease_request(r->name, r->tag, seq, specs, n, net_client_count(r->net));
-    if (!text) return;
-    lease_request_t *q = &r->history[seq % LEASE_HISTORY];
-    lease_request_free(q);
-    q->seq = seq;
-    if (n && (q->specs = malloc(n * sizeof *q->specs))) {
-        memcpy(q->specs, specs, n * sizeof *q->specs);
-        q->n = n;
+    lease_request_t req = {.tag = r->tag, .clients = (uint32_t)net_client_count(r->net)};
+    snprintf(req.relay, sizeof req.relay, "%s#%08x", r->name, (unsigned)r->instance);
+    asked_t *q = &r->asked;
+    q->n = 0;
+    for (size_t i = 0; i < n && i < LEASE_MAX_VIEWS; i++) {
+        req.views[i] = (lease_view_t){specs[i].mode, specs[i].rect};
+        q->view_ids[i] = specs[i].id;
+        q->views[i] = req.views[i];
+        q->n = req.n_views = i + 1;
     }
+    char *text = lease_request_format(&req);
+    if (!text) return;
     if (nats_link_publish(r->link, r->subj_lease, r->subj_reply, text, strlen(text)) == 0) r->n.leases_sent++;
     free(text);
     r->lease_due = false;
@@ -417,39 +418,31 @@ static char *on_health(void *user, int *status)
     char *body = malloc(384);
     if (!body) return NULL;
     double since = r->current ? (double)(now - r->last_frame_ns) / 1e9 : -1;
+    double since_lease = r->lease_answered_ns ? (double)(now - r->lease_answered_ns) / 1e9 : -1;
     snprintf(body, 384,
              "{\"status\":\"%s\",\"relay\":\"%s\",\"tag\":%u,\"clients\":%zu,\"views\":%zu,\"tick\":%u,"
-             "\"seconds_since_frame\":%.3f,\"uptime_s\":%.1f}",
+             "\"seconds_since_frame\":%.3f,\"seconds_since_lease\":%.3f,\"uptime_s\":%.1f}",
              state, r->name, r->tag, net_client_count(r->net), r->views ? views_count(r->views) : 0, r->tick, since,
-             (double)(now - r->started_ns) / 1e9);
+             since_lease, (double)(now - r->started_ns) / 1e9);
     return body;
 }
 
 static void metric(jbuf_t *b, const char *name, const char *type, const char *help, double value)
 {
-    jb_printf(b, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", name, help, name, type, name, value);
+    jb_printf(b, "# HELP %s %s\n# TYPE %s %s\n%s %.15g\n", name, help, name, type, name, value);
 }
 
 static char *on_metrics(void *user)
 {
     relay_t *r = user;
     uint64_t now = now_ns();
-    nats_link_stats_t ls = {0};
-    if (r->link) nats_link_get_stats(r->link, &ls);
     compose_stats_t cs;
     compose_get_stats(r->compose, &cs);
     jbuf_t b;
     jb_init_growing(&b);
-    metric(&b, "swarmcast_nats_connected", "gauge", "1 while the NATS connection is up", ls.connected);
-    metric(&b, "swarmcast_nats_published_messages_total", "counter", "messages published to NATS",
-           (double)ls.published_messages);
-    metric(&b, "swarmcast_nats_published_bytes_total", "counter", "payload bytes published to NATS",
-           (double)ls.published_bytes);
-    metric(&b, "swarmcast_nats_received_messages_total", "counter", "messages received from NATS",
-           (double)ls.received_messages);
-    metric(&b, "swarmcast_nats_dropped_messages_total", "counter",
-           "messages NATS dropped over a subscription's pending limits", (double)ls.dropped_messages);
-    metric(&b, "swarmcast_nats_reconnects_total", "counter", "reconnections to NATS", (double)ls.reconnects);
+    char *link = r->link ? nats_link_metrics_text(r->link) : NULL;
+    if (link) jb_raw(&b, link);
+    free(link);
     metric(&b, "swarmcast_relay_views", "gauge", "distinct views this relay's viewers watch",
            r->views ? (double)views_count(r->views) : 0);
     metric(&b, "swarmcast_relay_subjects", "gauge", "view subjects this relay listens to", (double)r->n_listening);
@@ -573,7 +566,7 @@ static void on_news(void *user, const char *subject, const char *reply, const ui
     free(text);
 }
 
-static listening_t *listening_find(relay_t *r, relay_grant_t g)
+static listening_t *listening_find(relay_t *r, lease_view_t g)
 {
     for (size_t i = 0; i < r->n_listening; i++)
         if (r->listening[i].mode == g.mode && wire2_rect_equal(r->listening[i].rect, g.rect)) return &r->listening[i];
@@ -618,16 +611,13 @@ static void sync_subscriptions(relay_t *r)
     }
 }
 
-/* The grants of an answer, for the views of the request it answers; views
- * asked about since keep their previous grant until the next answer. */
-static void apply_grants(relay_t *r, const relay_lease_answer_t *a)
+/* The grants of an answer, for the views of the last request (a grant that
+ * cannot be for its view, an answer to an older request, is left out);
+ * views asked about since keep their previous grant until the next answer. */
+static void apply_grants(relay_t *r, const lease_reply_t *a)
 {
-    /* An answer without seq is taken for the newest request (a simulation
-     * that does not echo it; the next renewal corrects a mismatch). */
-    uint32_t seq = a->has_seq ? a->seq : r->lease_seq;
-    const lease_request_t *q = &r->history[seq % LEASE_HISTORY];
-    if (q->seq != seq) q = NULL;
-    if (!q || q->n != a->n_grants) return;
+    const asked_t *q = &r->asked;
+    if (q->n != a->n_views) return;
     size_t n = 0;
     const view_spec_t *specs = views_specs(r->views, &n);
     if (!specs) n = 0;
@@ -638,8 +628,8 @@ static void apply_grants(relay_t *r, const relay_lease_answer_t *a)
         const grant_t *before = grant_of(r, specs[i].id);
         bool found = false;
         for (size_t j = 0; j < q->n && !found; j++)
-            if (q->specs[j].id == specs[i].id) {
-                next[k++] = (grant_t){specs[i].id, a->grants[j]};
+            if (q->view_ids[j] == specs[i].id && relay_grant_covers(q->views[j], a->views[j])) {
+                next[k++] = (grant_t){specs[i].id, a->views[j]};
                 found = true;
             }
         if (!found && before) next[k++] = *before;
@@ -737,32 +727,34 @@ static void replay_viewers(relay_t *r)
 
 static void on_lease_answer(relay_t *r, const char *text, size_t len)
 {
-    relay_lease_answer_t a;
-    if (relay_lease_parse(text, len, &a)) {
+    lease_reply_t a;
+    if (lease_reply_parse(text, len, &a)) {
         r->n.bad_messages++;
         return;
     }
     r->n.leases_answered++;
     if (!a.ok) {
-        if (a.tag_taken) change_tag(r);
-        relay_lease_answer_free(&a);
+        if (strcmp(a.error, "tag_taken") == 0)
+            change_tag(r);
+        else
+            fprintf(stderr, "swarmcast: relay: the simulation refused the lease: %s\n", a.error);
+        free(a.hello);
         return;
     }
     r->lease_answered_ns = now_ns();
-    if (a.hello) {
-        if (a.world_width > 0 && a.world_height > 0 && set_world(r, (float)a.world_width, (float)a.world_height) == 0)
-            r->limits = (cmd_limits_t){(float)a.world_width, (float)a.world_height,
-                                       a.max_agents ? a.max_agents : r->cfg.max_agents};
+    relay_world_t w;
+    if (relay_hello_world(a.hello, &w) == 0 && set_world(r, (float)w.width, (float)w.height) == 0) {
+        r->limits = (cmd_limits_t){(float)w.width, (float)w.height, w.max_agents ? w.max_agents : r->cfg.max_agents};
         free(r->sim_hello);
         r->sim_hello = a.hello;
         a.hello = NULL;
     }
+    free(a.hello);
     if (r->views) apply_grants(r, &a);
     if (r->replay_due) {
         r->replay_due = false;
         replay_viewers(r);
     }
-    relay_lease_answer_free(&a);
 }
 
 static void on_reply(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len)
@@ -850,6 +842,8 @@ relay_t *relay_create(uv_loop_t *loop, const config_t *cfg)
     cfg = &r->cfg;
     r->started_ns = r->last_frame_ns = now_ns();
     r->tag = cfg->relay_tag ? cfg->relay_tag : random_tag();
+    uint64_t t = now_ns();
+    r->instance = (uint32_t)(t ^ (t >> 32) ^ (uint64_t)getpid() * 40503u);
     if (cfg->relay_name)
         snprintf(r->name, sizeof r->name, "%s", cfg->relay_name);
     else
@@ -946,7 +940,6 @@ void relay_destroy(relay_t *r)
     free(r->policy);
     free(r->grants);
     free(r->listening);
-    for (size_t i = 0; i < LEASE_HISTORY; i++) lease_request_free(&r->history[i]);
     free(r->sim_hello);
     free(r);
 }

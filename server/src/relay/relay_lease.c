@@ -3,115 +3,37 @@
 #include <cJSON.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
-static const char *mode_name(wire2_mode_t m) { return m == WIRE2_LOD ? "l" : "d"; }
+/* A rect's edges in units of the finest level's tiles. */
+static uint32_t at_finest(uint16_t v, uint8_t level) { return (uint32_t)v << (WIRE2_MAX_LEVEL - level); }
 
-static cJSON *view_json(wire2_mode_t mode, wire2_rect_t r)
+bool relay_grant_covers(lease_view_t asked, lease_view_t granted)
 {
-    cJSON *v = cJSON_CreateObject();
-    if (!v) return NULL;
-    cJSON_AddStringToObject(v, "m", mode_name(mode));
-    cJSON_AddNumberToObject(v, "l", r.level);
-    cJSON_AddNumberToObject(v, "x0", r.x0);
-    cJSON_AddNumberToObject(v, "y0", r.y0);
-    cJSON_AddNumberToObject(v, "x1", r.x1);
-    cJSON_AddNumberToObject(v, "y1", r.y1);
-    return v;
+    if (asked.mode != granted.mode) return false;
+    wire2_rect_t a = asked.rect, g = granted.rect;
+    return at_finest(g.x0, g.level) <= at_finest(a.x0, a.level) && at_finest(g.y0, g.level) <= at_finest(a.y0, a.level) &&
+           at_finest(g.x1, g.level) >= at_finest(a.x1, a.level) && at_finest(g.y1, g.level) >= at_finest(a.y1, a.level);
 }
 
-char *relay_lease_request(const char *name, unsigned tag, uint32_t seq, const view_spec_t *views, size_t n,
-                          size_t clients)
+int relay_hello_world(const char *sim_hello, relay_world_t *out)
 {
-    cJSON *root = cJSON_CreateObject();
-    if (!root) return NULL;
-    cJSON_AddStringToObject(root, "relay", name);
-    cJSON_AddNumberToObject(root, "tag", tag);
-    cJSON_AddNumberToObject(root, "seq", seq);
-    cJSON *list = cJSON_AddArrayToObject(root, "views");
-    for (size_t i = 0; list && i < n; i++) cJSON_AddItemToArray(list, view_json(views[i].mode, views[i].rect));
-    cJSON_AddNumberToObject(root, "clients", (double)clients);
-    char *text = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    return text;
-}
-
-/* A whole number in [0, max] from obj[key]. */
-static int whole(const cJSON *obj, const char *key, double max, uint32_t *out)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= max) || v->valuedouble != floor(v->valuedouble))
-        return -1;
-    *out = (uint32_t)v->valuedouble;
-    return 0;
-}
-
-static int grant_of(const cJSON *v, relay_grant_t *g)
-{
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(v, "m");
-    if (!cJSON_IsString(m) || (strcmp(m->valuestring, "d") && strcmp(m->valuestring, "l"))) return -1;
-    g->mode = m->valuestring[0] == 'l' ? WIRE2_LOD : WIRE2_DETAIL;
-    uint32_t l, x0, y0, x1, y1;
-    if (whole(v, "l", WIRE2_MAX_LEVEL, &l) || whole(v, "x0", 65535, &x0) || whole(v, "y0", 65535, &y0) ||
-        whole(v, "x1", 65535, &x1) || whole(v, "y1", 65535, &y1))
-        return -1;
-    g->rect = (wire2_rect_t){(uint8_t)l, (uint16_t)x0, (uint16_t)y0, (uint16_t)x1, (uint16_t)y1};
-    return wire2_rect_valid(g->rect) ? 0 : -1;
-}
-
-int relay_lease_parse(const char *text, size_t len, relay_lease_answer_t *out)
-{
-    *out = (relay_lease_answer_t){0};
-    cJSON *root = cJSON_ParseWithLength(text, len);
-    if (!cJSON_IsObject(root)) goto bad;
-    const cJSON *ok = cJSON_GetObjectItemCaseSensitive(root, "ok");
-    if (!cJSON_IsBool(ok)) goto bad;
-    out->has_seq = whole(root, "seq", UINT32_MAX, &out->seq) == 0;
-    if (cJSON_IsFalse(ok)) {
-        const cJSON *err = cJSON_GetObjectItemCaseSensitive(root, "error");
-        out->tag_taken = cJSON_IsString(err) && strcmp(err->valuestring, "tag_taken") == 0;
-        cJSON_Delete(root);
-        return 0;
-    }
-    out->ok = true;
-    const cJSON *views = cJSON_GetObjectItemCaseSensitive(root, "views");
-    if (!cJSON_IsArray(views)) goto bad;
-    size_t n = (size_t)cJSON_GetArraySize(views);
-    if (n && !(out->grants = calloc(n, sizeof *out->grants))) goto bad;
-    const cJSON *v;
-    cJSON_ArrayForEach(v, views)
-    {
-        if (grant_of(v, &out->grants[out->n_grants])) goto bad;
-        out->n_grants++;
-    }
-    const cJSON *hello = cJSON_GetObjectItemCaseSensitive(root, "hello");
-    if (cJSON_IsObject(hello)) {
-        if (!(out->hello = cJSON_PrintUnformatted(hello))) goto bad;
-        const cJSON *world = cJSON_GetObjectItemCaseSensitive(hello, "world");
-        const cJSON *w = cJSON_GetObjectItemCaseSensitive(world, "width");
-        const cJSON *h = cJSON_GetObjectItemCaseSensitive(world, "height");
-        if (cJSON_IsNumber(w) && cJSON_IsNumber(h) && w->valuedouble > 0 && h->valuedouble > 0 &&
-            w->valuedouble <= 1e6 && h->valuedouble <= 1e6) {
-            out->world_width = w->valuedouble;
-            out->world_height = h->valuedouble;
-        }
-        uint32_t max_agents;
-        if (whole(cJSON_GetObjectItemCaseSensitive(hello, "limits"), "max_agents", 1e8, &max_agents) == 0)
-            out->max_agents = max_agents;
+    *out = (relay_world_t){0};
+    cJSON *root = cJSON_Parse(sim_hello);
+    const cJSON *world = cJSON_GetObjectItemCaseSensitive(root, "world");
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(world, "width");
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(world, "height");
+    int rc = -1;
+    if (cJSON_IsNumber(w) && cJSON_IsNumber(h) && w->valuedouble > 0 && h->valuedouble > 0 && w->valuedouble <= 1e6 &&
+        h->valuedouble <= 1e6) {
+        out->width = w->valuedouble;
+        out->height = h->valuedouble;
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "limits"), "max_agents");
+        if (cJSON_IsNumber(m) && m->valuedouble >= 1 && m->valuedouble <= 1e8 && m->valuedouble == floor(m->valuedouble))
+            out->max_agents = (size_t)m->valuedouble;
+        rc = 0;
     }
     cJSON_Delete(root);
-    return 0;
-bad:
-    cJSON_Delete(root);
-    relay_lease_answer_free(out);
-    return -1;
-}
-
-void relay_lease_answer_free(relay_lease_answer_t *a)
-{
-    free(a->grants);
-    free(a->hello);
-    *a = (relay_lease_answer_t){0};
+    return rc;
 }
 
 static void set(cJSON *root, const char *key, cJSON *value)

@@ -1,10 +1,9 @@
-/* relay_lease: the JSON a relay and the simulation exchange on P.lease
- * (protocol/PROTOCOL.md, "NATS subjects (scaled set-up)"): the relay names
- * the views its viewers need, and the simulation answers with the view it
- * grants for each (the same, or past its cap a containing one) and the
- * hello it would send a v2 client; or refuses a tag another live relay
- * holds. Plus the hello a relay sends each of its viewers, made from the
- * simulation's. Pure (cJSON), no I/O. */
+/* relay_lease: a relay's side of the lease (the JSON itself is
+ * bridge/lease_json's, shared with the simulation): whether a granted view
+ * can be the answer to the view asked, what a relay learns from the
+ * simulation's hello (the world's size and population limit), and the
+ * hello it sends each of its viewers, made from the simulation's. Pure
+ * (cJSON), no I/O. */
 #ifndef SWARMCAST_RELAY_LEASE_H
 #define SWARMCAST_RELAY_LEASE_H
 
@@ -12,35 +11,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "protocol/wire2.h"
-#include "stream/encoder.h" /* view_spec_t */
+#include "bridge/lease_json.h"
 
-/* The request (malloc'd text, NULL when out of memory). seq numbers the
- * relay's requests, so that it can tell which one an answer is for. */
-char *relay_lease_request(const char *name, unsigned tag, uint32_t seq, const view_spec_t *views, size_t n,
-                          size_t clients);
+/* Whether granted can answer asked: the same mode, and a rect that covers
+ * asked's (the simulation grants the view itself, or past its cap a
+ * containing one). An answer is matched to the newest request; this
+ * catches one that was meant for an older request with other views. */
+bool relay_grant_covers(lease_view_t asked, lease_view_t granted);
 
-typedef struct relay_grant {
-    wire2_mode_t mode;
-    wire2_rect_t rect;
-} relay_grant_t;
+typedef struct relay_world {
+    double width, height; /* > 0 */
+    size_t max_agents;    /* 0 when the hello does not say */
+} relay_world_t;
 
-typedef struct relay_lease_answer {
-    bool ok;
-    bool tag_taken;     /* not ok: the tag is another relay's */
-    bool has_seq;       /* the answer names the request it is for … */
-    uint32_t seq;       /* … this one */
-    relay_grant_t *grants; /* ok: one per asked view, in order (malloc'd) */
-    size_t n_grants;
-    char *hello;        /* ok: the simulation's hello (malloc'd JSON), or NULL */
-    double world_width, world_height; /* from the hello (0 when absent) */
-    size_t max_agents;  /* from the hello's limits (0 when absent) */
-} relay_lease_answer_t;
-
-/* 0 (out filled; free with relay_lease_answer_free), or -1 for text that is
- * not a lease answer. */
-int relay_lease_parse(const char *text, size_t len, relay_lease_answer_t *out);
-void relay_lease_answer_free(relay_lease_answer_t *a);
+/* The world of a hello (JSON object text): 0, or -1 when it names none. */
+int relay_hello_world(const char *sim_hello, relay_world_t *out);
 
 /* The hello for one viewer: the simulation's, with this viewer's client
  * id, role, the relay's control-token setting and protocol 2. malloc'd, or
