@@ -24,21 +24,30 @@
 #      the WebSocket; stopped (exit 0), removed with `down` and brought `up`
 #      again: the state file on the named volume restores both; then removed
 #      with its volume
-#   7. stop the engine if this script started it
+#   7. docker/compose-scaled.yml (NATS from docker/nats.Dockerfile, the
+#      simulation with --nats, two relays): validated, run with a host-network
+#      override (ports 18090-18094) until both relays' /healthz say ok; a v2
+#      viewer on each relay decodes frames (client-web/wire2.js); the
+#      simulation's /healthz is 200; then removed with its volume
+#   8. stop the engine if this script started it
 # Only 127.0.0.1 is contacted. Ends with "N passed, N failed"; exit 1 on a failure.
 #
 # Environment: SWARMCAST_CHECK_PORT (18080), SWARMCAST_CHECK_COMPOSE_PORT
-# (18081), SWARMCAST_DOCKER_CACHE (/work/docker-cache), SKIP_COMPOSE=1,
+# (18081), SWARMCAST_CHECK_SCALED_PORT (18090: NATS, then its monitor, the
+# simulation and the two relays on the next four), SWARMCAST_DOCKER_CACHE
+# (/work/docker-cache), SKIP_COMPOSE=1 (skips 6 and 7), SKIP_SCALED=1,
 # KEEP_ENGINE=1 (leave an engine this script started running).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 port=${SWARMCAST_CHECK_PORT:-18080}
 compose_port=${SWARMCAST_CHECK_COMPOSE_PORT:-18081}
+scaled_port=${SWARMCAST_CHECK_SCALED_PORT:-18090}
 cache=${SWARMCAST_DOCKER_CACHE:-/work/docker-cache}
 image=swarmcast
 name=swarmcast-check
 project=swarmcast-check
+scaled_project=swarmcast-check-scaled
 # Debian's client; another `docker` earlier on PATH may not match the engine.
 DOCKER=/usr/bin/docker
 COMPOSE=/usr/bin/docker-compose
@@ -49,6 +58,7 @@ failed=0
 engine_pid=""
 run_pid=""
 compose_up=0
+scaled_up=0
 
 log() { printf '== %s\n' "$*" >&2; }
 pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$*"; }
@@ -62,6 +72,7 @@ cleanup() {
   if [ -x "$DOCKER" ] && "$DOCKER" info >/dev/null 2>&1; then
     "$DOCKER" rm -f "$name" >/dev/null 2>&1
     [ "$compose_up" = 1 ] && "$COMPOSE" -p "$project" -f "$work/compose.check.yaml" down -v >/dev/null 2>&1
+    [ "$scaled_up" = 1 ] && "$COMPOSE" -p "$scaled_project" -f "$work/compose-scaled.check.yaml" down -v >/dev/null 2>&1
   fi
   [ -n "$run_pid" ] && kill "$run_pid" 2>/dev/null && wait "$run_pid" 2>/dev/null
   if [ -n "$engine_pid" ] && [ "${KEEP_ENGINE:-0}" != 1 ]; then
@@ -360,7 +371,10 @@ if [ "${SKIP_COMPOSE:-0}" != 1 ]; then
   # bridge, and compose refuses host networking with port mappings): a copy of
   # the file without `ports`, with network_mode: host and SWARMCAST_PORT set.
   # Users get the file's ordinary port mapping, checked here by `config`.
-  if "$COMPOSE" -p "$project" -f "$repo/docker/compose.yaml" config | grep -q 'published: 8080'; then
+  # (Through a file: `config | grep -q` can stop reading early, and the
+  # SIGPIPE that docker-compose then gets fails the pipeline under pipefail.)
+  "$COMPOSE" -p "$project" -f "$repo/docker/compose.yaml" config >"$work/compose.config.yaml" 2>&1 || true
+  if grep -q 'published: 8080' "$work/compose.config.yaml"; then
     pass "compose.yaml publishes port 8080"
   else fail "compose.yaml does not publish port 8080"; fi
   python3 - "$repo/docker/compose.yaml" "$work/compose.check.yaml" "$compose_port" <<'EOF'
@@ -428,6 +442,118 @@ EOF
   fi
   "$COMPOSE" "${cf[@]}" down -v >/dev/null 2>&1 || true
   compose_up=0
+fi
+
+# ------------------------------------------------------------ 7. scaled set-up
+if [ "${SKIP_COMPOSE:-0}" != 1 ] && [ "${SKIP_SCALED:-0}" != 1 ]; then
+  scaled_file=$repo/docker/compose-scaled.yml
+  log "docker build --network host -f docker/nats.Dockerfile -t swarmcast-nats docker (log: $work/build-nats.log)"
+  if "$DOCKER" build --network host -f "$repo/docker/nats.Dockerfile" -t swarmcast-nats "$repo/docker" >"$work/build-nats.log" 2>&1; then
+    size=$("$DOCKER" image inspect --format '{{.Size}}' swarmcast-nats)
+    pass "NATS image (Debian's $("$DOCKER" run --rm swarmcast-nats --version 2>&1 | head -n 1)) builds, $((size / 1000000)) MB"
+  else
+    tail -40 "$work/build-nats.log"; fail "docker build of docker/nats.Dockerfile"
+  fi
+  if "$COMPOSE" -p "$scaled_project" -f "$scaled_file" config -q; then
+    pass "docker/compose-scaled.yml is valid"
+  else fail "docker-compose config of compose-scaled.yml"; fi
+  published=$("$COMPOSE" -p "$scaled_project" -f "$scaled_file" config | grep -oE 'published: "?[0-9]+' | grep -oE '[0-9]+' | sort | tr '\n' ' ')
+  if [ "$published" = "8080 8081 8082 " ]; then pass "compose-scaled.yml publishes ports $published"
+  else fail "compose-scaled.yml publishes ports '$published', expected 8080 8081 8082"; fi
+  nats_port=$scaled_port monitor_port=$((scaled_port + 1)) sim_port=$((scaled_port + 2))
+  relay_ports=($((scaled_port + 3)) $((scaled_port + 4)))
+  # As in 6: the same services on the host's network, each on its own
+  # loopback port, NATS named by 127.0.0.1 instead of the compose network's
+  # service name.
+  python3 - "$scaled_file" "$work/compose-scaled.check.yaml" "$nats_port" "$monitor_port" "$sim_port" "${relay_ports[@]}" <<'PY'
+import os, sys, yaml
+src, dst, nats_port, monitor_port, sim_port, r1, r2 = sys.argv[1:]
+doc = yaml.safe_load(open(src))
+ports = {"sim": sim_port, "relay1": r1, "relay2": r2}
+url = "nats://127.0.0.1:" + nats_port
+assert set(ports) | {"nats"} == set(doc["services"]), sorted(doc["services"])
+for name, svc in doc["services"].items():
+    svc.pop("ports", None)
+    svc["network_mode"] = "host"
+    env = svc.get("environment") or {}
+    svc["environment"] = env
+    if name == "nats":
+        svc["command"] = ["-a", "127.0.0.1", "-p", nats_port, "-m", monitor_port]
+        env["NATS_MONITOR_PORT"] = monitor_port
+    else:
+        assert env.get("SWARMCAST_NATS") == "nats://nats:4222", (name, env)
+        env["SWARMCAST_NATS"] = url
+        env["SWARMCAST_PORT"] = ports[name]
+    build = svc.get("build")
+    if isinstance(build, dict) and "context" in build:
+        build["context"] = os.path.abspath(os.path.join(os.path.dirname(src), build["context"]))
+yaml.safe_dump(doc, open(dst, "w"), sort_keys=False)
+PY
+  sf=(-p "$scaled_project" -f "$work/compose-scaled.check.yaml")
+  scaled_up=1
+  if "$COMPOSE" "${sf[@]}" up -d --no-build >"$work/compose-scaled.log" 2>&1; then
+    for i in 0 1; do
+      rp=${relay_ports[$i]}
+      code=""
+      for _ in $(seq 120); do
+        code=$(curl -sS -o "$work/relay-healthz" -w '%{http_code}' "http://127.0.0.1:$rp/healthz" 2>/dev/null) || code=""
+        [ "$code" = 200 ] && break
+        sleep 0.5
+      done
+      hz=$(head -c 300 "$work/relay-healthz" 2>/dev/null || true)
+      if [ "$code" = 200 ] && node -e 'const h = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); process.exit(h.status === "ok" ? 0 : 1)' "$work/relay-healthz"; then
+        pass "scaled: relay $((i + 1)) /healthz on 127.0.0.1:$rp is 200 and ok: $hz"
+      else
+        fail "scaled: relay $((i + 1)) /healthz on 127.0.0.1:$rp -> ${code:-no answer}: $hz"
+        "$COMPOSE" "${sf[@]}" logs --no-color 2>&1 | tail -30
+      fi
+    done
+    code=$(curl -sS -o "$work/sim-healthz" -w '%{http_code}' "http://127.0.0.1:$sim_port/healthz" || true)
+    if [ "$code" = 200 ]; then pass "scaled: the simulation's /healthz is 200: $(head -c 200 "$work/sim-healthz")"
+    else fail "scaled: the simulation's /healthz -> $code"; fi
+    cat >"$work/ws-v2.mjs" <<'JS'
+// A v2 viewer: the hello (protocol 2), then frames decoded with the web
+// client's own decoder (client-web/wire2.js); exits 0 after ten frames.
+import { createRequire } from 'node:module';
+const [wsDir, wire2, url] = process.argv.slice(2);
+const WebSocket = createRequire(import.meta.url)(wsDir);
+const { Wire2Decoder } = await import(wire2);
+const want = 10;
+const decoder = new Wire2Decoder();
+let hello = null, frames = 0, last = null;
+const fail = (m) => { console.log(m); process.exit(1); };
+setTimeout(() => fail(`timeout: hello=${!!hello} frames=${frames}`), 15000);
+const ws = new WebSocket(url, 'swarmcast.v2');
+ws.on('error', (e) => fail(`socket error: ${e.message}`));
+ws.on('close', (code) => { if (frames < want) fail(`closed early with code ${code}`); });
+ws.on('message', (data, isBinary) => {
+  if (!isBinary) {
+    const m = JSON.parse(data.toString('utf8'));
+    if (m.type === 'hello') hello = m;
+    return;
+  }
+  if (!hello) fail('a frame before the hello');
+  if (hello.protocol !== 2) fail(`hello says protocol ${hello.protocol}`);
+  try { last = decoder.decode(data); } catch (e) { fail(`frame ${frames + 1} does not decode: ${e.message}`); }
+  if (++frames === want) {
+    console.log(`hello (protocol 2, client_id ${hello.client_id}), ${frames} frames decoded, last: seq ${last.seq}, ` +
+      `tick ${last.tick}, ${last.count} items of ${last.population}`);
+    ws.close(1000);
+    ws.on('close', () => process.exit(0));
+  }
+});
+JS
+    for i in 0 1; do
+      rp=${relay_ports[$i]}
+      if out=$(node "$work/ws-v2.mjs" "$ws_dir" "$repo/client-web/wire2.js" "ws://127.0.0.1:$rp/ws" 2>&1); then
+        pass "scaled: a viewer on relay $((i + 1)): $out"
+      else fail "scaled: a viewer on relay $((i + 1)): $out"; fi
+    done
+  else
+    cat "$work/compose-scaled.log"; fail "docker-compose up of compose-scaled.yml"
+  fi
+  "$COMPOSE" "${sf[@]}" down -v >/dev/null 2>&1 || true
+  scaled_up=0
 fi
 
 echo "$passed passed, $failed failed"

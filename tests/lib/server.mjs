@@ -16,7 +16,9 @@ export const repoRoot = path.resolve(here, '../..');
 export const serverBin = process.env.SWARMCAST_BIN || path.join(repoRoot, 'build/server/swarmcast');
 export const webRoot = process.env.SWARMCAST_WEB_ROOT || path.join(repoRoot, 'client-web');
 
-const LISTEN_RE = /swarmcast listening on http:\/\/127\.0\.0\.1:(\d+)\//;
+// The sim prints "swarmcast listening on http://127.0.0.1:PORT/ (…)"; a relay's
+// line may name its mode before "listening".
+const LISTEN_RE = /swarmcast[a-z ]* listening on http:\/\/127\.0\.0\.1:(\d+)\//;
 
 // Every server started here is killed when the test process exits, whatever
 // happened to the test.
@@ -51,11 +53,21 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  *            { code, signal }. Kills with SIGKILL if it does not end in time.
  */
 export async function startServer({ agents = 300, seed = 7, args = [], env = {}, startTimeoutMs = 10000 } = {}) {
+  const argv = ['--bind', '127.0.0.1', '--port', '0', '--agents', String(agents),
+    '--seed', String(seed), '--web-root', webRoot, ...args];
+  return spawnServer(argv, { env, startTimeoutMs });
+}
+
+/**
+ * Runs the server binary with exactly `argv` (which must make it listen on
+ * 127.0.0.1) and waits for its "… listening on http://127.0.0.1:PORT/" line;
+ * the same handle as startServer. The relay mode (`swarmcast relay …`) is
+ * started this way (lib/nats.mjs).
+ */
+export async function spawnServer(argv, { env = {}, startTimeoutMs = 10000 } = {}) {
   if (!existsSync(serverBin)) {
     throw new Error(`server binary not found: ${serverBin} (set SWARMCAST_BIN)`);
   }
-  const argv = ['--bind', '127.0.0.1', '--port', '0', '--agents', String(agents),
-    '--seed', String(seed), '--web-root', webRoot, ...args];
   const proc = spawn(serverBin, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   running.add(proc);
   let out = '';
@@ -80,13 +92,14 @@ export async function startServer({ agents = 300, seed = 7, args = [], env = {},
     proc.stderr.on('data', (chunk) => { err += chunk; });
     exited.then(({ code, signal }) => reject(new Error(
       `server exited (code ${code}, signal ${signal}) before listening\n${output()}`)));
-  }), startTimeoutMs, `the server's "swarmcast listening on" line`).catch((e) => {
+  }), startTimeoutMs, `the server's "listening on" line`).catch((e) => {
     proc.kill('SIGKILL');
     throw e;
   });
 
   const server = {
     proc,
+    argv,
     port,
     httpUrl: `http://127.0.0.1:${port}`,
     wsUrl: `ws://127.0.0.1:${port}/ws`,
