@@ -11,6 +11,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 (cd "$root/tests" && npm ci --no-audit --no-fund --loglevel=error)
 # The browser client's libraries, which the browser suites load from the server.
 "$root/scripts/web-deps.sh"
+# Debian installs nats-server in /usr/sbin, which a user's PATH may lack;
+# the NATS tests look it up on PATH.
+case ":$PATH:" in *:/usr/sbin:*) ;; *) export PATH="$PATH:/usr/sbin" ;; esac
 
 for variant in release asan; do
   dir="$root/build-test-$variant"

@@ -7,25 +7,13 @@
 //   SWARMCAST_BIN=build/server/swarmcast node --test tests/e2e/relays.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 
 import { startServer } from '../lib/server.mjs';
-import { startNatsServer } from '../lib/nats_wire.mjs';
+import { startNats } from '../lib/nats.mjs';
 import { launchChromium, newPage, waitInPage } from '../lib/chromium.mjs';
 
 const T = { timeout: 90000 };
 const WAIT_MS = 15000;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 // --max-agents: no start-up calibration, so that a restart is quick.
 const SIM_ARGS = ['--max-agents', '5000', '--snapshot-hz', '30'];
@@ -39,7 +27,7 @@ const pageErrors = [];
 const consoleErrors = [];
 
 before(async () => {
-  nats = await startNatsServer(await freePort());
+  nats = await startNats();
   sim = await startServer({ agents: 300, args: ['--nats', nats.url, ...SIM_ARGS] });
   for (const name of ['edge-1', 'edge-2']) {
     relays.push(await startServer({ args: ['--relay', '--nats', nats.url, '--relay-name', name] }));

@@ -8,28 +8,17 @@
 //   node --test tests/integration/relay-fake-sim.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import WebSocket from 'ws';
 
 import { startServer, healthz, waitUntil } from '../lib/server.mjs';
 import { connect } from '../lib/client.mjs';
-import { NatsWire, startNatsServer, snapshotMsg, viewMsg, newsMsg, envelopeMsg, decodeEnvelope, ENVELOPE }
+import { startNats } from '../lib/nats.mjs';
+import { NatsWire, snapshotMsg, viewMsg, newsMsg, envelopeMsg, decodeEnvelope, ENVELOPE }
   from '../lib/nats_wire.mjs';
 
 const TOKEN = 'relay-test-token';
 const TAG = 7;
 const WAIT = { timeoutMs: 8000 };
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 const HELLO = {
   type: 'hello', protocol: 2, server: 'fake', client_id: 0, world: { width: 800, height: 600 }, tick_hz: 60,
@@ -128,7 +117,7 @@ let sim;
 let relay;
 
 before(async () => {
-  nats = await startNatsServer(await freePort());
+  nats = await startNats();
   nc = await NatsWire.connect(nats.port);
   sim = new FakeSim(nc);
   relay = await startServer({ args: ['--relay', '--nats', nats.url, '--relay-tag', String(TAG), '--relay-name', 'edge-test',

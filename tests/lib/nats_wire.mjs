@@ -1,115 +1,42 @@
-// Just enough of the NATS client protocol (text commands over TCP: CONNECT,
-// SUB, PUB, MSG, PING/PONG) for a test to play the simulation's side of the
-// scaled set-up against a real nats-server, and the bridge's binary
-// messages (protocol/PROTOCOL.md, "NATS subjects (scaled set-up)") to go
-// with it. Loopback only; every wait is bounded by the caller.
-import net from 'node:net';
-import { spawn } from 'node:child_process';
+// What a test needs to play the simulation's side of the scaled set-up
+// against a real nats-server (lib/nats.mjs starts it): a NATS connection
+// (the `nats` package), and the bridge's binary messages (protocol/PROTOCOL.md,
+// "NATS subjects (scaled set-up)"). Loopback only; every wait is bounded.
+import { connect } from 'nats';
 
-import { withTimeout, sleep } from './server.mjs';
+import { withTimeout } from './server.mjs';
 
-/** A nats-server on 127.0.0.1:port; resolves once the port accepts. stop() ends it. */
-export async function startNatsServer(port, { timeoutMs = 10000 } = {}) {
-  const proc = spawn(process.env.SWARMCAST_NATS_SERVER || 'nats-server', ['-a', '127.0.0.1', '-p', String(port)],
-    { stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  proc.stderr.setEncoding('utf8');
-  proc.stderr.on('data', (c) => { err = (err + c).slice(-4000); });
-  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const up = await new Promise((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
-      s.on('error', () => resolve(false));
-    });
-    if (up) break;
-    if (proc.exitCode !== null || Date.now() > deadline) {
-      proc.kill('SIGKILL');
-      throw new Error(`nats-server did not listen on ${port}: ${err}`);
-    }
-    await sleep(50);
-  }
-  return {
-    proc, port, url: `nats://127.0.0.1:${port}`,
-    async stop() {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
-      await withTimeout(exited, 5000, 'nats-server to exit').catch(() => proc.kill('SIGKILL'));
-    },
-  };
-}
-
+/** The test's NATS connection (the `nats` package), with the little the
+ * tests need: sub(subject, cb(subject, reply, payload Buffer)), pub, flush. */
 export class NatsWire {
-  constructor(socket) {
-    this.socket = socket;
-    this.buf = Buffer.alloc(0);
-    this.subs = new Map(); // sid → callback(subject, reply, payload)
-    this.nextSid = 1;
-    this.pongs = [];
-    socket.on('data', (chunk) => {
-      this.buf = Buffer.concat([this.buf, chunk]);
-      this.parse();
-    });
+  constructor(nc) {
+    this.nc = nc;
   }
 
   static async connect(port, { timeoutMs = 5000 } = {}) {
-    const socket = net.connect(port, '127.0.0.1');
-    await withTimeout(new Promise((resolve, reject) => {
-      socket.once('connect', resolve);
-      socket.once('error', reject);
-    }), timeoutMs, `a NATS connection to ${port}`);
-    const c = new NatsWire(socket);
-    socket.write('CONNECT {"verbose":false,"pedantic":false,"headers":false,"protocol":1,"name":"test-sim"}\r\n');
-    await c.flush(timeoutMs);
-    return c;
-  }
-
-  parse() {
-    for (;;) {
-      const eol = this.buf.indexOf('\r\n');
-      if (eol < 0) return;
-      const line = this.buf.subarray(0, eol).toString('utf8');
-      if (line.startsWith('MSG ')) {
-        const parts = line.split(' ');
-        const size = Number(parts[parts.length - 1]);
-        if (this.buf.length < eol + 2 + size + 2) return; // the payload is not all here yet
-        const payload = Buffer.from(this.buf.subarray(eol + 2, eol + 2 + size));
-        this.buf = this.buf.subarray(eol + 2 + size + 2);
-        const [, subject, sid] = parts;
-        const reply = parts.length === 5 ? parts[3] : null;
-        this.subs.get(Number(sid))?.(subject, reply, payload);
-        continue;
-      }
-      this.buf = this.buf.subarray(eol + 2);
-      if (line === 'PING') this.socket.write('PONG\r\n');
-      else if (line === 'PONG') this.pongs.shift()?.();
-      else if (line.startsWith('-ERR')) throw new Error(`nats-server: ${line}`);
-    }
+    const nc = await connect({ servers: `127.0.0.1:${port}`, name: 'test-sim', timeout: timeoutMs,
+      maxReconnectAttempts: 0 });
+    return new NatsWire(nc);
   }
 
   sub(subject, cb) {
-    const sid = this.nextSid++;
-    this.subs.set(sid, cb);
-    this.socket.write(`SUB ${subject} ${sid}\r\n`);
-    return sid;
+    return this.nc.subscribe(subject, {
+      callback: (err, msg) => { if (!err) cb(msg.subject, msg.reply || null, Buffer.from(msg.data)); },
+    });
   }
 
   pub(subject, payload, reply = null) {
     const body = Buffer.isBuffer(payload) ? payload : Buffer.from(payload, 'utf8');
-    this.socket.write(`PUB ${subject}${reply ? ` ${reply}` : ''} ${body.length}\r\n`);
-    this.socket.write(body);
-    this.socket.write('\r\n');
+    this.nc.publish(subject, body, reply ? { reply } : undefined);
   }
 
   /** Resolves once the server has processed everything sent so far. */
   flush(timeoutMs = 5000) {
-    return withTimeout(new Promise((resolve) => {
-      this.pongs.push(resolve);
-      this.socket.write('PING\r\n');
-    }), timeoutMs, 'a PONG from nats-server');
+    return withTimeout(this.nc.flush(), timeoutMs, 'a PONG from nats-server');
   }
 
   close() {
-    this.socket.destroy();
+    this.nc.close().catch(() => {});
   }
 }
 
