@@ -282,7 +282,7 @@ static bool remote_holds(const app_t *a, size_t slot, uint32_t client_id)
 static void send_envelope(app_t *a, uint32_t client_id, bridge_kind_t kind, uint16_t code, const char *text)
 {
     char subject[SUBJECT_MAX];
-    if (subject_reply(subject, sizeof subject, a->cfg.nats_prefix, remote_tag_of(client_id)) < 0) return;
+    if (!a->nats || subject_reply(subject, sizeof subject, a->cfg.nats_prefix, remote_tag_of(client_id)) < 0) return;
     bridge_envelope_t e = {.kind = kind, .client_id = client_id, .code = code};
     if (text) e.text = (bridge_bytes_t){(const uint8_t *)text, strlen(text), true};
     size_t len;
@@ -467,17 +467,6 @@ static void over_budget(app_t *a, size_t slot, uint32_t client_id, size_t kind, 
     if (verdict == POLICY_ABUSIVE) close_abusive(a, slot, client_id);
 }
 
-/* Equal-time comparison, so that the time of a refusal tells nothing of
- * how much of a guess was right. */
-static bool token_matches(const char *expected, const char *given)
-{
-    size_t le = strlen(expected), lg = strlen(given);
-    unsigned char diff = (unsigned char)(le != lg);
-    for (size_t i = 0; i < AUTH_MAX_TOKEN; i++)
-        diff |= (unsigned char)((i < le ? expected[i] : 0) ^ (i < lg ? given[i] : 0));
-    return diff == 0;
-}
-
 /* auth: the operator role for the right token. */
 static void on_auth(app_t *a, uint32_t client_id, size_t slot, const char *token, int64_t request_id)
 {
@@ -488,7 +477,7 @@ static void on_auth(app_t *a, uint32_t client_id, size_t slot, const char *token
         over_budget(a, slot, client_id, OPS_CMD_AUTH, request_id, verdict);
         return;
     }
-    if (a->cfg.control_token && !token_matches(a->cfg.control_token, token)) {
+    if (a->cfg.control_token && !policy_token_matches(a->cfg.control_token, token)) {
         reply_error(a, slot, client_id, "bad_token", "that is not the control token", request_id, "auth");
         return;
     }
@@ -516,11 +505,9 @@ static void set_selection(app_t *a, size_t slot, uint32_t client_id, const prese
 /* hello, cursor, inspect, ping: charged like commands, never queued. */
 static void on_presence(app_t *a, uint32_t client_id, size_t slot, const presence_msg_t *m)
 {
-    static const double cost[] = {[PRESENCE_HELLO] = POLICY_COST_HELLO, [PRESENCE_CURSOR] = POLICY_COST_CURSOR,
-                                  [PRESENCE_INSPECT] = POLICY_COST_INSPECT, [PRESENCE_PING] = POLICY_COST_PING};
     static const char *const names[] = {[PRESENCE_HELLO] = "hello", [PRESENCE_CURSOR] = "cursor",
                                         [PRESENCE_INSPECT] = "inspect", [PRESENCE_PING] = "ping"};
-    policy_verdict_t verdict = policy_charge(&a->policy[slot], cost[m->kind], now_ns());
+    policy_verdict_t verdict = policy_charge(&a->policy[slot], policy_presence_cost(m->kind), now_ns());
     if (verdict != POLICY_OK) {
         reply_error(a, slot, client_id, "rate_limited", "too many messages: this one was not applied; wait a moment",
                     m->request_id, names[m->kind]);
@@ -829,7 +816,7 @@ static void on_nats_cmd(void *user, const char *subject, const char *reply, cons
         return;
     }
     long index = remote_clients_find(a->remote, e.client_id);
-    size_t slot = a->cfg.max_clients + (size_t)index;
+    size_t slot = index >= 0 ? a->cfg.max_clients + (size_t)index : 0; /* used only when index >= 0 */
     switch (e.kind) {
     case BRIDGE_OPEN:
         if (index < 0) {

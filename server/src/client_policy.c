@@ -1,6 +1,10 @@
 #include "client_policy.h"
 
 #include <math.h>
+#include <string.h>
+
+#include "protocol/auth_decode.h"
+#include "protocol/presence_decode.h"
 
 void policy_init(client_policy_t *p, bool operator, double scale, uint64_t now_ns)
 {
@@ -57,4 +61,23 @@ policy_verdict_t policy_charge(client_policy_t *p, double cost, uint64_t now_ns)
     }
     p->strikes += 1;
     return p->strikes > POLICY_STRIKES ? POLICY_ABUSIVE : POLICY_RATE_LIMITED;
+}
+
+double policy_presence_cost(int presence_kind)
+{
+    switch (presence_kind) {
+    case PRESENCE_HELLO: return POLICY_COST_HELLO;
+    case PRESENCE_CURSOR: return POLICY_COST_CURSOR;
+    case PRESENCE_INSPECT: return POLICY_COST_INSPECT;
+    default: return POLICY_COST_PING;
+    }
+}
+
+bool policy_token_matches(const char *expected, const char *given)
+{
+    size_t le = strlen(expected), lg = strlen(given);
+    unsigned char diff = (unsigned char)(le != lg);
+    for (size_t i = 0; i < AUTH_MAX_TOKEN; i++)
+        diff |= (unsigned char)((i < le ? expected[i] : 0) ^ (i < lg ? given[i] : 0));
+    return diff == 0;
 }

@@ -50,6 +50,11 @@ double policy_cost(const client_policy_t *p, const sim_cmd_t *cmd);
 /* Whether the client's role allows this kind of command at all: visitors
  * may steer their own target and keep a few obstacles of their own. */
 bool policy_allows(const client_policy_t *p, cmd_kind_t kind);
+/* What a hello, cursor, inspect or ping costs (presence_kind_t). */
+double policy_presence_cost(int presence_kind);
+/* Whether given is the control token: an equal-time comparison, so that
+ * the time of a refusal tells nothing of how much of a guess was right. */
+bool policy_token_matches(const char *expected, const char *given);
 /* Takes cost tokens if the client has them. */
 policy_verdict_t policy_charge(client_policy_t *p, double cost, uint64_t now_ns);
 

@@ -282,6 +282,25 @@ test('a relay whose tag another relay holds takes another one', async () => {
   }
 });
 
+test('a relay started without the token of a simulation that has one makes no operators', async () => {
+  // The simulation's hello says control_token: true; this relay has none.
+  const second = await startServer({ args: ['--relay', '--nats', nats.url, '--relay-tag', '11'] });
+  try {
+    await waitUntil(async () => (await healthz(second)).status === 200, 'the second relay serving', WAIT);
+    const v = await viewer(second.wsUrl, { timeoutMs: 8000 });
+    assert.equal(v.hello.role, 'visitor');
+    const refused = await v.request({ type: 'reset', seed: 1, agents: 10 }, WAIT);
+    assert.equal(refused.code, 'forbidden');
+    const auth = await v.request({ type: 'auth', token: 'anything' }, WAIT);
+    assert.equal(auth.code, 'bad_token', 'a relay without the token cannot grant the role');
+    assert.ok(!sim.envelopes.some((e) => e.clientId === v.hello.client_id && e.operator),
+      'no envelope of its viewer claims the operator role');
+    v.close();
+  } finally {
+    await second.stop();
+  }
+});
+
 test('SIGTERM closes the viewers with 1001 and the relay exits cleanly (under ASan: no leak report)', async () => {
   const v = await viewer(relay.wsUrl);
   await waitUntil(() => v.frames.length >= 2, 'frames', WAIT);

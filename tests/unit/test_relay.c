@@ -25,6 +25,10 @@ static void ids_map_to_their_slots_until_removed(void **state)
     for (uint32_t i = 1; i <= 100; i++) assert_int_equal(client_slots_put(t, (5u << 22) | i, i - 1), 0);
     assert_int_equal(client_slots_count(t), 100);
     assert_int_equal(client_slots_put(t, (5u << 22) | 101, 0), -1); /* full */
+    client_slots_remove(t, (5u << 22) | 100);
+    /* An id still held is refused, not moved to the newcomer's slot. */
+    assert_int_equal(client_slots_put(t, (5u << 22) | 1, 99), -1);
+    assert_int_equal(client_slots_put(t, (5u << 22) | 100, 99), 0);
     for (uint32_t i = 1; i <= 100; i++) {
         assert_int_equal(client_slots_get(t, (5u << 22) | i, &slot), 0);
         assert_int_equal(slot, i - 1);

@@ -66,6 +66,7 @@ struct nats_link {
 
     nats_link_sub_t *subs;
     int handles_open;
+    bool leak_at_close; /* libnats did not stop in time: freeing could race its threads */
     bool connected, ever_connected;
     nats_link_stats_t stats;      /* loop thread, except dropped */
     atomic_uint_fast64_t dropped; /* counted on the delivery thread */
@@ -347,7 +348,7 @@ static void free_link(nats_link_t *l)
 static void on_handle_closed(uv_handle_t *h)
 {
     nats_link_t *l = h->data;
-    if (--l->handles_open == 0) free_link(l);
+    if (--l->handles_open == 0 && !l->leak_at_close) free_link(l);
 }
 
 static int start_sub(nats_link_t *l, nats_link_sub_t *s)
@@ -431,8 +432,13 @@ void nats_link_destroy(nats_link_t *l)
         natsConnection_Destroy(l->nc);
         l->nc = NULL;
     }
-    /* libnats' threads may still be in our handlers; after this none is. */
-    nats_CloseAndWait(NATS_LINK_CLOSE_WAIT_MS);
+    /* libnats' threads may still be in our handlers; after this none is.
+     * If they did not stop in time, one may still call into the link:
+     * then it is not freed (the process is ending anyway). */
+    if (nats_CloseAndWait(NATS_LINK_CLOSE_WAIT_MS) != NATS_OK) {
+        fprintf(stderr, "swarmcast: nats: the client library did not stop in time; its memory stays\n");
+        l->leak_at_close = true;
+    }
     uv_timer_stop(&l->retry);
     uv_close((uv_handle_t *)&l->retry, on_handle_closed);
     uv_close((uv_handle_t *)&l->wake, on_handle_closed);

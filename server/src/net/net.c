@@ -406,7 +406,10 @@ static void flush_now(net_t *n, session_t *s)
     int rc;
     while ((rc = write_next(n, s)) > 0 && !lws_partial_buffered(s->wsi)) s->last_progress_ms = now_ms(n);
     if (rc < 0) {
-        /* There is no callback to return -1 from: lws closes it. */
+        /* There is no callback to return -1 from: lws closes it, and
+         * nothing more is written to it meanwhile. */
+        s->closing = true;
+        s->close_started_ms = now_ms(n);
         cut_off(s);
         return;
     }

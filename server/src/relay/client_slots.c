@@ -49,10 +49,9 @@ int client_slots_put(client_slots_t *t, uint32_t id, size_t slot)
 {
     if (id == 0) return -1;
     size_t i = find(t, id);
-    if (!t->e[i].id) {
-        if (t->count == t->max) return -1;
-        t->count++;
-    }
+    if (t->e[i].id) return -1;
+    if (t->count == t->max) return -1;
+    t->count++;
     t->e[i] = (entry_t){id, (uint32_t)slot};
     return 0;
 }

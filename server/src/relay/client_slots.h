@@ -14,7 +14,9 @@ typedef struct client_slots client_slots_t;
 /* Room for max_clients ids at once. NULL when out of memory. */
 client_slots_t *client_slots_create(size_t max_clients);
 void client_slots_destroy(client_slots_t *t);
-/* id (never 0) is now in slot: 0, or -1 when full (more ids than max_clients). */
+/* id (never 0) is now in slot: 0, or -1 when full (more ids than max_clients)
+ * or when id is already there (after net's ids wrapped, a session 4 million
+ * connections old still holds it: the newcomer is refused, not merged). */
 int client_slots_put(client_slots_t *t, uint32_t id, size_t slot);
 /* 0 with *slot set, or -1 when id is not there. */
 int client_slots_get(const client_slots_t *t, uint32_t id, size_t *slot);

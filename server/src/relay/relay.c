@@ -55,8 +55,8 @@
 /* Subscription limits: view and frame messages are large and frequent (a
  * stale backlog is worse than a gap: beyond these, NATS drops, counted);
  * replies are small. */
-#define STREAM_PENDING_MSGS 512
-#define STREAM_PENDING_BYTES (256 * 1024 * 1024)
+#define STREAM_PENDING_MSGS 16
+#define STREAM_PENDING_BYTES (16 * 1024 * 1024)
 #define REPLY_PENDING_MSGS 65536
 #define REPLY_PENDING_BYTES (64 * 1024 * 1024)
 
@@ -135,6 +135,7 @@ struct relay {
 
     /* The lease and the simulation's state. */
     char *sim_hello; /* NULL until the simulation first answered a lease */
+    bool sim_token;  /* the simulation has a control token (its hello says) */
     asked_t asked;
     bool lease_due;
     uint64_t lease_sent_ns, lease_answered_ns, last_frame_ns, status_sent_ns;
@@ -157,7 +158,7 @@ static void send_envelope(relay_t *r, bridge_kind_t kind, uint32_t global_id, bo
 {
     bridge_envelope_t e = {.kind = kind, .operator = operator, .client_id = global_id,
                            .text = {(const uint8_t *)text, len, text != NULL}};
-    if (!r->link) return; /* shutting down */
+    if (!r->link || !global_id) return; /* shutting down; a viewer whose id was given up (change_tag) */
     size_t n;
     uint8_t *msg = bridge_envelope_encode(&e, &n);
     if (!msg) return;
@@ -234,23 +235,13 @@ static void charge_refused(relay_t *r, size_t slot, uint32_t net_id)
     if (policy_charge(&r->policy[slot], POLICY_COST_REFUSED, now_ns()) == POLICY_ABUSIVE) close_abusive(r, slot, net_id);
 }
 
-/* Equal-time comparison (as app.c's): the time of a refusal tells nothing
- * of how much of a guess was right. */
-static bool token_matches(const char *expected, const char *given)
-{
-    size_t le = strlen(expected), lg = strlen(given);
-    unsigned char diff = (unsigned char)(le != lg);
-    for (size_t i = 0; i < AUTH_MAX_TOKEN; i++)
-        diff |= (unsigned char)((i < le ? expected[i] : 0) ^ (i < lg ? given[i] : 0));
-    return diff == 0;
-}
-
 static void on_auth(relay_t *r, size_t slot, uint32_t net_id, const char *token, int64_t request_id)
 {
     r->n.received[OPS_CMD_AUTH]++;
     r->n.answered_here++;
     if (!charge(r, slot, net_id, POLICY_COST_AUTH, OPS_CMD_AUTH, request_id, "auth")) return;
-    if (r->cfg.control_token && !token_matches(r->cfg.control_token, token)) {
+    /* A relay without the token cannot check one the simulation has. */
+    if (r->cfg.control_token ? !policy_token_matches(r->cfg.control_token, token) : r->sim_token) {
         reply_error(r, slot, net_id, "bad_token", "that is not the control token", request_id, "auth");
         return;
     }
@@ -278,11 +269,9 @@ static void forward(relay_t *r, size_t slot, const char *data, size_t len)
 static void on_presence(relay_t *r, size_t slot, uint32_t net_id, const presence_msg_t *m, const char *data,
                         size_t len)
 {
-    static const double cost[] = {[PRESENCE_HELLO] = POLICY_COST_HELLO, [PRESENCE_CURSOR] = POLICY_COST_CURSOR,
-                                  [PRESENCE_INSPECT] = POLICY_COST_INSPECT, [PRESENCE_PING] = POLICY_COST_PING};
     static const char *const names[] = {[PRESENCE_HELLO] = "hello", [PRESENCE_CURSOR] = "cursor",
                                         [PRESENCE_INSPECT] = "inspect", [PRESENCE_PING] = "ping"};
-    if (!charge(r, slot, net_id, cost[m->kind], OPS_CMD_KINDS, m->request_id, names[m->kind])) return;
+    if (!charge(r, slot, net_id, policy_presence_cost(m->kind), OPS_CMD_KINDS, m->request_id, names[m->kind])) return;
     if (m->kind == PRESENCE_PING) {
         r->n.answered_here++;
         char text[64];
@@ -364,9 +353,13 @@ static char *on_open(void *user, uint32_t net_id, size_t slot, int protocol)
         net_close(r->net, slot, net_id, 1013, "the world is not reachable yet, try again later");
         return NULL;
     }
-    bool operator = r->cfg.control_token == NULL;
+    /* Everyone is an operator only where nobody has a token: a relay
+     * started without the simulation's token must not make its viewers
+     * operators of a world that has one. */
+    bool token = r->cfg.control_token != NULL || r->sim_token;
+    bool operator = !token;
     uint32_t global_id = (uint32_t)r->tag << LOCAL_ID_BITS | (net_id & LOCAL_ID_MASK);
-    char *hello = relay_hello_for(r->sim_hello, global_id, operator, r->cfg.control_token != NULL);
+    char *hello = relay_hello_for(r->sim_hello, global_id, operator, token);
     if (!hello || client_slots_put(r->by_id, global_id, slot)) {
         free(hello);
         return NULL; /* net closes it (1011) */
@@ -384,8 +377,10 @@ static void on_close(void *user, uint32_t net_id, size_t slot)
     relay_t *r = user;
     relay_client_t *c = &r->clients[slot];
     if (c->net_id != net_id) return; /* refused at open */
-    if (!r->shut_down) send_envelope(r, BRIDGE_CLOSE, c->global_id, is_operator(r, slot), NULL, 0);
-    client_slots_remove(r->by_id, c->global_id);
+    if (c->global_id) {
+        if (!r->shut_down) send_envelope(r, BRIDGE_CLOSE, c->global_id, is_operator(r, slot), NULL, 0);
+        client_slots_remove(r->by_id, c->global_id);
+    }
     free(c->hello_text);
     *c = (relay_client_t){0};
     viewers_close(r->viewers, slot);
@@ -488,9 +483,13 @@ static const grant_t *grant_of(const relay_t *r, uint32_t view_id)
 static void on_view_msg(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len)
 {
     relay_t *r = user;
-    (void)subject, (void)reply;
+    (void)reply;
     bridge_view_t v;
-    if (bridge_view_decode(data, len, &v)) {
+    char expected[SUBJECT_MAX];
+    /* Kept under the rect it names: one that does not match its subject
+     * would add a view nobody subscribed to (and grow without bound). */
+    if (bridge_view_decode(data, len, &v) ||
+        subject_view(expected, sizeof expected, r->cfg.nats_prefix, v.mode, v.rect) < 0 || strcmp(expected, subject) != 0) {
         r->n.bad_messages++;
         return;
     }
@@ -676,6 +675,12 @@ static void change_tag(relay_t *r)
     r->n.tag_changes++;
     if (!r->cfg.relay_name) snprintf(r->name, sizeof r->name, "relay-%u", r->tag);
     fprintf(stderr, "swarmcast: relay tag %u is taken by another relay; now tag %u\n", old, r->tag);
+    /* Their ids are the other relay's now: no CLOSE may go out under them. */
+    for (size_t s = 0; s < r->cfg.max_clients; s++)
+        if (r->clients[s].net_id) {
+            client_slots_remove(r->by_id, r->clients[s].global_id);
+            r->clients[s].global_id = 0;
+        }
     close_everyone(r, 1012, "relay restarting, reconnect");
     listen_for_replies(r);
     r->lease_due = true;
@@ -745,6 +750,10 @@ static void on_lease_answer(relay_t *r, const char *text, size_t len)
     relay_world_t w;
     if (relay_hello_world(a.hello, &w) == 0 && set_world(r, (float)w.width, (float)w.height) == 0) {
         r->limits = (cmd_limits_t){(float)w.width, (float)w.height, w.max_agents ? w.max_agents : r->cfg.max_agents};
+        if (w.control_token && !r->cfg.control_token && !r->sim_token)
+            fprintf(stderr, "swarmcast: relay: the simulation has a control token and this relay none: its viewers "
+                            "stay visitors (start the relay with the same --control-token)\n");
+        r->sim_token = w.control_token;
         free(r->sim_hello);
         r->sim_hello = a.hello;
         a.hello = NULL;
@@ -786,7 +795,9 @@ static void on_reply(void *user, const char *subject, const char *reply, const u
         size_t n = e.text.len < sizeof reason - 1 ? e.text.len : sizeof reason - 1;
         memcpy(reason, e.text.data, n);
         reason[n] = '\0';
-        net_close(r->net, slot, net_id, e.code ? e.code : 1008, reason);
+        /* A code a close frame may carry (RFC 6455 7.4), else policy violation. */
+        int code = e.code >= 1000 && e.code <= 4999 && e.code != 1005 && e.code != 1006 && e.code != 1015 ? e.code : 1008;
+        net_close(r->net, slot, net_id, code, reason);
     }
 }
 

@@ -30,6 +30,8 @@ int relay_hello_world(const char *sim_hello, relay_world_t *out)
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "limits"), "max_agents");
         if (cJSON_IsNumber(m) && m->valuedouble >= 1 && m->valuedouble <= 1e8 && m->valuedouble == floor(m->valuedouble))
             out->max_agents = (size_t)m->valuedouble;
+        /* Absent or malformed counts as "has one": the safe side. */
+        out->control_token = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(root, "control_token"));
         rc = 0;
     }
     cJSON_Delete(root);

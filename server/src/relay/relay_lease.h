@@ -22,6 +22,7 @@ bool relay_grant_covers(lease_view_t asked, lease_view_t granted);
 typedef struct relay_world {
     double width, height; /* > 0 */
     size_t max_agents;    /* 0 when the hello does not say */
+    bool control_token;   /* the simulation has one: only the token makes an operator */
 } relay_world_t;
 
 /* The world of a hello (JSON object text): 0, or -1 when it names none. */
