@@ -11,6 +11,7 @@
 #include "bridge/subjects.h"
 #include "client_policy.h"
 #include "net/net.h"
+#include "net_config_for.h"
 #include "ops_metrics.h"
 #include "protocol/classify.h"
 #include "protocol/json_out.h"
@@ -881,18 +882,7 @@ relay_t *relay_create(uv_loop_t *loop, const config_t *cfg)
                 cfg->nats_prefix);
         goto fail;
     }
-    net_config_t nc = {
-        .bind = cfg->bind,
-        .port = cfg->port,
-        .web_root = cfg->web_root,
-        .max_clients = cfg->max_clients,
-        .max_message_bytes = PROTOCOL_MAX_MESSAGE_BYTES,
-        .max_per_address = cfg->max_per_address,
-        .allow_origin = cfg->allow_origin,
-        .idle_timeout_ms = (unsigned)(cfg->idle_timeout_s * 1000),
-        .stall_timeout_ms = (unsigned)(cfg->stall_timeout_s * 1000),
-        .deflate = cfg->deflate,
-    };
+    net_config_t nc = net_config_for(cfg);
     net_callbacks_t cb = {r, on_open, on_message, on_close, on_health, on_metrics, compose_v2};
     if (!(r->net = net_create(loop, &nc, &cb))) {
         fprintf(stderr, "swarmcast: cannot listen on %s:%d with web root %s\n", cfg->bind, cfg->port, cfg->web_root);
