@@ -64,6 +64,12 @@
  * per-client bound stays PENDING_PER_CLIENT, but thousands of remote slots
  * do not each reserve 32 places (a full queue refuses with rate_limited). */
 #define PENDING_PER_REMOTE_SLOT 2
+/* With --nats, the view a viewer who names none gets (the whole world,
+ * detail or LOD by the default budget) is published whether or not a relay
+ * leases it: a relay's first viewer starts without waiting for a lease,
+ * and what the simulation publishes does not change with the first viewer
+ * anywhere. It is kept by one viewer slot past net's (viewers.h). */
+#define RELAYS_DEFAULT_VIEWER(a) ((a)->cfg.max_clients)
 /* After a stall the clock runs at most this many ticks back to back, then
  * drops the backlog (counted as overruns) instead of spiralling. */
 #define MAX_CATCH_UP 4
@@ -910,28 +916,36 @@ static void on_nats_lease(void *user, const char *subject, const char *reply, co
     free(answer);
 }
 
-/* A bundle for the relays: each leased view's chunks (P.view.…), then the
- * snapshot (P.frame), so that a relay that has the frame has its views.
- * Once per bundle whatever the number of relays and viewers. */
+/* One view's chunks of a bundle on its subject (P.view.…); nothing when
+ * the view is newer than the bundle. */
+static void publish_view(app_t *a, const bundle_t *b, view_spec_t spec)
+{
+    const bundle_view_t *bv = NULL;
+    for (size_t k = 0; k < b->n_views && !bv; k++)
+        if (b->views[k].view_id == spec.id) bv = &b->views[k];
+    if (!bv) return;
+    char subject[SUBJECT_MAX];
+    size_t len;
+    uint8_t *msg = NULL;
+    if (subject_view(subject, sizeof subject, a->cfg.nats_prefix, spec.mode, spec.rect) == 0 &&
+        (msg = bridge_view_encode(b->seq, bv, &spec, &len)))
+        nats_link_publish(a->nats, subject, NULL, msg, len);
+    free(msg);
+}
+
+/* A bundle for the relays: the default view and each leased view (P.view.…),
+ * then the snapshot (P.frame), so that a relay that has the frame has its
+ * views. Once per bundle whatever the number of relays and viewers. */
 static void publish_bundle(app_t *a, const bundle_t *b)
 {
     if (!a->nats || !nats_link_connected(a->nats)) return; /* a gap, not a backlog */
+    viewer_view_t def = viewers_view_of(a->viewers, RELAYS_DEFAULT_VIEWER(a));
+    if (def.view_id && !relay_leases_view_leased(a->leases, def.view_id))
+        publish_view(a, b, (view_spec_t){def.view_id, def.rect, def.mode});
     size_t n_leased;
     const relay_leased_view_t *leased = relay_leases_views(a->leases, &n_leased);
-    for (size_t i = 0; i < n_leased; i++) {
-        const bundle_view_t *bv = NULL;
-        for (size_t k = 0; k < b->n_views && !bv; k++)
-            if (b->views[k].view_id == leased[i].view_id) bv = &b->views[k];
-        if (!bv) continue; /* acquired after this snapshot was taken */
-        view_spec_t spec = {leased[i].view_id, leased[i].view.rect, leased[i].view.mode};
-        char subject[SUBJECT_MAX];
-        size_t len;
-        uint8_t *msg = NULL;
-        if (subject_view(subject, sizeof subject, a->cfg.nats_prefix, spec.mode, spec.rect) == 0 &&
-            (msg = bridge_view_encode(b->seq, bv, &spec, &len)))
-            nats_link_publish(a->nats, subject, NULL, msg, len);
-        free(msg);
-    }
+    for (size_t i = 0; i < n_leased; i++)
+        publish_view(a, b, (view_spec_t){leased[i].view_id, leased[i].view.rect, leased[i].view.mode});
     size_t len;
     uint8_t *msg = bridge_snapshot_encode(b, &len);
     if (msg) nats_link_publish(a->nats, a->subject_frame, NULL, msg, len);
@@ -986,6 +1000,8 @@ static int bridge_start(app_t *a)
     if (!nats_link_subscribe(a->nats, cmd, 65536, 64 << 20, on_nats_cmd, a) ||
         !nats_link_subscribe(a->nats, lease, 4096, 16 << 20, on_nats_lease, a))
         return -1;
+    viewers_open(a->viewers, RELAYS_DEFAULT_VIEWER(a), now_ns());
+    sync_encoder(a);
     uv_timer_init(a->loop, &a->lease_timer);
     a->lease_timer.data = a;
     uv_timer_start(&a->lease_timer, on_lease_timer, 1000, 1000);
@@ -1499,7 +1515,7 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
     a->cursor_timer.data = a;
     uv_timer_start(&a->cursor_timer, on_cursor_timer, (uint64_t)(1000 / INSPECT_HZ), (uint64_t)(1000 / INSPECT_HZ));
     a->views = views_create(cfg->max_views);
-    a->viewers = a->views ? viewers_create(cfg->max_clients, a->views, cfg->world_width, cfg->world_height,
+    a->viewers = a->views ? viewers_create(cfg->max_clients + 1, a->views, cfg->world_width, cfg->world_height,
                                            (double)cfg->detail_budget)
                           : NULL;
     a->compose = compose_create(cfg->max_clients, net_headroom());
