@@ -2,9 +2,8 @@
  * bridge/lease_json's, shared with the simulation): whether a granted view
  * can be the answer to the view asked, what a relay learns from the
  * simulation's hello (the world's size, population limit and whether it
- * has a control token), and the
- * hello it sends each of its viewers, made from the simulation's. Pure
- * (cJSON), no I/O. */
+ * has a control token), and the hello it sends each of its viewers, made
+ * from the simulation's. Pure (cJSON), no I/O. */
 #ifndef SWARMCAST_RELAY_LEASE_H
 #define SWARMCAST_RELAY_LEASE_H
 
