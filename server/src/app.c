@@ -70,6 +70,9 @@
  * and what the simulation publishes does not change with the first viewer
  * anywhere. It is kept by one viewer slot past net's (viewers.h). */
 #define RELAYS_DEFAULT_VIEWER(a) ((a)->cfg.max_clients)
+/* Leases in a row that report fewer viewers than the simulation holds for
+ * that relay before it asks the relay to announce them again. */
+#define CENSUS_AFTER_LEASES 3
 /* After a stall the clock runs at most this many ticks back to back, then
  * drops the backlog (counted as overruns) instead of spiralling. */
 #define MAX_CATCH_UP 4
@@ -192,6 +195,14 @@ struct app {
     uv_timer_t lease_timer; /* expires relays that stopped renewing */
     char subject_frame[SUBJECT_MAX], subject_news[SUBJECT_MAX];
     uint64_t bridge_refused; /* envelopes dropped: malformed, unknown relay, no free slot */
+    /* Census of a relay's viewers (census()): per remote slot, announced
+     * since its relay's census began; per tag, leases in a row that
+     * reported fewer viewers than held, and a census under way. */
+    bool *remote_seen;
+    uint32_t *census_ids;
+    uint8_t census_streak[LEASE_TAG_MAX + 1];
+    bool census_pending[LEASE_TAG_MAX + 1];
+    uint64_t census_closed;
 
     /* Owned by the simulation thread once it runs. */
     world_t world;
@@ -798,6 +809,7 @@ static long remote_open(app_t *a, uint32_t client_id, bool operator)
 {
     long index = remote_clients_add(a->remote, client_id);
     if (index < 0) return -1;
+    a->remote_seen[index] = true;
     join_slot(a, client_id, a->cfg.max_clients + (size_t)index, operator || a->cfg.control_token == NULL);
     return index;
 }
@@ -832,6 +844,7 @@ static void on_nats_cmd(void *user, const char *subject, const char *reply, cons
                 send_envelope(a, e.client_id, BRIDGE_KICK, 1013, "the simulation serves no more relay viewers");
             }
         } else {
+            a->remote_seen[index] = true;
             /* auth at the relay: the role it granted. */
             bool operator = e.operator || a->cfg.control_token == NULL;
             a->policy[slot].operator = operator;
@@ -844,6 +857,7 @@ static void on_nats_cmd(void *user, const char *subject, const char *reply, cons
             send_envelope(a, e.client_id, BRIDGE_KICK, 1013, "the simulation serves no more relay viewers");
             break;
         }
+        a->remote_seen[index] = true;
         if (e.text.len > PROTOCOL_MAX_MESSAGE_BYTES) { /* the relay's net bounds it already */
             a->bridge_refused++;
             break;
@@ -873,12 +887,49 @@ static void expire_relays(app_t *a)
             }
             fprintf(stderr, "swarmcast: relay tag %u renewed no lease for %.0f s: gone, its %zu viewer(s) left\n",
                     dead[k], RELAY_LEASE_TTL_NS / 1e9, closed);
+            a->census_streak[dead[k]] = 0;
+            a->census_pending[dead[k]] = false;
         }
         sync_encoder(a);
     }
 }
 
 static void on_lease_timer(uv_timer_t *t) { expire_relays(t->data); }
+
+/* A relay reports in each lease how many viewers it has. The simulation
+ * may hold more: a CLOSE lost while NATS was down (published into a
+ * reconnect buffer the server never saw) would leave a ghost in presence
+ * and its target in the world until the relay died. After
+ * CENSUS_AFTER_LEASES such leases in a row it asks the relay to announce
+ * its viewers again (true: the answer says "announce"), and at the next
+ * lease (the relay's OPENs come before it: one publisher, one order)
+ * closes those that were not announced. */
+static bool census(app_t *a, unsigned tag, uint32_t reported)
+{
+    size_t held = remote_clients_of_tag(a->remote, tag, a->census_ids, remote_clients_cap(a->remote));
+    if (a->census_pending[tag]) {
+        a->census_pending[tag] = false;
+        a->census_streak[tag] = 0;
+        for (size_t i = 0; i < held; i++) {
+            long index = remote_clients_find(a->remote, a->census_ids[i]);
+            if (index < 0 || a->remote_seen[index]) continue;
+            remote_close(a, a->cfg.max_clients + (size_t)index, a->census_ids[i]);
+            a->census_closed++;
+        }
+        return false;
+    }
+    if (held <= reported) {
+        a->census_streak[tag] = 0;
+        return false;
+    }
+    if (++a->census_streak[tag] < CENSUS_AFTER_LEASES) return false;
+    for (size_t i = 0; i < held; i++) {
+        long index = remote_clients_find(a->remote, a->census_ids[i]);
+        if (index >= 0) a->remote_seen[index] = false;
+    }
+    a->census_pending[tag] = true;
+    return true;
+}
 
 /* P.lease: a relay's views, renewed every second; the answer goes to the
  * request's reply subject. */
@@ -906,7 +957,8 @@ static void on_nats_lease(void *user, const char *subject, const char *reply, co
             /* The hello a v2 client would get; the relay patches the id and role. */
             hello_info_t h = {0, a->cfg.tick_hz, a->cfg.snapshot_hz, false, a->cfg.control_token != NULL, 2};
             char *hello = msg_hello(&h, &info);
-            answer = hello ? lease_reply_format(req.tag, granted, req.n_views, hello) : NULL;
+            bool announce = census(a, req.tag, req.clients);
+            answer = hello ? lease_reply_format(req.tag, granted, req.n_views, hello, announce) : NULL;
             free(hello);
             if (is_new) fprintf(stderr, "swarmcast: relay '%s' (tag %u) joined\n", req.relay, req.tag);
             sync_encoder(a);
@@ -968,9 +1020,11 @@ static char *bridge_metrics_text(app_t *a)
              "# HELP swarmcast_nats_leased_views distinct views published for relays\n"
              "# TYPE swarmcast_nats_leased_views gauge\nswarmcast_nats_leased_views %zu\n"
              "# HELP swarmcast_nats_refused_total envelopes and leases refused (malformed, unknown relay, full)\n"
-             "# TYPE swarmcast_nats_refused_total counter\nswarmcast_nats_refused_total %llu\n",
+             "# TYPE swarmcast_nats_refused_total counter\nswarmcast_nats_refused_total %llu\n"
+             "# HELP swarmcast_nats_census_closed_total relays' viewers closed because their relay no longer had them\n"
+             "# TYPE swarmcast_nats_census_closed_total counter\nswarmcast_nats_census_closed_total %llu\n",
              relay_leases_count(a->leases), remote_clients_count(a->remote), n_leased,
-             (unsigned long long)a->bridge_refused);
+             (unsigned long long)a->bridge_refused, (unsigned long long)a->census_closed);
     char *both = malloc(strlen(link) + strlen(own) + 1);
     if (both) {
         strcpy(both, link);
@@ -990,7 +1044,9 @@ static int bridge_start(app_t *a)
         subject_news(a->subject_news, sizeof a->subject_news, cfg->nats_prefix) ||
         subject_cmd(cmd, sizeof cmd, cfg->nats_prefix) || subject_lease(lease, sizeof lease, cfg->nats_prefix))
         return -1;
-    if (!(a->remote = remote_clients_create(cfg->max_remote_clients)) || !(a->leases = relay_leases_create(a->views)))
+    if (!(a->remote = remote_clients_create(cfg->max_remote_clients)) || !(a->leases = relay_leases_create(a->views)) ||
+        !(a->remote_seen = calloc(cfg->max_remote_clients ? cfg->max_remote_clients : 1, sizeof *a->remote_seen)) ||
+        !(a->census_ids = calloc(cfg->max_remote_clients ? cfg->max_remote_clients : 1, sizeof *a->census_ids)))
         return -1;
     nats_link_config_t lc = {.urls = cfg->nats_url, .name = "swarmcast-sim", .user = cfg->nats_user,
                              .password = cfg->nats_password, .creds_file = cfg->nats_creds,
@@ -1608,6 +1664,8 @@ void app_destroy(app_t *a)
     viewers_destroy(a->viewers);
     relay_leases_destroy(a->leases);
     remote_clients_destroy(a->remote);
+    free(a->remote_seen);
+    free(a->census_ids);
     views_destroy(a->views);
     world_free(&a->world);
     pthread_mutex_destroy(&a->lock);

@@ -47,6 +47,7 @@ class FakeSim {
     this.nextViewId = 1;
     this.answering = true;
     this.takenTags = new Set(); // leases with these tags are refused (another relay holds them)
+    this.announceNext = false; // the next lease answer asks the relay to announce its viewers
     this.seq = 0;
     this.timer = null;
     nc.sub('swarmcast.lease', (subject, reply, payload) => {
@@ -61,7 +62,9 @@ class FakeSim {
         const s = `swarmcast.view.${v.m}.${v.l}.${v.x0}.${v.y0}.${v.x1}.${v.y1}`;
         if (!this.views.has(s)) this.views.set(s, { mode: v.m, rect: v, id: this.nextViewId++ });
       }
-      nc.pub(reply, JSON.stringify({ ok: true, tag: req.tag, views: req.views, hello: HELLO }));
+      const announce = this.announceNext;
+      this.announceNext = false;
+      nc.pub(reply, JSON.stringify({ ok: true, tag: req.tag, views: req.views, hello: HELLO, ...(announce && { announce: true }) }));
     });
     nc.sub('swarmcast.cmd', (subject, reply, payload) => {
       const e = decodeEnvelope(payload);
@@ -264,6 +267,18 @@ test('a simulation that restarts within a second (its seq starts again) hears of
   // Its frames go on, from a key (no delta can follow across the restart).
   await waitUntil(() => v.frames.slice(n).some((f) => f.subarray(f[0] === 0xbb ? 28 : 20).toString().startsWith('key-')),
     'a key after the restart', WAIT);
+  v.close();
+});
+
+test('a lease answer that asks for a census gets every viewer announced again, and only that', async () => {
+  const v = await viewer(relay.wsUrl);
+  await waitUntil(() => v.frames.length >= 2, 'frames', WAIT);
+  const before = sim.envelopes.length;
+  sim.announceNext = true;
+  await waitUntil(() => sim.envelopes.slice(before).some((e) => e.kind === ENVELOPE.OPEN && e.clientId === v.hello.client_id),
+    'the viewer announced again', WAIT);
+  // A census re-announces; it does not replay the viewer's hello (a restart does).
+  assert.ok(!sim.envelopes.slice(before).some((e) => e.kind === ENVELOPE.TEXT && e.clientId === v.hello.client_id));
   v.close();
 });
 

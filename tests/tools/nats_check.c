@@ -11,6 +11,9 @@
  *     (tag_taken);
  *   - the simulation's /metrics shows the link up, one relay, one remote
  *     client and one leased view;
+ *   - leases that then report no viewer (its CLOSE "lost") get an answer
+ *     asking to announce the viewers again; announcing none, the next
+ *     lease closes the simulation's ghost of it (the relay still live);
  *   - once the relay stops renewing its lease, the simulation drops it
  *     (after 5 s): no relay, no remote client, no leased view.
  * Exit 0 when all of that held within the time limits, 77 (skipped) when
@@ -48,7 +51,11 @@ typedef struct check {
     bool have_view_seq;
     bool cmd_sent, done, failed;
     int sim_port;
-    bool expiring; /* phase 2: the lease is no longer renewed */
+    bool census;    /* phase 2: leases report no viewer, the simulation still holds one */
+    uint64_t census_since;
+    bool announce_asked;
+    uint32_t reported; /* the viewers the leases report */
+    bool expiring; /* phase 3: the lease is no longer renewed */
     uint64_t expiring_since;
     char why[256];
 } check_t;
@@ -190,6 +197,7 @@ static void on_reply(void *user, const char *subject, const char *reply, const u
             if (r.tag != TAG || r.n_views != 1 || !r.hello || !strstr(r.hello, "\"type\":\"hello\""))
                 fail(c, "the lease answer lacks the tag, the granted view or the hello");
             c->leased = true;
+            if (r.announce) c->announce_asked = true;
         } else if (strcmp(r.error, "tag_taken") == 0) {
             c->refused_other = true;
         } else {
@@ -216,7 +224,7 @@ static void on_reply(void *user, const char *subject, const char *reply, const u
 
 static void send_lease(check_t *c, const char *name)
 {
-    lease_request_t req = {.tag = TAG, .n_views = 1, .clients = 1};
+    lease_request_t req = {.tag = TAG, .n_views = 1, .clients = c->reported};
     snprintf(req.relay, sizeof req.relay, "%s", name);
     req.views[0] = (lease_view_t){WIRE2_DETAIL, wire2_rect_world()};
     char *text = lease_request_format(&req), subject[SUBJECT_MAX], reply[SUBJECT_MAX];
@@ -256,8 +264,25 @@ static void on_tick(uv_timer_t *t)
         send_lease(c, "another-relay");
         c->cmd_sent = true;
     }
+    if (c->census) {
+        /* Phase 2: the ghost goes once the relay was asked and announced nothing. */
+        char *m = get_metrics(c->sim_port);
+        bool gone = m && strstr(m, "swarmcast_nats_relays 1\n") && strstr(m, "swarmcast_nats_remote_clients 0\n") &&
+                    strstr(m, "swarmcast_nats_census_closed_total 1\n");
+        free(m);
+        if (gone && !c->announce_asked) fail(c, "a viewer was closed without the relay being asked to announce it");
+        if (c->failed || (!gone && ms - c->census_since > 20000)) {
+            if (!c->failed) fail(c, "a viewer the relay no longer reports was not closed");
+            uv_stop(c->loop);
+        } else if (gone) {
+            c->census = false;
+            c->expiring = true;
+            c->expiring_since = ms;
+        }
+        return;
+    }
     if (c->expiring) {
-        /* Phase 2: wait for the simulation to drop the silent relay. */
+        /* Phase 3: wait for the simulation to drop the silent relay. */
         char *m = get_metrics(c->sim_port);
         bool gone = m && strstr(m, "swarmcast_nats_relays 0\n") && strstr(m, "swarmcast_nats_remote_clients 0\n") &&
                     strstr(m, "swarmcast_nats_leased_views 0\n");
@@ -289,8 +314,9 @@ static void on_tick(uv_timer_t *t)
                 fail(c, "/metrics does not show the bridge's state");
             }
         free(metrics);
-        c->expiring = true;
-        c->expiring_since = ms;
+        c->census = true;
+        c->census_since = ms;
+        c->reported = 0;
         if (c->failed) uv_stop(c->loop);
     }
 }
@@ -323,7 +349,7 @@ int main(int argc, char **argv)
 
     uv_loop_t loop;
     uv_loop_init(&loop);
-    check_t c = {.loop = &loop, .sim_port = read_sim_port(out[0])};
+    check_t c = {.loop = &loop, .sim_port = read_sim_port(out[0]), .reported = 1};
     nats_link_config_t lc = {.urls = url, .name = "nats-check"};
     c.nats = nats_link_create(&loop, &lc, NULL, NULL);
     int rc = 1;

@@ -144,14 +144,20 @@ static void a_lease_reply_carries_the_granted_views_and_the_hello(void **state)
 {
     (void)state;
     lease_view_t granted[1] = {{WIRE2_LOD, {3, 0, 0, 8, 8}}};
-    char *text = lease_reply_format(9, granted, 1, "{\"type\":\"hello\",\"client\":0}");
+    char *text = lease_reply_format(9, granted, 1, "{\"type\":\"hello\",\"client\":0}", false);
     lease_reply_t r;
     assert_int_equal(lease_reply_parse(text, strlen(text), &r), 0);
     assert_true(r.ok);
+    assert_false(r.announce);
     assert_int_equal(r.tag, 9);
     assert_int_equal(r.n_views, 1);
     assert_true(wire2_rect_equal(r.views[0].rect, granted[0].rect));
     assert_string_equal(r.hello, "{\"type\":\"hello\",\"client\":0}");
+    free(r.hello);
+    free(text);
+    text = lease_reply_format(9, granted, 1, "{\"type\":\"hello\",\"client\":0}", true);
+    assert_int_equal(lease_reply_parse(text, strlen(text), &r), 0);
+    assert_true(r.announce);
     free(r.hello);
     free(text);
     text = lease_reply_refusal("tag_taken");

@@ -113,7 +113,7 @@ char *lease_request_format(const lease_request_t *req)
     return text;
 }
 
-char *lease_reply_format(unsigned tag, const lease_view_t *granted, size_t n, const char *hello)
+char *lease_reply_format(unsigned tag, const lease_view_t *granted, size_t n, const char *hello, bool announce)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON *h = hello ? cJSON_Parse(hello) : cJSON_CreateNull();
@@ -126,6 +126,7 @@ char *lease_reply_format(unsigned tag, const lease_view_t *granted, size_t n, co
     cJSON_AddNumberToObject(o, "tag", tag);
     cJSON_AddItemToObject(o, "views", views_json(granted, n));
     cJSON_AddItemToObject(o, "hello", h);
+    if (announce) cJSON_AddBoolToObject(o, "announce", 1);
     char *text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     return text;
@@ -160,6 +161,7 @@ int lease_reply_parse(const char *text, size_t len, lease_reply_t *out)
         const cJSON *h = cJSON_GetObjectItemCaseSensitive(root, "hello");
         if (cJSON_IsObject(h) && (out->hello = cJSON_PrintUnformatted(h))) {
             out->ok = true;
+            out->announce = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "announce"));
             rc = 0;
         }
     }

@@ -5,7 +5,10 @@
  * P.reply.<tag>):
  *   {"relay":"<name>","tag":N,"views":[{"m":"d","l":L,"x0":..,"y0":..,"x1":..,"y1":..},...],"clients":n}
  * Sim → relay on that reply subject (plain JSON, no envelope):
- *   {"ok":true,"tag":N,"views":[granted rect per asked view, same order],"hello":{...}}
+ *   {"ok":true,"tag":N,"views":[granted rect per asked view, same order],"hello":{...}[,"announce":true]}
+ *   ("announce": the simulation holds more of this relay's viewers than it
+ *   reports; the relay sends OPEN for each of its viewers again, and those
+ *   not announced by the next lease are closed)
  *   {"ok":false,"error":"tag_taken"}   (or "bad_request")
  * Parsers are strict (json_strict first) and return 0, or -1. */
 #ifndef SWARMCAST_LEASE_JSON_H
@@ -39,7 +42,7 @@ int lease_request_parse(const char *text, size_t len, lease_request_t *out);
 char *lease_request_format(const lease_request_t *req);
 
 /* hello: the JSON object of the hello a v2 client would get (inserted as is). */
-char *lease_reply_format(unsigned tag, const lease_view_t *granted, size_t n, const char *hello);
+char *lease_reply_format(unsigned tag, const lease_view_t *granted, size_t n, const char *hello, bool announce);
 char *lease_reply_refusal(const char *error);
 
 typedef struct lease_reply {
@@ -49,6 +52,7 @@ typedef struct lease_reply {
     lease_view_t views[LEASE_MAX_VIEWS];
     size_t n_views;
     char *hello;        /* malloc'd JSON text of the hello object (free it), or NULL */
+    bool announce;      /* announce every viewer again (OPEN) */
 } lease_reply_t;
 
 int lease_reply_parse(const char *text, size_t len, lease_reply_t *out);

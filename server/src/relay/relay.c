@@ -457,7 +457,7 @@ static char *on_metrics(void *user)
     metric(&b, "swarmcast_relay_leases_sent_total", "counter", "lease requests sent", (double)r->n.leases_sent);
     metric(&b, "swarmcast_relay_leases_answered_total", "counter", "lease answers received",
            (double)r->n.leases_answered);
-    metric(&b, "swarmcast_relay_replays_total", "counter", "times the viewers were announced again to a restarted simulation",
+    metric(&b, "swarmcast_relay_replays_total", "counter", "times the viewers were announced again (a restarted simulation, or its census)",
            (double)r->n.replays);
     metric(&b, "swarmcast_relay_bad_messages_total", "counter", "NATS messages that did not decode",
            (double)r->n.bad_messages);
@@ -764,6 +764,12 @@ static void on_lease_answer(relay_t *r, const char *text, size_t len)
     if (r->replay_due) {
         r->replay_due = false;
         replay_viewers(r);
+    } else if (a.announce) {
+        /* The simulation holds viewers this relay no longer has: the ones
+         * it has, announced again, stay; the rest it closes. */
+        r->n.replays++;
+        for (size_t s = 0; s < r->cfg.max_clients; s++)
+            if (r->clients[s].net_id) send_open(r, s);
     }
 }
 
