@@ -292,6 +292,10 @@ const connection = new Connection({
         // broadcast follows).
         if (msg.cmd === 'set_model' && typeof msg.model === 'string') hooks.params.model = msg.model;
         panel.onReply(msg);
+      } else if (msg.type === 'error' && msg.cmd === 'ping') {
+        // The page's own round-trip probe, refused while a reset had spent
+        // the budget: nothing the person did, so no note; the next one
+        // measures again.
       } else if (msg.type === 'error') {
         hooks.lastError = msg;
         // The token form says what became of an `auth`; everything else
