@@ -7,37 +7,7 @@ import assert from 'node:assert/strict';
 
 import { Connection, relayUrls, rotateList, backoffDelay } from '../../client-web/connection.js';
 import { bannerText } from '../../client-web/status.js';
-
-class FakeSocket {
-  static all = [];
-  constructor(url, protocols) {
-    this.url = url;
-    this.protocols = protocols;
-    this.readyState = 1;
-    FakeSocket.all.push(this);
-  }
-  send() {}
-  close() {
-    this.readyState = 3;
-  }
-}
-
-function fakeTimers() {
-  const pending = [];
-  return {
-    pending,
-    setTimeout: (fn, ms) => {
-      pending.push({ fn, ms });
-      return pending.length;
-    },
-    clearTimeout: () => {},
-    setInterval: () => 0,
-    clearInterval: () => {},
-    runNext() {
-      pending.shift()?.fn();
-    },
-  };
-}
+import { FakeSocket, fakeTimers } from '../lib/fake_connection.mjs';
 
 const hello = (id) => ({ data: JSON.stringify({ type: 'hello', client_id: id }) });
 

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 
 import { statusLine, closeText, errorText, errorTone, ratesLine, announcement } from '../../client-web/status.js';
 import { Connection } from '../../client-web/connection.js';
+import { FakeSocket, fakeTimers } from '../lib/fake_connection.mjs';
 
 const connected = {
   state: 'connected', reconnectInMs: 0, closeCause: null, clientId: 4, role: 'visitor',
@@ -79,38 +80,6 @@ test('the live region is told of changes only: connection, role, pause; nothing 
   assert.equal(announcement(lost, { ...lost, state: 'connecting' }), 'connecting');
   assert.equal(announcement({ ...lost, state: 'connecting' }, s), 'connected as visitor, simulation running');
 });
-
-// A socket the test drives by hand.
-class FakeSocket {
-  static all = [];
-  constructor(url, protocol) {
-    this.url = url;
-    this.protocol = protocol;
-    this.readyState = 1;
-    FakeSocket.all.push(this);
-  }
-  send() {}
-  close() {
-    this.readyState = 3;
-  }
-}
-
-function fakeTimers() {
-  const pending = [];
-  return {
-    setTimeout: (fn, ms) => {
-      pending.push({ fn, ms });
-      return pending.length;
-    },
-    clearTimeout: () => {},
-    setInterval: () => 0,
-    clearInterval: () => {},
-    runNext() {
-      const t = pending.shift();
-      t?.fn();
-    },
-  };
-}
 
 test('the connection keeps the server\'s close cause until the next hello, across failed tries', () => {
   FakeSocket.all = [];
