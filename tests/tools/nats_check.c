@@ -33,6 +33,7 @@
 #include "bridge/lease_json.h"
 #include "bridge/nats_link.h"
 #include "bridge/subjects.h"
+#include "loopback_port.h"
 
 #define TAG 7u
 #define CLIENT_ID ((TAG << 22) | 1u)
@@ -59,28 +60,6 @@ typedef struct check {
     uint64_t expiring_since;
     char why[256];
 } check_t;
-
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t n = sizeof a;
-    int port = -1;
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &n) == 0)
-        port = ntohs(a.sin_port);
-    close(fd);
-    return port;
-}
-
-static bool port_open(int port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    bool ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
-    close(fd);
-    return ok;
-}
 
 /* out_fd: where the child's stdout goes (-1: /dev/null unless NATS_CHECK_VERBOSE). */
 static pid_t spawn(char *const argv[], int out_fd)
@@ -332,7 +311,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "nats-check: nats-server is not installed (scripts/deps.sh test): skipped\n");
         return 77;
     }
-    int nport = free_port();
+    int nport = loopback_free_port();
     char nport_s[16], url[64];
     snprintf(nport_s, sizeof nport_s, "%d", nport);
     snprintf(url, sizeof url, "nats://127.0.0.1:%d", nport);
@@ -345,7 +324,7 @@ int main(int argc, char **argv)
     close(out[1]);
     usleep(300000);
     pid_t nats = spawn(nats_argv, -1);
-    for (int i = 0; i < 500 && !port_open(nport); i++) usleep(20000);
+    for (int i = 0; i < 500 && !loopback_port_open(nport); i++) usleep(20000);
 
     uv_loop_t loop;
     uv_loop_init(&loop);

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "bridge/nats_link.h"
+#include "../tools/loopback_port.h"
 
 #define WAIT_MS 10000 /* generous: the machine is shared */
 
@@ -31,29 +32,6 @@ typedef struct server {
     pid_t pid;
     int port;
 } server_t;
-
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t n = sizeof a;
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || getsockname(fd, (struct sockaddr *)&a, &n) < 0) {
-        close(fd);
-        return -1;
-    }
-    close(fd);
-    return ntohs(a.sin_port);
-}
-
-static bool port_open(int port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    bool ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
-    close(fd);
-    return ok;
-}
 
 static int server_start(server_t *s)
 {
@@ -66,7 +44,7 @@ static int server_start(server_t *s)
         _exit(127);
     }
     for (int i = 0; i < WAIT_MS / 20; i++) {
-        if (port_open(s->port)) return 0;
+        if (loopback_port_open(s->port)) return 0;
         int st;
         if (waitpid(s->pid, &st, WNOHANG) == s->pid) return -1;
         usleep(20000);
@@ -135,7 +113,7 @@ static void messages_arrive_on_the_loop_in_publish_order_and_the_link_survives_a
 {
     (void)state;
     if (!have_nats_server()) skip();
-    server_t srv = {.port = free_port()};
+    server_t srv = {.port = loopback_free_port()};
     assert_int_equal(server_start(&srv), 0);
     uv_loop_t loop;
     uv_loop_init(&loop);
@@ -202,7 +180,7 @@ static void a_link_made_before_its_server_connects_when_it_comes_and_closes_whil
 {
     (void)state;
     if (!have_nats_server()) skip();
-    server_t srv = {.port = free_port()};
+    server_t srv = {.port = loopback_free_port()};
     uv_loop_t loop;
     uv_loop_init(&loop);
     loop_thread = pthread_self();
