@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
+#include "fuzz_stream.h"
 #include "protocol/snapshot.h"
 #include "snap_decode.h"
 
@@ -20,31 +21,6 @@
 #define MAX_OBSTACLES 70 /* more than the world's 64: the encoder takes what it is given */
 #define MAX_TARGETS 70
 #define PI 3.14159265358979323846
-
-/* The fuzz input as a stream of values; zeros once it runs out. */
-typedef struct stream {
-    const uint8_t *p;
-    size_t left;
-} stream_t;
-
-static uint8_t take_u8(stream_t *s)
-{
-    if (!s->left) return 0;
-    s->left--;
-    return *s->p++;
-}
-
-static uint16_t take_u16(stream_t *s) { return (uint16_t)(take_u8(s) | take_u8(s) << 8); }
-
-static uint32_t take_u32(stream_t *s) { return (uint32_t)take_u16(s) | (uint32_t)take_u16(s) << 16; }
-
-static float take_bits(stream_t *s)
-{
-    uint32_t bits = take_u32(s);
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
 
 /* A coordinate along an extent: mostly inside [0, extent], sometimes on or
  * past an edge, sometimes any float at all (NaN and infinities included). */
@@ -56,7 +32,7 @@ static float take_coordinate(stream_t *s, float extent)
     case 1: return extent;
     case 2: return -(float)take_u16(s) / 16.0f;
     case 3: return extent + (float)take_u16(s) / 16.0f;
-    case 4: return take_bits(s);
+    case 4: return take_f32(s);
     default: return (float)((double)take_u32(s) / 4294967295.0 * (double)extent);
     }
 }
@@ -66,7 +42,7 @@ static float take_velocity(stream_t *s)
     uint8_t how = take_u8(s);
     switch (how & 3) {
     case 0: return 0.0f;
-    case 1: return take_bits(s);
+    case 1: return take_f32(s);
     default: return (float)(int16_t)take_u16(s) / 64.0f;
     }
 }
@@ -158,10 +134,10 @@ static void encode_then_read(const uint8_t *data, size_t size)
     shuffle_ids(&s, v.n);
     v.n_obstacles = take_u8(&s) % (MAX_OBSTACLES + 1);
     for (size_t k = 0; k < v.n_obstacles; k++)
-        obstacles[k] = (obstacle_t){.id = take_u32(&s), .x = take_bits(&s), .y = take_bits(&s), .r = take_bits(&s)};
+        obstacles[k] = (obstacle_t){.id = take_u32(&s), .x = take_f32(&s), .y = take_f32(&s), .r = take_f32(&s)};
     v.n_targets = take_u8(&s) % (MAX_TARGETS + 1);
     for (size_t k = 0; k < v.n_targets; k++)
-        targets[k] = (target_t){.client_id = take_u32(&s), .x = take_bits(&s), .y = take_bits(&s)};
+        targets[k] = (target_t){.client_id = take_u32(&s), .x = take_f32(&s), .y = take_f32(&s)};
     v.n_predators = take_u8(&s) % (SIM_MAX_PREDATORS + 1);
     for (size_t k = 0; k < v.n_predators; k++)
         predators[k] = (predator_t){take_coordinate(&s, v.width), take_coordinate(&s, v.height), take_velocity(&s),

@@ -13,30 +13,11 @@
 #include <string.h>
 
 #include "fuzz_check.h"
+#include "fuzz_stream.h"
 #include "protocol/wire2.h"
 
 #define MAX_AGENTS 200
 #define SNAPSHOTS 4
-
-typedef struct stream {
-    const uint8_t *p;
-    size_t left;
-} stream_t;
-
-static uint8_t take_u8(stream_t *s)
-{
-    if (!s->left) return 0;
-    s->left--;
-    return *s->p++;
-}
-static uint16_t take_u16(stream_t *s) { return (uint16_t)(take_u8(s) | take_u8(s) << 8); }
-static float take_f32(stream_t *s)
-{
-    uint32_t bits = (uint32_t)take_u16(s) | (uint32_t)take_u16(s) << 16;
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
 
 /* A coordinate: mostly inside the world, sometimes anything at all. */
 static float take_coord(stream_t *s, float size)
