@@ -523,12 +523,10 @@ static void set_selection(app_t *a, size_t slot, uint32_t client_id, const prese
 /* hello, cursor, inspect, ping: charged like commands, never queued. */
 static void on_presence(app_t *a, uint32_t client_id, size_t slot, const presence_msg_t *m)
 {
-    static const char *const names[] = {[PRESENCE_HELLO] = "hello", [PRESENCE_CURSOR] = "cursor",
-                                        [PRESENCE_INSPECT] = "inspect", [PRESENCE_PING] = "ping"};
     policy_verdict_t verdict = policy_charge(&a->policy[slot], policy_presence_cost(m->kind), now_ns());
     if (verdict != POLICY_OK) {
         reply_error(a, slot, client_id, "rate_limited", "too many messages: this one was not applied; wait a moment",
-                    m->request_id, names[m->kind]);
+                    m->request_id, presence_kind_name(m->kind));
         if (verdict == POLICY_ABUSIVE) close_abusive(a, slot, client_id);
         return;
     }
@@ -545,10 +543,7 @@ static void on_presence(app_t *a, uint32_t client_id, size_t slot, const presenc
         break;
     case PRESENCE_PING: {
         char text[64];
-        if (m->request_id >= 0)
-            snprintf(text, sizeof text, "{\"type\":\"pong\",\"id\":%lld}", (long long)m->request_id);
-        else
-            snprintf(text, sizeof text, "{\"type\":\"pong\"}");
+        msg_pong(m->request_id, text, sizeof text);
         client_send(a, slot, client_id, text);
         break;
     }

@@ -567,9 +567,20 @@ static void metrics_without_pair_counts_send_null_for_them(void **state)
     cJSON_Delete(j);
 }
 
+static void a_pong_echoes_the_ping_id_or_has_none(void **state)
+{
+    (void)state;
+    char text[64];
+    msg_pong(15, text, sizeof text);
+    assert_string_equal(text, "{\"type\":\"pong\",\"id\":15}");
+    msg_pong(-1, text, sizeof text);
+    assert_string_equal(text, "{\"type\":\"pong\"}");
+}
+
 int main(void)
 {
     static const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_pong_echoes_the_ping_id_or_has_none),
         cmocka_unit_test_setup_teardown(hello_should_announce_protocol_client_world_rates_and_limits, make_world,
                                         free_world),
         cmocka_unit_test_setup_teardown(hello_of_a_v2_connection_should_state_its_protocol_and_precision, make_world, free_world),

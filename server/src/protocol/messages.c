@@ -3,6 +3,7 @@
 #include "protocol/wire2.h"
 
 #include <cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define SERVER_NAME "swarmcast " SWARMCAST_VERSION
@@ -190,4 +191,12 @@ const char *msg_error_code(int sim_status)
     case SIM_E_NOT_PAUSED: return "not_paused";
     default: return "internal";
     }
+}
+
+void msg_pong(int64_t request_id, char *out, size_t cap)
+{
+    if (request_id >= 0)
+        snprintf(out, cap, "{\"type\":\"pong\",\"id\":%lld}", (long long)request_id);
+    else
+        snprintf(out, cap, "{\"type\":\"pong\"}");
 }

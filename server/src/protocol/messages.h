@@ -33,6 +33,8 @@ char *msg_param(size_t index, double value, int species, uint32_t by, uint64_t t
                 int n_species);
 /* The reply to auth: the role the client now has. */
 char *msg_auth_ack(int64_t request_id, bool operator, uint64_t tick);
+/* The answer to a ping (request_id < 0: none), into out (64 bytes do). */
+void msg_pong(int64_t request_id, char *out, size_t cap);
 /* The wire error code of a SIM_E_* status. */
 const char *msg_error_code(int sim_status);
 

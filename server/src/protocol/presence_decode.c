@@ -174,3 +174,13 @@ int presence_decode(const char *text, size_t len, const cmd_limits_t *limits, pr
     cJSON_Delete(root);
     return rc;
 }
+
+const char *presence_kind_name(presence_kind_t kind)
+{
+    switch (kind) {
+    case PRESENCE_HELLO: return "hello";
+    case PRESENCE_CURSOR: return "cursor";
+    case PRESENCE_INSPECT: return "inspect";
+    default: return "ping";
+    }
+}

@@ -38,6 +38,8 @@ enum { PRESENCE_DECODED = 0, PRESENCE_NOT_PRESENCE = 1, PRESENCE_INVALID = -1 };
 /* PRESENCE_DECODED (out filled), PRESENCE_NOT_PRESENCE (something else),
  * or PRESENCE_INVALID (err filled: code, message, the command's name). */
 int presence_decode(const char *text, size_t len, const cmd_limits_t *limits, presence_msg_t *out, cmd_error_t *err);
+/* The message type of a presence kind ("hello", "cursor", "inspect", "ping"). */
+const char *presence_kind_name(presence_kind_t kind);
 
 /* Trims ASCII and Unicode spaces at both ends and checks a name: valid
  * UTF-8, no control characters (C0, DEL, C1), no line or paragraph

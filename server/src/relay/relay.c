@@ -270,16 +270,11 @@ static void forward(relay_t *r, size_t slot, const char *data, size_t len)
 static void on_presence(relay_t *r, size_t slot, uint32_t net_id, const presence_msg_t *m, const char *data,
                         size_t len)
 {
-    static const char *const names[] = {[PRESENCE_HELLO] = "hello", [PRESENCE_CURSOR] = "cursor",
-                                        [PRESENCE_INSPECT] = "inspect", [PRESENCE_PING] = "ping"};
-    if (!charge(r, slot, net_id, policy_presence_cost(m->kind), OPS_CMD_KINDS, m->request_id, names[m->kind])) return;
+    if (!charge(r, slot, net_id, policy_presence_cost(m->kind), OPS_CMD_KINDS, m->request_id, presence_kind_name(m->kind))) return;
     if (m->kind == PRESENCE_PING) {
         r->n.answered_here++;
         char text[64];
-        if (m->request_id >= 0)
-            snprintf(text, sizeof text, "{\"type\":\"pong\",\"id\":%lld}", (long long)m->request_id);
-        else
-            snprintf(text, sizeof text, "{\"type\":\"pong\"}");
+        msg_pong(m->request_id, text, sizeof text);
         net_send(r->net, slot, net_id, text);
         return;
     }
