@@ -8,6 +8,7 @@
 
 #include "bridge/bridge_msg.h"
 #include "bridge/nats_link.h"
+#include "bridge/remote_clients.h"
 #include "bridge/subjects.h"
 #include "client_policy.h"
 #include "net/net.h"
@@ -33,9 +34,10 @@
  *    never leaves the relay), then forwarded as a TEXT envelope; the
  *    simulation checks again and answers with REPLY envelopes. */
 
-/* A relay viewer's client id as the simulation knows it: tag << 22 | local. */
-#define LOCAL_ID_BITS 22u
-#define LOCAL_ID_MASK ((1u << LOCAL_ID_BITS) - 1u)
+/* A relay viewer's client id as the simulation knows it is tag << 22 | its
+ * net id (bridge/remote_clients.h), which works because net's ids stay
+ * below the tag's bits. */
+_Static_assert(NET_CLIENT_ID_LIMIT == 1u << REMOTE_TAG_SHIFT, "net ids must fit below a relay's tag");
 
 /* Leases are renewed this often (the simulation forgets a relay after 5 s
  * without one), and sent at most this soon after the views changed. */
@@ -354,7 +356,7 @@ static char *on_open(void *user, uint32_t net_id, size_t slot, int protocol)
      * operators of a world that has one. */
     bool token = r->cfg.control_token != NULL || r->sim_token;
     bool operator = !token;
-    uint32_t global_id = (uint32_t)r->tag << LOCAL_ID_BITS | (net_id & LOCAL_ID_MASK);
+    uint32_t global_id = (uint32_t)r->tag << REMOTE_TAG_SHIFT | (net_id & REMOTE_LOCAL_MASK);
     char *hello = relay_hello_for(r->sim_hello, global_id, operator, token);
     if (!hello || client_slots_put(r->by_id, global_id, slot)) {
         free(hello);
