@@ -37,6 +37,19 @@
 #define HANDSHAKE_TIMEOUT_S 10
 /* RFC 6455 registry code 1013, which lws 4.1 has no name for. */
 #define CLOSE_TRY_AGAIN_LATER 1013
+/* RFC 6585's "Too Many Requests", which lws 4.1 has no name for either. */
+#define HTTP_TOO_MANY_REQUESTS 429
+/* Control-token guesses (address_limits.h): past the free failures an
+ * address waits 1 s before its next guess, doubled per further failure up
+ * to AUTH_DELAY_MAX_MS (so at most two a minute, sustained); ten minutes
+ * without a failure and it starts afresh. */
+#define AUTH_DELAY_MS 1000
+#define AUTH_DELAY_MAX_MS 30000
+#define AUTH_FORGET_MS (10 * 60 * 1000)
+/* Addresses remembered at least (and twice --max-clients, so that every
+ * session's address has an entry and as many again are left for the
+ * addresses that only failed or connected). */
+#define ADDRESS_TABLE_MIN 4096
 
 static uint64_t now_ms(const net_t *n) { return uv_now(n->loop); }
 
@@ -166,11 +179,31 @@ static bool upgrade_well_formed(struct lws *wsi)
     return true;
 }
 
-/* Before the upgrade is answered: a malformed request is refused (400), and
- * a browser page from another site may not open a session (403; a request
- * with no Origin is no browser's, and allowed). */
+/* The remote address of wsi as the per-address limits see it (a socket
+ * that is neither IPv4 nor IPv6 is the all-zero key). */
+static addr_key_t peer_key(struct lws *wsi)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    addr_key_t key = {{0}};
+    if (getpeername(lws_get_socket_fd(wsi), (struct sockaddr *)&ss, &len) == 0)
+        addr_key_from_sockaddr((struct sockaddr *)&ss, &key);
+    return key;
+}
+
+/* Before the upgrade is answered: an address opening sessions faster than
+ * --connect-rate is refused (429) before anything else is done for it, so
+ * that reconnecting mints no budget and costs no slot; a malformed request
+ * is refused (400), and a browser page from another site may not open a
+ * session (403; a request with no Origin is no browser's, and allowed). */
 static int on_filter(net_t *n, struct lws *wsi)
 {
+    addr_key_t key = peer_key(wsi);
+    if (!address_limits_connect(n->limits, &key, now_ms(n))) {
+        n->stats.refused[REFUSED_CONNECT_RATE]++;
+        lws_return_http_status(wsi, HTTP_TOO_MANY_REQUESTS, "too many new connections from this address");
+        return -1;
+    }
     if (!upgrade_well_formed(wsi)) {
         lws_return_http_status(wsi, HTTP_STATUS_BAD_REQUEST, "not a version 13 WebSocket upgrade");
         return -1;
@@ -185,18 +218,47 @@ static int on_filter(net_t *n, struct lws *wsi)
     return -1;
 }
 
-static size_t sessions_from(const net_t *n, const char *peer)
-{
-    size_t count = 0;
-    for (size_t i = 0; i < n->cfg.max_clients; i++)
-        if (n->slots[i] && strcmp(n->slots[i]->peer, peer) == 0) count++;
-    return count;
-}
-
 static void refuse(net_t *n, session_t *s, refusal_t why, int code, const char *reason)
 {
     n->stats.refused[why]++;
     begin_close(n, s, code, reason);
+}
+
+/* Gives s's slot back and tells the application it is gone. */
+static void release_slot(net_t *n, session_t *s)
+{
+    s->counted = false;
+    n->slots[s->slot] = NULL;
+    n->n_clients--;
+    n->n_protocol[s->protocol]--;
+    address_limits_session_closed(n->limits, &s->addr);
+    n->cb.on_close(n->cb.user, s->client_id, s->slot);
+}
+
+/* The server is full and a newcomer from addr asks in: when another
+ * address holds at least two sessions more than addr would, its newest
+ * session is closed (1013) and its slot is returned, so that however many
+ * sessions a few addresses open, each other address still gets its share.
+ * The slot, or max_clients when nobody holds more than addr. */
+static size_t make_room(net_t *n, const addr_key_t *addr)
+{
+    addr_key_t heavy;
+    size_t most = address_limits_heaviest(n->limits, &heavy);
+    if (most < address_limits_sessions(n->limits, addr) + 2) return n->cfg.max_clients;
+    session_t *newest = NULL;
+    for (size_t i = 0; i < n->cfg.max_clients; i++) {
+        session_t *s = n->slots[i];
+        if (s && addr_key_equal(&s->addr, &heavy) && (!newest || s->admitted > newest->admitted)) newest = s;
+    }
+    if (!newest) return n->cfg.max_clients;
+    size_t slot = newest->slot;
+    n->stats.made_room++;
+    begin_close(n, newest, CLOSE_TRY_AGAIN_LATER, "server full, try again later");
+    /* Out of the sweep's reach from now on: lws cuts it off if its close
+     * does not get through in time. */
+    lws_set_timeout(newest->wsi, PENDING_TIMEOUT_USER_OK, (CLOSE_GRACE_MS + 999) / 1000);
+    release_slot(n, newest);
+    return slot;
 }
 
 static int on_established(net_t *n, session_t *s, struct lws *wsi)
@@ -206,19 +268,19 @@ static int on_established(net_t *n, session_t *s, struct lws *wsi)
     s->established = true;
     uint64_t now = now_ms(n);
     s->last_rx_ms = s->last_progress_ms = s->last_ping_ms = now;
-    lws_get_peer_simple(wsi, s->peer, sizeof s->peer);
+    s->addr = peer_key(wsi);
     if (n->shutting_down) {
         refuse(n, s, REFUSED_SHUTTING_DOWN, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
         return 0;
     }
-    size_t slot = 0;
-    while (slot < n->cfg.max_clients && n->slots[slot]) slot++;
-    if (slot == n->cfg.max_clients) {
-        refuse(n, s, REFUSED_FULL, CLOSE_TRY_AGAIN_LATER, "server full, try again later");
+    if (address_limits_sessions(n->limits, &s->addr) >= n->cfg.max_per_address) {
+        refuse(n, s, REFUSED_PER_ADDRESS, CLOSE_TRY_AGAIN_LATER, "too many connections from this address");
         return 0;
     }
-    if (sessions_from(n, s->peer) >= n->cfg.max_per_address) {
-        refuse(n, s, REFUSED_PER_ADDRESS, CLOSE_TRY_AGAIN_LATER, "too many connections from this address");
+    size_t slot = 0;
+    while (slot < n->cfg.max_clients && n->slots[slot]) slot++;
+    if (slot == n->cfg.max_clients && (slot = make_room(n, &s->addr)) == n->cfg.max_clients) {
+        refuse(n, s, REFUSED_FULL, CLOSE_TRY_AGAIN_LATER, "server full, try again later");
         return 0;
     }
     if (!(s->rx = malloc(n->cfg.max_message_bytes))) return -1;
@@ -226,6 +288,8 @@ static int on_established(net_t *n, session_t *s, struct lws *wsi)
     setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
     s->counted = true;
     s->slot = slot;
+    s->admitted = ++n->admissions;
+    address_limits_session_opened(n->limits, &s->addr, now);
     /* Ids wrap below NET_CLIENT_ID_LIMIT, skipping 0. */
     n->last_client_id = n->last_client_id % (NET_CLIENT_ID_LIMIT - 1) + 1;
     s->client_id = n->last_client_id;
@@ -255,12 +319,7 @@ static void on_closed(net_t *n, session_t *s)
     outbox_clear(s);
     free(s->rx);
     s->rx = NULL;
-    if (!s->counted) return;
-    s->counted = false;
-    n->slots[s->slot] = NULL;
-    n->n_clients--;
-    n->n_protocol[s->protocol]--;
-    n->cb.on_close(n->cb.user, s->client_id, s->slot);
+    if (s->counted) release_slot(n, s);
 }
 
 /* ---- receiving ----------------------------------------------------------- */
@@ -509,7 +568,20 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
         return NULL;
     }
     n->cfg.web_root = n->web_root;
-    if (!(n->slots = calloc(cfg->max_clients, sizeof *n->slots))) {
+    address_limits_config_t limits = {
+        .capacity = cfg->max_clients * 2 > ADDRESS_TABLE_MIN ? cfg->max_clients * 2 : ADDRESS_TABLE_MIN,
+        .connect_per_s = cfg->connect_per_s,
+        .connect_burst = cfg->connect_burst,
+        .auth_free_failures = cfg->auth_free_failures,
+        .auth_delay_ms = AUTH_DELAY_MS,
+        .auth_delay_max_ms = AUTH_DELAY_MAX_MS,
+        .auth_forget_ms = AUTH_FORGET_MS,
+    };
+    n->slots = calloc(cfg->max_clients, sizeof *n->slots);
+    n->limits = address_limits_create(&limits);
+    if (!n->slots || !n->limits) {
+        address_limits_destroy(n->limits);
+        free(n->slots);
         free(n);
         return NULL;
     }
@@ -589,6 +661,7 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
     info.user = n;
     n->ctx = lws_create_context(&info);
     if (!n->ctx) {
+        address_limits_destroy(n->limits);
         free(n->slots);
         free(n);
         return NULL;
@@ -620,6 +693,27 @@ void net_send(net_t *n, size_t slot, uint32_t client_id, const char *text)
 {
     session_t *s = find(n, slot, client_id);
     if (s) enqueue(n, s, text);
+}
+
+uint64_t net_auth_wait(net_t *n, size_t slot, uint32_t client_id)
+{
+    session_t *s = find(n, slot, client_id);
+    /* Only asked from a message of the client itself, so it is there. */
+    uint64_t wait = s ? address_limits_auth_wait(n->limits, &s->addr, now_ms(n)) : AUTH_DELAY_MS;
+    if (wait) n->stats.auth_throttled++;
+    return wait;
+}
+
+void net_auth_result(net_t *n, size_t slot, uint32_t client_id, bool right)
+{
+    session_t *s = find(n, slot, client_id);
+    if (!s) return;
+    if (right) {
+        address_limits_auth_succeeded(n->limits, &s->addr);
+        return;
+    }
+    n->stats.auth_failed++;
+    address_limits_auth_failed(n->limits, &s->addr, now_ms(n));
 }
 
 void net_close(net_t *n, size_t slot, uint32_t client_id, int code, const char *reason)
@@ -719,6 +813,7 @@ void net_destroy(net_t *n)
      * destroy, after the loop has run out (see NOTES-libwebsockets.md). */
     lws_context_destroy(n->ctx);
     for (size_t k = 0; k < NET_LATEST_KEYS; k++) free(n->latest[k].buf);
+    address_limits_destroy(n->limits);
     free(n->slots);
     free(n);
 }
