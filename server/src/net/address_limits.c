@@ -185,18 +185,6 @@ size_t address_limits_sessions(const address_limits_t *al, const addr_key_t *key
     return e ? e->sessions : 0;
 }
 
-size_t address_limits_heaviest(const address_limits_t *al, addr_key_t *key)
-{
-    const entry_t *best = NULL;
-    for (size_t i = 0; i < al->cfg.capacity; i++) {
-        const entry_t *e = &al->entries[i];
-        if (e->used && e->sessions && (!best || e->sessions > best->sessions)) best = e;
-    }
-    if (!best) return 0;
-    *key = best->key;
-    return best->sessions;
-}
-
 uint64_t address_limits_auth_wait(address_limits_t *al, const addr_key_t *key, uint64_t now_ms)
 {
     entry_t *e = lookup(al, key, now_ms);

@@ -7,8 +7,7 @@
  *    (1 s, doubling, up to a ceiling), and guesses before then are refused
  *    without looking at the token. A right token clears the count; a quiet
  *    spell (no failure for auth_forget_ms) forgets it.
- *  - Sessions held now, per address (for --max-per-address and for fair
- *    admission when the server is full).
+ *  - Sessions held now, per address (for --max-per-address).
  *
  * An address is the remote's IPv4 address, or its IPv6 /64: one host owns
  * a whole /64, so cycling through it must gain nothing. Behind a reverse
@@ -72,8 +71,6 @@ bool address_limits_connect(address_limits_t *al, const addr_key_t *key, uint64_
 void address_limits_session_opened(address_limits_t *al, const addr_key_t *key, uint64_t now_ms);
 void address_limits_session_closed(address_limits_t *al, const addr_key_t *key);
 size_t address_limits_sessions(const address_limits_t *al, const addr_key_t *key);
-/* The address holding the most sessions now (0 when none). */
-size_t address_limits_heaviest(const address_limits_t *al, addr_key_t *key);
 
 /* 0 when key may guess the token now, else the milliseconds until it may.
  * An address the table cannot hold (every entry has sessions) waits

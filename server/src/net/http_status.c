@@ -57,8 +57,6 @@ static char *net_metrics(const net_t *n)
     counter(&t, "swarmcast_news_coalesced_total",
             "param/metrics messages replaced by newer ones before a client was sent them", st->latest_replaced);
     counter(&t, "swarmcast_pings_sent_total", "keepalive pings sent", st->pings);
-    counter(&t, "swarmcast_connections_made_room_total",
-            "sessions closed (1013) while full to admit an address that held fewer", st->made_room);
     counter(&t, "swarmcast_auth_failed_total", "control-token guesses that were wrong", st->auth_failed);
     counter(&t, "swarmcast_auth_rate_limited_total",
             "control-token guesses refused unread: their address failed too often and must wait", st->auth_throttled);

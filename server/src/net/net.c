@@ -224,43 +224,6 @@ static void refuse(net_t *n, session_t *s, refusal_t why, int code, const char *
     begin_close(n, s, code, reason);
 }
 
-/* Gives s's slot back and tells the application it is gone. */
-static void release_slot(net_t *n, session_t *s)
-{
-    s->counted = false;
-    n->slots[s->slot] = NULL;
-    n->n_clients--;
-    n->n_protocol[s->protocol]--;
-    address_limits_session_closed(n->limits, &s->addr);
-    n->cb.on_close(n->cb.user, s->client_id, s->slot);
-}
-
-/* The server is full and a newcomer from addr asks in: when another
- * address holds at least two sessions more than addr would, its newest
- * session is closed (1013) and its slot is returned, so that however many
- * sessions a few addresses open, each other address still gets its share.
- * The slot, or max_clients when nobody holds more than addr. */
-static size_t make_room(net_t *n, const addr_key_t *addr)
-{
-    addr_key_t heavy;
-    size_t most = address_limits_heaviest(n->limits, &heavy);
-    if (most < address_limits_sessions(n->limits, addr) + 2) return n->cfg.max_clients;
-    session_t *newest = NULL;
-    for (size_t i = 0; i < n->cfg.max_clients; i++) {
-        session_t *s = n->slots[i];
-        if (s && addr_key_equal(&s->addr, &heavy) && (!newest || s->admitted > newest->admitted)) newest = s;
-    }
-    if (!newest) return n->cfg.max_clients;
-    size_t slot = newest->slot;
-    n->stats.made_room++;
-    begin_close(n, newest, CLOSE_TRY_AGAIN_LATER, "server full, try again later");
-    /* Out of the sweep's reach from now on: lws cuts it off if its close
-     * does not get through in time. */
-    lws_set_timeout(newest->wsi, PENDING_TIMEOUT_USER_OK, (CLOSE_GRACE_MS + 999) / 1000);
-    release_slot(n, newest);
-    return slot;
-}
-
 static int on_established(net_t *n, session_t *s, struct lws *wsi)
 {
     memset(s, 0, sizeof *s);
@@ -273,14 +236,14 @@ static int on_established(net_t *n, session_t *s, struct lws *wsi)
         refuse(n, s, REFUSED_SHUTTING_DOWN, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
         return 0;
     }
-    if (address_limits_sessions(n->limits, &s->addr) >= n->cfg.max_per_address) {
-        refuse(n, s, REFUSED_PER_ADDRESS, CLOSE_TRY_AGAIN_LATER, "too many connections from this address");
-        return 0;
-    }
     size_t slot = 0;
     while (slot < n->cfg.max_clients && n->slots[slot]) slot++;
-    if (slot == n->cfg.max_clients && (slot = make_room(n, &s->addr)) == n->cfg.max_clients) {
+    if (slot == n->cfg.max_clients) {
         refuse(n, s, REFUSED_FULL, CLOSE_TRY_AGAIN_LATER, "server full, try again later");
+        return 0;
+    }
+    if (address_limits_sessions(n->limits, &s->addr) >= n->cfg.max_per_address) {
+        refuse(n, s, REFUSED_PER_ADDRESS, CLOSE_TRY_AGAIN_LATER, "too many connections from this address");
         return 0;
     }
     if (!(s->rx = malloc(n->cfg.max_message_bytes))) return -1;
@@ -288,7 +251,6 @@ static int on_established(net_t *n, session_t *s, struct lws *wsi)
     setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
     s->counted = true;
     s->slot = slot;
-    s->admitted = ++n->admissions;
     address_limits_session_opened(n->limits, &s->addr, now);
     /* Ids wrap below NET_CLIENT_ID_LIMIT, skipping 0. */
     n->last_client_id = n->last_client_id % (NET_CLIENT_ID_LIMIT - 1) + 1;
@@ -319,7 +281,13 @@ static void on_closed(net_t *n, session_t *s)
     outbox_clear(s);
     free(s->rx);
     s->rx = NULL;
-    if (s->counted) release_slot(n, s);
+    if (!s->counted) return;
+    s->counted = false;
+    n->slots[s->slot] = NULL;
+    n->n_clients--;
+    n->n_protocol[s->protocol]--;
+    address_limits_session_closed(n->limits, &s->addr);
+    n->cb.on_close(n->cb.user, s->client_id, s->slot);
 }
 
 /* ---- receiving ----------------------------------------------------------- */

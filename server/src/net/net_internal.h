@@ -37,7 +37,6 @@ typedef struct net_stats {
     uint64_t v2_skipped;
     uint64_t latest_replaced;          /* news replaced by newer news before a client was sent it */
     uint64_t pings;
-    uint64_t made_room;                /* sessions closed when full to admit an address holding fewer */
     uint64_t auth_failed;              /* control-token guesses compared and wrong */
     uint64_t auth_throttled;           /* guesses refused unread: the address must wait */
 } net_stats_t;
@@ -63,7 +62,6 @@ typedef struct session {
     uint32_t client_id;
     size_t slot;
     addr_key_t addr;       /* remote address (IPv6: its /64), for the per-address limits */
-    uint64_t admitted;     /* admission order: the newest of an address makes room first */
     uint64_t snap_seq;     /* the last snapshot (v1 or v2, by protocol) this client was sent */
     bool in_message, rx_binary, reading_paused;
     bool closing, ping_due;
@@ -97,7 +95,6 @@ struct net {
     session_t **slots;
     size_t n_clients;
     uint32_t last_client_id;
-    uint64_t admissions;
     address_limits_t *limits; /* per address: new sessions, sessions held, token guesses */
 
     uint8_t *snap; /* the newest snapshot, shared by every client */
