@@ -213,8 +213,9 @@ test('a relay: the same attack on the relay, which answers auth itself', { ...T,
     await assertRightTokenAfterWait(r, join);
   } finally {
     bystander?.close();
-    await relay.stop();
-    await world.stop();
+    const exits = { relay: await relay.stop(), world: await world.stop() };
     await nats.stop();
+    assert.deepEqual(exits, { relay: { code: 0, signal: null }, world: { code: 0, signal: null } },
+      `clean exits\n${relay.output()}\n${world.output()}`);
   }
 });
