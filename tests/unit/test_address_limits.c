@@ -20,6 +20,7 @@ static const address_limits_config_t defaults = {
     .auth_delay_ms = 1 * S,
     .auth_delay_max_ms = 30 * S,
     .auth_forget_ms = 600 * S,
+    .hash_seed = 12345,
 };
 
 static addr_key_t key(const char *text)
@@ -168,6 +169,34 @@ static void many_addresses_should_not_grow_the_table(void **state)
     address_limits_destroy(al);
 }
 
+static void addresses_taken_over_should_start_afresh_and_the_others_be_found_still(void **state)
+{
+    (void)state;
+    address_limits_config_t small = defaults;
+    small.capacity = 8;
+    address_limits_t *al = address_limits_create(&small);
+    char text[32];
+    addr_key_t holders[4];
+    for (int i = 0; i < 4; i++) {
+        snprintf(text, sizeof text, "192.0.2.%d", i + 1);
+        holders[i] = key(text);
+        for (int k = 0; k <= i; k++) address_limits_session_opened(al, &holders[i], 0);
+    }
+    /* A thousand addresses drain their buckets, taking over each other's
+     * entries (never the holders'). */
+    addr_key_t first = key("10.0.0.0");
+    for (int i = 0; i < 1000; i++) {
+        snprintf(text, sizeof text, "10.0.%d.%d", i >> 8 & 255, i & 255);
+        addr_key_t k = key(text);
+        assert_int_equal(admitted(al, &k, 20, (uint64_t)i), 8);
+        assert_int_equal(address_limits_count(al), i < 4 ? 5 + i : 8);
+    }
+    for (int i = 0; i < 4; i++) assert_int_equal(address_limits_sessions(al, &holders[i]), (size_t)i + 1);
+    /* The first drained address was taken over long ago: a full burst again. */
+    assert_int_equal(admitted(al, &first, 20, 1000), 8);
+    address_limits_destroy(al);
+}
+
 static void cycling_fresh_addresses_should_not_wipe_a_guessers_record(void **state)
 {
     (void)state;
@@ -229,6 +258,7 @@ int main(void)
         cmocka_unit_test(a_right_token_should_clear_the_count_and_a_quiet_spell_forget_it),
         cmocka_unit_test(sessions_should_be_counted_per_address),
         cmocka_unit_test(many_addresses_should_not_grow_the_table),
+        cmocka_unit_test(addresses_taken_over_should_start_afresh_and_the_others_be_found_still),
         cmocka_unit_test(cycling_fresh_addresses_should_not_wipe_a_guessers_record),
         cmocka_unit_test(a_full_table_of_guessers_should_give_up_the_oldest_failure_first),
         cmocka_unit_test(a_table_full_of_sessions_should_let_viewers_in_and_make_guessers_wait),

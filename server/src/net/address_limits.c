@@ -16,12 +16,21 @@ typedef struct entry {
     uint64_t last_failure_ms;
     uint64_t next_guess_ms; /* no guess compared before this */
     size_t sessions;
+    uint32_t next; /* the next entry of its hash chain, plus one; 0: none */
 } entry_t;
 
+/* Entries are found through a hash of their key (seeded, so that nobody
+ * can pick addresses that share a chain), and used in order: entries
+ * [0, count) are in use, and once all are, a new address takes one over
+ * (victim), searched from a moving hand so that a table of forgettable
+ * entries costs a step or two per new address, not a scan. */
 struct address_limits {
     address_limits_config_t cfg;
     entry_t *entries;
     size_t count;
+    uint32_t *heads; /* per hash value: its chain's first entry, plus one */
+    size_t mask;     /* hash values: mask + 1, a power of two */
+    size_t hand;     /* where the next search for a victim starts */
 };
 
 static const uint8_t v4_mapped_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
@@ -78,8 +87,14 @@ address_limits_t *address_limits_create(const address_limits_config_t *cfg)
     if (!al) return NULL;
     al->cfg = *cfg;
     if (al->cfg.capacity < 1) al->cfg.capacity = 1;
-    if (!(al->entries = calloc(al->cfg.capacity, sizeof *al->entries))) {
-        free(al);
+    if (al->cfg.capacity > UINT32_MAX / 2) al->cfg.capacity = UINT32_MAX / 2;
+    size_t heads = 1;
+    while (heads < al->cfg.capacity) heads *= 2;
+    al->mask = heads - 1;
+    al->entries = calloc(al->cfg.capacity, sizeof *al->entries);
+    al->heads = calloc(heads, sizeof *al->heads);
+    if (!al->entries || !al->heads) {
+        address_limits_destroy(al);
         return NULL;
     }
     return al;
@@ -89,7 +104,16 @@ void address_limits_destroy(address_limits_t *al)
 {
     if (!al) return;
     free(al->entries);
+    free(al->heads);
     free(al);
+}
+
+/* FNV-1a over the seed and the key. */
+static size_t hash_of(const address_limits_t *al, const addr_key_t *key)
+{
+    uint64_t h = 14695981039346656037ull ^ al->cfg.hash_seed;
+    for (size_t i = 0; i < sizeof key->b; i++) h = (h ^ key->b[i]) * 1099511628211ull;
+    return (size_t)(h ^ h >> 32) & al->mask;
 }
 
 /* The bucket of e refilled to now. */
@@ -121,18 +145,34 @@ static bool forgettable(const address_limits_t *al, entry_t *e, uint64_t now_ms)
 
 static entry_t *find(const address_limits_t *al, const addr_key_t *key)
 {
-    for (size_t i = 0; i < al->cfg.capacity; i++)
-        if (al->entries[i].used && addr_key_equal(&al->entries[i].key, key)) return &al->entries[i];
+    for (uint32_t i = al->heads[hash_of(al, key)]; i; i = al->entries[i - 1].next)
+        if (addr_key_equal(&al->entries[i - 1].key, key)) return &al->entries[i - 1];
     return NULL;
+}
+
+/* Takes e (in use) out of its hash chain. */
+static void unlink_entry(address_limits_t *al, entry_t *e)
+{
+    uint32_t self = (uint32_t)(e - al->entries) + 1;
+    for (uint32_t *link = &al->heads[hash_of(al, &e->key)]; *link; link = &al->entries[*link - 1].next) {
+        if (*link == self) {
+            *link = e->next;
+            return;
+        }
+    }
 }
 
 /* The entry a new address may take (see the header for the order), or NULL. */
 static entry_t *victim(address_limits_t *al, uint64_t now_ms)
 {
+    if (al->count < al->cfg.capacity) return &al->entries[al->count];
     entry_t *quiet = NULL, *failed = NULL;
-    for (size_t i = 0; i < al->cfg.capacity; i++) {
-        entry_t *e = &al->entries[i];
-        if (!e->used || forgettable(al, e, now_ms)) return e;
+    for (size_t k = 0; k < al->cfg.capacity; k++) {
+        entry_t *e = &al->entries[(al->hand + k) % al->cfg.capacity];
+        if (forgettable(al, e, now_ms)) {
+            al->hand = (al->hand + k + 1) % al->cfg.capacity;
+            return e;
+        }
         if (e->sessions) continue;
         if (e->failures == 0) {
             if (!quiet || e->last_seen_ms < quiet->last_seen_ms) quiet = e;
@@ -150,8 +190,13 @@ static entry_t *lookup(address_limits_t *al, const addr_key_t *key, uint64_t now
     entry_t *e = find(al, key);
     if (!e) {
         if (!(e = victim(al, now_ms))) return NULL;
-        if (!e->used) al->count++;
-        *e = (entry_t){.key = *key, .used = true, .tokens = al->cfg.connect_burst, .tokens_ms = now_ms};
+        if (e->used)
+            unlink_entry(al, e);
+        else
+            al->count++;
+        size_t h = hash_of(al, key);
+        *e = (entry_t){.key = *key, .used = true, .tokens = al->cfg.connect_burst, .tokens_ms = now_ms, .next = al->heads[h]};
+        al->heads[h] = (uint32_t)(e - al->entries) + 1;
     }
     e->last_seen_ms = now_ms;
     return e;

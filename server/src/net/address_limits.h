@@ -55,6 +55,7 @@ typedef struct address_limits_config {
     uint64_t auth_delay_ms;      /* the first wait, doubled after each further failure … */
     uint64_t auth_delay_max_ms;  /* … up to this */
     uint64_t auth_forget_ms;     /* no failure for this long: the count starts again */
+    uint64_t hash_seed;          /* a random number, so that nobody can choose addresses that collide */
 } address_limits_config_t;
 
 typedef struct address_limits address_limits_t;

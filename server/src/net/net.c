@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 
 #include "net/net_internal.h"
@@ -544,7 +545,10 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
         .auth_delay_ms = AUTH_DELAY_MS,
         .auth_delay_max_ms = AUTH_DELAY_MAX_MS,
         .auth_forget_ms = AUTH_FORGET_MS,
+        .hash_seed = uv_hrtime(),
     };
+    /* A seed an attacker cannot know; the clock only if the kernel has none. */
+    getrandom(&limits.hash_seed, sizeof limits.hash_seed, GRND_NONBLOCK);
     n->slots = calloc(cfg->max_clients, sizeof *n->slots);
     n->limits = address_limits_create(&limits);
     if (!n->slots || !n->limits) {
