@@ -64,8 +64,8 @@ address_limits_t *address_limits_create(const address_limits_config_t *cfg);
 void address_limits_destroy(address_limits_t *al);
 
 /* A new session from key: true when its bucket has a token (taken), false
- * when it must wait. An address the table cannot hold (full of addresses
- * with sessions or failures) is let in: viewers come first. */
+ * when it must wait. An address the table cannot hold (every entry has
+ * sessions) is let in: viewers come first, and --max-clients bounds them. */
 bool address_limits_connect(address_limits_t *al, const addr_key_t *key, uint64_t now_ms);
 
 /* Sessions key holds now: admitted (+1) and gone (−1). */
