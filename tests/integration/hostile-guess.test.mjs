@@ -6,8 +6,8 @@
 // after every guess mints nothing. Against the simulation and against a
 // relay (which answers auth itself), with the servers' own defaults: a
 // guesser reconnecting as fast as it can from one address, then sixteen
-// at once, while a bystander on another address keeps watching, a
-// newcomer is let in and the operator, from a fresh address, gets the role.
+// at once, while a bystander on another address keeps watching, newcomers
+// are let in and the operator, from a fresh address, gets the role.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
@@ -27,6 +27,8 @@ const FREE_FAILURES = 3;
 // A bystander's floor while under attack: the world keeps coming (30 a
 // second when idle), robustly on a busy 2-core machine.
 const MIN_MEAN_SNAPSHOTS = 10;
+// People who arrive during each attack, each from an address of its own.
+const NEWCOMERS = 6;
 
 const natsBin = findNatsServer();
 
@@ -35,6 +37,26 @@ async function metric(server, name) {
   const { body } = await httpGet(server.port, '/metrics');
   const m = new RegExp(`^${name.replace(/[{}"]/g, (c) => `\\${c}`)} ([0-9.e+-]+)$`, 'm').exec(body);
   return m ? Number(m[1]) : 0;
+}
+
+/**
+ * NEWCOMERS people arriving one after another from fresh addresses
+ * (127.0.<subnet>.1, .2, …) over durationMs, each leaving once it has its
+ * hello: resolves with 'let in' or why not, for each.
+ */
+async function newcomers(join, subnet, durationMs) {
+  const out = [];
+  for (let i = 0; i < NEWCOMERS; i++) {
+    await sleep(durationMs / (NEWCOMERS + 1));
+    try {
+      const v = await join(`127.0.${subnet}.${i + 1}`);
+      out.push(v.hello ? 'let in' : 'no hello');
+      v.close();
+    } catch (e) {
+      out.push(e.message);
+    }
+  }
+  return out;
 }
 
 /** Wrong-token answers one address got per second after its first few, over seconds. */
@@ -54,21 +76,16 @@ async function attack(where, server, { rates, join }) {
 
   // One address, as fast as it can (four connections at a time).
   const one = '127.0.0.30';
-  const newcomerDuring = (async () => {
-    await sleep(ONE_ADDRESS_MS / 2);
-    const v = await join('127.0.0.100');
-    const hello = v.hello;
-    v.close();
-    return hello;
-  })();
+  const newcomersDuring1 = newcomers(join, 1, ONE_ADDRESS_MS);
   const log1 = await guess({ url, addresses: [one], durationMs: ONE_ADDRESS_MS, loopsPerAddress: 4 });
-  const newcomerHello = await newcomerDuring;
+  const newcomers1 = await newcomersDuring1;
   const rate1 = sustainedRate(log1, one, ONE_ADDRESS_MS / 1000);
   console.log(`# ${where}: one address reconnecting for ${ONE_ADDRESS_MS / 1000} s: ${log1.length} attempts (${summarize(log1)}); ` +
     `wrong-token answers ${countAnswers(log1, 'bad_token')}, ${rate1.toFixed(2)}/s after the first ${FREE_FAILURES}`);
 
   // Sixteen addresses at once.
   const sixteen = Array.from({ length: 16 }, (_, i) => `127.0.0.${2 + i}`);
+  const newcomersDuring16 = newcomers(join, 2, SIXTEEN_MS);
   const operatorDuring = (async () => {
     await sleep(SIXTEEN_MS / 2);
     const op = await join('127.0.0.200');
@@ -79,6 +96,7 @@ async function attack(where, server, { rates, join }) {
   })();
   const log16 = await guess({ url, addresses: sixteen, durationMs: SIXTEEN_MS });
   const operator = await operatorDuring;
+  const newcomers16 = await newcomersDuring16;
   const wrong16 = countAnswers(log16, 'bad_token');
   const worst16 = Math.max(...sixteen.map((a) => sustainedRate(log16, a, SIXTEEN_MS / 1000)));
   console.log(`# ${where}: sixteen addresses reconnecting for ${SIXTEEN_MS / 1000} s: ${log16.length} attempts (${summarize(log16)}); ` +
@@ -86,7 +104,9 @@ async function attack(where, server, { rates, join }) {
     `the busiest address ${worst16.toFixed(2)}/s after its first ${FREE_FAILURES}`);
   const bystander = rates(from, performance.now());
   console.log(`# ${where}: bystander on 127.0.0.1 during both attacks: ${describe(bystander)}`);
-  console.log(`# ${where}: newcomer from 127.0.0.100 let in (client ${newcomerHello?.client_id}); operator from 127.0.0.200: ` +
+  const letIn = [...newcomers1, ...newcomers16].filter((x) => x === 'let in').length;
+  console.log(`# ${where}: newcomers from other addresses let in during the attacks: ${letIn} of ${NEWCOMERS * 2} ` +
+    `(${[...newcomers1, ...newcomers16].filter((x) => x !== 'let in').join(', ') || 'none refused'}); operator from 127.0.0.200: ` +
     `auth ${operator.auth.type}, set_param ${operator.set.type}`);
 
   // The guesser's own address, once its wait is over, is let in with the right token.
@@ -99,7 +119,7 @@ async function attack(where, server, { rates, join }) {
   };
   console.log(`# ${where}: /metrics: refused for connect_rate ${counters.refusedConnectRate}, auth failed ${counters.authFailed}, ` +
     `auth rate_limited ${counters.authRateLimited}; the guesser's last hint: "${last?.message}"`);
-  return { log1, log16, rate1, worst16, bystander, newcomerHello, operator, one, waitS, counters };
+  return { log1, log16, rate1, worst16, bystander, letIn, operator, one, waitS, counters };
 }
 
 /** The assertions every attacked server must meet. */
@@ -117,7 +137,7 @@ function assertHeld(r) {
   // The audience kept its world, newcomers got in, the operator got the role.
   assert.ok(r.bystander.rate >= MIN_MEAN_SNAPSHOTS && r.bystander.minSnapshots > 0,
     `the bystander kept its snapshots: ${describe(r.bystander)}`);
-  assert.ok(r.newcomerHello, 'a newcomer from another address was let in during the attack');
+  assert.equal(r.letIn, NEWCOMERS * 2, 'every newcomer from another address was let in during the attacks');
   assert.equal(r.operator.auth.type, 'ack', `the operator's auth: ${JSON.stringify(r.operator.auth)}`);
   assert.equal(r.operator.set.type, 'ack', `the operator's set_param: ${JSON.stringify(r.operator.set)}`);
   assert.ok(r.counters.refusedConnectRate > 0 && r.counters.authFailed > 0 && r.counters.authRateLimited > 0,
@@ -140,7 +160,7 @@ async function assertRightTokenAfterWait(r, join) {
     if (reply.code !== 'rate_limited') break;
     waitS = Number(/try again in (\d+) s/.exec(reply.message)?.[1]);
   }
-  console.log(`# after the wait, the right token from the guesser's address ${r.one}: ${reply.type}`);
+  console.log(`# right token from the guesser's address after its wait: ${reply.type} (${r.one}, waited ${waitS} s)`);
   assert.equal(reply.type, 'ack', `after the wait the right token from ${r.one} works: ${JSON.stringify(reply)}`);
 }
 
