@@ -160,7 +160,7 @@ async function assertRightTokenAfterWait(r, join) {
     if (reply.code !== 'rate_limited') break;
     waitS = Number(/try again in (\d+) s/.exec(reply.message)?.[1]);
   }
-  console.log(`# right token from the guesser's address after its wait: ${reply.type} (${r.one}, waited ${waitS} s)`);
+  console.log(`# right token from the guessing address after its wait: ${reply.type} (${r.one}, waited ${waitS} s)`);
   assert.equal(reply.type, 'ack', `after the wait the right token from ${r.one} works: ${JSON.stringify(reply)}`);
 }
 
