@@ -12,7 +12,6 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { startServer, httpGet, healthz, waitUntil, sleep, SERVER_OWN_CONNECT_LIMITS } from '../lib/server.mjs';
-import { connect } from '../lib/client.mjs';
 import { connectV2 } from '../lib/client_v2.mjs';
 import { openViewer, describe, measure } from '../lib/viewer.mjs';
 import { guess, countAnswers, summarize } from '../lib/guesser.mjs';
