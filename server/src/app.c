@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "auth_guess.h"
 #include "bridge/bridge_msg.h"
 #include "bridge/nats_link.h"
 #include "bridge/relay_leases.h"
@@ -485,7 +486,10 @@ static void over_budget(app_t *a, size_t slot, uint32_t client_id, size_t kind, 
     if (verdict == POLICY_ABUSIVE) close_abusive(a, slot, client_id);
 }
 
-/* auth: the operator role for the right token. */
+/* auth: the operator role for the right token. Guesses are limited per
+ * address across connections (net_auth_wait): a refused one is never
+ * compared. A relay answers its viewers' auth itself (they arrive with
+ * their role), so one from a remote slot is nobody's guess to take. */
 static void on_auth(app_t *a, uint32_t client_id, size_t slot, const char *token, int64_t request_id)
 {
     client_policy_t *p = &a->policy[slot];
@@ -495,7 +499,19 @@ static void on_auth(app_t *a, uint32_t client_id, size_t slot, const char *token
         over_budget(a, slot, client_id, OPS_CMD_AUTH, request_id, verdict);
         return;
     }
-    if (a->cfg.control_token && !policy_token_matches(a->cfg.control_token, token)) {
+    if (a->cfg.control_token && is_remote(a, slot)) {
+        reply_error(a, slot, client_id, "forbidden", "auth is answered by the relay", request_id, "auth");
+        return;
+    }
+    char why[96];
+    guess_t guess = a->cfg.control_token ? auth_guess(a->net, slot, client_id, a->cfg.control_token, token, why, sizeof why)
+                                         : GUESS_RIGHT;
+    if (guess == GUESS_MUST_WAIT) {
+        a->loop_counters.rate_limited[OPS_CMD_AUTH]++;
+        reply_error(a, slot, client_id, "rate_limited", why, request_id, "auth");
+        return;
+    }
+    if (guess == GUESS_WRONG) {
         reply_error(a, slot, client_id, "bad_token", "that is not the control token", request_id, "auth");
         return;
     }

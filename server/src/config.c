@@ -48,8 +48,13 @@ static void usage(FILE *f)
             "A shared world (see README, \"Sharing a world with strangers\"):\n"
             "  --control-token T    SWARMCAST_CONTROL_TOKEN  operators present T after connecting (auth); others\n"
             "                                               may watch and steer their own target (none: all open)\n"
+            "                                               (make a strong one: openssl rand -base64 18)\n"
             "  --allow-origin LIST  SWARMCAST_ALLOW_ORIGIN  comma-separated Origins that may open /ws (any)\n"
             "  --max-per-address N  SWARMCAST_MAX_PER_ADDRESS WebSocket sessions per remote address (16)\n"
+            "  --connect-rate R     SWARMCAST_CONNECT_RATE  new sessions per second per address, after a\n"
+            "  --connect-burst N    SWARMCAST_CONNECT_BURST burst of N; faster ones get HTTP 429 (2, 8)\n"
+            "  --auth-failures N    SWARMCAST_AUTH_FAILURES wrong tokens per address before each further\n"
+            "                                               guess waits 1 s, doubling up to 30 s (3)\n"
             "  --rate-scale F       SWARMCAST_RATE_SCALE    every client's command budget times F (1)\n"
             "  --idle-timeout S     SWARMCAST_IDLE_TIMEOUT  close a client silent this long, pings included (30)\n"
             "  --stall-timeout S    SWARMCAST_STALL_TIMEOUT close a client that does not read, or leaves a\n"
@@ -267,6 +272,7 @@ enum { OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WOR
        OPT_FINAL, OPT_HEADLESS, OPT_STEPS, OPT_SCENARIO, OPT_CSV, OPT_METRICS_EVERY, OPT_REPLAY,
        OPT_RECORD_MAX, OPT_TOKEN, OPT_ORIGIN, OPT_PER_ADDRESS, OPT_IDLE, OPT_STALL, OPT_STATE_FILE,
        OPT_STATE_EVERY, OPT_STATE_AGENTS, OPT_RATE_SCALE, OPT_DEFLATE, OPT_DETAIL_BUDGET, OPT_MAX_VIEWS,
+       OPT_CONNECT_RATE, OPT_CONNECT_BURST, OPT_AUTH_FAILURES,
        /* The scaled set-up. */
        OPT_NATS, OPT_NATS_PREFIX, OPT_NATS_USER, OPT_NATS_PASSWORD, OPT_NATS_CREDS, OPT_NATS_NKEY_SEED,
        OPT_MAX_REMOTE, OPT_RELAY, OPT_RELAY_TAG, OPT_RELAY_NAME };
@@ -317,6 +323,9 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
         break;
     case OPT_ORIGIN: c->allow_origin = *value ? value : NULL; break;
     case OPT_PER_ADDRESS: bad = parse_number(value, 1, 4096, true, &v); if (!bad) c->max_per_address = (size_t)v; break;
+    case OPT_CONNECT_RATE: bad = parse_number(value, 0.01, 1e6, false, &v); if (!bad) c->connect_per_s = v; break;
+    case OPT_CONNECT_BURST: bad = parse_number(value, 1, 1e6, true, &v); if (!bad) c->connect_burst = v; break;
+    case OPT_AUTH_FAILURES: bad = parse_number(value, 1, 1e6, true, &v); if (!bad) c->auth_free_failures = (unsigned)v; break;
     case OPT_RATE_SCALE: bad = parse_number(value, 0.01, 1e6, false, &v); if (!bad) c->rate_scale = v; break;
     case OPT_IDLE: bad = parse_number(value, 1, 3600, false, &v); if (!bad) c->idle_timeout_s = v; break;
     case OPT_STALL: bad = parse_number(value, 1, 3600, false, &v); if (!bad) c->stall_timeout_s = v; break;
@@ -377,6 +386,8 @@ static const struct {
     {OPT_STATE_AGENTS, "SWARMCAST_STATE_AGENTS"}, {OPT_RATE_SCALE, "SWARMCAST_RATE_SCALE"},
     {OPT_DEFLATE, "SWARMCAST_DEFLATE"}, {OPT_DETAIL_BUDGET, "SWARMCAST_DETAIL_BUDGET"},
     {OPT_MAX_VIEWS, "SWARMCAST_MAX_VIEWS"},
+    {OPT_CONNECT_RATE, "SWARMCAST_CONNECT_RATE"}, {OPT_CONNECT_BURST, "SWARMCAST_CONNECT_BURST"},
+    {OPT_AUTH_FAILURES, "SWARMCAST_AUTH_FAILURES"},
     {OPT_RELAY_TAG, "SWARMCAST_RELAY_TAG"}, {OPT_RELAY_NAME, "SWARMCAST_RELAY_NAME"},
     /* The scaled set-up. */
     {OPT_NATS, "SWARMCAST_NATS"}, {OPT_NATS_PREFIX, "SWARMCAST_NATS_PREFIX"},
@@ -404,6 +415,9 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         .metrics_every = 1,
         .record_max_bytes = 1ull << 30,
         .max_per_address = 16,
+        .connect_per_s = 2,
+        .connect_burst = 8,
+        .auth_free_failures = 3,
         .rate_scale = 1,
         .idle_timeout_s = 30,
         .stall_timeout_s = 15,
@@ -457,6 +471,9 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         {"deflate", no_argument, NULL, OPT_DEFLATE},
         {"detail-budget", required_argument, NULL, OPT_DETAIL_BUDGET},
         {"max-views", required_argument, NULL, OPT_MAX_VIEWS},
+        {"connect-rate", required_argument, NULL, OPT_CONNECT_RATE},
+        {"connect-burst", required_argument, NULL, OPT_CONNECT_BURST},
+        {"auth-failures", required_argument, NULL, OPT_AUTH_FAILURES},
         {"relay", no_argument, NULL, OPT_RELAY},
         {"relay-tag", required_argument, NULL, OPT_RELAY_TAG},
         {"relay-name", required_argument, NULL, OPT_RELAY_NAME},

@@ -39,6 +39,9 @@ typedef struct config {
     const char *control_token;  /* operators present it (auth); NULL: everyone is an operator */
     const char *allow_origin;   /* comma-separated Origins that may open /ws; NULL: any */
     size_t max_per_address;     /* WebSocket sessions per remote address */
+    double connect_per_s;       /* new sessions per second per address, after … */
+    double connect_burst;       /* … a burst of this many */
+    unsigned auth_free_failures; /* wrong tokens per address before each further guess waits */
     double rate_scale;          /* every client's command budget, times this */
     double idle_timeout_s;      /* nothing received (message or pong) this long: closed */
     double stall_timeout_s;     /* output stuck, or a message left half-sent, this long: closed */

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "headless.h"
 #include "relay/relay.h"
+#include "token_strength.h"
 
 /* The process serves either the simulation (app) or a relay. */
 typedef struct {
@@ -17,6 +18,15 @@ typedef struct {
     relay_t *relay;
     uv_signal_t sigint, sigterm;
 } process_t;
+
+/* libwebsockets' log, less the line it writes for every connection the
+ * server refuses on purpose (--connect-rate, --allow-origin): a flood of
+ * refusals must not become a flood of the log. */
+static void log_line(int level, const char *line)
+{
+    if (strstr(line, "User code denied connection")) return;
+    lwsl_emit_stderr(level, line);
+}
 
 static void on_signal(uv_signal_t *s, int signum)
 {
@@ -36,8 +46,12 @@ int main(int argc, char **argv)
     int rc = config_load(&cfg, argc, argv, stdout, stderr);
     if (rc != CONFIG_RUN) return rc == CONFIG_EXIT_OK ? 0 : 2;
     if (cfg.headless) return headless_run(&cfg);
+    char why[96];
+    if (cfg.control_token && token_weakness(cfg.control_token, why, sizeof why))
+        fprintf(stderr, "swarmcast: warning: the control token is guessable (%s); make a strong one with "
+                        "`openssl rand -base64 18` (README, \"Sharing a world with strangers\")\n", why);
 
-    lws_set_log_level(LLL_ERR | LLL_WARN, NULL);
+    lws_set_log_level(LLL_ERR | LLL_WARN, log_line);
     /* A peer that vanishes mid-write must not kill the process. */
     signal(SIGPIPE, SIG_IGN);
 

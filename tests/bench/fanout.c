@@ -29,8 +29,9 @@
  * parses every payload byte and costs ~3× the raw reader per frame;
  * --deflate implies it (only lws inflates).
  *
- * The server must accept that many sessions from one address:
- *   swarmcast --agents 2000 --max-clients 4096 --max-per-address 4096
+ * The server must accept that many sessions from one address, and that fast:
+ *   swarmcast --agents 2000 --max-clients 4096 --max-per-address 4096 \
+ *             --connect-rate 100000 --connect-burst 100000
  * and both processes need `ulimit -n` above N (the probe raises its own soft
  * limit to the hard one). */
 #include <errno.h>

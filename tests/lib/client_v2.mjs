@@ -65,8 +65,9 @@ export class V2Client extends Client {
   }
 }
 
-export async function connectV2(url, { timeoutMs = 5000 } = {}) {
-  const ws = new WebSocket(url, [SUBPROTOCOL_V2], { handshakeTimeout: timeoutMs, maxPayload: 64 * 1024 * 1024 });
+/** Opens a v2 client and waits for its hello; localAddress: connect from another loopback address. */
+export async function connectV2(url, { timeoutMs = 5000, localAddress } = {}) {
+  const ws = new WebSocket(url, [SUBPROTOCOL_V2], { handshakeTimeout: timeoutMs, maxPayload: 64 * 1024 * 1024, localAddress });
   const client = new V2Client(ws);
   await withTimeout(new Promise((resolve, reject) => {
     ws.once('open', resolve);

@@ -58,6 +58,15 @@ export async function startServer({ agents = 300, seed = 7, args = [], env = {},
   return spawnServer(argv, { env, startTimeoutMs });
 }
 
+// The per-address limit on new sessions (--connect-rate, --connect-burst)
+// is made for strangers on the Internet; the suites open hundreds of
+// sessions from 127.0.0.1 in seconds, so every server started here gets a
+// generous one through the environment, unless a test's own env or flags
+// say otherwise. SERVER_OWN_CONNECT_LIMITS (as `env`) restores the server's
+// defaults, for the suites that test them.
+const TEST_CONNECT_LIMITS = { SWARMCAST_CONNECT_RATE: '1000', SWARMCAST_CONNECT_BURST: '1000' };
+export const SERVER_OWN_CONNECT_LIMITS = { SWARMCAST_CONNECT_RATE: '', SWARMCAST_CONNECT_BURST: '' };
+
 /**
  * Runs the server binary with exactly `argv` (which must make it listen on
  * 127.0.0.1) and waits for its "… listening on http://127.0.0.1:PORT/" line;
@@ -68,7 +77,9 @@ export async function spawnServer(argv, { env = {}, startTimeoutMs = 10000 } = {
   if (!existsSync(serverBin)) {
     throw new Error(`server binary not found: ${serverBin} (set SWARMCAST_BIN)`);
   }
-  const proc = spawn(serverBin, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const proc = spawn(serverBin, argv, {
+    stdio: ['ignore', 'pipe', 'pipe'], env: { ...TEST_CONNECT_LIMITS, ...process.env, ...env },
+  });
   running.add(proc);
   let out = '';
   let err = '';

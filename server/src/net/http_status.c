@@ -22,7 +22,7 @@ static char *net_metrics(const net_t *n)
     jb_printf(&t, "# HELP swarmcast_connections WebSocket sessions open now\n# TYPE swarmcast_connections gauge\n"
             "swarmcast_connections %zu\n", n->n_clients);
     counter(&t, "swarmcast_connections_accepted_total", "WebSocket sessions accepted", st->accepted);
-    static const char *const why[REFUSED_KINDS] = {"full", "per_address", "origin", "shutting_down"};
+    static const char *const why[REFUSED_KINDS] = {"full", "per_address", "origin", "shutting_down", "connect_rate"};
     jb_printf(&t, "# HELP swarmcast_connections_refused_total WebSocket sessions turned away, by reason\n"
             "# TYPE swarmcast_connections_refused_total counter\n");
     for (int k = 0; k < REFUSED_KINDS; k++)
@@ -57,6 +57,12 @@ static char *net_metrics(const net_t *n)
     counter(&t, "swarmcast_news_coalesced_total",
             "param/metrics messages replaced by newer ones before a client was sent them", st->latest_replaced);
     counter(&t, "swarmcast_pings_sent_total", "keepalive pings sent", st->pings);
+    counter(&t, "swarmcast_auth_failed_total", "control-token guesses that were wrong", st->auth_failed);
+    counter(&t, "swarmcast_auth_rate_limited_total",
+            "control-token guesses refused unread: their address failed too often and must wait", st->auth_throttled);
+    jb_printf(&t, "# HELP swarmcast_addresses_tracked remote addresses the per-address limits remember now\n"
+                  "# TYPE swarmcast_addresses_tracked gauge\nswarmcast_addresses_tracked %zu\n",
+              address_limits_count(n->limits));
     if (t.failed) jb_free(&t);
     return t.buf;
 }

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 
 #include "net/net_internal.h"
@@ -37,6 +38,19 @@
 #define HANDSHAKE_TIMEOUT_S 10
 /* RFC 6455 registry code 1013, which lws 4.1 has no name for. */
 #define CLOSE_TRY_AGAIN_LATER 1013
+/* RFC 6585's "Too Many Requests", which lws 4.1 has no name for either. */
+#define HTTP_TOO_MANY_REQUESTS 429
+/* Control-token guesses (address_limits.h): past the free failures an
+ * address waits 1 s before its next guess, doubled per further failure up
+ * to AUTH_DELAY_MAX_MS (so at most two a minute, sustained); ten minutes
+ * without a failure and it starts afresh. */
+#define AUTH_DELAY_MS 1000
+#define AUTH_DELAY_MAX_MS 30000
+#define AUTH_FORGET_MS (10 * 60 * 1000)
+/* Addresses remembered at least (and twice --max-clients, so that every
+ * session's address has an entry and as many again are left for the
+ * addresses that only failed or connected). */
+#define ADDRESS_TABLE_MIN 4096
 
 static uint64_t now_ms(const net_t *n) { return uv_now(n->loop); }
 
@@ -166,11 +180,31 @@ static bool upgrade_well_formed(struct lws *wsi)
     return true;
 }
 
-/* Before the upgrade is answered: a malformed request is refused (400), and
- * a browser page from another site may not open a session (403; a request
- * with no Origin is no browser's, and allowed). */
+/* The remote address of wsi as the per-address limits see it (a socket
+ * that is neither IPv4 nor IPv6 is the all-zero key). */
+static addr_key_t peer_key(struct lws *wsi)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    addr_key_t key = {{0}};
+    if (getpeername(lws_get_socket_fd(wsi), (struct sockaddr *)&ss, &len) == 0)
+        addr_key_from_sockaddr((struct sockaddr *)&ss, &key);
+    return key;
+}
+
+/* Before the upgrade is answered: an address opening sessions faster than
+ * --connect-rate is refused (429) before anything else is done for it, so
+ * that reconnecting mints no budget and costs no slot; a malformed request
+ * is refused (400), and a browser page from another site may not open a
+ * session (403; a request with no Origin is no browser's, and allowed). */
 static int on_filter(net_t *n, struct lws *wsi)
 {
+    addr_key_t key = peer_key(wsi);
+    if (!address_limits_connect(n->limits, &key, now_ms(n))) {
+        n->stats.refused[REFUSED_CONNECT_RATE]++;
+        lws_return_http_status(wsi, HTTP_TOO_MANY_REQUESTS, "too many new connections from this address");
+        return -1;
+    }
     if (!upgrade_well_formed(wsi)) {
         lws_return_http_status(wsi, HTTP_STATUS_BAD_REQUEST, "not a version 13 WebSocket upgrade");
         return -1;
@@ -183,14 +217,6 @@ static int on_filter(net_t *n, struct lws *wsi)
     n->stats.refused[REFUSED_ORIGIN]++;
     lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, "this Origin may not open a session");
     return -1;
-}
-
-static size_t sessions_from(const net_t *n, const char *peer)
-{
-    size_t count = 0;
-    for (size_t i = 0; i < n->cfg.max_clients; i++)
-        if (n->slots[i] && strcmp(n->slots[i]->peer, peer) == 0) count++;
-    return count;
 }
 
 static void refuse(net_t *n, session_t *s, refusal_t why, int code, const char *reason)
@@ -206,7 +232,7 @@ static int on_established(net_t *n, session_t *s, struct lws *wsi)
     s->established = true;
     uint64_t now = now_ms(n);
     s->last_rx_ms = s->last_progress_ms = s->last_ping_ms = now;
-    lws_get_peer_simple(wsi, s->peer, sizeof s->peer);
+    s->addr = peer_key(wsi);
     if (n->shutting_down) {
         refuse(n, s, REFUSED_SHUTTING_DOWN, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
         return 0;
@@ -217,7 +243,7 @@ static int on_established(net_t *n, session_t *s, struct lws *wsi)
         refuse(n, s, REFUSED_FULL, CLOSE_TRY_AGAIN_LATER, "server full, try again later");
         return 0;
     }
-    if (sessions_from(n, s->peer) >= n->cfg.max_per_address) {
+    if (address_limits_sessions(n->limits, &s->addr) >= n->cfg.max_per_address) {
         refuse(n, s, REFUSED_PER_ADDRESS, CLOSE_TRY_AGAIN_LATER, "too many connections from this address");
         return 0;
     }
@@ -226,6 +252,7 @@ static int on_established(net_t *n, session_t *s, struct lws *wsi)
     setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
     s->counted = true;
     s->slot = slot;
+    address_limits_session_opened(n->limits, &s->addr, now);
     /* Ids wrap below NET_CLIENT_ID_LIMIT, skipping 0. */
     n->last_client_id = n->last_client_id % (NET_CLIENT_ID_LIMIT - 1) + 1;
     s->client_id = n->last_client_id;
@@ -260,6 +287,7 @@ static void on_closed(net_t *n, session_t *s)
     n->slots[s->slot] = NULL;
     n->n_clients--;
     n->n_protocol[s->protocol]--;
+    address_limits_session_closed(n->limits, &s->addr);
     n->cb.on_close(n->cb.user, s->client_id, s->slot);
 }
 
@@ -509,7 +537,23 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
         return NULL;
     }
     n->cfg.web_root = n->web_root;
-    if (!(n->slots = calloc(cfg->max_clients, sizeof *n->slots))) {
+    address_limits_config_t limits = {
+        .capacity = cfg->max_clients * 2 > ADDRESS_TABLE_MIN ? cfg->max_clients * 2 : ADDRESS_TABLE_MIN,
+        .connect_per_s = cfg->connect_per_s,
+        .connect_burst = cfg->connect_burst,
+        .auth_free_failures = cfg->auth_free_failures,
+        .auth_delay_ms = AUTH_DELAY_MS,
+        .auth_delay_max_ms = AUTH_DELAY_MAX_MS,
+        .auth_forget_ms = AUTH_FORGET_MS,
+        .hash_seed = uv_hrtime(),
+    };
+    /* A seed an attacker cannot know; the clock only if the kernel has none. */
+    getrandom(&limits.hash_seed, sizeof limits.hash_seed, GRND_NONBLOCK);
+    n->slots = calloc(cfg->max_clients, sizeof *n->slots);
+    n->limits = address_limits_create(&limits);
+    if (!n->slots || !n->limits) {
+        address_limits_destroy(n->limits);
+        free(n->slots);
         free(n);
         return NULL;
     }
@@ -589,6 +633,7 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
     info.user = n;
     n->ctx = lws_create_context(&info);
     if (!n->ctx) {
+        address_limits_destroy(n->limits);
         free(n->slots);
         free(n);
         return NULL;
@@ -620,6 +665,27 @@ void net_send(net_t *n, size_t slot, uint32_t client_id, const char *text)
 {
     session_t *s = find(n, slot, client_id);
     if (s) enqueue(n, s, text);
+}
+
+uint64_t net_auth_wait(net_t *n, size_t slot, uint32_t client_id)
+{
+    session_t *s = find(n, slot, client_id);
+    /* Only asked from a message of the client itself, so it is there. */
+    uint64_t wait = s ? address_limits_auth_wait(n->limits, &s->addr, now_ms(n)) : AUTH_DELAY_MS;
+    if (wait) n->stats.auth_throttled++;
+    return wait;
+}
+
+void net_auth_result(net_t *n, size_t slot, uint32_t client_id, bool right)
+{
+    session_t *s = find(n, slot, client_id);
+    if (!s) return;
+    if (right) {
+        address_limits_auth_succeeded(n->limits, &s->addr);
+        return;
+    }
+    n->stats.auth_failed++;
+    address_limits_auth_failed(n->limits, &s->addr, now_ms(n));
 }
 
 void net_close(net_t *n, size_t slot, uint32_t client_id, int code, const char *reason)
@@ -719,6 +785,7 @@ void net_destroy(net_t *n)
      * destroy, after the loop has run out (see NOTES-libwebsockets.md). */
     lws_context_destroy(n->ctx);
     for (size_t k = 0; k < NET_LATEST_KEYS; k++) free(n->latest[k].buf);
+    address_limits_destroy(n->limits);
     free(n->slots);
     free(n);
 }

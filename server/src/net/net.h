@@ -56,6 +56,9 @@ typedef struct net_config {
     size_t max_clients;
     size_t max_message_bytes;
     size_t max_per_address;      /* sessions per remote address */
+    double connect_per_s;        /* new sessions per second per address, after … */
+    double connect_burst;        /* … a burst of this many (address_limits.h) */
+    unsigned auth_free_failures; /* wrong tokens from an address before each further guess waits */
     const char *allow_origin;    /* comma-separated Origins allowed on /ws; NULL: any */
     unsigned idle_timeout_ms;    /* nothing received (message, pong) this long: closed; pings at a third */
     unsigned stall_timeout_ms;   /* output stuck, or a message half-received, this long: closed */
@@ -91,6 +94,12 @@ size_t net_backlog(const net_t *n, size_t slot, uint32_t client_id);
  * Writes at once to clients that can take it, so call it from a timer or a
  * wake-up of the loop, never from inside a net callback. */
 void net_send_latest(net_t *n, unsigned key, const char *text);
+/* Control-token guesses are limited per remote address, across its
+ * connections (address_limits.h): 0 when the client in slot may guess now,
+ * else the milliseconds until it may (its guess is then refused unread). */
+uint64_t net_auth_wait(net_t *n, size_t slot, uint32_t client_id);
+/* The outcome of a guess that was compared. */
+void net_auth_result(net_t *n, size_t slot, uint32_t client_id, bool right);
 /* Closes one client with a code and reason (e.g. 1008 for abuse). */
 void net_close(net_t *n, size_t slot, uint32_t client_id, int code, const char *reason);
 /* Offers a new snapshot to every client. frame must have net_headroom() bytes

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "net/address_limits.h"
 #include "net/net.h"
 
 /* Why a connection was turned away before it became a session. */
@@ -16,6 +17,7 @@ typedef enum {
     REFUSED_PER_ADDRESS,   /* --max-per-address */
     REFUSED_ORIGIN,        /* --allow-origin */
     REFUSED_SHUTTING_DOWN,
+    REFUSED_CONNECT_RATE,  /* --connect-rate: too many new sessions from one address (HTTP 429) */
     REFUSED_KINDS
 } refusal_t;
 
@@ -35,6 +37,8 @@ typedef struct net_stats {
     uint64_t v2_skipped;
     uint64_t latest_replaced;          /* news replaced by newer news before a client was sent it */
     uint64_t pings;
+    uint64_t auth_failed;              /* control-token guesses compared and wrong */
+    uint64_t auth_throttled;           /* guesses refused unread: the address must wait */
 } net_stats_t;
 
 #define LATEST_WORDS (NET_LATEST_KEYS / 64)
@@ -57,7 +61,7 @@ typedef struct session {
     int protocol;          /* 1 or 2: the sub-protocol it asked for */
     uint32_t client_id;
     size_t slot;
-    char peer[64];         /* remote address, for the per-address limit */
+    addr_key_t addr;       /* remote address (IPv6: its /64), for the per-address limits */
     uint64_t snap_seq;     /* the last snapshot (v1 or v2, by protocol) this client was sent */
     bool in_message, rx_binary, reading_paused;
     bool closing, ping_due;
@@ -91,6 +95,7 @@ struct net {
     session_t **slots;
     size_t n_clients;
     uint32_t last_client_id;
+    address_limits_t *limits; /* per address: new sessions, sessions held, token guesses */
 
     uint8_t *snap; /* the newest snapshot, shared by every client */
     size_t snap_len;

@@ -10,6 +10,7 @@
 #include "bridge/nats_link.h"
 #include "bridge/remote_clients.h"
 #include "bridge/subjects.h"
+#include "auth_guess.h"
 #include "client_policy.h"
 #include "net/net.h"
 #include "net_config_for.h"
@@ -238,13 +239,24 @@ static void charge_refused(relay_t *r, size_t slot, uint32_t net_id)
     if (policy_charge(&r->policy[slot], POLICY_COST_REFUSED, now_ns()) == POLICY_ABUSIVE) close_abusive(r, slot, net_id);
 }
 
+/* Guesses are limited per address across connections (auth_guess.h), as
+ * at the simulation. */
 static void on_auth(relay_t *r, size_t slot, uint32_t net_id, const char *token, int64_t request_id)
 {
     r->n.received[OPS_CMD_AUTH]++;
     r->n.answered_here++;
     if (!charge(r, slot, net_id, POLICY_COST_AUTH, OPS_CMD_AUTH, request_id, "auth")) return;
     /* A relay without the token cannot check one the simulation has. */
-    if (r->cfg.control_token ? !policy_token_matches(r->cfg.control_token, token) : r->sim_token) {
+    char why[96];
+    guess_t guess = r->cfg.control_token ? auth_guess(r->net, slot, net_id, r->cfg.control_token, token, why, sizeof why)
+                    : r->sim_token       ? GUESS_WRONG
+                                         : GUESS_RIGHT;
+    if (guess == GUESS_MUST_WAIT) {
+        r->n.rate_limited[OPS_CMD_AUTH]++;
+        reply_error(r, slot, net_id, "rate_limited", why, request_id, "auth");
+        return;
+    }
+    if (guess == GUESS_WRONG) {
         reply_error(r, slot, net_id, "bad_token", "that is not the control token", request_id, "auth");
         return;
     }
