@@ -35,6 +35,7 @@ typedef struct net_stats {
     uint64_t v2_skipped;
     uint64_t latest_replaced;          /* news replaced by newer news before a client was sent it */
     uint64_t pings;
+    uint64_t text_refused;             /* text messages not sent: not valid UTF-8 (a bug upstream) */
 } net_stats_t;
 
 #define LATEST_WORDS (NET_LATEST_KEYS / 64)
