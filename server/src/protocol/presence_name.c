@@ -39,7 +39,7 @@ static bool is_mark(utf8proc_category_t c)
  * beside it and are bounded by the character count). */
 static bool is_stacking_mark(utf8proc_category_t c) { return c == UTF8PROC_CATEGORY_MN || c == UTF8PROC_CATEGORY_ME; }
 
-typedef enum { AFTER_NOTHING, AFTER_SPACE, AFTER_BASE, AFTER_MARK } after_t;
+typedef enum { AFTER_NOTHING, AFTER_SPACE, AFTER_BASE, AFTER_MARK, AFTER_SELECTOR } after_t;
 
 /* The first pass: refuses what must not be in a name at all, removes what
  * cannot be seen, turns spaces into one U+0020 between words. out has room
@@ -72,9 +72,10 @@ static int sift(const char *in, char *out, char *msg, size_t msg_len)
                           (unsigned)cp);
         if (is_variation_selector(cp)) {
             /* Kept right after the character it chooses the look of (an
-             * emoji's colour form), nowhere else. */
-            if (after != AFTER_BASE) continue;
-            after = AFTER_MARK;
+             * emoji's colour form) or that character's marks, nowhere else
+             * (NFC may split a character into a base and a mark). */
+            if (after != AFTER_BASE && after != AFTER_MARK) continue;
+            after = AFTER_SELECTOR;
         } else if (is_invisible(cp)) {
             continue;
         } else if (c == UTF8PROC_CATEGORY_CN) {

@@ -84,6 +84,26 @@ void text_add_n(text_t *t, const char *s, size_t n)
     }
 }
 
+void text_add_cp(text_t *t, uint32_t cp)
+{
+    char enc[4];
+    size_t n;
+    if (cp < 0x80) {
+        enc[0] = (char)cp, n = 1;
+    } else if (cp < 0x800) {
+        enc[0] = (char)(0xc0 | cp >> 6), enc[1] = (char)(0x80 | (cp & 0x3f)), n = 2;
+    } else if (cp < 0x10000) {
+        enc[0] = (char)(0xe0 | cp >> 12), enc[1] = (char)(0x80 | (cp >> 6 & 0x3f)), enc[2] = (char)(0x80 | (cp & 0x3f));
+        n = 3;
+    } else {
+        enc[0] = (char)(0xf0 | cp >> 18), enc[1] = (char)(0x80 | (cp >> 12 & 0x3f)),
+        enc[2] = (char)(0x80 | (cp >> 6 & 0x3f)), enc[3] = (char)(0x80 | (cp & 0x3f));
+        n = 4;
+    }
+    /* A surrogate or a value past U+10FFFF is no character: U+FFFD. */
+    text_add_n(t, enc, cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 1 : n);
+}
+
 void text_add(text_t *t, const char *s) { text_add_n(t, s, strlen(s)); }
 
 void text_vaddf(text_t *t, const char *fmt, va_list ap)

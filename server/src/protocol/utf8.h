@@ -42,6 +42,8 @@ typedef struct text {
 void text_init(text_t *t, char *buf, size_t cap);
 /* Appends s[0, n) (n bytes, NUL bytes included as U+0000). */
 void text_add_n(text_t *t, const char *s, size_t n);
+/* Appends the character cp (U+FFFD for a surrogate or past U+10FFFF). */
+void text_add_cp(text_t *t, uint32_t cp);
 /* Appends the NUL-terminated s. */
 void text_add(text_t *t, const char *s);
 /* Appends what printf would make of fmt, with the same rules. */
