@@ -75,8 +75,13 @@ static char *random_command(uint64_t *rng)
             continue;
         }
         text_init(&t, field, sizeof field);
-        /* Names near and past the limit as often as short ones. */
-        random_unicode(rng, &t, random_unicode_step(rng) % 3 ? PRESENCE_NAME_CHARS + 4 : 120);
+        if (f == 0 && random_unicode_step(rng) % 4 == 0) {
+            /* The longest name there is: 24 four-byte characters. */
+            for (int k = 0; k < PRESENCE_NAME_CHARS; k++) text_add_cp(&t, 0x1f300 + (uint32_t)(random_unicode_step(rng) % 0x350));
+        } else {
+            /* Names near and past the limit as often as short ones. */
+            random_unicode(rng, &t, random_unicode_step(rng) % 3 ? PRESENCE_NAME_CHARS + 4 : 120);
+        }
         cJSON_AddStringToObject(o, fields[f], field);
     }
     if (random_unicode_step(rng) % 4 == 0) cJSON_AddNumberToObject(o, "id", (double)(random_unicode_step(rng) % 1000));
@@ -132,7 +137,7 @@ static void random_commands_should_give_valid_replies_and_presence_messages(void
     assert_non_null(p);
     uint32_t ids[SLOTS] = {0}, next_id = 1;
     bool named[SLOTS] = {false};
-    size_t renames = 0, refusals = 0;
+    size_t renames = 0, refusals = 0, longest = 0;
     for (int round = 0; round < ROUNDS; round++) {
         size_t slot = random_unicode_step(&rng) % SLOTS;
         if (!ids[slot] || random_unicode_step(&rng) % 40 == 0) { /* someone leaves, someone joins */
@@ -164,6 +169,7 @@ static void random_commands_should_give_valid_replies_and_presence_messages(void
                 assert_string_equal(got, want);
                 free(got);
                 renames++;
+                longest += strlen(old) == PRESENCE_NAME_BYTES - 1 && strlen(m.presence.name) == PRESENCE_NAME_BYTES - 1;
             }
         }
         free(cmd);
@@ -179,8 +185,9 @@ static void random_commands_should_give_valid_replies_and_presence_messages(void
             presence_cursor(p, slot, ids[slot], (float)(random_unicode_step(&rng) % 1000), 5.5f);
         check_presence_messages(p, slot, ids[slot]);
     }
-    printf("# %d random commands: %zu refused with an error, %zu renames told whole\n", ROUNDS, refusals, renames);
-    assert_true(renames > 200 && refusals > 1000); /* both paths were really taken */
+    printf("# %d random commands: %zu refused with an error, %zu renames told whole (%zu between two names of 96 bytes)\n",
+           ROUNDS, refusals, renames, longest);
+    assert_true(renames > 200 && refusals > 1000 && longest > 5); /* every path was really taken */
     presence_free(p);
 }
 
