@@ -13,11 +13,12 @@
 import { test, describe as suite, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startServer, sleep, healthz, waitUntil } from '../lib/server.mjs';
+import { startServer, sleep, healthz, httpGet, waitUntil } from '../lib/server.mjs';
 import { connect } from '../lib/client.mjs';
 import { connectV2 } from '../lib/client_v2.mjs';
 import { openViewer, describe as describeRates } from '../lib/viewer.mjs';
 import { findNatsServer, startNats, startRelay } from '../lib/nats.mjs';
+import { NatsWire, newsMsg, envelopeMsg, ENVELOPE } from '../lib/nats_wire.mjs';
 
 const T = { timeout: 120000 };
 const WAIT = { timeoutMs: 10000 };
@@ -218,4 +219,43 @@ suite('texts in every script, through a relay', { skip }, () => {
   test('through a relay too, names with nothing visible or that imitate "you" are refused and change nothing', T, async () => {
     await checkRefusals(visitor, watcher, 'relay');
   });
+
+  // The last line of defence: text that reaches a relay from NATS is sent
+  // to viewers as it is. Invalid UTF-8 there (a bug, or a stranger on an
+  // open NATS) costs that one message, counted, never a viewer's connection;
+  // a KICK's reason is cut between characters.
+  test('invalid UTF-8 published to a relay is not sent (counted in /metrics) and a KICK\'s long reason stays valid', T, async () => {
+    const { body: health } = await httpGet(relay.port, '/healthz');
+    const tag = JSON.parse(health).tag;
+    const refusedBefore = await relayMetric('swarmcast_text_refused_total');
+    const nc = await NatsWire.connect(nats.port);
+    try {
+      const bad = Buffer.concat([Buffer.from('{"type":"metrics","tick":1,"x":"'), Buffer.from([0xf0, 0x9f, 0x98]), Buffer.from('"}')]);
+      nc.pub('swarmcast.news', newsMsg(0, bad));
+      nc.pub(`swarmcast.reply.${tag}`, envelopeMsg({ kind: ENVELOPE.REPLY, clientId: watcher.hello.client_id, text: bad }));
+      // The watcher is still there and still gets what is valid (under a
+      // news key of its own: the simulation's metrics would replace it).
+      const mark = watcher.mark();
+      nc.pub('swarmcast.news', newsMsg(450, '{"type":"probe","n":424242}'));
+      await watcher.waitText((m) => m.type === 'probe' && m.n === 424242, 'valid news after the invalid', { after: mark, ...WAIT });
+      assert.equal(watcher.closeInfo, null, `the watcher is still connected: ${JSON.stringify(watcher.closeInfo)}`);
+      await waitUntil(async () => (await relayMetric('swarmcast_text_refused_total')) >= refusedBefore + 2,
+        'the relay counting two refused texts', WAIT);
+      // A reason of 40 emoji (160 bytes) is cut to whole characters within 123 bytes.
+      const kicked = await connectV2(relay.wsUrl, WAIT);
+      nc.pub(`swarmcast.reply.${tag}`, envelopeMsg({ kind: ENVELOPE.KICK, clientId: kicked.hello.client_id, code: 4000,
+        text: '😀'.repeat(40) }));
+      const closed = await kicked.closed;
+      assert.equal(closed.code, 4000, `closed with the KICK's code, not 1007: ${JSON.stringify(closed)}`);
+      assert.equal(closed.reason, '😀'.repeat(30), 'the reason, cut between characters');
+    } finally {
+      nc.close();
+    }
+  });
+
+  async function relayMetric(name) {
+    const { body } = await httpGet(relay.port, '/metrics');
+    const m = new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(body);
+    return m ? Number(m[1]) : 0;
+  }
 });
