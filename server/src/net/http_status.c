@@ -42,6 +42,8 @@ static char *net_metrics(const net_t *n)
             st->idle);
     counter(&t, "swarmcast_text_frames_sent_total", "JSON messages sent", st->text_frames);
     counter(&t, "swarmcast_text_bytes_sent_total", "bytes of JSON messages sent", st->text_bytes);
+    counter(&t, "swarmcast_text_refused_total",
+            "text messages not sent because they were not valid UTF-8 (a server bug; 0 expected)", st->text_refused);
     counter(&t, "swarmcast_snapshot_frames_sent_total", "snapshot frames sent", st->snapshot_frames);
     counter(&t, "swarmcast_snapshot_bytes_sent_total", "bytes of snapshot frames sent", st->snapshot_bytes);
     counter(&t, "swarmcast_snapshots_skipped_total",
@@ -57,8 +59,6 @@ static char *net_metrics(const net_t *n)
     counter(&t, "swarmcast_news_coalesced_total",
             "param/metrics messages replaced by newer ones before a client was sent them", st->latest_replaced);
     counter(&t, "swarmcast_pings_sent_total", "keepalive pings sent", st->pings);
-    counter(&t, "swarmcast_text_refused_total",
-            "text messages not sent because they were not valid UTF-8 (a server bug; 0 expected)", st->text_refused);
     if (t.failed) jb_free(&t);
     return t.buf;
 }
