@@ -91,11 +91,15 @@ async function renameAround(visitor) {
 }
 
 /**
- * What a watcher saw of the renames: every sentence of the visitor's that
- * says "is now" is one of the renames, whole; the newest feed ends with the
- * last renames, whole.
+ * What a watcher saw of the renames: the newest feed comes to hold the
+ * last rename, whole, and every sentence of the visitor's that says "is
+ * now" is one of the renames, whole. Returns how many it saw.
  */
-function checkSentences(watcher, visitorId, renames, what) {
+async function checkSentences(watcher, visitorId, renames, what) {
+  const last = `${renames.at(-2).name} is now ${renames.at(-1).name}`;
+  const newest = () => watcher.texts.filter((m) => m.type === 'activity').at(-1);
+  await watcher.waitFor(() => newest()?.items.some((item) => item.text === last),
+    `${what}: the last rename in the newest feed: ${last}`, WAIT);
   const expected = new Set();
   for (let i = 1; i < renames.length; i++) expected.add(`${renames[i - 1].name} is now ${renames[i].name}`);
   const told = activityTexts(watcher).filter((item) => item.id === visitorId && item.text.includes(' is now '));
@@ -103,9 +107,6 @@ function checkSentences(watcher, visitorId, renames, what) {
     if (item.text.startsWith('Guest ')) continue; // the first name, before the renames
     assert.ok(expected.has(item.text), `${what}: a rename told whole: ${JSON.stringify(item.text)}`);
   }
-  const newest = watcher.texts.filter((m) => m.type === 'activity').at(-1);
-  const last = `${renames.at(-2).name} is now ${renames.at(-1).name}`;
-  assert.ok(newest.items.some((item) => item.text === last), `${what}: the last rename is in the newest feed: ${last}`);
   return new Set(told.map((item) => item.seq)).size;
 }
 
@@ -157,9 +158,8 @@ suite('texts in every script, straight to the simulation', () => {
     const from = performance.now();
     const renames = await renameAround(visitor);
     const to = performance.now();
-    await sleep(300); // the last feed reaches the watcher
     const m = bystander.measure(from, to);
-    const told = checkSentences(watcher, visitor.hello.client_id, renames, 'direct');
+    const told = await checkSentences(watcher, visitor.hello.client_id, renames, 'direct');
     console.log(`# direct: ${renames.length} renames in ${Math.round(to - from)} ms (${(renames.length / ((to - from) / 1000)).toFixed(1)}/s), ` +
       `${told} distinct rename sentences seen by a watcher; bystander: ${describeRates(m)}`);
     for (const [who, c] of [['bystander', bystander], ['watcher', watcher], ['visitor', visitor]])
@@ -204,9 +204,8 @@ suite('texts in every script, through a relay', { skip }, () => {
     const from = Date.now();
     const renames = await renameAround(visitor);
     const to = Date.now();
-    await sleep(500);
     const rates = v2Rates(bystander, from, to);
-    const told = checkSentences(watcher, visitor.hello.client_id, renames, 'relay');
+    const told = await checkSentences(watcher, visitor.hello.client_id, renames, 'relay');
     console.log(`# relay: ${renames.length} renames in ${to - from} ms, ${told} distinct rename sentences seen by a watcher; ` +
       `bystander frames/s min ${rates.min} mean ${rates.mean.toFixed(1)} [${rates.perSecond.join(' ')}]`);
     for (const [who, c] of [['bystander', bystander], ['watcher', watcher], ['visitor', visitor]])
