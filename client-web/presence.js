@@ -6,7 +6,8 @@
 // (PROTOCOL.md, "Presence, inspection and stepping"); this module only
 // keeps the newest of each.
 
-// The server accepts 1–24 printable characters and #rrggbb.
+// The server accepts names of 1–24 visible characters (PROTOCOL.md, "Names")
+// and colours #rrggbb.
 export const NAME_MAX_CHARS = 24;
 // Pointer moves go out at most this often (the server coalesces to 10 Hz).
 export const CURSOR_INTERVAL_MS = 100;
@@ -40,8 +41,10 @@ export function generateColor(random = Math.random) {
   return `#${f(0)}${f(8)}${f(4)}`;
 }
 
-// The name as the server will take it, or null when it would refuse it:
-// trimmed, 1–24 characters (code points), no control characters.
+// A first check of a name, or null when the server would surely refuse it:
+// trimmed, 1–24 characters (code points), no control characters. The server
+// has the last word (it also removes invisible characters and refuses the
+// page's own labels, such as "you"); its refusal is shown under the field.
 export function cleanName(text) {
   if (typeof text !== 'string') return null;
   const t = text.trim();

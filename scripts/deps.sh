@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what swarmcast needs from Debian's packages, only what is missing.
 #   scripts/deps.sh build   compiler, cmake, libwebsockets, libuv, cJSON, the
-#                           NATS C client (libnats)
+#                           NATS C client (libnats), utf8proc (Unicode data)
 #   scripts/deps.sh run     the above plus Node.js/npm (npm installs the browser
 #                           client's libraries into client-web/node_modules)
 #                           and nats-server (the scaled set-up, --nats)
@@ -11,7 +11,7 @@
 # Runs apt-get as root (directly, or through sudo when not root).
 set -euo pipefail
 
-build_pkgs=(build-essential cmake pkg-config libwebsockets-dev libuv1-dev libcjson-dev libnats-dev)
+build_pkgs=(build-essential cmake pkg-config libwebsockets-dev libuv1-dev libcjson-dev libnats-dev libutf8proc-dev)
 run_pkgs=(nodejs npm nats-server)
 test_pkgs=(libcmocka-dev zlib1g-dev chromium clang-14 libclang-rt-14-dev)
 

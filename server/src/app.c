@@ -1138,7 +1138,7 @@ static void param_label(const param_desc_t *d, char *out, size_t cap)
  * the commands too frequent or too small to tell (targets, moves). */
 static char *activity_of(const world_t *w, const sim_cmd_t *cmd, const sim_result_t *res)
 {
-    char text[PRESENCE_SENTENCE_BYTES], label[64], value[64];
+    char text[PRESENCE_WHAT_BYTES], label[64], value[64];
     switch (cmd->kind) {
     case CMD_SET_PARAM: {
         const param_desc_t *d = params_desc((size_t)res->param);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bridge/subjects.h"
+#include "protocol/utf8.h"
 #include "sim/params.h"
 
 #ifndef SWARMCAST_DEFAULT_WEB_ROOT
@@ -347,8 +348,9 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
         if (!bad) c->relay_tag = (unsigned)v;
         break;
     case OPT_RELAY_NAME:
-        /* It goes into JSON (/healthz) as is: printable, no quote or backslash. */
-        bad = !*value || strlen(value) > CONFIG_MAX_RELAY_NAME || strpbrk(value, "\"\\") != NULL;
+        /* It goes into JSON (/healthz) as is: printable UTF-8, no quote or backslash. */
+        bad = !*value || strlen(value) > CONFIG_MAX_RELAY_NAME || strpbrk(value, "\"\\") != NULL ||
+              !utf8_valid(value, strlen(value));
         for (const char *ch = value; !bad && *ch; ch++) bad = (unsigned char)*ch < 0x20 || *ch == 0x7f;
         if (!bad) c->relay_name = value;
         break;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "protocol/json_out.h"
+#include "protocol/utf8.h"
 
 typedef struct member {
     uint32_t client_id; /* 0: the slot is free */
@@ -101,9 +102,11 @@ static void add_sentence(presence_t *p, uint32_t client_id, const char *name, co
     s->seq = p->next_seq++;
     s->t = now_s;
     s->client_id = client_id;
-    snprintf(s->name, sizeof s->name, "%s", name);
+    text_copy(s->name, sizeof s->name, name, strlen(name));
     /* The name and the sentence: "Ada set separation weight to 2.5". */
-    snprintf(s->text, sizeof s->text, "%s %s", name, what);
+    text_t t;
+    text_init(&t, s->text, sizeof s->text);
+    text_addf(&t, "%s %s", name, what);
     p->feed_dirty = true;
 }
 
@@ -111,12 +114,15 @@ static void add_sentence(presence_t *p, uint32_t client_id, const char *name, co
 static bool rename_join(presence_t *p, uint32_t client_id, const char *old, const char *name)
 {
     char joined[PRESENCE_SENTENCE_BYTES];
-    snprintf(joined, sizeof joined, "%s joined", old);
+    text_t t;
+    text_init(&t, joined, sizeof joined);
+    text_addf(&t, "%s joined", old);
     for (size_t k = 0; k < p->feed_len; k++) {
         sentence_t *s = &p->feed[(p->feed_head + k) % PRESENCE_ACTIVITY];
         if (s->client_id != client_id || strcmp(s->text, joined) != 0) continue;
-        snprintf(s->name, sizeof s->name, "%s", name);
-        snprintf(s->text, sizeof s->text, "%s joined", name);
+        text_copy(s->name, sizeof s->name, name, strlen(name));
+        text_init(&t, s->text, sizeof s->text);
+        text_addf(&t, "%s joined", name);
         return true;
     }
     return false;
@@ -152,11 +158,13 @@ void presence_hello(presence_t *p, size_t slot, uint32_t client_id, const presen
         if (!m->named && rename_join(p, client_id, m->name, msg->name)) {
             p->feed_dirty = true;
         } else {
-            char what[PRESENCE_SENTENCE_BYTES];
-            snprintf(what, sizeof what, "is now %s", msg->name);
+            char what[PRESENCE_WHAT_BYTES];
+            text_t t;
+            text_init(&t, what, sizeof what);
+            text_addf(&t, "is now %s", msg->name);
             add_sentence(p, client_id, m->name, what, now_s);
         }
-        snprintf(m->name, sizeof m->name, "%s", msg->name);
+        text_copy(m->name, sizeof m->name, msg->name, strlen(msg->name));
         p->list_dirty = true;
     }
     m->named |= msg->has_name;

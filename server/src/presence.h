@@ -19,8 +19,15 @@
  * A list of every one of thousands would cost each join a message of
  * hundreds of kilobytes to everyone. */
 #define PRESENCE_LIST_MAX 100
-/* The longest sentence kept (the name included). */
-#define PRESENCE_SENTENCE_BYTES 200
+/* The end of a sentence, after its subject's name ("set separation weight
+ * to 2.5", "is now Ada"): room for "is now " and the longest name, so a
+ * rename is told whole. */
+#define PRESENCE_WHAT_BYTES 160
+/* A sentence: a name, a space and what it did, NUL-terminated. Nothing a
+ * name can be is ever cut; what is longer than this (no sentence the
+ * server makes) is cut between characters (protocol/utf8.h). */
+#define PRESENCE_SENTENCE_BYTES (PRESENCE_NAME_BYTES + PRESENCE_WHAT_BYTES)
+_Static_assert(sizeof "is now " - 1 + PRESENCE_NAME_BYTES <= PRESENCE_WHAT_BYTES, "a rename must fit whole");
 
 typedef struct presence presence_t;
 
@@ -39,7 +46,8 @@ void presence_set_role(presence_t *p, size_t slot, uint32_t client_id, bool oper
 void presence_set_target(presence_t *p, size_t slot, uint32_t client_id, bool has, float x, float y);
 void presence_cursor(presence_t *p, size_t slot, uint32_t client_id, float x, float y);
 /* "<name of client_id> <what>" into the feed (what: "set separation
- * weight to 2.5"); a client no longer here is "someone". */
+ * weight to 2.5", under PRESENCE_WHAT_BYTES); a client no longer here is
+ * "someone". */
 void presence_activity(presence_t *p, uint32_t client_id, const char *what, double now_s);
 
 /* The reply to a hello: {"type":"ack","id","cmd":"hello","tick","name","color"}

@@ -42,6 +42,8 @@ static char *net_metrics(const net_t *n)
             st->idle);
     counter(&t, "swarmcast_text_frames_sent_total", "JSON messages sent", st->text_frames);
     counter(&t, "swarmcast_text_bytes_sent_total", "bytes of JSON messages sent", st->text_bytes);
+    counter(&t, "swarmcast_text_refused_total",
+            "text messages not sent because they were not valid UTF-8 (a server bug; 0 expected)", st->text_refused);
     counter(&t, "swarmcast_snapshot_frames_sent_total", "snapshot frames sent", st->snapshot_frames);
     counter(&t, "swarmcast_snapshot_bytes_sent_total", "bytes of snapshot frames sent", st->snapshot_bytes);
     counter(&t, "swarmcast_snapshots_skipped_total",

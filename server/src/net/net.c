@@ -2,13 +2,14 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 
 #include "net/net_internal.h"
-#include "net/utf8.h"
+#include "protocol/utf8.h"
 
 /* Past OUTBOX_PAUSE_READING a client's commands are no longer read (TCP
  * back-pressure) until its outbox drains to OUTBOX_RESUME_READING; a client
@@ -96,7 +97,11 @@ static void begin_close(net_t *n, session_t *s, int code, const char *reason)
     s->closing = true;
     s->close_code = code;
     s->close_started_ms = now_ms(n);
-    lws_close_reason(s->wsi, (enum lws_close_status)code, (unsigned char *)reason, strlen(reason));
+    /* A close frame's reason is UTF-8 of at most 123 bytes (RFC 6455 5.5,
+     * 7.1.6): cut between characters, or the peer fails the connection. */
+    char why[124];
+    text_copy(why, sizeof why, reason, strlen(reason));
+    lws_close_reason(s->wsi, (enum lws_close_status)code, (unsigned char *)why, strlen(why));
     /* The peer's answer must be read (what else it sends is dropped). */
     if (s->reading_paused) lws_rx_flow_control(s->wsi, 1);
     lws_set_timer_usecs(s->wsi, 1);
@@ -118,12 +123,25 @@ static void outbox_clear(session_t *s)
         free(s->out[s->out_head].buf);
 }
 
-static uint8_t *with_headroom(const char *text, size_t *len)
+/* A text frame's bytes after LWS_PRE of headroom: 0, -1 when out of
+ * memory, or 1 when text is not valid UTF-8. That is the last line of
+ * defence: every builder of outgoing text keeps it valid (protocol/utf8.h),
+ * but a browser fails the whole connection on one invalid text frame, so a
+ * future bug in one of them costs one message (counted in /metrics and
+ * told once on stderr), not every viewer's connection. */
+static int text_frame(net_t *n, const char *text, uint8_t **buf, size_t *len)
 {
     *len = strlen(text);
-    uint8_t *buf = malloc(LWS_PRE + *len);
-    if (buf) memcpy(buf + LWS_PRE, text, *len);
-    return buf;
+    if (!utf8_valid(text, *len)) {
+        if (n->stats.text_refused++ == 0)
+            fprintf(stderr, "swarmcast: a text message of %zu bytes that is not valid UTF-8 was not sent (a bug; "
+                            "all are counted in swarmcast_text_refused_total)\n", *len);
+        return 1;
+    }
+    *buf = malloc(LWS_PRE + *len);
+    if (!*buf) return -1;
+    memcpy(*buf + LWS_PRE, text, *len);
+    return 0;
 }
 
 static void enqueue(net_t *n, session_t *s, const char *text)
@@ -134,8 +152,10 @@ static void enqueue(net_t *n, session_t *s, const char *text)
         return;
     }
     size_t len;
-    uint8_t *buf = with_headroom(text, &len);
-    if (!buf) {
+    uint8_t *buf = NULL;
+    int rc = text_frame(n, text, &buf, &len);
+    if (rc > 0) return;
+    if (rc < 0) {
         begin_close(n, s, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "out of memory");
         return;
     }
@@ -698,8 +718,8 @@ void net_send_latest(net_t *n, unsigned key, const char *text)
 {
     if (key >= NET_LATEST_KEYS) return;
     size_t len;
-    uint8_t *buf = with_headroom(text, &len);
-    if (!buf) return; /* out of memory: the previous news stands */
+    uint8_t *buf = NULL;
+    if (text_frame(n, text, &buf, &len)) return; /* invalid, or out of memory: the previous news stands */
     free(n->latest[key].buf);
     n->latest[key] = (latest_t){buf, len};
     const uint64_t bit = 1ull << (key % 64);

@@ -31,6 +31,7 @@ typedef struct net_stats {
     uint64_t closes[NET_CLOSE_KINDS];
     uint64_t stalled, idle;            /* closed by the stall and idle timeouts */
     uint64_t text_frames, text_bytes;
+    uint64_t text_refused;             /* text messages not sent: not valid UTF-8 (a bug upstream) */
     uint64_t snapshot_frames, snapshot_bytes;
     uint64_t snapshots_skipped;        /* published while a client still had an older one to send */
     uint64_t v2_frames, v2_bytes;      /* protocol v2 snapshot frames and their bytes (before deflate) */

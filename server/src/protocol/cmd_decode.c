@@ -7,13 +7,16 @@
 #include <string.h>
 
 #include "protocol/json_strict.h"
+#include "protocol/utf8.h"
 
-static int refuse(cmd_error_t *err, const char *code, const char *fmt, ...)
+int cmd_refuse(cmd_error_t *err, const char *code, const char *fmt, ...)
 {
     err->code = code;
+    text_t t;
+    text_init(&t, err->message, sizeof err->message);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    text_vaddf(&t, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -34,11 +37,11 @@ static int get_number(const cJSON *obj, const char *name, bool required, double 
 {
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(obj, name);
     if (present) *present = f != NULL;
-    if (!f) return required ? refuse(err, "missing_field", "field '%s' is required", name) : 0;
-    if (!cJSON_IsNumber(f)) return refuse(err, "bad_type", "field '%s' must be a number", name);
+    if (!f) return required ? cmd_refuse(err, "missing_field", "field '%s' is required", name) : 0;
+    if (!cJSON_IsNumber(f)) return cmd_refuse(err, "bad_type", "field '%s' must be a number", name);
     double v = f->valuedouble;
-    if (!isfinite(v)) return refuse(err, "out_of_range", "field '%s' must be finite", name);
-    if (v < lo || v > hi) return refuse(err, "out_of_range", "field '%s' is %g, must be in [%g, %g]", name, v, lo, hi);
+    if (!isfinite(v)) return cmd_refuse(err, "out_of_range", "field '%s' must be finite", name);
+    if (v < lo || v > hi) return cmd_refuse(err, "out_of_range", "field '%s' is %g, must be in [%g, %g]", name, v, lo, hi);
     *out = v;
     return 0;
 }
@@ -49,7 +52,7 @@ static int get_integer(const cJSON *obj, const char *name, bool required, double
 {
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(obj, name);
     if (f && cJSON_IsNumber(f) && isfinite(f->valuedouble) && f->valuedouble != floor(f->valuedouble))
-        return refuse(err, "bad_type", "field '%s' must be a whole number", name);
+        return cmd_refuse(err, "bad_type", "field '%s' must be a whole number", name);
     return get_number(obj, name, required, lo, hi, out, present, err);
 }
 
@@ -61,7 +64,7 @@ static int decode_point(const cJSON *obj, const cmd_limits_t *lim, bool required
     if (get_number(obj, "x", required, 0, lim->width, &x, &has_x, err) ||
         get_number(obj, "y", required, 0, lim->height, &y, &has_y, err))
         return -1;
-    if (has_x != has_y) return refuse(err, "missing_field", "fields 'x' and 'y' go together");
+    if (has_x != has_y) return cmd_refuse(err, "missing_field", "fields 'x' and 'y' go together");
     out->has_point = has_x;
     out->x = (float)x;
     out->y = (float)y;
@@ -71,42 +74,42 @@ static int decode_point(const cJSON *obj, const cmd_limits_t *lim, bool required
 static int decode_set_param(const cJSON *obj, sim_cmd_t *out, cmd_error_t *err)
 {
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(obj, "name");
-    if (!name) return refuse(err, "missing_field", "field 'name' is required");
-    if (!cJSON_IsString(name)) return refuse(err, "bad_type", "field 'name' must be a string");
+    if (!name) return cmd_refuse(err, "missing_field", "field 'name' is required");
+    if (!cJSON_IsString(name)) return cmd_refuse(err, "bad_type", "field 'name' must be a string");
     int index = params_find(name->valuestring);
     char quoted[64];
-    if (index < 0) return refuse(err, "unknown_param", "no parameter named '%s'", excerpt(name->valuestring, quoted));
+    if (index < 0) return cmd_refuse(err, "unknown_param", "no parameter named '%s'", excerpt(name->valuestring, quoted));
     const param_desc_t *d = params_desc((size_t)index);
     const cJSON *value = cJSON_GetObjectItemCaseSensitive(obj, "value");
-    if (!value) return refuse(err, "missing_field", "field 'value' is required");
+    if (!value) return cmd_refuse(err, "missing_field", "field 'value' is required");
 
     double v;
     switch (d->type) {
     case PARAM_BOOL:
-        if (!cJSON_IsBool(value)) return refuse(err, "bad_type", "%s takes true or false", d->name);
+        if (!cJSON_IsBool(value)) return cmd_refuse(err, "bad_type", "%s takes true or false", d->name);
         v = cJSON_IsTrue(value) ? 1 : 0;
         break;
     case PARAM_ENUM:
-        if (!cJSON_IsString(value)) return refuse(err, "bad_type", "%s takes a string", d->name);
+        if (!cJSON_IsString(value)) return cmd_refuse(err, "bad_type", "%s takes a string", d->name);
         v = params_enum_index(d, value->valuestring);
         if (v < 0)
-            return refuse(err, "out_of_range", "%s has no value '%s'", d->name, excerpt(value->valuestring, quoted));
+            return cmd_refuse(err, "out_of_range", "%s has no value '%s'", d->name, excerpt(value->valuestring, quoted));
         break;
     default:
-        if (!cJSON_IsNumber(value)) return refuse(err, "bad_type", "%s takes a number", d->name);
+        if (!cJSON_IsNumber(value)) return cmd_refuse(err, "bad_type", "%s takes a number", d->name);
         v = value->valuedouble;
         break;
     }
     /* A JSON number too large for a double arrives as infinity: a range error. */
-    if (!isfinite(v)) return refuse(err, "out_of_range", "%s: value must be a finite number", d->name);
+    if (!isfinite(v)) return cmd_refuse(err, "out_of_range", "%s: value must be a finite number", d->name);
     /* Ranges are static: check them now on a scratch copy, with the same
      * messages the world would give. */
     sim_params_t scratch;
     params_defaults(&scratch);
     char why[sizeof err->message];
     int rc = params_set(&scratch, (size_t)index, v, why, sizeof why);
-    if (rc == SIM_E_BAD_TYPE) return refuse(err, "bad_type", "%s", why);
-    if (rc != SIM_OK) return refuse(err, "out_of_range", "%s", why);
+    if (rc == SIM_E_BAD_TYPE) return cmd_refuse(err, "bad_type", "%s", why);
+    if (rc != SIM_OK) return cmd_refuse(err, "out_of_range", "%s", why);
     double species = -1;
     bool has_species = false;
     if (get_integer(obj, "species", false, 0, SIM_MAX_SPECIES - 1, &species, &has_species, err)) return -1;
@@ -140,11 +143,11 @@ static int decode_body(const cJSON *obj, const cmd_limits_t *lim, sim_cmd_t *out
         return decode_point(obj, lim, true, out, err);
     case CMD_SET_MODEL: {
         const cJSON *model = cJSON_GetObjectItemCaseSensitive(obj, "model");
-        if (!model) return refuse(err, "missing_field", "field 'model' is required");
-        if (!cJSON_IsString(model)) return refuse(err, "bad_type", "field 'model' must be a string");
+        if (!model) return cmd_refuse(err, "missing_field", "field 'model' is required");
+        if (!cJSON_IsString(model)) return cmd_refuse(err, "bad_type", "field 'model' must be a string");
         int index = params_enum_index(params_desc((size_t)params_find("model")), model->valuestring);
         char quoted[64];
-        if (index < 0) return refuse(err, "out_of_range", "no model named '%s'", excerpt(model->valuestring, quoted));
+        if (index < 0) return cmd_refuse(err, "out_of_range", "no model named '%s'", excerpt(model->valuestring, quoted));
         out->model = index;
         return 0;
     }
@@ -185,7 +188,7 @@ int cmd_decode(const char *text, size_t len, const cmd_limits_t *limits, uint32_
     json_strict_error_t strict;
     int strict_rc = json_strict_check(text, len, &strict);
     if (strict_rc != JSON_STRICT_OK)
-        return refuse(err, strict_rc == JSON_STRICT_E_NOMEM ? "internal" : "bad_json", "%s", strict.message);
+        return cmd_refuse(err, strict_rc == JSON_STRICT_E_NOMEM ? "internal" : "bad_json", "%s", strict.message);
 
     const char *parse_end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len, &parse_end, false);
@@ -196,7 +199,7 @@ int cmd_decode(const char *text, size_t len, const cmd_limits_t *limits, uint32_
     if (root)
         for (const char *p = parse_end; p < text + len; p++) trailing |= !(*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r');
     if (!root || !cJSON_IsObject(root) || trailing) {
-        refuse(err, "bad_json", !root || trailing ? "the message is not one valid JSON object" : "a command must be a JSON object");
+        cmd_refuse(err, "bad_json", !root || trailing ? "the message is not one valid JSON object" : "a command must be a JSON object");
         goto done;
     }
     /* Both the id and the type are read first, so that any error can be
@@ -217,16 +220,16 @@ int cmd_decode(const char *text, size_t len, const cmd_limits_t *limits, uint32_
         err->cmd = cmd_name(out->kind);
     }
     if (!id_ok) {
-        refuse(err, "bad_type", "field 'id' must be a whole number in [0, 4294967295]");
+        cmd_refuse(err, "bad_type", "field 'id' must be a whole number in [0, 4294967295]");
         goto done;
     }
     if (!cJSON_IsString(type)) {
-        refuse(err, "unknown_command", type ? "field 'type' must be a string" : "field 'type' is required");
+        cmd_refuse(err, "unknown_command", type ? "field 'type' must be a string" : "field 'type' is required");
         goto done;
     }
     if (kind < 0) {
         char quoted[64];
-        refuse(err, "unknown_command", "unknown command '%s'", excerpt(type->valuestring, quoted));
+        cmd_refuse(err, "unknown_command", "unknown command '%s'", excerpt(type->valuestring, quoted));
         goto done;
     }
     rc = decode_body(root, limits, out, err);

@@ -21,6 +21,10 @@ typedef struct cmd_error {
     const char *cmd;      /* command name, or NULL when unknown */
 } cmd_error_t;
 
+/* Fills err (code, and the message printf makes of fmt, cut if it must be
+ * between characters, so it stays valid UTF-8) and returns -1. */
+int cmd_refuse(cmd_error_t *err, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* 0 on success (out filled), -1 on error (err filled). */
 int cmd_decode(const char *text, size_t len, const cmd_limits_t *limits, uint32_t client_id,
                sim_cmd_t *out, cmd_error_t *err);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/utf8.h"
+
 /* The number is formatted in a local buffer and then copied: formatting
  * straight into the parameter trips a false "null destination" warning of
  * GCC under -fsanitize=undefined. */
@@ -95,19 +97,29 @@ void jb_printf(jbuf_t *b, const char *fmt, ...)
 
 void jb_string(jbuf_t *b, const char *s)
 {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s);
     append(b, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t k = utf8_next(p + i, n - i, &cp);
         char esc[8];
-        if (*p == '"' || *p == '\\') {
+        if (!k) {
+            /* Not UTF-8: U+FFFD in its place, escaped, so that the text
+             * stays valid whatever it was given. */
+            append(b, "\\ufffd", 6);
+            k = 1;
+        } else if (cp == '"' || cp == '\\') {
             esc[0] = '\\';
-            esc[1] = (char)*p;
+            esc[1] = (char)cp;
             append(b, esc, 2);
-        } else if (*p < 0x20) {
-            snprintf(esc, sizeof esc, "\\u%04x", *p);
+        } else if (cp < 0x20) {
+            snprintf(esc, sizeof esc, "\\u%04x", (unsigned)cp);
             append(b, esc, 6);
         } else {
-            append(b, (const char *)p, 1);
+            append(b, s + i, k);
         }
+        i += k;
     }
     append(b, "\"", 1);
 }

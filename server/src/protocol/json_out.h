@@ -31,7 +31,9 @@ void jb_init_growing(jbuf_t *b);
 void jb_free(jbuf_t *b); /* growing buffers only */
 void jb_raw(jbuf_t *b, const char *s);
 void jb_printf(jbuf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* s as a JSON string literal, quotes included. */
+/* s as a JSON string literal, quotes included; a byte of s that is not
+ * part of a well-formed UTF-8 character is written as \ufffd, so the
+ * output is valid UTF-8 whatever s holds. */
 void jb_string(jbuf_t *b, const char *s);
 void jb_float(jbuf_t *b, float f);
 void jb_double(jbuf_t *b, double d);

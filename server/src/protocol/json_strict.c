@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/utf8.h"
+
 /* A key of an object being read: where its string starts (the opening
  * quote) and a hash of its code points, so that "type" and "typ\u0065"
  * collide as they should. */
@@ -74,45 +76,6 @@ static void skip_whitespace(reader_t *r)
     }
 }
 
-/* Length of the well-formed UTF-8 sequence at s[0, n) (Unicode table 3-7:
- * no overlong forms, no surrogates, nothing above U+10FFFF) and its code
- * point; 0 when there is none. */
-static size_t utf8_sequence(const unsigned char *s, size_t n, uint32_t *cp)
-{
-    unsigned char b = s[0];
-    if (b < 0x80) {
-        *cp = b;
-        return 1;
-    }
-    size_t more;
-    uint32_t v;
-    unsigned char lo = 0x80, hi = 0xbf; /* the allowed range of the second byte */
-    if (b >= 0xc2 && b <= 0xdf) {
-        more = 1;
-        v = b & 0x1fu;
-    } else if (b >= 0xe0 && b <= 0xef) {
-        more = 2;
-        v = b & 0x0fu;
-        if (b == 0xe0) lo = 0xa0;
-        if (b == 0xed) hi = 0x9f;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-        more = 3;
-        v = b & 0x07u;
-        if (b == 0xf0) lo = 0x90;
-        if (b == 0xf4) hi = 0x8f;
-    } else {
-        return 0;
-    }
-    if (n <= more) return 0;
-    for (size_t k = 1; k <= more; k++) {
-        unsigned char c = s[k];
-        if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xbf)) return 0;
-        v = v << 6 | (c & 0x3fu);
-    }
-    *cp = v;
-    return more + 1;
-}
-
 /* Four hex digits at s[0, n): 0 and their value, or -1. */
 static int hex4(const unsigned char *s, size_t n, uint32_t *out)
 {
@@ -150,7 +113,7 @@ static int string_code_point(reader_t *r, size_t opened, size_t *i, uint32_t *cp
     if (c == 0) return fail_at(r, *i, "NUL byte in a string");
     if (c < 0x20) return fail_at(r, *i, "unescaped control character 0x%02x in a string", c);
     if (c >= 0x80) {
-        size_t n = utf8_sequence(r->s + *i, r->len - *i, cp);
+        size_t n = utf8_next(r->s + *i, r->len - *i, cp);
         if (!n) return fail_at(r, *i, "invalid UTF-8 in a string");
         *i += n;
         return 1;

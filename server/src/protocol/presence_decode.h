@@ -13,11 +13,8 @@
 #include <stdint.h>
 
 #include "protocol/cmd_decode.h"
+#include "protocol/presence_name.h"
 
-/* A name: 1–24 printable characters (code points, not bytes) once
- * trimmed, in UTF-8; the buffer holds 24 four-byte characters. */
-#define PRESENCE_NAME_CHARS 24
-#define PRESENCE_NAME_BYTES (PRESENCE_NAME_CHARS * 4 + 1)
 
 typedef enum { PRESENCE_HELLO, PRESENCE_CURSOR, PRESENCE_INSPECT, PRESENCE_PING } presence_kind_t;
 
@@ -40,11 +37,5 @@ enum { PRESENCE_DECODED = 0, PRESENCE_NOT_PRESENCE = 1, PRESENCE_INVALID = -1 };
 int presence_decode(const char *text, size_t len, const cmd_limits_t *limits, presence_msg_t *out, cmd_error_t *err);
 /* The message type of a presence kind ("hello", "cursor", "inspect", "ping"). */
 const char *presence_kind_name(presence_kind_t kind);
-
-/* Trims ASCII and Unicode spaces at both ends and checks a name: valid
- * UTF-8, no control characters (C0, DEL, C1), no line or paragraph
- * separators, 1–PRESENCE_NAME_CHARS characters. 0 (out filled) or -1 (why
- * in msg). */
-int presence_clean_name(const char *in, char out[PRESENCE_NAME_BYTES], char *msg, size_t msg_len);
 
 #endif

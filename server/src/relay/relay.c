@@ -18,6 +18,7 @@
 #include "protocol/classify.h"
 #include "protocol/json_out.h"
 #include "protocol/messages.h"
+#include "protocol/utf8.h"
 #include "relay/client_slots.h"
 #include "bridge/lease_json.h"
 #include "relay/relay_lease.h"
@@ -807,10 +808,8 @@ static void on_reply(void *user, const char *subject, const char *reply, const u
         net_send(r->net, slot, net_id, text);
         free(text);
     } else if (e.kind == BRIDGE_KICK) {
-        char reason[124];
-        size_t n = e.text.len < sizeof reason - 1 ? e.text.len : sizeof reason - 1;
-        memcpy(reason, e.text.data, n);
-        reason[n] = '\0';
+        char reason[124]; /* a close frame's reason: 123 bytes of UTF-8 at most */
+        text_copy(reason, sizeof reason, (const char *)e.text.data, e.text.len);
         /* A code a close frame may carry (RFC 6455 7.4), else policy violation. */
         int code = e.code >= 1000 && e.code <= 4999 && e.code != 1005 && e.code != 1006 && e.code != 1015 ? e.code : 1008;
         net_close(r->net, slot, net_id, code, reason);
