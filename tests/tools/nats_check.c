@@ -207,7 +207,7 @@ static void send_lease(check_t *c, const char *name)
     snprintf(req.relay, sizeof req.relay, "%s", name);
     req.views[0] = (lease_view_t){WIRE2_DETAIL, wire2_rect_world()};
     char *text = lease_request_format(&req), subject[SUBJECT_MAX], reply[SUBJECT_MAX];
-    subject_lease(subject, sizeof subject, SUBJECT_DEFAULT_PREFIX);
+    subject_lease(subject, sizeof subject, SUBJECT_DEFAULT_PREFIX, TAG);
     subject_reply(reply, sizeof reply, SUBJECT_DEFAULT_PREFIX, TAG);
     if (text) nats_link_publish(c->nats, subject, reply, text, strlen(text));
     free(text);
@@ -221,7 +221,7 @@ static void send_command(check_t *c)
     size_t len;
     uint8_t *msg = bridge_envelope_encode(&e, &len);
     char subject[SUBJECT_MAX], reply[SUBJECT_MAX];
-    subject_cmd(subject, sizeof subject, SUBJECT_DEFAULT_PREFIX);
+    subject_cmd(subject, sizeof subject, SUBJECT_DEFAULT_PREFIX, TAG);
     subject_reply(reply, sizeof reply, SUBJECT_DEFAULT_PREFIX, TAG);
     if (msg) nats_link_publish(c->nats, subject, reply, msg, len);
     free(msg);
