@@ -24,11 +24,14 @@
 #      the WebSocket; stopped (exit 0), removed with `down` and brought `up`
 #      again: the state file on the named volume restores both; then removed
 #      with its volume
-#   7. docker/compose-scaled.yml (NATS from docker/nats.Dockerfile, the
-#      simulation with --nats, two relays): validated, run with a host-network
+#   7. docker/compose-scaled.yml (NATS from docker/nats.Dockerfile with
+#      docker/nats.conf and passwords made by docker/nats-secrets.sh in a
+#      temporary directory, the simulation with --nats, two relays):
+#      validated, run with a host-network
 #      override (ports 18090-18094) until both relays' /healthz say ok; a v2
 #      viewer on each relay decodes frames (client-web/wire2.js); the
-#      simulation's /healthz is 200; then removed with its volume
+#      simulation's /healthz is 200; NATS refuses a client without a
+#      password; then removed with its volume
 #   8. stop the engine if this script started it
 # Only 127.0.0.1 is contacted. Ends with "N passed, N failed"; exit 1 on a failure.
 #
@@ -465,9 +468,12 @@ if [ "${SKIP_COMPOSE:-0}" != 1 ] && [ "${SKIP_SCALED:-0}" != 1 ]; then
   # As in 6: the same services on the host's network, each on its own
   # loopback port, NATS named by 127.0.0.1 instead of the compose network's
   # service name.
-  python3 - "$scaled_file" "$work/compose-scaled.check.yaml" "$nats_port" "$monitor_port" "$sim_port" "${relay_ports[@]}" <<'PY'
+  # The passwords, made for this check only (the compose file names them
+  # relative to itself: secrets/*.env).
+  SWARMCAST_NATS_SECRETS=$work/secrets "$repo/docker/nats-secrets.sh" 2>/dev/null
+  python3 - "$scaled_file" "$work/compose-scaled.check.yaml" "$nats_port" "$monitor_port" "$sim_port" "${relay_ports[@]}" "$work/secrets" <<'PY'
 import os, sys, yaml
-src, dst, nats_port, monitor_port, sim_port, r1, r2 = sys.argv[1:]
+src, dst, nats_port, monitor_port, sim_port, r1, r2, secrets = sys.argv[1:]
 doc = yaml.safe_load(open(src))
 ports = {"sim": sim_port, "relay1": r1, "relay2": r2}
 url = "nats://127.0.0.1:" + nats_port
@@ -477,8 +483,14 @@ for name, svc in doc["services"].items():
     svc["network_mode"] = "host"
     env = svc.get("environment") or {}
     svc["environment"] = env
+    env_file = svc.get("env_file")
+    assert isinstance(env_file, str) and env_file.startswith("secrets/"), (name, env_file)
+    svc["env_file"] = os.path.join(secrets, os.path.basename(env_file))
     if name == "nats":
-        svc["command"] = ["-a", "127.0.0.1", "-p", nats_port, "-m", monitor_port]
+        assert svc["command"][:2] == ["-c", "/etc/swarmcast/nats.conf"], svc["command"]
+        svc["command"] = svc["command"][:2] + ["-a", "127.0.0.1", "-p", nats_port, "-m", monitor_port]
+        svc["volumes"] = [os.path.abspath(os.path.join(os.path.dirname(src), v.split(":", 1)[0])) + ":" + v.split(":", 1)[1]
+                          for v in svc["volumes"]]
         env["NATS_MONITOR_PORT"] = monitor_port
     else:
         assert env.get("SWARMCAST_NATS") == "nats://nats:4222", (name, env)
@@ -508,6 +520,11 @@ PY
         "$COMPOSE" "${sf[@]}" logs --no-color 2>&1 | tail -30
       fi
     done
+    # A client that gives no user: nats-server answers its CONNECT with an
+    # authorization error (docker/nats.conf has no anonymous user).
+    anon=$(timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/'"$nats_port"' && printf "CONNECT {\"verbose\":false}\r\nPING\r\n" >&3 && head -c 600 <&3' 2>&1 | tr -d '\r' | tr '\n' ' ' || true)
+    if [[ "$anon" == *"Authorization Violation"* ]]; then pass "scaled: NATS refuses a client without a password: ${anon:0:120}"
+    else fail "scaled: NATS let a client without a password in: ${anon:0:200}"; fi
     code=$(curl -sS -o "$work/sim-healthz" -w '%{http_code}' "http://127.0.0.1:$sim_port/healthz" || true)
     if [ "$code" = 200 ]; then pass "scaled: the simulation's /healthz is 200: $(head -c 200 "$work/sim-healthz")"
     else fail "scaled: the simulation's /healthz -> $code"; fi
