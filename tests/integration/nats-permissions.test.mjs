@@ -225,3 +225,24 @@ test('the simulation\'s user cannot publish commands or leases, nor hear a relay
   // Its refusals did not disturb the real simulation's own connection.
   assert.equal((await healthz(relay)).status, 200);
 });
+
+test('a relay whose --relay-tag is not its user\'s says so, and is not served', { skip, ...T }, async () => {
+  const wrong = await startRelay(nats.url, { args: ['--relay-tag', '5', '--relay-name', 'edge-wrong'],
+    env: { SWARMCAST_NATS_USER: 'relay2', SWARMCAST_NATS_PASSWORD: PASSWORDS.relay2 } });
+  try {
+    await waitUntil(() => /refused by the server's permissions \(1 so far\): .*swarmcast\.(reply|lease|cmd)\.5/i
+      .test(wrong.output()), 'the refusal on stderr', WAIT);
+    assert.ok(await metric(wrong, 'swarmcast_nats_permission_violations_total') >= 1);
+    assert.notEqual((await healthz(wrong)).status, 200, 'no lease, no frames: not healthy');
+    console.log(`# relay2's user with tag 5: ${wrong.output().match(/refused by the server's permissions[^\n]*/)[0]}`);
+  } finally {
+    await wrong.stop();
+  }
+});
+
+test('the shipped permissions allow all that the simulation and the relay do', { skip, ...T }, async () => {
+  for (const [name, p] of [['the simulation', sim], ['the relay', relay]]) {
+    assert.equal(await metric(p, 'swarmcast_nats_permission_violations_total'), 0, `${name}: ${p.output()}`);
+    assert.ok(await metric(p, 'swarmcast_nats_published_messages_total') > 0, `${name} published`);
+  }
+});
