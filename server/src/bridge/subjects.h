@@ -37,8 +37,8 @@ int subject_reply(char *out, size_t cap, const char *prefix, unsigned tag);
 /* What the simulation subscribes to: every relay's P.lease.* and P.cmd.*. */
 int subject_lease_any(char *out, size_t cap, const char *prefix);
 int subject_cmd_any(char *out, size_t cap, const char *prefix);
-/* The tag a subject ends with (….<tag>: 1 … SUBJECT_TAG_MAX in decimal,
- * no sign or leading zero), or 0 when its last token is anything else. */
+/* The tag a subject ends with: its last token when that is 1 …
+ * SUBJECT_TAG_MAX in decimal (no sign, no leading zero), else 0. */
 unsigned subject_tag_of(const char *subject);
 /* -1 too for an invalid rect or mode. */
 int subject_view(char *out, size_t cap, const char *prefix, wire2_mode_t m, wire2_rect_t r);
