@@ -25,9 +25,9 @@
 #      again: the state file on the named volume restores both; then removed
 #      with its volume
 #   7. docker/compose-scaled.yml (NATS from docker/nats.Dockerfile with
-#      docker/nats.conf and passwords made by docker/nats-secrets.sh in a
-#      temporary directory, the simulation with --nats, two relays):
-#      validated, run with a host-network
+#      docker/nats.conf, the simulation with --nats, two relays; the
+#      passwords in docker/secrets/, made by docker/nats-secrets.sh as the
+#      README asks if they are not there): validated, run with a host-network
 #      override (ports 18090-18094) until both relays' /healthz say ok; a v2
 #      viewer on each relay decodes frames (client-web/wire2.js); the
 #      simulation's /healthz is 200; NATS refuses a client without a
@@ -450,6 +450,9 @@ fi
 # ------------------------------------------------------------ 7. scaled set-up
 if [ "${SKIP_COMPOSE:-0}" != 1 ] && [ "${SKIP_SCALED:-0}" != 1 ]; then
   scaled_file=$repo/docker/compose-scaled.yml
+  # The passwords the compose file names (secrets/*.env beside it): a
+  # user's own if they are there (the script keeps them), else made now.
+  "$repo/docker/nats-secrets.sh"
   log "docker build --network host -f docker/nats.Dockerfile -t swarmcast-nats docker (log: $work/build-nats.log)"
   if "$DOCKER" build --network host -f "$repo/docker/nats.Dockerfile" -t swarmcast-nats "$repo/docker" >"$work/build-nats.log" 2>&1; then
     size=$("$DOCKER" image inspect --format '{{.Size}}' swarmcast-nats)
@@ -468,12 +471,9 @@ if [ "${SKIP_COMPOSE:-0}" != 1 ] && [ "${SKIP_SCALED:-0}" != 1 ]; then
   # As in 6: the same services on the host's network, each on its own
   # loopback port, NATS named by 127.0.0.1 instead of the compose network's
   # service name.
-  # The passwords, made for this check only (the compose file names them
-  # relative to itself: secrets/*.env).
-  SWARMCAST_NATS_SECRETS=$work/secrets "$repo/docker/nats-secrets.sh" 2>/dev/null
-  python3 - "$scaled_file" "$work/compose-scaled.check.yaml" "$nats_port" "$monitor_port" "$sim_port" "${relay_ports[@]}" "$work/secrets" <<'PY'
+  python3 - "$scaled_file" "$work/compose-scaled.check.yaml" "$nats_port" "$monitor_port" "$sim_port" "${relay_ports[@]}" <<'PY'
 import os, sys, yaml
-src, dst, nats_port, monitor_port, sim_port, r1, r2, secrets = sys.argv[1:]
+src, dst, nats_port, monitor_port, sim_port, r1, r2 = sys.argv[1:]
 doc = yaml.safe_load(open(src))
 ports = {"sim": sim_port, "relay1": r1, "relay2": r2}
 url = "nats://127.0.0.1:" + nats_port
@@ -485,7 +485,7 @@ for name, svc in doc["services"].items():
     svc["environment"] = env
     env_file = svc.get("env_file")
     assert isinstance(env_file, str) and env_file.startswith("secrets/"), (name, env_file)
-    svc["env_file"] = os.path.join(secrets, os.path.basename(env_file))
+    svc["env_file"] = os.path.join(os.path.dirname(os.path.abspath(src)), env_file)
     if name == "nats":
         assert svc["command"][:2] == ["-c", "/etc/swarmcast/nats.conf"], svc["command"]
         svc["command"] = svc["command"][:2] + ["-a", "127.0.0.1", "-p", nats_port, "-m", monitor_port]
@@ -523,7 +523,7 @@ PY
     # A client that gives no user: nats-server answers its CONNECT with an
     # authorization error (docker/nats.conf has no anonymous user).
     anon=$(timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/'"$nats_port"' && printf "CONNECT {\"verbose\":false}\r\nPING\r\n" >&3 && head -c 600 <&3' 2>&1 | tr -d '\r' | tr '\n' ' ' || true)
-    if [[ "$anon" == *"Authorization Violation"* ]]; then pass "scaled: NATS refuses a client without a password: ${anon:0:120}"
+    if [[ "$anon" == *"Authorization Violation"* ]]; then pass "scaled: NATS refuses a client without a password: -ERR${anon##*-ERR}"
     else fail "scaled: NATS let a client without a password in: ${anon:0:200}"; fi
     code=$(curl -sS -o "$work/sim-healthz" -w '%{http_code}' "http://127.0.0.1:$sim_port/healthz" || true)
     if [ "$code" = 200 ]; then pass "scaled: the simulation's /healthz is 200: $(head -c 200 "$work/sim-healthz")"
