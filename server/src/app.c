@@ -946,14 +946,14 @@ static void on_nats_lease(void *user, const char *subject, const char *reply, co
     char *answer = NULL;
     if (lease_request_parse((const char *)data, len, &req) < 0 || req.tag != tag) {
         a->bridge_refused++;
-        answer = lease_reply_refusal("bad_request");
+        answer = lease_reply_refusal("bad_request", NULL);
     } else {
         expire_relays(a); /* a dead relay's tag is free again */
         lease_view_t granted[LEASE_MAX_VIEWS];
         bool is_new = false;
         int rc = relay_leases_renew(a->leases, &req, now_ns(), granted, &is_new);
         if (rc == RELAY_LEASE_TAG_TAKEN) {
-            answer = lease_reply_refusal("tag_taken");
+            answer = lease_reply_refusal("tag_taken", req.relay);
         } else if (rc == RELAY_LEASE_OK) {
             pthread_mutex_lock(&a->lock);
             world_info_t info = a->summary.info;
@@ -962,7 +962,7 @@ static void on_nats_lease(void *user, const char *subject, const char *reply, co
             hello_info_t h = {0, a->cfg.tick_hz, a->cfg.snapshot_hz, false, a->cfg.control_token != NULL, 2};
             char *hello = msg_hello(&h, &info);
             bool announce = census(a, req.tag, req.clients);
-            answer = hello ? lease_reply_format(req.tag, granted, req.n_views, hello, announce) : NULL;
+            answer = hello ? lease_reply_format(req.tag, req.relay, granted, req.n_views, hello, announce) : NULL;
             free(hello);
             if (is_new) fprintf(stderr, "swarmcast: relay '%s' (tag %u) joined\n", req.relay, req.tag);
             sync_encoder(a);

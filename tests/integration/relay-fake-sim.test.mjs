@@ -353,6 +353,20 @@ test('a relay started without the token of a simulation that has one makes no op
   }
 });
 
+test('a lease answer addressed to another relay of the same tag is not taken as its own', async () => {
+  const waiting = /relay tag 7 \(--relay-tag\) is held by another relay; waiting/;
+  const asked = sim.leases.length;
+  // Both hear P.reply.7: another relay that asked for tag 7 is refused.
+  nc.pub(`swarmcast.reply.${TAG}`, JSON.stringify({ ok: false, error: 'tag_taken', to: 'intruder#00000001' }));
+  await waitUntil(() => sim.leases.length >= asked + 2, 'two more leases', WAIT);
+  assert.doesNotMatch(relay.output(), waiting, 'the relay kept its tag as granted');
+  // The same refusal addressed to it is its own.
+  const me = sim.leases.at(-1).relay;
+  nc.pub(`swarmcast.reply.${TAG}`, JSON.stringify({ ok: false, error: 'tag_taken', to: me }));
+  await waitUntil(() => waiting.test(relay.output()), 'the relay waiting for its tag', WAIT);
+  await waitUntil(async () => (await healthz(relay)).status === 200, 'the relay leased again', WAIT);
+});
+
 test('SIGTERM closes the viewers with 1001 and the relay exits cleanly (under ASan: no leak report)', async () => {
   const v = await viewer(relay.wsUrl);
   await waitUntil(() => v.frames.length >= 2, 'frames', WAIT);

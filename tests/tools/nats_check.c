@@ -175,9 +175,12 @@ static void on_reply(void *user, const char *subject, const char *reply, const u
         if (r.ok) {
             if (r.tag != TAG || r.n_views != 1 || !r.hello || !strstr(r.hello, "\"type\":\"hello\""))
                 fail(c, "the lease answer lacks the tag, the granted view or the hello");
+            else if (strcmp(r.to, "nats-check") != 0)
+                fail(c, "the lease answer is not addressed to the relay that asked");
             c->leased = true;
             if (r.announce) c->announce_asked = true;
         } else if (strcmp(r.error, "tag_taken") == 0) {
+            if (strcmp(r.to, "another-relay") != 0) fail(c, "the refusal is not addressed to the relay that asked");
             c->refused_other = true;
         } else {
             fail(c, "a lease was refused for another reason than tag_taken");

@@ -177,6 +177,12 @@ static void send_open(relay_t *r, size_t slot)
     send_envelope(r, BRIDGE_OPEN, r->clients[slot].global_id, is_operator(r, slot), NULL, 0);
 }
 
+/* How this process names itself in its leases: name#instance. */
+static void lease_name(const relay_t *r, char out[LEASE_NAME_MAX + 1])
+{
+    snprintf(out, LEASE_NAME_MAX + 1, "%s#%08x", r->name, (unsigned)r->instance);
+}
+
 /* The views the viewers need, to the simulation (every second, and soon
  * after they change). */
 static void send_lease(relay_t *r)
@@ -185,7 +191,7 @@ static void send_lease(relay_t *r)
     const view_spec_t *specs = r->views ? views_specs(r->views, &n) : NULL;
     if (!specs) n = 0;
     lease_request_t req = {.tag = r->tag, .clients = (uint32_t)net_client_count(r->net)};
-    snprintf(req.relay, sizeof req.relay, "%s#%08x", r->name, (unsigned)r->instance);
+    lease_name(r, req.relay);
     asked_t *q = &r->asked;
     q->n = 0;
     for (size_t i = 0; i < n && i < LEASE_MAX_VIEWS; i++) {
@@ -752,6 +758,12 @@ static void on_lease_answer(relay_t *r, const char *text, size_t len)
     lease_reply_t a;
     if (lease_reply_parse(text, len, &a)) {
         r->n.bad_messages++;
+        return;
+    }
+    char me[LEASE_NAME_MAX + 1];
+    lease_name(r, me);
+    if (a.to[0] && strcmp(a.to, me) != 0) { /* another relay's, that asked for our tag */
+        free(a.hello);
         return;
     }
     r->n.leases_answered++;
