@@ -24,11 +24,14 @@
 #      the WebSocket; stopped (exit 0), removed with `down` and brought `up`
 #      again: the state file on the named volume restores both; then removed
 #      with its volume
-#   7. docker/compose-scaled.yml (NATS from docker/nats.Dockerfile, the
-#      simulation with --nats, two relays): validated, run with a host-network
+#   7. docker/compose-scaled.yml (NATS from docker/nats.Dockerfile with
+#      docker/nats.conf, the simulation with --nats, two relays; the
+#      passwords in docker/secrets/, made by docker/nats-secrets.sh as the
+#      README asks if they are not there): validated, run with a host-network
 #      override (ports 18090-18094) until both relays' /healthz say ok; a v2
 #      viewer on each relay decodes frames (client-web/wire2.js); the
-#      simulation's /healthz is 200; then removed with its volume
+#      simulation's /healthz is 200; NATS refuses a client without a
+#      password; then removed with its volume
 #   8. stop the engine if this script started it
 # Only 127.0.0.1 is contacted. Ends with "N passed, N failed"; exit 1 on a failure.
 #
@@ -447,6 +450,9 @@ fi
 # ------------------------------------------------------------ 7. scaled set-up
 if [ "${SKIP_COMPOSE:-0}" != 1 ] && [ "${SKIP_SCALED:-0}" != 1 ]; then
   scaled_file=$repo/docker/compose-scaled.yml
+  # The passwords the compose file names (secrets/*.env beside it): a
+  # user's own if they are there (the script keeps them), else made now.
+  "$repo/docker/nats-secrets.sh"
   log "docker build --network host -f docker/nats.Dockerfile -t swarmcast-nats docker (log: $work/build-nats.log)"
   if "$DOCKER" build --network host -f "$repo/docker/nats.Dockerfile" -t swarmcast-nats "$repo/docker" >"$work/build-nats.log" 2>&1; then
     size=$("$DOCKER" image inspect --format '{{.Size}}' swarmcast-nats)
@@ -477,8 +483,14 @@ for name, svc in doc["services"].items():
     svc["network_mode"] = "host"
     env = svc.get("environment") or {}
     svc["environment"] = env
+    env_file = svc.get("env_file")
+    assert isinstance(env_file, str) and env_file.startswith("secrets/"), (name, env_file)
+    svc["env_file"] = os.path.join(os.path.dirname(os.path.abspath(src)), env_file)
     if name == "nats":
-        svc["command"] = ["-a", "127.0.0.1", "-p", nats_port, "-m", monitor_port]
+        assert svc["command"][:2] == ["-c", "/etc/swarmcast/nats.conf"], svc["command"]
+        svc["command"] = svc["command"][:2] + ["-a", "127.0.0.1", "-p", nats_port, "-m", monitor_port]
+        svc["volumes"] = [os.path.abspath(os.path.join(os.path.dirname(src), v.split(":", 1)[0])) + ":" + v.split(":", 1)[1]
+                          for v in svc["volumes"]]
         env["NATS_MONITOR_PORT"] = monitor_port
     else:
         assert env.get("SWARMCAST_NATS") == "nats://nats:4222", (name, env)
@@ -508,6 +520,11 @@ PY
         "$COMPOSE" "${sf[@]}" logs --no-color 2>&1 | tail -30
       fi
     done
+    # A client that gives no user: nats-server answers its CONNECT with an
+    # authorization error (docker/nats.conf has no anonymous user).
+    anon=$(timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/'"$nats_port"' && printf "CONNECT {\"verbose\":false}\r\nPING\r\n" >&3 && head -c 600 <&3' 2>&1 | tr -d '\r' | tr '\n' ' ' || true)
+    if [[ "$anon" == *"Authorization Violation"* ]]; then pass "scaled: NATS refuses a client without a password: -ERR${anon##*-ERR}"
+    else fail "scaled: NATS let a client without a password in: ${anon:0:200}"; fi
     code=$(curl -sS -o "$work/sim-healthz" -w '%{http_code}' "http://127.0.0.1:$sim_port/healthz" || true)
     if [ "$code" = 200 ]; then pass "scaled: the simulation's /healthz is 200: $(head -c 200 "$work/sim-healthz")"
     else fail "scaled: the simulation's /healthz -> $code"; fi

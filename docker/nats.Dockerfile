@@ -3,9 +3,13 @@
 # no image comes from a registry.
 #
 #   docker build -f docker/nats.Dockerfile -t swarmcast-nats docker
-#   docker run --rm -p 4222:4222 swarmcast-nats
-# Arguments after the image name replace the default command (the server's
-# flags: `-a ADDR -p PORT`, `--user U --pass P`, `-c FILE`; see nats-server --help).
+#   docker/nats-secrets.sh
+#   docker run --rm -p 4222:4222 --env-file docker/secrets/nats.env swarmcast-nats
+# By default it runs with docker/nats.conf (users sim, relay1, relay2, each
+# held to its own subjects; no anonymous client), whose passwords it takes
+# from the environment: without them it does not start. The file holds no
+# secret. Arguments after the image name replace the default command (the
+# server's flags: `-c FILE`, `-a ADDR -p PORT`; see nats-server --help).
 FROM debian:bookworm-slim
 
 ARG DEBIAN_FRONTEND=noninteractive
@@ -17,6 +21,8 @@ RUN apt-get update \
  && groupadd --system --gid 10002 natsrun \
  && useradd --system --uid 10002 --gid natsrun --no-create-home \
       --home-dir /nonexistent --shell /usr/sbin/nologin natsrun
+
+COPY nats.conf /etc/swarmcast/nats.conf
 
 USER 10002:10002
 EXPOSE 4222 8222
@@ -30,4 +36,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
 # nats-server stops on SIGTERM (lame-duck mode is SIGUSR2, not used here).
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/sbin/nats-server"]
-CMD ["-a", "0.0.0.0", "-p", "4222", "-m", "8222"]
+CMD ["-c", "/etc/swarmcast/nats.conf", "-a", "0.0.0.0", "-p", "4222", "-m", "8222"]

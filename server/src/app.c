@@ -832,16 +832,19 @@ static void remote_close(app_t *a, size_t slot, uint32_t client_id)
     remote_clients_remove(a->remote, slot - a->cfg.max_clients);
 }
 
-/* P.cmd: one envelope from a relay about one of its viewers. Self-sufficient:
+/* P.cmd.<tag>: one envelope from a relay about one of its viewers, who must
+ * be of that tag: a relay speaks only for its own viewers (NATS permissions
+ * keep each relay's user to its own subjects, docker/nats.conf). Self-sufficient:
  * a TEXT from a client the simulation does not know (it restarted, say)
  * opens it with the envelope's role. */
 static void on_nats_cmd(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len)
 {
-    (void)subject;
     (void)reply;
     app_t *a = user;
     bridge_envelope_t e;
-    if (bridge_envelope_decode(data, len, &e) < 0 || !relay_leases_live(a->leases, remote_tag_of(e.client_id))) {
+    unsigned tag = subject_tag_of(subject);
+    if (bridge_envelope_decode(data, len, &e) < 0 || remote_tag_of(e.client_id) != tag ||
+        !relay_leases_live(a->leases, tag)) {
         a->bridge_refused++;
         return;
     }
@@ -942,25 +945,31 @@ static bool census(app_t *a, unsigned tag, uint32_t reported)
     return true;
 }
 
-/* P.lease: a relay's views, renewed every second; the answer goes to the
- * request's reply subject. */
+/* P.lease.<tag>: a relay's views, renewed every second, for that tag only;
+ * the answer goes to P.reply.<tag> whatever reply subject the request
+ * names (no relay can make the simulation write on another's). */
 static void on_nats_lease(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len)
 {
-    (void)subject;
+    (void)reply;
     app_t *a = user;
-    if (!reply) return;
+    unsigned tag = subject_tag_of(subject);
+    char answer_subject[SUBJECT_MAX];
+    if (!tag || subject_reply(answer_subject, sizeof answer_subject, a->cfg.nats_prefix, tag) < 0) {
+        a->bridge_refused++;
+        return;
+    }
     lease_request_t req;
     char *answer = NULL;
-    if (lease_request_parse((const char *)data, len, &req) < 0) {
+    if (lease_request_parse((const char *)data, len, &req) < 0 || req.tag != tag) {
         a->bridge_refused++;
-        answer = lease_reply_refusal("bad_request");
+        answer = lease_reply_refusal("bad_request", NULL);
     } else {
         expire_relays(a); /* a dead relay's tag is free again */
         lease_view_t granted[LEASE_MAX_VIEWS];
         bool is_new = false;
         int rc = relay_leases_renew(a->leases, &req, now_ns(), granted, &is_new);
         if (rc == RELAY_LEASE_TAG_TAKEN) {
-            answer = lease_reply_refusal("tag_taken");
+            answer = lease_reply_refusal("tag_taken", req.relay);
         } else if (rc == RELAY_LEASE_OK) {
             pthread_mutex_lock(&a->lock);
             world_info_t info = a->summary.info;
@@ -969,13 +978,13 @@ static void on_nats_lease(void *user, const char *subject, const char *reply, co
             hello_info_t h = {0, a->cfg.tick_hz, a->cfg.snapshot_hz, false, a->cfg.control_token != NULL, 2};
             char *hello = msg_hello(&h, &info);
             bool announce = census(a, req.tag, req.clients);
-            answer = hello ? lease_reply_format(req.tag, granted, req.n_views, hello, announce) : NULL;
+            answer = hello ? lease_reply_format(req.tag, req.relay, granted, req.n_views, hello, announce) : NULL;
             free(hello);
             if (is_new) fprintf(stderr, "swarmcast: relay '%s' (tag %u) joined\n", req.relay, req.tag);
             sync_encoder(a);
         }
     }
-    if (answer) nats_link_publish(a->nats, reply, NULL, answer, strlen(answer));
+    if (answer) nats_link_publish(a->nats, answer_subject, NULL, answer, strlen(answer));
     free(answer);
 }
 
@@ -1046,14 +1055,14 @@ static char *bridge_metrics_text(app_t *a)
 }
 
 /* --nats: connect (in the background: either side may start first) and
- * subscribe to the relays' commands and leases. */
+ * subscribe to the relays' commands and leases (P.cmd.*, P.lease.*). */
 static int bridge_start(app_t *a)
 {
     const config_t *cfg = &a->cfg;
     char cmd[SUBJECT_MAX], lease[SUBJECT_MAX];
     if (subject_frame(a->subject_frame, sizeof a->subject_frame, cfg->nats_prefix) ||
         subject_news(a->subject_news, sizeof a->subject_news, cfg->nats_prefix) ||
-        subject_cmd(cmd, sizeof cmd, cfg->nats_prefix) || subject_lease(lease, sizeof lease, cfg->nats_prefix))
+        subject_cmd_any(cmd, sizeof cmd, cfg->nats_prefix) || subject_lease_any(lease, sizeof lease, cfg->nats_prefix))
         return -1;
     if (!(a->remote = remote_clients_create(cfg->max_remote_clients)) || !(a->leases = relay_leases_create(a->views)) ||
         !(a->remote_seen = calloc(cfg->max_remote_clients ? cfg->max_remote_clients : 1, sizeof *a->remote_seen)) ||

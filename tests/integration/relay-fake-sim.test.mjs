@@ -47,14 +47,19 @@ class FakeSim {
     this.nextViewId = 1;
     this.answering = true;
     this.takenTags = new Set(); // leases with these tags are refused (another relay holds them)
+    this.takenFirstTagOf = new Map(); // relay name → the tag of its first lease, refused once seen
     this.announceNext = false; // the next lease answer asks the relay to announce its viewers
     this.seq = 0;
     this.timer = null;
-    nc.sub('swarmcast.lease', (subject, reply, payload) => {
+    // Each relay writes on the subjects of its own tag (P.lease.<tag>, P.cmd.<tag>).
+    nc.sub('swarmcast.lease.*', (subject, reply, payload) => {
       const req = JSON.parse(payload.toString('utf8'));
+      req.subject = subject;
       this.leases.push(req);
       if (!this.answering) return;
-      if (this.takenTags.has(req.tag)) {
+      const name = req.relay.replace(/#.*/, '');
+      if (this.takenFirstTagOf.has(name) && !this.takenFirstTagOf.get(name)) this.takenFirstTagOf.set(name, req.tag);
+      if (this.takenTags.has(req.tag) || this.takenFirstTagOf.get(name) === req.tag) {
         nc.pub(reply, JSON.stringify({ ok: false, error: 'tag_taken' }));
         return;
       }
@@ -66,10 +71,11 @@ class FakeSim {
       this.announceNext = false;
       nc.pub(reply, JSON.stringify({ ok: true, tag: req.tag, views: req.views, hello: HELLO, ...(announce && { announce: true }) }));
     });
-    nc.sub('swarmcast.cmd', (subject, reply, payload) => {
+    nc.sub('swarmcast.cmd.*', (subject, reply, payload) => {
       const e = decodeEnvelope(payload);
       if (!e) return;
       e.reply = reply;
+      e.subject = subject;
       this.envelopes.push(e);
       if (e.kind !== ENVELOPE.TEXT) return;
       const msg = JSON.parse(e.text);
@@ -139,6 +145,7 @@ after(async () => {
 test('the relay leases with its name and tag, and greets a viewer with its global id and role', async () => {
   assert.match(sim.leases[0].relay, /^edge-test#[0-9a-f]{8}$/, 'its name and this process\'s instance');
   assert.equal(sim.leases[0].tag, TAG);
+  assert.equal(sim.leases[0].subject, `swarmcast.lease.${TAG}`, 'on the lease subject of its own tag');
   const v = await viewer(relay.wsUrl);
   const hello = v.hello;
   assert.equal(hello.protocol, 2);
@@ -177,6 +184,7 @@ test('a command goes to the simulation with the viewer\'s id and role, and its a
   assert.equal(JSON.parse(text.text).type, 'set_target');
   assert.equal(text.operator, false);
   assert.equal(text.reply, `swarmcast.reply.${TAG}`, 'answers go to the relay\'s own subject');
+  assert.equal(text.subject, `swarmcast.cmd.${TAG}`, 'on the command subject of its own tag');
   v.close();
 });
 
@@ -282,15 +290,44 @@ test('a lease answer that asks for a census gets every viewer announced again, a
   v.close();
 });
 
-test('a relay whose tag another relay holds takes another one', async () => {
-  sim.takenTags.add(9);
-  const second = await startServer({ args: ['--relay', '--nats', nats.url, '--relay-tag', '9'] });
+test('a relay with a random tag that another relay holds takes another one', async () => {
+  sim.takenFirstTagOf.set('edge-random', 0);
+  const second = await startServer({ args: ['--relay', '--nats', nats.url, '--relay-name', 'edge-random'] });
   try {
-    await waitUntil(() => sim.leases.some((l) => l.tag !== 9 && l.tag !== TAG && l.relay.startsWith(`relay-${l.tag}#`)),
-      'a lease with a new tag', WAIT);
+    await waitUntil(() => sim.takenFirstTagOf.get('edge-random'), 'its first lease', WAIT);
+    const first = sim.takenFirstTagOf.get('edge-random');
+    await waitUntil(() => sim.leases.some((l) => l.relay.startsWith('edge-random#') && l.tag !== first &&
+      l.subject === `swarmcast.lease.${l.tag}`), 'a lease with a new tag, on that tag\'s subject', WAIT);
     await waitUntil(async () => (await healthz(second)).status === 200, 'the second relay serving', WAIT);
     const v = await viewer(second.wsUrl, { timeoutMs: 8000 });
-    assert.notEqual(v.hello.client_id >>> 22, 9);
+    assert.notEqual(v.hello.client_id >>> 22, first);
+    v.close();
+  } finally {
+    await second.stop();
+  }
+});
+
+test('a relay with a fixed tag (--relay-tag: its NATS user\'s) waits for it to be free, then announces its viewers', async () => {
+  const leasesOf = () => sim.leases.filter((l) => l.relay.startsWith('edge-fixed#'));
+  sim.takenTags.add(9); // a predecessor's lease, say
+  const second = await startServer({ args: ['--relay', '--nats', nats.url, '--relay-tag', '9', '--relay-name', 'edge-fixed'] });
+  try {
+    await waitUntil(() => leasesOf().length >= 2, 'two refused leases', WAIT);
+    sim.takenTags.delete(9); // it ran out
+    await waitUntil(async () => (await healthz(second)).status === 200, 'the relay serving', WAIT);
+    const v = await viewer(second.wsUrl, { timeoutMs: 8000 });
+    assert.equal(v.hello.client_id >>> 22, 9, 'the viewer is of the fixed tag');
+    // Refused again while the viewer watches: it keeps the viewer and the tag.
+    const asked = leasesOf().length;
+    sim.takenTags.add(9);
+    await waitUntil(() => leasesOf().length >= asked + 2, 'refused leases', WAIT);
+    const before = sim.envelopes.length;
+    sim.takenTags.delete(9);
+    await waitUntil(() => sim.envelopes.slice(before).some((e) => e.kind === ENVELOPE.OPEN &&
+      e.clientId === v.hello.client_id && e.subject === 'swarmcast.cmd.9'), 'the viewer announced once granted', WAIT);
+    assert.equal(v.ws.readyState, WebSocket.OPEN, 'the viewer stayed connected');
+    assert.ok(leasesOf().every((l) => l.tag === 9 && l.subject === 'swarmcast.lease.9'), 'every lease kept the tag');
+    assert.match(second.output(), /relay tag 9 \(--relay-tag\) is held by another relay; waiting/);
     v.close();
   } finally {
     await second.stop();
@@ -314,6 +351,20 @@ test('a relay started without the token of a simulation that has one makes no op
   } finally {
     await second.stop();
   }
+});
+
+test('a lease answer addressed to another relay of the same tag is not taken as its own', async () => {
+  const waiting = /relay tag 7 \(--relay-tag\) is held by another relay; waiting/;
+  const asked = sim.leases.length;
+  // Both hear P.reply.7: another relay that asked for tag 7 is refused.
+  nc.pub(`swarmcast.reply.${TAG}`, JSON.stringify({ ok: false, error: 'tag_taken', to: 'intruder#00000001' }));
+  await waitUntil(() => sim.leases.length >= asked + 2, 'two more leases', WAIT);
+  assert.doesNotMatch(relay.output(), waiting, 'the relay kept its tag as granted');
+  // The same refusal addressed to it is its own.
+  const me = sim.leases.at(-1).relay;
+  nc.pub(`swarmcast.reply.${TAG}`, JSON.stringify({ ok: false, error: 'tag_taken', to: me }));
+  await waitUntil(() => waiting.test(relay.output()), 'the relay waiting for its tag', WAIT);
+  await waitUntil(async () => (await healthz(relay)).status === 200, 'the relay leased again', WAIT);
 });
 
 test('SIGTERM closes the viewers with 1001 and the relay exits cleanly (under ASan: no leak report)', async () => {

@@ -62,11 +62,12 @@ process.on('exit', () => {
 
 /**
  * A nats-server on 127.0.0.1 and a free port, started and waited for (the
- * port answers). Returns { port, url, start(), stop(), restart(), output() }:
+ * port answers); `args` add flags (`-c FILE`), `env` variables (a config
+ * file's $VAR). Returns { port, url, start(), stop(), restart(), output() }:
  * stop() ends the process (SIGTERM, SIGKILL after timeoutMs); start() starts
  * it again on the same port, so that clients reconnect to the same URL.
  */
-export async function startNats({ bin = findNatsServer(), args = [] } = {}) {
+export async function startNats({ bin = findNatsServer(), args = [], env = {} } = {}) {
   if (!bin) throw new Error('nats-server not found (scripts/deps.sh test installs it)');
   const port = await freePort();
   let proc = null;
@@ -78,7 +79,8 @@ export async function startNats({ bin = findNatsServer(), args = [] } = {}) {
     output: () => log.slice(-4000),
     get pid() { return proc && proc.pid; },
     async start() {
-      proc = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      proc = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), ...args],
+        { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
       natsRunning.add(proc);
       const p = proc;
       exited = new Promise((resolve) => p.on('exit', (code, signal) => { natsRunning.delete(p); resolve({ code, signal }); }));

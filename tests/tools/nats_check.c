@@ -175,9 +175,12 @@ static void on_reply(void *user, const char *subject, const char *reply, const u
         if (r.ok) {
             if (r.tag != TAG || r.n_views != 1 || !r.hello || !strstr(r.hello, "\"type\":\"hello\""))
                 fail(c, "the lease answer lacks the tag, the granted view or the hello");
+            else if (strcmp(r.to, "nats-check") != 0)
+                fail(c, "the lease answer is not addressed to the relay that asked");
             c->leased = true;
             if (r.announce) c->announce_asked = true;
         } else if (strcmp(r.error, "tag_taken") == 0) {
+            if (strcmp(r.to, "another-relay") != 0) fail(c, "the refusal is not addressed to the relay that asked");
             c->refused_other = true;
         } else {
             fail(c, "a lease was refused for another reason than tag_taken");
@@ -207,7 +210,7 @@ static void send_lease(check_t *c, const char *name)
     snprintf(req.relay, sizeof req.relay, "%s", name);
     req.views[0] = (lease_view_t){WIRE2_DETAIL, wire2_rect_world()};
     char *text = lease_request_format(&req), subject[SUBJECT_MAX], reply[SUBJECT_MAX];
-    subject_lease(subject, sizeof subject, SUBJECT_DEFAULT_PREFIX);
+    subject_lease(subject, sizeof subject, SUBJECT_DEFAULT_PREFIX, TAG);
     subject_reply(reply, sizeof reply, SUBJECT_DEFAULT_PREFIX, TAG);
     if (text) nats_link_publish(c->nats, subject, reply, text, strlen(text));
     free(text);
@@ -221,7 +224,7 @@ static void send_command(check_t *c)
     size_t len;
     uint8_t *msg = bridge_envelope_encode(&e, &len);
     char subject[SUBJECT_MAX], reply[SUBJECT_MAX];
-    subject_cmd(subject, sizeof subject, SUBJECT_DEFAULT_PREFIX);
+    subject_cmd(subject, sizeof subject, SUBJECT_DEFAULT_PREFIX, TAG);
     subject_reply(reply, sizeof reply, SUBJECT_DEFAULT_PREFIX, TAG);
     if (msg) nats_link_publish(c->nats, subject, reply, msg, len);
     free(msg);

@@ -356,16 +356,36 @@ static void subjects_are_named_under_the_prefix(void **state)
     assert_string_equal(s, "swarmcast.frame");
     assert_int_equal(subject_news(s, sizeof s, "a.b"), 0);
     assert_string_equal(s, "a.b.news");
-    assert_int_equal(subject_lease(s, sizeof s, "p"), 0);
-    assert_string_equal(s, "p.lease");
-    assert_int_equal(subject_cmd(s, sizeof s, "p"), 0);
-    assert_string_equal(s, "p.cmd");
+    assert_int_equal(subject_lease(s, sizeof s, "p", 7), 0);
+    assert_string_equal(s, "p.lease.7");
+    assert_int_equal(subject_cmd(s, sizeof s, "p", 1), 0);
+    assert_string_equal(s, "p.cmd.1");
+    assert_int_equal(subject_lease_any(s, sizeof s, "p"), 0);
+    assert_string_equal(s, "p.lease.*");
+    assert_int_equal(subject_cmd_any(s, sizeof s, "p"), 0);
+    assert_string_equal(s, "p.cmd.*");
     assert_int_equal(subject_reply(s, sizeof s, "p", 1023), 0);
     assert_string_equal(s, "p.reply.1023");
     assert_int_equal(subject_view(s, sizeof s, "p", WIRE2_DETAIL, (wire2_rect_t){5, 12, 3, 20, 9}), 0);
     assert_string_equal(s, "p.view.d.5.12.3.20.9");
     assert_int_equal(subject_view(s, sizeof s, "p", WIRE2_LOD, wire2_rect_world()), 0);
     assert_string_equal(s, "p.view.l.0.0.0.1.1");
+}
+
+/* The simulation believes a relay only about the tag of the subject it
+ * wrote on: anything but a plain 1 … 1023 is no tag. */
+static void the_tag_of_a_subject_is_its_last_token_in_range(void **state)
+{
+    (void)state;
+    assert_int_equal(subject_tag_of("swarmcast.cmd.7"), 7);
+    assert_int_equal(subject_tag_of("a.b.lease.1023"), 1023);
+    assert_int_equal(subject_tag_of("p.cmd.1"), 1);
+    const char *not_tags[] = {"p.cmd.0", "p.cmd.1024", "p.cmd.07", "p.cmd.+7", "p.cmd.-7", "p.cmd.7a", "p.cmd.",
+                              "p.cmd.*", "p.cmd.>", "p.cmd", "7", "", "p.cmd.99999999999999999999"};
+    for (size_t i = 0; i < sizeof not_tags / sizeof *not_tags; i++) {
+        if (subject_tag_of(not_tags[i]) != 0) fail_msg("%s gave a tag", not_tags[i]);
+    }
+    assert_int_equal(subject_tag_of(NULL), 0);
 }
 
 static void a_subject_that_does_not_fit_or_an_invalid_view_gives_minus_one(void **state)
@@ -406,6 +426,7 @@ int main(void)
         cmocka_unit_test(an_envelope_of_unknown_kind_or_flags_is_refused),
         cmocka_unit_test(a_message_of_one_type_is_refused_by_another_types_decoder),
         cmocka_unit_test(subjects_are_named_under_the_prefix),
+        cmocka_unit_test(the_tag_of_a_subject_is_its_last_token_in_range),
         cmocka_unit_test(a_subject_that_does_not_fit_or_an_invalid_view_gives_minus_one),
         cmocka_unit_test(a_prefix_must_be_dot_separated_plain_tokens),
     };

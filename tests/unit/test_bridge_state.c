@@ -144,10 +144,11 @@ static void a_lease_reply_carries_the_granted_views_and_the_hello(void **state)
 {
     (void)state;
     lease_view_t granted[1] = {{WIRE2_LOD, {3, 0, 0, 8, 8}}};
-    char *text = lease_reply_format(9, granted, 1, "{\"type\":\"hello\",\"client\":0}", false);
+    char *text = lease_reply_format(9, "edge-1#0000002a", granted, 1, "{\"type\":\"hello\",\"client\":0}", false);
     lease_reply_t r;
     assert_int_equal(lease_reply_parse(text, strlen(text), &r), 0);
     assert_true(r.ok);
+    assert_string_equal(r.to, "edge-1#0000002a");
     assert_false(r.announce);
     assert_int_equal(r.tag, 9);
     assert_int_equal(r.n_views, 1);
@@ -155,16 +156,23 @@ static void a_lease_reply_carries_the_granted_views_and_the_hello(void **state)
     assert_string_equal(r.hello, "{\"type\":\"hello\",\"client\":0}");
     free(r.hello);
     free(text);
-    text = lease_reply_format(9, granted, 1, "{\"type\":\"hello\",\"client\":0}", true);
+    text = lease_reply_format(9, NULL, granted, 1, "{\"type\":\"hello\",\"client\":0}", true);
     assert_int_equal(lease_reply_parse(text, strlen(text), &r), 0);
     assert_true(r.announce);
+    assert_string_equal(r.to, "");
     free(r.hello);
     free(text);
-    text = lease_reply_refusal("tag_taken");
+    text = lease_reply_refusal("tag_taken", "edge-2#00000001");
     assert_int_equal(lease_reply_parse(text, strlen(text), &r), 0);
     assert_false(r.ok);
     assert_string_equal(r.error, "tag_taken");
+    assert_string_equal(r.to, "edge-2#00000001");
     free(text);
+    /* "to" is a name of at most LEASE_NAME_MAX bytes, or absent. */
+    const char *bad[] = {"{\"ok\":false,\"error\":\"tag_taken\",\"to\":7}",
+                         "{\"ok\":false,\"error\":\"tag_taken\",\"to\":\"0123456789012345678901234567890123456789"
+                         "012345678901234567890123\"}"};
+    for (size_t i = 0; i < 2; i++) assert_int_equal(lease_reply_parse(bad[i], strlen(bad[i]), &r), -1);
 }
 
 /* ---- relay_leases ------------------------------------------------------- */

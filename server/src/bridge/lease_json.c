@@ -113,7 +113,8 @@ char *lease_request_format(const lease_request_t *req)
     return text;
 }
 
-char *lease_reply_format(unsigned tag, const lease_view_t *granted, size_t n, const char *hello, bool announce)
+char *lease_reply_format(unsigned tag, const char *to, const lease_view_t *granted, size_t n, const char *hello,
+                         bool announce)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON *h = hello ? cJSON_Parse(hello) : cJSON_CreateNull();
@@ -124,6 +125,7 @@ char *lease_reply_format(unsigned tag, const lease_view_t *granted, size_t n, co
     }
     cJSON_AddBoolToObject(o, "ok", 1);
     cJSON_AddNumberToObject(o, "tag", tag);
+    if (to) cJSON_AddStringToObject(o, "to", to);
     cJSON_AddItemToObject(o, "views", views_json(granted, n));
     cJSON_AddItemToObject(o, "hello", h);
     if (announce) cJSON_AddBoolToObject(o, "announce", 1);
@@ -132,12 +134,13 @@ char *lease_reply_format(unsigned tag, const lease_view_t *granted, size_t n, co
     return text;
 }
 
-char *lease_reply_refusal(const char *error)
+char *lease_reply_refusal(const char *error, const char *to)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
     cJSON_AddBoolToObject(o, "ok", 0);
     cJSON_AddStringToObject(o, "error", error);
+    if (to) cJSON_AddStringToObject(o, "to", to);
     char *text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     return text;
@@ -150,6 +153,12 @@ int lease_reply_parse(const char *text, size_t len, lease_reply_t *out)
     if (!root) return -1;
     int rc = -1;
     const cJSON *ok = cJSON_GetObjectItemCaseSensitive(root, "ok");
+    const cJSON *to = cJSON_GetObjectItemCaseSensitive(root, "to");
+    if (to && (!cJSON_IsString(to) || strlen(to->valuestring) > LEASE_NAME_MAX)) {
+        cJSON_Delete(root);
+        return -1;
+    }
+    if (to) snprintf(out->to, sizeof out->to, "%s", to->valuestring);
     if (cJSON_IsFalse(ok)) {
         const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "error");
         if (cJSON_IsString(e)) {

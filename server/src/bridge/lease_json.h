@@ -4,12 +4,16 @@
  * Relay → sim on P.lease (a request; the reply subject is the relay's
  * P.reply.<tag>):
  *   {"relay":"<name>","tag":N,"views":[{"m":"d","l":L,"x0":..,"y0":..,"x1":..,"y1":..},...],"clients":n}
- * Sim → relay on that reply subject (plain JSON, no envelope):
- *   {"ok":true,"tag":N,"views":[granted rect per asked view, same order],"hello":{...}[,"announce":true]}
+ * Sim → relay on that reply subject (plain JSON, no envelope), "to" naming
+ * the request's relay (its name#instance) when the request parsed:
+ *   {"ok":true,"tag":N,"to":"<relay>","views":[granted rect per asked view, same order],"hello":{...}[,"announce":true]}
  *   ("announce": the simulation holds more of this relay's viewers than it
  *   reports; the relay sends OPEN for each of its viewers again, and those
  *   not announced by the next lease are closed)
- *   {"ok":false,"error":"tag_taken"}   (or "bad_request")
+ *   {"ok":false,"error":"tag_taken","to":"<relay>"}   (or "bad_request", with no "to")
+ * Every relay of a tag hears that tag's answers: one takes only those to
+ * itself (or to nobody), so that a live relay is not moved off its tag
+ * by the refusal of another that asked for it.
  * Parsers are strict (json_strict first) and return 0, or -1. */
 #ifndef SWARMCAST_LEASE_JSON_H
 #define SWARMCAST_LEASE_JSON_H
@@ -41,13 +45,16 @@ int lease_request_parse(const char *text, size_t len, lease_request_t *out);
 /* malloc'd, or NULL. */
 char *lease_request_format(const lease_request_t *req);
 
-/* hello: the JSON object of the hello a v2 client would get (inserted as is). */
-char *lease_reply_format(unsigned tag, const lease_view_t *granted, size_t n, const char *hello, bool announce);
-char *lease_reply_refusal(const char *error);
+/* hello: the JSON object of the hello a v2 client would get (inserted as is);
+ * to: the request's relay, or NULL. */
+char *lease_reply_format(unsigned tag, const char *to, const lease_view_t *granted, size_t n, const char *hello,
+                         bool announce);
+char *lease_reply_refusal(const char *error, const char *to);
 
 typedef struct lease_reply {
     bool ok;
     char error[32];     /* when !ok */
+    char to[LEASE_NAME_MAX + 1]; /* the relay it answers, or "" when it names none */
     unsigned tag;
     lease_view_t views[LEASE_MAX_VIEWS];
     size_t n_views;

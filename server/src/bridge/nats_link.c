@@ -70,6 +70,7 @@ struct nats_link {
     bool connected, ever_connected;
     nats_link_stats_t stats;      /* loop thread, except dropped */
     atomic_uint_fast64_t dropped; /* counted on the delivery thread */
+    atomic_uint_fast64_t refused; /* counted on libnats' callback thread */
 };
 
 /* ---- Hand-over to the loop ---------------------------------------------- */
@@ -284,6 +285,24 @@ static int set_servers(natsOptions *o, const char *urls)
     return s == NATS_OK ? 0 : -1;
 }
 
+/* libnats' callback thread: an asynchronous error. A permissions violation
+ * (docker/nats.conf holds each user to its own subjects) is counted and
+ * said on stderr, the first three and then every 1000th, so that a relay
+ * whose --relay-tag is not its user's says why nothing gets through, and a
+ * flood of refusals cannot fill the log. */
+static void on_nats_error(natsConnection *nc, natsSubscription *sub, natsStatus err, void *closure)
+{
+    (void)sub;
+    nats_link_t *l = closure;
+    if (err != NATS_NOT_PERMITTED) return; /* a slow consumer is counted as dropped */
+    uint64_t n = (uint64_t)atomic_fetch_add(&l->refused, 1) + 1;
+    if (n > 3 && n % 1000) return;
+    const char *text = NULL;
+    natsConnection_GetLastError(nc, &text);
+    fprintf(stderr, "swarmcast: nats: refused by the server's permissions (%llu so far): %s\n", (unsigned long long)n,
+            text && *text ? text : "permissions violation");
+}
+
 static int configure(nats_link_t *l, natsOptions *o, const nats_link_config_t *cfg)
 {
     if (set_servers(o, cfg->urls) < 0) {
@@ -299,6 +318,7 @@ static int configure(nats_link_t *l, natsOptions *o, const nats_link_config_t *c
     s |= natsOptions_SetReconnectBufSize(o, NATS_LINK_RECONNECT_BUF_BYTES);
     s |= natsOptions_SetDisconnectedCB(o, on_nats_disconnected, l);
     s |= natsOptions_SetReconnectedCB(o, on_nats_reconnected, l);
+    s |= natsOptions_SetErrorHandler(o, on_nats_error, l);
     s |= natsOptions_UseGlobalMessageDelivery(o, true);
     /* A message published with a reply subject (a relay's lease) while
      * nobody listens would otherwise bring an empty "no responders" status
@@ -451,6 +471,7 @@ void nats_link_get_stats(const nats_link_t *l, nats_link_stats_t *out)
     *out = l->stats;
     out->connected = l->connected;
     out->dropped_messages = atomic_load(&l->dropped);
+    out->refused = atomic_load(&l->refused);
 }
 
 char *nats_link_metrics_text(const nats_link_t *l)
@@ -466,11 +487,13 @@ char *nats_link_metrics_text(const nats_link_t *l)
         {"swarmcast_nats_publish_failures_total", "counter", "publishes refused (disconnected with a full buffer, ...)"},
         {"swarmcast_nats_received_messages_total", "counter", "messages received from NATS"},
         {"swarmcast_nats_dropped_messages_total", "counter", "messages dropped over a subscription's pending limit"},
+        {"swarmcast_nats_permission_violations_total", "counter",
+         "publishes and subscriptions the NATS server's permissions refused"},
         {"swarmcast_nats_reconnects_total", "counter", "reconnections to NATS"},
     };
     const unsigned long long values[] = {st.connected, st.published_messages, st.published_bytes, st.publish_failures,
-                                         st.received_messages, st.dropped_messages, st.reconnects};
-    size_t cap = 4096, len = 0; /* the seven series take about 1 KB */
+                                         st.received_messages, st.dropped_messages, st.refused, st.reconnects};
+    size_t cap = 4096, len = 0; /* the eight series take about 1.2 KB */
     char *text = malloc(cap);
     if (!text) return NULL;
     for (size_t i = 0; i < sizeof series / sizeof series[0]; i++)

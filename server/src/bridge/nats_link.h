@@ -48,6 +48,7 @@ typedef struct nats_link_stats {
     uint64_t publish_failures;  /* refused by the client (disconnected and buffer full, too big, …) */
     uint64_t received_messages; /* handed to a subscription callback */
     uint64_t dropped_messages;  /* over a subscription's pending limits */
+    uint64_t refused;           /* publishes and subscriptions the server's permissions refused */
     uint64_t reconnects, disconnects;
 } nats_link_stats_t;
 
@@ -72,7 +73,8 @@ void nats_link_get_stats(const nats_link_t *l, nats_link_stats_t *out);
 
 /* The link's Prometheus series (malloc'd text, or NULL): swarmcast_nats_connected,
  * _published_messages_total, _published_bytes_total, _publish_failures_total,
- * _received_messages_total, _dropped_messages_total, _reconnects_total. */
+ * _received_messages_total, _dropped_messages_total, _permission_violations_total,
+ * _reconnects_total. */
 char *nats_link_metrics_text(const nats_link_t *l);
 
 /* reply may be NULL. 0, or -1 when the client refused it (counted). */

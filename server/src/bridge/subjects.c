@@ -38,8 +38,33 @@ static int subject_printf(char *out, size_t cap, const char *fmt, ...)
 
 int subject_frame(char *out, size_t cap, const char *prefix) { return subject_printf(out, cap, "%s.frame", prefix); }
 int subject_news(char *out, size_t cap, const char *prefix) { return subject_printf(out, cap, "%s.news", prefix); }
-int subject_lease(char *out, size_t cap, const char *prefix) { return subject_printf(out, cap, "%s.lease", prefix); }
-int subject_cmd(char *out, size_t cap, const char *prefix) { return subject_printf(out, cap, "%s.cmd", prefix); }
+int subject_lease_any(char *out, size_t cap, const char *prefix) { return subject_printf(out, cap, "%s.lease.*", prefix); }
+int subject_cmd_any(char *out, size_t cap, const char *prefix) { return subject_printf(out, cap, "%s.cmd.*", prefix); }
+
+int subject_lease(char *out, size_t cap, const char *prefix, unsigned tag)
+{
+    return subject_printf(out, cap, "%s.lease.%u", prefix, tag);
+}
+
+int subject_cmd(char *out, size_t cap, const char *prefix, unsigned tag)
+{
+    return subject_printf(out, cap, "%s.cmd.%u", prefix, tag);
+}
+
+unsigned subject_tag_of(const char *subject)
+{
+    const char *dot = subject ? strrchr(subject, '.') : NULL;
+    if (!dot) return 0;
+    const char *d = dot + 1;
+    if (*d < '1' || *d > '9') return 0; /* empty, a sign, a leading zero */
+    unsigned tag = 0;
+    for (; *d; d++) {
+        if (*d < '0' || *d > '9') return 0;
+        tag = tag * 10 + (unsigned)(*d - '0');
+        if (tag > SUBJECT_TAG_MAX) return 0;
+    }
+    return tag;
+}
 
 int subject_reply(char *out, size_t cap, const char *prefix, unsigned tag)
 {

@@ -3,9 +3,13 @@
  *   P.frame                          snapshot, once per bundle (after its views)
  *   P.view.<m>.<L>.<x0>.<y0>.<x1>.<y1>  one view's chunks per seq (m: d or l)
  *   P.news                           latest-key broadcasts
- *   P.lease                          relay → sim lease requests
- *   P.cmd                            relay → sim envelopes
+ *   P.lease.<tag>                    relay → sim lease requests
+ *   P.cmd.<tag>                      relay → sim envelopes
  *   P.reply.<tag>                    sim → one relay
+ * Every subject a relay publishes on or listens to for itself carries its
+ * tag, so that NATS permissions can confine each relay's user to its own
+ * (docker/nats.conf), and the simulation believes a relay only about the
+ * tag of the subject it wrote on.
  * Each writer returns 0, or -1 when the name does not fit in cap (out is then
  * an empty string). */
 #ifndef SWARMCAST_SUBJECTS_H
@@ -27,9 +31,15 @@ bool subject_prefix_valid(const char *prefix);
 
 int subject_frame(char *out, size_t cap, const char *prefix);
 int subject_news(char *out, size_t cap, const char *prefix);
-int subject_lease(char *out, size_t cap, const char *prefix);
-int subject_cmd(char *out, size_t cap, const char *prefix);
+int subject_lease(char *out, size_t cap, const char *prefix, unsigned tag);
+int subject_cmd(char *out, size_t cap, const char *prefix, unsigned tag);
 int subject_reply(char *out, size_t cap, const char *prefix, unsigned tag);
+/* What the simulation subscribes to: every relay's P.lease.* and P.cmd.*. */
+int subject_lease_any(char *out, size_t cap, const char *prefix);
+int subject_cmd_any(char *out, size_t cap, const char *prefix);
+/* The tag a subject ends with: its last token when that is 1 …
+ * SUBJECT_TAG_MAX in decimal (no sign, no leading zero), else 0. */
+unsigned subject_tag_of(const char *subject);
 /* -1 too for an invalid rect or mode. */
 int subject_view(char *out, size_t cap, const char *prefix, wire2_mode_t m, wire2_rect_t r);
 

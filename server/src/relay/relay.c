@@ -145,6 +145,7 @@ struct relay {
     bool lease_due;
     uint64_t lease_sent_ns, lease_answered_ns, last_frame_ns, status_sent_ns;
     bool restarting;  /* the banner is up */
+    bool tag_waiting; /* our fixed tag was refused as taken: waiting for it (said once) */
     bool replay_due;  /* the simulation may have lost our viewers: OPEN them again at its next answer */
     relay_counters_t n;
 };
@@ -178,6 +179,12 @@ static void send_open(relay_t *r, size_t slot)
     send_envelope(r, BRIDGE_OPEN, r->clients[slot].global_id, is_operator(r, slot), NULL, 0);
 }
 
+/* How this process names itself in its leases: name#instance. */
+static void lease_name(const relay_t *r, char out[LEASE_NAME_MAX + 1])
+{
+    snprintf(out, LEASE_NAME_MAX + 1, "%s#%08x", r->name, (unsigned)r->instance);
+}
+
 /* The views the viewers need, to the simulation (every second, and soon
  * after they change). */
 static void send_lease(relay_t *r)
@@ -186,7 +193,7 @@ static void send_lease(relay_t *r)
     const view_spec_t *specs = r->views ? views_specs(r->views, &n) : NULL;
     if (!specs) n = 0;
     lease_request_t req = {.tag = r->tag, .clients = (uint32_t)net_client_count(r->net)};
-    snprintf(req.relay, sizeof req.relay, "%s#%08x", r->name, (unsigned)r->instance);
+    lease_name(r, req.relay);
     asked_t *q = &r->asked;
     q->n = 0;
     for (size_t i = 0; i < n && i < LEASE_MAX_VIEWS; i++) {
@@ -666,12 +673,17 @@ static unsigned random_tag(void)
 
 static void on_reply(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len);
 
-/* Listens on the reply subject of the current tag. 0 or -1. */
+/* The subjects of the current tag (P.cmd.<tag>, P.lease.<tag>), and listens
+ * on its reply subject. 0 or -1. */
 static int listen_for_replies(relay_t *r)
 {
     nats_link_unsubscribe(r->link, r->sub_reply);
     r->sub_reply = NULL;
-    if (subject_reply(r->subj_reply, sizeof r->subj_reply, r->cfg.nats_prefix, r->tag)) return -1;
+    const char *p = r->cfg.nats_prefix;
+    if (subject_reply(r->subj_reply, sizeof r->subj_reply, p, r->tag) ||
+        subject_cmd(r->subj_cmd, sizeof r->subj_cmd, p, r->tag) ||
+        subject_lease(r->subj_lease, sizeof r->subj_lease, p, r->tag))
+        return -1;
     r->sub_reply = nats_link_subscribe(r->link, r->subj_reply, REPLY_PENDING_MSGS, REPLY_PENDING_BYTES, on_reply, r);
     return r->sub_reply ? 0 : -1;
 }
@@ -695,6 +707,19 @@ static void change_tag(relay_t *r)
     close_everyone(r, 1012, "relay restarting, reconnect");
     listen_for_replies(r);
     r->lease_due = true;
+}
+
+/* Our fixed tag (--relay-tag) is held by another instance, most likely
+ * this relay's predecessor restarted within the lease's 5 s: a fixed tag is
+ * the one this relay's NATS user may use (docker/nats.conf), so it keeps
+ * it and asks again each second until the old lease runs out, then
+ * announces its viewers afresh (the simulation closes the old ones). */
+static void wait_for_tag(relay_t *r)
+{
+    if (!r->tag_waiting)
+        fprintf(stderr, "swarmcast: relay tag %u (--relay-tag) is held by another relay; waiting for it\n", r->tag);
+    r->tag_waiting = true;
+    r->replay_due = true;
 }
 
 /* The views are cut from the simulation's world: made at its first answer,
@@ -748,9 +773,17 @@ static void on_lease_answer(relay_t *r, const char *text, size_t len)
         r->n.bad_messages++;
         return;
     }
+    char me[LEASE_NAME_MAX + 1];
+    lease_name(r, me);
+    if (a.to[0] && strcmp(a.to, me) != 0) { /* another relay's, that asked for our tag */
+        free(a.hello);
+        return;
+    }
     r->n.leases_answered++;
     if (!a.ok) {
-        if (strcmp(a.error, "tag_taken") == 0)
+        if (strcmp(a.error, "tag_taken") == 0 && r->cfg.relay_tag)
+            wait_for_tag(r);
+        else if (strcmp(a.error, "tag_taken") == 0)
             change_tag(r);
         else
             fprintf(stderr, "swarmcast: relay: the simulation refused the lease: %s\n", a.error);
@@ -758,6 +791,7 @@ static void on_lease_answer(relay_t *r, const char *text, size_t len)
         return;
     }
     r->lease_answered_ns = now_ns();
+    r->tag_waiting = false;
     relay_world_t w;
     if (relay_hello_world(a.hello, &w) == 0 && set_world(r, (float)w.width, (float)w.height) == 0) {
         r->limits = (cmd_limits_t){(float)w.width, (float)w.height, w.max_agents ? w.max_agents : r->cfg.max_agents};
@@ -850,9 +884,7 @@ static void on_timer(uv_timer_t *t)
 static int subscribe_fixed(relay_t *r)
 {
     const char *p = r->cfg.nats_prefix;
-    if (subject_frame(r->subj_frame, SUBJECT_MAX, p) || subject_news(r->subj_news, SUBJECT_MAX, p) ||
-        subject_lease(r->subj_lease, SUBJECT_MAX, p) || subject_cmd(r->subj_cmd, SUBJECT_MAX, p))
-        return -1;
+    if (subject_frame(r->subj_frame, SUBJECT_MAX, p) || subject_news(r->subj_news, SUBJECT_MAX, p)) return -1;
     r->sub_frame = nats_link_subscribe(r->link, r->subj_frame, STREAM_PENDING_MSGS, STREAM_PENDING_BYTES, on_frame, r);
     r->sub_news = nats_link_subscribe(r->link, r->subj_news, REPLY_PENDING_MSGS, REPLY_PENDING_BYTES, on_news, r);
     if (!r->sub_frame || !r->sub_news) return -1;
