@@ -183,7 +183,7 @@ suite('the scaled set-up: nats-server, the simulation with --nats, two relays', 
     // A message the simulation answers, sent after the reset on the same
     // connection: once it is acked, a forwarded reset would have reached the
     // simulation (one relay, one NATS connection, in order).
-    const fence = await visitor.request({ type: 'hello', name: 'Visitor' }, { timeoutMs: 10000 });
+    const fence = await visitor.request({ type: 'hello', name: 'Vic the visitor' }, { timeoutMs: 10000 });
     assert.equal(fence.type, 'ack', JSON.stringify(fence));
     assert.equal(await metric(sim, 'swarmcast_command_errors_total{code="forbidden"}'), forbiddenAtSim,
       'the relay refused the reset itself, it never reached the simulation');
