@@ -25,9 +25,13 @@ report_failure() {
   [ -n "$failed_tests" ] && what="$step ($failed_tests)"
   local not_run=""
   [ ${#rest[@]} -gt 0 ] && not_run="; not run: $(IFS=,; echo "${rest[*]}" | sed 's/,/, /g')"
-  echo "== FAILED: $what$not_run" >&2
+  local verdict=FAILED
+  [ $rc -gt 128 ] && verdict="STOPPED (signal $((rc - 128)))"
+  echo "== $verdict: $what$not_run" >&2
 }
 trap report_failure EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # ctest prints each test's name as it starts and its result as it ends, but
 # the integration and browser suites run for minutes in between: say every
