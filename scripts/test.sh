@@ -33,23 +33,34 @@ trap report_failure EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# ctest prints each test's name as it starts and its result as it ends, but
-# the integration and browser suites run for minutes in between: say every
-# minute which test is still running, so a long one is not taken for a hang.
-# ctest's own lines (and its closing "N% tests passed" line) pass unchanged.
-run_ctest() {
-  local line="" current="" since=$SECONDS rc
-  ctest --output-on-failure --timeout 300 2>&1 | while :; do
-    if IFS= read -r -t 60 part; then
+# The builds and the test suites are silent for minutes (ctest prints a
+# test's name as it starts and its result as it ends, and the integration
+# and browser suites take minutes in between): this filter says every minute
+# what is still running, so a long step is not taken for a hang. `show`
+# passes the lines through (ctest's, including its closing "N% tests passed"
+# line), `hide` only follows them (a build's "[ 45%]").
+progress() {
+  local mode=$1 line="" part current=$step since=$SECONDS shown=$SECONDS rc built=""
+  while :; do
+    if IFS= read -r -t $(( shown + 60 > SECONDS ? shown + 60 - SECONDS : 1 )) part; then
       line+=$part
-      printf '%s\n' "$line"
-      case "$line" in *"Start "*:*) current=${line##*: } since=$SECONDS ;; esac
+      if [ "$mode" = show ]; then printf '%s\n' "$line"; shown=$SECONDS; fi
+      case "$line" in
+        *"Start "*:*) current=${line##*: } since=$SECONDS ;;
+        "["*"%]"*) built=${line%%\]*} built=${built#[} built=${built// /} ;;
+      esac
       line=""
     else
       rc=$?
-      [ $rc -gt 128 ] || { [ -n "$line$part" ] && printf '%s\n' "$line$part"; break; }
+      if [ $rc -le 128 ]; then # the end (a last line without a newline is kept)
+        [ "$mode" = show ] && [ -n "$line$part" ] && printf '%s\n' "$line$part"
+        return 0
+      fi
       line+=$part # a timeout keeps what it read of an unfinished line
-      [ -n "$current" ] && echo "      ... $current still running ($(( (SECONDS - since) / 60 )) min)"
+    fi
+    if [ $(( SECONDS - shown )) -ge 60 ]; then
+      echo "      ... $current still running ($(( (SECONDS - since) / 60 )) min${built:+, $built built})" >&2
+      shown=$SECONDS
     fi
   done
 }
@@ -71,9 +82,9 @@ for variant in release asan; do
   [ "$variant" = asan ] && opts+=(-DSWARMCAST_SANITIZE=ON)
   begin "$variant build"
   cmake -S "$root" -B "$dir" "${opts[@]}" >/dev/null
-  cmake --build "$dir" --parallel "$(nproc)" >/dev/null
+  cmake --build "$dir" --parallel "$(nproc)" | progress hide
   begin "$variant tests"
-  if ! (cd "$dir" && run_ctest); then
+  if ! (cd "$dir" && ctest --output-on-failure --timeout 300 2>&1 | progress show); then
     failed_tests=$(cut -d: -f2 "$dir/Testing/Temporary/LastTestsFailed.log" 2>/dev/null | paste -sd, - | sed 's/,/, /g')
     exit 1
   fi
