@@ -41,6 +41,10 @@ sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 log=$(mktemp "${TMPDIR:-/tmp}/swarmcast-deps.XXXXXX")
 start=$SECONDS
+# A line a minute while apt works, so that a slow mirror is not taken for a hang.
+(m=0; while sleep 60 >/dev/null 2>&1; do m=$((m + 1)); echo "  ... still installing ($m min)" >&2; done) &
+ticker=$!
+trap 'kill "$ticker" 2>/dev/null || true' EXIT
 if ! { $sudo apt-get update -qq &&
        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
   tail -n 30 "$log" >&2
