@@ -32,8 +32,24 @@ for p in "${want[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-echo "installing: ${missing[*]}" >&2
+# apt is silent for a minute or more (a fresh system fetches a few hundred MB):
+# say what comes and that it takes a while, keep apt's own lines in a log and
+# show them only when it fails.
+echo "installing ${#missing[@]} Debian packages (with what they depend on; a few minutes on a fresh system, once):" >&2
+echo "  ${missing[*]}" >&2
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+log=$(mktemp "${TMPDIR:-/tmp}/swarmcast-deps.XXXXXX")
+start=$SECONDS
+# A line a minute while apt works, so that a slow mirror is not taken for a hang.
+(m=0; while sleep 60 >/dev/null 2>&1; do m=$((m + 1)); echo "  ... still installing ($m min)" >&2; done) &
+ticker=$!
+trap 'kill "$ticker" 2>/dev/null || true' EXIT
+if ! { $sudo apt-get update -qq &&
+       DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+  tail -n 30 "$log" >&2
+  echo "deps: apt-get failed (its whole output: $log)" >&2
+  exit 1
+fi
+rm -f "$log"
+echo "installed in $(( SECONDS - start )) s" >&2

@@ -10,5 +10,6 @@ stamp="$web/node_modules/.swarmcast-lock.json"
 if [ "${SWARMCAST_NPM_CI:-0}" != 1 ] && cmp -s "$web/package-lock.json" "$stamp"; then
   exit 0
 fi
-(cd "$web" && npm ci --no-audit --no-fund --loglevel=error)
+# npm's own summary ("added 1 package in 3s") goes to stdout; its errors still show.
+(cd "$web" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 cp "$web/package-lock.json" "$stamp"

@@ -8,7 +8,7 @@
 //
 // Skipped (with the reason) when nats-server is not installed;
 // scripts/deps.sh test installs it.
-import { suite, test, before, after } from 'node:test';
+import { test, describe as suite, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
