@@ -30,7 +30,7 @@
 #include "protocol/metrics_json.h"
 #include "protocol/record.h"
 #include "protocol/snapshot.h"
-#include "protocol/state_file.h"
+#include "persist/state_file.h"
 #include "protocol/state_json.h"
 #include "protocol/view_decode.h"
 #include "sim/capacity.h"

@@ -1,4 +1,4 @@
-#include "protocol/state_file.h"
+#include "persist/state_file.h"
 
 #include <cJSON.h>
 #include <errno.h>
