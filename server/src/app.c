@@ -31,7 +31,7 @@
 #include "protocol/record.h"
 #include "protocol/snapshot.h"
 #include "persist/state_file.h"
-#include "protocol/state_json.h"
+#include "persist/state_json.h"
 #include "protocol/view_decode.h"
 #include "sim/capacity.h"
 #include "sim/commands.h"
