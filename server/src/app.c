@@ -28,7 +28,7 @@
 #include "protocol/presence_decode.h"
 #include "protocol/messages.h"
 #include "protocol/metrics_json.h"
-#include "protocol/record.h"
+#include "persist/record.h"
 #include "protocol/snapshot.h"
 #include "persist/state_file.h"
 #include "persist/state_json.h"

@@ -1,4 +1,4 @@
-#include "protocol/record.h"
+#include "persist/record.h"
 
 #include <cJSON.h>
 #include <math.h>
