@@ -8,8 +8,8 @@
 #include <time.h>
 
 #include "persist/record.h"
+#include "persist/scenario.h"
 #include "persist/state_json.h"
-#include "protocol/scenario.h"
 #include "sim/commands.h"
 #include "sim/metrics.h"
 

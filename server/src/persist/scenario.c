@@ -1,4 +1,4 @@
-#include "protocol/scenario.h"
+#include "persist/scenario.h"
 
 #include <cJSON.h>
 #include <errno.h>
