@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "persist/param_json.h"
 #include "protocol/json_out.h"
-#include "protocol/param_json.h"
 
 #define SERVER_NAME "swarmcast " SWARMCAST_VERSION
 
