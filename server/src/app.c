@@ -20,7 +20,7 @@
 #include "net/net.h"
 #include "net_config_for.h"
 #include "ops_metrics.h"
-#include "presence.h"
+#include "people/presence.h"
 #include "protocol/auth_decode.h"
 #include "protocol/classify.h"
 #include "protocol/cmd_decode.h"
