@@ -16,7 +16,7 @@
 #include "bridge/relay_leases.h"
 #include "bridge/remote_clients.h"
 #include "bridge/subjects.h"
-#include "client_policy.h"
+#include "people/client_policy.h"
 #include "net/net.h"
 #include "net_config_for.h"
 #include "ops_metrics.h"

@@ -11,7 +11,7 @@
 #include "bridge/remote_clients.h"
 #include "bridge/subjects.h"
 #include "auth_guess.h"
-#include "client_policy.h"
+#include "people/client_policy.h"
 #include "net/net.h"
 #include "net_config_for.h"
 #include "ops_metrics.h"
