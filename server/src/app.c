@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "auth_guess.h"
+#include "people/auth_guess.h"
 #include "bridge/bridge_msg.h"
 #include "bridge/nats_link.h"
 #include "bridge/relay_leases.h"

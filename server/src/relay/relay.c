@@ -10,7 +10,7 @@
 #include "bridge/nats_link.h"
 #include "bridge/remote_clients.h"
 #include "bridge/subjects.h"
-#include "auth_guess.h"
+#include "people/auth_guess.h"
 #include "people/client_policy.h"
 #include "net/net.h"
 #include "net_config_for.h"

@@ -1,4 +1,4 @@
-#include "auth_guess.h"
+#include "people/auth_guess.h"
 
 #include <stdbool.h>
 #include <stdio.h>
