@@ -7,9 +7,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "protocol/record.h"
-#include "protocol/scenario.h"
-#include "protocol/state_json.h"
+#include "persist/record.h"
+#include "persist/scenario.h"
+#include "persist/state_json.h"
 #include "sim/commands.h"
 #include "sim/metrics.h"
 

@@ -9,8 +9,8 @@
 #include "app.h"
 #include "config.h"
 #include "headless.h"
+#include "people/token_strength.h"
 #include "relay/relay.h"
-#include "token_strength.h"
 
 /* The process serves either the simulation (app) or a relay. */
 typedef struct {

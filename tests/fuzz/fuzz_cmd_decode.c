@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "fuzz_check.h"
+#include "persist/record.h"
 #include "protocol/cmd_decode.h"
 #include "protocol/json_strict.h"
-#include "protocol/record.h"
 #include "sim/params.h"
 #include "sim/world.h"
 

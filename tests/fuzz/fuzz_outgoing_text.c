@@ -1,5 +1,5 @@
 /* Fuzz target: what people send, through the real builders of what goes
- * out (as tests/unit/test_outgoing_text.c does from random Unicode). The
+ * out (as tests/unit/people/test_outgoing_text.c does from random Unicode). The
  * input is a list of records, each an operation byte, a length byte and
  * that many bytes of text:
  *   op % 5 == 0  a hello with the text as its name (raw bytes inside the
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "presence.h"
+#include "people/presence.h"
 #include "protocol/classify.h"
 #include "protocol/json_out.h"
 #include "protocol/messages.h"

@@ -1,4 +1,4 @@
-/* Fuzz target: the scenario reader (server/src/protocol/scenario.c), on any
+/* Fuzz target: the scenario reader (server/src/persist/scenario.c), on any
  * bytes as a file's content, then the building of its commands for a
  * 1600 x 900 world. Besides memory safety, undefined behaviour and leaks it
  * checks that what is accepted lies within the ranges of PROTOCOL.md
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "protocol/scenario.h"
+#include "persist/scenario.h"
 #include "sim/params.h"
 #include "sim/world.h"
 

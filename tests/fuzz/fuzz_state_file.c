@@ -1,4 +1,4 @@
-/* Fuzz target: the state-file reader (server/src/protocol/state_file.c), on
+/* Fuzz target: the state-file reader (server/src/persist/state_file.c), on
  * any bytes as a file's content, for a 1600 x 900 world of at most 1000
  * agents. Besides memory safety, undefined behaviour and leaks it checks that
  * an accepted image lies within that world, and that the image written again
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "protocol/state_file.h"
+#include "persist/state_file.h"
 #include "sim/params.h"
 
 static const cmd_limits_t LIMITS = {.width = 1600, .height = 900, .max_agents = 1000};

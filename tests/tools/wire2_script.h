@@ -1,7 +1,7 @@
 /* wire2_script: a scripted run of the protocol v2 codec on the real
- * simulation, shared by the unit test (tests/unit/test_wire2.c) and the
- * stream tool (tests/tools/wire2_stream.c, whose output the JS decoder's
- * test replays).
+ * simulation, shared by the unit test (tests/unit/protocol/test_wire2.c)
+ * and the stream tool (tests/tools/wire2_stream.c, whose output the JS
+ * decoder's test replays).
  *
  * A world steps 2 ticks per snapshot; at each snapshot it is quantized and
  * every live view's encoder steps once; then each client that receives this

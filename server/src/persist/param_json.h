@@ -1,7 +1,9 @@
 /* param_json: a parameter value given as JSON (scenario files, the record
  * header) checked exactly as a set_param command is — by building that
  * command and decoding it — so that every source of parameters gives the
- * same validation and the same messages. Protocol-internal (uses cJSON). */
+ * same validation and the same messages. Internal to persist/ (uses cJSON):
+ * the readers of the files (scenario, command log, state file) share it;
+ * the network's messages go through protocol/cmd_decode directly. */
 #ifndef SWARMCAST_PARAM_JSON_H
 #define SWARMCAST_PARAM_JSON_H
 

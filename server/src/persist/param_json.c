@@ -1,4 +1,4 @@
-#include "protocol/param_json.h"
+#include "persist/param_json.h"
 
 #include <math.h>
 #include <stdio.h>

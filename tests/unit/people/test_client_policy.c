@@ -7,7 +7,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 
-#include "client_policy.h"
+#include "people/client_policy.h"
 
 #define SECOND 1000000000ull
 

@@ -1,4 +1,4 @@
-#include "protocol/state_file.h"
+#include "persist/state_file.h"
 
 #include <cJSON.h>
 #include <errno.h>
@@ -11,9 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "persist/param_json.h"
 #include "protocol/base64.h"
 #include "protocol/json_out.h"
-#include "protocol/param_json.h"
 
 #define SERVER_NAME "swarmcast " SWARMCAST_VERSION
 

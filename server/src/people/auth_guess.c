@@ -1,9 +1,9 @@
-#include "auth_guess.h"
+#include "people/auth_guess.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "client_policy.h"
+#include "people/client_policy.h"
 
 guess_t auth_guess(net_t *n, size_t slot, uint32_t client_id, const char *expected, const char *given, char *why,
                    size_t why_size)

@@ -1,4 +1,4 @@
-#include "protocol/state_json.h"
+#include "persist/state_json.h"
 
 #include <errno.h>
 #include <math.h>

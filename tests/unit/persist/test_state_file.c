@@ -1,4 +1,4 @@
-/* Unit tests of the state file (server/src/protocol/state_file.c): a saved
+/* Unit tests of the state file (server/src/persist/state_file.c): a saved
  * set-up comes back into a fresh world; saved agents step on bit for bit;
  * a missing file is not an error; every kind of bad file is refused with a
  * message that names the problem and leaves the world exactly as it was;
@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "protocol/state_file.h"
+#include "persist/state_file.h"
 #include "sim/world.h"
 
 #define WIDTH 1600.0f

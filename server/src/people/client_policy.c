@@ -1,4 +1,4 @@
-#include "client_policy.h"
+#include "people/client_policy.h"
 
 #include <math.h>
 #include <string.h>

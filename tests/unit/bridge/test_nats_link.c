@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "bridge/nats_link.h"
-#include "../tools/loopback_port.h"
+#include "../../tools/loopback_port.h"
 
 #define WAIT_MS 10000 /* generous: the machine is shared */
 

@@ -1,4 +1,4 @@
-#include "protocol/scenario.h"
+#include "persist/scenario.h"
 
 #include <cJSON.h>
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocol/param_json.h"
+#include "persist/param_json.h"
 
 static int invalid(char *msg, size_t msg_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int invalid(char *msg, size_t msg_len, const char *fmt, ...)

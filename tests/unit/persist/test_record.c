@@ -1,4 +1,4 @@
-/* Unit tests of the command log (server/src/protocol/record.c): every kind of
+/* Unit tests of the command log (server/src/persist/record.c): every kind of
  * command encoded as JSON and decoded again by cmd_decode gives back the same
  * sim_cmd_t, bit for bit; the header and the entry lines read back as
  * written. */
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "persist/record.h"
 #include "protocol/cmd_decode.h"
-#include "protocol/record.h"
 
 static const cmd_limits_t LIMITS = {.width = 1600, .height = 900, .max_agents = 50000};
 

@@ -12,7 +12,7 @@
 
 #include "protocol/presence_name.h"
 #include "protocol/utf8.h"
-#include "random_unicode.h"
+#include "../random_unicode.h"
 
 static char out[PRESENCE_NAME_BYTES], why[200];
 

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "token_strength.h"
+#include "people/token_strength.h"
 
 static void weak_tokens_should_be_named_and_random_ones_pass(void **state)
 {

@@ -4,7 +4,7 @@
  * parameters and commands hold (4-byte characters, combining marks,
  * invisible characters, every length up to the limits and past them). The
  * real builders run here: classify_message (what the simulation and every
- * relay do with a viewer's text), presence (server/src/presence.c),
+ * relay do with a viewer's text), presence (server/src/people/presence.c),
  * msg_error, and the bounded copy a relay makes of a KICK's reason. A
  * browser fails the whole WebSocket on one invalid text frame. */
 #include <cJSON.h>
@@ -17,11 +17,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "presence.h"
+#include "people/presence.h"
 #include "protocol/classify.h"
 #include "protocol/messages.h"
 #include "protocol/utf8.h"
-#include "random_unicode.h"
+#include "../random_unicode.h"
 
 #define SLOTS 6
 #define ROUNDS 6000

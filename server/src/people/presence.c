@@ -1,4 +1,4 @@
-#include "presence.h"
+#include "people/presence.h"
 
 #include <stdio.h>
 #include <stdlib.h>

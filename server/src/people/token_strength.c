@@ -1,4 +1,4 @@
-#include "token_strength.h"
+#include "people/token_strength.h"
 
 #include <ctype.h>
 #include <stdbool.h>

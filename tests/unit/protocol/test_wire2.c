@@ -16,7 +16,7 @@
 #include "protocol/wire2.h"
 #include "protocol/wire2_bits.h"
 #include "protocol/wire2_canon.h"
-#include "../tools/wire2_script.h"
+#include "../../tools/wire2_script.h"
 
 /* ------------------------------------------------------------ helpers */
 

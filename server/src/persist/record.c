@@ -1,4 +1,4 @@
-#include "protocol/record.h"
+#include "persist/record.h"
 
 #include <cJSON.h>
 #include <math.h>
@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "persist/param_json.h"
 #include "protocol/json_out.h"
-#include "protocol/param_json.h"
 
 #define SERVER_NAME "swarmcast " SWARMCAST_VERSION
 
