@@ -26,6 +26,12 @@ typedef enum {
 #define NET_CLOSE_CODES {1000, 1001, 1006, 1007, 1008, 1009, 1011, 1013}
 #define NET_CLOSE_KINDS 9 /* the codes above, then other */
 
+/* The kernel's send buffer of a session. Linux grows it to megabytes on
+ * its own, and a client that stops reading would only be noticed once that
+ * much had piled up (a minute of a small flock). 128 KiB still carries
+ * several MB/s at a 50 ms round trip. */
+#define SESSION_SNDBUF_BYTES (128 * 1024)
+
 typedef struct net_stats {
     uint64_t accepted;
     uint64_t refused[REFUSED_KINDS];
@@ -132,6 +138,14 @@ static inline session_t *net_find(net_t *n, size_t slot, uint32_t client_id)
  * and reason; net_cut_off drops a peer that reads nothing, without one. */
 void net_begin_close(net_t *n, session_t *s, int code, const char *reason);
 void net_cut_off(session_t *s);
+
+/* Admission (admission.c): the LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION,
+ * ESTABLISHED and CLOSED of a session, and the per-address limits they
+ * keep (made from cfg by net_limits_create). */
+int net_on_filter(net_t *n, struct lws *wsi);
+int net_on_established(net_t *n, session_t *s, struct lws *wsi);
+void net_on_closed(net_t *n, session_t *s);
+address_limits_t *net_limits_create(const net_config_t *cfg);
 
 /* The fan-out (fanout.c). */
 /* Whether anything waits to be written to s. */
