@@ -18,10 +18,6 @@
  * answer the close. */
 #define SHUTDOWN_GRACE_MS 500
 #define SHUTDOWN_POLL_MS 10
-/* A close that cannot even be written (the peer reads nothing) is cut off
- * after this long. */
-#define CLOSE_GRACE_MS 2000
-#define SWEEP_MS 1000
 /* The most one send() may carry (the protocols' tx_packet_size): a whole
  * frame at once. Without it lws 4.1 sends at most rx_buffer_size bytes at a
  * time, so every frame over 4 KiB (keys, v1 frames) cost a second write and
@@ -141,41 +137,6 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     }
 }
 
-/* ---- keepalive and timeouts ---------------------------------------------- */
-
-/* Once a second: pings for quiet clients; closes for the dead, the stuck
- * and the half-sent. Whatever a peer does, its slot comes back within
- * stall or idle timeout plus CLOSE_GRACE_MS. */
-static void sweep(uv_timer_t *t)
-{
-    net_t *n = t->data;
-    uint64_t now = now_ms(n);
-    const uint64_t idle = n->cfg.idle_timeout_ms, stall = n->cfg.stall_timeout_ms, ping_every = idle / 3;
-    for (size_t i = 0; i < n->cfg.max_clients; i++) {
-        session_t *s = n->slots[i];
-        if (!s) continue;
-        if (s->closing) {
-            if (now - s->close_started_ms > CLOSE_GRACE_MS) net_cut_off(s);
-            continue;
-        }
-        if (net_has_pending(n, s) && now - s->last_progress_ms > stall) {
-            /* It reads nothing: even a close frame would not get through. */
-            n->stats.stalled++;
-            s->close_code = LWS_CLOSE_STATUS_POLICY_VIOLATION;
-            net_cut_off(s);
-        } else if (s->in_message && now - s->message_started_ms > stall) {
-            net_begin_close(n, s, LWS_CLOSE_STATUS_POLICY_VIOLATION, "message left incomplete");
-        } else if (now - s->last_rx_ms > idle) {
-            n->stats.idle++;
-            net_begin_close(n, s, LWS_CLOSE_STATUS_GOINGAWAY, "no answer to pings");
-        } else if (now - s->last_rx_ms >= ping_every && now - s->last_ping_ms >= ping_every) {
-            s->last_ping_ms = now;
-            s->ping_due = true;
-            net_flush_now(n, s);
-        }
-    }
-}
-
 /* ---- set-up and the public interface -------------------------------------- */
 
 net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_t *cb)
@@ -281,9 +242,7 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
         return NULL;
     }
     n->port = lws_get_vhost_listen_port(lws_get_vhost_by_name(n->ctx, "default"));
-    uv_timer_init(loop, &n->sweep_timer);
-    n->sweep_timer.data = n;
-    uv_timer_start(&n->sweep_timer, sweep, SWEEP_MS, SWEEP_MS);
+    net_keepalive_start(n);
     return n;
 }
 
@@ -321,8 +280,7 @@ void net_shutdown(net_t *n, void (*done)(void *arg), void *arg)
     n->shutting_down = true;
     n->shutdown_done = done;
     n->shutdown_arg = arg;
-    uv_timer_stop(&n->sweep_timer);
-    uv_close((uv_handle_t *)&n->sweep_timer, NULL);
+    net_keepalive_stop(n);
     for (size_t i = 0; i < n->cfg.max_clients; i++)
         if (n->slots[i]) net_begin_close(n, n->slots[i], LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
     uv_timer_init(n->loop, &n->shutdown_timer);

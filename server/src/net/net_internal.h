@@ -147,6 +147,11 @@ int net_on_established(net_t *n, session_t *s, struct lws *wsi);
 void net_on_closed(net_t *n, session_t *s);
 address_limits_t *net_limits_create(const net_config_t *cfg);
 
+/* Keepalive and timeouts (keepalive.c): the sweep's timer, started with
+ * the context and stopped at shutdown. */
+void net_keepalive_start(net_t *n);
+void net_keepalive_stop(net_t *n);
+
 /* The fan-out (fanout.c). */
 /* Whether anything waits to be written to s. */
 bool net_has_pending(const net_t *n, const session_t *s);
