@@ -1,8 +1,8 @@
 /* admission: who may hold a session, and what an address may do. Before
- * the upgrade is answered (on_filter: the connect rate, a well-formed
- * request, the Origin), when it is established (on_established: a free
+ * the upgrade is answered (net_on_filter: the connect rate, a well-formed
+ * request, the Origin), when it is established (net_on_established: a free
  * slot, the sessions per address, a client id, its hello) and when it ends
- * (on_closed: the slot and the address's count given back, the close
+ * (net_on_closed: the slot and the address's count given back, the close
  * counted); and the control-token guesses each address may make. The
  * limits themselves are address_limits.c's. Loop thread only. */
 #include <ctype.h>

@@ -2,7 +2,7 @@
  * order: its outbox, the news it has not had, the newest snapshot). Owns
  * the outbox with its back-pressure, the "latest" news per key, the shared
  * v1 frame and the v2 sequence; writes one thing per WRITEABLE callback, or
- * directly from a timer or a wake-up (flush_now). Loop thread only. */
+ * directly from a timer or a wake-up (net_flush_now). Loop thread only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,10 @@
-/* net: the libwebsockets context on the caller's libuv loop and its life:
- * what serves which path (static files, /ws, /healthz, /metrics), the
- * WebSocket callback that hands each event to the file that deals with it,
- * sessions' admission, reassembly and keepalive, their closing, and the
- * shutdown. The fan-out is fanout.c's (net.h has the whole contract). */
+/* net: the libwebsockets context on the caller's libuv loop, from set-up
+ * to shutdown: what serves which path (static files, the swarmcast.v1 and
+ * .v2 WebSocket, /healthz and /metrics), the WebSocket callback that hands
+ * each event to the file that deals with it (admission.c, receive.c,
+ * fanout.c), the closing of a session, and the server's shutdown. The
+ * contract with the application is net.h; the map of the files is
+ * net_internal.h. Loop thread only. */
 #include "net/net.h"
 
 #include <arpa/inet.h>
@@ -60,41 +62,6 @@ void net_cut_off(session_t *s)
     lws_set_timeout(s->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 }
 
-/* ---- receiving ----------------------------------------------------------- */
-
-static int on_receive(net_t *n, session_t *s, struct lws *wsi, const void *in, size_t len)
-{
-    if (!s->counted || s->closing) return 0;
-    uint64_t now = now_ms(n);
-    s->last_rx_ms = now;
-    if (!s->in_message) {
-        s->in_message = true;
-        s->message_started_ms = now;
-        s->rx_binary = lws_frame_is_binary(wsi);
-        s->rx_len = 0;
-    }
-    /* Refuse as soon as the announced size passes the limit, before buffering. */
-    size_t announced = s->rx_len + len + lws_remaining_packet_payload(wsi);
-    /* Closed the usual way (begin_close), not by returning -1 here: that
-     * drops the socket with the rest of the frame unread, and the peer's
-     * kernel then discards our close frame on the reset. What else it
-     * sends is read and dropped (on_receive ignores a closing session). */
-    if (announced > n->cfg.max_message_bytes) {
-        net_begin_close(n, s, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too big");
-        return 0;
-    }
-    memcpy(s->rx + s->rx_len, in, len);
-    s->rx_len += len;
-    if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi)) return 0;
-    s->in_message = false;
-    if (!s->rx_binary && !utf8_valid((const unsigned char *)s->rx, s->rx_len)) {
-        net_begin_close(n, s, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "invalid UTF-8");
-        return 0;
-    }
-    n->cb.on_message(n->cb.user, s->client_id, s->slot, s->rx, s->rx_len, s->rx_binary);
-    return 0;
-}
-
 static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
 {
     session_t *s = user;
@@ -107,7 +74,7 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
         net_on_closed(net_of(wsi), s);
         return 0;
     case LWS_CALLBACK_RECEIVE:
-        return s && s->established ? on_receive(net_of(wsi), s, wsi, in, len) : -1;
+        return s && s->established ? net_on_receive(net_of(wsi), s, wsi, in, len) : -1;
     case LWS_CALLBACK_RECEIVE_PONG:
         if (s && s->established) s->last_rx_ms = now_ms(net_of(wsi));
         return 0;
@@ -118,7 +85,7 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
             s->close_code = ((const uint8_t *)in)[0] << 8 | ((const uint8_t *)in)[1];
         return 0;
     case LWS_CALLBACK_TIMER:
-        /* begin_close's: now libwebsockets' close flow may start, once it
+        /* net_begin_close's: now libwebsockets' close flow may start, once it
          * holds no part of an earlier frame: with output still buffered,
          * lws 4.1 flushes it and then drops the socket without a close
          * frame. Nothing new is written meanwhile, so the wait is short (a
@@ -212,7 +179,7 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
     void *loops[] = {loop};
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
-    /* UTF-8 is checked by on_receive, not by libwebsockets (see utf8.h). */
+    /* UTF-8 is checked by net_on_receive (receive.c), not by libwebsockets (see utf8.h). */
     info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
     info.foreign_loops = loops; /* ignored without LWS_SERVER_OPTION_LIBUV */
     /* lws 4.1 with IPv6 on binds an IPv4 address as "all interfaces" (lws

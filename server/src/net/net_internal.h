@@ -147,6 +147,9 @@ int net_on_established(net_t *n, session_t *s, struct lws *wsi);
 void net_on_closed(net_t *n, session_t *s);
 address_limits_t *net_limits_create(const net_config_t *cfg);
 
+/* LWS_CALLBACK_RECEIVE: a chunk of a message (receive.c). */
+int net_on_receive(net_t *n, session_t *s, struct lws *wsi, const void *in, size_t len);
+
 /* Keepalive and timeouts (keepalive.c): the sweep's timer, started with
  * the context and stopped at shutdown. */
 void net_keepalive_start(net_t *n);
