@@ -22,6 +22,7 @@
 #include "relay/client_slots.h"
 #include "bridge/lease_json.h"
 #include "relay/relay_lease.h"
+#include "relay/relay_internal.h"
 #include "relay/relay_stream.h"
 #include "stream/compose.h"
 #include "stream/viewers.h"
@@ -45,8 +46,6 @@ _Static_assert(NET_CLIENT_ID_LIMIT == 1u << REMOTE_TAG_SHIFT, "net ids must fit 
  * without one), and sent at most this soon after the views changed. */
 #define LEASE_EVERY_NS 1000000000ull
 #define TIMER_MS 100
-/* No snapshot for this long: the world is restarting (banner, /healthz 503). */
-#define FRAME_SILENCE_NS 2000000000ull
 /* While restarting, the banner is sent again this often, so that pages whose
  * watchdog waits for any message keep the connection. */
 #define STATUS_REPEAT_NS 2000000000ull
@@ -56,106 +55,6 @@ _Static_assert(NET_CLIENT_ID_LIMIT == 1u << REMOTE_TAG_SHIFT, "net ids must fit 
 /* Distinct views a relay leases at most (the simulation refuses a lease
  * of more); past it viewers share a containing view (views.h). */
 #define RELAY_MAX_VIEWS LEASE_MAX_VIEWS
-
-/* Subscription limits: view and frame messages are large and frequent (a
- * stale backlog is worse than a gap: beyond these, NATS drops, counted);
- * replies are small. */
-#define STREAM_PENDING_MSGS 16
-#define STREAM_PENDING_BYTES (16 * 1024 * 1024)
-#define REPLY_PENDING_MSGS 65536
-#define REPLY_PENDING_BYTES (64 * 1024 * 1024)
-
-typedef struct relay_client {
-    uint32_t net_id;   /* 0: slot free */
-    uint32_t global_id;
-    char *hello_text;  /* the viewer's last presence hello, sent again after a simulation restart */
-} relay_client_t;
-
-/* A view subject listened to: the simulation view granted for some local views. */
-typedef struct listening {
-    wire2_mode_t mode;
-    wire2_rect_t rect;
-    nats_link_sub_t *sub;
-    bool needed; /* scratch */
-} listening_t;
-
-/* The simulation view granted for a local view. */
-typedef struct grant {
-    uint32_t view_id;
-    lease_view_t to;
-} grant_t;
-
-/* The views of the last lease request, in its order: an answer is taken
- * for it. */
-typedef struct asked {
-    uint32_t view_ids[LEASE_MAX_VIEWS];
-    lease_view_t views[LEASE_MAX_VIEWS];
-    size_t n;
-} asked_t;
-
-typedef struct relay_counters {
-    uint64_t frames, bad_messages, forwarded, answered_here, refused_here, leases_sent, leases_answered;
-    uint64_t received[OPS_CMD_KINDS], rate_limited[OPS_CMD_KINDS], errors[OPS_ERROR_CODES], abuse_closes;
-    uint64_t replays, tag_changes;
-} relay_counters_t;
-
-struct relay {
-    uv_loop_t *loop;
-    config_t cfg;
-    net_t *net;
-    nats_link_t *link;
-    uv_timer_t timer;
-    bool shut_down;
-    uint64_t started_ns;
-
-    unsigned tag;
-    char name[CONFIG_MAX_RELAY_NAME + 1];
-    /* Each process names itself name#instance in its leases: the simulation
-     * takes a lease of the same name and tag for the same relay, and a
-     * relay restarted within the lease's 5 s must not inherit the viewers
-     * of the one that died (it is refused the tag until they are gone). */
-    uint32_t instance;
-    char subj_frame[SUBJECT_MAX], subj_news[SUBJECT_MAX], subj_lease[SUBJECT_MAX], subj_cmd[SUBJECT_MAX],
-        subj_reply[SUBJECT_MAX];
-    nats_link_sub_t *sub_frame, *sub_news, *sub_reply;
-
-    /* Viewers. */
-    relay_client_t *clients; /* per slot */
-    client_policy_t *policy; /* per slot */
-    client_slots_t *by_id;   /* global id → slot */
-    cmd_limits_t limits;     /* from the simulation's hello */
-    float world_w, world_h;  /* the world the views are cut from */
-
-    /* The stream. */
-    views_t *views;
-    viewers_t *viewers;
-    compose_t *compose;
-    relay_stream_t *stream;
-    bundle_t *current;
-    grant_t *grants;
-    size_t n_grants;
-    listening_t *listening;
-    size_t n_listening, cap_listening;
-    uint32_t tick; /* of the newest snapshot */
-
-    /* The lease and the simulation's state. */
-    char *sim_hello; /* NULL until the simulation first answered a lease */
-    bool sim_token;  /* the simulation has a control token (its hello says) */
-    asked_t asked;
-    bool lease_due;
-    uint64_t lease_sent_ns, lease_answered_ns, last_frame_ns, status_sent_ns;
-    bool restarting;  /* the banner is up */
-    bool tag_waiting; /* our fixed tag was refused as taken: waiting for it (said once) */
-    bool replay_due;  /* the simulation may have lost our viewers: OPEN them again at its next answer */
-    relay_counters_t n;
-};
-
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
 
 /* ---- to the simulation ---------------------------------------------- */
 
@@ -411,82 +310,6 @@ static int compose_v2(void *user, uint32_t net_id, size_t slot, const uint8_t **
     (void)net_id;
     viewer_view_t v = r->viewers ? viewers_view_of(r->viewers, slot) : (viewer_view_t){0};
     return v.view_id ? compose_frame(r->compose, slot, net_id, v.view_id, data, len) : 0;
-}
-
-/* ---- health and metrics ------------------------------------------------- */
-
-static const char *health_state(const relay_t *r, uint64_t now)
-{
-    if (!r->link || !nats_link_connected(r->link)) return "nats_disconnected";
-    if (!r->current || now - r->last_frame_ns > FRAME_SILENCE_NS) return "restarting";
-    return "ok";
-}
-
-static char *on_health(void *user, int *status)
-{
-    relay_t *r = user;
-    uint64_t now = now_ns();
-    const char *state = health_state(r, now);
-    *status = strcmp(state, "ok") == 0 ? 200 : 503;
-    char *body = malloc(384);
-    if (!body) return NULL;
-    double since = r->current ? (double)(now - r->last_frame_ns) / 1e9 : -1;
-    double since_lease = r->lease_answered_ns ? (double)(now - r->lease_answered_ns) / 1e9 : -1;
-    snprintf(body, 384,
-             "{\"status\":\"%s\",\"relay\":\"%s\",\"tag\":%u,\"clients\":%zu,\"views\":%zu,\"tick\":%u,"
-             "\"seconds_since_frame\":%.3f,\"seconds_since_lease\":%.3f,\"uptime_s\":%.1f}",
-             state, r->name, r->tag, net_client_count(r->net), r->views ? views_count(r->views) : 0, r->tick, since,
-             since_lease, (double)(now - r->started_ns) / 1e9);
-    return body;
-}
-
-static void metric(jbuf_t *b, const char *name, const char *type, const char *help, double value)
-{
-    jb_printf(b, "# HELP %s %s\n# TYPE %s %s\n%s %.15g\n", name, help, name, type, name, value);
-}
-
-static char *on_metrics(void *user)
-{
-    relay_t *r = user;
-    uint64_t now = now_ns();
-    compose_stats_t cs;
-    compose_get_stats(r->compose, &cs);
-    jbuf_t b;
-    jb_init_growing(&b);
-    char *link = r->link ? nats_link_metrics_text(r->link) : NULL;
-    if (link) jb_raw(&b, link);
-    free(link);
-    metric(&b, "swarmcast_relay_views", "gauge", "distinct views this relay's viewers watch",
-           r->views ? (double)views_count(r->views) : 0);
-    metric(&b, "swarmcast_relay_subjects", "gauge", "view subjects this relay listens to", (double)r->n_listening);
-    metric(&b, "swarmcast_relay_frames_total", "counter", "snapshots received and passed on", (double)r->n.frames);
-    metric(&b, "swarmcast_relay_seconds_since_frame", "gauge", "seconds since the last snapshot (-1: none yet)",
-           r->current ? (double)(now - r->last_frame_ns) / 1e9 : -1);
-    metric(&b, "swarmcast_relay_restarting", "gauge", "1 while the world-restarting banner is up", r->restarting);
-    metric(&b, "swarmcast_relay_forwarded_total", "counter", "viewer messages forwarded to the simulation",
-           (double)r->n.forwarded);
-    metric(&b, "swarmcast_relay_answered_here_total", "counter", "viewer messages answered by the relay (auth, view, ping)",
-           (double)r->n.answered_here);
-    metric(&b, "swarmcast_relay_refused_here_total", "counter",
-           "viewer messages refused by the relay (role, budget, invalid)", (double)r->n.refused_here);
-    metric(&b, "swarmcast_relay_abuse_closes_total", "counter", "viewers closed for sending past their budget",
-           (double)r->n.abuse_closes);
-    metric(&b, "swarmcast_relay_leases_sent_total", "counter", "lease requests sent", (double)r->n.leases_sent);
-    metric(&b, "swarmcast_relay_leases_answered_total", "counter", "lease answers received",
-           (double)r->n.leases_answered);
-    metric(&b, "swarmcast_relay_replays_total", "counter", "times the viewers were announced again (a restarted simulation, or its census)",
-           (double)r->n.replays);
-    metric(&b, "swarmcast_relay_bad_messages_total", "counter", "NATS messages that did not decode",
-           (double)r->n.bad_messages);
-    metric(&b, "swarmcast_v2_clients", "gauge", "connected swarmcast.v2 viewers", (double)net_protocol_count(r->net, 2));
-    metric(&b, "swarmcast_compose_frames_total", "counter", "v2 frames composed", (double)cs.frames_composed);
-    metric(&b, "swarmcast_compose_cache_hits_total", "counter", "v2 frames handed out again without composing",
-           (double)cs.cache_hits);
-    if (b.failed) {
-        jb_free(&b);
-        return NULL;
-    }
-    return b.buf;
 }
 
 /* ---- the stream ----------------------------------------------------------- */
@@ -929,7 +752,7 @@ relay_t *relay_create(uv_loop_t *loop, const config_t *cfg)
         goto fail;
     }
     net_config_t nc = net_config_for(cfg);
-    net_callbacks_t cb = {r, on_open, on_message, on_close, on_health, on_metrics, compose_v2};
+    net_callbacks_t cb = {r, on_open, on_message, on_close, relay_on_health, relay_on_metrics, compose_v2};
     if (!(r->net = net_create(loop, &nc, &cb))) {
         fprintf(stderr, "swarmcast: cannot listen on %s:%d with web root %s\n", cfg->bind, cfg->port, cfg->web_root);
         goto fail;
