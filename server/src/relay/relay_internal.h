@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "bridge/bridge_msg.h"
 #include "bridge/lease_json.h"
 #include "bridge/nats_link.h"
 #include "bridge/subjects.h"
@@ -127,6 +128,20 @@ static inline uint64_t now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
+
+static inline bool relay_is_operator(const relay_t *r, size_t slot) { return r->policy[slot].operator; }
+
+/* To the simulation (relay.c): a viewer's envelope (OPEN, TEXT, CLOSE)
+ * under its global id; relay_send_open announces it with its role. */
+void relay_send_envelope(relay_t *r, bridge_kind_t kind, uint32_t global_id, bool operator, const char *text,
+                         size_t len);
+void relay_send_open(relay_t *r, size_t slot);
+
+/* net's callbacks for the viewers' sessions (relay_viewers.c). */
+char *relay_on_open(void *user, uint32_t net_id, size_t slot, int protocol);
+void relay_on_message(void *user, uint32_t net_id, size_t slot, const char *data, size_t len, bool binary);
+void relay_on_close(void *user, uint32_t net_id, size_t slot);
+int relay_compose_v2(void *user, uint32_t net_id, size_t slot, const uint8_t **data, size_t *len);
 
 /* net's callbacks for /healthz and /metrics (relay_http_status.c). */
 char *relay_on_health(void *user, int *status);
