@@ -143,6 +143,15 @@ void relay_on_message(void *user, uint32_t net_id, size_t slot, const char *data
 void relay_on_close(void *user, uint32_t net_id, size_t slot);
 int relay_compose_v2(void *user, uint32_t net_id, size_t slot, const uint8_t **data, size_t *len);
 
+/* The stream in (relay_feed.c): the callbacks of the snapshot and news
+ * subjects; the banner (restarting or running again); the view subjects
+ * listened to, made to match the grants, and the grants of a lease answer. */
+void relay_on_frame(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len);
+void relay_on_news(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len);
+void relay_show_status(relay_t *r, bool restarting);
+void relay_sync_subscriptions(relay_t *r);
+void relay_apply_grants(relay_t *r, const lease_reply_t *a);
+
 /* net's callbacks for /healthz and /metrics (relay_http_status.c). */
 char *relay_on_health(void *user, int *status);
 char *relay_on_metrics(void *user);
