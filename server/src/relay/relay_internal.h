@@ -131,11 +131,18 @@ static inline uint64_t now_ns(void)
 
 static inline bool relay_is_operator(const relay_t *r, size_t slot) { return r->policy[slot].operator; }
 
-/* To the simulation (relay.c): a viewer's envelope (OPEN, TEXT, CLOSE)
- * under its global id; relay_send_open announces it with its role. */
+/* The conversation with the simulation on the tag's subjects
+ * (relay_upstream.c): a viewer's envelope (OPEN, TEXT, CLOSE) under its
+ * global id, relay_send_open announcing it with its role; the lease
+ * request; a tag to start with; the subjects of the current tag, listening
+ * on its reply subject (0 or -1); NATS connected or not. */
 void relay_send_envelope(relay_t *r, bridge_kind_t kind, uint32_t global_id, bool operator, const char *text,
                          size_t len);
 void relay_send_open(relay_t *r, size_t slot);
+void relay_send_lease(relay_t *r);
+unsigned relay_random_tag(void);
+int relay_listen_for_replies(relay_t *r);
+void relay_on_nats_state(void *user, bool connected);
 
 /* net's callbacks for the viewers' sessions (relay_viewers.c). */
 char *relay_on_open(void *user, uint32_t net_id, size_t slot, int protocol);
