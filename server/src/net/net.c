@@ -62,6 +62,8 @@ void net_cut_off(session_t *s)
     lws_set_timeout(s->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 }
 
+/* Every event of a WebSocket connection, handed to the file that deals with
+ * it; an HTTP request goes to the static files' mount. */
 static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
 {
     session_t *s = user;
