@@ -1,34 +1,25 @@
+/* net: the libwebsockets context on the caller's libuv loop, from set-up
+ * to shutdown: what serves which path (static files, the swarmcast.v1 and
+ * .v2 WebSocket, /healthz and /metrics), the WebSocket callback that hands
+ * each event to the file that deals with it (admission.c, receive.c,
+ * fanout.c), the closing of a session, and the server's shutdown. The
+ * contract with the application is net.h; the map of the files is
+ * net_internal.h. Loop thread only. */
 #include "net/net.h"
 
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 
 #include "net/net_internal.h"
 #include "protocol/utf8.h"
 
-/* Past OUTBOX_PAUSE_READING a client's commands are no longer read (TCP
- * back-pressure) until its outbox drains to OUTBOX_RESUME_READING; a client
- * that lets it fill completely is not reading at all and is closed. */
-#define OUTBOX_PAUSE_READING 32
-#define OUTBOX_RESUME_READING 8
 /* SIGTERM must end the process within a second: clients get this long to
  * answer the close. */
 #define SHUTDOWN_GRACE_MS 500
 #define SHUTDOWN_POLL_MS 10
-/* A close that cannot even be written (the peer reads nothing) is cut off
- * after this long. */
-#define CLOSE_GRACE_MS 2000
-#define SWEEP_MS 1000
-/* The kernel's send buffer of a session. Linux grows it to megabytes on
- * its own, and a client that stops reading would only be noticed once that
- * much had piled up (a minute of a small flock). 128 KiB still carries
- * several MB/s at a 50 ms round trip. */
-#define SESSION_SNDBUF_BYTES (128 * 1024)
 /* The most one send() may carry (the protocols' tx_packet_size): a whole
  * frame at once. Without it lws 4.1 sends at most rx_buffer_size bytes at a
  * time, so every frame over 4 KiB (keys, v1 frames) cost a second write and
@@ -37,52 +28,6 @@
 /* Seconds libwebsockets gives a connection to finish its HTTP request or
  * upgrade: half-open connections do not linger. */
 #define HANDSHAKE_TIMEOUT_S 10
-/* RFC 6455 registry code 1013, which lws 4.1 has no name for. */
-#define CLOSE_TRY_AGAIN_LATER 1013
-/* RFC 6585's "Too Many Requests", which lws 4.1 has no name for either. */
-#define HTTP_TOO_MANY_REQUESTS 429
-/* Control-token guesses (address_limits.h): past the free failures an
- * address waits 1 s before its next guess, doubled per further failure up
- * to AUTH_DELAY_MAX_MS (so at most two a minute, sustained); ten minutes
- * without a failure and it starts afresh. */
-#define AUTH_DELAY_MS 1000
-#define AUTH_DELAY_MAX_MS 30000
-#define AUTH_FORGET_MS (10 * 60 * 1000)
-/* Addresses remembered at least (and twice --max-clients, so that every
- * session's address has an entry and as many again are left for the
- * addresses that only failed or connected). */
-#define ADDRESS_TABLE_MIN 4096
-
-static uint64_t now_ms(const net_t *n) { return uv_now(n->loop); }
-
-static void count_close(net_t *n, int code)
-{
-    static const int codes[] = NET_CLOSE_CODES;
-    size_t k = 0;
-    while (k < sizeof codes / sizeof codes[0] && codes[k] != code) k++;
-    n->stats.closes[k]++;
-}
-
-/* Whether anything waits to be written to s. */
-static bool snapshot_pending(const net_t *n, const session_t *s)
-{
-    return s->protocol == 2 ? s->snap_seq != n->v2_seq : n->snap_len && s->snap_seq != n->snap_seq;
-}
-
-static bool has_pending(const net_t *n, const session_t *s)
-{
-    if (s->out_count || snapshot_pending(n, s)) return true;
-    for (size_t w = 0; w < LATEST_WORDS; w++)
-        if (s->latest_dirty[w]) return true;
-    return false;
-}
-
-/* Call before giving s something to write: the stall clock starts when
- * output becomes pending, not at the last write of long ago. */
-static void note_pending(const net_t *n, session_t *s)
-{
-    if (!has_pending(n, s)) s->last_progress_ms = now_ms(n);
-}
 
 /* Starts the closing handshake with code and reason. libwebsockets sends
  * the close frame itself (once it has flushed what it holds) and waits for
@@ -91,7 +36,7 @@ static void note_pending(const net_t *n, session_t *s)
  * peer had sent more than was read. Its close flow must start outside a
  * WRITEABLE callback (from there lws 4.1 drops the reason), hence the
  * timer: LWS_CALLBACK_TIMER returns -1 on the loop's next turn. */
-static void begin_close(net_t *n, session_t *s, int code, const char *reason)
+void net_begin_close(net_t *n, session_t *s, int code, const char *reason)
 {
     if (s->closing) return;
     s->closing = true;
@@ -112,372 +57,26 @@ static void begin_close(net_t *n, session_t *s, int code, const char *reason)
 
 /* Drops the connection without a close frame: for a peer that reads
  * nothing, there is no way to deliver one. */
-static void cut_off(session_t *s)
+void net_cut_off(session_t *s)
 {
     lws_set_timeout(s->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 }
 
-static void outbox_clear(session_t *s)
-{
-    for (; s->out_count; s->out_count--, s->out_head = (s->out_head + 1) % OUTBOX_CAP)
-        free(s->out[s->out_head].buf);
-}
-
-/* A text frame's bytes after LWS_PRE of headroom: 0, -1 when out of
- * memory, or 1 when text is not valid UTF-8. That is the last line of
- * defence: every builder of outgoing text keeps it valid (protocol/utf8.h),
- * but a browser fails the whole connection on one invalid text frame, so a
- * future bug in one of them costs one message (counted in /metrics and
- * told once on stderr), not every viewer's connection. */
-static int text_frame(net_t *n, const char *text, uint8_t **buf, size_t *len)
-{
-    *len = strlen(text);
-    if (!utf8_valid(text, *len)) {
-        if (n->stats.text_refused++ == 0)
-            fprintf(stderr, "swarmcast: a text message of %zu bytes that is not valid UTF-8 was not sent (a bug; "
-                            "all are counted in swarmcast_text_refused_total)\n", *len);
-        return 1;
-    }
-    *buf = malloc(LWS_PRE + *len);
-    if (!*buf) return -1;
-    memcpy(*buf + LWS_PRE, text, *len);
-    return 0;
-}
-
-static void enqueue(net_t *n, session_t *s, const char *text)
-{
-    if (s->closing) return;
-    if (s->out_count == OUTBOX_CAP) {
-        begin_close(n, s, LWS_CLOSE_STATUS_POLICY_VIOLATION, "client does not read its messages");
-        return;
-    }
-    size_t len;
-    uint8_t *buf = NULL;
-    int rc = text_frame(n, text, &buf, &len);
-    if (rc > 0) return;
-    if (rc < 0) {
-        begin_close(n, s, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "out of memory");
-        return;
-    }
-    note_pending(n, s);
-    s->out[(s->out_head + s->out_count) % OUTBOX_CAP] = (outgoing_t){buf, len};
-    s->out_count++;
-    if (s->out_count >= OUTBOX_PAUSE_READING && !s->reading_paused) {
-        lws_rx_flow_control(s->wsi, 0);
-        s->reading_paused = true;
-    }
-    lws_callback_on_writable(s->wsi);
-}
-
-/* ---- admission ----------------------------------------------------------- */
-
-/* Whether origin is one of the comma-separated allowed ones (exact match). */
-static bool origin_allowed(const char *allowed, const char *origin)
-{
-    size_t len = strlen(origin);
-    for (const char *p = allowed; *p;) {
-        while (*p == ' ' || *p == ',') p++;
-        const char *end = p;
-        while (*end && *end != ',') end++;
-        const char *last = end;
-        while (last > p && last[-1] == ' ') last--;
-        if ((size_t)(last - p) == len && len && memcmp(p, origin, len) == 0) return true;
-        p = end;
-    }
-    return false;
-}
-
-/* RFC 6455 4.2.1: version 13 and a key of 16 bytes in base64 (24
- * characters ending "=="), which libwebsockets 4.1 does not check. */
-static bool upgrade_well_formed(struct lws *wsi)
-{
-    char version[8], key[64];
-    int lv = lws_hdr_copy(wsi, version, sizeof version, WSI_TOKEN_VERSION);
-    int lk = lws_hdr_copy(wsi, key, sizeof key, WSI_TOKEN_KEY);
-    if (lv != 2 || strcmp(version, "13") != 0 || lk != 24 || key[22] != '=' || key[23] != '=') return false;
-    for (int i = 0; i < 22; i++)
-        if (!(isalnum((unsigned char)key[i]) || key[i] == '+' || key[i] == '/')) return false;
-    return true;
-}
-
-/* The remote address of wsi as the per-address limits see it (a socket
- * that is neither IPv4 nor IPv6 is the all-zero key). */
-static addr_key_t peer_key(struct lws *wsi)
-{
-    struct sockaddr_storage ss;
-    socklen_t len = sizeof ss;
-    addr_key_t key = {{0}};
-    if (getpeername(lws_get_socket_fd(wsi), (struct sockaddr *)&ss, &len) == 0)
-        addr_key_from_sockaddr((struct sockaddr *)&ss, &key);
-    return key;
-}
-
-/* Before the upgrade is answered: an address opening sessions faster than
- * --connect-rate is refused (429) before anything else is done for it, so
- * that reconnecting mints no budget and costs no slot; a malformed request
- * is refused (400), and a browser page from another site may not open a
- * session (403; a request with no Origin is no browser's, and allowed). */
-static int on_filter(net_t *n, struct lws *wsi)
-{
-    addr_key_t key = peer_key(wsi);
-    if (!address_limits_connect(n->limits, &key, now_ms(n))) {
-        n->stats.refused[REFUSED_CONNECT_RATE]++;
-        lws_return_http_status(wsi, HTTP_TOO_MANY_REQUESTS, "too many new connections from this address");
-        return -1;
-    }
-    if (!upgrade_well_formed(wsi)) {
-        lws_return_http_status(wsi, HTTP_STATUS_BAD_REQUEST, "not a version 13 WebSocket upgrade");
-        return -1;
-    }
-    if (!n->cfg.allow_origin) return 0;
-    char origin[256];
-    int len = lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN);
-    if (len <= 0 && lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN) == 0) return 0;
-    if (len > 0 && origin_allowed(n->cfg.allow_origin, origin)) return 0;
-    n->stats.refused[REFUSED_ORIGIN]++;
-    lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, "this Origin may not open a session");
-    return -1;
-}
-
-static void refuse(net_t *n, session_t *s, refusal_t why, int code, const char *reason)
-{
-    n->stats.refused[why]++;
-    begin_close(n, s, code, reason);
-}
-
-static int on_established(net_t *n, session_t *s, struct lws *wsi)
-{
-    memset(s, 0, sizeof *s);
-    s->wsi = wsi;
-    s->established = true;
-    uint64_t now = now_ms(n);
-    s->last_rx_ms = s->last_progress_ms = s->last_ping_ms = now;
-    s->addr = peer_key(wsi);
-    if (n->shutting_down) {
-        refuse(n, s, REFUSED_SHUTTING_DOWN, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
-        return 0;
-    }
-    size_t slot = 0;
-    while (slot < n->cfg.max_clients && n->slots[slot]) slot++;
-    if (slot == n->cfg.max_clients) {
-        refuse(n, s, REFUSED_FULL, CLOSE_TRY_AGAIN_LATER, "server full, try again later");
-        return 0;
-    }
-    if (address_limits_sessions(n->limits, &s->addr) >= n->cfg.max_per_address) {
-        refuse(n, s, REFUSED_PER_ADDRESS, CLOSE_TRY_AGAIN_LATER, "too many connections from this address");
-        return 0;
-    }
-    if (!(s->rx = malloc(n->cfg.max_message_bytes))) return -1;
-    int sndbuf = SESSION_SNDBUF_BYTES;
-    setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
-    s->counted = true;
-    s->slot = slot;
-    address_limits_session_opened(n->limits, &s->addr, now);
-    /* Ids wrap below NET_CLIENT_ID_LIMIT, skipping 0. */
-    n->last_client_id = n->last_client_id % (NET_CLIENT_ID_LIMIT - 1) + 1;
-    s->client_id = n->last_client_id;
-    const struct lws_protocols *p = lws_get_protocol(wsi);
-    s->protocol = p && strcmp(p->name, "swarmcast.v2") == 0 ? 2 : 1;
-    /* The first snapshot it gets is the next one. */
-    s->snap_seq = s->protocol == 2 ? n->v2_seq : n->snap_seq;
-    n->slots[slot] = s;
-    n->n_clients++;
-    n->n_protocol[s->protocol]++;
-    n->stats.accepted++;
-    char *hello = n->cb.on_open(n->cb.user, s->client_id, slot, s->protocol);
-    if (!hello) {
-        begin_close(n, s, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "cannot serve this client");
-        return 0;
-    }
-    enqueue(n, s, hello);
-    free(hello);
-    return 0;
-}
-
-static void on_closed(net_t *n, session_t *s)
-{
-    if (!s->established) return; /* a handshake that never became a session */
-    count_close(n, s->close_code ? s->close_code : LWS_CLOSE_STATUS_ABNORMAL_CLOSE);
-    s->established = false;
-    outbox_clear(s);
-    free(s->rx);
-    s->rx = NULL;
-    if (!s->counted) return;
-    s->counted = false;
-    n->slots[s->slot] = NULL;
-    n->n_clients--;
-    n->n_protocol[s->protocol]--;
-    address_limits_session_closed(n->limits, &s->addr);
-    n->cb.on_close(n->cb.user, s->client_id, s->slot);
-}
-
-/* ---- receiving ----------------------------------------------------------- */
-
-static int on_receive(net_t *n, session_t *s, struct lws *wsi, const void *in, size_t len)
-{
-    if (!s->counted || s->closing) return 0;
-    uint64_t now = now_ms(n);
-    s->last_rx_ms = now;
-    if (!s->in_message) {
-        s->in_message = true;
-        s->message_started_ms = now;
-        s->rx_binary = lws_frame_is_binary(wsi);
-        s->rx_len = 0;
-    }
-    /* Refuse as soon as the announced size passes the limit, before buffering. */
-    size_t announced = s->rx_len + len + lws_remaining_packet_payload(wsi);
-    /* Closed the usual way (begin_close), not by returning -1 here: that
-     * drops the socket with the rest of the frame unread, and the peer's
-     * kernel then discards our close frame on the reset. What else it
-     * sends is read and dropped (on_receive ignores a closing session). */
-    if (announced > n->cfg.max_message_bytes) {
-        begin_close(n, s, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too big");
-        return 0;
-    }
-    memcpy(s->rx + s->rx_len, in, len);
-    s->rx_len += len;
-    if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi)) return 0;
-    s->in_message = false;
-    if (!s->rx_binary && !utf8_valid((const unsigned char *)s->rx, s->rx_len)) {
-        begin_close(n, s, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "invalid UTF-8");
-        return 0;
-    }
-    n->cb.on_message(n->cb.user, s->client_id, s->slot, s->rx, s->rx_len, s->rx_binary);
-    return 0;
-}
-
-/* ---- sending ------------------------------------------------------------- */
-
-static int write_text(net_t *n, struct lws *wsi, uint8_t *buf, size_t len)
-{
-    int written = lws_write(wsi, buf + LWS_PRE, len, LWS_WRITE_TEXT);
-    if (written < (int)len) return -1;
-    n->stats.text_frames++;
-    n->stats.text_bytes += len;
-    return 0;
-}
-
-/* The first key whose newest text s has not had, or -1. */
-static int first_dirty(const session_t *s)
-{
-    for (size_t w = 0; w < LATEST_WORDS; w++)
-        if (s->latest_dirty[w]) return (int)(w * 64 + (size_t)__builtin_ctzll(s->latest_dirty[w]));
-    return -1;
-}
-
-/* The newest v2 frame for s, composed now for what it holds: the newest
- * state of its view, as a delta, a chain of deltas or a key. */
-static int write_v2(net_t *n, session_t *s)
-{
-    s->snap_seq = n->v2_seq;
-    const uint8_t *data;
-    size_t len;
-    if (!n->cb.compose_v2(n->cb.user, s->client_id, s->slot, &data, &len)) return 0;
-    if (lws_write(s->wsi, (uint8_t *)data, len, LWS_WRITE_BINARY) < (int)len) return -1;
-    n->stats.v2_frames++;
-    n->stats.v2_bytes += len;
-    return 0;
-}
-
-/* Writes the next thing s is owed, in this order: a ping, its replies, the
- * news it has not had, the newest snapshot. 1 when something was written,
- * 0 when nothing was owed, -1 when the socket failed. */
-static int write_next(net_t *n, session_t *s)
-{
-    struct lws *wsi = s->wsi;
-    int key;
-    if (s->ping_due) {
-        /* lws 4.1 does not report a pong with an empty payload. */
-        uint8_t ping[LWS_PRE + 4];
-        memcpy(ping + LWS_PRE, "swrm", 4);
-        s->ping_due = false;
-        n->stats.pings++;
-        return lws_write(wsi, ping + LWS_PRE, 4, LWS_WRITE_PING) < 4 ? -1 : 1;
-    }
-    if (s->out_count) {
-        outgoing_t o = s->out[s->out_head];
-        s->out_head = (s->out_head + 1) % OUTBOX_CAP;
-        s->out_count--;
-        int rc = write_text(n, wsi, o.buf, o.len);
-        free(o.buf);
-        if (s->reading_paused && s->out_count <= OUTBOX_RESUME_READING) {
-            lws_rx_flow_control(wsi, 1);
-            s->reading_paused = false;
-        }
-        return rc < 0 ? -1 : 1;
-    }
-    if ((key = first_dirty(s)) >= 0) {
-        s->latest_dirty[key / 64] &= ~(1ull << (key % 64));
-        return write_text(n, wsi, n->latest[key].buf, n->latest[key].len) < 0 ? -1 : 1;
-    }
-    if (s->protocol == 2 && s->snap_seq != n->v2_seq) return write_v2(n, s) < 0 ? -1 : 1;
-    if (s->protocol == 1 && n->snap_len && s->snap_seq != n->snap_seq) {
-        /* Only the newest snapshot is ever sent: one that went out while
-         * this client was still busy with an older write is skipped. */
-        int written = lws_write(wsi, n->snap, n->snap_len, LWS_WRITE_BINARY);
-        if (written < (int)n->snap_len) return -1;
-        s->snap_seq = n->snap_seq;
-        n->stats.snapshot_frames++;
-        n->stats.snapshot_bytes += n->snap_len;
-        return 1;
-    }
-    return 0;
-}
-
-/* One write per callback (libwebsockets allows one write each). */
-static int on_writeable(net_t *n, session_t *s, struct lws *wsi)
-{
-    /* Closing: nothing more goes out but libwebsockets' close frame. */
-    if (s->closing || !s->counted) return 0;
-    s->last_progress_ms = now_ms(n);
-    if (write_next(n, s) < 0) return -1;
-    if (s->ping_due || has_pending(n, s)) lws_callback_on_writable(wsi);
-    return 0;
-}
-
-/* Writes what s is owed now, outside any libwebsockets callback (from a
- * timer or the encoder's wake-up), instead of asking for a WRITEABLE
- * callback: with libuv, lws re-arms a socket's poll for each callback
- * (epoll_ctl DEL and ADD to ask, again to stop asking), which at thousands
- * of viewers costs more of the loop thread than the writes themselves.
- * Writes stop as soon as lws holds part of one (the socket's buffer is
- * full); the rest waits for the callback as before, so at most one frame
- * is ever buffered in lws. No direct writes with permessage-deflate (its
- * output drains from the callback), while closing, or once the peer
- * started its close. */
-static void flush_now(net_t *n, session_t *s)
-{
-    if (n->cfg.deflate || !s->counted || s->closing || s->peer_closing || lws_partial_buffered(s->wsi)) {
-        lws_callback_on_writable(s->wsi);
-        return;
-    }
-    int rc;
-    while ((rc = write_next(n, s)) > 0 && !lws_partial_buffered(s->wsi)) s->last_progress_ms = now_ms(n);
-    if (rc < 0) {
-        /* There is no callback to return -1 from: lws closes it, and
-         * nothing more is written to it meanwhile. */
-        s->closing = true;
-        s->close_started_ms = now_ms(n);
-        cut_off(s);
-        return;
-    }
-    if (rc > 0) s->last_progress_ms = now_ms(n);
-    if (s->ping_due || has_pending(n, s)) lws_callback_on_writable(s->wsi);
-}
-
+/* Every event of a WebSocket connection, handed to the file that deals with
+ * it; an HTTP request goes to the static files' mount. */
 static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
 {
     session_t *s = user;
     switch (reason) {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-        return on_filter(net_of(wsi), wsi);
+        return net_on_filter(net_of(wsi), wsi);
     case LWS_CALLBACK_ESTABLISHED:
-        return on_established(net_of(wsi), s, wsi);
+        return net_on_established(net_of(wsi), s, wsi);
     case LWS_CALLBACK_CLOSED:
-        on_closed(net_of(wsi), s);
+        net_on_closed(net_of(wsi), s);
         return 0;
     case LWS_CALLBACK_RECEIVE:
-        return s && s->established ? on_receive(net_of(wsi), s, wsi, in, len) : -1;
+        return s && s->established ? net_on_receive(net_of(wsi), s, wsi, in, len) : -1;
     case LWS_CALLBACK_RECEIVE_PONG:
         if (s && s->established) s->last_rx_ms = now_ms(net_of(wsi));
         return 0;
@@ -488,7 +87,7 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
             s->close_code = ((const uint8_t *)in)[0] << 8 | ((const uint8_t *)in)[1];
         return 0;
     case LWS_CALLBACK_TIMER:
-        /* begin_close's: now libwebsockets' close flow may start, once it
+        /* net_begin_close's: now libwebsockets' close flow may start, once it
          * holds no part of an earlier frame: with output still buffered,
          * lws 4.1 flushes it and then drops the socket without a close
          * frame. Nothing new is written meanwhile, so the wait is short (a
@@ -500,45 +99,10 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
         }
         return -1;
     case LWS_CALLBACK_SERVER_WRITEABLE:
-        return s && s->established ? on_writeable(net_of(wsi), s, wsi) : 0;
+        return s && s->established ? net_on_writeable(net_of(wsi), s, wsi) : 0;
     default:
         /* Static files are served by the mount through the default handler. */
         return lws_callback_http_dummy(wsi, reason, user, in, len);
-    }
-}
-
-/* ---- keepalive and timeouts ---------------------------------------------- */
-
-/* Once a second: pings for quiet clients; closes for the dead, the stuck
- * and the half-sent. Whatever a peer does, its slot comes back within
- * stall or idle timeout plus CLOSE_GRACE_MS. */
-static void sweep(uv_timer_t *t)
-{
-    net_t *n = t->data;
-    uint64_t now = now_ms(n);
-    const uint64_t idle = n->cfg.idle_timeout_ms, stall = n->cfg.stall_timeout_ms, ping_every = idle / 3;
-    for (size_t i = 0; i < n->cfg.max_clients; i++) {
-        session_t *s = n->slots[i];
-        if (!s) continue;
-        if (s->closing) {
-            if (now - s->close_started_ms > CLOSE_GRACE_MS) cut_off(s);
-            continue;
-        }
-        if (has_pending(n, s) && now - s->last_progress_ms > stall) {
-            /* It reads nothing: even a close frame would not get through. */
-            n->stats.stalled++;
-            s->close_code = LWS_CLOSE_STATUS_POLICY_VIOLATION;
-            cut_off(s);
-        } else if (s->in_message && now - s->message_started_ms > stall) {
-            begin_close(n, s, LWS_CLOSE_STATUS_POLICY_VIOLATION, "message left incomplete");
-        } else if (now - s->last_rx_ms > idle) {
-            n->stats.idle++;
-            begin_close(n, s, LWS_CLOSE_STATUS_GOINGAWAY, "no answer to pings");
-        } else if (now - s->last_rx_ms >= ping_every && now - s->last_ping_ms >= ping_every) {
-            s->last_ping_ms = now;
-            s->ping_due = true;
-            flush_now(n, s);
-        }
     }
 }
 
@@ -557,20 +121,8 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
         return NULL;
     }
     n->cfg.web_root = n->web_root;
-    address_limits_config_t limits = {
-        .capacity = cfg->max_clients * 2 > ADDRESS_TABLE_MIN ? cfg->max_clients * 2 : ADDRESS_TABLE_MIN,
-        .connect_per_s = cfg->connect_per_s,
-        .connect_burst = cfg->connect_burst,
-        .auth_free_failures = cfg->auth_free_failures,
-        .auth_delay_ms = AUTH_DELAY_MS,
-        .auth_delay_max_ms = AUTH_DELAY_MAX_MS,
-        .auth_forget_ms = AUTH_FORGET_MS,
-        .hash_seed = uv_hrtime(),
-    };
-    /* A seed an attacker cannot know; the clock only if the kernel has none. */
-    getrandom(&limits.hash_seed, sizeof limits.hash_seed, GRND_NONBLOCK);
     n->slots = calloc(cfg->max_clients, sizeof *n->slots);
-    n->limits = address_limits_create(&limits);
+    n->limits = net_limits_create(cfg);
     if (!n->slots || !n->limits) {
         address_limits_destroy(n->limits);
         free(n->slots);
@@ -629,7 +181,7 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
     void *loops[] = {loop};
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
-    /* UTF-8 is checked by on_receive, not by libwebsockets (see utf8.h). */
+    /* UTF-8 is checked by net_on_receive (receive.c), not by libwebsockets (see utf8.h). */
     info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
     info.foreign_loops = loops; /* ignored without LWS_SERVER_OPTION_LIBUV */
     /* lws 4.1 with IPv6 on binds an IPv4 address as "all interfaces" (lws
@@ -659,9 +211,7 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
         return NULL;
     }
     n->port = lws_get_vhost_listen_port(lws_get_vhost_by_name(n->ctx, "default"));
-    uv_timer_init(loop, &n->sweep_timer);
-    n->sweep_timer.data = n;
-    uv_timer_start(&n->sweep_timer, sweep, SWEEP_MS, SWEEP_MS);
+    net_keepalive_start(n);
     return n;
 }
 
@@ -669,99 +219,10 @@ int net_port(const net_t *n) { return n->port; }
 size_t net_client_count(const net_t *n) { return n->n_clients; }
 size_t net_headroom(void) { return LWS_PRE; }
 
-static session_t *find(net_t *n, size_t slot, uint32_t client_id)
-{
-    session_t *s = slot < n->cfg.max_clients ? n->slots[slot] : NULL;
-    return s && s->client_id == client_id ? s : NULL;
-}
-
-size_t net_backlog(const net_t *n, size_t slot, uint32_t client_id)
-{
-    const session_t *s = slot < n->cfg.max_clients ? n->slots[slot] : NULL;
-    return s && s->client_id == client_id ? s->out_count : 0;
-}
-
-void net_send(net_t *n, size_t slot, uint32_t client_id, const char *text)
-{
-    session_t *s = find(n, slot, client_id);
-    if (s) enqueue(n, s, text);
-}
-
-uint64_t net_auth_wait(net_t *n, size_t slot, uint32_t client_id)
-{
-    session_t *s = find(n, slot, client_id);
-    /* Only asked from a message of the client itself, so it is there. */
-    uint64_t wait = s ? address_limits_auth_wait(n->limits, &s->addr, now_ms(n)) : AUTH_DELAY_MS;
-    if (wait) n->stats.auth_throttled++;
-    return wait;
-}
-
-void net_auth_result(net_t *n, size_t slot, uint32_t client_id, bool right)
-{
-    session_t *s = find(n, slot, client_id);
-    if (!s) return;
-    if (right) {
-        address_limits_auth_succeeded(n->limits, &s->addr);
-        return;
-    }
-    n->stats.auth_failed++;
-    address_limits_auth_failed(n->limits, &s->addr, now_ms(n));
-}
-
 void net_close(net_t *n, size_t slot, uint32_t client_id, int code, const char *reason)
 {
-    session_t *s = find(n, slot, client_id);
-    if (s) begin_close(n, s, code, reason);
-}
-
-void net_send_latest(net_t *n, unsigned key, const char *text)
-{
-    if (key >= NET_LATEST_KEYS) return;
-    size_t len;
-    uint8_t *buf = NULL;
-    if (text_frame(n, text, &buf, &len)) return; /* invalid, or out of memory: the previous news stands */
-    free(n->latest[key].buf);
-    n->latest[key] = (latest_t){buf, len};
-    const uint64_t bit = 1ull << (key % 64);
-    for (size_t i = 0; i < n->cfg.max_clients; i++) {
-        session_t *s = n->slots[i];
-        if (!s || s->closing) continue;
-        if (s->latest_dirty[key / 64] & bit) {
-            n->stats.latest_replaced++;
-        } else {
-            note_pending(n, s);
-            s->latest_dirty[key / 64] |= bit;
-        }
-        flush_now(n, s);
-    }
-}
-
-void net_publish_snapshot(net_t *n, uint8_t *frame, size_t len)
-{
-    for (size_t i = 0; i < n->cfg.max_clients; i++) {
-        session_t *s = n->slots[i];
-        if (!s || s->closing || s->protocol != 1) continue;
-        if (n->snap_len && s->snap_seq != n->snap_seq) n->stats.snapshots_skipped++;
-        else note_pending(n, s);
-    }
-    n->snap = frame;
-    n->snap_len = len;
-    n->snap_seq++;
-    for (size_t i = 0; i < n->cfg.max_clients; i++)
-        if (n->slots[i] && !n->slots[i]->closing && n->slots[i]->protocol == 1) lws_callback_on_writable(n->slots[i]->wsi);
-}
-
-void net_publish_v2(net_t *n)
-{
-    for (size_t i = 0; i < n->cfg.max_clients; i++) {
-        session_t *s = n->slots[i];
-        if (!s || s->closing || s->protocol != 2) continue;
-        if (s->snap_seq != n->v2_seq) n->stats.v2_skipped++;
-        else note_pending(n, s);
-    }
-    n->v2_seq++;
-    for (size_t i = 0; i < n->cfg.max_clients; i++)
-        if (n->slots[i] && !n->slots[i]->closing && n->slots[i]->protocol == 2) flush_now(n, n->slots[i]);
+    session_t *s = net_find(n, slot, client_id);
+    if (s) net_begin_close(n, s, code, reason);
 }
 
 size_t net_protocol_count(const net_t *n, int protocol) { return protocol == 1 || protocol == 2 ? n->n_protocol[protocol] : 0; }
@@ -788,10 +249,9 @@ void net_shutdown(net_t *n, void (*done)(void *arg), void *arg)
     n->shutting_down = true;
     n->shutdown_done = done;
     n->shutdown_arg = arg;
-    uv_timer_stop(&n->sweep_timer);
-    uv_close((uv_handle_t *)&n->sweep_timer, NULL);
+    net_keepalive_stop(n);
     for (size_t i = 0; i < n->cfg.max_clients; i++)
-        if (n->slots[i]) begin_close(n, n->slots[i], LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
+        if (n->slots[i]) net_begin_close(n, n->slots[i], LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
     uv_timer_init(n->loop, &n->shutdown_timer);
     n->shutdown_timer.data = n;
     n->shutdown_started = uv_now(n->loop);

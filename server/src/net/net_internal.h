@@ -1,5 +1,6 @@
-/* net_internal: what net.c (sessions and fan-out) and http_status.c
- * (/healthz and /metrics) share. Not for the rest of the server. */
+/* net_internal: what the files of net/ share (the state of net and of a
+ * session, and the functions one file calls in another). Not for the rest
+ * of the server, which sees net.h only. */
 #ifndef SWARMCAST_NET_INTERNAL_H
 #define SWARMCAST_NET_INTERNAL_H
 
@@ -24,6 +25,12 @@ typedef enum {
 /* Close codes counted one by one; any other is counted as "other". */
 #define NET_CLOSE_CODES {1000, 1001, 1006, 1007, 1008, 1009, 1011, 1013}
 #define NET_CLOSE_KINDS 9 /* the codes above, then other */
+
+/* The kernel's send buffer of a session. Linux grows it to megabytes on
+ * its own, and a client that stops reading would only be noticed once that
+ * much had piled up (a minute of a small flock). 128 KiB still carries
+ * several MB/s at a 50 ms round trip. */
+#define SESSION_SNDBUF_BYTES (128 * 1024)
 
 typedef struct net_stats {
     uint64_t accepted;
@@ -119,6 +126,46 @@ struct net {
 };
 
 static inline net_t *net_of(struct lws *wsi) { return lws_context_user(lws_get_context(wsi)); }
+static inline uint64_t now_ms(const net_t *n) { return uv_now(n->loop); }
+/* The session in slot if it is still the one of client_id (else it left). */
+static inline session_t *net_find(net_t *n, size_t slot, uint32_t client_id)
+{
+    session_t *s = slot < n->cfg.max_clients ? n->slots[slot] : NULL;
+    return s && s->client_id == client_id ? s : NULL;
+}
+
+/* Closing (net.c): net_begin_close starts the closing handshake with a code
+ * and reason; net_cut_off drops a peer that reads nothing, without one. */
+void net_begin_close(net_t *n, session_t *s, int code, const char *reason);
+void net_cut_off(session_t *s);
+
+/* Admission (admission.c): the LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION,
+ * ESTABLISHED and CLOSED of a session, and the per-address limits they
+ * keep (made from cfg by net_limits_create). */
+int net_on_filter(net_t *n, struct lws *wsi);
+int net_on_established(net_t *n, session_t *s, struct lws *wsi);
+void net_on_closed(net_t *n, session_t *s);
+address_limits_t *net_limits_create(const net_config_t *cfg);
+
+/* LWS_CALLBACK_RECEIVE: a chunk of a message (receive.c). */
+int net_on_receive(net_t *n, session_t *s, struct lws *wsi, const void *in, size_t len);
+
+/* Keepalive and timeouts (keepalive.c): the sweep's timer, started with
+ * the context and stopped at shutdown. */
+void net_keepalive_start(net_t *n);
+void net_keepalive_stop(net_t *n);
+
+/* The fan-out (fanout.c). */
+/* Whether anything waits to be written to s. */
+bool net_has_pending(const net_t *n, const session_t *s);
+/* Frees what s's outbox still holds (it is closed). */
+void net_outbox_clear(session_t *s);
+/* Queues text for s (copied): closes s when its outbox is full. */
+void net_enqueue(net_t *n, session_t *s, const char *text);
+/* LWS_CALLBACK_SERVER_WRITEABLE: writes the next thing s is owed. */
+int net_on_writeable(net_t *n, session_t *s, struct lws *wsi);
+/* Writes what s is owed now, from outside any libwebsockets callback. */
+void net_flush_now(net_t *n, session_t *s);
 
 /* The HTTP callbacks of /healthz and /metrics (http_status.c). */
 int health_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);

@@ -1,0 +1,218 @@
+/* admission: who may hold a session, and what an address may do. Before
+ * the upgrade is answered (net_on_filter: the connect rate, a well-formed
+ * request, the Origin), when it is established (net_on_established: a free
+ * slot, the sessions per address, a client id, its hello) and when it ends
+ * (net_on_closed: the slot and the address's count given back, the close
+ * counted); and the control-token guesses each address may make. The
+ * limits themselves are address_limits.c's. Loop thread only. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+
+#include "net/net_internal.h"
+
+/* RFC 6455 registry code 1013, which lws 4.1 has no name for. */
+#define CLOSE_TRY_AGAIN_LATER 1013
+/* RFC 6585's "Too Many Requests", which lws 4.1 has no name for either. */
+#define HTTP_TOO_MANY_REQUESTS 429
+/* Control-token guesses (address_limits.h): past the free failures an
+ * address waits 1 s before its next guess, doubled per further failure up
+ * to AUTH_DELAY_MAX_MS (so at most two a minute, sustained); ten minutes
+ * without a failure and it starts afresh. */
+#define AUTH_DELAY_MS 1000
+#define AUTH_DELAY_MAX_MS 30000
+#define AUTH_FORGET_MS (10 * 60 * 1000)
+/* Addresses remembered at least (and twice --max-clients, so that every
+ * session's address has an entry and as many again are left for the
+ * addresses that only failed or connected). */
+#define ADDRESS_TABLE_MIN 4096
+
+static void count_close(net_t *n, int code)
+{
+    static const int codes[] = NET_CLOSE_CODES;
+    size_t k = 0;
+    while (k < sizeof codes / sizeof codes[0] && codes[k] != code) k++;
+    n->stats.closes[k]++;
+}
+
+/* The per-address limits for cfg (address_limits.h). NULL when out of
+ * memory. */
+address_limits_t *net_limits_create(const net_config_t *cfg)
+{
+    address_limits_config_t limits = {
+        .capacity = cfg->max_clients * 2 > ADDRESS_TABLE_MIN ? cfg->max_clients * 2 : ADDRESS_TABLE_MIN,
+        .connect_per_s = cfg->connect_per_s,
+        .connect_burst = cfg->connect_burst,
+        .auth_free_failures = cfg->auth_free_failures,
+        .auth_delay_ms = AUTH_DELAY_MS,
+        .auth_delay_max_ms = AUTH_DELAY_MAX_MS,
+        .auth_forget_ms = AUTH_FORGET_MS,
+        .hash_seed = uv_hrtime(),
+    };
+    /* A seed an attacker cannot know; the clock only if the kernel has none. */
+    getrandom(&limits.hash_seed, sizeof limits.hash_seed, GRND_NONBLOCK);
+    return address_limits_create(&limits);
+}
+
+/* Whether origin is one of the comma-separated allowed ones (exact match). */
+static bool origin_allowed(const char *allowed, const char *origin)
+{
+    size_t len = strlen(origin);
+    for (const char *p = allowed; *p;) {
+        while (*p == ' ' || *p == ',') p++;
+        const char *end = p;
+        while (*end && *end != ',') end++;
+        const char *last = end;
+        while (last > p && last[-1] == ' ') last--;
+        if ((size_t)(last - p) == len && len && memcmp(p, origin, len) == 0) return true;
+        p = end;
+    }
+    return false;
+}
+
+/* RFC 6455 4.2.1: version 13 and a key of 16 bytes in base64 (24
+ * characters ending "=="), which libwebsockets 4.1 does not check. */
+static bool upgrade_well_formed(struct lws *wsi)
+{
+    char version[8], key[64];
+    int lv = lws_hdr_copy(wsi, version, sizeof version, WSI_TOKEN_VERSION);
+    int lk = lws_hdr_copy(wsi, key, sizeof key, WSI_TOKEN_KEY);
+    if (lv != 2 || strcmp(version, "13") != 0 || lk != 24 || key[22] != '=' || key[23] != '=') return false;
+    for (int i = 0; i < 22; i++)
+        if (!(isalnum((unsigned char)key[i]) || key[i] == '+' || key[i] == '/')) return false;
+    return true;
+}
+
+/* The remote address of wsi as the per-address limits see it (a socket
+ * that is neither IPv4 nor IPv6 is the all-zero key). */
+static addr_key_t peer_key(struct lws *wsi)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    addr_key_t key = {{0}};
+    if (getpeername(lws_get_socket_fd(wsi), (struct sockaddr *)&ss, &len) == 0)
+        addr_key_from_sockaddr((struct sockaddr *)&ss, &key);
+    return key;
+}
+
+/* Before the upgrade is answered: an address opening sessions faster than
+ * --connect-rate is refused (429) before anything else is done for it, so
+ * that reconnecting mints no budget and costs no slot; a malformed request
+ * is refused (400), and a browser page from another site may not open a
+ * session (403; a request with no Origin is no browser's, and allowed). */
+int net_on_filter(net_t *n, struct lws *wsi)
+{
+    addr_key_t key = peer_key(wsi);
+    if (!address_limits_connect(n->limits, &key, now_ms(n))) {
+        n->stats.refused[REFUSED_CONNECT_RATE]++;
+        lws_return_http_status(wsi, HTTP_TOO_MANY_REQUESTS, "too many new connections from this address");
+        return -1;
+    }
+    if (!upgrade_well_formed(wsi)) {
+        lws_return_http_status(wsi, HTTP_STATUS_BAD_REQUEST, "not a version 13 WebSocket upgrade");
+        return -1;
+    }
+    if (!n->cfg.allow_origin) return 0;
+    char origin[256];
+    int len = lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN);
+    if (len <= 0 && lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN) == 0) return 0;
+    if (len > 0 && origin_allowed(n->cfg.allow_origin, origin)) return 0;
+    n->stats.refused[REFUSED_ORIGIN]++;
+    lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, "this Origin may not open a session");
+    return -1;
+}
+
+static void refuse(net_t *n, session_t *s, refusal_t why, int code, const char *reason)
+{
+    n->stats.refused[why]++;
+    net_begin_close(n, s, code, reason);
+}
+
+int net_on_established(net_t *n, session_t *s, struct lws *wsi)
+{
+    memset(s, 0, sizeof *s);
+    s->wsi = wsi;
+    s->established = true;
+    uint64_t now = now_ms(n);
+    s->last_rx_ms = s->last_progress_ms = s->last_ping_ms = now;
+    s->addr = peer_key(wsi);
+    if (n->shutting_down) {
+        refuse(n, s, REFUSED_SHUTTING_DOWN, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
+        return 0;
+    }
+    size_t slot = 0;
+    while (slot < n->cfg.max_clients && n->slots[slot]) slot++;
+    if (slot == n->cfg.max_clients) {
+        refuse(n, s, REFUSED_FULL, CLOSE_TRY_AGAIN_LATER, "server full, try again later");
+        return 0;
+    }
+    if (address_limits_sessions(n->limits, &s->addr) >= n->cfg.max_per_address) {
+        refuse(n, s, REFUSED_PER_ADDRESS, CLOSE_TRY_AGAIN_LATER, "too many connections from this address");
+        return 0;
+    }
+    if (!(s->rx = malloc(n->cfg.max_message_bytes))) return -1;
+    int sndbuf = SESSION_SNDBUF_BYTES;
+    setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+    s->counted = true;
+    s->slot = slot;
+    address_limits_session_opened(n->limits, &s->addr, now);
+    /* Ids wrap below NET_CLIENT_ID_LIMIT, skipping 0. */
+    n->last_client_id = n->last_client_id % (NET_CLIENT_ID_LIMIT - 1) + 1;
+    s->client_id = n->last_client_id;
+    const struct lws_protocols *p = lws_get_protocol(wsi);
+    s->protocol = p && strcmp(p->name, "swarmcast.v2") == 0 ? 2 : 1;
+    /* The first snapshot it gets is the next one. */
+    s->snap_seq = s->protocol == 2 ? n->v2_seq : n->snap_seq;
+    n->slots[slot] = s;
+    n->n_clients++;
+    n->n_protocol[s->protocol]++;
+    n->stats.accepted++;
+    char *hello = n->cb.on_open(n->cb.user, s->client_id, slot, s->protocol);
+    if (!hello) {
+        net_begin_close(n, s, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "cannot serve this client");
+        return 0;
+    }
+    net_enqueue(n, s, hello);
+    free(hello);
+    return 0;
+}
+
+void net_on_closed(net_t *n, session_t *s)
+{
+    if (!s->established) return; /* a handshake that never became a session */
+    count_close(n, s->close_code ? s->close_code : LWS_CLOSE_STATUS_ABNORMAL_CLOSE);
+    s->established = false;
+    net_outbox_clear(s);
+    free(s->rx);
+    s->rx = NULL;
+    if (!s->counted) return;
+    s->counted = false;
+    n->slots[s->slot] = NULL;
+    n->n_clients--;
+    n->n_protocol[s->protocol]--;
+    address_limits_session_closed(n->limits, &s->addr);
+    n->cb.on_close(n->cb.user, s->client_id, s->slot);
+}
+
+uint64_t net_auth_wait(net_t *n, size_t slot, uint32_t client_id)
+{
+    session_t *s = net_find(n, slot, client_id);
+    /* Only asked from a message of the client itself, so it is there. */
+    uint64_t wait = s ? address_limits_auth_wait(n->limits, &s->addr, now_ms(n)) : AUTH_DELAY_MS;
+    if (wait) n->stats.auth_throttled++;
+    return wait;
+}
+
+void net_auth_result(net_t *n, size_t slot, uint32_t client_id, bool right)
+{
+    session_t *s = net_find(n, slot, client_id);
+    if (!s) return;
+    if (right) {
+        address_limits_auth_succeeded(n->limits, &s->addr);
+        return;
+    }
+    n->stats.auth_failed++;
+    address_limits_auth_failed(n->limits, &s->addr, now_ms(n));
+}

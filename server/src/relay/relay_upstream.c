@@ -1,0 +1,268 @@
+/* relay_upstream: the relay's own conversation with the simulation, on its
+ * tag's subjects (PROTOCOL.md, "NATS subjects"): its viewers' envelopes up
+ * (P.cmd.<tag>), the lease every second (P.lease.<tag>: the views its
+ * viewers need), and what comes back on P.reply.<tag>: a lease answer (the
+ * world and its hello, the grants, a census, or the tag taken by another
+ * relay), a reply to one viewer, or a kick. Loop thread only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "protocol/utf8.h"
+#include "relay/relay_internal.h"
+#include "relay/relay_lease.h"
+
+/* Distinct views a relay leases at most (the simulation refuses a lease
+ * of more); past it viewers share a containing view (views.h). */
+#define RELAY_MAX_VIEWS LEASE_MAX_VIEWS
+
+/* ---- to the simulation ---------------------------------------------- */
+
+void relay_send_envelope(relay_t *r, bridge_kind_t kind, uint32_t global_id, bool operator, const char *text,
+                         size_t len)
+{
+    bridge_envelope_t e = {.kind = kind, .operator = operator, .client_id = global_id,
+                           .text = {(const uint8_t *)text, len, text != NULL}};
+    if (!r->link || !global_id) return; /* shutting down; a viewer whose id was given up (change_tag) */
+    size_t n;
+    uint8_t *msg = bridge_envelope_encode(&e, &n);
+    if (!msg) return;
+    nats_link_publish(r->link, r->subj_cmd, r->subj_reply, msg, n);
+    free(msg);
+}
+
+void relay_send_open(relay_t *r, size_t slot)
+{
+    relay_send_envelope(r, BRIDGE_OPEN, r->clients[slot].global_id, relay_is_operator(r, slot), NULL, 0);
+}
+
+/* How this process names itself in its leases: name#instance. */
+static void lease_name(const relay_t *r, char out[LEASE_NAME_MAX + 1])
+{
+    snprintf(out, LEASE_NAME_MAX + 1, "%s#%08x", r->name, (unsigned)r->instance);
+}
+
+/* The views the viewers need, to the simulation (every second, and soon
+ * after they change). */
+void relay_send_lease(relay_t *r)
+{
+    size_t n = 0;
+    const view_spec_t *specs = r->views ? views_specs(r->views, &n) : NULL;
+    if (!specs) n = 0;
+    lease_request_t req = {.tag = r->tag, .clients = (uint32_t)net_client_count(r->net)};
+    lease_name(r, req.relay);
+    asked_t *q = &r->asked;
+    q->n = 0;
+    for (size_t i = 0; i < n && i < LEASE_MAX_VIEWS; i++) {
+        req.views[i] = (lease_view_t){specs[i].mode, specs[i].rect};
+        q->view_ids[i] = specs[i].id;
+        q->views[i] = req.views[i];
+        q->n = req.n_views = i + 1;
+    }
+    char *text = lease_request_format(&req);
+    if (!text) return;
+    if (nats_link_publish(r->link, r->subj_lease, r->subj_reply, text, strlen(text)) == 0) r->n.leases_sent++;
+    free(text);
+    r->lease_due = false;
+    r->lease_sent_ns = now_ns();
+}
+
+/* ---- the simulation's answers ---------------------------------------------- */
+
+static void close_everyone(relay_t *r, int code, const char *reason)
+{
+    for (size_t s = 0; s < r->cfg.max_clients; s++)
+        if (r->clients[s].net_id) net_close(r->net, s, r->clients[s].net_id, code, reason);
+}
+
+unsigned relay_random_tag(void)
+{
+    uint64_t t = now_ns();
+    return (unsigned)((t ^ (t >> 17) ^ (uint64_t)getpid() * 2654435761u) % SUBJECT_TAG_MAX) + 1;
+}
+
+static void on_reply(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len);
+
+/* The subjects of the current tag (P.cmd.<tag>, P.lease.<tag>), and listens
+ * on its reply subject. 0 or -1. */
+int relay_listen_for_replies(relay_t *r)
+{
+    nats_link_unsubscribe(r->link, r->sub_reply);
+    r->sub_reply = NULL;
+    const char *p = r->cfg.nats_prefix;
+    if (subject_reply(r->subj_reply, sizeof r->subj_reply, p, r->tag) ||
+        subject_cmd(r->subj_cmd, sizeof r->subj_cmd, p, r->tag) ||
+        subject_lease(r->subj_lease, sizeof r->subj_lease, p, r->tag))
+        return -1;
+    r->sub_reply = nats_link_subscribe(r->link, r->subj_reply, REPLY_PENDING_MSGS, REPLY_PENDING_BYTES, on_reply, r);
+    return r->sub_reply ? 0 : -1;
+}
+
+/* Another live relay holds our tag: take another; viewers greeted with ids
+ * of the old one must reconnect. */
+static void change_tag(relay_t *r)
+{
+    unsigned old = r->tag;
+    do r->tag = relay_random_tag();
+    while (r->tag == old);
+    r->n.tag_changes++;
+    if (!r->cfg.relay_name) snprintf(r->name, sizeof r->name, "relay-%u", r->tag);
+    fprintf(stderr, "swarmcast: relay tag %u is taken by another relay; now tag %u\n", old, r->tag);
+    /* Their ids are the other relay's now: no CLOSE may go out under them. */
+    for (size_t s = 0; s < r->cfg.max_clients; s++)
+        if (r->clients[s].net_id) {
+            client_slots_remove(r->by_id, r->clients[s].global_id);
+            r->clients[s].global_id = 0;
+        }
+    close_everyone(r, 1012, "relay restarting, reconnect");
+    relay_listen_for_replies(r);
+    r->lease_due = true;
+}
+
+/* Our fixed tag (--relay-tag) is held by another instance, most likely
+ * this relay's predecessor restarted within the lease's 5 s: a fixed tag is
+ * the one this relay's NATS user may use (docker/nats.conf), so it keeps
+ * it and asks again each second until the old lease runs out, then
+ * announces its viewers afresh (the simulation closes the old ones). */
+static void wait_for_tag(relay_t *r)
+{
+    if (!r->tag_waiting)
+        fprintf(stderr, "swarmcast: relay tag %u (--relay-tag) is held by another relay; waiting for it\n", r->tag);
+    r->tag_waiting = true;
+    r->replay_due = true;
+}
+
+/* The views are cut from the simulation's world: made at its first answer,
+ * and again (every viewer keeping its connection, getting keys) if a
+ * restarted simulation has another size. */
+static int set_world(relay_t *r, float w, float h)
+{
+    if (r->viewers && w == r->world_w && h == r->world_h) return 0;
+    viewers_t *old_viewers = r->viewers;
+    views_t *old_views = r->views;
+    views_t *views = views_create(r->cfg.max_views < RELAY_MAX_VIEWS ? r->cfg.max_views : RELAY_MAX_VIEWS);
+    viewers_t *viewers = views ? viewers_create(r->cfg.max_clients, views, w, h, (double)r->cfg.detail_budget) : NULL;
+    if (!viewers) {
+        views_destroy(views);
+        return -1;
+    }
+    r->views = views;
+    r->viewers = viewers;
+    r->world_w = w;
+    r->world_h = h;
+    viewers_destroy(old_viewers);
+    views_destroy(old_views);
+    free(r->grants);
+    r->grants = NULL;
+    r->n_grants = 0;
+    relay_sync_subscriptions(r);
+    relay_stream_reset(r->stream);
+    for (size_t s = 0; s < r->cfg.max_clients; s++)
+        if (r->clients[s].net_id) viewers_open(r->viewers, s, now_ns());
+    r->lease_due = true;
+    return 0;
+}
+
+/* The viewers, announced again to a simulation that may have lost them. */
+static void replay_viewers(relay_t *r)
+{
+    r->n.replays++;
+    for (size_t s = 0; s < r->cfg.max_clients; s++) {
+        relay_client_t *c = &r->clients[s];
+        if (!c->net_id) continue;
+        relay_send_open(r, s);
+        if (c->hello_text) relay_send_envelope(r, BRIDGE_TEXT, c->global_id, relay_is_operator(r, s), c->hello_text,
+                                         strlen(c->hello_text));
+    }
+}
+
+static void on_lease_answer(relay_t *r, const char *text, size_t len)
+{
+    lease_reply_t a;
+    if (lease_reply_parse(text, len, &a)) {
+        r->n.bad_messages++;
+        return;
+    }
+    char me[LEASE_NAME_MAX + 1];
+    lease_name(r, me);
+    if (a.to[0] && strcmp(a.to, me) != 0) { /* another relay's, that asked for our tag */
+        free(a.hello);
+        return;
+    }
+    r->n.leases_answered++;
+    if (!a.ok) {
+        if (strcmp(a.error, "tag_taken") == 0 && r->cfg.relay_tag)
+            wait_for_tag(r);
+        else if (strcmp(a.error, "tag_taken") == 0)
+            change_tag(r);
+        else
+            fprintf(stderr, "swarmcast: relay: the simulation refused the lease: %s\n", a.error);
+        free(a.hello);
+        return;
+    }
+    r->lease_answered_ns = now_ns();
+    r->tag_waiting = false;
+    relay_world_t w;
+    if (relay_hello_world(a.hello, &w) == 0 && set_world(r, (float)w.width, (float)w.height) == 0) {
+        r->limits = (cmd_limits_t){(float)w.width, (float)w.height, w.max_agents ? w.max_agents : r->cfg.max_agents};
+        if (w.control_token && !r->cfg.control_token && !r->sim_token)
+            fprintf(stderr, "swarmcast: relay: the simulation has a control token and this relay none: its viewers "
+                            "stay visitors (start the relay with the same --control-token)\n");
+        r->sim_token = w.control_token;
+        free(r->sim_hello);
+        r->sim_hello = a.hello;
+        a.hello = NULL;
+    }
+    free(a.hello);
+    if (r->views) relay_apply_grants(r, &a);
+    if (r->replay_due) {
+        r->replay_due = false;
+        replay_viewers(r);
+    } else if (a.announce) {
+        /* The simulation holds viewers this relay no longer has: the ones
+         * it has, announced again, stay; the rest it closes. */
+        r->n.replays++;
+        for (size_t s = 0; s < r->cfg.max_clients; s++)
+            if (r->clients[s].net_id) relay_send_open(r, s);
+    }
+}
+
+static void on_reply(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len)
+{
+    relay_t *r = user;
+    (void)subject, (void)reply;
+    if (len == 0) return; /* a NATS status (no responders: no simulation is listening yet) */
+    if (data[0] == '{') {
+        on_lease_answer(r, (const char *)data, len);
+        return;
+    }
+    bridge_envelope_t e;
+    size_t slot;
+    if (bridge_envelope_decode(data, len, &e)) {
+        r->n.bad_messages++;
+        return;
+    }
+    if (client_slots_get(r->by_id, e.client_id, &slot)) return; /* gone meanwhile */
+    uint32_t net_id = r->clients[slot].net_id;
+    if (e.kind == BRIDGE_REPLY) {
+        char *text = malloc(e.text.len + 1);
+        if (!text) return;
+        memcpy(text, e.text.data, e.text.len);
+        text[e.text.len] = '\0';
+        net_send(r->net, slot, net_id, text);
+        free(text);
+    } else if (e.kind == BRIDGE_KICK) {
+        char reason[124]; /* a close frame's reason: 123 bytes of UTF-8 at most */
+        text_copy(reason, sizeof reason, (const char *)e.text.data, e.text.len);
+        /* A code a close frame may carry (RFC 6455 7.4), else policy violation. */
+        int code = e.code >= 1000 && e.code <= 4999 && e.code != 1005 && e.code != 1006 && e.code != 1015 ? e.code : 1008;
+        net_close(r->net, slot, net_id, code, reason);
+    }
+}
+
+void relay_on_nats_state(void *user, bool connected)
+{
+    relay_t *r = user;
+    if (connected) r->lease_due = true;
+}
