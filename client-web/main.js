@@ -4,11 +4,11 @@
 // window.swarmcast mirrors that state for the browser test (tests/e2e); its
 // field names are a contract, listed in the object literal below.
 
-import { decodeSnapshot, AGENT_FLAG_PREDATOR } from './protocol.js';
-import { Connection, relayUrls, rotateList, socketUrl, SUBPROTOCOL, SUBPROTOCOL_V2 } from './connection.js';
-import { Wire2Decoder, WIRE2_VERSION } from './wire2.js';
+import { decodeSnapshot, AGENT_FLAG_PREDATOR } from './net/protocol.js';
+import { Connection, relayUrls, rotateList, socketUrl, SUBPROTOCOL, SUBPROTOCOL_V2 } from './net/connection.js';
+import { Wire2Decoder, WIRE2_VERSION } from './net/wire2.js';
 import { createViewer } from './viewer.js';
-import { frameFromV1, frameFromV2 } from './frames.js';
+import { frameFromV1, frameFromV2 } from './net/frames.js';
 import { attachInput } from './input.js';
 import { createBanner, createStatus, errorText, errorTone } from './status.js';
 import { createPanel } from './panel.js';
@@ -16,7 +16,7 @@ import { hintText, initialInput, watchInput } from './hints.js';
 import { StreamMeters } from './meters.js';
 import { createPlots } from './plots.js';
 import { createCapture } from './capture.js';
-import { createRoleSession } from './role.js';
+import { createRoleSession } from './net/role.js';
 import { createHands } from './hands.js';
 
 const canvas = document.getElementById('world');

@@ -12,9 +12,9 @@
 // only when the tool is not "target": input.js keeps its own behaviour
 // (drag obstacles, right click) untouched.
 
-import * as cmd from './commands.js';
+import * as cmd from './net/commands.js';
 import { isFormControl } from './input.js';
-import { NEEDS_TOKEN } from './role.js';
+import { NEEDS_TOKEN } from './net/role.js';
 import { drawPerception, ZONE_COLORS } from './perception.js';
 
 export const TOOLS = [

@@ -17,7 +17,7 @@ import { createOverlay } from './overlay.js';
 import { drawTargets, drawStateMarks } from './scene_marks.js';
 import { drawPerceptionField } from './perception.js';
 import { createMinimap } from './minimap.js';
-import { ViewSender } from './view_sender.js';
+import { ViewSender } from './net/view_sender.js';
 
 // After the last movement, trails keep fading (and being drawn) this long.
 const TRAIL_FADE_MS = 1300;

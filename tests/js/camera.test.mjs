@@ -1,11 +1,11 @@
 // Tests of the viewer's camera (client-web/camera.js) and of the throttled
-// `view` command it leads to (client-web/view_sender.js).
+// `view` command it leads to (client-web/net/view_sender.js).
 //   node --test tests/js/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Camera, MAX_SCALE } from '../../client-web/camera.js';
-import { ViewSender, MIN_INTERVAL_MS } from '../../client-web/view_sender.js';
+import { ViewSender, MIN_INTERVAL_MS } from '../../client-web/net/view_sender.js';
 import { fitWorld } from '../../client-web/viewport.js';
 
 function near(a, b, eps = 1e-9) {

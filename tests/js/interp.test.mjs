@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Interpolator, DELAY_INTERVALS } from '../../client-web/interp.js';
-import { frameFromV1 } from '../../client-web/frames.js';
+import { frameFromV1 } from '../../client-web/net/frames.js';
 
 // A frame of n agents; items: [{ ident, x, y, heading, f }].
 function fakeFrame(tick, items, { keyed = false, paused = false, width = 1000, height = 1000, mode = 'detail' } = {}) {

@@ -1,4 +1,4 @@
-// Tests of the snapshot decoder (client-web/protocol.js) against the test
+// Tests of the snapshot decoder (client-web/net/protocol.js) against the test
 // vectors in protocol/vectors, written by protocol/vectors/make_vectors.py.
 //   node --test tests/js/
 import { test } from 'node:test';
@@ -9,7 +9,7 @@ import path from 'node:path';
 
 import {
   decodeSnapshot, PROTOCOL_VERSION, SNAPSHOT_KIND, snapshotSize,
-} from '../../client-web/protocol.js';
+} from '../../client-web/net/protocol.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const vectorsDir = path.resolve(here, '../../protocol/vectors');

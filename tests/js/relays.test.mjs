@@ -1,11 +1,11 @@
-// Tests of the page's relay list (client-web/connection.js: ?relays=, the
+// Tests of the page's relay list (client-web/net/connection.js: ?relays=, the
 // turn to the next relay when a connection fails, with a fake socket and
 // fake timers) and of the "world restarting" banner text (status.js).
 //   node --test tests/js/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Connection, relayUrls, rotateList, backoffDelay } from '../../client-web/connection.js';
+import { Connection, relayUrls, rotateList, backoffDelay } from '../../client-web/net/connection.js';
 import { bannerText } from '../../client-web/status.js';
 import { FakeSocket, fakeTimers } from '../lib/fake_connection.mjs';
 

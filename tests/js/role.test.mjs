@@ -1,4 +1,4 @@
-// Tests of the page's role session (client-web/role.js): what hello gives,
+// Tests of the page's role session (client-web/net/role.js): what hello gives,
 // `auth` and its answers, the token kept in (fake) sessionStorage, and the
 // obstacles a visitor may touch.
 //   node --test tests/js/
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 
 import {
   createRoleSession, roleOf, describeRole, authMessage, visitorObstaclesOf, TOKEN_STORAGE_KEY,
-} from '../../client-web/role.js';
+} from '../../client-web/net/role.js';
 
 // A Storage with the methods role.js uses.
 function fakeStorage(initial = {}) {

@@ -1,4 +1,4 @@
-// Micro-benchmark of the v2 decoder (client-web/wire2.js): median time to
+// Micro-benchmark of the v2 decoder (client-web/net/wire2.js): median time to
 // decode a detail delta of N moving items, and a key, in node. Prints figures;
 // asserts nothing (not a test: timings on a shared machine are not results).
 // The CPU time (user + system of this process) is printed next to the wall
@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
-import { Wire2Decoder } from '../../client-web/wire2.js';
+import { Wire2Decoder } from '../../client-web/net/wire2.js';
 import { chunk, frame, keyPayload, planDelta, bitLength } from './lib/wire2-writer.mjs';
 import { prng, randomItems } from './lib/wire2-model.mjs';
 

@@ -1,10 +1,10 @@
-// The v2 frame decoder (client-web/wire2.js) on frames built by the test
+// The v2 frame decoder (client-web/net/wire2.js) on frames built by the test
 // writer: keys, deltas, chains, LOD, the scene, idents, and rejection of
 // malformed and truncated frames with the state left as it was.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Wire2Decoder, WireError, IDENT_QUARANTINE_FRAMES } from '../../client-web/wire2.js';
+import { Wire2Decoder, WireError, IDENT_QUARANTINE_FRAMES } from '../../client-web/net/wire2.js';
 import {
   BitWriter, chunk, frame, keyPayload, deltaPayload, planDelta, lodKeyPayload, lodDeltaPayload,
   canonical, bitLength,

@@ -1,4 +1,4 @@
-// The v2 decoder (client-web/wire2.js) replays the C encoder's 1,000-snapshot
+// The v2 decoder (client-web/net/wire2.js) replays the C encoder's 1,000-snapshot
 // scripted run (tests/tools/wire2_stream.c: the real simulation with resets,
 // wrap-around, teleports, pauses and six clients with their own views, chains
 // and keys) and must hold, after every frame, the state the C side expects.
@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-import { Wire2Decoder } from '../../client-web/wire2.js';
+import { Wire2Decoder } from '../../client-web/net/wire2.js';
 import { repoRoot } from '../lib/server.mjs';
 import { assertState } from './lib/wire2-expect.mjs';
 

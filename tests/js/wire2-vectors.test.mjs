@@ -1,4 +1,4 @@
-// The v2 decoder (client-web/wire2.js) against the shared vectors
+// The v2 decoder (client-web/net/wire2.js) against the shared vectors
 // protocol/vectors/v2-NAME.json + v2-NAME-K.bin, made by the C encoder
 // (tests/tools/wire2_vectors.c): each JSON lists frames to feed one decoder
 // in order, with the state expected after each, or {"error": true} for a
@@ -9,7 +9,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
-import { Wire2Decoder, WireError } from '../../client-web/wire2.js';
+import { Wire2Decoder, WireError } from '../../client-web/net/wire2.js';
 import { assertState } from './lib/wire2-expect.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
