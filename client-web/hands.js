@@ -12,7 +12,7 @@
 import { createPresence } from './presence.js';
 import { createTools } from './tools.js';
 import { attachModelKeys } from './model_keys.js';
-import { drawTargets } from './scene_marks.js';
+import { drawTargets } from './draw/scene_marks.js';
 
 // deps: { root (the tool switch's place), presenceRoot (who is here: the
 //         panel's People section; root when absent), canvas, keyTarget, storage, send(command), getWorld(),

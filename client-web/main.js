@@ -7,7 +7,7 @@
 import { decodeSnapshot, AGENT_FLAG_PREDATOR } from './net/protocol.js';
 import { Connection, relayUrls, rotateList, socketUrl, SUBPROTOCOL, SUBPROTOCOL_V2 } from './net/connection.js';
 import { Wire2Decoder, WIRE2_VERSION } from './net/wire2.js';
-import { createViewer } from './viewer.js';
+import { createViewer } from './draw/viewer.js';
 import { frameFromV1, frameFromV2 } from './net/frames.js';
 import { attachInput } from './input.js';
 import { createBanner, createStatus, errorText, errorTone } from './status.js';

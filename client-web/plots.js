@@ -12,7 +12,7 @@
 // regardless.
 
 import { METRICS, MetricsLog, formatMetric } from './metrics_log.js';
-import { SPECIES_COLORS } from './palette.js';
+import { SPECIES_COLORS } from './draw/palette.js';
 import { downloadBlob, fileStamp } from './download.js';
 
 export const UPLOT_URL = './node_modules/uplot/dist/uPlot.esm.js';

@@ -15,7 +15,7 @@
 import * as cmd from './net/commands.js';
 import { isFormControl } from './input.js';
 import { NEEDS_TOKEN } from './net/role.js';
-import { drawPerception, ZONE_COLORS } from './perception.js';
+import { drawPerception, ZONE_COLORS } from './draw/perception.js';
 
 export const TOOLS = [
   { id: 'target', key: 'g', label: 'target', help: 'a click sets your target' },

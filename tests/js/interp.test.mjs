@@ -1,11 +1,11 @@
-// Tests of the viewer's interpolation buffer (client-web/interp.js), fed
+// Tests of the viewer's interpolation buffer (client-web/draw/interp.js), fed
 // frames in the shape frames.js gives (a small fake generator below stands
 // in for the wire decoders).
 //   node --test tests/js/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Interpolator, DELAY_INTERVALS } from '../../client-web/interp.js';
+import { Interpolator, DELAY_INTERVALS } from '../../client-web/draw/interp.js';
 import { frameFromV1 } from '../../client-web/net/frames.js';
 
 // A frame of n agents; items: [{ ident, x, y, heading, f }].

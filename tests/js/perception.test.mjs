@@ -1,10 +1,10 @@
-// Tests of key 4's drawing (client-web/perception.js drawPerceptionField):
+// Tests of key 4's drawing (client-web/draw/perception.js drawPerceptionField):
 // which agents get their zones drawn on the viewer's overlay.
 //   node --test tests/js/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { drawPerceptionField } from '../../client-web/perception.js';
+import { drawPerceptionField } from '../../client-web/draw/perception.js';
 
 const PARAMS = { sep_radius: 5, ali_radius: 10, coh_radius: 15, fov_sep: 360, fov_ali: 270, fov_coh: 270 };
 

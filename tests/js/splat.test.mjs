@@ -1,9 +1,9 @@
-// Tests of the CPU splat of small agents (client-web/splat.js).
+// Tests of the CPU splat of small agents (client-web/draw/splat.js).
 //   node --test tests/js/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Splatter } from '../../client-web/splat.js';
+import { Splatter } from '../../client-web/draw/splat.js';
 
 const W = 200;
 const H = 120;

@@ -8,8 +8,8 @@
 // fading trails. Otherwise it costs a few comparisons: a paused world with a
 // still camera draws nothing.
 
-import { Camera } from './camera.js';
-import { attachCameraInput } from './camera_input.js';
+import { Camera } from '../camera.js';
+import { attachCameraInput } from '../camera_input.js';
 import { Interpolator } from './interp.js';
 import { createGLRenderer } from './render_gl.js';
 import { createRenderer } from './render.js';
@@ -17,7 +17,7 @@ import { createOverlay } from './overlay.js';
 import { drawTargets, drawStateMarks } from './scene_marks.js';
 import { drawPerceptionField } from './perception.js';
 import { createMinimap } from './minimap.js';
-import { ViewSender } from './net/view_sender.js';
+import { ViewSender } from '../net/view_sender.js';
 
 // After the last movement, trails keep fading (and being drawn) this long.
 const TRAIL_FADE_MS = 1300;
