@@ -10,8 +10,8 @@
 // plain targets are removed (viewer.removeDefaultTargets()) by main.js.
 
 import { createPresence } from './presence.js';
-import { createTools } from './tools.js';
-import { attachModelKeys } from './model_keys.js';
+import { createTools } from './input/tools.js';
+import { attachModelKeys } from './input/model_keys.js';
 import { drawTargets } from './draw/scene_marks.js';
 
 // deps: { root (the tool switch's place), presenceRoot (who is here: the

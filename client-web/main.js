@@ -9,10 +9,10 @@ import { Connection, relayUrls, rotateList, socketUrl, SUBPROTOCOL, SUBPROTOCOL_
 import { Wire2Decoder, WIRE2_VERSION } from './net/wire2.js';
 import { createViewer } from './draw/viewer.js';
 import { frameFromV1, frameFromV2 } from './net/frames.js';
-import { attachInput } from './input.js';
+import { attachInput } from './input/input.js';
 import { createBanner, createStatus, errorText, errorTone } from './status.js';
 import { createPanel } from './panel.js';
-import { hintText, initialInput, watchInput } from './hints.js';
+import { hintText, initialInput, watchInput } from './input/hints.js';
 import { StreamMeters } from './meters.js';
 import { createPlots } from './plots.js';
 import { createCapture } from './capture.js';

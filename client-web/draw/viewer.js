@@ -8,8 +8,8 @@
 // fading trails. Otherwise it costs a few comparisons: a paused world with a
 // still camera draws nothing.
 
-import { Camera } from '../camera.js';
-import { attachCameraInput } from '../camera_input.js';
+import { Camera } from '../input/camera.js';
+import { attachCameraInput } from '../input/camera_input.js';
 import { Interpolator } from './interp.js';
 import { createGLRenderer } from './render_gl.js';
 import { createRenderer } from './render.js';

@@ -15,9 +15,9 @@
 // This module only decides *what* to send; commands.js shapes the JSON and
 // the connection numbers and sends it.
 
-import * as cmd from './net/commands.js';
+import * as cmd from '../net/commands.js';
 import { screenToWorld } from './viewport.js';
-import { NEEDS_TOKEN } from './net/role.js';
+import { NEEDS_TOKEN } from '../net/role.js';
 
 // An obstacle counts as under the mouse this many CSS pixels past its edge,
 // so small ones are easy to hit.

@@ -10,8 +10,8 @@
 // A visitor's keys send nothing and say why.
 
 import { isFormControl } from './input.js';
-import { NEEDS_TOKEN } from './net/role.js';
-import { setParam } from './net/commands.js';
+import { NEEDS_TOKEN } from '../net/role.js';
+import { setParam } from '../net/commands.js';
 
 // How long a sent switch waits for the server's echo before a new press
 // goes by the page's value again.

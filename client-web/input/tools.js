@@ -12,10 +12,10 @@
 // only when the tool is not "target": input.js keeps its own behaviour
 // (drag obstacles, right click) untouched.
 
-import * as cmd from './net/commands.js';
+import * as cmd from '../net/commands.js';
 import { isFormControl } from './input.js';
-import { NEEDS_TOKEN } from './net/role.js';
-import { drawPerception, ZONE_COLORS } from './draw/perception.js';
+import { NEEDS_TOKEN } from '../net/role.js';
+import { drawPerception, ZONE_COLORS } from '../draw/perception.js';
 
 export const TOOLS = [
   { id: 'target', key: 'g', label: 'target', help: 'a click sets your target' },
