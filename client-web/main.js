@@ -17,7 +17,7 @@ import { StreamMeters } from './meters.js';
 import { createPlots } from './plots.js';
 import { createCapture } from './capture.js';
 import { createRoleSession } from './net/role.js';
-import { createHands } from './hands.js';
+import { createHands } from './people/hands.js';
 
 const canvas = document.getElementById('world');
 

@@ -1,10 +1,10 @@
 // Tests of the page's side of many hands: names as the server takes them
-// (client-web/presence.js), and keys 1–5 (client-web/input/model_keys.js).
+// (client-web/people/presence.js), and keys 1–5 (client-web/input/model_keys.js).
 //   node --test tests/js/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { cleanName, cleanColor, generateName, generateColor, NAME_MAX_CHARS } from '../../client-web/presence.js';
+import { cleanName, cleanColor, generateName, generateColor, NAME_MAX_CHARS } from '../../client-web/people/presence.js';
 import { attachModelKeys } from '../../client-web/input/model_keys.js';
 
 test('a name is trimmed and kept when it has 1 to 24 printable characters, counted as characters', () => {

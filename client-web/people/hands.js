@@ -10,9 +10,9 @@
 // plain targets are removed (viewer.removeDefaultTargets()) by main.js.
 
 import { createPresence } from './presence.js';
-import { createTools } from './input/tools.js';
-import { attachModelKeys } from './input/model_keys.js';
-import { drawTargets } from './draw/scene_marks.js';
+import { createTools } from '../input/tools.js';
+import { attachModelKeys } from '../input/model_keys.js';
+import { drawTargets } from '../draw/scene_marks.js';
 
 // deps: { root (the tool switch's place), presenceRoot (who is here: the
 //         panel's People section; root when absent), canvas, keyTarget, storage, send(command), getWorld(),
