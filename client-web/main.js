@@ -14,8 +14,8 @@ import { createBanner, createStatus, errorText, errorTone } from './status.js';
 import { createPanel } from './panel.js';
 import { hintText, initialInput, watchInput } from './input/hints.js';
 import { StreamMeters } from './meters.js';
-import { createPlots } from './plots.js';
-import { createCapture } from './capture.js';
+import { createPlots } from './record/plots.js';
+import { createCapture } from './record/capture.js';
 import { createRoleSession } from './net/role.js';
 import { createHands } from './people/hands.js';
 

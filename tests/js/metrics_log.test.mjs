@@ -1,12 +1,12 @@
 // Tests of the metrics log behind the plots and the CSV download
-// (client-web/metrics_log.js).
+// (client-web/record/metrics_log.js).
 //   node --test tests/js/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { METRICS, MetricsLog, formatMetric } from '../../client-web/metrics_log.js';
+import { METRICS, MetricsLog, formatMetric } from '../../client-web/record/metrics_log.js';
 
 const sample = (tick, extra = {}) => ({
   type: 'metrics', tick, agents: 300, polarization: 0.5, milling: 0.1, mean_nn_distance: 14.2,

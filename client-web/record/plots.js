@@ -12,10 +12,10 @@
 // regardless.
 
 import { METRICS, MetricsLog, formatMetric } from './metrics_log.js';
-import { SPECIES_COLORS } from './draw/palette.js';
+import { SPECIES_COLORS } from '../draw/palette.js';
 import { downloadBlob, fileStamp } from './download.js';
 
-export const UPLOT_URL = './node_modules/uplot/dist/uPlot.esm.js';
+export const UPLOT_URL = '../node_modules/uplot/dist/uPlot.esm.js';
 // The plots follow new values at most this often.
 export const PLOT_REDRAW_MS = 1000;
 // Choices of the time window, seconds.
