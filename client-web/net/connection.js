@@ -5,7 +5,7 @@
 // environment (WebSocket, timers, clock, decoder) can be passed in, so Node
 // tests can drive it with a fake socket.
 
-import { utf8Length } from '../meters.js';
+import { utf8Length } from '../status/meters.js';
 
 export const SUBPROTOCOL = 'swarmcast.v1';
 // What the browser page asks for: protocol v2 (viewports, deltas).

@@ -1,4 +1,4 @@
-// Tests of the status line's measurements (client-web/meters.js), driven
+// Tests of the status line's measurements (client-web/status/meters.js), driven
 // with a made-up clock.
 //   node --test tests/js/
 import { test } from 'node:test';
@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 
 import {
   RateMeter, TickRateMeter, RttMeter, StreamMeters, utf8Length, RATE_WINDOW_MS, RTT_SAMPLES, RTT_FORGET_MS,
-} from '../../client-web/meters.js';
+} from '../../client-web/status/meters.js';
 
 test('a rate is unknown until a whole window was watched, then events per second over the window', () => {
   const r = new RateMeter(2000);

@@ -1,11 +1,11 @@
-// Tests of the status line (client-web/status.js) and of the close cause the
+// Tests of the status line (client-web/status/status.js) and of the close cause the
 // connection keeps for it (client-web/net/connection.js, with a fake socket and
 // fake timers).
 //   node --test tests/js/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { statusLine, closeText, errorText, errorTone, ratesLine, announcement } from '../../client-web/status.js';
+import { statusLine, closeText, errorText, errorTone, ratesLine, announcement } from '../../client-web/status/status.js';
 import { Connection } from '../../client-web/net/connection.js';
 import { FakeSocket, fakeTimers } from '../lib/fake_connection.mjs';
 
