@@ -11,7 +11,7 @@ import { createViewer } from './draw/viewer.js';
 import { frameFromV1, frameFromV2 } from './net/frames.js';
 import { attachInput } from './input/input.js';
 import { createBanner, createStatus, errorText, errorTone } from './status/status.js';
-import { createPanel } from './panel.js';
+import { createPanel } from './panel/panel.js';
 import { hintText, initialInput, watchInput } from './input/hints.js';
 import { StreamMeters } from './status/meters.js';
 import { createPlots } from './record/plots.js';

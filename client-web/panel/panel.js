@@ -35,9 +35,9 @@
 // Node tests; createPanel() is the DOM part. Everything is built with
 // createElement and classes: the page's CSP allows no inline style.
 
-import * as cmd from './net/commands.js';
+import * as cmd from '../net/commands.js';
 import { SECTIONS, sectionOf, labelOf, sectionOfModel } from './labels.js';
-import { describeRole, authMessage, NEEDS_TOKEN } from './net/role.js';
+import { describeRole, authMessage, NEEDS_TOKEN } from '../net/role.js';
 
 // A dragged slider sends at most this often (~10/s).
 export const SLIDER_INTERVAL_MS = 100;
