@@ -1,5 +1,5 @@
 // Tests of the panel's readable labels and sections (client-web/panel/labels.js,
-// client-web/panel/panel.js's grouping and help text).
+// client-web/panel/params.js's grouping and help text).
 //   node --test tests/js/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { labelOf, sectionOf, sectionOfModel, SECTIONS } from '../../client-web/panel/labels.js';
-import { groupParams, helpText, modelGroupKey } from '../../client-web/panel/panel.js';
+import { groupParams, helpText, modelGroupKey } from '../../client-web/panel/params.js';
 
 // Every parameter of the server's registry (server/src/sim/params.c).
 const registry = readFileSync(fileURLToPath(new URL('../../server/src/sim/params.c', import.meta.url)), 'utf8');
