@@ -4,9 +4,9 @@
 // window.swarmcast mirrors that state for the browser test (tests/e2e); its
 // field names are a contract, listed in the object literal below.
 
-import { decodeSnapshot, AGENT_FLAG_PREDATOR } from './net/protocol.js';
+import { AGENT_FLAG_PREDATOR } from './net/protocol.js';
 import { Connection, relayUrls, rotateList, socketUrl, SUBPROTOCOL, SUBPROTOCOL_V2 } from './net/connection.js';
-import { Wire2Decoder, WIRE2_VERSION } from './net/wire2.js';
+import { createFrameDecoder } from './net/decoder.js';
 import { createViewer } from './draw/viewer.js';
 import { frameFromV1, frameFromV2 } from './net/frames.js';
 import { attachInput } from './input/input.js';
@@ -188,13 +188,8 @@ const hands = createHands({
 viewer.removeDefaultTargets();
 viewer.overlays.add(hands.drawOverlay);
 
-// Protocol v2 frames (byte 1 = 2) go to the v2 decoder, whose state lives
-// as long as the socket; a server that answers in v1 still works.
-let wire2 = new Wire2Decoder();
-function decodeFrame(data) {
-  const version = data.byteLength >= 2 ? new Uint8Array(data, 0, 2)[1] : 0;
-  return version === WIRE2_VERSION ? wire2.decode(data) : decodeSnapshot(data);
-}
+// Binary frames to the v1 or the v2 decoder (net/decoder.js).
+const decoder = createFrameDecoder();
 
 // ?relays=ws://h1:p1/ws,ws://h2:p2/ws: start at a random one of them (so
 // that pages spread over the relays) and move on to the next when it fails.
@@ -205,7 +200,7 @@ const connection = new Connection({
   // v2 first; a server without it picks v1 (servers take the first they
   // know). ?wire=1 asks for v1 only (comparisons, old servers' behaviour).
   protocols: pageParams.get('wire') === '1' ? SUBPROTOCOL : [SUBPROTOCOL_V2, SUBPROTOCOL],
-  decode: decodeFrame,
+  decode: decoder.decode,
   handlers: {
     onBytes(n) {
       meters.received(performance.now(), n);
@@ -246,7 +241,7 @@ const connection = new Connection({
       hands.onHello(hello);
       world = hello.world ? { width: hello.world.width, height: hello.world.height } : null;
       snapshot = null;
-      wire2 = new Wire2Decoder(); // a new socket: v2 deltas start from a key
+      decoder.reset(); // a new socket: v2 deltas start from a key
       viewer.hello(hello);
       hoverObstacleId = null;
       dirty = true;
