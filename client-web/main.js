@@ -2,11 +2,11 @@
 // hooks); input and panel → connection. Holds the page's only mutable state.
 //
 // window.swarmcast mirrors that state for the browser test (tests/e2e); its
-// field names are a contract, listed in the object literal below.
+// field names are a contract, listed in page_state.js.
 
-import { AGENT_FLAG_PREDATOR } from './net/protocol.js';
 import { Connection, relayUrls, rotateList, socketUrl, SUBPROTOCOL, SUBPROTOCOL_V2 } from './net/connection.js';
 import { createFrameDecoder } from './net/decoder.js';
+import { createPageState, forgetSession, seeFrame } from './page_state.js';
 import { createViewer } from './draw/viewer.js';
 import { frameFromV1, frameFromV2 } from './net/frames.js';
 import { attachInput } from './input/input.js';
@@ -21,12 +21,6 @@ import { createHands } from './people/hands.js';
 
 const canvas = document.getElementById('world');
 
-// Agents in a snapshot, not counting the predators listed after them.
-function flockSize(s) {
-  let n = s.agents.count;
-  while (n > 0 && s.agents.flags[n - 1] & AGENT_FLAG_PREDATOR) n -= 1;
-  return n;
-}
 // The picture (viewer.js): camera, interpolation, WebGL2 or Canvas 2D,
 // overlay, minimap. ?budget=N asks the server for up to N agents in detail;
 // ?renderer=2d forces the Canvas 2D fallback.
@@ -52,33 +46,7 @@ let figuresAt = -Infinity;
 let inputKind = initialInput(window);
 const hint = document.getElementById('hint');
 
-const hooks = {
-  connected: false, // socket open and hello received
-  clientId: null, // from hello
-  hello: null, // the last hello, as received
-  tick: null, // of the newest snapshot (null until one arrives)
-  agentCount: 0, // of the newest snapshot
-  snapshots: 0, // snapshots decoded since the page loaded (never reset)
-  targets: [], // the newest snapshot's targets: [{ client_id, x, y }]
-  obstacles: [], // the newest snapshot's obstacles: [{ id, x, y, radius }]
-  lastAck: null, // the last `ack` message
-  lastError: null, // the last `error` message
-  metrics: null, // the last `metrics` message (null until one arrives)
-  framesDrawn: 0, // canvas frames drawn with at least one agent (never reset)
-  // Extras, for tests and for poking at it from the console:
-  state: 'connecting', // 'connecting' | 'connected' | 'reconnecting'
-  paused: null, // the newest snapshot's paused flag
-  params: {}, // parameter name → current value (hello, then `param` messages)
-  decodeErrors: 0, // binary frames the decoder rejected
-  role: null, // 'operator' | 'visitor': from hello, then from an accepted `auth`
-  controlToken: false, // hello's control_token: the server has one
-  send: (command) => connection.send(command), // returns the id used, or null
-  rates: null, // the status line's figures: { tickRate, snapshotRate, kbitIn, rttMs, fps } (meters.js)
-  inputKind, // 'mouse' | 'touch': which hint is shown
-  viewer, // viewer.js: camera, overlays (overlays.add(fn)), options, stats, kind
-  worldStatus: null, // a relay's last `status` message ({ state: 'restarting' | 'running' }), null after hello
-  socketUrl: null, // the server (or relay) the page connects to now
-};
+const hooks = createPageState({ send: (command) => connection.send(command), inputKind, viewer });
 window.swarmcast = hooks;
 
 let snapshot = null; // the newest frame (frames.js): obstacles, targets, paused for input.js
@@ -220,19 +188,8 @@ const connection = new Connection({
     onHello(hello) {
       // A new hello is a new session (maybe a restarted server, maybe another
       // world size): forget everything the previous one told us.
-      hooks.hello = hello;
-      hooks.clientId = hello.client_id;
-      hooks.tick = null;
-      hooks.agentCount = 0;
-      hooks.targets = [];
-      hooks.obstacles = [];
-      hooks.paused = null;
-      hooks.lastAck = null;
-      hooks.lastError = null;
-      hooks.metrics = null;
-      hooks.worldStatus = null; // a relay that is waiting says so again (latest news)
+      forgetSession(hooks, hello);
       updateBanner(null);
-      hooks.params = Object.fromEntries((hello.params || []).map((p) => [p.name, p.value]));
       note = null;
       meters.reconnected();
       panel.setHello(hello);
@@ -253,13 +210,7 @@ const connection = new Connection({
       viewer.push(fr, performance.now());
       snapshot = fr;
       world = { width: fr.width, height: fr.height };
-      hooks.snapshots += 1;
-      hooks.tick = fr.tick;
-      // v2 tells the population (agents + predators) only.
-      hooks.agentCount = s.agents ? flockSize(s) : fr.population;
-      hooks.targets = fr.targets;
-      hooks.obstacles = fr.obstacles;
-      hooks.paused = fr.paused;
+      seeFrame(hooks, s, fr);
       meters.snapshot(performance.now(), fr.tick);
       role.seeObstacles(fr.tick, fr.obstacles);
       input.refreshHover();
