@@ -1,8 +1,21 @@
-// Wiring: connection → state → (canvas, status line, control panel, test
-// hooks); input and panel → connection. Holds the page's only mutable state.
+// The page, step by step: each module is made here, in this order, and
+// connected to the others; none of them knows main.js.
 //
-// window.swarmcast mirrors that state for the browser test (tests/e2e); its
-// field names are a contract, listed in page_state.js.
+//   1. the picture (draw/viewer.js) on the page's canvases
+//   2. the status line and the banner (status/), what they measure (meters)
+//   3. the page's state (page_state.js; window.swarmcast for the tests)
+//   4. this page's role (net/role.js) and the control panel (panel/), with
+//      the plots and the capture buttons (record/) in its sections
+//   5. many hands: names, who is here, cursors, tools (people/hands.js)
+//   6. the connection (net/connection.js): hello, snapshots and messages go
+//      from its handlers to the modules above; they send through it
+//   7. the mouse and keys on the world (input/input.js)
+//   8. one frame per animation frame: the ping, the status line, the
+//      panel's buttons and legend, and the picture when something changed
+//
+// It holds the few values they share (the newest frame, the world's size,
+// the status line's note, `dirty`) and does no drawing, decoding or
+// command building of its own.
 
 import { Connection, relayUrls, rotateList, socketUrl, SUBPROTOCOL, SUBPROTOCOL_V2 } from './net/connection.js';
 import { createFrameDecoder } from './net/decoder.js';
@@ -12,7 +25,7 @@ import { frameFromV1, frameFromV2 } from './net/frames.js';
 import { attachInput } from './input/input.js';
 import { createBanner, createStatus, errorText, errorTone } from './status/status.js';
 import { createPanel } from './panel/panel.js';
-import { hintText, initialInput, watchInput } from './input/hints.js';
+import { initialInput, showHint, watchInput } from './input/hints.js';
 import { StreamMeters } from './status/meters.js';
 import { createPlots } from './record/plots.js';
 import { createCapture } from './record/capture.js';
@@ -66,12 +79,6 @@ function safeStorage(name) {
   }
 }
 
-function showHint() {
-  const h = hintText(role.role, inputKind);
-  if (hint.textContent !== h) hint.textContent = h;
-  hint.dataset.input = inputKind;
-}
-
 function setNote(text, tone) {
   note = { text, tone, at: Date.now() };
 }
@@ -87,7 +94,7 @@ const role = createRoleSession({
     // "… needs the operator token" is old news once the page has it.
     if (role.mayOperate() && note?.tone === 'notice') note = null;
     panel.setRole(role);
-    showHint();
+    showHint(hint, role.role, inputKind);
     input.refreshHover();
   },
 });
@@ -305,7 +312,7 @@ let pingAt = -Infinity;
 
 watchInput(window, (kind) => {
   inputKind = hooks.inputKind = kind;
-  showHint();
+  showHint(hint, role.role, inputKind);
 });
 
 function frame() {

@@ -44,3 +44,11 @@ export function watchInput(target, onChange) {
     }
   }, { capture: true, passive: true });
 }
+
+// Shows the hint for this role and input in `el` (the #hint line), left
+// alone when it already says so.
+export function showHint(el, role, input) {
+  const h = hintText(role, input);
+  if (el.textContent !== h) el.textContent = h;
+  el.dataset.input = input;
+}
