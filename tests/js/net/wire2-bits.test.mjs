@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { BitReader, WireError } from '../../client-web/net/wire2.js';
+import { BitReader, WireError } from '../../../client-web/net/wire2.js';
 import { BitWriter } from './lib/wire2-writer.mjs';
 
 const EDGE_VALUES = [0, 1, 2, 3, 7, 8, 15, 16, 255, 256, 1023, 65535, 65536, 2 ** 24 - 1, 2 ** 24,

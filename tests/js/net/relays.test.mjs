@@ -5,9 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Connection, relayUrls, rotateList, backoffDelay } from '../../client-web/net/connection.js';
-import { bannerText } from '../../client-web/status/status.js';
-import { FakeSocket, fakeTimers } from '../lib/fake_connection.mjs';
+import { Connection, relayUrls, rotateList, backoffDelay } from '../../../client-web/net/connection.js';
+import { bannerText } from '../../../client-web/status/status.js';
+import { FakeSocket, fakeTimers } from '../../lib/fake_connection.mjs';
 
 const hello = (id) => ({ data: JSON.stringify({ type: 'hello', client_id: id }) });
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 
 import {
   createRoleSession, roleOf, describeRole, authMessage, visitorObstaclesOf, TOKEN_STORAGE_KEY,
-} from '../../client-web/net/role.js';
+} from '../../../client-web/net/role.js';
 
 // A Storage with the methods role.js uses.
 function fakeStorage(initial = {}) {

@@ -10,8 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-import { Wire2Decoder } from '../../client-web/net/wire2.js';
-import { repoRoot } from '../lib/server.mjs';
+import { Wire2Decoder } from '../../../client-web/net/wire2.js';
+import { repoRoot } from '../../lib/server.mjs';
 import { assertState } from './lib/wire2-expect.mjs';
 
 const tool = process.env.SWARMCAST_WIRE2_STREAM_TOOL || path.join(repoRoot, 'build/tests/swarmcast-wire2-stream');

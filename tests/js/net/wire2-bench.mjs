@@ -3,12 +3,12 @@
 // asserts nothing (not a test: timings on a shared machine are not results).
 // The CPU time (user + system of this process) is printed next to the wall
 // time: on a busy machine it is the closer of the two to an idle one's.
-//   node tests/js/wire2-bench.mjs [N ...]     (default 1000 10000 100000)
+//   node tests/js/net/wire2-bench.mjs [N ...]     (default 1000 10000 100000)
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
-import { Wire2Decoder } from '../../client-web/net/wire2.js';
+import { Wire2Decoder } from '../../../client-web/net/wire2.js';
 import { chunk, frame, keyPayload, planDelta, bitLength } from './lib/wire2-writer.mjs';
 import { prng, randomItems } from './lib/wire2-model.mjs';
 

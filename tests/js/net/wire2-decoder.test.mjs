@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Wire2Decoder, WireError, IDENT_QUARANTINE_FRAMES } from '../../client-web/net/wire2.js';
+import { Wire2Decoder, WireError, IDENT_QUARANTINE_FRAMES } from '../../../client-web/net/wire2.js';
 import {
   BitWriter, chunk, frame, keyPayload, deltaPayload, planDelta, lodKeyPayload, lodDeltaPayload,
   canonical, bitLength,

@@ -9,10 +9,10 @@ import path from 'node:path';
 
 import {
   decodeSnapshot, PROTOCOL_VERSION, SNAPSHOT_KIND, snapshotSize,
-} from '../../client-web/net/protocol.js';
+} from '../../../client-web/net/protocol.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const vectorsDir = path.resolve(here, '../../protocol/vectors');
+const vectorsDir = path.resolve(here, '../../../protocol/vectors');
 const TOL = 1e-4;
 
 const vectorNames = readdirSync(vectorsDir)

@@ -9,11 +9,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
-import { Wire2Decoder, WireError } from '../../client-web/net/wire2.js';
+import { Wire2Decoder, WireError } from '../../../client-web/net/wire2.js';
 import { assertState } from './lib/wire2-expect.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const vectorsDir = path.resolve(here, '../../protocol/vectors');
+const vectorsDir = path.resolve(here, '../../../protocol/vectors');
 const names = readdirSync(vectorsDir).filter((f) => /^v2-.*\.json$/.test(f)).sort();
 
 test('the v2 vectors cover keys, deltas, chains, LOD, sub-rects, header-only and rejected frames', () => {
