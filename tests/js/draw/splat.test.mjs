@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Splatter } from '../../client-web/draw/splat.js';
+import { Splatter } from '../../../client-web/draw/splat.js';
 
 const W = 200;
 const H = 120;

@@ -5,8 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Interpolator, DELAY_INTERVALS } from '../../client-web/draw/interp.js';
-import { frameFromV1 } from '../../client-web/net/frames.js';
+import { Interpolator, DELAY_INTERVALS } from '../../../client-web/draw/interp.js';
+import { frameFromV1 } from '../../../client-web/net/frames.js';
 
 // A frame of n agents; items: [{ ident, x, y, heading, f }].
 function fakeFrame(tick, items, { keyed = false, paused = false, width = 1000, height = 1000, mode = 'detail' } = {}) {

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { drawPerceptionField } from '../../client-web/draw/perception.js';
+import { drawPerceptionField } from '../../../client-web/draw/perception.js';
 
 const PARAMS = { sep_radius: 5, ali_radius: 10, coh_radius: 15, fov_sep: 360, fov_ali: 270, fov_coh: 270 };
 
