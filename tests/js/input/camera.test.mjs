@@ -4,9 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Camera, MAX_SCALE } from '../../client-web/input/camera.js';
-import { ViewSender, MIN_INTERVAL_MS } from '../../client-web/net/view_sender.js';
-import { fitWorld } from '../../client-web/input/viewport.js';
+import { Camera, MAX_SCALE } from '../../../client-web/input/camera.js';
+import { ViewSender, MIN_INTERVAL_MS } from '../../../client-web/net/view_sender.js';
+import { fitWorld } from '../../../client-web/input/viewport.js';
 
 function near(a, b, eps = 1e-9) {
   assert.ok(Math.abs(a - b) <= eps, `${a} is not ${b}`);
