@@ -5,9 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { statusLine, closeText, errorText, errorTone, ratesLine, announcement } from '../../client-web/status/status.js';
-import { Connection } from '../../client-web/net/connection.js';
-import { FakeSocket, fakeTimers } from '../lib/fake_connection.mjs';
+import { statusLine, closeText, errorText, errorTone, ratesLine, announcement } from '../../../client-web/status/status.js';
+import { Connection } from '../../../client-web/net/connection.js';
+import { FakeSocket, fakeTimers } from '../../lib/fake_connection.mjs';
 
 const connected = {
   state: 'connected', reconnectInMs: 0, closeCause: null, clientId: 4, role: 'visitor',

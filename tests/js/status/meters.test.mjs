@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 
 import {
   RateMeter, TickRateMeter, RttMeter, StreamMeters, utf8Length, RATE_WINDOW_MS, RTT_SAMPLES, RTT_FORGET_MS,
-} from '../../client-web/status/meters.js';
+} from '../../../client-web/status/meters.js';
 
 test('a rate is unknown until a whole window was watched, then events per second over the window', () => {
   const r = new RateMeter(2000);
