@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { labelOf, sectionOf, sectionOfModel, SECTIONS } from '../../client-web/panel/labels.js';
-import { groupParams, helpText, modelGroupKey } from '../../client-web/panel/params.js';
+import { labelOf, sectionOf, sectionOfModel, SECTIONS } from '../../../client-web/panel/labels.js';
+import { groupParams, helpText, modelGroupKey } from '../../../client-web/panel/params.js';
 
 // Every parameter of the server's registry (server/src/sim/params.c).
-const registry = readFileSync(fileURLToPath(new URL('../../server/src/sim/params.c', import.meta.url)), 'utf8');
+const registry = readFileSync(fileURLToPath(new URL('../../../server/src/sim/params.c', import.meta.url)), 'utf8');
 const names = [...registry.matchAll(/^\s+\{"([a-z0-9_]+)", PARAM_/gm)].map((m) => m[1]);
 
 test('every parameter of the server has a readable label of its own, not its name', () => {
