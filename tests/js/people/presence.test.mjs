@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { cleanName, cleanColor, generateName, generateColor, NAME_MAX_CHARS } from '../../client-web/people/presence.js';
-import { attachModelKeys } from '../../client-web/input/model_keys.js';
+import { cleanName, cleanColor, generateName, generateColor, NAME_MAX_CHARS } from '../../../client-web/people/presence.js';
+import { attachModelKeys } from '../../../client-web/input/model_keys.js';
 
 test('a name is trimmed and kept when it has 1 to 24 printable characters, counted as characters', () => {
   assert.equal(cleanName('  Ada  '), 'Ada');
