@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { METRICS, MetricsLog, formatMetric } from '../../client-web/record/metrics_log.js';
+import { METRICS, MetricsLog, formatMetric } from '../../../client-web/record/metrics_log.js';
 
 const sample = (tick, extra = {}) => ({
   type: 'metrics', tick, agents: 300, polarization: 0.5, milling: 0.1, mean_nn_distance: 14.2,
@@ -15,7 +15,7 @@ const sample = (tick, extra = {}) => ({
 
 test('every field the server writes into `metrics` has a plot', () => {
   // The C encoder is the authority on the fields (server/src/protocol/metrics_json.c).
-  const c = readFileSync(fileURLToPath(new URL('../../server/src/protocol/metrics_json.c', import.meta.url)), 'utf8');
+  const c = readFileSync(fileURLToPath(new URL('../../../server/src/protocol/metrics_json.c', import.meta.url)), 'utf8');
   const fields = new Set([...c.matchAll(/\\"([a-z_]+)\\":/g)].map((m) => m[1]));
   for (const f of ['polarization', 'milling', 'mean_nn_distance', 'min_clearance']) fields.add(f); // put_real's
   fields.delete('type');
