@@ -14,8 +14,8 @@
 //      panel's buttons and legend, and the picture when something changed
 //
 // It holds the few values they share (the newest frame, the world's size,
-// the status line's note, `dirty`) and does no drawing, decoding or
-// command building of its own.
+// the status line's note, `dirty`) and does no drawing or decoding of its
+// own; the ping of step 8 is the one command it writes itself.
 
 import { Connection, relayUrls, rotateList, socketUrl, SUBPROTOCOL, SUBPROTOCOL_V2 } from './net/connection.js';
 import { createFrameDecoder } from './net/decoder.js';
