@@ -1,32 +1,39 @@
-// Wiring: connection → state → (canvas, status line, control panel, test
-// hooks); input and panel → connection. Holds the page's only mutable state.
+// The page, step by step: each module is made here, in this order, and
+// connected to the others; none of them knows main.js.
 //
-// window.swarmcast mirrors that state for the browser test (tests/e2e); its
-// field names are a contract, listed in the object literal below.
+//   1. the picture (draw/viewer.js) on the page's canvases
+//   2. the status line and the banner (status/), what they measure (meters)
+//   3. the page's state (page_state.js; window.swarmcast for the tests)
+//   4. this page's role (net/role.js) and the control panel (panel/), with
+//      the plots and the capture buttons (record/) in its sections
+//   5. many hands: names, who is here, cursors, tools (people/hands.js)
+//   6. the connection (net/connection.js): hello, snapshots and messages go
+//      from its handlers to the modules above; they send through it
+//   7. the mouse and keys on the world (input/input.js)
+//   8. one frame per animation frame: the ping, the status line, the
+//      panel's buttons and legend, and the picture when something changed
+//
+// It holds the few values they share (the newest frame, the world's size,
+// the status line's note, `dirty`) and does no drawing or decoding of its
+// own; the ping of step 8 is the one command it writes itself.
 
-import { decodeSnapshot, AGENT_FLAG_PREDATOR } from './protocol.js';
-import { Connection, relayUrls, rotateList, socketUrl, SUBPROTOCOL, SUBPROTOCOL_V2 } from './connection.js';
-import { Wire2Decoder, WIRE2_VERSION } from './wire2.js';
-import { createViewer } from './viewer.js';
-import { frameFromV1, frameFromV2 } from './frames.js';
-import { attachInput } from './input.js';
-import { createBanner, createStatus, errorText, errorTone } from './status.js';
-import { createPanel } from './panel.js';
-import { hintText, initialInput, watchInput } from './hints.js';
-import { StreamMeters } from './meters.js';
-import { createPlots } from './plots.js';
-import { createCapture } from './capture.js';
-import { createRoleSession } from './role.js';
-import { createHands } from './hands.js';
+import { Connection, relayUrls, rotateList, socketUrl, SUBPROTOCOL, SUBPROTOCOL_V2 } from './net/connection.js';
+import { createFrameDecoder } from './net/decoder.js';
+import { createPageState, forgetSession, seeFrame } from './page_state.js';
+import { createViewer } from './draw/viewer.js';
+import { frameFromV1, frameFromV2 } from './net/frames.js';
+import { attachInput } from './input/input.js';
+import { createBanner, createStatus, errorText, errorTone } from './status/status.js';
+import { createPanel } from './panel/panel.js';
+import { initialInput, showHint, watchInput } from './input/hints.js';
+import { StreamMeters } from './status/meters.js';
+import { createPlots } from './record/plots.js';
+import { createCapture } from './record/capture.js';
+import { createRoleSession } from './net/role.js';
+import { createHands } from './people/hands.js';
 
 const canvas = document.getElementById('world');
 
-// Agents in a snapshot, not counting the predators listed after them.
-function flockSize(s) {
-  let n = s.agents.count;
-  while (n > 0 && s.agents.flags[n - 1] & AGENT_FLAG_PREDATOR) n -= 1;
-  return n;
-}
 // The picture (viewer.js): camera, interpolation, WebGL2 or Canvas 2D,
 // overlay, minimap. ?budget=N asks the server for up to N agents in detail;
 // ?renderer=2d forces the Canvas 2D fallback.
@@ -52,33 +59,7 @@ let figuresAt = -Infinity;
 let inputKind = initialInput(window);
 const hint = document.getElementById('hint');
 
-const hooks = {
-  connected: false, // socket open and hello received
-  clientId: null, // from hello
-  hello: null, // the last hello, as received
-  tick: null, // of the newest snapshot (null until one arrives)
-  agentCount: 0, // of the newest snapshot
-  snapshots: 0, // snapshots decoded since the page loaded (never reset)
-  targets: [], // the newest snapshot's targets: [{ client_id, x, y }]
-  obstacles: [], // the newest snapshot's obstacles: [{ id, x, y, radius }]
-  lastAck: null, // the last `ack` message
-  lastError: null, // the last `error` message
-  metrics: null, // the last `metrics` message (null until one arrives)
-  framesDrawn: 0, // canvas frames drawn with at least one agent (never reset)
-  // Extras, for tests and for poking at it from the console:
-  state: 'connecting', // 'connecting' | 'connected' | 'reconnecting'
-  paused: null, // the newest snapshot's paused flag
-  params: {}, // parameter name → current value (hello, then `param` messages)
-  decodeErrors: 0, // binary frames the decoder rejected
-  role: null, // 'operator' | 'visitor': from hello, then from an accepted `auth`
-  controlToken: false, // hello's control_token: the server has one
-  send: (command) => connection.send(command), // returns the id used, or null
-  rates: null, // the status line's figures: { tickRate, snapshotRate, kbitIn, rttMs, fps } (meters.js)
-  inputKind, // 'mouse' | 'touch': which hint is shown
-  viewer, // viewer.js: camera, overlays (overlays.add(fn)), options, stats, kind
-  worldStatus: null, // a relay's last `status` message ({ state: 'restarting' | 'running' }), null after hello
-  socketUrl: null, // the server (or relay) the page connects to now
-};
+const hooks = createPageState({ send: (command) => connection.send(command), inputKind, viewer });
 window.swarmcast = hooks;
 
 let snapshot = null; // the newest frame (frames.js): obstacles, targets, paused for input.js
@@ -98,12 +79,6 @@ function safeStorage(name) {
   }
 }
 
-function showHint() {
-  const h = hintText(role.role, inputKind);
-  if (hint.textContent !== h) hint.textContent = h;
-  hint.dataset.input = inputKind;
-}
-
 function setNote(text, tone) {
   note = { text, tone, at: Date.now() };
 }
@@ -119,7 +94,7 @@ const role = createRoleSession({
     // "… needs the operator token" is old news once the page has it.
     if (role.mayOperate() && note?.tone === 'notice') note = null;
     panel.setRole(role);
-    showHint();
+    showHint(hint, role.role, inputKind);
     input.refreshHover();
   },
 });
@@ -188,13 +163,8 @@ const hands = createHands({
 viewer.removeDefaultTargets();
 viewer.overlays.add(hands.drawOverlay);
 
-// Protocol v2 frames (byte 1 = 2) go to the v2 decoder, whose state lives
-// as long as the socket; a server that answers in v1 still works.
-let wire2 = new Wire2Decoder();
-function decodeFrame(data) {
-  const version = data.byteLength >= 2 ? new Uint8Array(data, 0, 2)[1] : 0;
-  return version === WIRE2_VERSION ? wire2.decode(data) : decodeSnapshot(data);
-}
+// Binary frames to the v1 or the v2 decoder (net/decoder.js).
+const decoder = createFrameDecoder();
 
 // ?relays=ws://h1:p1/ws,ws://h2:p2/ws: start at a random one of them (so
 // that pages spread over the relays) and move on to the next when it fails.
@@ -205,7 +175,7 @@ const connection = new Connection({
   // v2 first; a server without it picks v1 (servers take the first they
   // know). ?wire=1 asks for v1 only (comparisons, old servers' behaviour).
   protocols: pageParams.get('wire') === '1' ? SUBPROTOCOL : [SUBPROTOCOL_V2, SUBPROTOCOL],
-  decode: decodeFrame,
+  decode: decoder.decode,
   handlers: {
     onBytes(n) {
       meters.received(performance.now(), n);
@@ -225,19 +195,8 @@ const connection = new Connection({
     onHello(hello) {
       // A new hello is a new session (maybe a restarted server, maybe another
       // world size): forget everything the previous one told us.
-      hooks.hello = hello;
-      hooks.clientId = hello.client_id;
-      hooks.tick = null;
-      hooks.agentCount = 0;
-      hooks.targets = [];
-      hooks.obstacles = [];
-      hooks.paused = null;
-      hooks.lastAck = null;
-      hooks.lastError = null;
-      hooks.metrics = null;
-      hooks.worldStatus = null; // a relay that is waiting says so again (latest news)
+      forgetSession(hooks, hello);
       updateBanner(null);
-      hooks.params = Object.fromEntries((hello.params || []).map((p) => [p.name, p.value]));
       note = null;
       meters.reconnected();
       panel.setHello(hello);
@@ -246,7 +205,7 @@ const connection = new Connection({
       hands.onHello(hello);
       world = hello.world ? { width: hello.world.width, height: hello.world.height } : null;
       snapshot = null;
-      wire2 = new Wire2Decoder(); // a new socket: v2 deltas start from a key
+      decoder.reset(); // a new socket: v2 deltas start from a key
       viewer.hello(hello);
       hoverObstacleId = null;
       dirty = true;
@@ -258,13 +217,7 @@ const connection = new Connection({
       viewer.push(fr, performance.now());
       snapshot = fr;
       world = { width: fr.width, height: fr.height };
-      hooks.snapshots += 1;
-      hooks.tick = fr.tick;
-      // v2 tells the population (agents + predators) only.
-      hooks.agentCount = s.agents ? flockSize(s) : fr.population;
-      hooks.targets = fr.targets;
-      hooks.obstacles = fr.obstacles;
-      hooks.paused = fr.paused;
+      seeFrame(hooks, s, fr);
       meters.snapshot(performance.now(), fr.tick);
       role.seeObstacles(fr.tick, fr.obstacles);
       input.refreshHover();
@@ -359,7 +312,7 @@ let pingAt = -Infinity;
 
 watchInput(window, (kind) => {
   inputKind = hooks.inputKind = kind;
-  showHint();
+  showHint(hint, role.role, inputKind);
 });
 
 function frame() {

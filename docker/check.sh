@@ -29,7 +29,7 @@
 #      passwords in docker/secrets/, made by docker/nats-secrets.sh as the
 #      README asks if they are not there): validated, run with a host-network
 #      override (ports 18090-18094) until both relays' /healthz say ok; a v2
-#      viewer on each relay decodes frames (client-web/wire2.js); the
+#      viewer on each relay decodes frames (client-web/net/wire2.js); the
 #      simulation's /healthz is 200; NATS refuses a client without a
 #      password; then removed with its volume
 #   8. stop the engine if this script started it
@@ -530,7 +530,7 @@ PY
     else fail "scaled: the simulation's /healthz -> $code"; fi
     cat >"$work/ws-v2.mjs" <<'JS'
 // A v2 viewer: the hello (protocol 2), then frames decoded with the web
-// client's own decoder (client-web/wire2.js); exits 0 after ten frames.
+// client's own decoder (client-web/net/wire2.js); exits 0 after ten frames.
 import { createRequire } from 'node:module';
 const [wsDir, wire2, url] = process.argv.slice(2);
 const WebSocket = createRequire(import.meta.url)(wsDir);
@@ -562,7 +562,7 @@ ws.on('message', (data, isBinary) => {
 JS
     for i in 0 1; do
       rp=${relay_ports[$i]}
-      if out=$(node "$work/ws-v2.mjs" "$ws_dir" "$repo/client-web/wire2.js" "ws://127.0.0.1:$rp/ws" 2>&1); then
+      if out=$(node "$work/ws-v2.mjs" "$ws_dir" "$repo/client-web/net/wire2.js" "ws://127.0.0.1:$rp/ws" 2>&1); then
         pass "scaled: a viewer on relay $((i + 1)): $out"
       else fail "scaled: a viewer on relay $((i + 1)): $out"; fi
     done

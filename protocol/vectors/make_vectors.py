@@ -5,7 +5,7 @@ Written straight from protocol/PROTOCOL.md, independently of the C server and
 of the JavaScript decoder, with nothing but the Python 3 standard library.
 It writes, next to this file, the test vectors NAME.bin (a snapshot frame)
 and NAME.json (the same frame decoded, in the shape `decodeSnapshot` in
-client-web/protocol.js returns, per-agent fields as parallel arrays).
+client-web/net/protocol.js returns, per-agent fields as parallel arrays).
 
 Run by hand to regenerate (the output is deterministic):
 

@@ -13,8 +13,8 @@ import path from 'node:path';
 import { startServer, sleep } from '../lib/server.mjs';
 import { launchChromium, newPage, waitInPage, closeBrowserAndServer } from '../lib/chromium.mjs';
 import { connect } from '../lib/client.mjs';
-import { METRICS } from '../../client-web/metrics_log.js';
-import { SPECIES_COLORS } from '../../client-web/palette.js';
+import { METRICS } from '../../client-web/record/metrics_log.js';
+import { SPECIES_COLORS } from '../../client-web/draw/palette.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const artifacts = path.join(here, 'artifacts');

@@ -161,7 +161,7 @@ test('serves the web page at / with a canvas', T, async () => {
 });
 
 test('serves the ES modules of the web client with a JavaScript MIME type', T, async () => {
-  const res = await httpGet('/protocol.js');
+  const res = await httpGet('/net/protocol.js');
   assert.equal(res.status, 200);
   assert.match(res.headers['content-type'] ?? '', /javascript/, 'browsers refuse module scripts of another type');
   assert.ok(res.body.includes('decodeSnapshot'));

@@ -1,8 +1,8 @@
 // A WebSocket client for tests: every text message is parsed and kept,
-// every binary one decoded with client-web/protocol.js, and tests wait for
+// every binary one decoded with client-web/net/protocol.js, and tests wait for
 // what they expect with a timeout, so nothing can hang.
 import WebSocket from 'ws';
-import { decodeSnapshot } from '../../client-web/protocol.js';
+import { decodeSnapshot } from '../../client-web/net/protocol.js';
 import { withTimeout } from './server.mjs';
 
 export const DEFAULT_TIMEOUT_MS = 3000;

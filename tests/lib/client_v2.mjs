@@ -1,9 +1,9 @@
 // A protocol v2 test client: like Client (lib/client.mjs) for text, but
-// every binary frame is decoded with client-web/wire2.js, and what tests
+// every binary frame is decoded with client-web/net/wire2.js, and what tests
 // need of each frame is kept (its size, seq, whether it carried a key, the
 // view's rect and mode, and a digest of the decoded state).
 import WebSocket from 'ws';
-import { Wire2Decoder } from '../../client-web/wire2.js';
+import { Wire2Decoder } from '../../client-web/net/wire2.js';
 import { Client } from './client.mjs';
 import { withTimeout } from './server.mjs';
 

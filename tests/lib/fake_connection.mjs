@@ -1,4 +1,4 @@
-// Fakes for driving client-web/connection.js in node: a WebSocket the test
+// Fakes for driving client-web/net/connection.js in node: a WebSocket the test
 // opens, answers and closes by hand, and timers that run only when told.
 
 /** A socket the test drives by hand; every one made is in FakeSocket.all. */

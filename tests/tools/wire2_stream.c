@@ -1,6 +1,6 @@
 /* swarmcast-wire2-stream: writes the frames of a scripted protocol v2 run
  * with what a decoder must hold after each, as JSON lines, for decoders in
- * other languages to replay (client-web/wire2.js's test).
+ * other languages to replay (client-web/net/wire2.js's test).
  *
  *   swarmcast-wire2-stream [--out FILE] [--agents N] [--snapshots N]
  *     --out FILE       where to write (default: standard output)

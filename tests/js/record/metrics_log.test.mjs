@@ -1,0 +1,56 @@
+// Tests of the metrics log behind the plots and the CSV download
+// (client-web/record/metrics_log.js).
+//   node --test tests/js/
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+import { METRICS, MetricsLog, formatMetric } from '../../../client-web/record/metrics_log.js';
+
+const sample = (tick, extra = {}) => ({
+  type: 'metrics', tick, agents: 300, polarization: 0.5, milling: 0.1, mean_nn_distance: 14.2,
+  clusters: 3, largest_cluster: 200, collisions: 2, penetrations: 0, min_clearance: null, ...extra,
+});
+
+test('every field the server writes into `metrics` has a plot', () => {
+  // The C encoder is the authority on the fields (server/src/protocol/metrics_json.c).
+  const c = readFileSync(fileURLToPath(new URL('../../../server/src/protocol/metrics_json.c', import.meta.url)), 'utf8');
+  const fields = new Set([...c.matchAll(/\\"([a-z_]+)\\":/g)].map((m) => m[1]));
+  for (const f of ['polarization', 'milling', 'mean_nn_distance', 'min_clearance']) fields.add(f); // put_real's
+  fields.delete('type');
+  fields.delete('tick');
+  assert.deepEqual([...fields].sort(), METRICS.map((m) => m.key).sort());
+});
+
+test('the CSV has a header and one row per message, unknown values empty', () => {
+  const log = new MetricsLog();
+  log.add(sample(10), Date.UTC(2026, 10, 22, 13, 0, 0));
+  log.add(sample(20, { clusters: null, polarization: 0.75 }), Date.UTC(2026, 10, 22, 13, 0, 0, 250));
+  const lines = log.toCsv().split('\r\n');
+  assert.equal(lines.at(-1), '', 'ends with a line break');
+  assert.equal(lines[0], ['time', 'tick', ...METRICS.map((m) => m.key)].join(','));
+  assert.equal(lines.length, 4);
+  assert.equal(lines[1], '2026-11-22T13:00:00.000Z,10,300,0.5,0.1,14.2,3,200,2,0,');
+  assert.equal(lines[2], '2026-11-22T13:00:00.250Z,20,300,0.75,0.1,14.2,,200,2,0,');
+});
+
+test('the plots get the rows of their window only; the log keeps at most maxRows', () => {
+  const log = new MetricsLog(100);
+  for (let i = 0; i < 150; i++) log.add(sample(i, { polarization: i / 150 }), i * 1000);
+  assert.equal(log.length, 100, 'the oldest rows were dropped');
+  assert.equal(log.tick[0], 50);
+  const polar = METRICS.findIndex((m) => m.key === 'polarization');
+  const [t, v] = log.series(polar, 149000, 10);
+  assert.deepEqual(t, [139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149]);
+  assert.equal(v.at(-1), 149 / 150);
+  assert.equal(log.latest(polar), 149 / 150);
+});
+
+test('values are shown with their unit and a sensible precision', () => {
+  const by = (k) => METRICS.find((m) => m.key === k);
+  assert.equal(formatMetric(by('polarization'), 0.91234), '0.912');
+  assert.equal(formatMetric(by('mean_nn_distance'), 14.26), '14.3 u');
+  assert.equal(formatMetric(by('agents'), 12000), '12,000');
+  assert.equal(formatMetric(by('min_clearance'), null), '—');
+});
