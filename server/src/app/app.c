@@ -66,8 +66,6 @@
 #define RECORD_BUFFER_BYTES (256u * 1024u)
 #define RECORD_FLUSH_NS 1000000000ull
 
-/* /healthz answers 503 when the simulation has run no tick for this long. */
-#define STALLED_NS 2000000000ull
 
 static void replies_push(replies_t *r, size_t slot, uint32_t to, int key, char *text)
 {
@@ -143,7 +141,6 @@ static size_t client_backlog(const app_t *a, size_t slot, uint32_t client_id)
 /* The bridge's own functions (below, "the bridge to edge relays"). */
 static void remote_close(app_t *a, size_t slot, uint32_t client_id);
 static void publish_bundle(app_t *a, const bundle_t *b);
-static char *bridge_metrics_text(app_t *a);
 
 static void client_close(app_t *a, size_t slot, uint32_t client_id, int code, const char *reason)
 {
@@ -476,55 +473,6 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
     presence_on_queued(a, client_id, slot, &cmd);
 }
 
-static char *on_health(void *user, int *status)
-{
-    app_t *a = user;
-    pthread_mutex_lock(&a->lock);
-    summary_t s = a->summary;
-    pthread_mutex_unlock(&a->lock);
-    uint64_t now = now_ns();
-    bool stalled = now - s.last_tick_ns > STALLED_NS;
-    *status = stalled ? 503 : 200;
-    char *body = malloc(320);
-    if (!body) return NULL;
-    snprintf(body, 320,
-             "{\"status\":\"%s\",\"tick\":%llu,\"agents\":%zu,\"max_agents\":%zu,\"clients\":%zu,\"paused\":%s,"
-             "\"tick_overruns\":%llu,\"seconds_since_last_tick\":%.3f,\"uptime_s\":%.1f}",
-             stalled ? "stalled" : "ok", (unsigned long long)s.tick, s.agents, s.info.max_agents,
-             net_client_count(a->net), s.paused ? "true" : "false", (unsigned long long)s.counters.overruns,
-             (double)(now - s.last_tick_ns) / 1e9, (double)(now - a->started_ns) / 1e9);
-    return body;
-}
-
-static char *on_metrics(void *user)
-{
-    app_t *a = user;
-    pthread_mutex_lock(&a->lock);
-    summary_t s = a->summary;
-    pthread_mutex_unlock(&a->lock);
-    uint64_t now = now_ns();
-    ops_gauges_t g = {s.agents, s.info.max_agents, s.paused, s.tick, (double)(now - a->started_ns) / 1e9,
-                      (double)(now - s.last_tick_ns) / 1e9};
-    char *ops = ops_metrics_text(&s.counters, &a->loop_counters, &g);
-    encoder_stats_t es;
-    encoder_get_stats(a->encoder, &es);
-    compose_stats_t cs;
-    compose_get_stats(a->compose, &cs);
-    stream_gauges_t sg = {views_count(a->views), net_protocol_count(a->net, 1), net_protocol_count(a->net, 2)};
-    char *stream = stream_metrics_text(&es, &cs, &sg);
-    char *bridge = a->nats ? bridge_metrics_text(a) : NULL;
-    char *both = NULL;
-    if (ops && stream && (both = malloc(strlen(ops) + strlen(stream) + (bridge ? strlen(bridge) : 0) + 1))) {
-        strcpy(both, ops);
-        strcat(both, stream);
-        if (bridge) strcat(both, bridge);
-    }
-    free(ops);
-    free(stream);
-    free(bridge);
-    return both;
-}
-
 /* Writes an image to --state-file (any thread); 0 or -1, logged. Once the
  * final one (at shutdown) is written, a periodic one still queued on the
  * thread pool is older and is dropped. */
@@ -841,7 +789,7 @@ static void publish_bundle(app_t *a, const bundle_t *b)
 }
 
 /* The bridge's part of /metrics: the link's series and the relays'. */
-static char *bridge_metrics_text(app_t *a)
+char *bridge_metrics_text(app_t *a)
 {
     char *link = nats_link_metrics_text(a->nats);
     if (!link) return NULL;

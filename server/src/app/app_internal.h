@@ -223,4 +223,13 @@ static inline uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
+/* ---- what each part offers the others ------------------------------------ */
+
+/* health.c: net's /healthz and /metrics callbacks (net_callbacks_t). */
+char *on_health(void *user, int *status);
+char *on_metrics(void *user);
+
+/* The bridge's part of /metrics: the link's series and the relays'. */
+char *bridge_metrics_text(app_t *a);
+
 #endif
