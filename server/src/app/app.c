@@ -60,11 +60,6 @@
 
 /* What the simulation thread is called (/proc/PID/task/TID/comm; at most 15 characters). */
 #define SIM_THREAD_NAME "swarmcast-sim"
-/* The command log is written through a stdio buffer of this size and
- * flushed once a second: the tick never waits on the disk for long, and the
- * log's memory is this buffer whatever the run's length. */
-#define RECORD_BUFFER_BYTES (256u * 1024u)
-#define RECORD_FLUSH_NS 1000000000ull
 
 
 static void replies_push(replies_t *r, size_t slot, uint32_t to, int key, char *text)
@@ -851,38 +846,6 @@ static int bridge_start(app_t *a)
 
 /* ---- simulation thread ------------------------------------------------- */
 
-/* Gives up the command log after a write error: the run goes on. */
-static void record_failed(app_t *a)
-{
-    fprintf(stderr, "swarmcast: cannot write the command log %s: %s; recording stopped\n", a->cfg.record,
-            strerror(errno));
-    fclose(a->record);
-    a->record = NULL;
-    a->failed = true;
-}
-
-/* Logs one applied command; at --record-max-bytes the log ends there (a
- * flood of commands must not fill the disk), with a warning. */
-static void record_command(app_t *a, uint64_t tick, const sim_cmd_t *cmd)
-{
-    if (!a->record) return;
-    if (record_write_cmd(a->record, tick, cmd)) {
-        record_failed(a);
-        return;
-    }
-    long size = ftell(a->record);
-    if (size > 0) a->counters.record_bytes = (uint64_t)size;
-    if (a->counters.record_bytes >= a->cfg.record_max_bytes) {
-        fprintf(stderr,
-                "swarmcast: the command log %s reached --record-max-bytes (%llu bytes) at tick %llu; recording "
-                "stopped (replay runs to that tick)\n",
-                a->cfg.record, (unsigned long long)a->cfg.record_max_bytes, (unsigned long long)tick);
-        if (record_write_end(a->record, tick) || fclose(a->record)) a->failed = true;
-        a->record = NULL;
-        a->record_full = true;
-    }
-}
-
 /* The news that a parameter changed: its message carries every species'
  * value, so that the newest one alone is the whole truth. */
 static char *param_news(const world_t *w, const sim_result_t *res, uint32_t by, uint64_t tick)
@@ -1111,10 +1074,7 @@ static void *sim_main(void *arg)
         }
         publish(a);
         capture_state(a, now);
-        if (a->record && now - a->record_flushed_ns >= RECORD_FLUSH_NS) {
-            if (fflush(a->record)) record_failed(a);
-            a->record_flushed_ns = now;
-        }
+        record_flush_due(a, now);
     }
     return NULL;
 }
@@ -1142,10 +1102,7 @@ static void free_shared(app_t *a)
     free(a->state_captured);
     a->state_captured = NULL;
     metrics_free(&a->metrics);
-    if (a->record) fclose(a->record);
-    a->record = NULL;
-    free(a->record_buf);
-    a->record_buf = NULL;
+    record_release(a);
 }
 
 /* --state-file at start: the operator's set-up back, or a clean start (a
@@ -1181,33 +1138,6 @@ static int restore_state(app_t *a)
             fprintf(stderr, "swarmcast: cannot move the bad state file aside (%s); starting clean\n", strerror(errno));
         return 0;
     }
-}
-
-/* Opens --record and writes its header: the world as it starts. */
-static int open_record(app_t *a)
-{
-    const config_t *cfg = &a->cfg;
-    if (!(a->record = fopen(cfg->record, "w"))) {
-        fprintf(stderr, "swarmcast: cannot write the command log %s: %s\n", cfg->record, strerror(errno));
-        return -1;
-    }
-    if ((a->record_buf = malloc(RECORD_BUFFER_BYTES)))
-        setvbuf(a->record, a->record_buf, _IOFBF, RECORD_BUFFER_BYTES);
-    record_header_t h = {
-        .seed = a->world.seed,
-        .agents = a->world.n,
-        .width = a->world.width,
-        .height = a->world.height,
-        .tick_hz = cfg->tick_hz,
-        .max_agents = a->world.max_agents,
-        .max_targets = a->world.max_targets,
-        .params = a->world.params,
-    };
-    if (record_write_header(a->record, &h) || fflush(a->record)) {
-        fprintf(stderr, "swarmcast: cannot write the command log %s: %s\n", cfg->record, strerror(errno));
-        return -1;
-    }
-    return 0;
 }
 
 /* Without --max-agents: what this machine steps within half a tick in the
@@ -1351,13 +1281,7 @@ void app_shutdown(app_t *a)
     if (already) return;
     pthread_join(a->sim_thread, NULL);
     /* The world is still now: the log's last line and the final state. */
-    if (a->record) {
-        if (record_write_end(a->record, a->world.tick) || fclose(a->record)) {
-            fprintf(stderr, "swarmcast: cannot write the command log %s: %s\n", a->cfg.record, strerror(errno));
-            a->failed = true;
-        }
-        a->record = NULL;
-    }
+    record_end(a);
     if (a->cfg.final_path && state_json_write_file(a->cfg.final_path, &a->world)) a->failed = true;
     if (a->cfg.state_file) {
         /* After any periodic write still in flight (write_state waits for it). */

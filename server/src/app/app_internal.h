@@ -232,4 +232,13 @@ char *on_metrics(void *user);
 /* The bridge's part of /metrics: the link's series and the relays'. */
 char *bridge_metrics_text(app_t *a);
 
+/* command_log.c: --record. open_record writes the header (app_create);
+ * the rest run on the simulation thread, record_end at shutdown once it
+ * has stopped. */
+int open_record(app_t *a);
+void record_command(app_t *a, uint64_t tick, const sim_cmd_t *cmd);
+void record_flush_due(app_t *a, uint64_t now);
+void record_end(app_t *a);
+void record_release(app_t *a);
+
 #endif
