@@ -468,42 +468,6 @@ static void on_message(void *user, uint32_t client_id, size_t slot, const char *
     presence_on_queued(a, client_id, slot, &cmd);
 }
 
-/* Writes an image to --state-file (any thread); 0 or -1, logged. Once the
- * final one (at shutdown) is written, a periodic one still queued on the
- * thread pool is older and is dropped. */
-static int write_state(app_t *a, const state_image_t *img, bool final)
-{
-    char msg[256];
-    int rc = 0;
-    pthread_mutex_lock(&a->state_write_lock);
-    if (!a->state_final_written) rc = state_image_write(img, a->cfg.state_file, msg, sizeof msg);
-    a->state_final_written |= final;
-    pthread_mutex_unlock(&a->state_write_lock);
-    if (rc) fprintf(stderr, "swarmcast: cannot write the state file: %s\n", msg);
-    return rc;
-}
-
-static void state_work(uv_work_t *req)
-{
-    app_t *a = req->data;
-    a->state_rc = write_state(a, a->state_writing, false);
-}
-
-static void state_work_done(uv_work_t *req, int status)
-{
-    app_t *a = req->data;
-    if (status == 0 && a->state_rc == 0)
-        a->loop_counters.state_writes++;
-    else
-        a->loop_counters.state_write_failures++;
-    state_image_free(a->state_writing);
-    free(a->state_writing);
-    a->state_writing = NULL;
-    pthread_mutex_lock(&a->lock);
-    a->state_in_flight = false;
-    pthread_mutex_unlock(&a->lock);
-}
-
 /* The simulation has replies and maybe a new frame: send them. */
 static void on_wake(uv_async_t *handle)
 {
@@ -530,11 +494,7 @@ static void on_wake(uv_async_t *handle)
     }
     replies_clear(&out);
     free(out.items);
-    if (captured) {
-        a->state_writing = captured;
-        a->state_work.data = a;
-        if (uv_queue_work(a->loop, &a->state_work, state_work, state_work_done)) state_work_done(&a->state_work, -1);
-    }
+    if (captured) state_write_queue(a, captured);
 }
 
 /* The encoder made bundles: the newest one's chunks become what v2 clients
@@ -979,30 +939,6 @@ static void publish(app_t *a)
     if (wake) uv_async_send(&a->wake_loop);
 }
 
-/* Every --state-every seconds: a copy of the set-up, for the loop to write
- * on its thread pool (the disk never holds up a tick). Skipped while the
- * previous copy is still being written. */
-static void capture_state(app_t *a, uint64_t now)
-{
-    if (!a->cfg.state_file || now < a->state_due_ns) return;
-    a->state_due_ns = now + (uint64_t)(a->cfg.state_every_s * 1e9);
-    pthread_mutex_lock(&a->lock);
-    bool busy = a->state_in_flight;
-    pthread_mutex_unlock(&a->lock);
-    if (busy) return;
-    state_image_t *img = calloc(1, sizeof *img);
-    if (!img || state_image_capture(img, &a->world, a->cfg.state_agents)) {
-        fprintf(stderr, "swarmcast: out of memory for a copy of the state; not written this time\n");
-        free(img);
-        return;
-    }
-    pthread_mutex_lock(&a->lock);
-    a->state_captured = img;
-    a->state_in_flight = true;
-    pthread_mutex_unlock(&a->lock);
-    uv_async_send(&a->wake_loop);
-}
-
 /* Sleeps until the deadline (or a stop); returns false on stop. */
 static bool sleep_until(app_t *a, uint64_t deadline_ns)
 {
@@ -1103,41 +1039,6 @@ static void free_shared(app_t *a)
     a->state_captured = NULL;
     metrics_free(&a->metrics);
     record_release(a);
-}
-
-/* --state-file at start: the operator's set-up back, or a clean start (a
- * bad file is moved aside for the operator to look at, never lost). */
-static int restore_state(app_t *a)
-{
-    const char *path = a->cfg.state_file;
-    char msg[256], moved[4096 + 64];
-    int rc = state_file_load(path, &a->world, msg, sizeof msg);
-    switch (rc) {
-    case STATE_FILE_OK:
-        if (a->cfg.record)
-            fprintf(stderr, "swarmcast: warning: --record's log starts from a fresh world; with a restored state file "
-                            "(obstacles, agents) its replay will differ from this run\n");
-        fprintf(stderr, "swarmcast: restored the set-up from %s (model %s, %zu agents, %zu obstacles%s)\n", path,
-                params_desc((size_t)params_find("model"))->enum_names[a->world.params.model], a->world.n,
-                a->world.n_obstacles, a->world.paused ? ", paused" : "");
-        return 0;
-    case STATE_FILE_MISSING:
-        fprintf(stderr, "swarmcast: no state file at %s yet: starting clean; the set-up will be kept there\n", path);
-        return 0;
-    case STATE_FILE_NO_MEMORY:
-        fprintf(stderr, "swarmcast: out of memory restoring %s: %s\n", path, msg);
-        return -1;
-    case STATE_FILE_UNREADABLE:
-        fprintf(stderr, "swarmcast: state file %s; left where it is; starting clean\n", msg);
-        return 0;
-    default:
-        fprintf(stderr, "swarmcast: state file %s\n", msg);
-        if (state_file_set_aside(path, moved, sizeof moved) == 0)
-            fprintf(stderr, "swarmcast: kept the bad state file as %s; starting clean\n", moved);
-        else
-            fprintf(stderr, "swarmcast: cannot move the bad state file aside (%s); starting clean\n", strerror(errno));
-        return 0;
-    }
 }
 
 /* Without --max-agents: what this machine steps within half a tick in the
@@ -1283,12 +1184,7 @@ void app_shutdown(app_t *a)
     /* The world is still now: the log's last line and the final state. */
     record_end(a);
     if (a->cfg.final_path && state_json_write_file(a->cfg.final_path, &a->world)) a->failed = true;
-    if (a->cfg.state_file) {
-        /* After any periodic write still in flight (write_state waits for it). */
-        state_image_t img;
-        if (state_image_capture(&img, &a->world, a->cfg.state_agents) || write_state(a, &img, true)) a->failed = true;
-        state_image_free(&img);
-    }
+    if (a->cfg.state_file) write_final_state(a);
     encoder_stats_t es;
     encoder_get_stats(a->encoder, &es);
     encoder_stop(a->encoder);

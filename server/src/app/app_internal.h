@@ -241,4 +241,12 @@ void record_flush_due(app_t *a, uint64_t now);
 void record_end(app_t *a);
 void record_release(app_t *a);
 
+/* saved_state.c: --state-file. restore_state before the first tick,
+ * capture_state on the simulation thread, state_write_queue on the loop,
+ * write_final_state at shutdown once the simulation thread has stopped. */
+int restore_state(app_t *a);
+void capture_state(app_t *a, uint64_t now);
+void state_write_queue(app_t *a, state_image_t *captured);
+void write_final_state(app_t *a);
+
 #endif
