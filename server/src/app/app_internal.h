@@ -14,6 +14,7 @@
 #include <uv.h>
 
 #include "app.h"
+#include "bridge/bridge_msg.h"
 #include "bridge/lease_json.h"
 #include "bridge/nats_link.h"
 #include "bridge/relay_leases.h"
@@ -229,8 +230,23 @@ static inline uint64_t now_ns(void)
 char *on_health(void *user, int *status);
 char *on_metrics(void *user);
 
-/* The bridge's part of /metrics: the link's series and the relays'. */
+/* relay_bridge.c: the simulation's side of the NATS bridge (--nats).
+ * bridge_start connects and subscribes (app_create); send_envelope writes
+ * to one relay viewer's relay; remote_close frees a remote slot the way a
+ * local close does; publish_bundle publishes a bundle for every relay;
+ * bridge_metrics_text is the bridge's part of /metrics. */
+int bridge_start(app_t *a);
+void send_envelope(app_t *a, uint32_t client_id, bridge_kind_t kind, uint16_t code, const char *text);
+void remote_close(app_t *a, size_t slot, uint32_t client_id);
+void publish_bundle(app_t *a, const bundle_t *b);
 char *bridge_metrics_text(app_t *a);
+
+/* Sessions (app.c for now): a client takes a slot, leaves, sends a message;
+ * sync_encoder hands the views that changed to the encoder. */
+void join_slot(app_t *a, uint32_t client_id, size_t slot, bool operator);
+void on_close(void *user, uint32_t client_id, size_t slot);
+void on_message(void *user, uint32_t client_id, size_t slot, const char *data, size_t len, bool binary);
+void sync_encoder(app_t *a);
 
 /* command_log.c: --record. open_record writes the header (app_create);
  * the rest run on the simulation thread, record_end at shutdown once it
