@@ -265,4 +265,13 @@ void capture_state(app_t *a, uint64_t now);
 void state_write_queue(app_t *a, state_image_t *captured);
 void write_final_state(app_t *a);
 
+/* sim_thread.c: the simulation thread's body (pthread_create in app_create;
+ * it runs until app_shutdown sets stop). */
+void *sim_main(void *arg);
+
+/* The replies list: the simulation thread fills its own (produced) and
+ * moves it to the shared one (outgoing) under the lock. */
+void replies_push(replies_t *r, size_t slot, uint32_t to, int key, char *text);
+void replies_clear(replies_t *r);
+
 #endif
