@@ -274,4 +274,12 @@ void *sim_main(void *arg);
 void replies_push(replies_t *r, size_t slot, uint32_t to, int key, char *text);
 void replies_clear(replies_t *r);
 
+/* client_route.c: a message to the client in a slot, whether net's or a
+ * relay's (is_remote); news under a key for everyone. Loop thread. */
+bool is_remote(const app_t *a, size_t slot);
+void client_send(app_t *a, size_t slot, uint32_t client_id, const char *text);
+size_t client_backlog(const app_t *a, size_t slot, uint32_t client_id);
+void client_close(app_t *a, size_t slot, uint32_t client_id, int code, const char *reason);
+void send_latest(app_t *a, unsigned key, const char *text);
+
 #endif
