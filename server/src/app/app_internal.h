@@ -241,11 +241,20 @@ void remote_close(app_t *a, size_t slot, uint32_t client_id);
 void publish_bundle(app_t *a, const bundle_t *b);
 char *bridge_metrics_text(app_t *a);
 
-/* Sessions (app.c for now): a client takes a slot, leaves, sends a message;
- * sync_encoder hands the views that changed to the encoder. */
+/* viewer_sessions.c: a client takes a slot (on_open for net's, join_slot
+ * for a relay's too), sends a message, leaves; net's callbacks for its
+ * slots and relay_bridge.c's path for remote ones. on_cursor_timer sends
+ * presence, cursors and the feed at most INSPECT_HZ times a second. Loop
+ * thread. */
+char *on_open(void *user, uint32_t client_id, size_t slot, int protocol);
 void join_slot(app_t *a, uint32_t client_id, size_t slot, bool operator);
-void on_close(void *user, uint32_t client_id, size_t slot);
 void on_message(void *user, uint32_t client_id, size_t slot, const char *data, size_t len, bool binary);
+void on_close(void *user, uint32_t client_id, size_t slot);
+void on_cursor_timer(uv_timer_t *handle);
+/* Wall-clock seconds, the time presence and the feed show. */
+double wall_clock_s(void);
+
+/* sync_encoder (app.c for now) hands the views that changed to the encoder. */
 void sync_encoder(app_t *a);
 
 /* command_log.c: --record. open_record writes the header (app_create);
