@@ -278,10 +278,12 @@ void write_final_state(app_t *a);
  * it runs until app_shutdown sets stop). */
 void *sim_main(void *arg);
 
-/* The replies list: the simulation thread fills its own (produced) and
- * moves it to the shared one (outgoing) under the lock. */
+/* replies.c: the replies list (the simulation thread fills its own,
+ * produced, and moves it to the shared one, outgoing, under the lock), and
+ * on_wake, the loop's side of the hand-over (uv_async_send wakes it). */
 void replies_push(replies_t *r, size_t slot, uint32_t to, int key, char *text);
 void replies_clear(replies_t *r);
+void on_wake(uv_async_t *handle);
 
 /* client_route.c: a message to the client in a slot, whether net's or a
  * relay's (is_remote); news under a key for everyone. Loop thread. */
