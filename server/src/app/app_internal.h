@@ -254,8 +254,12 @@ void on_cursor_timer(uv_timer_t *handle);
 /* Wall-clock seconds, the time presence and the feed show. */
 double wall_clock_s(void);
 
-/* sync_encoder (app.c for now) hands the views that changed to the encoder. */
+/* snapshots.c: sync_encoder hands the views that changed to the encoder
+ * (after anything that may change them); on_bundles is the encoder's
+ * callback and compose_v2 net's, on the loop thread. */
 void sync_encoder(app_t *a);
+void on_bundles(void *user);
+int compose_v2(void *user, uint32_t client_id, size_t slot, const uint8_t **data, size_t *len);
 
 /* command_log.c: --record. open_record writes the header (app_create);
  * the rest run on the simulation thread, record_end at shutdown once it
