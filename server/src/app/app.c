@@ -1,53 +1,20 @@
-#include "app_internal.h"
-
-#include <errno.h>
+/* app: the simulation host's wiring. It creates the parts (the world, the
+ * per-slot state, net and its callbacks, the stream, the bridge with
+ * --nats), starts the simulation thread, and at the end stops it, writes
+ * what must outlive the run and shuts the parts down in order. What each
+ * part does is in its own file of this folder (app_internal.h lists them);
+ * how the two threads meet is described there too. */
 #include <pthread.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
-#include "auth_guess.h"
-#include "bridge/bridge_msg.h"
-#include "bridge/nats_link.h"
-#include "bridge/relay_leases.h"
-#include "bridge/remote_clients.h"
-#include "bridge/subjects.h"
-#include "client_policy.h"
-#include "net/net.h"
+#include "app_internal.h"
 #include "net_config_for.h"
-#include "ops_metrics.h"
-#include "presence.h"
-#include "protocol/auth_decode.h"
-#include "protocol/classify.h"
-#include "protocol/cmd_decode.h"
-#include "protocol/inspect_json.h"
-#include "protocol/presence_decode.h"
-#include "protocol/messages.h"
-#include "protocol/metrics_json.h"
-#include "protocol/record.h"
-#include "protocol/snapshot.h"
-#include "protocol/state_file.h"
 #include "protocol/state_json.h"
-#include "protocol/view_decode.h"
 #include "sim/capacity.h"
-#include "sim/commands.h"
-#include "sim/inspect.h"
-#include "sim/metrics.h"
-#include "stream/compose.h"
-#include "stream/encoder.h"
-#include "stream/stream_metrics.h"
-#include "stream/viewers.h"
-#include "stream/views.h"
 
-/* ---- the bridge to edge relays (--nats; loop thread) --------------------- */
-
-/* ---- simulation thread ------------------------------------------------- */
-
-
-/* ---- life cycle -------------------------------------------------------- */
-
+/* Frees the per-slot state and what the threads exchanged (app_create's
+ * failure path and app_destroy). */
 static void free_shared(app_t *a)
 {
     free(a->queue);
