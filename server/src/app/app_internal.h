@@ -224,22 +224,18 @@ static inline uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-/* ---- what each part offers the others ------------------------------------ */
+/* ---- what each part offers the others, in the order a tick meets them ---- */
 
-/* health.c: net's /healthz and /metrics callbacks (net_callbacks_t). */
-char *on_health(void *user, int *status);
-char *on_metrics(void *user);
+/* sim_thread.c: the simulation thread's body (pthread_create in app_create;
+ * it runs until app_shutdown sets stop). */
+void *sim_main(void *arg);
 
-/* relay_bridge.c: the simulation's side of the NATS bridge (--nats).
- * bridge_start connects and subscribes (app_create); send_envelope writes
- * to one relay viewer's relay; remote_close frees a remote slot the way a
- * local close does; publish_bundle publishes a bundle for every relay;
- * bridge_metrics_text is the bridge's part of /metrics. */
-int bridge_start(app_t *a);
-void send_envelope(app_t *a, uint32_t client_id, bridge_kind_t kind, uint16_t code, const char *text);
-void remote_close(app_t *a, size_t slot, uint32_t client_id);
-void publish_bundle(app_t *a, const bundle_t *b);
-char *bridge_metrics_text(app_t *a);
+/* replies.c: the replies list (the simulation thread fills its own,
+ * produced, and moves it to the shared one, outgoing, under the lock), and
+ * on_wake, the loop's side of the hand-over (uv_async_send wakes it). */
+void replies_push(replies_t *r, size_t slot, uint32_t to, int key, char *text);
+void replies_clear(replies_t *r);
+void on_wake(uv_async_t *handle);
 
 /* viewer_sessions.c: a client takes a slot (on_open for net's, join_slot
  * for a relay's too), sends a message, leaves; net's callbacks for its
@@ -254,12 +250,39 @@ void on_cursor_timer(uv_timer_t *handle);
 /* Wall-clock seconds, the time presence and the feed show. */
 double wall_clock_s(void);
 
+/* client_route.c: a message to the client in a slot, whether net's or a
+ * relay's (is_remote); news under a key for everyone. Loop thread. */
+bool is_remote(const app_t *a, size_t slot);
+void client_send(app_t *a, size_t slot, uint32_t client_id, const char *text);
+size_t client_backlog(const app_t *a, size_t slot, uint32_t client_id);
+void client_close(app_t *a, size_t slot, uint32_t client_id, int code, const char *reason);
+void send_latest(app_t *a, unsigned key, const char *text);
+
 /* snapshots.c: sync_encoder hands the views that changed to the encoder
  * (after anything that may change them); on_bundles is the encoder's
  * callback and compose_v2 net's, on the loop thread. */
 void sync_encoder(app_t *a);
 void on_bundles(void *user);
 int compose_v2(void *user, uint32_t client_id, size_t slot, const uint8_t **data, size_t *len);
+
+/* relay_bridge.c: the simulation's side of the NATS bridge (--nats).
+ * bridge_start connects and subscribes (app_create); send_envelope writes
+ * to one relay viewer's relay; remote_close frees a remote slot the way a
+ * local close does; publish_bundle publishes a bundle for every relay;
+ * bridge_metrics_text is the bridge's part of /metrics. */
+int bridge_start(app_t *a);
+void send_envelope(app_t *a, uint32_t client_id, bridge_kind_t kind, uint16_t code, const char *text);
+void remote_close(app_t *a, size_t slot, uint32_t client_id);
+void publish_bundle(app_t *a, const bundle_t *b);
+char *bridge_metrics_text(app_t *a);
+
+/* saved_state.c: --state-file. restore_state before the first tick,
+ * capture_state on the simulation thread, state_write_queue on the loop,
+ * write_final_state at shutdown once the simulation thread has stopped. */
+int restore_state(app_t *a);
+void capture_state(app_t *a, uint64_t now);
+void state_write_queue(app_t *a, state_image_t *captured);
+void write_final_state(app_t *a);
 
 /* command_log.c: --record. open_record writes the header (app_create);
  * the rest run on the simulation thread, record_end at shutdown once it
@@ -270,31 +293,8 @@ void record_flush_due(app_t *a, uint64_t now);
 void record_end(app_t *a);
 void record_release(app_t *a);
 
-/* saved_state.c: --state-file. restore_state before the first tick,
- * capture_state on the simulation thread, state_write_queue on the loop,
- * write_final_state at shutdown once the simulation thread has stopped. */
-int restore_state(app_t *a);
-void capture_state(app_t *a, uint64_t now);
-void state_write_queue(app_t *a, state_image_t *captured);
-void write_final_state(app_t *a);
-
-/* sim_thread.c: the simulation thread's body (pthread_create in app_create;
- * it runs until app_shutdown sets stop). */
-void *sim_main(void *arg);
-
-/* replies.c: the replies list (the simulation thread fills its own,
- * produced, and moves it to the shared one, outgoing, under the lock), and
- * on_wake, the loop's side of the hand-over (uv_async_send wakes it). */
-void replies_push(replies_t *r, size_t slot, uint32_t to, int key, char *text);
-void replies_clear(replies_t *r);
-void on_wake(uv_async_t *handle);
-
-/* client_route.c: a message to the client in a slot, whether net's or a
- * relay's (is_remote); news under a key for everyone. Loop thread. */
-bool is_remote(const app_t *a, size_t slot);
-void client_send(app_t *a, size_t slot, uint32_t client_id, const char *text);
-size_t client_backlog(const app_t *a, size_t slot, uint32_t client_id);
-void client_close(app_t *a, size_t slot, uint32_t client_id, int code, const char *reason);
-void send_latest(app_t *a, unsigned key, const char *text);
+/* health.c: net's /healthz and /metrics callbacks (net_callbacks_t). */
+char *on_health(void *user, int *status);
+char *on_metrics(void *user);
 
 #endif
