@@ -6,7 +6,7 @@
 #include <string.h>
 #include <uv.h>
 
-#include "app.h"
+#include "app/app.h"
 #include "config.h"
 #include "headless.h"
 #include "people/token_strength.h"

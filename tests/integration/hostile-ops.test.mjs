@@ -235,7 +235,7 @@ for (const [when, waitForAck] of [['right after a reset to max_agents is sent', 
 
 const freezeBin = process.env.SWARMCAST_FREEZE_THREAD || path.join(repoRoot, 'build/tests/swarmcast-freeze-thread');
 
-/** The server's simulation thread, by the name it gives itself (app.c: SIM_THREAD_NAME). */
+/** The server's simulation thread, by the name it gives itself (server/src/app/sim_thread.c: SIM_THREAD_NAME). */
 function simulationThread(pid) {
   return readdirSync(`/proc/${pid}/task`).map(Number)
     .find((tid) => readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === 'swarmcast-sim');

@@ -1,5 +1,5 @@
-/* app: the running server. Owns the world, steps it on a fixed-rate libuv
- * timer, queues the clients' commands and applies them at the start of a
+/* app: the running server. Owns the world, steps it at a fixed rate on its
+ * own thread, queues the clients' commands and applies them at the start of a
  * tick, and encodes one snapshot per snapshot period for every viewer. */
 #ifndef SWARMCAST_APP_H
 #define SWARMCAST_APP_H

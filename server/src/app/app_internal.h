@@ -1,0 +1,300 @@
+/* app_internal: what the parts of the simulation host (server/src/app/)
+ * share: the app's one struct, the two threads' meeting point (the command
+ * queue, the replies, the summary, under one lock), the keys replies are
+ * routed by, and each part's functions that another part calls. Only the
+ * files of server/src/app/ include it; everything else sees app.h. */
+#ifndef SWARMCAST_APP_INTERNAL_H
+#define SWARMCAST_APP_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+#include <uv.h>
+
+#include "app.h"
+#include "bridge/bridge_msg.h"
+#include "bridge/lease_json.h"
+#include "bridge/nats_link.h"
+#include "bridge/relay_leases.h"
+#include "bridge/remote_clients.h"
+#include "bridge/subjects.h"
+#include "people/client_policy.h"
+#include "config.h"
+#include "net/net.h"
+#include "ops_metrics.h"
+#include "people/presence.h"
+#include "protocol/cmd_decode.h"
+#include "persist/state_file.h"
+#include "sim/commands.h"
+#include "sim/metrics.h"
+#include "sim/world.h"
+#include "stream/bundle.h"
+#include "stream/compose.h"
+#include "stream/encoder.h"
+#include "stream/shared_buf.h"
+#include "stream/viewers.h"
+#include "stream/views.h"
+
+/* Two threads share this state:
+ *
+ *  - the loop thread runs libuv and libwebsockets: it decodes commands,
+ *    queues them, and sends what the simulation produced;
+ *  - the simulation thread owns the world: at a fixed rate it takes the
+ *    queued commands, applies them, steps (with the world's worker threads),
+ *    and every snapshot period copies the world for the encoder;
+ *  - the encoder worker (stream/encoder.c) quantizes that copy and encodes
+ *    every distinct view once; the loop thread composes each v2 client's
+ *    frame from those chunks (stream/compose.c) when the client can write.
+ *
+ * They meet under one mutex, briefly: commands go in; replies, a frame and a
+ * summary of the world come out, announced with uv_async_send. A long step
+ * therefore never stalls the network, and the network never stalls a step. */
+
+/* A client may have this many commands waiting for the next tick; more are
+ * refused (rate_limited), which bounds the queue whatever clients send. */
+#define PENDING_PER_CLIENT 32
+/* The command queue's share per remote slot (relays' viewers, --nats): the
+ * per-client bound stays PENDING_PER_CLIENT, but thousands of remote slots
+ * do not each reserve 32 places (a full queue refuses with rate_limited). */
+#define PENDING_PER_REMOTE_SLOT 2
+
+typedef struct queued {
+    sim_cmd_t cmd;
+    size_t slot; /* the sender's */
+} queued_t;
+
+/* Client ids that left since the last tick: each is applied as CMD_LEAVE
+ * (its target and own obstacles go). Kept apart from the command queue,
+ * whose places clients coming and going in one slot within a tick could use
+ * up, so that no departure is ever lost; it grows only with the departures
+ * of one tick. */
+typedef struct departures {
+    uint32_t *ids;
+    size_t len, cap;
+} departures_t;
+
+/* A message for one client (its replies), or news for everyone under a
+ * key: net sends each client only the newest text of a key. */
+typedef struct reply {
+    uint32_t to; /* client id, when key < 0 … */
+    size_t slot; /* … and its slot */
+    int key;     /* LATEST_* */
+    char *text;
+} reply_t;
+
+/* The keys of news: the metrics, and one per parameter (its message
+ * carries every species' value, so the newest alone is the truth). */
+#define LATEST_NONE (-1)
+#define LATEST_METRICS 0
+#define LATEST_PARAM(index) (1 + (int)(index))
+/* Presence keys, far above the parameters' (and what views may add). */
+#define LATEST_PRESENCE 500
+#define LATEST_CURSORS 501
+#define LATEST_ACTIVITY 502
+/* Not net keys: replies the loop routes itself. An activity event ("set
+ * separation weight to 2.5", to = who did it) goes into the feed with the
+ * doer's name, which only the loop thread knows; an inspect message goes
+ * to its client only while that client's outbox is not backing up. */
+#define ROUTE_ACTIVITY (-2)
+#define ROUTE_INSPECT (-3)
+
+/* A client's selected agent (inspect), shared: the loop sets it, the
+ * simulation looks the agent up and reports on it. */
+typedef struct selection {
+    uint32_t client; /* 0: nothing selected in this slot */
+    bool pick;       /* a point to pick the nearest agent at, not yet resolved */
+    float x, y;
+    bool have_agent;
+    uint32_t agent_id;
+    size_t slot; /* in the simulation's copy: the slot it came from */
+} selection_t;
+
+/* Inspections run at about this rate per selection. */
+#define INSPECT_HZ 10.0
+/* … and are skipped for a client with this many messages still unsent. */
+#define INSPECT_MAX_BACKLOG 8
+
+typedef struct replies {
+    reply_t *items;
+    size_t len, cap;
+} replies_t;
+
+/* What the loop thread may know of the world without touching it. */
+typedef struct summary {
+    world_info_t info;
+    uint64_t tick;
+    size_t agents;
+    bool paused;
+    uint64_t last_tick_ns; /* when the loop last ran a tick (paused or not) */
+    sim_counters_t counters;
+} summary_t;
+
+struct app {
+    uv_loop_t *loop;
+    config_t cfg;
+    net_t *net;
+    cmd_limits_t limits;
+    uv_async_t wake_loop;
+    /* State-file writes run on libuv's thread pool, one at a time (and the
+     * last one, at shutdown, after any in flight: state_write_lock). */
+    uv_work_t state_work;
+    state_image_t *state_writing;
+    int state_rc; /* of the last write: set on the pool, read on the loop after it */
+    pthread_mutex_t state_write_lock;
+    bool state_final_written; /* under state_write_lock */
+    /* Loop thread only. */
+    client_policy_t *policy; /* per slot */
+    loop_counters_t loop_counters;
+    presence_t *presence;
+    uv_timer_t cursor_timer; /* sends the cursors at most INSPECT_HZ times a second */
+    encoder_t *encoder;
+    views_t *views;         /* the distinct views being encoded */
+    viewers_t *viewers;     /* which view each v2 client watches */
+    compose_t *compose;     /* v2 frames, per client, from the newest bundle */
+    bundle_t *current;      /* the newest bundle (its census feeds the viewers) */
+    shared_buf_t *v1_frame; /* the v1 frame net is sending (kept until the next one) */
+
+    /* The scaled set-up (--nats; NULL without it). Slots [0, max_clients)
+     * are net's, [max_clients, n_slots) the relays' viewers' (remote
+     * slots); every message to a client goes through client_send /
+     * client_close / client_backlog, which route by slot. Loop thread. */
+    size_t n_slots;
+    nats_link_t *nats;
+    remote_clients_t *remote;
+    relay_leases_t *leases;
+    uv_timer_t lease_timer; /* expires relays that stopped renewing */
+    char subject_frame[SUBJECT_MAX], subject_news[SUBJECT_MAX];
+    uint64_t bridge_refused; /* envelopes dropped: malformed, unknown relay, no free slot */
+    /* Census of a relay's viewers (census()): per remote slot, announced
+     * since its relay's census began; per tag, leases in a row that
+     * reported fewer viewers than held, and a census under way. */
+    bool *remote_seen;
+    uint32_t *census_ids;
+    uint8_t census_streak[LEASE_TAG_MAX + 1];
+    bool census_pending[LEASE_TAG_MAX + 1];
+    uint64_t census_closed;
+
+    /* Owned by the simulation thread once it runs. */
+    world_t world;
+    pthread_t sim_thread;
+    bool sim_started;
+    queued_t *taken; /* commands being applied this tick */
+    departures_t leaving; /* departures being applied this tick */
+    replies_t produced;
+    uint64_t period_ns, started_ns, last_tick_ns;
+    double snapshot_credit; /* accumulates snapshot_hz per tick; one frame per tick_hz */
+    uint64_t last_overrun_log_ns;
+    sim_counters_t counters;
+    metrics_state_t metrics;
+    double metrics_credit; /* as snapshot_credit, for metrics messages */
+    double inspect_credit; /* as snapshot_credit, for inspect messages */
+    selection_t *inspecting; /* the sim thread's copy of the selections */
+    uint64_t metrics_not_before_ns;
+    uint64_t state_due_ns; /* next periodic capture for --state-file */
+    FILE *record;          /* --record, or NULL (also after a write error) */
+    char *record_buf;
+    uint64_t record_flushed_ns;
+    bool record_full;      /* stopped at --record-max-bytes */
+    bool failed;           /* an output (record, final state) could not be written */
+
+    /* Shared, under lock. */
+    pthread_mutex_t lock;
+    pthread_cond_t stop_cond;
+    bool stop;
+    queued_t *queue; /* ring */
+    departures_t departed;
+    size_t q_head, q_len, q_cap;
+    uint32_t *slot_client; /* client id in each slot, 0 when free */
+    selection_t *selections; /* per slot */
+    size_t n_selections;     /* slots with a selection */
+    uint16_t *pending;     /* per slot: commands waiting, whichever client of the slot sent them (so
+                              that the slot's next client cannot add 32 more and overflow the queue) */
+    replies_t outgoing;
+    state_image_t *state_captured; /* the simulation's copy of the set-up, for the loop to write */
+    bool state_in_flight;          /* captured or being written: no new capture until done */
+    summary_t summary;
+};
+
+static inline uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* ---- what each part offers the others, in the order a tick meets them ---- */
+
+/* sim_thread.c: the simulation thread's body (pthread_create in app_create;
+ * it runs until app_shutdown sets stop). */
+void *sim_main(void *arg);
+
+/* replies.c: the replies list (the simulation thread fills its own,
+ * produced, and moves it to the shared one, outgoing, under the lock), and
+ * on_wake, the loop's side of the hand-over (uv_async_send wakes it). */
+void replies_push(replies_t *r, size_t slot, uint32_t to, int key, char *text);
+void replies_clear(replies_t *r);
+void on_wake(uv_async_t *handle);
+
+/* viewer_sessions.c: a client takes a slot (on_open for net's, join_slot
+ * for a relay's too), sends a message, leaves; net's callbacks for its
+ * slots and relay_bridge.c's path for remote ones. on_cursor_timer sends
+ * presence, cursors and the feed at most INSPECT_HZ times a second. Loop
+ * thread. */
+char *on_open(void *user, uint32_t client_id, size_t slot, int protocol);
+void join_slot(app_t *a, uint32_t client_id, size_t slot, bool operator);
+void on_message(void *user, uint32_t client_id, size_t slot, const char *data, size_t len, bool binary);
+void on_close(void *user, uint32_t client_id, size_t slot);
+void on_cursor_timer(uv_timer_t *handle);
+/* Wall-clock seconds, the time presence and the feed show. */
+double wall_clock_s(void);
+
+/* client_route.c: a message to the client in a slot, whether net's or a
+ * relay's (is_remote); news under a key for everyone. Loop thread. */
+bool is_remote(const app_t *a, size_t slot);
+void client_send(app_t *a, size_t slot, uint32_t client_id, const char *text);
+size_t client_backlog(const app_t *a, size_t slot, uint32_t client_id);
+void client_close(app_t *a, size_t slot, uint32_t client_id, int code, const char *reason);
+void send_latest(app_t *a, unsigned key, const char *text);
+
+/* snapshots.c: sync_encoder hands the views that changed to the encoder
+ * (after anything that may change them); on_bundles is the encoder's
+ * callback and compose_v2 net's, on the loop thread. */
+void sync_encoder(app_t *a);
+void on_bundles(void *user);
+int compose_v2(void *user, uint32_t client_id, size_t slot, const uint8_t **data, size_t *len);
+
+/* relay_bridge.c: the simulation's side of the NATS bridge (--nats).
+ * bridge_start connects and subscribes (app_create); send_envelope writes
+ * to one relay viewer's relay; remote_close frees a remote slot the way a
+ * local close does; publish_bundle publishes a bundle for every relay;
+ * bridge_metrics_text is the bridge's part of /metrics. */
+int bridge_start(app_t *a);
+void send_envelope(app_t *a, uint32_t client_id, bridge_kind_t kind, uint16_t code, const char *text);
+void remote_close(app_t *a, size_t slot, uint32_t client_id);
+void publish_bundle(app_t *a, const bundle_t *b);
+char *bridge_metrics_text(app_t *a);
+
+/* saved_state.c: --state-file. restore_state before the first tick,
+ * capture_state on the simulation thread, state_write_queue on the loop,
+ * write_final_state at shutdown once the simulation thread has stopped. */
+int restore_state(app_t *a);
+void capture_state(app_t *a, uint64_t now);
+void state_write_queue(app_t *a, state_image_t *captured);
+void write_final_state(app_t *a);
+
+/* command_log.c: --record. open_record writes the header (app_create);
+ * the rest run on the simulation thread, record_end at shutdown once it
+ * has stopped. */
+int open_record(app_t *a);
+void record_command(app_t *a, uint64_t tick, const sim_cmd_t *cmd);
+void record_flush_due(app_t *a, uint64_t now);
+void record_end(app_t *a);
+void record_release(app_t *a);
+
+/* health.c: net's /healthz and /metrics callbacks (net_callbacks_t). */
+char *on_health(void *user, int *status);
+char *on_metrics(void *user);
+
+#endif

@@ -1,0 +1,307 @@
+/* relay_bridge: the simulation's side of the NATS bridge to edge relays
+ * (--nats; loop thread). A relay's viewers get remote slots and go through
+ * the same sessions as local ones (P.cmd.<tag>); relays lease the views
+ * their viewers watch (P.lease.<tag>), and a census closes the viewers a
+ * relay no longer has; each bundle is published once for every relay
+ * (P.view.…, then P.frame). The messages' formats are bridge/. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_internal.h"
+#include "bridge/bridge_msg.h"
+#include "protocol/messages.h"
+#include "protocol/snapshot.h"
+
+/* With --nats, the view a viewer who names none gets (the whole world,
+ * detail or LOD by the default budget) is published whether or not a relay
+ * leases it: a relay's first viewer starts without waiting for a lease,
+ * and what the simulation publishes does not change with the first viewer
+ * anywhere. It is kept by one viewer slot past net's (viewers.h). */
+#define RELAYS_DEFAULT_VIEWER(a) ((a)->cfg.max_clients)
+/* Leases in a row that report fewer viewers than the simulation holds for
+ * that relay before it asks the relay to announce them again. */
+#define CENSUS_AFTER_LEASES 3
+
+/* An envelope to the relay of client_id, on P.reply.<tag>. */
+void send_envelope(app_t *a, uint32_t client_id, bridge_kind_t kind, uint16_t code, const char *text)
+{
+    char subject[SUBJECT_MAX];
+    if (!a->nats || subject_reply(subject, sizeof subject, a->cfg.nats_prefix, remote_tag_of(client_id)) < 0) return;
+    bridge_envelope_t e = {.kind = kind, .client_id = client_id, .code = code};
+    if (text) e.text = (bridge_bytes_t){(const uint8_t *)text, strlen(text), true};
+    size_t len;
+    uint8_t *msg = bridge_envelope_encode(&e, &len);
+    if (msg) nats_link_publish(a->nats, subject, NULL, msg, len);
+    free(msg);
+}
+
+/* A relay's viewer gets a remote slot; -1 (kick) when they are all taken. */
+static long remote_open(app_t *a, uint32_t client_id, bool operator)
+{
+    long index = remote_clients_add(a->remote, client_id);
+    if (index < 0) return -1;
+    a->remote_seen[index] = true;
+    join_slot(a, client_id, a->cfg.max_clients + (size_t)index, operator || a->cfg.control_token == NULL);
+    return index;
+}
+
+/* The same path as a local close (presence, departures), then the slot is free. */
+void remote_close(app_t *a, size_t slot, uint32_t client_id)
+{
+    on_close(a, client_id, slot);
+    remote_clients_remove(a->remote, slot - a->cfg.max_clients);
+}
+
+/* P.cmd.<tag>: one envelope from a relay about one of its viewers, who must
+ * be of that tag: a relay speaks only for its own viewers (NATS permissions
+ * keep each relay's user to its own subjects, docker/nats.conf). Self-sufficient:
+ * a TEXT from a client the simulation does not know (it restarted, say)
+ * opens it with the envelope's role. */
+static void on_nats_cmd(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len)
+{
+    (void)reply;
+    app_t *a = user;
+    bridge_envelope_t e;
+    unsigned tag = subject_tag_of(subject);
+    if (bridge_envelope_decode(data, len, &e) < 0 || remote_tag_of(e.client_id) != tag ||
+        !relay_leases_live(a->leases, tag)) {
+        a->bridge_refused++;
+        return;
+    }
+    long index = remote_clients_find(a->remote, e.client_id);
+    size_t slot = index >= 0 ? a->cfg.max_clients + (size_t)index : 0; /* used only when index >= 0 */
+    switch (e.kind) {
+    case BRIDGE_OPEN:
+        if (index < 0) {
+            if (remote_open(a, e.client_id, e.operator) < 0) {
+                a->bridge_refused++;
+                send_envelope(a, e.client_id, BRIDGE_KICK, 1013, "the simulation serves no more relay viewers");
+            }
+        } else {
+            a->remote_seen[index] = true;
+            /* auth at the relay: the role it granted. */
+            bool operator = e.operator || a->cfg.control_token == NULL;
+            a->policy[slot].operator = operator;
+            presence_set_role(a->presence, slot, e.client_id, operator);
+        }
+        break;
+    case BRIDGE_TEXT:
+        if (index < 0 && (index = remote_open(a, e.client_id, e.operator)) < 0) {
+            a->bridge_refused++;
+            send_envelope(a, e.client_id, BRIDGE_KICK, 1013, "the simulation serves no more relay viewers");
+            break;
+        }
+        a->remote_seen[index] = true;
+        if (e.text.len > PROTOCOL_MAX_MESSAGE_BYTES) { /* the relay's net bounds it already */
+            a->bridge_refused++;
+            break;
+        }
+        on_message(a, e.client_id, a->cfg.max_clients + (size_t)index, (const char *)e.text.data, e.text.len, false);
+        break;
+    case BRIDGE_CLOSE:
+        if (index >= 0) remote_close(a, slot, e.client_id);
+        break;
+    default: a->bridge_refused++; break; /* REPLY and KICK go the other way */
+    }
+}
+
+/* Relays that stopped renewing their lease: their viewers leave. */
+static void expire_relays(app_t *a)
+{
+    unsigned dead[64];
+    size_t n;
+    while ((n = relay_leases_expire(a->leases, now_ns(), dead, 64)) > 0) {
+        for (size_t k = 0; k < n; k++) {
+            uint32_t ids[256];
+            size_t closed = 0, got;
+            while ((got = remote_clients_of_tag(a->remote, dead[k], ids, 256)) > 0) {
+                for (size_t i = 0; i < got; i++)
+                    remote_close(a, a->cfg.max_clients + (size_t)remote_clients_find(a->remote, ids[i]), ids[i]);
+                closed += got;
+            }
+            fprintf(stderr, "swarmcast: relay tag %u renewed no lease for %.0f s: gone, its %zu viewer(s) left\n",
+                    dead[k], RELAY_LEASE_TTL_NS / 1e9, closed);
+            a->census_streak[dead[k]] = 0;
+            a->census_pending[dead[k]] = false;
+        }
+        sync_encoder(a);
+    }
+}
+
+static void on_lease_timer(uv_timer_t *t) { expire_relays(t->data); }
+
+/* A relay reports in each lease how many viewers it has. The simulation
+ * may hold more: a CLOSE lost while NATS was down (published into a
+ * reconnect buffer the server never saw) would leave a ghost in presence
+ * and its target in the world until the relay died. After
+ * CENSUS_AFTER_LEASES such leases in a row it asks the relay to announce
+ * its viewers again (true: the answer says "announce"), and at the next
+ * lease (the relay's OPENs come before it: one publisher, one order)
+ * closes those that were not announced. */
+static bool census(app_t *a, unsigned tag, uint32_t reported)
+{
+    size_t held = remote_clients_of_tag(a->remote, tag, a->census_ids, remote_clients_cap(a->remote));
+    if (a->census_pending[tag]) {
+        a->census_pending[tag] = false;
+        a->census_streak[tag] = 0;
+        for (size_t i = 0; i < held; i++) {
+            long index = remote_clients_find(a->remote, a->census_ids[i]);
+            if (index < 0 || a->remote_seen[index]) continue;
+            remote_close(a, a->cfg.max_clients + (size_t)index, a->census_ids[i]);
+            a->census_closed++;
+        }
+        return false;
+    }
+    if (held <= reported) {
+        a->census_streak[tag] = 0;
+        return false;
+    }
+    if (++a->census_streak[tag] < CENSUS_AFTER_LEASES) return false;
+    for (size_t i = 0; i < held; i++) {
+        long index = remote_clients_find(a->remote, a->census_ids[i]);
+        if (index >= 0) a->remote_seen[index] = false;
+    }
+    a->census_pending[tag] = true;
+    return true;
+}
+
+/* P.lease.<tag>: a relay's views, renewed every second, for that tag only;
+ * the answer goes to P.reply.<tag> whatever reply subject the request
+ * names (no relay can make the simulation write on another's). */
+static void on_nats_lease(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len)
+{
+    (void)reply;
+    app_t *a = user;
+    unsigned tag = subject_tag_of(subject);
+    char answer_subject[SUBJECT_MAX];
+    if (!tag || subject_reply(answer_subject, sizeof answer_subject, a->cfg.nats_prefix, tag) < 0) {
+        a->bridge_refused++;
+        return;
+    }
+    lease_request_t req;
+    char *answer = NULL;
+    if (lease_request_parse((const char *)data, len, &req) < 0 || req.tag != tag) {
+        a->bridge_refused++;
+        answer = lease_reply_refusal("bad_request", NULL);
+    } else {
+        expire_relays(a); /* a dead relay's tag is free again */
+        lease_view_t granted[LEASE_MAX_VIEWS];
+        bool is_new = false;
+        int rc = relay_leases_renew(a->leases, &req, now_ns(), granted, &is_new);
+        if (rc == RELAY_LEASE_TAG_TAKEN) {
+            answer = lease_reply_refusal("tag_taken", req.relay);
+        } else if (rc == RELAY_LEASE_OK) {
+            pthread_mutex_lock(&a->lock);
+            world_info_t info = a->summary.info;
+            pthread_mutex_unlock(&a->lock);
+            /* The hello a v2 client would get; the relay patches the id and role. */
+            hello_info_t h = {0, a->cfg.tick_hz, a->cfg.snapshot_hz, false, a->cfg.control_token != NULL, 2};
+            char *hello = msg_hello(&h, &info);
+            bool announce = census(a, req.tag, req.clients);
+            answer = hello ? lease_reply_format(req.tag, req.relay, granted, req.n_views, hello, announce) : NULL;
+            free(hello);
+            if (is_new) fprintf(stderr, "swarmcast: relay '%s' (tag %u) joined\n", req.relay, req.tag);
+            sync_encoder(a);
+        }
+    }
+    if (answer) nats_link_publish(a->nats, answer_subject, NULL, answer, strlen(answer));
+    free(answer);
+}
+
+/* One view's chunks of a bundle on its subject (P.view.…); nothing when
+ * the view is newer than the bundle. */
+static void publish_view(app_t *a, const bundle_t *b, view_spec_t spec)
+{
+    const bundle_view_t *bv = NULL;
+    for (size_t k = 0; k < b->n_views && !bv; k++)
+        if (b->views[k].view_id == spec.id) bv = &b->views[k];
+    if (!bv) return;
+    char subject[SUBJECT_MAX];
+    size_t len;
+    uint8_t *msg = NULL;
+    if (subject_view(subject, sizeof subject, a->cfg.nats_prefix, spec.mode, spec.rect) == 0 &&
+        (msg = bridge_view_encode(b->seq, bv, &spec, &len)))
+        nats_link_publish(a->nats, subject, NULL, msg, len);
+    free(msg);
+}
+
+/* A bundle for the relays: the default view and each leased view (P.view.…),
+ * then the snapshot (P.frame), so that a relay that has the frame has its
+ * views. Once per bundle whatever the number of relays and viewers. */
+void publish_bundle(app_t *a, const bundle_t *b)
+{
+    if (!a->nats || !nats_link_connected(a->nats)) return; /* a gap, not a backlog */
+    viewer_view_t def = viewers_view_of(a->viewers, RELAYS_DEFAULT_VIEWER(a));
+    if (def.view_id && !relay_leases_view_leased(a->leases, def.view_id))
+        publish_view(a, b, (view_spec_t){def.view_id, def.rect, def.mode});
+    size_t n_leased;
+    const relay_leased_view_t *leased = relay_leases_views(a->leases, &n_leased);
+    for (size_t i = 0; i < n_leased; i++)
+        publish_view(a, b, (view_spec_t){leased[i].view_id, leased[i].view.rect, leased[i].view.mode});
+    size_t len;
+    uint8_t *msg = bridge_snapshot_encode(b, &len);
+    if (msg) nats_link_publish(a->nats, a->subject_frame, NULL, msg, len);
+    free(msg);
+}
+
+/* The bridge's part of /metrics: the link's series and the relays'. */
+char *bridge_metrics_text(app_t *a)
+{
+    char *link = nats_link_metrics_text(a->nats);
+    if (!link) return NULL;
+    size_t n_leased;
+    relay_leases_views(a->leases, &n_leased);
+    char own[1024];
+    snprintf(own, sizeof own,
+             "# HELP swarmcast_nats_relays edge relays holding a live lease\n# TYPE swarmcast_nats_relays gauge\n"
+             "swarmcast_nats_relays %zu\n"
+             "# HELP swarmcast_nats_remote_clients relays' viewers in remote slots\n"
+             "# TYPE swarmcast_nats_remote_clients gauge\nswarmcast_nats_remote_clients %zu\n"
+             "# HELP swarmcast_nats_leased_views distinct views published for relays\n"
+             "# TYPE swarmcast_nats_leased_views gauge\nswarmcast_nats_leased_views %zu\n"
+             "# HELP swarmcast_nats_refused_total envelopes and leases refused (malformed, unknown relay, full)\n"
+             "# TYPE swarmcast_nats_refused_total counter\nswarmcast_nats_refused_total %llu\n"
+             "# HELP swarmcast_nats_census_closed_total relays' viewers closed because their relay no longer had them\n"
+             "# TYPE swarmcast_nats_census_closed_total counter\nswarmcast_nats_census_closed_total %llu\n",
+             relay_leases_count(a->leases), remote_clients_count(a->remote), n_leased,
+             (unsigned long long)a->bridge_refused, (unsigned long long)a->census_closed);
+    char *both = malloc(strlen(link) + strlen(own) + 1);
+    if (both) {
+        strcpy(both, link);
+        strcat(both, own);
+    }
+    free(link);
+    return both;
+}
+
+/* --nats: connect (in the background: either side may start first) and
+ * subscribe to the relays' commands and leases (P.cmd.*, P.lease.*). */
+int bridge_start(app_t *a)
+{
+    const config_t *cfg = &a->cfg;
+    char cmd[SUBJECT_MAX], lease[SUBJECT_MAX];
+    if (subject_frame(a->subject_frame, sizeof a->subject_frame, cfg->nats_prefix) ||
+        subject_news(a->subject_news, sizeof a->subject_news, cfg->nats_prefix) ||
+        subject_cmd_any(cmd, sizeof cmd, cfg->nats_prefix) || subject_lease_any(lease, sizeof lease, cfg->nats_prefix))
+        return -1;
+    if (!(a->remote = remote_clients_create(cfg->max_remote_clients)) || !(a->leases = relay_leases_create(a->views)) ||
+        !(a->remote_seen = calloc(cfg->max_remote_clients ? cfg->max_remote_clients : 1, sizeof *a->remote_seen)) ||
+        !(a->census_ids = calloc(cfg->max_remote_clients ? cfg->max_remote_clients : 1, sizeof *a->census_ids)))
+        return -1;
+    nats_link_config_t lc = {.urls = cfg->nats_url, .name = "swarmcast-sim", .user = cfg->nats_user,
+                             .password = cfg->nats_password, .creds_file = cfg->nats_creds,
+                             .nkey_seed_file = cfg->nats_nkey_seed};
+    if (!(a->nats = nats_link_create(a->loop, &lc, NULL, NULL))) return -1;
+    /* Commands: a burst of a few thousand viewers' messages; leases are one a second per relay. */
+    if (!nats_link_subscribe(a->nats, cmd, 65536, 64 << 20, on_nats_cmd, a) ||
+        !nats_link_subscribe(a->nats, lease, 4096, 16 << 20, on_nats_lease, a))
+        return -1;
+    viewers_open(a->viewers, RELAYS_DEFAULT_VIEWER(a), now_ns());
+    sync_encoder(a);
+    uv_timer_init(a->loop, &a->lease_timer);
+    a->lease_timer.data = a;
+    uv_timer_start(&a->lease_timer, on_lease_timer, 1000, 1000);
+    fprintf(stderr, "swarmcast: publishing to NATS at %s under %s.*\n", cfg->nats_url, cfg->nats_prefix);
+    return 0;
+}

@@ -1,0 +1,55 @@
+/* snapshots: a snapshot's way out on the loop thread. The encoder worker
+ * (stream/encoder.c) turns the simulation's copy of the world into a bundle
+ * (every distinct view encoded once, and a v1 frame while a v1 client is
+ * there); on_bundles gives the newest bundle to net's clients (v1 frame,
+ * v2 chunks for compose) and each bundle to the relays (relay_bridge.c);
+ * compose_v2 makes a v2 client's frame when net can write to it; and
+ * sync_encoder tells the encoder which views to encode. */
+#include "app_internal.h"
+
+/* The registry's views go to the encoder when they changed; v1 frames are
+ * encoded only while a v1 client is there to get them. */
+void sync_encoder(app_t *a)
+{
+    if (views_changed(a->views)) {
+        size_t n;
+        const view_spec_t *specs = views_specs(a->views, &n);
+        if (specs) encoder_set_views(a->encoder, specs, n);
+    }
+    encoder_want_v1(a->encoder, net_protocol_count(a->net, 1) > 0);
+}
+
+/* The encoder made bundles: the newest one's chunks become what v2 clients
+ * are sent (older ones still fill the views' delta rings), its v1 frame
+ * goes to v1 clients. */
+void on_bundles(void *user)
+{
+    app_t *a = user;
+    bundle_t *list = encoder_take(a->encoder);
+    if (!list) return;
+    while (list) {
+        bundle_t *b = list;
+        list = b->next;
+        b->next = NULL;
+        compose_apply(a->compose, b);
+        if (a->nats) publish_bundle(a, b);
+        if (b->v1) {
+            net_publish_snapshot(a->net, shared_buf_data(b->v1), b->v1->len);
+            shared_buf_unref(a->v1_frame);
+            a->v1_frame = shared_buf_ref(b->v1);
+        }
+        bundle_free(a->current);
+        a->current = b;
+    }
+    viewers_set_grid(a->viewers, &a->current->grid);
+    viewers_poll(a->viewers, now_ns());
+    sync_encoder(a);
+    net_publish_v2(a->net);
+}
+
+int compose_v2(void *user, uint32_t client_id, size_t slot, const uint8_t **data, size_t *len)
+{
+    app_t *a = user;
+    viewer_view_t v = viewers_view_of(a->viewers, slot);
+    return v.view_id ? compose_frame(a->compose, slot, client_id, v.view_id, data, len) : 0;
+}
