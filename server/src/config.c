@@ -531,7 +531,7 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
     if (c->snapshot_hz > c->tick_hz) c->snapshot_hz = c->tick_hz;
     if (c->metrics_hz > c->tick_hz) c->metrics_hz = c->tick_hz;
     if (check_modes(c, n_set_flags, err)) return CONFIG_EXIT_USAGE;
-    /* A live server without --max-agents derives its limit at start-up (app.c). */
+    /* A live server without --max-agents derives its limit at start-up (app/app.c). */
     if (c->agents > c->max_agents && (c->headless || c->max_agents_given)) {
         fprintf(err, "swarmcast: --agents %zu is above --max-agents %zu\n", c->agents, c->max_agents);
         return CONFIG_EXIT_USAGE;

@@ -1,5 +1,5 @@
 /* net_config_for: the listening side of the configuration, the same for
- * the simulation's own viewers (app.c) and a relay's (relay/relay.c). */
+ * the simulation's own viewers (app/app.c) and a relay's (relay/relay.c). */
 #ifndef SWARMCAST_NET_CONFIG_FOR_H
 #define SWARMCAST_NET_CONFIG_FOR_H
 

@@ -1,5 +1,5 @@
 /* command_log: the app's side of --record, the command log (its format is
- * protocol/record.c): the header at start, each applied command as the
+ * persist/record.c): the header at start, each applied command as the
  * simulation thread applies it, a flush once a second, the end line at
  * shutdown. The simulation thread owns the log once it runs; a write error
  * stops recording and the run goes on. */

@@ -1,5 +1,5 @@
 /* saved_state: the app's side of --state-file, the operator's set-up kept
- * across restarts (the file's format is protocol/state_file.c): restored
+ * across restarts (the file's format is persist/state_file.c): restored
  * before the first tick, captured by the simulation thread every
  * --state-every seconds, written on libuv's thread pool (the disk never
  * holds up a tick or the loop), and written a last time at shutdown. */

@@ -3,8 +3,8 @@
  * error to send back. The decoders are tried in that order, each only when
  * the previous one found "unknown_command", so that the first decoder that
  * recognises the type reports its own errors. Shared by the simulation's
- * loop (app.c) and a relay (relay/relay.c), which must sort messages the
- * same way. */
+ * loop (app/viewer_sessions.c) and a relay (relay/relay_viewers.c), which
+ * must sort messages the same way. */
 #ifndef SWARMCAST_CLASSIFY_H
 #define SWARMCAST_CLASSIFY_H
 

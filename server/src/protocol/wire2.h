@@ -14,7 +14,7 @@
  * Encoders are independent objects: different views may be stepped on
  * different threads; the quantized world is only read by them.
  *
- * Client side (tests, fuzzing, tools; the browser has client-web/wire2.js):
+ * Client side (tests, fuzzing, tools; the browser has client-web/net/wire2.js):
  * wire2_dec_frame decodes whole frames; on error the state is unchanged.
  *
  * Error rule: 0 on success, negative on failure (WIRE2_E_*). */

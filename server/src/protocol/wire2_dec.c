@@ -1,5 +1,5 @@
 /* The decoder of protocol v2 frames, for tests, fuzzing and tools (the
- * browser's is client-web/wire2.js). A frame is decoded into spare buffers
+ * browser's is client-web/net/wire2.js). A frame is decoded into spare buffers
  * and only committed when all of it is valid, so a rejected frame leaves the
  * state as it was. */
 #include <stdarg.h>
