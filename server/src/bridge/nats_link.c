@@ -347,14 +347,20 @@ static int configure(nats_link_t *l, natsOptions *o, const nats_link_config_t *c
     return 0;
 }
 
-static void free_link(nats_link_t *l)
+/* A list of items taken off the queue, with their messages. */
+static void free_items(item_t *it)
 {
-    while (l->subs) sub_unlink_free(l, l->subs);
-    for (item_t *it = l->head, *next; it; it = next) {
+    for (item_t *next; it; it = next) {
         next = it->next;
         if (it->msg) natsMsg_Destroy(it->msg);
         free(it);
     }
+}
+
+static void free_link(nats_link_t *l)
+{
+    while (l->subs) sub_unlink_free(l, l->subs);
+    free_items(l->head); /* none once nats_link_destroy ran */
     if (l->nkey_seed) memset(l->nkey_seed, 0, strlen(l->nkey_seed));
     free(l->nkey_seed);
     free(l->nkey_public);
@@ -444,9 +450,16 @@ void nats_link_destroy(nats_link_t *l)
         natsSubscription_Destroy(s->ns);
         s->ns = NULL;
     }
+    /* From here on enqueue frees what libnats hands it. What is already
+     * queued for the loop is freed now, while the library is open:
+     * natsMsg_Destroy after nats_CloseAndWait touches the library's freed
+     * state (a crash seen under ASan when messages were still queued). */
     uv_mutex_lock(&l->lock);
     l->closing = true;
+    item_t *queued = l->head;
+    l->head = l->tail = NULL;
     uv_mutex_unlock(&l->lock);
+    free_items(queued);
     if (l->nc) {
         natsConnection_Close(l->nc);
         natsConnection_Destroy(l->nc);
