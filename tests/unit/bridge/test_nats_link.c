@@ -109,24 +109,38 @@ static bool got_6(void *arg) { return ((seen_t *)arg)->n >= 6; }
 static bool got_7(void *arg) { return ((seen_t *)arg)->n >= 7; }
 static bool reconnected(void *arg) { return ((seen_t *)arg)->connects >= 2 && ((seen_t *)arg)->connected; }
 
+/* A nats-server on a free loopback port and a link connected to it, on a
+ * loop run by this thread: where the tests with a running server start. */
+typedef struct rig {
+    server_t srv;
+    uv_loop_t loop;
+    char url[64];
+    seen_t seen;
+    nats_link_t *link;
+} rig_t;
+
+static void rig_connect(rig_t *r)
+{
+    *r = (rig_t){.srv = {.port = loopback_free_port()}};
+    assert_int_equal(server_start(&r->srv), 0);
+    uv_loop_init(&r->loop);
+    loop_thread = pthread_self();
+    snprintf(r->url, sizeof r->url, "nats://127.0.0.1:%d", r->srv.port);
+    nats_link_config_t cfg = {.urls = r->url, .name = "test"};
+    r->link = nats_link_create(&r->loop, &cfg, on_state, &r->seen);
+    assert_non_null(r->link);
+    assert_true(run_until(&r->loop, is_connected, &r->seen));
+}
+
 static void messages_arrive_on_the_loop_in_publish_order_and_the_link_survives_a_server_restart(void **state)
 {
     (void)state;
     if (!have_nats_server()) skip();
-    server_t srv = {.port = loopback_free_port()};
-    assert_int_equal(server_start(&srv), 0);
-    uv_loop_t loop;
-    uv_loop_init(&loop);
-    loop_thread = pthread_self();
-    char url[64];
-    snprintf(url, sizeof url, "nats://127.0.0.1:%d", srv.port);
-    seen_t seen = {0};
-    nats_link_config_t cfg = {.urls = url, .name = "test"};
-    nats_link_t *l = nats_link_create(&loop, &cfg, on_state, &seen);
-    assert_non_null(l);
-    assert_true(run_until(&loop, is_connected, &seen));
-    assert_non_null(nats_link_subscribe(l, "t.a", 100, 1 << 20, on_msg, &seen));
-    nats_link_sub_t *b = nats_link_subscribe(l, "t.b", 100, 1 << 20, on_msg, &seen);
+    rig_t r;
+    rig_connect(&r);
+    nats_link_t *l = r.link;
+    assert_non_null(nats_link_subscribe(l, "t.a", 100, 1 << 20, on_msg, &r.seen));
+    nats_link_sub_t *b = nats_link_subscribe(l, "t.b", 100, 1 << 20, on_msg, &r.seen);
     assert_non_null(b);
     /* Interleaved subjects: one order across both subscriptions. */
     for (int i = 0; i < 6; i++) {
@@ -134,43 +148,43 @@ static void messages_arrive_on_the_loop_in_publish_order_and_the_link_survives_a
         snprintf(p, sizeof p, "%d", i);
         assert_int_equal(nats_link_publish(l, i % 3 ? "t.a" : "t.b", i == 5 ? "t.reply.7" : NULL, p, strlen(p)), 0);
     }
-    assert_true(run_until(&loop, got_6, &seen));
+    assert_true(run_until(&r.loop, got_6, &r.seen));
     const char *want[] = {"t.b:0", "t.a:1", "t.a:2", "t.b:3", "t.a:4", "t.a:5"};
-    for (int i = 0; i < 6; i++) assert_string_equal(seen.log[i], want[i]);
-    assert_string_equal(seen.reply, "t.reply.7");
-    assert_false(seen.off_thread);
+    for (int i = 0; i < 6; i++) assert_string_equal(r.seen.log[i], want[i]);
+    assert_string_equal(r.seen.reply, "t.reply.7");
+    assert_false(r.seen.off_thread);
 
     /* After unsubscribing t.b only t.a's message comes. */
     nats_link_unsubscribe(l, b);
     assert_int_equal(nats_link_publish(l, "t.b", NULL, "x", 1), 0);
     assert_int_equal(nats_link_publish(l, "t.a", NULL, "y", 1), 0);
-    assert_true(run_until(&loop, got_7, &seen));
-    assert_string_equal(seen.log[6], "t.a:y");
+    assert_true(run_until(&r.loop, got_7, &r.seen));
+    assert_string_equal(r.seen.log[6], "t.a:y");
 
     /* The server goes away and comes back on the same port. */
-    server_stop(&srv);
-    assert_true(run_until(&loop, is_disconnected, &seen));
-    assert_int_equal(seen.disconnects, 1);
-    assert_int_equal(server_start(&srv), 0);
-    assert_true(run_until(&loop, reconnected, &seen));
+    server_stop(&r.srv);
+    assert_true(run_until(&r.loop, is_disconnected, &r.seen));
+    assert_int_equal(r.seen.disconnects, 1);
+    assert_int_equal(server_start(&r.srv), 0);
+    assert_true(run_until(&r.loop, reconnected, &r.seen));
     nats_link_stats_t st;
     nats_link_get_stats(l, &st);
     assert_true(st.connected);
     assert_int_equal(st.reconnects, 1);
     assert_int_equal(st.received_messages, 7);
     assert_int_equal(st.published_messages, 8);
-    assert_false(seen.off_thread);
+    assert_false(r.seen.off_thread);
 
     /* Subscriptions are restored: a message after the restart arrives. */
-    seen.n = 0;
+    r.seen.n = 0;
     assert_int_equal(nats_link_publish(l, "t.a", NULL, "z", 1), 0);
-    assert_true(run_until(&loop, got_1, &seen));
-    assert_string_equal(seen.log[0], "t.a:z");
+    assert_true(run_until(&r.loop, got_1, &r.seen));
+    assert_string_equal(r.seen.log[0], "t.a:z");
 
     nats_link_destroy(l);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    assert_int_equal(uv_loop_close(&loop), 0);
-    server_stop(&srv);
+    uv_run(&r.loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&r.loop), 0);
+    server_stop(&r.srv);
 }
 
 /* Either side may start first: a link made before its server subscribes
@@ -215,30 +229,21 @@ static void a_link_destroyed_with_messages_queued_for_the_loop_frees_them(void *
 {
     (void)state;
     if (!have_nats_server()) skip();
-    server_t srv = {.port = loopback_free_port()};
-    assert_int_equal(server_start(&srv), 0);
-    uv_loop_t loop;
-    uv_loop_init(&loop);
-    loop_thread = pthread_self();
-    char url[64];
-    snprintf(url, sizeof url, "nats://127.0.0.1:%d", srv.port);
-    seen_t seen = {0};
-    nats_link_config_t cfg = {.urls = url};
-    nats_link_t *l = nats_link_create(&loop, &cfg, on_state, &seen);
-    assert_non_null(l);
-    assert_true(run_until(&loop, is_connected, &seen));
-    assert_non_null(nats_link_subscribe(l, "q", 10000, 1 << 24, on_msg, &seen));
+    rig_t r;
+    rig_connect(&r);
+    nats_link_t *l = r.link;
+    assert_non_null(nats_link_subscribe(l, "q", 10000, 1 << 24, on_msg, &r.seen));
     for (int i = 0; i < 2000; i++) assert_int_equal(nats_link_publish(l, "q", NULL, "m", 1), 0);
-    assert_true(run_until(&loop, got_1, &seen));
+    assert_true(run_until(&r.loop, got_1, &r.seen));
     /* The loop does not run: what libnats' delivery thread hands over now
      * stays queued for it. */
     usleep(300000);
-    int seen_before = seen.n;
+    int seen_before = r.seen.n;
     nats_link_destroy(l);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    assert_int_equal(seen.n, seen_before); /* nothing is delivered after destroy */
-    assert_int_equal(uv_loop_close(&loop), 0);
-    server_stop(&srv);
+    uv_run(&r.loop, UV_RUN_DEFAULT);
+    assert_int_equal(r.seen.n, seen_before); /* nothing is delivered after destroy */
+    assert_int_equal(uv_loop_close(&r.loop), 0);
+    server_stop(&r.srv);
 }
 
 static void a_bad_option_is_refused_at_creation(void **state)
