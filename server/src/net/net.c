@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "net/http_headers.h"
 #include "net/net_internal.h"
 #include "protocol/utf8.h"
 
@@ -181,8 +182,19 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
     void *loops[] = {loop};
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
-    /* UTF-8 is checked by net_on_receive (receive.c), not by libwebsockets (see utf8.h). */
-    info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
+    /* UTF-8 is checked by net_on_receive (receive.c), not by libwebsockets (see utf8.h).
+     * The security headers are our own list (http_headers.h), not
+     * LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE's:
+     * its CSP forbids every frame and a second CSP could not loosen it. */
+    info.options = LWS_SERVER_OPTION_LIBUV;
+    info.headers = http_headers_build(&n->headers, cfg->allow_frame);
+    if (!info.headers) {
+        lwsl_err("bad --allow-frame list\n");
+        address_limits_destroy(n->limits);
+        free(n->slots);
+        free(n);
+        return NULL;
+    }
     info.foreign_loops = loops; /* ignored without LWS_SERVER_OPTION_LIBUV */
     /* lws 4.1 with IPv6 on binds an IPv4 address as "all interfaces" (lws
      * issue 2290); an IPv4 bind address must use an IPv4-only socket. */
