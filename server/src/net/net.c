@@ -170,6 +170,10 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
         .origin = "swarmcast-health",
         .origin_protocol = LWSMPRO_CALLBACK,
     };
+    /* ES modules published as .mjs (the QR code library): libwebsockets 4.1
+     * knows no type for them and answers 415; a module needs a JavaScript
+     * type (nosniff). */
+    static const struct lws_protocol_vhost_options module_type = {NULL, NULL, ".mjs", "text/javascript"};
     n->mount_files = (struct lws_http_mount){
         .mount_next = &n->mount_health,
         .mountpoint = "/",
@@ -177,6 +181,7 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
         .origin = n->web_root,
         .def = "index.html",
         .origin_protocol = LWSMPRO_FILE,
+        .extra_mimetypes = &module_type,
     };
 
     void *loops[] = {loop};
