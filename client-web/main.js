@@ -10,6 +10,8 @@
 //   6. the connection (net/connection.js): hello, snapshots and messages go
 //      from its handlers to the modules above; they send through it
 //   7. the mouse and keys on the world (input/input.js)
+//   7b. the presenter's screen and the embed (present/presenter.js), and
+//      where a phone's camera starts (input/phone_start.js)
 //   8. one frame per animation frame: the ping, the status line, the
 //      panel's buttons and legend, and the picture when something changed
 //
@@ -31,6 +33,8 @@ import { createPlots } from './record/plots.js';
 import { createCapture } from './record/capture.js';
 import { createRoleSession } from './net/role.js';
 import { createHands } from './people/hands.js';
+import { createPresenter } from './present/presenter.js';
+import { actionCentre, fillHeightView, fitsAsStrip } from './input/phone_start.js';
 
 const canvas = document.getElementById('world');
 
@@ -207,6 +211,7 @@ const connection = new Connection({
       snapshot = null;
       decoder.reset(); // a new socket: v2 deltas start from a key
       viewer.hello(hello);
+      presenter.hello(hello);
       hoverObstacleId = null;
       dirty = true;
     },
@@ -216,6 +221,7 @@ const connection = new Connection({
       if (!fr.width) return; // v2 before any scene: nothing to place yet
       viewer.push(fr, performance.now());
       snapshot = fr;
+      startPhoneCamera(fr);
       world = { width: fr.width, height: fr.height };
       seeFrame(hooks, s, fr);
       meters.snapshot(performance.now(), fr.tick);
@@ -294,6 +300,38 @@ const input = attachInput({
   onNotAllowed: (text) => setNote(text, 'notice'),
 });
 
+// ?present, the panel's button or key P: the presenter's screen; ?embed:
+// the world and the status line only (presenter.js).
+const presenter = createPresenter({
+  root: document.getElementById('presenter'),
+  body: document.body,
+  panel,
+  keyTarget: window,
+  location: window.location,
+  history: window.history,
+  onLayout() {
+    dirty = true;
+  },
+  hooks,
+});
+
+// A portrait phone starts with the world's height on its screen, centred
+// on the flock (phone_start.js), once: after that the camera is the
+// person's. The presenter's screen and an embed show the whole world.
+let phoneCameraSet = false;
+function startPhoneCamera(fr) {
+  if (phoneCameraSet || presenter.state.mode !== 'normal') return;
+  const w = canvas.clientWidth;
+  const h = canvas.clientHeight;
+  phoneCameraSet = true;
+  if (!fitsAsStrip(w, h, fr.width, fr.height)) return;
+  const v = fillHeightView(w, h, fr.width, fr.height, actionCentre(fr, fr.width, fr.height));
+  viewer.camera.setSize(w, h, fr.width, fr.height);
+  viewer.camera.set(v.cx, v.cy, v.scale);
+  hooks.phoneStart = { cx: v.cx, cy: v.cy, scale: v.scale };
+  dirty = true;
+}
+
 // The canvas follows the window (and the panel opening or closing beside
 // it); a devicePixelRatio change (zoom, moving to another screen) does not
 // always fire `resize`, so that is polled per frame.
@@ -344,6 +382,7 @@ function frame() {
     figures,
   );
   panel.update({ connected: connection.state === 'connected', paused: hooks.paused, agents: hooks.agentCount });
+  presenter.setCount(hands.presence.state.count);
   // Others' cursors fade out: the overlay needs a frame now and then while
   // one does (four a second is enough for a fade), even in a paused world.
   if (t - fadeAt >= 250 && hands.presence.animating()) {
@@ -365,6 +404,7 @@ function frame() {
     params: hooks.params,
     force: dirty,
     countClasses: legendDue,
+    markScale: presenter.markScale(),
   });
   dirty = false;
   if (drawn > 0) hooks.framesDrawn += 1;

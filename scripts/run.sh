@@ -4,7 +4,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/deps.sh" run
-# The browser client's npm libraries (uPlot), served from client-web/node_modules.
+# The browser client's npm libraries (uPlot, qrcode-generator), served from client-web/node_modules.
 "$root/scripts/web-deps.sh"
 # Tests are not built here (they need cmocka and Node.js): scripts/test.sh does that.
 # The compiler's warnings and errors still show (on stderr); the first build takes a minute.

@@ -9,9 +9,15 @@ const TARGET_RING_PX = 9;
 const MY_TARGET_RING_PX = 13;
 
 // look: { color, label } for this client (hands.js knows names and chosen
-// colours), or null for the client id's palette colour and "#id".
-function drawTarget(ctx, camera, t, mine, look) {
-  const { x: cx, y: cy } = camera.worldToScreen(t.x, t.y);
+// colours), or null for the client id's palette colour and "#id". k: the
+// marks' size factor (the presenter's screen draws them larger).
+function drawTarget(ctx, camera, t, mine, look, k = 1) {
+  const at = camera.worldToScreen(t.x, t.y);
+  ctx.save();
+  ctx.translate(at.x, at.y);
+  ctx.scale(k, k);
+  const cx = 0;
+  const cy = 0;
   const r = mine ? MY_TARGET_RING_PX : TARGET_RING_PX;
   const color = look?.color ?? clientColor(t.client_id);
   ctx.strokeStyle = color;
@@ -50,6 +56,7 @@ function drawTarget(ctx, camera, t, mine, look) {
   ctx.fillRect(lx - 3, ly - 15, ctx.measureText(label).width + 6, 17);
   ctx.fillStyle = color;
   ctx.fillText(label, lx, ly);
+  ctx.restore();
 }
 
 // A line of text centred near the top of the canvas, on a dark backing so it
@@ -68,12 +75,13 @@ function drawCaption(ctx, camera, text) {
 }
 
 // Every client's target, mine last (on top). look(clientId) → { color,
-// label } | null names them (optional).
+// label } | null names them (optional); state.markScale sizes them (1).
 export function drawTargets(ctx, camera, state, look = null) {
   const frame = state.frame;
   if (!frame) return;
-  for (const t of frame.targets) if (t.client_id !== state.myClientId) drawTarget(ctx, camera, t, false, look?.(t.client_id));
-  for (const t of frame.targets) if (t.client_id === state.myClientId) drawTarget(ctx, camera, t, true, look?.(t.client_id));
+  const k = state.markScale ?? 1;
+  for (const t of frame.targets) if (t.client_id !== state.myClientId) drawTarget(ctx, camera, t, false, look?.(t.client_id), k);
+  for (const t of frame.targets) if (t.client_id === state.myClientId) drawTarget(ctx, camera, t, true, look?.(t.client_id), k);
 }
 
 export function drawStateMarks(ctx, camera, state) {

@@ -162,7 +162,8 @@ export function createViewer(deps, win = globalThis) {
     },
 
     // ctx: { world {width,height} | null, myClientId, hoverObstacleId, live,
-    //        params, selected, force (bool), countClasses (bool) }.
+    //        params, selected, force (bool), countClasses (bool), markScale
+    //        (people's marks' size factor, 1 by default) }.
     // Returns the number of agents drawn, or −1 when nothing needed drawing.
     render(now, ctx) {
       lastCtx = ctx;
@@ -190,7 +191,7 @@ export function createViewer(deps, win = globalThis) {
         : renderer.draw({ camera, agents, frame: null });
       overlays.draw(canvas, camera, {
         frame, agents, world: ctx.world, myClientId: ctx.myClientId, live: ctx.live, params: ctx.params,
-        selected: ctx.selected ?? null,
+        selected: ctx.selected ?? null, markScale: ctx.markScale ?? 1,
       });
       if (minimap) minimap.draw(frame, agents, now);
       stats.renders += 1;

@@ -190,7 +190,16 @@ export function createPanel(deps) {
   lockBtn.title = 'forget the operator token in this tab and continue as a visitor (reloads the page)';
   lockBtn.hidden = true;
   roleLine.append(lockBtn);
-  roleBox.append(roleLine, roleNote, tokenForm);
+  // The presenter's screen (?present): the world alone with the QR code to
+  // join; P or its own button comes back here. Operators only: it is the
+  // operator who presents.
+  const presentBtn = el('button', 'btn btn-present', "presenter's screen");
+  presentBtn.type = 'button';
+  presentBtn.title = "the world on the whole screen, with a QR code for the room to join (P comes back)";
+  presentBtn.hidden = true;
+  let presentFn = null;
+  presentBtn.addEventListener('click', () => presentFn?.());
+  roleBox.append(roleLine, roleNote, tokenForm, presentBtn);
 
   tokenForm.addEventListener('submit', (ev) => {
     ev.preventDefault();
@@ -352,12 +361,13 @@ export function createPanel(deps) {
   // visible beside it.
   if (open === null) open = (globalThis.innerWidth ?? 1280) >= 900;
 
+  let away = false; // the presenter's screen or an embed: no panel, no toggle (setAway)
   function setOpen(v, remember) {
     open = v;
-    root.hidden = !open;
-    toggle.hidden = open;
+    root.hidden = away || !open;
+    toggle.hidden = away || open;
     toggle.setAttribute('aria-expanded', String(open));
-    body.classList.toggle('panel-open', open);
+    body.classList.toggle('panel-open', open && !away);
     if (remember) writeStorage(storage, open);
     onLayout?.();
   }
@@ -930,6 +940,7 @@ export function createPanel(deps) {
     roleNote.hidden = !locked;
     tokenForm.hidden = !(locked && r.controlToken);
     lockBtn.hidden = !r.unlocked;
+    presentBtn.hidden = r.role !== 'operator';
     tokenMessage.textContent = message;
     tokenMessage.hidden = message === '';
     tokenMessage.classList.toggle('is-error', ['refused', 'limited', 'failed'].includes(r.auth.state));
@@ -995,5 +1006,15 @@ export function createPanel(deps) {
     captureSlot: captureSlot.content,
     peopleSlot: peopleSlot.content,
     setOpen: (v) => setOpen(v, true),
+    // The presenter's screen and an embed hide the panel and its toggle
+    // without forgetting whether it was open (nothing is remembered).
+    setAway(v) {
+      away = v;
+      setOpen(open, false);
+    },
+    // An operator's way to the presenter's screen (presenter.js).
+    onPresent(fn) {
+      presentFn = fn;
+    },
   };
 }

@@ -78,7 +78,7 @@ export function createHands(deps) {
     };
     drawTargets(ctx, camera, state, presence.look);
     tools.draw(ctx, toScreen, camera.scale);
-    presence.draw(ctx, toScreen, camera.scale);
+    presence.draw(ctx, toScreen, camera.scale, state.markScale ?? 1);
   }
 
   return { presence, tools, keys, onHello, onMessage, drawOverlay };

@@ -265,8 +265,9 @@ export function createPresence(deps) {
   }
 
   // ---- drawing (on any 2D context in CSS pixels) ----
-  // toScreen(x, y) → [sx, sy] CSS px.
-  function draw(ctx, toScreen) {
+  // toScreen(x, y) → [sx, sy] CSS px; k: the marks' size factor (the
+  // presenter's screen draws them larger).
+  function draw(ctx, toScreen, _scale, k = 1) {
     ctx.save();
     ctx.font = '12px system-ui, sans-serif';
     ctx.textBaseline = 'top';
@@ -279,7 +280,12 @@ export function createPresence(deps) {
       if (!m) continue;
       const age = t - c.at;
       if (age > CURSOR_FADE_MS) continue;
-      const [sx, sy] = toScreen(c.x, c.y);
+      const [px, py] = toScreen(c.x, c.y);
+      ctx.save();
+      ctx.translate(px, py);
+      ctx.scale(k, k);
+      const sx = 0;
+      const sy = 0;
       ctx.globalAlpha = age > CURSOR_FADE_MS / 2 ? 0.5 : 1;
       ctx.fillStyle = m.color;
       ctx.strokeStyle = '#0b0e14';
@@ -293,7 +299,7 @@ export function createPresence(deps) {
       ctx.stroke();
       ctx.fill();
       tag(ctx, m.name, m.color, sx + 12, sy + 14);
-      ctx.globalAlpha = 1;
+      ctx.restore();
     }
     ctx.restore();
   }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bridge/subjects.h"
+#include "net/http_headers.h"
 #include "protocol/utf8.h"
 #include "sim/params.h"
 
@@ -51,6 +52,10 @@ static void usage(FILE *f)
             "                                               may watch and steer their own target (none: all open)\n"
             "                                               (make a strong one: openssl rand -base64 18)\n"
             "  --allow-origin LIST  SWARMCAST_ALLOW_ORIGIN  comma-separated Origins that may open /ws (any)\n"
+            "  --allow-frame LIST   SWARMCAST_ALLOW_FRAME   comma-separated origins (https://host[:port]) whose\n"
+            "                                               pages may show this one in an <iframe> (none)\n"
+            "  --public-url URL     SWARMCAST_PUBLIC_URL    the address people join at, for the presenter's QR\n"
+            "                                               code, when it is not the page's own (behind a proxy)\n"
             "  --max-per-address N  SWARMCAST_MAX_PER_ADDRESS WebSocket sessions per remote address (16)\n"
             "  --connect-rate R     SWARMCAST_CONNECT_RATE  new sessions per second per address, after a\n"
             "  --connect-burst N    SWARMCAST_CONNECT_BURST burst of N; faster ones get HTTP 429 (2, 8)\n"
@@ -273,7 +278,7 @@ enum { OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WOR
        OPT_FINAL, OPT_HEADLESS, OPT_STEPS, OPT_SCENARIO, OPT_CSV, OPT_METRICS_EVERY, OPT_REPLAY,
        OPT_RECORD_MAX, OPT_TOKEN, OPT_ORIGIN, OPT_PER_ADDRESS, OPT_IDLE, OPT_STALL, OPT_STATE_FILE,
        OPT_STATE_EVERY, OPT_STATE_AGENTS, OPT_RATE_SCALE, OPT_DEFLATE, OPT_DETAIL_BUDGET, OPT_MAX_VIEWS,
-       OPT_CONNECT_RATE, OPT_CONNECT_BURST, OPT_AUTH_FAILURES,
+       OPT_CONNECT_RATE, OPT_CONNECT_BURST, OPT_AUTH_FAILURES, OPT_ALLOW_FRAME, OPT_PUBLIC_URL,
        /* The scaled set-up. */
        OPT_NATS, OPT_NATS_PREFIX, OPT_NATS_USER, OPT_NATS_PASSWORD, OPT_NATS_CREDS, OPT_NATS_NKEY_SEED,
        OPT_MAX_REMOTE, OPT_RELAY, OPT_RELAY_TAG, OPT_RELAY_NAME };
@@ -323,6 +328,8 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
         if (!bad) c->control_token = value;
         break;
     case OPT_ORIGIN: c->allow_origin = *value ? value : NULL; break;
+    case OPT_ALLOW_FRAME: bad = !http_frame_origins_valid(value); if (!bad) c->allow_frame = value; break;
+    case OPT_PUBLIC_URL: bad = !http_public_url_valid(value); if (!bad) c->public_url = value; break;
     case OPT_PER_ADDRESS: bad = parse_number(value, 1, 4096, true, &v); if (!bad) c->max_per_address = (size_t)v; break;
     case OPT_CONNECT_RATE: bad = parse_number(value, 0.01, 1e6, false, &v); if (!bad) c->connect_per_s = v; break;
     case OPT_CONNECT_BURST: bad = parse_number(value, 1, 1e6, true, &v); if (!bad) c->connect_burst = v; break;
@@ -390,6 +397,7 @@ static const struct {
     {OPT_MAX_VIEWS, "SWARMCAST_MAX_VIEWS"},
     {OPT_CONNECT_RATE, "SWARMCAST_CONNECT_RATE"}, {OPT_CONNECT_BURST, "SWARMCAST_CONNECT_BURST"},
     {OPT_AUTH_FAILURES, "SWARMCAST_AUTH_FAILURES"},
+    {OPT_ALLOW_FRAME, "SWARMCAST_ALLOW_FRAME"}, {OPT_PUBLIC_URL, "SWARMCAST_PUBLIC_URL"},
     {OPT_RELAY_TAG, "SWARMCAST_RELAY_TAG"}, {OPT_RELAY_NAME, "SWARMCAST_RELAY_NAME"},
     /* The scaled set-up. */
     {OPT_NATS, "SWARMCAST_NATS"}, {OPT_NATS_PREFIX, "SWARMCAST_NATS_PREFIX"},
@@ -476,6 +484,8 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         {"connect-rate", required_argument, NULL, OPT_CONNECT_RATE},
         {"connect-burst", required_argument, NULL, OPT_CONNECT_BURST},
         {"auth-failures", required_argument, NULL, OPT_AUTH_FAILURES},
+        {"allow-frame", required_argument, NULL, OPT_ALLOW_FRAME},
+        {"public-url", required_argument, NULL, OPT_PUBLIC_URL},
         {"relay", no_argument, NULL, OPT_RELAY},
         {"relay-tag", required_argument, NULL, OPT_RELAY_TAG},
         {"relay-name", required_argument, NULL, OPT_RELAY_NAME},

@@ -38,6 +38,8 @@ typedef struct config {
     /* Sharing one world with strangers. */
     const char *control_token;  /* operators present it (auth); NULL: everyone is an operator */
     const char *allow_origin;   /* comma-separated Origins that may open /ws; NULL: any */
+    const char *allow_frame;    /* comma-separated origins that may show the pages in a frame; NULL: none */
+    const char *public_url;     /* the address people join at (hello's public_url); NULL: the page's own */
     size_t max_per_address;     /* WebSocket sessions per remote address */
     double connect_per_s;       /* new sessions per second per address, after … */
     double connect_burst;       /* … a burst of this many */

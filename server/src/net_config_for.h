@@ -23,6 +23,7 @@ static inline net_config_t net_config_for(const config_t *cfg)
         .idle_timeout_ms = (unsigned)(cfg->idle_timeout_s * 1000),
         .stall_timeout_ms = (unsigned)(cfg->stall_timeout_s * 1000),
         .deflate = cfg->deflate,
+        .allow_frame = cfg->allow_frame,
     };
 }
 

@@ -195,8 +195,9 @@ static void on_nats_lease(void *user, const char *subject, const char *reply, co
             pthread_mutex_lock(&a->lock);
             world_info_t info = a->summary.info;
             pthread_mutex_unlock(&a->lock);
-            /* The hello a v2 client would get; the relay patches the id and role. */
-            hello_info_t h = {0, a->cfg.tick_hz, a->cfg.snapshot_hz, false, a->cfg.control_token != NULL, 2};
+            /* The hello a v2 client would get; the relay patches the id and role
+             * (and sets its own public_url: it serves the page). */
+            hello_info_t h = {0, a->cfg.tick_hz, a->cfg.snapshot_hz, false, a->cfg.control_token != NULL, 2, NULL};
             char *hello = msg_hello(&h, &info);
             bool announce = census(a, req.tag, req.clients);
             answer = hello ? lease_reply_format(req.tag, req.relay, granted, req.n_views, hello, announce) : NULL;

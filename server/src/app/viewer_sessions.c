@@ -92,7 +92,7 @@ char *on_open(void *user, uint32_t client_id, size_t slot, int protocol)
     bool operator = a->cfg.control_token == NULL;
     join_slot(a, client_id, slot, operator);
     hello_info_t hello = {client_id, a->cfg.tick_hz, a->cfg.snapshot_hz, operator, a->cfg.control_token != NULL,
-                          protocol};
+                          protocol, a->cfg.public_url};
     if (protocol == 2) viewers_open(a->viewers, slot, now_ns());
     sync_encoder(a);
     return msg_hello(&hello, &info);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "net/http_headers.h"
 #include "net/net_internal.h"
 #include "protocol/utf8.h"
 
@@ -169,6 +170,10 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
         .origin = "swarmcast-health",
         .origin_protocol = LWSMPRO_CALLBACK,
     };
+    /* ES modules published as .mjs (the QR code library): libwebsockets 4.1
+     * knows no type for them and answers 415; a module needs a JavaScript
+     * type (nosniff). */
+    static const struct lws_protocol_vhost_options module_type = {NULL, NULL, ".mjs", "text/javascript"};
     n->mount_files = (struct lws_http_mount){
         .mount_next = &n->mount_health,
         .mountpoint = "/",
@@ -176,13 +181,25 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
         .origin = n->web_root,
         .def = "index.html",
         .origin_protocol = LWSMPRO_FILE,
+        .extra_mimetypes = &module_type,
     };
 
     void *loops[] = {loop};
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
-    /* UTF-8 is checked by net_on_receive (receive.c), not by libwebsockets (see utf8.h). */
-    info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
+    /* UTF-8 is checked by net_on_receive (receive.c), not by libwebsockets (see utf8.h).
+     * The security headers are our own list (http_headers.h), not
+     * LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE's:
+     * its CSP forbids every frame and a second CSP could not loosen it. */
+    info.options = LWS_SERVER_OPTION_LIBUV;
+    info.headers = http_headers_build(&n->headers, cfg->allow_frame);
+    if (!info.headers) {
+        lwsl_err("bad --allow-frame list\n");
+        address_limits_destroy(n->limits);
+        free(n->slots);
+        free(n);
+        return NULL;
+    }
     info.foreign_loops = loops; /* ignored without LWS_SERVER_OPTION_LIBUV */
     /* lws 4.1 with IPv6 on binds an IPv4 address as "all interfaces" (lws
      * issue 2290); an IPv4 bind address must use an IPv4-only socket. */

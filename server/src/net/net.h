@@ -63,6 +63,7 @@ typedef struct net_config {
     unsigned idle_timeout_ms;    /* nothing received (message, pong) this long: closed; pings at a third */
     unsigned stall_timeout_ms;   /* output stuck, or a message half-received, this long: closed */
     bool deflate;                /* permessage-deflate with clients that offer it */
+    const char *allow_frame;     /* comma-separated origins that may frame the pages; NULL: none */
 } net_config_t;
 
 /* Client ids are 1 … NET_CLIENT_ID_LIMIT − 1 (then they wrap): a relay's

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "net/address_limits.h"
+#include "net/http_headers.h"
 #include "net/net.h"
 
 /* Why a connection was turned away before it became a session. */
@@ -117,6 +118,7 @@ struct net {
 
     struct lws_protocols protocols[5];
     struct lws_http_mount mount_files, mount_health, mount_metrics;
+    http_headers_t headers; /* on every HTTP response (info.headers) */
 
     bool shutting_down;
     uv_timer_t shutdown_timer;

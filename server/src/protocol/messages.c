@@ -76,6 +76,7 @@ char *msg_hello(const hello_info_t *info, const world_info_t *w)
     cJSON_AddNumberToObject(limits, "visitor_obstacles", SIM_VISITOR_OBSTACLES);
     cJSON_AddStringToObject(root, "role", info->operator ? "operator" : "visitor");
     cJSON_AddBoolToObject(root, "control_token", info->control_token);
+    if (info->public_url) cJSON_AddStringToObject(root, "public_url", info->public_url);
     cJSON *params = cJSON_AddArrayToObject(root, "params");
     for (size_t i = 0; i < params_count(); i++) {
         const param_desc_t *d = params_desc(i);

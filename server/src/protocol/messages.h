@@ -19,6 +19,7 @@ typedef struct hello_info {
     bool operator;      /* the client's role: operator, else visitor */
     bool control_token; /* whether the server has one (else everyone is an operator) */
     int protocol;       /* what this connection speaks: 1 or 2 (its sub-protocol) */
+    const char *public_url; /* --public-url (hello's public_url), or NULL: the field is left out */
 } hello_info_t;
 
 char *msg_hello(const hello_info_t *info, const world_info_t *w);

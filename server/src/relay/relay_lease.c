@@ -47,7 +47,8 @@ static void set(cJSON *root, const char *key, cJSON *value)
         cJSON_AddItemToObject(root, key, value);
 }
 
-char *relay_hello_for(const char *sim_hello, uint32_t client_id, bool operator, bool control_token)
+char *relay_hello_for(const char *sim_hello, uint32_t client_id, bool operator, bool control_token,
+                      const char *public_url)
 {
     cJSON *root = cJSON_Parse(sim_hello);
     if (!cJSON_IsObject(root)) {
@@ -58,6 +59,8 @@ char *relay_hello_for(const char *sim_hello, uint32_t client_id, bool operator, 
     set(root, "role", cJSON_CreateString(operator ? "operator" : "visitor"));
     set(root, "control_token", cJSON_CreateBool(control_token));
     set(root, "protocol", cJSON_CreateNumber(2));
+    cJSON_DeleteItemFromObjectCaseSensitive(root, "public_url");
+    if (public_url) cJSON_AddStringToObject(root, "public_url", public_url);
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     return text;

@@ -29,8 +29,11 @@ typedef struct relay_world {
 int relay_hello_world(const char *sim_hello, relay_world_t *out);
 
 /* The hello for one viewer: the simulation's, with this viewer's client
- * id, role, the relay's control-token setting and protocol 2. malloc'd, or
- * NULL (out of memory, or sim_hello is not a JSON object). */
-char *relay_hello_for(const char *sim_hello, uint32_t client_id, bool operator, bool control_token);
+ * id, role, the relay's control-token setting, protocol 2 and the relay's
+ * own --public-url (the relay serves the page, so the simulation's is
+ * dropped; NULL: none). malloc'd, or NULL (out of memory, or sim_hello is
+ * not a JSON object). */
+char *relay_hello_for(const char *sim_hello, uint32_t client_id, bool operator, bool control_token,
+                      const char *public_url);
 
 #endif

@@ -192,7 +192,7 @@ char *relay_on_open(void *user, uint32_t net_id, size_t slot, int protocol)
     bool token = r->cfg.control_token != NULL || r->sim_token;
     bool operator = !token;
     uint32_t global_id = (uint32_t)r->tag << REMOTE_TAG_SHIFT | (net_id & REMOTE_LOCAL_MASK);
-    char *hello = relay_hello_for(r->sim_hello, global_id, operator, token);
+    char *hello = relay_hello_for(r->sim_hello, global_id, operator, token, r->cfg.public_url);
     if (!hello || client_slots_put(r->by_id, global_id, slot)) {
         free(hello);
         return NULL; /* net closes it (1011) */

@@ -244,8 +244,8 @@ static void each_viewer_gets_the_sims_hello_with_its_own_id_and_role(void **stat
 {
     (void)state;
     const char *sim = "{\"type\":\"hello\",\"protocol\":2,\"client_id\":0,\"role\":\"visitor\",\"control_token\":true,"
-                      "\"world\":{\"width\":800,\"height\":600}}";
-    char *text = relay_hello_for(sim, (17u << 22) | 5, true, false);
+                      "\"world\":{\"width\":800,\"height\":600},\"public_url\":\"https://sim.example/\"}";
+    char *text = relay_hello_for(sim, (17u << 22) | 5, true, false, NULL);
     cJSON *h = cJSON_Parse(text);
     assert_non_null(h);
     assert_int_equal((uint32_t)cJSON_GetObjectItem(h, "client_id")->valuedouble, (17u << 22) | 5);
@@ -253,9 +253,16 @@ static void each_viewer_gets_the_sims_hello_with_its_own_id_and_role(void **stat
     assert_true(cJSON_IsFalse(cJSON_GetObjectItem(h, "control_token")));
     assert_int_equal(cJSON_GetObjectItem(h, "protocol")->valueint, 2);
     assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(h, "world"), "width")->valueint, 800);
+    /* The relay serves the page: the simulation's public URL is not its. */
+    assert_null(cJSON_GetObjectItem(h, "public_url"));
     cJSON_Delete(h);
     free(text);
-    assert_null(relay_hello_for("[1]", 1, false, true));
+    text = relay_hello_for(sim, 7, false, true, "https://relay.example/room");
+    h = cJSON_Parse(text);
+    assert_string_equal(cJSON_GetObjectItem(h, "public_url")->valuestring, "https://relay.example/room");
+    cJSON_Delete(h);
+    free(text);
+    assert_null(relay_hello_for("[1]", 1, false, true, NULL));
 }
 
 int main(void)
