@@ -266,6 +266,8 @@ static int read_factor(const cJSON *obj, size_t i, factor_t *f, char *msg, size_
         if (f->sweep == SWEEP_NONE)
             return text_fail(msg, msg_len, "factors[%zu].sweep: must be \"up\", \"down\" or \"up_down\"", i);
         if (!f->n_values) return text_fail(msg, msg_len, "factors[%zu].sweep: a swept factor needs values or first/step/last", i);
+        if (f->param == EXPERIMENT_FACTOR_AGENTS)
+            return text_fail(msg, msg_len, "factors[%zu].sweep: agents cannot be swept (a population is not carried over)", i);
         if (order_sweep(f, i, msg, msg_len)) return -1;
     }
     return 0;
