@@ -8,10 +8,10 @@
 #include <time.h>
 
 #include "persist/record.h"
-#include "persist/scenario.h"
 #include "persist/state_json.h"
 #include "sim/commands.h"
 #include "sim/metrics.h"
+#include "world_setup.h"
 
 enum { EXIT_OK = 0, EXIT_IO = 1, EXIT_USAGE = 2 };
 
@@ -151,109 +151,20 @@ static int apply_setup(run_t *r, const sim_cmd_t *cmd, const char *what, size_t 
 
 /* ---- a run from flags and a scenario ---------------------------------------- */
 
-/* State derived from the agents when they were drawn (the delayed-feedback
- * history) must follow agents placed by hand. */
-static int restart_derived_state(run_t *r)
-{
-    if (world_agents_placed(&r->world) == SIM_OK) return EXIT_OK;
-    fprintf(stderr, "swarmcast: out of memory placing the scenario's agents\n");
-    return EXIT_IO;
-}
-
 static int run_scenario(run_t *r)
 {
-    const config_t *cfg = r->cfg;
-    scenario_t sc = {0};
-    char msg[300];
-    int rc = EXIT_OK;
-    if (cfg->scenario) {
-        int st = scenario_load(cfg->scenario, &sc, msg, sizeof msg);
-        if (st != SCENARIO_OK) {
-            fprintf(stderr, "swarmcast: scenario %s: %s\n", cfg->scenario, msg);
-            scenario_free(&sc);
-            return EXIT_USAGE;
-        }
-    }
-    /* Command-line flags win over the file, the file over defaults and the environment. */
-    uint32_t seed = cfg->seed_given || !sc.has_seed ? cfg->seed : sc.seed;
-    size_t agents = cfg->agents;
-    if (!cfg->agents_given && sc.has_agent_list) agents = sc.n_agent_list;
-    else if (!cfg->agents_given && sc.has_agents) agents = sc.agents;
-    float width = cfg->world_given || !sc.has_world ? cfg->world_width : sc.width;
-    float height = cfg->world_given || !sc.has_world ? cfg->world_height : sc.height;
-    uint64_t steps = cfg->steps_given || !sc.has_steps ? cfg->steps : sc.steps;
-    if (!cfg->steps_given && !sc.has_steps) {
-        fprintf(stderr, "swarmcast: --headless needs --steps N (the scenario %s has no \"steps\")\n", cfg->scenario);
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    if (sc.has_agent_list && agents != sc.n_agent_list) {
-        fprintf(stderr, "swarmcast: --agents %zu does not match the scenario's agent_list of %zu agents\n", agents,
-                sc.n_agent_list);
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    if (agents > cfg->max_agents) {
-        fprintf(stderr, "swarmcast: %zu agents is above --max-agents %zu\n", agents, cfg->max_agents);
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    cmd_limits_t limits = {width, height, cfg->max_agents};
-    if (cfg->scenario && scenario_build(&sc, &limits, msg, sizeof msg) != SCENARIO_OK) {
-        fprintf(stderr, "swarmcast: scenario %s: %s\n", cfg->scenario, msg);
-        rc = EXIT_USAGE;
-        goto done;
-    }
-
-    world_config_t wc = {
-        .width = width,
-        .height = height,
-        .dt = (float)(1.0 / cfg->tick_hz),
-        .seed = seed,
-        .agents = 0, /* drawn below, once the parameters are in place */
-        .max_agents = cfg->max_agents,
-        .max_targets = cfg->max_clients > sc.n_targets ? cfg->max_clients : sc.n_targets,
-        .threads = cfg->threads,
-    };
-    if (world_init(&r->world, &wc)) {
-        fprintf(stderr, "swarmcast: cannot create a %gx%g world\n", (double)width, (double)height);
-        rc = EXIT_IO;
-        goto done;
+    char msg[400];
+    uint64_t steps;
+    int rc = world_setup(r->cfg, &r->world, &steps, msg, sizeof msg);
+    if (rc) {
+        fprintf(stderr, "swarmcast: %s\n", msg);
+        return rc == SETUP_E_IO ? EXIT_IO : EXIT_USAGE;
     }
     r->have_world = true;
-    /* Parameters first (the scenario's, then --set/--model), so that the
-     * initial speeds are drawn with the final max_speed. */
-    for (size_t i = 0; i < sc.n_params && !rc; i++)
-        rc = apply_setup(r, &sc.params[i], "scenario params", (size_t)-1);
-    for (size_t i = 0; i < cfg->n_sets && !rc; i++) {
-        sim_cmd_t set = {.kind = CMD_SET_PARAM, .request_id = -1, .param = cfg->sets[i].param,
-                         .value = cfg->sets[i].value};
-        rc = apply_setup(r, &set, "--set", (size_t)-1);
-    }
-    if (rc) goto done;
-    sim_cmd_t reset = {.kind = CMD_RESET, .request_id = -1, .has_seed = true, .seed = seed, .has_agents = true,
-                       .agents = (uint32_t)agents};
-    if ((rc = apply_setup(r, &reset, "agents", (size_t)-1))) goto done;
-    /* Right after a reset the arrays are in id order: entry i is agent i. */
-    for (size_t i = 0; i < sc.n_agent_list; i++) {
-        r->world.cur.x[i] = sc.agent_list[i].x;
-        r->world.cur.y[i] = sc.agent_list[i].y;
-        r->world.cur.vx[i] = sc.agent_list[i].vx;
-        r->world.cur.vy[i] = sc.agent_list[i].vy;
-    }
-    if (sc.n_agent_list && (rc = restart_derived_state(r))) goto done;
-    for (size_t i = 0; i < sc.n_obstacles && !rc; i++) rc = apply_setup(r, &sc.obstacles[i], "obstacles", i);
-    for (size_t i = 0; i < sc.n_targets && !rc; i++) rc = apply_setup(r, &sc.targets[i], "targets", i);
-    if (rc) goto done;
-    scenario_free(&sc);
-
     double started = now_s();
-    if ((rc = csv_open(r))) goto done;
+    if ((rc = csv_open(r))) return rc;
     for (uint64_t k = 0; k < steps && !rc; k++) rc = step(r);
-    if (!rc) rc = finish(r, started);
-done:
-    scenario_free(&sc);
-    return rc;
+    return rc ? rc : finish(r, started);
 }
 
 /* ---- a replay of a --record log --------------------------------------------- */

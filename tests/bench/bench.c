@@ -204,9 +204,9 @@ int main(int argc, char **argv)
     if (threads < 1) threads = 1;
 
     char cpu[128];
-    bench_cpu_name(cpu, sizeof cpu);
+    machine_cpu_name(cpu, sizeof cpu);
     printf("swarmcast-bench: %s, %ld cores, kernel %s, compiler %s\n", cpu, sysconf(_SC_NPROCESSORS_ONLN),
-           bench_instruction_set(), __VERSION__);
+           machine_instruction_set(), __VERSION__);
     if (crowd_only) return crowd_table(threads);
     printf("Every model with its default parameters (Reynolds zones 25/50/50 u, field of view 300°;\n"
            "Olfati-Saber d = 25 u, r = 30 u), wrap borders, density set for about ten neighbours per\n"

@@ -116,9 +116,9 @@ int main(int argc, char **argv)
         fcntl(server[i], F_SETFL, O_NONBLOCK);
     }
     char cpu_name[128];
-    bench_cpu_name(cpu_name, sizeof cpu_name);
+    machine_cpu_name(cpu_name, sizeof cpu_name);
     printf("# swarmcast-loopback-floor: %d connections, %zu-byte messages at %g Hz, %g s; %s, %s\n", n, len, hz,
-           seconds, cpu_name, bench_instruction_set());
+           seconds, cpu_name, machine_instruction_set());
     printf("| side | messages/s | CPU | µs CPU per message |\n|---|---|---|---|\n");
     fflush(stdout);
 

@@ -228,10 +228,10 @@ int main(int argc, char **argv)
     if (threads < 1) threads = 1;
     if (snapshots < 2) snapshots = 2;
     char cpu[128];
-    bench_cpu_name(cpu, sizeof cpu);
+    machine_cpu_name(cpu, sizeof cpu);
     struct utsname u;
     uname(&u);
-    printf("swarmcast-wire2-bench: %s (%s), %ld cores, %d sim threads, kernel %s\n", cpu, bench_instruction_set(),
+    printf("swarmcast-wire2-bench: %s (%s), %ld cores, %d sim threads, kernel %s\n", cpu, machine_instruction_set(),
            sysconf(_SC_NPROCESSORS_ONLN), threads, u.release);
     printf("whole-world detail view, a snapshot every 2 ticks (30 Hz at 60 Hz); B/agent = bytes per agent of the chunk;\n"
            "avg/10 s = (key + 299 deltas) / 300; encode = quantize + key + delta, median ms of wall clock and of the\n"

@@ -1,4 +1,5 @@
 #include "persist/scenario.h"
+#include "persist/whole_file.h"
 
 #include <cJSON.h>
 #include <errno.h>
@@ -18,40 +19,6 @@ static int invalid(char *msg, size_t msg_len, const char *fmt, ...)
     vsnprintf(msg, msg_len, fmt, ap);
     va_end(ap);
     return SCENARIO_E_INVALID;
-}
-
-/* The whole file, NUL-terminated; NULL with errno set on failure. */
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n - 1, f);
-        if (ferror(f)) {
-            int saved = errno;
-            free(buf);
-            fclose(f);
-            errno = saved ? saved : EIO;
-            return NULL;
-        }
-        if (feof(f)) break;
-        char *grown = realloc(buf, cap * 2);
-        if (!grown) {
-            free(buf);
-            buf = NULL;
-            errno = ENOMEM;
-            break;
-        }
-        buf = grown;
-        cap *= 2;
-    }
-    fclose(f);
-    if (!buf) return NULL;
-    buf[n] = '\0';
-    *len = n;
-    return buf;
 }
 
 /* A whole number field in [lo, hi], when present. */
@@ -90,7 +57,7 @@ int scenario_load(const char *path, scenario_t *s, char *msg, size_t msg_len)
 {
     memset(s, 0, sizeof *s);
     size_t len = 0;
-    char *text = read_file(path, &len);
+    char *text = whole_file_read(path, &len);
     if (!text) {
         snprintf(msg, msg_len, "cannot read %s: %s", path, strerror(errno));
         return SCENARIO_E_IO;

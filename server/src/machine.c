@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *bench_instruction_set(void)
+const char *machine_instruction_set(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
@@ -15,7 +15,7 @@ const char *bench_instruction_set(void)
 #endif
 }
 
-void bench_cpu_name(char *out, size_t len)
+void machine_cpu_name(char *out, size_t len)
 {
     snprintf(out, len, "unknown CPU");
     FILE *f = fopen("/proc/cpuinfo", "r");

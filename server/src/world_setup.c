@@ -1,0 +1,127 @@
+#include "world_setup.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+#include "persist/scenario.h"
+#include "protocol/utf8.h"
+#include "sim/commands.h"
+
+/* msg := the reason; returns code. */
+static int setup_fail(int code, char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int setup_fail(int code, char *msg, size_t cap, const char *fmt, ...)
+{
+    text_t t;
+    text_init(&t, msg, cap);
+    va_list ap;
+    va_start(ap, fmt);
+    text_vaddf(&t, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* Applies one set-up command; on refusal says which part of the input it came from. */
+static int apply_setup(world_t *w, const sim_cmd_t *cmd, const char *what, size_t index, char *msg, size_t msg_len)
+{
+    sim_result_t res;
+    sim_apply(w, cmd, &res);
+    if (res.status == SIM_OK) return SETUP_OK;
+    if (index != (size_t)-1) return setup_fail(SETUP_E_INPUT, msg, msg_len, "%s[%zu]: %s", what, index, res.message);
+    return setup_fail(SETUP_E_INPUT, msg, msg_len, "%s: %s", what, res.message);
+}
+
+/* The world's size, population and length: command-line flags win over the
+ * file, the file over defaults and the environment. */
+static int sizes(const config_t *cfg, const scenario_t *sc, size_t *agents, float *width, float *height,
+                 uint64_t *steps, char *msg, size_t msg_len)
+{
+    *agents = cfg->agents;
+    if (!cfg->agents_given && sc->has_agent_list) *agents = sc->n_agent_list;
+    else if (!cfg->agents_given && sc->has_agents) *agents = sc->agents;
+    *width = cfg->world_given || !sc->has_world ? cfg->world_width : sc->width;
+    *height = cfg->world_given || !sc->has_world ? cfg->world_height : sc->height;
+    *steps = cfg->steps_given || !sc->has_steps ? cfg->steps : sc->steps;
+    if (!cfg->steps_given && !sc->has_steps)
+        return setup_fail(SETUP_E_INPUT, msg, msg_len, "--headless needs --steps N (the scenario %s has no \"steps\")",
+                          cfg->scenario ? cfg->scenario : "-");
+    if (sc->has_agent_list && *agents != sc->n_agent_list)
+        return setup_fail(SETUP_E_INPUT, msg, msg_len,
+                          "--agents %zu does not match the scenario's agent_list of %zu agents", *agents, sc->n_agent_list);
+    if (*agents > cfg->max_agents)
+        return setup_fail(SETUP_E_INPUT, msg, msg_len, "%zu agents is above --max-agents %zu", *agents, cfg->max_agents);
+    return SETUP_OK;
+}
+
+static int populate(const config_t *cfg, const scenario_t *sc, world_t *w, size_t agents, char *msg, size_t msg_len)
+{
+    int rc = SETUP_OK;
+    /* Parameters first (the scenario's, then --set/--model), so that the
+     * initial speeds are drawn with the final max_speed. */
+    for (size_t i = 0; i < sc->n_params && !rc; i++)
+        rc = apply_setup(w, &sc->params[i], "scenario params", (size_t)-1, msg, msg_len);
+    for (size_t i = 0; i < cfg->n_sets && !rc; i++) {
+        sim_cmd_t set = {.kind = CMD_SET_PARAM, .request_id = -1, .param = cfg->sets[i].param,
+                         .value = cfg->sets[i].value};
+        rc = apply_setup(w, &set, "--set", (size_t)-1, msg, msg_len);
+    }
+    if (rc) return rc;
+    uint32_t seed = cfg->seed_given || !sc->has_seed ? cfg->seed : sc->seed;
+    sim_cmd_t reset = {.kind = CMD_RESET, .request_id = -1, .has_seed = true, .seed = seed, .has_agents = true,
+                       .agents = (uint32_t)agents};
+    if ((rc = apply_setup(w, &reset, "agents", (size_t)-1, msg, msg_len))) return rc;
+    /* Right after a reset the arrays are in id order: entry i is agent i. */
+    for (size_t i = 0; i < sc->n_agent_list; i++) {
+        w->cur.x[i] = sc->agent_list[i].x;
+        w->cur.y[i] = sc->agent_list[i].y;
+        w->cur.vx[i] = sc->agent_list[i].vx;
+        w->cur.vy[i] = sc->agent_list[i].vy;
+    }
+    /* State derived from the agents when they were drawn (the delayed-feedback
+     * history) must follow agents placed by hand. */
+    if (sc->n_agent_list && world_agents_placed(w) != SIM_OK)
+        return setup_fail(SETUP_E_IO, msg, msg_len, "out of memory placing the scenario's agents");
+    for (size_t i = 0; i < sc->n_obstacles && !rc; i++) rc = apply_setup(w, &sc->obstacles[i], "obstacles", i, msg, msg_len);
+    for (size_t i = 0; i < sc->n_targets && !rc; i++) rc = apply_setup(w, &sc->targets[i], "targets", i, msg, msg_len);
+    return rc;
+}
+
+int world_setup(const config_t *cfg, world_t *world, uint64_t *steps, char *msg, size_t msg_len)
+{
+    scenario_t sc = {0};
+    char why[300];
+    int rc = SETUP_OK;
+    if (cfg->scenario) {
+        int st = scenario_load(cfg->scenario, &sc, why, sizeof why);
+        if (st != SCENARIO_OK) {
+            scenario_free(&sc);
+            return setup_fail(SETUP_E_INPUT, msg, msg_len, "scenario %s: %s", cfg->scenario, why);
+        }
+    }
+    size_t agents;
+    float width, height;
+    if ((rc = sizes(cfg, &sc, &agents, &width, &height, steps, msg, msg_len))) goto done;
+    cmd_limits_t limits = {width, height, cfg->max_agents};
+    if (cfg->scenario && scenario_build(&sc, &limits, why, sizeof why) != SCENARIO_OK) {
+        rc = setup_fail(SETUP_E_INPUT, msg, msg_len, "scenario %s: %s", cfg->scenario, why);
+        goto done;
+    }
+    uint32_t seed = cfg->seed_given || !sc.has_seed ? cfg->seed : sc.seed;
+    world_config_t wc = {
+        .width = width,
+        .height = height,
+        .dt = (float)(1.0 / cfg->tick_hz),
+        .seed = seed,
+        .agents = 0, /* drawn below, once the parameters are in place */
+        .max_agents = cfg->max_agents,
+        .max_targets = cfg->max_clients > sc.n_targets ? cfg->max_clients : sc.n_targets,
+        .threads = cfg->threads,
+    };
+    if (world_init(world, &wc)) {
+        rc = setup_fail(SETUP_E_IO, msg, msg_len, "cannot create a %gx%g world", (double)width, (double)height);
+        goto done;
+    }
+    if ((rc = populate(cfg, &sc, world, agents, msg, msg_len))) world_free(world);
+done:
+    scenario_free(&sc);
+    return rc;
+}
