@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "people/presence.h"
+#include "protocol/utf8.h"
 #include "sim/params.h"
 
 /* A parameter's readable name: its help up to the first ':', ';' or '(' —
@@ -43,10 +44,13 @@ char *activity_of(const world_t *w, const sim_cmd_t *cmd, const sim_result_t *re
             snprintf(value, sizeof value, "%g%s%s", res->value, d->unit[0] ? " " : "", d->unit);
         char species[32] = "";
         if (res->species >= 0) snprintf(species, sizeof species, " for species %d", res->species);
+        /* text_t: a long label and value are cut between characters, never mid-way */
+        text_t t;
+        text_init(&t, text, sizeof text);
         if (d->type == PARAM_BOOL)
-            snprintf(text, sizeof text, "switched %s %s%s", label, value, species);
+            text_addf(&t, "switched %s %s%s", label, value, species);
         else
-            snprintf(text, sizeof text, "set %s to %s%s", label, value, species);
+            text_addf(&t, "set %s to %s%s", label, value, species);
         break;
     }
     case CMD_SET_MODEL:
