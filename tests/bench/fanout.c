@@ -86,7 +86,7 @@ static struct {
     size_t n_ports;
     int other_pids[MAX_OTHER_PIDS];
     size_t n_other_pids;
-} opt = {"127.0.0.1", "swarmcast.v2", 0, 0, {100, 500, 1000, 2000, 4000}, 5, 10, 2, 60, false, false, false, {0}, 0, {0}, 0};
+} opt = {"127.0.0.1", "swarmcast.v2", 0, 0, 0, {100, 500, 1000, 2000, 4000}, 5, 10, 2, 60, false, false, false, {0}, 0, {0}, 0};
 
 static uv_loop_t loop;
 static conn_t *conns;
