@@ -53,4 +53,11 @@ if ! { $sudo apt-get update -qq &&
   exit 1
 fi
 rm -f "$log"
+# Debian's caddy starts a system service on port 80 when installed on a
+# machine run by systemd; the tests start their own instances on free
+# ports, so the service this script brought in is stopped and disabled.
+if [[ " ${missing[*]} " == *" caddy "* ]] && [ -d /run/systemd/system ]; then
+  $sudo systemctl disable --now caddy >/dev/null 2>&1 || true
+  echo "caddy's system service (port 80) stopped and disabled: the tests run their own" >&2
+fi
 echo "installed in $(( SECONDS - start )) s" >&2
