@@ -595,6 +595,14 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         fprintf(err, "swarmcast: --metrics-listen must not use the public port %d\n", c->port);
         return CONFIG_EXIT_USAGE;
     }
+    /* With an IPv4 --bind, libwebsockets listens for IPv4 only (net.c), and
+     * an IPv6 metrics address would silently become every interface. */
+    unsigned char v4[4];
+    if (c->metrics_port >= 0 && strchr(c->metrics_bind, ':') && inet_pton(AF_INET, c->bind, v4) == 1) {
+        fprintf(err, "swarmcast: --metrics-listen [%s] is IPv6 but --bind %s is IPv4: give an IPv4 metrics address "
+                     "(127.0.0.1:PORT) or an IPv6 --bind\n", c->metrics_bind, c->bind);
+        return CONFIG_EXIT_USAGE;
+    }
     /* A live server without --max-agents derives its limit at start-up (app/app.c). */
     if (c->agents > c->max_agents && (c->headless || c->max_agents_given)) {
         fprintf(err, "swarmcast: --agents %zu is above --max-agents %zu\n", c->agents, c->max_agents);
