@@ -29,6 +29,8 @@ import { connect } from '../lib/client.mjs';
 import { caddyAvailable, startCaddy } from '../lib/caddy.mjs';
 import { backoffDelay } from '../../client-web/net/connection.js';
 
+// A given population limit skips the start-up calibration (seconds under ASan on a busy machine).
+const QUICK = ['--max-agents', '1000'];
 const HAVE_CADDY = caddyAvailable();
 if (!HAVE_CADDY) console.log('# caddy not found: these tests need Debian\'s caddy (scripts/deps.sh test installs it)');
 const T = { timeout: 120000, skip: HAVE_CADDY ? false : 'caddy not found (scripts/deps.sh test installs it)' };
@@ -98,7 +100,7 @@ let server;
 let caddy;
 before(async () => {
   if (!HAVE_CADDY) return;
-  server = await startServer({ agents: 50, args: ['--trusted-proxy', '127.0.0.1', '--max-per-address', '2'] });
+  server = await startServer({ agents: 50, args: ['--trusted-proxy', '127.0.0.1', '--max-per-address', '2', ...QUICK], startTimeoutMs: 30000 });
   caddy = await startCaddy(server.port);
 });
 after(async () => {
@@ -244,7 +246,7 @@ async function room(srv, proxy, n) {
 
 test('a room behind one address: 250 people through the proxy with the default limits all get in (the last 50 after a 429 and the page\'s retry) and each steers its own target', { ...T, timeout: 180000 }, async () => {
   // The server's own limits (no test overrides): only the trust is set.
-  const srv = await startServer({ agents: 20, args: ['--trusted-proxy', '127.0.0.1', '--snapshot-hz', '5'],
+  const srv = await startServer({ agents: 20, args: ['--trusted-proxy', '127.0.0.1', '--snapshot-hz', '5', ...QUICK], startTimeoutMs: 30000,
     env: { SWARMCAST_CONNECT_RATE: '', SWARMCAST_CONNECT_BURST: '' } });
   const proxy = await startCaddy(srv.port);
   try {
@@ -257,12 +259,13 @@ test('a room behind one address: 250 people through the proxy with the default l
     assert.ok(r.refused > 0, 'past the burst, some were refused 429 and retried');
   } finally {
     await proxy.stop();
-    await srv.stop();
+    const exit = await srv.stop();
+    assert.deepEqual(exit, { code: 0, signal: null }, `server exit\n${srv.output()}`);
   }
 });
 
 test('a room behind one address with --max-per-address 50: 50 of 60 get in, the others are refused with 1013', { ...T, timeout: 120000 }, async () => {
-  const srv = await startServer({ agents: 20, args: ['--trusted-proxy', '127.0.0.1', '--snapshot-hz', '5', '--max-per-address', '50'] });
+  const srv = await startServer({ agents: 20, args: ['--trusted-proxy', '127.0.0.1', '--snapshot-hz', '5', '--max-per-address', '50', ...QUICK], startTimeoutMs: 30000 });
   const proxy = await startCaddy(srv.port);
   try {
     const r = await room(srv, proxy, 60);
@@ -271,7 +274,8 @@ test('a room behind one address with --max-per-address 50: 50 of 60 get in, the 
     assert.equal(r.seen, 50);
   } finally {
     await proxy.stop();
-    await srv.stop();
+    const exit = await srv.stop();
+    assert.deepEqual(exit, { code: 0, signal: null }, `server exit\n${srv.output()}`);
   }
 });
 
