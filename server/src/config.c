@@ -583,7 +583,9 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
     if (c->snapshot_hz > c->tick_hz) c->snapshot_hz = c->tick_hz;
     if (c->metrics_hz > c->tick_hz) c->metrics_hz = c->tick_hz;
     if (check_modes(c, n_set_flags, err)) return CONFIG_EXIT_USAGE;
-    if (!c->metrics_listen_given) {
+    if (c->headless) {
+        c->metrics_port = -1; /* no network at all */
+    } else if (!c->metrics_listen_given) {
         /* Beside the public port (any free one when that is any free one). */
         c->metrics_port = c->port == 0 ? 0 : c->port + 1000;
         if (c->metrics_port > 65535) {
