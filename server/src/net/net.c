@@ -4,9 +4,8 @@
  * detailed /healthz on the operations vhost, --metrics-listen), the
  * WebSocket callback that hands each event to the file that deals with it
  * (admission.c, receive.c, fanout.c), the closing of a session, and the
- * server's shutdown. The
- * contract with the application is net.h; the map of the files is
- * net_internal.h. Loop thread only. */
+ * server's shutdown. The contract with the application is net.h; the map
+ * of the files is net_internal.h. Loop thread only. */
 #include "net/net.h"
 
 #include <arpa/inet.h>
