@@ -16,6 +16,7 @@
  *          [--counts 100,500,1000,2000,4000] [--seconds 10] [--warmup 2]
  *          [--protocol swarmcast.v2] [--deflate] [--tick-hz 60] [--threads]
  *          [--ports P1,P2,...] [--other-pids PID,PID,...] [--reader raw|lws]
+ *          [--metrics-port M]  (the server's /metrics listener: port + 1000 by default)
  *
  * --ports spreads the viewers round-robin over several servers (relays, say)
  * while --port and --pid still name the one whose CPU, tick and /metrics are
@@ -76,6 +77,7 @@ typedef struct conn {
 static struct {
     const char *host, *protocol;
     int port, pid;
+    int metrics_port; /* the server's --metrics-listen port (default: port + 1000, as the server's) */
     size_t counts[MAX_COUNTS];
     size_t n_counts;
     double seconds, warmup, tick_hz;
@@ -84,7 +86,7 @@ static struct {
     size_t n_ports;
     int other_pids[MAX_OTHER_PIDS];
     size_t n_other_pids;
-} opt = {"127.0.0.1", "swarmcast.v2", 0, 0, {100, 500, 1000, 2000, 4000}, 5, 10, 2, 60, false, false, false, {0}, 0, {0}, 0};
+} opt = {"127.0.0.1", "swarmcast.v2", 0, 0, 0, {100, 500, 1000, 2000, 4000}, 5, 10, 2, 60, false, false, false, {0}, 0, {0}, 0};
 
 static uv_loop_t loop;
 static conn_t *conns;
@@ -241,7 +243,7 @@ static int metrics_get(double *ticks, double *overruns)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) return -1;
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)opt.port)};
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)opt.metrics_port)};
     inet_pton(AF_INET, opt.host, &a.sin_addr);
     struct timeval tv = {3, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -413,7 +415,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: swarmcast-fanout --port P --pid SERVER_PID [--host H] [--counts 100,500,...] "
                     "[--seconds S] [--warmup S] [--protocol NAME] [--deflate] [--tick-hz HZ] [--threads] "
-                    "[--ports P1,P2,...] [--other-pids PID,...] [--reader raw|lws]\n");
+                    "[--ports P1,P2,...] [--other-pids PID,...] [--reader raw|lws] [--metrics-port M]\n");
 }
 
 int main(int argc, char **argv)
@@ -425,7 +427,7 @@ int main(int argc, char **argv)
         {"protocol", required_argument, NULL, 'r'}, {"deflate", no_argument, NULL, 'd'},
         {"tick-hz", required_argument, NULL, 't'}, {"threads", no_argument, NULL, 'T'},
         {"ports", required_argument, NULL, 'q'},   {"other-pids", required_argument, NULL, 'o'},
-        {"reader", required_argument, NULL, 'R'},
+        {"reader", required_argument, NULL, 'R'}, {"metrics-port", required_argument, NULL, 'M'},
         {NULL, 0, NULL, 0},
     };
     for (int o; (o = getopt_long(argc, argv, "", options, NULL)) != -1;) {
@@ -447,6 +449,7 @@ int main(int argc, char **argv)
         case 'd': opt.deflate = true; break;
         case 't': opt.tick_hz = atof(optarg); break;
         case 'T': opt.threads = true; break;
+        case 'M': opt.metrics_port = atoi(optarg); break;
         case 'R': opt.lws_reader = strcmp(optarg, "lws") == 0; break;
         case 'q':
             opt.n_ports = 0;
@@ -470,6 +473,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!opt.n_ports) opt.ports[opt.n_ports++] = opt.port;
+    if (!opt.metrics_port) opt.metrics_port = opt.port + 1000;
     /* Only libwebsockets' client can inflate. */
     if (opt.deflate) opt.lws_reader = true;
     if (!opt.lws_reader && (epoll_fd = epoll_create1(EPOLL_CLOEXEC)) < 0) {

@@ -1,0 +1,92 @@
+// Debian's Caddy as a real reverse proxy in front of a server, for the
+// tests: its own temporary directory (Caddyfile, storage, HOME), no admin
+// endpoint, a free port on 127.0.0.1, stopped by its pid. Plain HTTP, or
+// HTTPS from Caddy's internal CA (`tls internal`; the root certificate is
+// then `ca`, for the clients).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { waitUntil, withTimeout } from './server.mjs';
+
+/** Whether a caddy binary is on PATH. */
+export function caddyAvailable() {
+  return spawnSync('caddy', ['version'], { stdio: 'ignore' }).status === 0;
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function portOpen(port) {
+  return new Promise((resolve) => {
+    const c = net.connect({ host: '127.0.0.1', port });
+    c.on('connect', () => { c.destroy(); resolve(true); });
+    c.on('error', () => resolve(false));
+  });
+}
+
+const running = new Set();
+process.on('exit', () => {
+  for (const p of running) {
+    try { p.kill('SIGKILL'); } catch { /* gone */ }
+  }
+});
+
+/**
+ * Starts Caddy proxying 127.0.0.1:<port> to 127.0.0.1:<upstreamPort>.
+ * Returns { port, url, wsUrl, ca (a Buffer, with tls), output(), stop() }.
+ */
+export async function startCaddy(upstreamPort, { tls = false } = {}) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'swarmcast-caddy-'));
+  const port = await freePort();
+  const storage = path.join(dir, 'storage');
+  const global = tls
+    ? `{\n\tadmin off\n\tskip_install_trust\n\tstorage file_system ${storage}\n}\n`
+    : `{\n\tadmin off\n\tauto_https off\n\tstorage file_system ${storage}\n}\n`;
+  const site = tls
+    ? `https://127.0.0.1:${port} {\n\ttls internal\n\treverse_proxy 127.0.0.1:${upstreamPort}\n}\n`
+    : `http://127.0.0.1:${port} {\n\treverse_proxy 127.0.0.1:${upstreamPort}\n}\n`;
+  const config = path.join(dir, 'Caddyfile');
+  writeFileSync(config, global + site);
+  const env = { ...process.env, HOME: dir, XDG_DATA_HOME: path.join(dir, 'data'), XDG_CONFIG_HOME: path.join(dir, 'config') };
+  const proc = spawn('caddy', ['run', '--config', config, '--adapter', 'caddyfile'], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  running.add(proc);
+  let out = '';
+  proc.stdout.setEncoding('utf8');
+  proc.stderr.setEncoding('utf8');
+  proc.stdout.on('data', (c) => { out += c; });
+  proc.stderr.on('data', (c) => { out += c; });
+  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => { running.delete(proc); resolve({ code, signal }); }));
+  const output = () => out.slice(-4000);
+  const rootCrt = path.join(storage, 'pki/authorities/local/root.crt');
+  await waitUntil(async () => proc.exitCode === null && await portOpen(port) && (!tls || existsSync(rootCrt)),
+    `caddy listening on 127.0.0.1:${port}`, { timeoutMs: 20000, intervalMs: 100 }).catch((e) => {
+    proc.kill('SIGKILL');
+    throw new Error(`${e.message}\n${output()}`);
+  });
+  const scheme = tls ? 'https' : 'http';
+  return {
+    port,
+    url: `${scheme}://127.0.0.1:${port}`,
+    wsUrl: `${tls ? 'wss' : 'ws'}://127.0.0.1:${port}/ws`,
+    ca: tls ? readFileSync(rootCrt) : undefined,
+    output,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill('SIGTERM');
+        await withTimeout(exited, 5000, 'caddy to exit').catch(() => { proc.kill('SIGKILL'); return exited; });
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
