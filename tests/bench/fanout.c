@@ -16,11 +16,17 @@
  *          [--counts 100,500,1000,2000,4000] [--seconds 10] [--warmup 2]
  *          [--protocol swarmcast.v2] [--deflate] [--tick-hz 60] [--threads]
  *          [--ports P1,P2,...] [--other-pids PID,PID,...] [--reader raw|lws]
+ *          [--tls-ca ROOT.crt]
  *
  * --ports spreads the viewers round-robin over several servers (relays, say)
  * while --port and --pid still name the one whose CPU, tick and /metrics are
  * reported (the simulation); --other-pids adds a column with those
  * processes' CPU summed (the relays').
+ *
+ * --tls-ca connects with wss:// through a TLS front (Caddy, say: --ports
+ * names its port, --other-pids its pid) and verifies its certificate against
+ * that root (Caddy's internal CA); it implies --reader lws (the raw reader
+ * has no TLS). The server's /metrics are still read in plain HTTP on --port.
  *
  * The default reader (raw_ws.h) walks frame headers and skips payloads:
  * about a read() per frame, so that the server, not the probe, is what runs
@@ -84,7 +90,8 @@ static struct {
     size_t n_ports;
     int other_pids[MAX_OTHER_PIDS];
     size_t n_other_pids;
-} opt = {"127.0.0.1", "swarmcast.v2", 0, 0, {100, 500, 1000, 2000, 4000}, 5, 10, 2, 60, false, false, false, {0}, 0, {0}, 0};
+    const char *tls_ca;
+} opt = {"127.0.0.1", "swarmcast.v2", 0, 0, {100, 500, 1000, 2000, 4000}, 5, 10, 2, 60, false, false, false, {0}, 0, {0}, 0, NULL};
 
 static uv_loop_t loop;
 static conn_t *conns;
@@ -328,6 +335,7 @@ static void connect_one(struct lws_context *ctx, size_t i)
     ci.host = opt.host;
     ci.origin = NULL;
     ci.protocol = opt.protocol;
+    if (opt.tls_ca) ci.ssl_connection = LCCSCF_USE_SSL;
     ci.userdata = &conns[i];
     conns[i] = (conn_t){0};
     conns[i].wsi = lws_client_connect_via_info(&ci);
@@ -413,7 +421,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: swarmcast-fanout --port P --pid SERVER_PID [--host H] [--counts 100,500,...] "
                     "[--seconds S] [--warmup S] [--protocol NAME] [--deflate] [--tick-hz HZ] [--threads] "
-                    "[--ports P1,P2,...] [--other-pids PID,...] [--reader raw|lws]\n");
+                    "[--ports P1,P2,...] [--other-pids PID,...] [--reader raw|lws] [--tls-ca ROOT.crt]\n");
 }
 
 int main(int argc, char **argv)
@@ -425,7 +433,7 @@ int main(int argc, char **argv)
         {"protocol", required_argument, NULL, 'r'}, {"deflate", no_argument, NULL, 'd'},
         {"tick-hz", required_argument, NULL, 't'}, {"threads", no_argument, NULL, 'T'},
         {"ports", required_argument, NULL, 'q'},   {"other-pids", required_argument, NULL, 'o'},
-        {"reader", required_argument, NULL, 'R'},
+        {"reader", required_argument, NULL, 'R'},  {"tls-ca", required_argument, NULL, 'C'},
         {NULL, 0, NULL, 0},
     };
     for (int o; (o = getopt_long(argc, argv, "", options, NULL)) != -1;) {
@@ -448,6 +456,7 @@ int main(int argc, char **argv)
         case 't': opt.tick_hz = atof(optarg); break;
         case 'T': opt.threads = true; break;
         case 'R': opt.lws_reader = strcmp(optarg, "lws") == 0; break;
+        case 'C': opt.tls_ca = optarg; break;
         case 'q':
             opt.n_ports = 0;
             for (char *p = optarg; *p && opt.n_ports < MAX_PORTS;) {
@@ -470,8 +479,8 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!opt.n_ports) opt.ports[opt.n_ports++] = opt.port;
-    /* Only libwebsockets' client can inflate. */
-    if (opt.deflate) opt.lws_reader = true;
+    /* Only libwebsockets' client can inflate, or speak TLS. */
+    if (opt.deflate || opt.tls_ca) opt.lws_reader = true;
     if (!opt.lws_reader && (epoll_fd = epoll_create1(EPOLL_CLOEXEC)) < 0) {
         perror("swarmcast-fanout: epoll_create1");
         return 1;
@@ -508,6 +517,10 @@ int main(int argc, char **argv)
     uv_loop_init(&loop);
     void *loops[] = {&loop};
     info.options = LWS_SERVER_OPTION_LIBUV;
+    if (opt.tls_ca) {
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        info.client_ssl_ca_filepath = opt.tls_ca;
+    }
     info.foreign_loops = loops;
     uv_timer_t wake;
     uv_timer_init(&loop, &wake);
@@ -518,7 +531,7 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("# swarmcast-fanout: %s://%s:%d/ws (%s%s), server pid %d, %.0f s per round after %.0f s warm-up, %s reader\n",
-           "ws", opt.host, opt.port, opt.protocol, opt.deflate ? ", permessage-deflate" : "", opt.pid, opt.seconds,
+           opt.tls_ca ? "wss" : "ws", opt.host, opt.n_ports ? opt.ports[0] : opt.port, opt.protocol, opt.deflate ? ", permessage-deflate" : "", opt.pid, opt.seconds,
            opt.warmup, opt.lws_reader ? "libwebsockets" : "raw");
     printf("| viewers | open | median snap/s | p10 snap/s | median kB/s per viewer | MB/s all | wire MB/s all | server CPU "
            "| probe CPU | tick Hz | overruns | tick held | connect s |\n");
