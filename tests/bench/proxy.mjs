@@ -10,13 +10,15 @@
 //   fanout     build/tests/bench/swarmcast-fanout --tls-ca through Caddy:
 //              snapshots/s per viewer (median, p10) for each count, the
 //              server's and Caddy's CPU (/proc/PID/stat) and Caddy's per viewer
+//   direct     the same probe and counts straight to the server (ws://, the
+//              same libwebsockets reader), for comparison on the same machine
 //   addresses  40 viewers from 40 loopback addresses (127.0.0.2 … .41), then
 //              200 from one (127.0.0.2), through Caddy, with the server's
 //              own per-address defaults; then 200 from one with
 //              --max-per-address M: how many were served (the hello and
 //              frames), how many refused and with which close code
 //
-//   node tests/bench/proxy.mjs [--parts hop,fanout,addresses] [--agents 2000]
+//   node tests/bench/proxy.mjs [--parts hop,fanout,direct,addresses] [--agents 2000]
 //        [--seconds 10] [--counts 50,100,200,400] [--max-per-address 50]
 //        [--trusted-proxy 127.0.0.1/32|none]
 //
@@ -41,7 +43,7 @@ function options(argv) {
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, '');
     if (!(key in o) || argv[i + 1] === undefined) {
-      console.error('usage: proxy.mjs [--parts hop,fanout,addresses] [--agents N] [--seconds S] [--counts N,N,…] ' +
+      console.error('usage: proxy.mjs [--parts hop,fanout,direct,addresses] [--agents N] [--seconds S] [--counts N,N,…] ' +
         '[--max-per-address M] [--trusted-proxy CIDR|none]');
       process.exit(2);
     }
@@ -104,7 +106,7 @@ async function hop() {
 }
 
 // ------------------------------------------------------------- the fan-out
-async function fanout() {
+async function fanout(front = true) {
   const probe = process.env.SWARMCAST_FANOUT || path.join(repoRoot, 'build/tests/bench/swarmcast-fanout');
   const counts = o.counts.split(',').map(Number);
   const most = Math.max(...counts);
@@ -112,9 +114,11 @@ async function fanout() {
     args: ['--max-clients', String(most + 64), '--max-per-address', String(most + 64), ...frontArgs(o)],
     env: { SWARMCAST_CONNECT_RATE: '100000', SWARMCAST_CONNECT_BURST: '100000' },
   }, async (server, caddy) => {
-    console.log(`\n## fanout through Caddy (wss), ${o.seconds} s per count, ${machine}`);
-    const args = ['--port', String(server.port), '--pid', String(server.proc.pid), '--ports', String(caddy.port),
-      '--other-pids', String(caddy.pid), '--tls-ca', caddy.caFile, '--counts', o.counts, '--seconds', String(o.seconds)];
+    console.log(`\n## fanout ${front ? 'through Caddy (wss)' : 'direct (ws)'}, ${o.seconds} s per count, ${machine}`);
+    const args = ['--port', String(server.port), '--pid', String(server.proc.pid), '--counts', o.counts,
+      '--seconds', String(o.seconds), ...(front
+        ? ['--ports', String(caddy.port), '--other-pids', String(caddy.pid), '--tls-ca', caddy.caFile]
+        : ['--reader', 'lws'])];
     console.log(`$ swarmcast-fanout ${args.join(' ')}`);
     const out = await new Promise((resolve, reject) => {
       const p = spawn(probe, args, { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -125,6 +129,7 @@ async function fanout() {
     });
     // Caddy's CPU per viewer, from the probe's rows: "| N | open | …" then
     // "|       | other processes' CPU: X%".
+    if (!front) return;
     const lines = out.split('\n');
     console.log(`\nCaddy's CPU per viewer (${isa}; 100% = one core):`);
     for (let i = 0; i < lines.length; i++) {
@@ -140,7 +145,8 @@ async function fanout() {
 // ---------------------------------------------------------- the addresses
 /**
  * One wss viewer from `localAddress`: resolves to { served } once it has the
- * hello and 3 binary frames, or { code } when it is closed first (or 'error').
+ * hello and 3 binary frames, or { code } when it is closed first (its close
+ * code, or "HTTP 429" when the handshake itself is refused).
  */
 function oneViewer(caddy, localAddress) {
   return new Promise((resolve) => {
@@ -153,6 +159,13 @@ function oneViewer(caddy, localAddress) {
       else if (hello && ++frames === 3) { clearTimeout(timer); settle({ served: true }); }
     });
     ws.on('close', (code) => { clearTimeout(timer); settle({ code }); });
+    // Refused before the upgrade (the per-address connection rate: 429).
+    ws.on('unexpected-response', (req, res) => {
+      clearTimeout(timer);
+      settle({ code: `HTTP ${res.statusCode}` });
+      res.resume();
+      req.destroy();
+    });
     ws.on('error', () => {});
   });
 }
@@ -192,6 +205,7 @@ async function addresses() {
 for (const part of o.parts) {
   if (part === 'hop') await hop();
   else if (part === 'fanout') await fanout();
+  else if (part === 'direct') await fanout(false);
   else if (part === 'addresses') await addresses();
   else { console.error(`unknown part ${part}`); process.exit(2); }
 }
