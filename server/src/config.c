@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <getopt.h>
 #include <math.h>
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,7 +36,7 @@ static void usage(FILE *f)
             "  --snapshot-hz N      SWARMCAST_SNAPSHOT_HZ   snapshots per second, at most tick-hz (30)\n"
             "  --world WxH          SWARMCAST_WORLD         world size in units (1600x900)\n"
             "  --web-root DIR       SWARMCAST_WEB_ROOT      directory of the web client\n"
-            "  --max-clients N      SWARMCAST_MAX_CLIENTS   simultaneous viewers (64)\n"
+            "  --max-clients N      SWARMCAST_MAX_CLIENTS   simultaneous viewers (512)\n"
             "  --max-agents N       SWARMCAST_MAX_AGENTS    population limit (derived from the world's area and\n"
             "                                               what this machine steps in half a tick; printed)\n"
             "  --threads N          SWARMCAST_THREADS       threads that step the world (the machine's cores)\n"
@@ -45,15 +46,21 @@ static void usage(FILE *f)
             "  --record FILE                                log every applied command (JSON lines) for --replay\n"
             "  --final FILE                                 write the final state as JSON at shutdown (- : stdout)\n"
             "  --record-max-bytes N SWARMCAST_RECORD_MAX_BYTES the command log stops at this size (1073741824)\n"
+            "  --metrics-listen ADDR:PORT|off SWARMCAST_METRICS_LISTEN  where /metrics and the detailed /healthz\n"
+            "                                               are served, never on the public port\n"
+            "                                               (127.0.0.1:<port + 1000>; any free port with --port 0)\n"
             "\n"
             "A shared world (see README, \"Sharing a world with strangers\"):\n"
             "  --control-token T    SWARMCAST_CONTROL_TOKEN  operators present T after connecting (auth); others\n"
             "                                               may watch and steer their own target (none: all open)\n"
             "                                               (make a strong one: openssl rand -base64 18)\n"
             "  --allow-origin LIST  SWARMCAST_ALLOW_ORIGIN  comma-separated Origins that may open /ws (any)\n"
-            "  --max-per-address N  SWARMCAST_MAX_PER_ADDRESS WebSocket sessions per remote address (16)\n"
+            "  --max-per-address N  SWARMCAST_MAX_PER_ADDRESS WebSocket sessions per remote address (256: a\n"
+            "                                               room behind one NAT; at most --max-clients counts)\n"
             "  --connect-rate R     SWARMCAST_CONNECT_RATE  new sessions per second per address, after a\n"
-            "  --connect-burst N    SWARMCAST_CONNECT_BURST burst of N; faster ones get HTTP 429 (2, 8)\n"
+            "  --connect-burst N    SWARMCAST_CONNECT_BURST burst of N; faster ones get HTTP 429 (5, 100)\n"
+            "  --trusted-proxy LIST SWARMCAST_TRUSTED_PROXY comma-separated CIDRs of reverse proxies whose\n"
+            "                                               X-Forwarded-For / Forwarded name the client (none)\n"
             "  --auth-failures N    SWARMCAST_AUTH_FAILURES wrong tokens per address before each further\n"
             "                                               guess waits 1 s, doubling up to 30 s (3)\n"
             "  --rate-scale F       SWARMCAST_RATE_SCALE    every client's command budget times F (1)\n"
@@ -190,6 +197,31 @@ static int parse_set(config_t *c, const char *arg, FILE *err)
     return 0;
 }
 
+/* --metrics-listen: "off", or a numeric address and a port ("[v6]:port"). */
+static int parse_listen(const char *s, config_t *c)
+{
+    if (strcmp(s, "off") == 0) {
+        c->metrics_port = -1;
+        return 0;
+    }
+    const char *colon = strrchr(s, ':');
+    if (!colon) return -1;
+    const char *addr = s;
+    size_t len = (size_t)(colon - s);
+    if (len >= 2 && s[0] == '[' && colon[-1] == ']') addr++, len -= 2;
+    char buf[sizeof c->metrics_bind];
+    unsigned char raw[16];
+    if (len == 0 || len >= sizeof buf) return -1;
+    memcpy(buf, addr, len);
+    buf[len] = '\0';
+    if (inet_pton(AF_INET, buf, raw) != 1 && inet_pton(AF_INET6, buf, raw) != 1) return -1;
+    double port;
+    if (parse_number(colon + 1, 0, 65535, true, &port)) return -1;
+    memcpy(c->metrics_bind, buf, len + 1);
+    c->metrics_port = (int)port;
+    return 0;
+}
+
 /* The NATS options: credentials only with a server, one way of giving them. */
 static int check_nats(const config_t *c, FILE *err)
 {
@@ -273,7 +305,7 @@ enum { OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WOR
        OPT_FINAL, OPT_HEADLESS, OPT_STEPS, OPT_SCENARIO, OPT_CSV, OPT_METRICS_EVERY, OPT_REPLAY,
        OPT_RECORD_MAX, OPT_TOKEN, OPT_ORIGIN, OPT_PER_ADDRESS, OPT_IDLE, OPT_STALL, OPT_STATE_FILE,
        OPT_STATE_EVERY, OPT_STATE_AGENTS, OPT_RATE_SCALE, OPT_DEFLATE, OPT_DETAIL_BUDGET, OPT_MAX_VIEWS,
-       OPT_CONNECT_RATE, OPT_CONNECT_BURST, OPT_AUTH_FAILURES,
+       OPT_CONNECT_RATE, OPT_CONNECT_BURST, OPT_AUTH_FAILURES, OPT_TRUSTED_PROXY, OPT_METRICS_LISTEN,
        /* The scaled set-up. */
        OPT_NATS, OPT_NATS_PREFIX, OPT_NATS_USER, OPT_NATS_PASSWORD, OPT_NATS_CREDS, OPT_NATS_NKEY_SEED,
        OPT_MAX_REMOTE, OPT_RELAY, OPT_RELAY_TAG, OPT_RELAY_NAME };
@@ -327,6 +359,22 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
     case OPT_CONNECT_RATE: bad = parse_number(value, 0.01, 1e6, false, &v); if (!bad) c->connect_per_s = v; break;
     case OPT_CONNECT_BURST: bad = parse_number(value, 1, 1e6, true, &v); if (!bad) c->connect_burst = v; break;
     case OPT_AUTH_FAILURES: bad = parse_number(value, 1, 1e6, true, &v); if (!bad) c->auth_free_failures = (unsigned)v; break;
+    case OPT_TRUSTED_PROXY: {
+        char why[160];
+        if (!trusted_proxies_parse(value, &c->trusted_proxies, why, sizeof why)) {
+            fprintf(err, "swarmcast: bad value for %s: %s (want CIDR[,CIDR...], e.g. 10.0.0.0/8,::1)\n", source, why);
+            return -1;
+        }
+        break;
+    }
+    case OPT_METRICS_LISTEN:
+        if (parse_listen(value, c)) {
+            fprintf(err, "swarmcast: bad value '%s' for %s: want ADDR:PORT (127.0.0.1:9080, [::1]:9080) or off\n",
+                    value, source);
+            return -1;
+        }
+        c->metrics_listen_given = true;
+        break;
     case OPT_RATE_SCALE: bad = parse_number(value, 0.01, 1e6, false, &v); if (!bad) c->rate_scale = v; break;
     case OPT_IDLE: bad = parse_number(value, 1, 3600, false, &v); if (!bad) c->idle_timeout_s = v; break;
     case OPT_STALL: bad = parse_number(value, 1, 3600, false, &v); if (!bad) c->stall_timeout_s = v; break;
@@ -389,7 +437,8 @@ static const struct {
     {OPT_DEFLATE, "SWARMCAST_DEFLATE"}, {OPT_DETAIL_BUDGET, "SWARMCAST_DETAIL_BUDGET"},
     {OPT_MAX_VIEWS, "SWARMCAST_MAX_VIEWS"},
     {OPT_CONNECT_RATE, "SWARMCAST_CONNECT_RATE"}, {OPT_CONNECT_BURST, "SWARMCAST_CONNECT_BURST"},
-    {OPT_AUTH_FAILURES, "SWARMCAST_AUTH_FAILURES"},
+    {OPT_AUTH_FAILURES, "SWARMCAST_AUTH_FAILURES"}, {OPT_TRUSTED_PROXY, "SWARMCAST_TRUSTED_PROXY"},
+    {OPT_METRICS_LISTEN, "SWARMCAST_METRICS_LISTEN"},
     {OPT_RELAY_TAG, "SWARMCAST_RELAY_TAG"}, {OPT_RELAY_NAME, "SWARMCAST_RELAY_NAME"},
     /* The scaled set-up. */
     {OPT_NATS, "SWARMCAST_NATS"}, {OPT_NATS_PREFIX, "SWARMCAST_NATS_PREFIX"},
@@ -410,15 +459,16 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         .world_width = 1600,
         .world_height = 900,
         .web_root = SWARMCAST_DEFAULT_WEB_ROOT,
-        .max_clients = 64,
+        .max_clients = 512,
         .max_agents = 1000000,
         .threads = (int)sysconf(_SC_NPROCESSORS_ONLN),
         .metrics_hz = 4,
         .metrics_every = 1,
         .record_max_bytes = 1ull << 30,
-        .max_per_address = 16,
-        .connect_per_s = 2,
-        .connect_burst = 8,
+        .max_per_address = 256,
+        .connect_per_s = 5,
+        .connect_burst = 100,
+        .metrics_bind = "127.0.0.1",
         .auth_free_failures = 3,
         .rate_scale = 1,
         .idle_timeout_s = 30,
@@ -476,6 +526,8 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         {"connect-rate", required_argument, NULL, OPT_CONNECT_RATE},
         {"connect-burst", required_argument, NULL, OPT_CONNECT_BURST},
         {"auth-failures", required_argument, NULL, OPT_AUTH_FAILURES},
+        {"trusted-proxy", required_argument, NULL, OPT_TRUSTED_PROXY},
+        {"metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN},
         {"relay", no_argument, NULL, OPT_RELAY},
         {"relay-tag", required_argument, NULL, OPT_RELAY_TAG},
         {"relay-name", required_argument, NULL, OPT_RELAY_NAME},
@@ -531,6 +583,18 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
     if (c->snapshot_hz > c->tick_hz) c->snapshot_hz = c->tick_hz;
     if (c->metrics_hz > c->tick_hz) c->metrics_hz = c->tick_hz;
     if (check_modes(c, n_set_flags, err)) return CONFIG_EXIT_USAGE;
+    if (!c->metrics_listen_given) {
+        /* Beside the public port (any free one when that is any free one). */
+        c->metrics_port = c->port == 0 ? 0 : c->port + 1000;
+        if (c->metrics_port > 65535) {
+            fprintf(err, "swarmcast: --port %d leaves no room for the metrics port (+1000): give --metrics-listen\n",
+                    c->port);
+            return CONFIG_EXIT_USAGE;
+        }
+    } else if (c->metrics_port == c->port && c->port != 0) {
+        fprintf(err, "swarmcast: --metrics-listen must not use the public port %d\n", c->port);
+        return CONFIG_EXIT_USAGE;
+    }
     /* A live server without --max-agents derives its limit at start-up (app/app.c). */
     if (c->agents > c->max_agents && (c->headless || c->max_agents_given)) {
         fprintf(err, "swarmcast: --agents %zu is above --max-agents %zu\n", c->agents, c->max_agents);

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "net/trusted_proxies.h"
+
 #define CONFIG_MAX_SETS 64
 #define CONFIG_MAX_TOKEN 256 /* bytes of --control-token */
 #define CONFIG_MAX_RELAY_TAG 1023 /* a relay tag fills the top 10 bits of a client id */
@@ -34,6 +36,11 @@ typedef struct config {
     const char *final_path;  /* final state as JSON at the end ("-": stdout), or NULL */
     uint64_t record_max_bytes; /* the command log stops (with a warning) at this size */
     bool max_agents_given;   /* otherwise derived from the world and this machine */
+    /* /metrics and the detailed /healthz (--metrics-listen): on their own
+     * listener, loopback by default; metrics_port < 0: none. */
+    char metrics_bind[48];
+    int metrics_port;        /* 0: any free one */
+    bool metrics_listen_given;
 
     /* Sharing one world with strangers. */
     const char *control_token;  /* operators present it (auth); NULL: everyone is an operator */
@@ -42,6 +49,7 @@ typedef struct config {
     double connect_per_s;       /* new sessions per second per address, after … */
     double connect_burst;       /* … a burst of this many */
     unsigned auth_free_failures; /* wrong tokens per address before each further guess waits */
+    trusted_proxies_t trusted_proxies; /* --trusted-proxy: whose X-Forwarded-For/Forwarded is believed */
     double rate_scale;          /* every client's command budget, times this */
     double idle_timeout_s;      /* nothing received (message or pong) this long: closed */
     double stall_timeout_s;     /* output stuck, or a message left half-sent, this long: closed */

@@ -78,6 +78,12 @@ int main(int argc, char **argv)
         printf("swarmcast listening on http://%s%s%s:%d/ (%zu agents, %g Hz ticks, %g Hz snapshots)\n",
                bracket ? "[" : "", host, bracket ? "]" : "", app_port(p.app), cfg.agents, cfg.tick_hz,
                cfg.snapshot_hz);
+    int metrics_port = p.relay ? relay_metrics_port(p.relay) : app_metrics_port(p.app);
+    if (metrics_port >= 0) {
+        bool v6 = strchr(cfg.metrics_bind, ':') != NULL;
+        printf("swarmcast metrics on http://%s%s%s:%d/metrics (and the detailed /healthz; not on the public port)\n",
+               v6 ? "[" : "", cfg.metrics_bind, v6 ? "]" : "", metrics_port);
+    }
     fflush(stdout);
 
     uv_run(&loop, UV_RUN_DEFAULT);

@@ -167,6 +167,7 @@ fail:
 }
 
 int app_port(const app_t *a) { return net_port(a->net); }
+int app_metrics_port(const app_t *a) { return net_metrics_port(a->net); }
 
 bool app_failed(const app_t *a) { return a->failed; }
 

@@ -15,6 +15,8 @@ typedef struct app app_t;
  * on failure. */
 app_t *app_create(uv_loop_t *loop, const config_t *cfg);
 int app_port(const app_t *a);
+/* The port of /metrics (--metrics-listen), or -1 when off. */
+int app_metrics_port(const app_t *a);
 /* True when an output (--record, --final) could not be written. */
 bool app_failed(const app_t *a);
 /* Stops ticking, then writes the log's end and the final state (--record,

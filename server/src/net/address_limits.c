@@ -52,6 +52,8 @@ static void key_from_v6(const uint8_t addr[16], addr_key_t *out)
     memcpy(out->b, addr, 8); /* the /64 */
 }
 
+void addr_key_from_ip(const uint8_t ip[16], addr_key_t *out) { key_from_v6(ip, out); }
+
 bool addr_key_from_sockaddr(const struct sockaddr *sa, addr_key_t *out)
 {
     if (sa->sa_family == AF_INET) {

@@ -11,7 +11,8 @@
  *
  * An address is the remote's IPv4 address, or its IPv6 /64: one host owns
  * a whole /64, so cycling through it must gain nothing. Behind a reverse
- * proxy every visitor has the proxy's address.
+ * proxy it is the address the proxy reports, when the proxy is trusted
+ * (admission.c, forwarded.h); else every visitor has the proxy's.
  *
  * The table is fixed in size. When a new address finds it full, an entry
  * that remembers nothing (bucket full again, no failures, no sessions) is
@@ -42,6 +43,8 @@ typedef struct addr_key {
 /* The key of a socket address (IPv4, IPv6 or IPv4-mapped IPv6); false for
  * any other family. */
 bool addr_key_from_sockaddr(const struct sockaddr *sa, addr_key_t *out);
+/* The key of a whole IPv6 address (IPv4 as ::ffff:a.b.c.d). */
+void addr_key_from_ip(const uint8_t ip[16], addr_key_t *out);
 /* The key of a numeric address ("127.0.0.2", "2001:db8::1"); false if it is
  * not one. */
 bool addr_key_parse(const char *text, addr_key_t *out);

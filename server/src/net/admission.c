@@ -85,15 +85,56 @@ static bool upgrade_well_formed(struct lws *wsi)
     return true;
 }
 
-/* The remote address of wsi as the per-address limits see it (a socket
- * that is neither IPv4 nor IPv6 is the all-zero key). */
-static addr_key_t peer_key(struct lws *wsi)
+/* A request header's value, whole (several lines of one name joined by
+ * commas): malloc'd, NUL-terminated, *len its length; NULL when the
+ * request has none (or memory ran out: then *len is SIZE_MAX). Custom
+ * names are lower case with their colon ("forwarded:"). */
+static char *header_copy(struct lws *wsi, int token, const char *custom, size_t *len)
+{
+    int total = custom ? lws_hdr_custom_length(wsi, custom, (int)strlen(custom)) : lws_hdr_total_length(wsi, token);
+    *len = 0;
+    if (total <= 0) return NULL;
+    /* Room for the commas lws puts between the lines of one name. */
+    size_t cap = (size_t)total * 2 + 2;
+    char *buf = malloc(cap);
+    int got = !buf ? -1
+              : custom ? lws_hdr_custom_copy(wsi, buf, (int)cap, custom, (int)strlen(custom))
+                       : lws_hdr_copy(wsi, buf, (int)cap, (enum lws_token_indexes)token);
+    if (got < 0) {
+        free(buf);
+        *len = SIZE_MAX;
+        return NULL;
+    }
+    *len = (size_t)got;
+    return buf;
+}
+
+/* The client's address as the per-address limits see it: the peer's, or
+ * when the peer is a trusted proxy (--trusted-proxy) the one its
+ * X-Forwarded-For / Forwarded reports (forwarded.h; the outcome is
+ * counted). A socket that is neither IPv4 nor IPv6 is the all-zero key. */
+static addr_key_t client_key(net_t *n, struct lws *wsi)
 {
     struct sockaddr_storage ss;
-    socklen_t len = sizeof ss;
+    socklen_t sl = sizeof ss;
     addr_key_t key = {{0}};
-    if (getpeername(lws_get_socket_fd(wsi), (struct sockaddr *)&ss, &len) == 0)
-        addr_key_from_sockaddr((struct sockaddr *)&ss, &key);
+    ip_addr_t peer;
+    if (getpeername(lws_get_socket_fd(wsi), (struct sockaddr *)&ss, &sl) != 0 ||
+        !ip_addr_from_sockaddr((struct sockaddr *)&ss, &peer))
+        return key;
+    addr_key_from_ip(peer.b, &key);
+    if (!n->cfg.trusted_proxies.n || !trusted_proxies_contain(&n->cfg.trusted_proxies, &peer)) return key;
+    size_t xff_len, fwd_len;
+    char *xff = header_copy(wsi, WSI_TOKEN_X_FORWARDED_FOR, NULL, &xff_len);
+    char *fwd = header_copy(wsi, 0, "forwarded:", &fwd_len);
+    ip_addr_t client;
+    forwarded_outcome_t outcome = xff_len == SIZE_MAX || fwd_len == SIZE_MAX
+                                      ? FORWARDED_MALFORMED
+                                      : forwarded_client(&n->cfg.trusted_proxies, xff, xff_len, fwd, fwd_len, &client);
+    free(xff);
+    free(fwd);
+    n->stats.forwarded[outcome]++;
+    if (outcome == FORWARDED_CLIENT || outcome == FORWARDED_ALL_TRUSTED) addr_key_from_ip(client.b, &key);
     return key;
 }
 
@@ -102,9 +143,14 @@ static addr_key_t peer_key(struct lws *wsi)
  * that reconnecting mints no budget and costs no slot; a malformed request
  * is refused (400), and a browser page from another site may not open a
  * session (403; a request with no Origin is no browser's, and allowed). */
-int net_on_filter(net_t *n, struct lws *wsi)
+int net_on_filter(net_t *n, session_t *s, struct lws *wsi)
 {
-    addr_key_t key = peer_key(wsi);
+    addr_key_t key = client_key(n, wsi);
+    /* Kept for ESTABLISHED, which starts the session afresh. */
+    if (s) {
+        s->addr = key;
+        s->addr_known = true;
+    }
     if (!address_limits_connect(n->limits, &key, now_ms(n))) {
         n->stats.refused[REFUSED_CONNECT_RATE]++;
         lws_return_http_status(wsi, HTTP_TOO_MANY_REQUESTS, "too many new connections from this address");
@@ -132,12 +178,13 @@ static void refuse(net_t *n, session_t *s, refusal_t why, int code, const char *
 
 int net_on_established(net_t *n, session_t *s, struct lws *wsi)
 {
+    addr_key_t addr = s->addr_known ? s->addr : client_key(n, wsi);
     memset(s, 0, sizeof *s);
+    s->addr = addr;
     s->wsi = wsi;
     s->established = true;
     uint64_t now = now_ms(n);
     s->last_rx_ms = s->last_progress_ms = s->last_ping_ms = now;
-    s->addr = peer_key(wsi);
     if (n->shutting_down) {
         refuse(n, s, REFUSED_SHUTTING_DOWN, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
         return 0;

@@ -1,6 +1,10 @@
-/* http_status: GET /healthz (a small JSON status, 503 when the simulation is
- * stuck) and GET /metrics (Prometheus text: the network's series from here,
- * the simulation's and the commands' from the application). */
+/* http_status: the HTTP answers that are not files. On the public port,
+ * GET /healthz says up or not and nothing more ("ok" 200, "unavailable"
+ * 503 when the simulation is stuck). On the operations listener
+ * (--metrics-listen), GET /healthz gives the detailed JSON status and
+ * GET /metrics Prometheus text (the network's series from here, the
+ * simulation's and the commands' from the application); any other path
+ * there is 404. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +66,12 @@ static char *net_metrics(const net_t *n)
     counter(&t, "swarmcast_auth_failed_total", "control-token guesses that were wrong", st->auth_failed);
     counter(&t, "swarmcast_auth_rate_limited_total",
             "control-token guesses refused unread: their address failed too often and must wait", st->auth_throttled);
+    jb_printf(&t, "# HELP swarmcast_forwarded_total connections from a trusted proxy (--trusted-proxy), by what its "
+                  "X-Forwarded-For / Forwarded said (client: the address used; absent, unknown, malformed: the "
+                  "proxy's own address used)\n# TYPE swarmcast_forwarded_total counter\n");
+    for (int k = 0; k < FORWARDED_OUTCOMES; k++)
+        jb_printf(&t, "swarmcast_forwarded_total{outcome=\"%s\"} %llu\n", forwarded_outcome_name((forwarded_outcome_t)k),
+                  (unsigned long long)st->forwarded[k]);
     jb_printf(&t, "# HELP swarmcast_addresses_tracked remote addresses the per-address limits remember now\n"
                   "# TYPE swarmcast_addresses_tracked gauge\nswarmcast_addresses_tracked %zu\n",
               address_limits_count(n->limits));
@@ -109,6 +119,16 @@ static int continue_reply(struct lws *wsi, http_reply_t *r)
 
 /* The body of a reply, its status and content type; NULL when out of memory. */
 typedef char *(*body_fn)(net_t *n, unsigned *status, const char **type);
+
+/* The public /healthz: the status code, and a word for people. */
+static char *health_public_body(net_t *n, unsigned *status, const char **type)
+{
+    int code = 200;
+    free(n->cb.on_health(n->cb.user, &code));
+    *status = (unsigned)code;
+    *type = "text/plain; charset=utf-8";
+    return strdup(code == 200 ? "ok\n" : "unavailable\n");
+}
 
 static char *health_body(net_t *n, unsigned *status, const char **type)
 {
@@ -163,7 +183,19 @@ static int serve(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
 
 int health_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
 {
+    return serve(wsi, reason, user, in, len, health_public_body);
+}
+
+int health_detail_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
+{
     return serve(wsi, reason, user, in, len, health_body);
+}
+
+int ops_not_found_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
+{
+    if (reason != LWS_CALLBACK_HTTP) return lws_callback_http_dummy(wsi, reason, user, in, len);
+    lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, "only /metrics and /healthz here");
+    return -1;
 }
 
 int metrics_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)

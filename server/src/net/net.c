@@ -1,6 +1,7 @@
 /* net: the libwebsockets context on the caller's libuv loop, from set-up
  * to shutdown: what serves which path (static files, the swarmcast.v1 and
- * .v2 WebSocket, /healthz and /metrics), the WebSocket callback that hands
+ * .v2 WebSocket and a bare /healthz on the public vhost; /metrics and the
+ * detailed /healthz on the operations vhost, --metrics-listen), the WebSocket callback that hands
  * each event to the file that deals with it (admission.c, receive.c,
  * fanout.c), the closing of a session, and the server's shutdown. The
  * contract with the application is net.h; the map of the files is
@@ -69,7 +70,7 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     session_t *s = user;
     switch (reason) {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-        return net_on_filter(net_of(wsi), wsi);
+        return net_on_filter(net_of(wsi), s, wsi);
     case LWS_CALLBACK_ESTABLISHED:
         return net_on_established(net_of(wsi), s, wsi);
     case LWS_CALLBACK_CLOSED:
@@ -107,6 +108,59 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
 }
 
 /* ---- set-up and the public interface -------------------------------------- */
+
+/* The operations listener: a second vhost of the same context on
+ * cfg.metrics_bind:metrics_port, serving /metrics and the detailed
+ * /healthz (and 404 for anything else; the first protocol answers what no
+ * mount does). 0, or -1 when it cannot listen. */
+static int ops_vhost_create(net_t *n, const struct lws_context_creation_info *public_info)
+{
+    n->ops_protocols[0] = (struct lws_protocols){
+        .name = "swarmcast-ops",
+        .callback = ops_not_found_callback,
+    };
+    n->ops_protocols[1] = (struct lws_protocols){
+        .name = "swarmcast-health-detail",
+        .callback = health_detail_callback,
+        .per_session_data_size = sizeof(http_reply_t),
+    };
+    n->ops_protocols[2] = (struct lws_protocols){
+        .name = "swarmcast-metrics",
+        .callback = metrics_callback,
+        .per_session_data_size = sizeof(http_reply_t),
+    };
+    n->mount_ops_metrics = (struct lws_http_mount){
+        .mountpoint = "/metrics",
+        .mountpoint_len = 8,
+        .origin = "swarmcast-metrics",
+        .origin_protocol = LWSMPRO_CALLBACK,
+    };
+    n->mount_ops_health = (struct lws_http_mount){
+        .mount_next = &n->mount_ops_metrics,
+        .mountpoint = "/healthz",
+        .mountpoint_len = 8,
+        .origin = "swarmcast-health-detail",
+        .origin_protocol = LWSMPRO_CALLBACK,
+    };
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    info.options = public_info->options & ~LWS_SERVER_OPTION_DISABLE_IPV6;
+    struct in_addr v4;
+    if (inet_pton(AF_INET, n->cfg.metrics_bind, &v4) == 1) info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
+    info.port = n->cfg.metrics_port;
+    info.iface = n->cfg.metrics_bind;
+    info.protocols = n->ops_protocols;
+    info.mounts = &n->mount_ops_health;
+    info.vhost_name = "operations";
+    info.timeout_secs = HANDSHAKE_TIMEOUT_S;
+    struct lws_vhost *vh = lws_create_vhost(n->ctx, &info);
+    if (!vh) {
+        lwsl_err("cannot listen for /metrics on %s:%d\n", n->cfg.metrics_bind, n->cfg.metrics_port);
+        return -1;
+    }
+    n->metrics_port = lws_get_vhost_listen_port(vh);
+    return 0;
+}
 
 net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_t *cb)
 {
@@ -151,19 +205,7 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
         .callback = health_callback,
         .per_session_data_size = sizeof(http_reply_t),
     };
-    n->protocols[3] = (struct lws_protocols){
-        .name = "swarmcast-metrics",
-        .callback = metrics_callback,
-        .per_session_data_size = sizeof(http_reply_t),
-    };
-    n->mount_metrics = (struct lws_http_mount){
-        .mountpoint = "/metrics",
-        .mountpoint_len = 8,
-        .origin = "swarmcast-metrics",
-        .origin_protocol = LWSMPRO_CALLBACK,
-    };
     n->mount_health = (struct lws_http_mount){
-        .mount_next = &n->mount_metrics,
         .mountpoint = "/healthz",
         .mountpoint_len = 8,
         .origin = "swarmcast-health",
@@ -211,11 +253,20 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
         return NULL;
     }
     n->port = lws_get_vhost_listen_port(lws_get_vhost_by_name(n->ctx, "default"));
+    n->metrics_port = -1;
+    if (cfg->metrics_port >= 0 && ops_vhost_create(n, &info)) {
+        lws_context_destroy(n->ctx);
+        address_limits_destroy(n->limits);
+        free(n->slots);
+        free(n);
+        return NULL;
+    }
     net_keepalive_start(n);
     return n;
 }
 
 int net_port(const net_t *n) { return n->port; }
+int net_metrics_port(const net_t *n) { return n->metrics_port; }
 size_t net_client_count(const net_t *n) { return n->n_clients; }
 size_t net_headroom(void) { return LWS_PRE; }
 

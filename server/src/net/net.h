@@ -1,5 +1,8 @@
 /* net: libwebsockets on the caller's libuv loop. Serves the web client,
- * /healthz and /metrics over HTTP and the swarmcast WebSocket on one port;
+ * a bare /healthz (up or not) and the swarmcast WebSocket on the public
+ * port, and /metrics and the detailed /healthz on a second listener of its
+ * own (metrics_bind:metrics_port, loopback by default), so that operations
+ * stay off the public face;
  * owns sessions (admission, keepalive, timeouts), their reassembly buffers
  * and outboxes, and the fan-out. It never touches the world: it hands text
  * to the callbacks and sends what it is given.
@@ -25,6 +28,8 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "net/trusted_proxies.h"
+
 typedef struct net net_t;
 
 typedef struct net_callbacks {
@@ -37,8 +42,9 @@ typedef struct net_callbacks {
     void (*on_message)(void *user, uint32_t client_id, size_t slot, const char *data, size_t len, bool binary);
     /* The viewer is gone (its slot may be reused right after). */
     void (*on_close)(void *user, uint32_t client_id, size_t slot);
-    /* The /healthz body (malloc'd JSON; net frees it) and its HTTP status
-     * (200, or 503 when the simulation is stuck). */
+    /* The detailed /healthz body (malloc'd JSON; net frees it) and its
+     * HTTP status (200, or 503 when the simulation is stuck). The public
+     * port's /healthz answers the status with "ok" or "unavailable" only. */
     char *(*on_health)(void *user, int *status);
     /* The application's part of /metrics (malloc'd Prometheus text; net
      * frees it and adds its own series). */
@@ -60,6 +66,9 @@ typedef struct net_config {
     double connect_burst;        /* … a burst of this many (address_limits.h) */
     unsigned auth_free_failures; /* wrong tokens from an address before each further guess waits */
     const char *allow_origin;    /* comma-separated Origins allowed on /ws; NULL: any */
+    trusted_proxies_t trusted_proxies; /* peers whose X-Forwarded-For / Forwarded name the client (forwarded.h) */
+    const char *metrics_bind;    /* the operations listener: /metrics and the detailed /healthz … */
+    int metrics_port;            /* … on this port (0: any free one; < 0: no such listener) */
     unsigned idle_timeout_ms;    /* nothing received (message, pong) this long: closed; pings at a third */
     unsigned stall_timeout_ms;   /* output stuck, or a message half-received, this long: closed */
     bool deflate;                /* permessage-deflate with clients that offer it */
@@ -78,6 +87,8 @@ typedef struct net_config {
 net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_t *cb);
 /* The port actually listened on (useful with port 0). */
 int net_port(const net_t *n);
+/* The port of the operations listener (/metrics), or -1 when there is none. */
+int net_metrics_port(const net_t *n);
 size_t net_client_count(const net_t *n);
 /* Bytes to leave free in front of a snapshot frame for the WebSocket header. */
 size_t net_headroom(void);

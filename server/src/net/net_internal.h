@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "net/address_limits.h"
+#include "net/forwarded.h"
 #include "net/net.h"
 
 /* Why a connection was turned away before it became a session. */
@@ -47,6 +48,7 @@ typedef struct net_stats {
     uint64_t pings;
     uint64_t auth_failed;              /* control-token guesses compared and wrong */
     uint64_t auth_throttled;           /* guesses refused unread: the address must wait */
+    uint64_t forwarded[FORWARDED_OUTCOMES]; /* upgrades from trusted proxies, by what their headers said */
 } net_stats_t;
 
 #define LATEST_WORDS (NET_LATEST_KEYS / 64)
@@ -69,7 +71,9 @@ typedef struct session {
     int protocol;          /* 1 or 2: the sub-protocol it asked for */
     uint32_t client_id;
     size_t slot;
-    addr_key_t addr;       /* remote address (IPv6: its /64), for the per-address limits */
+    addr_key_t addr;       /* the client's address (IPv6: its /64), for the per-address limits: the
+                            * peer's, or behind a trusted proxy the one it reports (forwarded.h) */
+    bool addr_known;       /* addr was found before the upgrade (net_on_filter) */
     uint64_t snap_seq;     /* the last snapshot (v1 or v2, by protocol) this client was sent */
     bool in_message, rx_binary, reading_paused;
     bool closing, ping_due;
@@ -115,8 +119,12 @@ struct net {
     net_stats_t stats;
     uv_timer_t sweep_timer; /* keepalive and timeouts, once a second */
 
-    struct lws_protocols protocols[5];
-    struct lws_http_mount mount_files, mount_health, mount_metrics;
+    struct lws_protocols protocols[4];
+    struct lws_http_mount mount_files, mount_health;
+    /* The operations listener (--metrics-listen): its own vhost. */
+    struct lws_protocols ops_protocols[4];
+    struct lws_http_mount mount_ops_health, mount_ops_metrics;
+    int metrics_port; /* -1: none */
 
     bool shutting_down;
     uv_timer_t shutdown_timer;
@@ -142,7 +150,7 @@ void net_cut_off(session_t *s);
 /* Admission (admission.c): the LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION,
  * ESTABLISHED and CLOSED of a session, and the per-address limits they
  * keep (made from cfg by net_limits_create). */
-int net_on_filter(net_t *n, struct lws *wsi);
+int net_on_filter(net_t *n, session_t *s, struct lws *wsi);
 int net_on_established(net_t *n, session_t *s, struct lws *wsi);
 void net_on_closed(net_t *n, session_t *s);
 address_limits_t *net_limits_create(const net_config_t *cfg);
@@ -167,9 +175,12 @@ int net_on_writeable(net_t *n, session_t *s, struct lws *wsi);
 /* Writes what s is owed now, from outside any libwebsockets callback. */
 void net_flush_now(net_t *n, session_t *s);
 
-/* The HTTP callbacks of /healthz and /metrics (http_status.c). */
+/* The HTTP callbacks (http_status.c): the public /healthz; on the
+ * operations listener the detailed /healthz, /metrics, and 404 for the rest. */
 int health_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
+int health_detail_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
 int metrics_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
+int ops_not_found_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
 /* Per-connection state of those two. */
 typedef struct http_reply {
     char *body;

@@ -113,6 +113,7 @@ fail:
 }
 
 int relay_port(const relay_t *r) { return net_port(r->net); }
+int relay_metrics_port(const relay_t *r) { return net_metrics_port(r->net); }
 
 /* The viewers are gone (or the grace period is over): NATS goes last,
  * because closing it may block the loop for a moment (libnats joins its

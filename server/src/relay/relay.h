@@ -18,6 +18,8 @@ typedef struct relay relay_t;
  * NULL (with a message on stderr) on failure. */
 relay_t *relay_create(uv_loop_t *loop, const config_t *cfg);
 int relay_port(const relay_t *r);
+/* The port of /metrics (--metrics-listen), or -1 when off. */
+int relay_metrics_port(const relay_t *r);
 /* Closes every connection with 1001 and the NATS connection, stops the
  * timers and lets the loop end. */
 void relay_shutdown(relay_t *r);
