@@ -16,7 +16,7 @@
  *          [--counts 100,500,1000,2000,4000] [--seconds 10] [--warmup 2]
  *          [--protocol swarmcast.v2] [--deflate] [--tick-hz 60] [--threads]
  *          [--ports P1,P2,...] [--other-pids PID,PID,...] [--reader raw|lws]
- *          [--tls-ca ROOT.crt]
+ *          [--tls-ca ROOT.crt] [--metrics-port P]
  *
  * --ports spreads the viewers round-robin over several servers (relays, say)
  * while --port and --pid still name the one whose CPU, tick and /metrics are
@@ -26,7 +26,8 @@
  * --tls-ca connects with wss:// through a TLS front (Caddy, say: --ports
  * names its port, --other-pids its pid) and verifies its certificate against
  * that root (Caddy's internal CA); it implies --reader lws (the raw reader
- * has no TLS). The server's /metrics are still read in plain HTTP on --port.
+ * has no TLS). The server's /metrics are read in plain HTTP on --port, or on
+ * --metrics-port when it serves them apart (--metrics-listen).
  *
  * The default reader (raw_ws.h) walks frame headers and skips payloads:
  * about a read() per frame, so that the server, not the probe, is what runs
@@ -91,7 +92,8 @@ static struct {
     int other_pids[MAX_OTHER_PIDS];
     size_t n_other_pids;
     const char *tls_ca;
-} opt = {"127.0.0.1", "swarmcast.v2", 0, 0, {100, 500, 1000, 2000, 4000}, 5, 10, 2, 60, false, false, false, {0}, 0, {0}, 0, NULL};
+    int metrics_port;
+} opt = {"127.0.0.1", "swarmcast.v2", 0, 0, {100, 500, 1000, 2000, 4000}, 5, 10, 2, 60, false, false, false, {0}, 0, {0}, 0, NULL, 0};
 
 static uv_loop_t loop;
 static conn_t *conns;
@@ -248,7 +250,7 @@ static int metrics_get(double *ticks, double *overruns)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) return -1;
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)opt.port)};
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)(opt.metrics_port ? opt.metrics_port : opt.port))};
     inet_pton(AF_INET, opt.host, &a.sin_addr);
     struct timeval tv = {3, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -421,7 +423,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: swarmcast-fanout --port P --pid SERVER_PID [--host H] [--counts 100,500,...] "
                     "[--seconds S] [--warmup S] [--protocol NAME] [--deflate] [--tick-hz HZ] [--threads] "
-                    "[--ports P1,P2,...] [--other-pids PID,...] [--reader raw|lws] [--tls-ca ROOT.crt]\n");
+                    "[--ports P1,P2,...] [--other-pids PID,...] [--reader raw|lws] [--tls-ca ROOT.crt] [--metrics-port P]\n");
 }
 
 int main(int argc, char **argv)
@@ -434,6 +436,7 @@ int main(int argc, char **argv)
         {"tick-hz", required_argument, NULL, 't'}, {"threads", no_argument, NULL, 'T'},
         {"ports", required_argument, NULL, 'q'},   {"other-pids", required_argument, NULL, 'o'},
         {"reader", required_argument, NULL, 'R'},  {"tls-ca", required_argument, NULL, 'C'},
+        {"metrics-port", required_argument, NULL, 'M'},
         {NULL, 0, NULL, 0},
     };
     for (int o; (o = getopt_long(argc, argv, "", options, NULL)) != -1;) {
@@ -457,6 +460,7 @@ int main(int argc, char **argv)
         case 'T': opt.threads = true; break;
         case 'R': opt.lws_reader = strcmp(optarg, "lws") == 0; break;
         case 'C': opt.tls_ca = optarg; break;
+        case 'M': opt.metrics_port = atoi(optarg); break;
         case 'q':
             opt.n_ports = 0;
             for (char *p = optarg; *p && opt.n_ports < MAX_PORTS;) {

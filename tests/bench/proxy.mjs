@@ -15,8 +15,10 @@
 //   addresses  40 viewers from 40 loopback addresses (127.0.0.2 … .41), then
 //              200 from one (127.0.0.2), through Caddy, with the server's
 //              own per-address defaults; then 200 from one with
-//              --max-per-address M: how many were served (the hello and
-//              frames), how many refused and with which close code
+//              --max-per-address M. They arrive over 5 s (a room scanning a
+//              QR code) and retry like the page does after a refusal; how
+//              many were served (the hello and frames) within 60 s, how many
+//              needed a retry, and what refused the others
 //
 //   node tests/bench/proxy.mjs [--parts hop,fanout,direct,addresses] [--agents 2000]
 //        [--seconds 10] [--counts 50,100,200,400] [--max-per-address 50]
@@ -36,6 +38,7 @@ import WebSocket from 'ws';
 import { startServer, sleep, serverBin, repoRoot, SERVER_OWN_CONNECT_LIMITS } from '../lib/server.mjs';
 import { startCaddy } from '../lib/caddy.mjs';
 import { seqViewer, addedByHop, describeAdded } from './seq_arrivals.mjs';
+import { backoffDelay } from '../../client-web/net/connection.js';
 
 function options(argv) {
   const o = { parts: 'hop,fanout,addresses', agents: '2000', seconds: '10', counts: '50,100,200,400',
@@ -115,7 +118,11 @@ async function fanout(front = true) {
     env: { SWARMCAST_CONNECT_RATE: '100000', SWARMCAST_CONNECT_BURST: '100000' },
   }, async (server, caddy) => {
     console.log(`\n## fanout ${front ? 'through Caddy (wss)' : 'direct (ws)'}, ${o.seconds} s per count, ${machine}`);
+    // Where the server serves /metrics: its own listener if it prints one
+    // (--metrics-listen), else the public port.
+    const metrics = /metrics on http:\/\/[^ ]*:(\d+)\/metrics/.exec(server.output());
     const args = ['--port', String(server.port), '--pid', String(server.proc.pid), '--counts', o.counts,
+      ...(metrics ? ['--metrics-port', metrics[1]] : []),
       '--seconds', String(o.seconds), ...(front
         ? ['--ports', String(caddy.port), '--other-pids', String(caddy.pid), '--tls-ca', caddy.caFile]
         : ['--reader', 'lws'])];
@@ -144,16 +151,16 @@ async function fanout(front = true) {
 
 // ---------------------------------------------------------- the addresses
 /**
- * One wss viewer from `localAddress`: resolves to { served } once it has the
+ * One wss attempt from `localAddress`: resolves to { served } once it has the
  * hello and 3 binary frames, or { code } when it is closed first (its close
  * code, or "HTTP 429" when the handshake itself is refused).
  */
-function oneViewer(caddy, localAddress) {
+function attempt(caddy, localAddress) {
   return new Promise((resolve) => {
     const ws = new WebSocket(caddy.wsUrl, 'swarmcast.v2', { ca: caddy.ca, localAddress });
     let hello = false, frames = 0, settled = false;
     const settle = (r) => { if (!settled) { settled = true; resolve({ ...r, ws }); } };
-    const timer = setTimeout(() => settle({ code: 'timeout' }), 60000);
+    const timer = setTimeout(() => settle({ code: 'timeout' }), 30000);
     ws.on('message', (data, isBinary) => {
       if (!isBinary) hello = hello || JSON.parse(data.toString('utf8')).type === 'hello';
       else if (hello && ++frames === 3) { clearTimeout(timer); settle({ served: true }); }
@@ -170,17 +177,40 @@ function oneViewer(caddy, localAddress) {
   });
 }
 
-async function crowd(caddy, addresses, label) {
-  // Opened a few at a time, as people arrive.
-  const results = [];
-  for (let i = 0; i < addresses.length; i += 10)
-    results.push(...await Promise.all(addresses.slice(i, i + 10).map((a) => oneViewer(caddy, a))));
-  const served = results.filter((r) => r.served).length;
+/**
+ * A person's page: tries again after a refusal with the page's own backoff
+ * (client-web/net/connection.js: 0.5, 1, 2, 4, then 5 s) until `deadline`.
+ * Resolves to { served, tries, at (ms since `t0`), code (the last refusal) }.
+ */
+async function person(caddy, localAddress, t0, deadline) {
+  for (let tries = 1; ; tries++) {
+    const r = await attempt(caddy, localAddress);
+    if (r.served) return { served: true, tries, at: performance.now() - t0, ws: r.ws };
+    r.ws.terminate();
+    const wait = backoffDelay(tries - 1);
+    if (performance.now() + wait > deadline) return { served: false, tries, code: r.code };
+    await sleep(wait);
+  }
+}
+
+/** `addresses.length` people arriving over `arrivalS` seconds; who got in within `patienceS`. */
+async function crowd(caddy, addresses, label, { arrivalS = 5, patienceS = 60 } = {}) {
+  const t0 = performance.now();
+  const deadline = t0 + patienceS * 1000;
+  const people = addresses.map((a, i) => sleep((arrivalS * 1000 * i) / addresses.length)
+    .then(() => person(caddy, a, t0, deadline)));
+  const results = await Promise.all(people);
+  const served = results.filter((r) => r.served);
+  const retried = served.filter((r) => r.tries > 1).length;
   const refused = {};
   for (const r of results) if (!r.served) refused[r.code] = (refused[r.code] || 0) + 1;
-  console.log(`${label}: ${served} of ${addresses.length} served` +
-    (served < addresses.length ? `, refused: ${Object.entries(refused).map(([c, n]) => `${n} with ${c}`).join(', ')}` : ''));
-  for (const r of results) r.ws.terminate();
+  const last = served.length ? Math.max(...served.map((r) => r.at)) / 1000 : 0;
+  console.log(`${label}, arriving over ${arrivalS} s: ${served.length} of ${addresses.length} served ` +
+    `(${retried} after the page's retry; the last in at ${last.toFixed(1)} s)` +
+    (served.length < addresses.length
+      ? `; not in after ${patienceS} s: ${Object.entries(refused).map(([c, n]) => `${n} last refused with ${c}`).join(', ')}`
+      : ''));
+  for (const r of results) if (r.ws) r.ws.terminate();
   await sleep(1500); // the server lets them go before the next crowd
 }
 
