@@ -7,7 +7,8 @@
 #
 # NOT part of scripts/test.sh / CI: it installs packages, starts a Docker
 # engine and builds an image. Steps:
-#   1. apt-get install docker.io debootstrap docker-compose (curl, node, npm if missing)
+#   1. apt-get install docker.io debootstrap docker-compose (curl, node, npm,
+#      chromium, openssl if missing)
 #   2. start dockerd --iptables=false --bridge=none (unless an engine already
 #      answers), so the host's network setup is not touched
 #   3. if there is no debian:bookworm-slim image: debootstrap bookworm minbase,
@@ -15,8 +16,10 @@
 #      $SWARMCAST_DOCKER_CACHE (default /work/docker-cache), docker import
 #   4. docker build --network host -f docker/Dockerfile -t swarmcast REPO
 #   5. docker run --rm --network host -e SWARMCAST_PORT=18080 swarmcast, then:
-#      runs as non-root; GET / serves the page; /healthz is 200; the
-#      container's health status becomes healthy; a WebSocket to /ws gets a
+#      runs as non-root; GET / serves the page; /healthz is 200 and says
+#      only "ok", its detail and /metrics are on the operations listener
+#      (127.0.0.1, the port + 1000) and /metrics is 404 on the public port;
+#      the container's health status becomes healthy; a WebSocket to /ws gets a
 #      JSON hello then well-formed binary snapshots; docker stop makes it exit
 #      0 promptly and a connected viewer gets close code 1001
 #   6. docker/compose.yaml: validated, then run with a host-network override
@@ -27,18 +30,36 @@
 #   7. docker/compose-scaled.yml (NATS from docker/nats.Dockerfile with
 #      docker/nats.conf, the simulation with --nats, two relays; the
 #      passwords in docker/secrets/, made by docker/nats-secrets.sh as the
-#      README asks if they are not there): validated, run with a host-network
-#      override (ports 18090-18094) until both relays' /healthz say ok; a v2
-#      viewer on each relay decodes frames (client-web/net/wire2.js); the
-#      simulation's /healthz is 200; NATS refuses a client without a
-#      password; then removed with its volume
-#   8. stop the engine if this script started it
+#      README asks if they are not there; Caddy in front of the relays from
+#      docker/caddy.Dockerfile): validated, only Caddy's ports published,
+#      run with a host-network override (ports 18090-18099) until both
+#      relays' /healthz say ok; a v2 viewer on each relay decodes frames
+#      (client-web/net/wire2.js); the simulation's /healthz is 200; NATS
+#      refuses a client without a password; through Caddy (internal CA, its
+#      root taken from the container and verified): /healthz over https://,
+#      a v2 viewer over wss://, six viewers spread over both relays, the
+#      page in Chromium over https:// drawing frames that came over wss://;
+#      then removed with its volumes
+#   8. docker/compose-https.yml (Caddy from docker/caddy.Dockerfile with
+#      docker/Caddyfile, the server unpublished behind it): validated, only
+#      Caddy's 80 and 443 published, SWARMCAST_DOMAIN reaches Caddy; run
+#      with a host-network override (ports 18100-18103) and no domain, so
+#      Caddy serves https://localhost from its internal CA: /healthz
+#      verified against that CA, http:// redirected, /metrics 404 through
+#      Caddy, the page in Chromium over https:// with frames over wss://,
+#      three viewers over wss:// get snapshots; a parameter and an obstacle
+#      set over wss://, `down` and `up`: the same CA (Caddy's volume) and
+#      the set-up restored (the state volume); then removed with its volumes
+#   9. stop the engine if this script started it
 # Only 127.0.0.1 is contacted. Ends with "N passed, N failed"; exit 1 on a failure.
 #
 # Environment: SWARMCAST_CHECK_PORT (18080), SWARMCAST_CHECK_COMPOSE_PORT
 # (18081), SWARMCAST_CHECK_SCALED_PORT (18090: NATS, then its monitor, the
-# simulation and the two relays on the next four), SWARMCAST_DOCKER_CACHE
-# (/work/docker-cache), SKIP_COMPOSE=1 (skips 6 and 7), SKIP_SCALED=1,
+# simulation and the two relays on the next four, Caddy's http and https,
+# then the operations listeners of the simulation and the relays),
+# SWARMCAST_CHECK_HTTPS_PORT (18100: Caddy's http and https, the server, its
+# operations listener), SWARMCAST_DOCKER_CACHE (/work/docker-cache),
+# SKIP_COMPOSE=1 (skips 6, 7 and 8), SKIP_SCALED=1, SKIP_HTTPS=1 (skips 8),
 # KEEP_ENGINE=1 (leave an engine this script started running).
 set -euo pipefail
 
@@ -230,10 +251,22 @@ fi
 # The browser libraries installed by npm in the image (client-web/node_modules).
 code=$(curl -sS -o /dev/null -w '%{http_code} %{content_type}' "$base/node_modules/uplot/dist/uPlot.esm.js")
 if [ "${code%% *}" = 200 ]; then pass "GET /node_modules/uplot/dist/uPlot.esm.js is 200 ($code)"; else fail "uPlot from npm -> $code"; fi
+# The public /healthz says only up or not; the detail and /metrics are on
+# the operations listener (--metrics-listen: 127.0.0.1, the port + 1000).
 code=$(curl -sS -o "$work/healthz" -w '%{http_code}' "$base/healthz")
-if [ "$code" = 200 ] && node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$work/healthz"; then
-  pass "GET /healthz is 200 with JSON: $(head -c 200 "$work/healthz")"
+if [ "$code" = 200 ] && [ "$(cat "$work/healthz")" = ok ]; then
+  pass "GET /healthz on the public port is 200 and says only: $(cat "$work/healthz")"
 else fail "GET /healthz -> $code: $(head -c 200 "$work/healthz")"; fi
+ops=http://127.0.0.1:$((port + 1000))
+code=$(curl -sS -o "$work/healthz" -w '%{http_code}' "$ops/healthz" || true)
+if [ "$code" = 200 ] && node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$work/healthz"; then
+  pass "GET $ops/healthz (the operations listener) is 200 with JSON: $(head -c 200 "$work/healthz")"
+else fail "GET $ops/healthz -> $code: $(head -c 200 "$work/healthz")"; fi
+code=$(curl -sS -o /dev/null -w '%{http_code}' "$base/metrics" || true)
+code2=$(curl -sS -o "$work/metrics" -w '%{http_code}' "$ops/metrics" || true)
+if [ "$code" = 404 ] && [ "$code2" = 200 ] && grep -q '^swarmcast_' "$work/metrics"; then
+  pass "/metrics is 404 on the public port, 200 on $ops ($(grep -c '^swarmcast_' "$work/metrics") series)"
+else fail "/metrics: $code on the public port, $code2 on $ops"; fi
 
 # The image's HEALTHCHECK runs every 10 s; the first run is 10 s after start.
 status=""
@@ -388,8 +421,8 @@ cat >"$work/front-check.mjs" <<'JS'
 //   certificate is from Caddy's internal CA) opens the page over https://
 //   and must draw frames that came over its WebSocket, which must be wss://.
 // balance URL CA N HEALTHZ_URL...: N v2 viewers over wss:// through Caddy,
-//   each with frames, held open while every relay's own /healthz is asked
-//   for its clients: each relay must have some (Caddy balances them).
+//   each with frames, held open while every relay's detailed /healthz (on
+//   its operations listener) is asked for its clients: each relay must have some (Caddy balances them).
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 const [mode, modules, url, ...rest] = process.argv.slice(2);
@@ -571,7 +604,7 @@ url = "nats://127.0.0.1:" + nats_port
 assert set(ports) | {"nats", "caddy"} == set(doc["services"]), sorted(doc["services"])
 doc.pop("networks", None)
 here = os.path.dirname(os.path.abspath(src))
-for k, (name, svc) in enumerate(doc["services"].items()):
+for name, svc in doc["services"].items():
     svc.pop("ports", None)
     svc.pop("networks", None)
     svc["network_mode"] = "host"
@@ -588,7 +621,7 @@ for k, (name, svc) in enumerate(doc["services"].items()):
     if "SWARMCAST_TRUSTED_PROXY" in env:
         env["SWARMCAST_TRUSTED_PROXY"] = "127.0.0.1/32"
     if "SWARMCAST_METRICS_LISTEN" in env:
-        env["SWARMCAST_METRICS_LISTEN"] = "127.0.0.1:%d" % (int(metrics_base) + k)
+        env["SWARMCAST_METRICS_LISTEN"] = "127.0.0.1:%d" % (int(metrics_base) + ["sim", "relay1", "relay2"].index(name))
     env_file = svc.get("env_file")
     assert isinstance(env_file, str) and env_file.startswith("secrets/"), (name, env_file)
     svc["env_file"] = os.path.join(os.path.dirname(os.path.abspath(src)), env_file)
@@ -618,9 +651,11 @@ PY
         [ "$code" = 200 ] && break
         sleep 0.5
       done
+      # The relay's detailed status, on its operations listener.
+      curl -sS -o "$work/relay-healthz" "http://127.0.0.1:$((metrics_base + 1 + i))/healthz" 2>/dev/null || true
       hz=$(head -c 300 "$work/relay-healthz" 2>/dev/null || true)
       if [ "$code" = 200 ] && node -e 'const h = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); process.exit(h.status === "ok" ? 0 : 1)' "$work/relay-healthz"; then
-        pass "scaled: relay $((i + 1)) /healthz on 127.0.0.1:$rp is 200 and ok: $hz"
+        pass "scaled: relay $((i + 1)) /healthz on 127.0.0.1:$rp is 200, its detail ok: $hz"
       else
         fail "scaled: relay $((i + 1)) /healthz on 127.0.0.1:$rp -> ${code:-no answer}: $hz"
         "$COMPOSE" "${sf[@]}" logs --no-color 2>&1 | tail -30
@@ -684,7 +719,7 @@ JS
         pass "scaled: a viewer over wss:// through Caddy: $out"
       else fail "scaled: a viewer over wss:// through Caddy: $out"; fi
       if out=$(node "$work/front-check.mjs" balance "$node_modules" "wss://localhost:$front_https/ws" "$work/scaled-root.crt" 6 \
-            "http://127.0.0.1:${relay_ports[0]}/healthz" "http://127.0.0.1:${relay_ports[1]}/healthz" 2>&1); then
+            "http://127.0.0.1:$((metrics_base + 1))/healthz" "http://127.0.0.1:$((metrics_base + 2))/healthz" 2>&1); then
         pass "scaled: Caddy balances the relays: $out"
       else fail "scaled: Caddy balancing the relays: $out"; fi
       if out=$(node "$work/front-check.mjs" page "$node_modules" "$front/" 2>&1); then pass "scaled: $out"
