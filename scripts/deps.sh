@@ -6,14 +6,15 @@
 #                           client's libraries into client-web/node_modules)
 #                           and nats-server (the scaled set-up, --nats)
 #   scripts/deps.sh test    the above plus cmocka, zlib (swarmcast-wire2-bench
-#                           measures deflate), Chromium, and clang
-#                           with libFuzzer's runtime (libclang-rt-14-dev)
+#                           measures deflate), Chromium, clang
+#                           with libFuzzer's runtime (libclang-rt-14-dev), and
+#                           caddy (the reverse proxy of integration/proxy.test.mjs)
 # Runs apt-get as root (directly, or through sudo when not root).
 set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libwebsockets-dev libuv1-dev libcjson-dev libnats-dev libutf8proc-dev)
 run_pkgs=(nodejs npm nats-server)
-test_pkgs=(libcmocka-dev zlib1g-dev chromium clang-14 libclang-rt-14-dev)
+test_pkgs=(libcmocka-dev zlib1g-dev chromium clang-14 libclang-rt-14-dev caddy)
 
 want=("${build_pkgs[@]}")
 case "${1:-build}" in
@@ -52,4 +53,11 @@ if ! { $sudo apt-get update -qq &&
   exit 1
 fi
 rm -f "$log"
+# Debian's caddy starts a system service on port 80 when installed on a
+# machine run by systemd; the tests start their own instances on free
+# ports, so the service this script brought in is stopped and disabled.
+if [[ " ${missing[*]} " == *" caddy "* ]] && [ -d /run/systemd/system ]; then
+  $sudo systemctl disable --now caddy >/dev/null 2>&1 || true
+  echo "caddy's system service (port 80) stopped and disabled: the tests run their own" >&2
+fi
 echo "installed in $(( SECONDS - start )) s" >&2

@@ -58,7 +58,7 @@ static void usage(FILE *f)
             "  --max-per-address N  SWARMCAST_MAX_PER_ADDRESS WebSocket sessions per remote address (256: a\n"
             "                                               room behind one NAT; at most --max-clients counts)\n"
             "  --connect-rate R     SWARMCAST_CONNECT_RATE  new sessions per second per address, after a\n"
-            "  --connect-burst N    SWARMCAST_CONNECT_BURST burst of N; faster ones get HTTP 429 (5, 100)\n"
+            "  --connect-burst N    SWARMCAST_CONNECT_BURST burst of N; faster ones get HTTP 429 (10, 200)\n"
             "  --trusted-proxy LIST SWARMCAST_TRUSTED_PROXY comma-separated CIDRs of reverse proxies whose\n"
             "                                               X-Forwarded-For / Forwarded name the client (none)\n"
             "  --auth-failures N    SWARMCAST_AUTH_FAILURES wrong tokens per address before each further\n"
@@ -466,8 +466,8 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         .metrics_every = 1,
         .record_max_bytes = 1ull << 30,
         .max_per_address = 256,
-        .connect_per_s = 5,
-        .connect_burst = 100,
+        .connect_per_s = 10,
+        .connect_burst = 200,
         .metrics_bind = "127.0.0.1",
         .auth_free_failures = 3,
         .rate_scale = 1,

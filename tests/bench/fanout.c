@@ -16,7 +16,8 @@
  *          [--counts 100,500,1000,2000,4000] [--seconds 10] [--warmup 2]
  *          [--protocol swarmcast.v2] [--deflate] [--tick-hz 60] [--threads]
  *          [--ports P1,P2,...] [--other-pids PID,PID,...] [--reader raw|lws]
- *          [--tls-ca ROOT.crt] [--metrics-port P]
+ *          [--metrics-port M]  (the server's /metrics listener: port + 1000 by default)
+ *          [--tls-ca ROOT.crt]
  *
  * --ports spreads the viewers round-robin over several servers (relays, say)
  * while --port and --pid still name the one whose CPU, tick and /metrics are
@@ -26,8 +27,7 @@
  * --tls-ca connects with wss:// through a TLS front (Caddy, say: --ports
  * names its port, --other-pids its pid) and verifies its certificate against
  * that root (Caddy's internal CA); it implies --reader lws (the raw reader
- * has no TLS). The server's /metrics are read in plain HTTP on --port, or on
- * --metrics-port when it serves them apart (--metrics-listen).
+ * has no TLS). The server's /metrics are still read from its own listener.
  *
  * The default reader (raw_ws.h) walks frame headers and skips payloads:
  * about a read() per frame, so that the server, not the probe, is what runs
@@ -83,6 +83,7 @@ typedef struct conn {
 static struct {
     const char *host, *protocol;
     int port, pid;
+    int metrics_port; /* the server's --metrics-listen port (default: port + 1000, as the server's) */
     size_t counts[MAX_COUNTS];
     size_t n_counts;
     double seconds, warmup, tick_hz;
@@ -91,9 +92,8 @@ static struct {
     size_t n_ports;
     int other_pids[MAX_OTHER_PIDS];
     size_t n_other_pids;
-    const char *tls_ca;
-    int metrics_port;
-} opt = {"127.0.0.1", "swarmcast.v2", 0, 0, {100, 500, 1000, 2000, 4000}, 5, 10, 2, 60, false, false, false, {0}, 0, {0}, 0, NULL, 0};
+    const char *tls_ca; /* --tls-ca: wss:// through a TLS front, verified against this root */
+} opt = {"127.0.0.1", "swarmcast.v2", 0, 0, 0, {100, 500, 1000, 2000, 4000}, 5, 10, 2, 60, false, false, false, {0}, 0, {0}, 0, NULL};
 
 static uv_loop_t loop;
 static conn_t *conns;
@@ -250,7 +250,7 @@ static int metrics_get(double *ticks, double *overruns)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) return -1;
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)(opt.metrics_port ? opt.metrics_port : opt.port))};
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)opt.metrics_port)};
     inet_pton(AF_INET, opt.host, &a.sin_addr);
     struct timeval tv = {3, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -423,7 +423,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: swarmcast-fanout --port P --pid SERVER_PID [--host H] [--counts 100,500,...] "
                     "[--seconds S] [--warmup S] [--protocol NAME] [--deflate] [--tick-hz HZ] [--threads] "
-                    "[--ports P1,P2,...] [--other-pids PID,...] [--reader raw|lws] [--tls-ca ROOT.crt] [--metrics-port P]\n");
+                    "[--ports P1,P2,...] [--other-pids PID,...] [--reader raw|lws] [--metrics-port M] [--tls-ca ROOT.crt]\n");
 }
 
 int main(int argc, char **argv)
@@ -435,8 +435,8 @@ int main(int argc, char **argv)
         {"protocol", required_argument, NULL, 'r'}, {"deflate", no_argument, NULL, 'd'},
         {"tick-hz", required_argument, NULL, 't'}, {"threads", no_argument, NULL, 'T'},
         {"ports", required_argument, NULL, 'q'},   {"other-pids", required_argument, NULL, 'o'},
-        {"reader", required_argument, NULL, 'R'},  {"tls-ca", required_argument, NULL, 'C'},
-        {"metrics-port", required_argument, NULL, 'M'},
+        {"reader", required_argument, NULL, 'R'}, {"metrics-port", required_argument, NULL, 'M'},
+        {"tls-ca", required_argument, NULL, 'C'},
         {NULL, 0, NULL, 0},
     };
     for (int o; (o = getopt_long(argc, argv, "", options, NULL)) != -1;) {
@@ -458,9 +458,9 @@ int main(int argc, char **argv)
         case 'd': opt.deflate = true; break;
         case 't': opt.tick_hz = atof(optarg); break;
         case 'T': opt.threads = true; break;
+        case 'M': opt.metrics_port = atoi(optarg); break;
         case 'R': opt.lws_reader = strcmp(optarg, "lws") == 0; break;
         case 'C': opt.tls_ca = optarg; break;
-        case 'M': opt.metrics_port = atoi(optarg); break;
         case 'q':
             opt.n_ports = 0;
             for (char *p = optarg; *p && opt.n_ports < MAX_PORTS;) {
@@ -483,6 +483,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!opt.n_ports) opt.ports[opt.n_ports++] = opt.port;
+    if (!opt.metrics_port) opt.metrics_port = opt.port + 1000;
     /* Only libwebsockets' client can inflate, or speak TLS. */
     if (opt.deflate || opt.tls_ca) opt.lws_reader = true;
     if (!opt.lws_reader && (epoll_fd = epoll_create1(EPOLL_CLOEXEC)) < 0) {
@@ -535,7 +536,7 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("# swarmcast-fanout: %s://%s:%d/ws (%s%s), server pid %d, %.0f s per round after %.0f s warm-up, %s reader\n",
-           opt.tls_ca ? "wss" : "ws", opt.host, opt.n_ports ? opt.ports[0] : opt.port, opt.protocol, opt.deflate ? ", permessage-deflate" : "", opt.pid, opt.seconds,
+           opt.tls_ca ? "wss" : "ws", opt.host, opt.ports[0], opt.protocol, opt.deflate ? ", permessage-deflate" : "", opt.pid, opt.seconds,
            opt.warmup, opt.lws_reader ? "libwebsockets" : "raw");
     printf("| viewers | open | median snap/s | p10 snap/s | median kB/s per viewer | MB/s all | wire MB/s all | server CPU "
            "| probe CPU | tick Hz | overruns | tick held | connect s |\n");

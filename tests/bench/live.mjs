@@ -51,13 +51,13 @@ try {
   const viewers = Array.from({ length: o.viewers }, () => viewer(server.wsUrl));
   await Promise.all(viewers.map((v) => v.open));
   await sleep(2000); // past the start: the first snapshots, the first sorts
-  const before = await health(server.httpUrl);
+  const before = await health(`http://127.0.0.1:${server.metricsPort}`);
   const t0 = performance.now();
   for (const v of viewers) v.counting = true;
   await sleep(o.seconds * 1000);
   for (const v of viewers) v.counting = false;
   const seconds = (performance.now() - t0) / 1000;
-  const after = await health(server.httpUrl);
+  const after = await health(`http://127.0.0.1:${server.metricsPort}`);
   for (const v of viewers) v.ws.close();
 
   const ticks = after.tick - before.tick;

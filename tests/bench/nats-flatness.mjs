@@ -58,7 +58,7 @@ function cpuSeconds(pid) {
 
 /** Every unlabelled series of /metrics, and labelled ones by their full name. */
 async function metrics(server) {
-  const { body } = await httpGet(server.port, '/metrics');
+  const { body } = await httpGet(server.metricsPort, '/metrics');
   const out = {};
   for (const line of body.split('\n')) {
     const m = /^([a-z0-9_]+(?:\{[^}]*\})?) ([0-9.e+-]+)$/.exec(line);

@@ -79,7 +79,7 @@ async function withFront(serverOpts, fn) {
   const server = await startServer({ agents: o.agents, startTimeoutMs: 30000, ...serverOpts });
   let caddy = null;
   try {
-    caddy = await startCaddy(server.port);
+    caddy = await startCaddy(server.port, { tls: true });
     return await fn(server, caddy);
   } finally {
     if (caddy) await caddy.stop();
@@ -118,11 +118,8 @@ async function fanout(front = true) {
     env: { SWARMCAST_CONNECT_RATE: '100000', SWARMCAST_CONNECT_BURST: '100000' },
   }, async (server, caddy) => {
     console.log(`\n## fanout ${front ? 'through Caddy (wss)' : 'direct (ws)'}, ${o.seconds} s per count, ${machine}`);
-    // Where the server serves /metrics: its own listener if it prints one
-    // (--metrics-listen), else the public port.
-    const metrics = /metrics on http:\/\/[^ ]*:(\d+)\/metrics/.exec(server.output());
     const args = ['--port', String(server.port), '--pid', String(server.proc.pid), '--counts', o.counts,
-      ...(metrics ? ['--metrics-port', metrics[1]] : []),
+      ...(server.metricsPort ? ['--metrics-port', String(server.metricsPort)] : []),
       '--seconds', String(o.seconds), ...(front
         ? ['--ports', String(caddy.port), '--other-pids', String(caddy.pid), '--tls-ca', caddy.caFile]
         : ['--reader', 'lws'])];

@@ -38,7 +38,7 @@ const sim = await startServer({
 });
 const relay = await startRelay(nats.url);
 try {
-  await waitUntil(async () => (await httpGet(relay.port, '/healthz')).status === 200, 'the relay to get frames',
+  await waitUntil(async () => (await httpGet(relay.metricsPort, '/healthz')).status === 200, 'the relay to get frames',
     { timeoutMs: 30000, intervalMs: 200 });
   const direct = viewer(sim.wsUrl);
   const hop = viewer(relay.wsUrl);

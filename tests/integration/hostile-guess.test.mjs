@@ -2,7 +2,7 @@
 // guesses are counted per address across connections (after three, each
 // further one waits 1 s, doubling; a guess that comes too soon is answered
 // rate_limited without being compared), and new sessions per address are
-// limited (a burst of 8, then 2 a second: HTTP 429), so that reconnecting
+// limited (a burst of 200, then 10 a second: HTTP 429), so that reconnecting
 // after every guess mints nothing. Against the simulation and against a
 // relay (which answers auth itself), with the servers' own defaults: a
 // guesser reconnecting as fast as it can from one address, then sixteen
@@ -33,7 +33,7 @@ const natsBin = findNatsServer();
 
 /** A figure of a process's /metrics (0 when the series is absent). */
 async function metric(server, name) {
-  const { body } = await httpGet(server.port, '/metrics');
+  const { body } = await httpGet(server.metricsPort, '/metrics');
   const m = new RegExp(`^${name.replace(/[{}"]/g, (c) => `\\${c}`)} ([0-9.e+-]+)$`, 'm').exec(body);
   return m ? Number(m[1]) : 0;
 }

@@ -55,7 +55,7 @@ function parsePrometheus(text) {
 }
 
 async function scrape(server) {
-  const res = await httpGet(server.port, '/metrics');
+  const res = await httpGet(server.metricsPort, '/metrics');
   return { res, ...parsePrometheus(res.body) };
 }
 

@@ -224,7 +224,7 @@ suite('texts in every script, through a relay', { skip }, () => {
   // open NATS) costs that one message, counted, never a viewer's connection;
   // a KICK's reason is cut between characters.
   test('invalid UTF-8 published to a relay is not sent (counted in /metrics) and a KICK\'s long reason stays valid', T, async () => {
-    const { body: health } = await httpGet(relay.port, '/healthz');
+    const { body: health } = await httpGet(relay.metricsPort, '/healthz');
     const tag = JSON.parse(health).tag;
     const refusedBefore = await relayMetric('swarmcast_text_refused_total');
     const nc = await NatsWire.connect(nats.port);
@@ -253,7 +253,7 @@ suite('texts in every script, through a relay', { skip }, () => {
   });
 
   async function relayMetric(name) {
-    const { body } = await httpGet(relay.port, '/metrics');
+    const { body } = await httpGet(relay.metricsPort, '/metrics');
     const m = new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(body);
     return m ? Number(m[1]) : 0;
   }

@@ -47,7 +47,7 @@ function pollHealth(server) {
       try {
         const h = await healthz(server, { timeoutMs: 2000 });
         const entry = { t, ms: performance.now() - t, status: h.status };
-        const m = await httpGet(server.port, '/metrics', { timeoutMs: 2000 }).catch(() => null);
+        const m = await httpGet(server.metricsPort, '/metrics', { timeoutMs: 2000 }).catch(() => null);
         entry.ticks = m ? counter(m.body, 'swarmcast_ticks_total') : null;
         entry.overruns = m ? counter(m.body, 'swarmcast_tick_overruns_total') : null;
         log.push(entry);

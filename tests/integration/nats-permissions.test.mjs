@@ -40,7 +40,7 @@ let nats, sim, relay;
 
 /** A figure of a process's /metrics (0 when the series is absent). */
 async function metric(server, name) {
-  const { body } = await httpGet(server.port, '/metrics');
+  const { body } = await httpGet(server.metricsPort, '/metrics');
   const m = new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(body);
   return m ? Number(m[1]) : 0;
 }

@@ -29,7 +29,7 @@ const skip = natsBin ? false : 'nats-server not found: install it with scripts/d
 
 /** A figure of a process's /metrics (0 when the series is absent). */
 async function metric(server, name) {
-  const { body } = await httpGet(server.port, '/metrics');
+  const { body } = await httpGet(server.metricsPort, '/metrics');
   const m = new RegExp(`^${name.replace(/[{}"]/g, (c) => `\\${c}`)} ([0-9.e+-]+)$`, 'm').exec(body);
   return m ? Number(m[1]) : 0;
 }

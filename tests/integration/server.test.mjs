@@ -144,8 +144,12 @@ async function expectRefused(payload, { code, id = null, cmd, mentions }) {
 
 // ------------------------------------------------------------------ HTTP
 
-test('answers GET /healthz with 200 and a JSON object', T, async () => {
-  const res = await httpGet('/healthz');
+test('answers GET /healthz with 200 "ok" on the public port, and a JSON object on the metrics listener only', T, async () => {
+  const pub = await httpGet('/healthz');
+  assert.equal(pub.status, 200);
+  assert.equal(pub.body, 'ok\n', 'the public /healthz says up, nothing more');
+  assert.equal((await httpGet('/metrics')).status, 404, 'no /metrics on the public port');
+  const res = await httpGetFrom(server.metricsPort, '/healthz');
   assert.equal(res.status, 200);
   let body;
   assert.doesNotThrow(() => { body = JSON.parse(res.body); }, `/healthz body is JSON: ${res.body.slice(0, 200)}`);

@@ -18,7 +18,7 @@ const WORLD_H = 900;
 
 /** A figure of the server's /metrics. */
 async function metric(server, name) {
-  const { body } = await httpGet(server.port, '/metrics');
+  const { body } = await httpGet(server.metricsPort, '/metrics');
   const m = new RegExp(`^${name.replace(/[{}"]/g, (c) => `\\${c}`)} ([0-9.e+-]+)$`, 'm').exec(body);
   assert.ok(m, `${name} in /metrics`);
   return Number(m[1]);

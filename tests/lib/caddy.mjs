@@ -1,32 +1,25 @@
-// Debian's Caddy as a real reverse proxy on loopback, for the benchmarks and
-// tests that need the HTTPS front (docker/Caddyfile's role) without Docker:
-// `tls internal` (Caddy's own CA, its root in a temporary folder) or plain
-// HTTP, no admin endpoint, stopped by its pid.
-//
-//   CADDY  the caddy binary (default: PATH, then /usr/bin/caddy)
-import { spawn, execFileSync } from 'node:child_process';
+// Debian's Caddy as a real reverse proxy in front of a server, for the
+// tests: its own temporary directory (Caddyfile, storage, HOME), no admin
+// endpoint, a free port on 127.0.0.1, stopped by its pid. Plain HTTP, or
+// HTTPS from Caddy's internal CA (`tls internal`; the root certificate is
+// then `ca`, for the clients).
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { waitUntil, withTimeout } from './server.mjs';
 
-import { waitUntil } from './server.mjs';
+/** Whether a caddy binary is on PATH. */
+export function caddyAvailable() {
+  return spawnSync('caddy', ['version'], { stdio: 'ignore' }).status === 0;
+}
 
-export const caddyBin = process.env.CADDY || (() => {
-  try {
-    return execFileSync('sh', ['-c', 'command -v caddy'], { encoding: 'utf8' }).trim() || '/usr/bin/caddy';
-  } catch {
-    return '/usr/bin/caddy';
-  }
-})();
-
-/** A TCP port free on 127.0.0.1 right now (Caddy has no "port 0"). */
+/** A TCP port free on 127.0.0.1 right now. */
 export function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
-    s.once('error', reject);
+    s.on('error', reject);
     s.listen(0, '127.0.0.1', () => {
       const { port } = s.address();
       s.close(() => resolve(port));
@@ -34,74 +27,72 @@ export function freePort() {
   });
 }
 
-/**
- * Starts caddy in front of 127.0.0.1:upstreamPort on a free loopback port and
- * waits until /healthz answers through it. `tls` (default true): HTTPS from
- * Caddy's internal CA, whose root certificate is returned as `ca` (a Buffer)
- * and `caFile`. `directives` go inside the site block before reverse_proxy.
- *
- * Returns { proc, pid, port, url, wsUrl, ca, caFile, stop() }.
- */
-export async function startCaddy(upstreamPort, { tls = true, directives = '' } = {}) {
-  if (!existsSync(caddyBin)) throw new Error(`caddy not found: ${caddyBin} (apt-get install caddy, or set CADDY)`);
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'swarmcast-caddy-'));
-  const port = await freePort();
-  const scheme = tls ? 'https' : 'http';
-  // No redirect server on port 80 (it may be taken, and needs root): only
-  // the one site address.
-  writeFileSync(path.join(dir, 'Caddyfile'), `{
-	admin off
-	skip_install_trust
-	storage file_system ${dir}/data
-	auto_https disable_redirects
-	http_port ${await freePort()}
-}
-${scheme}://127.0.0.1:${port} {
-	${tls ? 'tls internal' : ''}
-	${directives}
-	reverse_proxy 127.0.0.1:${upstreamPort}
-}
-`);
-  const proc = spawn(caddyBin, ['run', '--config', path.join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, HOME: dir, XDG_DATA_HOME: path.join(dir, 'xdg-data'), XDG_CONFIG_HOME: path.join(dir, 'xdg-config') },
+function portOpen(port) {
+  return new Promise((resolve) => {
+    const c = net.connect({ host: '127.0.0.1', port });
+    c.on('connect', () => { c.destroy(); resolve(true); });
+    c.on('error', () => resolve(false));
   });
-  let log = '';
-  proc.stderr.on('data', (d) => { log = (log + d).slice(-8000); });
-  const exited = new Promise((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
-  const caFile = path.join(dir, 'data/pki/authorities/local/root.crt');
-  const stop = async () => {
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    await waitUntil(async () => {
-      if (proc.exitCode !== null) throw new Error(`caddy exited (${proc.exitCode}): ${log}`);
-      if (tls && !existsSync(caFile)) return false;
-      const ca = tls ? readFileSync(caFile) : undefined;
-      return (await get(`${scheme}://127.0.0.1:${port}/healthz`, ca)) === 200;
-    }, 'caddy to answer /healthz through to the server', { timeoutMs: 30000, intervalMs: 200 });
-  } catch (e) {
-    await stop();
-    throw new Error(`${e.message}\n${log}`);
-  }
-  return {
-    proc, pid: proc.pid, port, caFile: tls ? caFile : null, ca: tls ? readFileSync(caFile) : null,
-    url: `${scheme}://127.0.0.1:${port}/`, wsUrl: `${tls ? 'wss' : 'ws'}://127.0.0.1:${port}/ws`, stop,
-  };
 }
 
-/** The status of a GET (0 if it failed), trusting `ca` for https. */
-function get(url, ca) {
-  return new Promise((resolve) => {
-    const mod = url.startsWith('https:') ? https : http;
-    const req = mod.get(url, { ca, timeout: 2000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode);
-    });
-    req.on('error', () => resolve(0));
-    req.on('timeout', () => req.destroy());
+const running = new Set();
+process.on('exit', () => {
+  for (const p of running) {
+    try { p.kill('SIGKILL'); } catch { /* gone */ }
+  }
+});
+
+/**
+ * Starts Caddy proxying 127.0.0.1:<port> to 127.0.0.1:<upstreamPort>.
+ * Returns { port, pid, url, wsUrl, ca (a Buffer, with tls), caFile (its
+ * path), output(), stop() }.
+ */
+export async function startCaddy(upstreamPort, { tls = false } = {}) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'swarmcast-caddy-'));
+  const port = await freePort();
+  const storage = path.join(dir, 'storage');
+  // With TLS, no HTTP->HTTPS redirect server: it would take port 80 (or
+  // fail without root), and two runs at once would fight over it.
+  const global = tls
+    ? `{\n\tadmin off\n\tskip_install_trust\n\tstorage file_system ${storage}\n` +
+      `\tauto_https disable_redirects\n\thttp_port ${await freePort()}\n}\n`
+    : `{\n\tadmin off\n\tauto_https off\n\tstorage file_system ${storage}\n}\n`;
+  const site = tls
+    ? `https://127.0.0.1:${port} {\n\ttls internal\n\treverse_proxy 127.0.0.1:${upstreamPort}\n}\n`
+    : `http://127.0.0.1:${port} {\n\treverse_proxy 127.0.0.1:${upstreamPort}\n}\n`;
+  const config = path.join(dir, 'Caddyfile');
+  writeFileSync(config, global + site);
+  const env = { ...process.env, HOME: dir, XDG_DATA_HOME: path.join(dir, 'data'), XDG_CONFIG_HOME: path.join(dir, 'config') };
+  const proc = spawn('caddy', ['run', '--config', config, '--adapter', 'caddyfile'], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  running.add(proc);
+  let out = '';
+  proc.stdout.setEncoding('utf8');
+  proc.stderr.setEncoding('utf8');
+  proc.stdout.on('data', (c) => { out += c; });
+  proc.stderr.on('data', (c) => { out += c; });
+  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => { running.delete(proc); resolve({ code, signal }); }));
+  const output = () => out.slice(-4000);
+  const rootCrt = path.join(storage, 'pki/authorities/local/root.crt');
+  await waitUntil(async () => proc.exitCode === null && await portOpen(port) && (!tls || existsSync(rootCrt)),
+    `caddy listening on 127.0.0.1:${port}`, { timeoutMs: 20000, intervalMs: 100 }).catch((e) => {
+    proc.kill('SIGKILL');
+    throw new Error(`${e.message}\n${output()}`);
   });
+  const scheme = tls ? 'https' : 'http';
+  return {
+    port,
+    pid: proc.pid,
+    url: `${scheme}://127.0.0.1:${port}`,
+    wsUrl: `${tls ? 'wss' : 'ws'}://127.0.0.1:${port}/ws`,
+    ca: tls ? readFileSync(rootCrt) : undefined,
+    caFile: tls ? rootCrt : undefined,
+    output,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill('SIGTERM');
+        await withTimeout(exited, 5000, 'caddy to exit').catch(() => { proc.kill('SIGKILL'); return exited; });
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -19,6 +19,9 @@ export const webRoot = process.env.SWARMCAST_WEB_ROOT || path.join(repoRoot, 'cl
 // The sim prints "swarmcast listening on http://127.0.0.1:PORT/ (…)"; a relay's
 // line may name its mode before "listening".
 const LISTEN_RE = /swarmcast[a-z ]* listening on http:\/\/127\.0\.0\.1:(\d+)\//;
+// Then "swarmcast metrics on http://127.0.0.1:PORT/metrics …" (the
+// operations listener, --metrics-listen; absent with --metrics-listen off).
+const METRICS_RE = /swarmcast metrics on http:\/\/(?:127\.0\.0\.1|\[::1\]):(\d+)\/metrics/;
 
 // Every server started here is killed when the test process exits, whatever
 // happened to the test.
@@ -47,7 +50,9 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * "swarmcast listening on http://127.0.0.1:PORT/" line. `env` adds
  * environment variables (SWARMCAST_* configure the server too).
  *
- * Returns { proc, port, httpUrl, wsUrl, output(), exited, stop() }:
+ * Returns { proc, port, metricsPort, httpUrl, wsUrl, output(), exited, stop() }:
+ *   metricsPort  the operations listener's (/metrics, the detailed
+ *            /healthz), or null when the server has none
  *   exited   a promise of { code, signal } once the process has ended
  *   stop()   SIGTERM, then waits (with a timeout) for the exit; resolves to
  *            { code, signal }. Kills with SIGKILL if it does not end in time.
@@ -93,12 +98,16 @@ export async function spawnServer(argv, { env = {}, startTimeoutMs = 10000 } = {
   });
   const output = () => `--- stdout ---\n${out.slice(-4000)}\n--- stderr ---\n${err.slice(-4000)}`;
 
-  const port = await withTimeout(new Promise((resolve, reject) => {
+  const { port, metricsPort } = await withTimeout(new Promise((resolve, reject) => {
     proc.on('error', (e) => reject(new Error(`cannot start ${serverBin}: ${e.message}`)));
+    // The metrics line follows the listening line (flushed together),
+    // unless --metrics-listen is off.
+    const metricsOff = argv.includes('off') && argv[argv.indexOf('off') - 1] === '--metrics-listen';
     proc.stdout.on('data', (chunk) => {
       out += chunk;
       const m = LISTEN_RE.exec(out);
-      if (m) resolve(Number(m[1]));
+      const mm = METRICS_RE.exec(out);
+      if (m && (mm || metricsOff)) resolve({ port: Number(m[1]), metricsPort: mm ? Number(mm[1]) : null });
     });
     proc.stderr.on('data', (chunk) => { err += chunk; });
     exited.then(({ code, signal }) => reject(new Error(
@@ -112,6 +121,7 @@ export async function spawnServer(argv, { env = {}, startTimeoutMs = 10000 } = {
     proc,
     argv,
     port,
+    metricsPort,
     httpUrl: `http://127.0.0.1:${port}`,
     wsUrl: `ws://127.0.0.1:${port}/ws`,
     exited,
@@ -148,12 +158,22 @@ export function httpGet(port, path, { timeoutMs = 3000, headers = {} } = {}) {
   }), timeoutMs, `GET ${path}`);
 }
 
-/** GET /healthz: { status, body } with the body parsed as JSON (null if it is not). */
+/**
+ * GET the detailed /healthz of the operations listener (--metrics-listen):
+ * { status, body } with the body parsed as JSON (null if it is not). The
+ * public port's /healthz says only "ok" or "unavailable" (publicHealthz).
+ */
 export async function healthz(server, opts) {
-  const res = await httpGet(server.port, '/healthz', opts);
+  const res = await httpGet(server.metricsPort, '/healthz', opts);
   let body = null;
   try { body = JSON.parse(res.body); } catch { /* reported by the caller */ }
   return { status: res.status, body, text: res.body };
+}
+
+/** GET the public port's /healthz: { status, text } ("ok" or "unavailable"). */
+export async function publicHealthz(server, opts) {
+  const res = await httpGet(server.port, '/healthz', opts);
+  return { status: res.status, text: res.body };
 }
 
 /** Resident memory of a process in KiB (VmRSS of /proc/<pid>/status). */

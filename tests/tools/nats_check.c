@@ -51,7 +51,7 @@ typedef struct check {
     uint32_t last_view_seq;
     bool have_view_seq;
     bool cmd_sent, done, failed;
-    int sim_port;
+    int metrics_port; /* the simulation's operations listener (--metrics-listen) */
     bool census;    /* phase 2: leases report no viewer, the simulation still holds one */
     uint64_t census_since;
     bool announce_asked;
@@ -78,15 +78,21 @@ static pid_t spawn(char *const argv[], int out_fd)
     return pid;
 }
 
-/* The port in the simulation's first line ("swarmcast listening on http://127.0.0.1:PORT/ ..."). */
-static int read_sim_port(int fd)
+/* The simulation's /metrics port, from its line "swarmcast metrics on
+ * http://127.0.0.1:PORT/metrics ..." (after the one it listens on). */
+static int read_metrics_port(int fd)
 {
-    char line[512];
-    size_t n = 0;
-    while (n < sizeof line - 1 && read(fd, &line[n], 1) == 1 && line[n] != '\n') n++;
-    line[n] = '\0';
-    const char *at = strstr(line, "127.0.0.1:");
-    return at ? atoi(at + strlen("127.0.0.1:")) : -1;
+    static const char mark[] = "swarmcast metrics on http://127.0.0.1:";
+    for (int lines = 0; lines < 8; lines++) {
+        char line[512];
+        size_t n = 0;
+        while (n < sizeof line - 1 && read(fd, &line[n], 1) == 1 && line[n] != '\n') n++;
+        line[n] = '\0';
+        const char *at = strstr(line, mark);
+        if (at) return atoi(at + strlen(mark));
+        if (n == 0) break;
+    }
+    return -1;
 }
 
 /* GET /metrics (HTTP/1.0: the server closes after the answer); malloc'd text or NULL. */
@@ -248,7 +254,7 @@ static void on_tick(uv_timer_t *t)
     }
     if (c->census) {
         /* Phase 2: the ghost goes once the relay was asked and announced nothing. */
-        char *m = get_metrics(c->sim_port);
+        char *m = get_metrics(c->metrics_port);
         bool gone = m && strstr(m, "swarmcast_nats_relays 1\n") && strstr(m, "swarmcast_nats_remote_clients 0\n") &&
                     strstr(m, "swarmcast_nats_census_closed_total 1\n");
         free(m);
@@ -265,7 +271,7 @@ static void on_tick(uv_timer_t *t)
     }
     if (c->expiring) {
         /* Phase 3: wait for the simulation to drop the silent relay. */
-        char *m = get_metrics(c->sim_port);
+        char *m = get_metrics(c->metrics_port);
         bool gone = m && strstr(m, "swarmcast_nats_relays 0\n") && strstr(m, "swarmcast_nats_remote_clients 0\n") &&
                     strstr(m, "swarmcast_nats_leased_views 0\n");
         free(m);
@@ -286,7 +292,7 @@ static void on_tick(uv_timer_t *t)
             return;
         }
         /* Phase 1 passed: the simulation's view of it, then stop renewing. */
-        char *metrics = get_metrics(c->sim_port);
+        char *metrics = get_metrics(c->metrics_port);
         static const char *const want[] = {"swarmcast_nats_connected 1\n", "swarmcast_nats_relays 1\n",
                                            "swarmcast_nats_remote_clients 1\n", "swarmcast_nats_leased_views 1\n",
                                            "swarmcast_nats_published_messages_total "};
@@ -331,7 +337,7 @@ int main(int argc, char **argv)
 
     uv_loop_t loop;
     uv_loop_init(&loop);
-    check_t c = {.loop = &loop, .sim_port = read_sim_port(out[0]), .reported = 1};
+    check_t c = {.loop = &loop, .metrics_port = read_metrics_port(out[0]), .reported = 1};
     nats_link_config_t lc = {.urls = url, .name = "nats-check"};
     c.nats = nats_link_create(&loop, &lc, NULL, NULL);
     int rc = 1;
