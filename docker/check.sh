@@ -47,7 +47,9 @@
 #      Caddy serves https://localhost from its internal CA: /healthz
 #      verified against that CA, http:// redirected, /metrics 404 through
 #      Caddy, the page in Chromium over https:// with frames over wss://,
-#      three viewers over wss:// get snapshots; a parameter and an obstacle
+#      three viewers over wss:// get snapshots; one from 127.0.0.2 is
+#      counted by the server as a client address from Caddy's
+#      X-Forwarded-For (SWARMCAST_TRUSTED_PROXY); a parameter and an obstacle
 #      set over wss://, `down` and `up`: the same CA (Caddy's volume) and
 #      the set-up restored (the state volume); then removed with its volumes
 #   9. stop the engine if this script started it
@@ -422,7 +424,9 @@ cat >"$work/front-check.mjs" <<'JS'
 //   and must draw frames that came over its WebSocket, which must be wss://.
 // balance URL CA N HEALTHZ_URL...: N v2 viewers over wss:// through Caddy,
 //   each with frames, held open while every relay's detailed /healthz (on
-//   its operations listener) is asked for its clients: each relay must have some (Caddy balances them).
+//   its operations listener) is asked for its clients: each relay must
+//   have some (Caddy balances them).
+// forwarded URL CA FROM METRICS_URL: below.
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 const [mode, modules, url, ...rest] = process.argv.slice(2);
@@ -466,6 +470,28 @@ if (mode === 'balance') {
   if (counts.some((c) => c.clients < 1)) fail(`viewers per relay: ${text}`);
   console.log(`${viewers.length} viewers over wss:// with frames, per relay: ${text}`);
   for (const ws of viewers) ws.removeAllListeners('close'), ws.terminate();
+  process.exit(0);
+}
+if (mode === 'forwarded') {
+  // A viewer over wss:// from the local address FROM; the server behind
+  // Caddy must have counted a connection whose client address it took from
+  // Caddy's X-Forwarded-For.
+  const WebSocket = require(`${modules}/ws`);
+  const [caFile, from, metricsUrl] = rest;
+  const count = async () => {
+    const text = await (await fetch(metricsUrl)).text();
+    const m = /^swarmcast_forwarded_total\{outcome="client"\} (\d+)/m.exec(text);
+    return m ? Number(m[1]) : NaN;
+  };
+  const before = await count();
+  const ws = new WebSocket(url, 'swarmcast.v2', { ca: readFileSync(caFile), localAddress: from, family: 4 });
+  ws.on('error', (e) => fail(`socket error: ${e.message}`));
+  await new Promise((resolve) => ws.on('message', (d, isBinary) => { if (isBinary) resolve(); }));
+  const after = await count();
+  if (!(after > before)) fail(`swarmcast_forwarded_total{outcome="client"} ${before} -> ${after}`);
+  console.log(`a viewer from ${from}: the server took its address from X-Forwarded-For ` +
+    `(swarmcast_forwarded_total{outcome="client"} ${before} -> ${after})`);
+  ws.terminate();
   process.exit(0);
 }
 fail(`unknown mode ${mode}`);
@@ -809,6 +835,10 @@ PY
           pass "https: viewer $k over wss://: $out"
         else fail "https: viewer $k over wss://: $out"; fi
       done
+      # SWARMCAST_TRUSTED_PROXY: the server believes Caddy's X-Forwarded-For.
+      if out=$(node "$work/front-check.mjs" forwarded "$node_modules" "wss://localhost:$https_tls/ws" "$work/https-root.crt" \
+            127.0.0.2 "http://127.0.0.1:$https_metrics/metrics" 2>&1); then pass "https: $out"
+      else fail "https: the viewer's own address behind Caddy: $out"; fi
       if out=$(node "$work/ws-state.cjs" "$ws_dir" set "wss://localhost:$https_tls/ws" "$work/https-root.crt" 2>&1); then pass "https: over wss://: $out"
       else fail "https: setting up over wss://: $out"; fi
       # down + up: new containers on the same volumes keep the set-up (the
