@@ -62,6 +62,14 @@ function instructionSet() {
   return flags.includes('avx512f') ? 'AVX-512' : flags.includes('avx2') ? 'AVX2' : 'neither AVX2 nor AVX-512';
 }
 
+/** Jiffies the whole machine spent busy and in all, from /proc/stat. */
+function machineCpu() {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const idle = f[3] + (f[4] || 0);
+  const total = f.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
 /** The server's flags for the front: --trusted-proxy if this binary has it. */
 function frontArgs(o) {
   if (o.trustedProxy === 'none') return [];
@@ -127,7 +135,18 @@ async function fanout(front = true) {
     const out = await new Promise((resolve, reject) => {
       const p = spawn(probe, args, { stdio: ['ignore', 'pipe', 'inherit'] });
       let text = '';
-      p.stdout.on('data', (d) => { text += d; process.stdout.write(d); });
+      // The whole machine's CPU between two rows (every process, ours and
+      // anything else running): on a shared machine, what was left.
+      let mark = machineCpu();
+      p.stdout.on('data', (d) => {
+        text += d;
+        process.stdout.write(d);
+        if (/^\| +\d+ \|/m.test(String(d))) {
+          const now = machineCpu();
+          console.log(`|       | the machine since the previous row: ${((now.busy - mark.busy) / (now.total - mark.total) * os.cpus().length * 100).toFixed(0)}% busy of ${os.cpus().length * 100}%`);
+          mark = now;
+        }
+      });
       p.once('error', reject);
       p.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`swarmcast-fanout exited ${code}`))));
     });
