@@ -46,9 +46,9 @@ static void usage(FILE *f)
             "  --record FILE                                log every applied command (JSON lines) for --replay\n"
             "  --final FILE                                 write the final state as JSON at shutdown (- : stdout)\n"
             "  --record-max-bytes N SWARMCAST_RECORD_MAX_BYTES the command log stops at this size (1073741824)\n"
-            "  --metrics-listen ADDR:PORT|off SWARMCAST_METRICS_LISTEN  where /metrics and the detailed /healthz\n"
-            "                                               are served, never on the public port\n"
-            "                                               (127.0.0.1:<port + 1000>; any free port with --port 0)\n"
+            "  --metrics-listen A:P SWARMCAST_METRICS_LISTEN /metrics and the detailed /healthz here, never on\n"
+            "                                               the public port; off: nowhere (127.0.0.1:PORT+1000;\n"
+            "                                               any free port with --port 0)\n"
             "\n"
             "A shared world (see README, \"Sharing a world with strangers\"):\n"
             "  --control-token T    SWARMCAST_CONTROL_TOKEN  operators present T after connecting (auth); others\n"
@@ -583,7 +583,9 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
     if (c->snapshot_hz > c->tick_hz) c->snapshot_hz = c->tick_hz;
     if (c->metrics_hz > c->tick_hz) c->metrics_hz = c->tick_hz;
     if (check_modes(c, n_set_flags, err)) return CONFIG_EXIT_USAGE;
-    if (!c->metrics_listen_given) {
+    if (c->headless) {
+        c->metrics_port = -1; /* no network at all */
+    } else if (!c->metrics_listen_given) {
         /* Beside the public port (any free one when that is any free one). */
         c->metrics_port = c->port == 0 ? 0 : c->port + 1000;
         if (c->metrics_port > 65535) {
@@ -593,6 +595,14 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         }
     } else if (c->metrics_port == c->port && c->port != 0) {
         fprintf(err, "swarmcast: --metrics-listen must not use the public port %d\n", c->port);
+        return CONFIG_EXIT_USAGE;
+    }
+    /* With an IPv4 --bind, libwebsockets listens for IPv4 only (net.c), and
+     * an IPv6 metrics address would silently become every interface. */
+    unsigned char v4[4];
+    if (c->metrics_port >= 0 && strchr(c->metrics_bind, ':') && inet_pton(AF_INET, c->bind, v4) == 1) {
+        fprintf(err, "swarmcast: --metrics-listen [%s] is IPv6 but --bind %s is IPv4: give an IPv4 metrics address "
+                     "(127.0.0.1:PORT) or an IPv6 --bind\n", c->metrics_bind, c->bind);
         return CONFIG_EXIT_USAGE;
     }
     /* A live server without --max-agents derives its limit at start-up (app/app.c). */

@@ -23,11 +23,14 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import WebSocket from 'ws';
-import { startServer, httpGet, healthz, publicHealthz, waitUntil, sleep } from '../lib/server.mjs';
+import { spawnSync } from 'node:child_process';
+import { startServer, httpGet, healthz, publicHealthz, waitUntil, sleep, serverBin } from '../lib/server.mjs';
 import { connect } from '../lib/client.mjs';
 import { caddyAvailable, startCaddy } from '../lib/caddy.mjs';
 import { backoffDelay } from '../../client-web/net/connection.js';
 
+// A given population limit skips the start-up calibration (seconds under ASan on a busy machine).
+const QUICK = ['--max-agents', '1000'];
 const HAVE_CADDY = caddyAvailable();
 if (!HAVE_CADDY) console.log('# caddy not found: these tests need Debian\'s caddy (scripts/deps.sh test installs it)');
 const T = { timeout: 120000, skip: HAVE_CADDY ? false : 'caddy not found (scripts/deps.sh test installs it)' };
@@ -97,7 +100,7 @@ let server;
 let caddy;
 before(async () => {
   if (!HAVE_CADDY) return;
-  server = await startServer({ agents: 50, args: ['--trusted-proxy', '127.0.0.1', '--max-per-address', '2'] });
+  server = await startServer({ agents: 50, args: ['--trusted-proxy', '127.0.0.1', '--max-per-address', '2', ...QUICK], startTimeoutMs: 30000 });
   caddy = await startCaddy(server.port);
 });
 after(async () => {
@@ -140,6 +143,26 @@ test('a header from a peer that is not a trusted proxy is ignored: the limit app
     assert.deepEqual(results.map((r) => r.outcome), ['in', 'in', 'closed 1013']);
   } finally {
     closeAll(results);
+  }
+  await waitUntil(async () => (await healthz(server)).body?.clients === 0, 'every session gone', { timeoutMs: 10000 });
+});
+
+test('a trusted peer\'s RFC 7239 Forwarded names the client when there is no X-Forwarded-For; a malformed header leaves the peer, counted', T, async () => {
+  // Straight from 127.0.0.1, the trusted proxy's own address, as another proxy would.
+  const malformedBefore = await metric(server, 'swarmcast_forwarded_total{outcome="malformed"}');
+  const fwd = [];
+  for (const h of ['for="127.0.0.20:4711"', 'For=127.0.0.20;proto=http', 'for=127.0.0.20']) fwd.push(await open(server.wsUrl, { headers: { Forwarded: h } }));
+  const bad = [];
+  for (let i = 0; i < 3; i++) bad.push(await open(server.wsUrl, { headers: { 'X-Forwarded-For': 'not an address' } }));
+  const malformed = await metric(server, 'swarmcast_forwarded_total{outcome="malformed"}') - malformedBefore;
+  console.log(`# from the trusted 127.0.0.1, Forwarded for=127.0.0.20 x3: ${fwd.map((r) => r.outcome).join(', ')}; ` +
+    `a malformed X-Forwarded-For x3 (counted as 127.0.0.1): ${bad.map((r) => r.outcome).join(', ')}; forwarded{malformed} +${malformed}`);
+  try {
+    assert.deepEqual(fwd.map((r) => r.outcome), ['in', 'in', 'closed 1013']);
+    assert.deepEqual(bad.map((r) => r.outcome), ['in', 'in', 'closed 1013']);
+    assert.equal(malformed, 3);
+  } finally {
+    closeAll([...fwd, ...bad]);
   }
   await waitUntil(async () => (await healthz(server)).body?.clients === 0, 'every session gone', { timeoutMs: 10000 });
 });
@@ -223,7 +246,7 @@ async function room(srv, proxy, n) {
 
 test('a room behind one address: 250 people through the proxy with the default limits all get in (the last 50 after a 429 and the page\'s retry) and each steers its own target', { ...T, timeout: 180000 }, async () => {
   // The server's own limits (no test overrides): only the trust is set.
-  const srv = await startServer({ agents: 20, args: ['--trusted-proxy', '127.0.0.1', '--snapshot-hz', '5'],
+  const srv = await startServer({ agents: 20, args: ['--trusted-proxy', '127.0.0.1', '--snapshot-hz', '5', ...QUICK], startTimeoutMs: 30000,
     env: { SWARMCAST_CONNECT_RATE: '', SWARMCAST_CONNECT_BURST: '' } });
   const proxy = await startCaddy(srv.port);
   try {
@@ -236,12 +259,13 @@ test('a room behind one address: 250 people through the proxy with the default l
     assert.ok(r.refused > 0, 'past the burst, some were refused 429 and retried');
   } finally {
     await proxy.stop();
-    await srv.stop();
+    const exit = await srv.stop();
+    assert.deepEqual(exit, { code: 0, signal: null }, `server exit\n${srv.output()}`);
   }
 });
 
 test('a room behind one address with --max-per-address 50: 50 of 60 get in, the others are refused with 1013', { ...T, timeout: 120000 }, async () => {
-  const srv = await startServer({ agents: 20, args: ['--trusted-proxy', '127.0.0.1', '--snapshot-hz', '5', '--max-per-address', '50'] });
+  const srv = await startServer({ agents: 20, args: ['--trusted-proxy', '127.0.0.1', '--snapshot-hz', '5', '--max-per-address', '50', ...QUICK], startTimeoutMs: 30000 });
   const proxy = await startCaddy(srv.port);
   try {
     const r = await room(srv, proxy, 60);
@@ -250,6 +274,30 @@ test('a room behind one address with --max-per-address 50: 50 of 60 get in, the 
     assert.equal(r.seen, 50);
   } finally {
     await proxy.stop();
-    await srv.stop();
+    const exit = await srv.stop();
+    assert.deepEqual(exit, { code: 0, signal: null }, `server exit\n${srv.output()}`);
   }
+});
+
+// ------------------------------------------------------------------ bad values
+
+test('bad --trusted-proxy and --metrics-listen values are refused at start, saying what is wrong', async () => {
+  const cases = [
+    [['--trusted-proxy', '10.0.0.1/8'], /"10\.0\.0\.1\/8": it has bits set below its prefix/],
+    [['--trusted-proxy', '127.0.0.1,proxy.example'], /"proxy\.example": not an IPv4 or IPv6 address/],
+    [['--trusted-proxy', '::1/129'], /at most \/128/],
+    [['--metrics-listen', 'localhost:9080'], /--metrics-listen: want ADDR:PORT/],
+    [['--metrics-listen', '127.0.0.1'], /--metrics-listen: want ADDR:PORT/],
+    [['--port', '8080', '--metrics-listen', '127.0.0.1:8080'], /must not use the public port/],
+    [['--bind', '127.0.0.1', '--metrics-listen', '[::1]:9080'], /is IPv6 but --bind 127\.0\.0\.1 is IPv4/],
+    [['--port', '65000'], /no room for the metrics port/],
+  ];
+  for (const [args, message] of cases) {
+    const r = spawnSync(serverBin, args, { encoding: 'utf8', timeout: 10000, env: { ...process.env, SWARMCAST_TRUSTED_PROXY: '', SWARMCAST_METRICS_LISTEN: '' } });
+    assert.equal(r.status, 2, `swarmcast ${args.join(' ')} exits with 2, not ${r.status}\n${r.stderr}`);
+    assert.match(r.stderr, message, `swarmcast ${args.join(' ')} explains itself`);
+  }
+  const env = spawnSync(serverBin, [], { encoding: 'utf8', timeout: 10000, env: { ...process.env, SWARMCAST_TRUSTED_PROXY: '300.1.2.3' } });
+  assert.equal(env.status, 2);
+  assert.match(env.stderr, /SWARMCAST_TRUSTED_PROXY: "300\.1\.2\.3"/);
 });

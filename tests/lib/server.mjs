@@ -102,7 +102,9 @@ export async function spawnServer(argv, { env = {}, startTimeoutMs = 10000 } = {
     proc.on('error', (e) => reject(new Error(`cannot start ${serverBin}: ${e.message}`)));
     // The metrics line follows the listening line (flushed together),
     // unless --metrics-listen is off.
-    const metricsOff = argv.includes('off') && argv[argv.indexOf('off') - 1] === '--metrics-listen';
+    const flag = argv.lastIndexOf('--metrics-listen');
+    const listen = flag >= 0 ? argv[flag + 1] : { ...process.env, ...env }.SWARMCAST_METRICS_LISTEN;
+    const metricsOff = listen === 'off';
     proc.stdout.on('data', (chunk) => {
       out += chunk;
       const m = LISTEN_RE.exec(out);

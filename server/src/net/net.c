@@ -1,11 +1,11 @@
 /* net: the libwebsockets context on the caller's libuv loop, from set-up
  * to shutdown: what serves which path (static files, the swarmcast.v1 and
  * .v2 WebSocket and a bare /healthz on the public vhost; /metrics and the
- * detailed /healthz on the operations vhost, --metrics-listen), the WebSocket callback that hands
- * each event to the file that deals with it (admission.c, receive.c,
- * fanout.c), the closing of a session, and the server's shutdown. The
- * contract with the application is net.h; the map of the files is
- * net_internal.h. Loop thread only. */
+ * detailed /healthz on the operations vhost, --metrics-listen), the
+ * WebSocket callback that hands each event to the file that deals with it
+ * (admission.c, receive.c, fanout.c), the closing of a session, and the
+ * server's shutdown. The contract with the application is net.h; the map
+ * of the files is net_internal.h. Loop thread only. */
 #include "net/net.h"
 
 #include <arpa/inet.h>
