@@ -27,7 +27,7 @@
 // --trusted-proxy (default 127.0.0.1/32, Caddy's address here) is passed to
 // the server when its --help knows the flag: the viewers' addresses are then
 // taken from Caddy's X-Forwarded-For; without it every viewer is Caddy's
-// 127.0.0.1. SWARMCAST_BIN picks the server binary, CADDY the caddy binary,
+// 127.0.0.1. SWARMCAST_BIN picks the server binary (caddy comes from PATH),
 // SWARMCAST_FANOUT the fan-out probe (default build/tests/bench/swarmcast-fanout).
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -41,7 +41,7 @@ import { seqViewer, addedByHop, describeAdded } from './seq_arrivals.mjs';
 import { backoffDelay } from '../../client-web/net/connection.js';
 
 function options(argv) {
-  const o = { parts: 'hop,fanout,addresses', agents: '2000', seconds: '10', counts: '50,100,200,400',
+  const o = { parts: 'hop,fanout,direct,addresses', agents: '2000', seconds: '10', counts: '50,100,200,400',
     'max-per-address': '50', 'trusted-proxy': '127.0.0.1/32' };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, '');
