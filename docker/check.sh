@@ -7,7 +7,8 @@
 #
 # NOT part of scripts/test.sh / CI: it installs packages, starts a Docker
 # engine and builds an image. Steps:
-#   1. apt-get install docker.io debootstrap docker-compose (curl, node, npm if missing)
+#   1. apt-get install docker.io debootstrap docker-compose (curl, node, npm,
+#      chromium, openssl if missing)
 #   2. start dockerd --iptables=false --bridge=none (unless an engine already
 #      answers), so the host's network setup is not touched
 #   3. if there is no debian:bookworm-slim image: debootstrap bookworm minbase,
@@ -15,9 +16,10 @@
 #      $SWARMCAST_DOCKER_CACHE (default /work/docker-cache), docker import
 #   4. docker build --network host -f docker/Dockerfile -t swarmcast REPO
 #   5. docker run --rm --network host -e SWARMCAST_PORT=18080 swarmcast, then:
-#      runs as non-root; GET / serves the page; /healthz is 200 "ok" and
-#      /metrics 404 on the public port, both answer on 127.0.0.1:19080; the
-#      container's health status becomes healthy; a WebSocket to /ws gets a
+#      runs as non-root; GET / serves the page; /healthz is 200 and says
+#      only "ok", its detail and /metrics are on the operations listener
+#      (127.0.0.1, the port + 1000) and /metrics is 404 on the public port;
+#      the container's health status becomes healthy; a WebSocket to /ws gets a
 #      JSON hello then well-formed binary snapshots; docker stop makes it exit
 #      0 promptly and a connected viewer gets close code 1001
 #   6. docker/compose.yaml: validated, then run with a host-network override
@@ -28,18 +30,38 @@
 #   7. docker/compose-scaled.yml (NATS from docker/nats.Dockerfile with
 #      docker/nats.conf, the simulation with --nats, two relays; the
 #      passwords in docker/secrets/, made by docker/nats-secrets.sh as the
-#      README asks if they are not there): validated, run with a host-network
-#      override (ports 18090-18094) until both relays' /healthz say ok; a v2
-#      viewer on each relay decodes frames (client-web/net/wire2.js); the
-#      simulation's /healthz is 200; NATS refuses a client without a
-#      password; then removed with its volume
-#   8. stop the engine if this script started it
+#      README asks if they are not there; Caddy in front of the relays from
+#      docker/caddy.Dockerfile): validated, only Caddy's ports published,
+#      run with a host-network override (ports 18090-18099) until both
+#      relays' /healthz say ok; a v2 viewer on each relay decodes frames
+#      (client-web/net/wire2.js); the simulation's /healthz is 200; NATS
+#      refuses a client without a password; through Caddy (internal CA, its
+#      root taken from the container and verified): /healthz over https://,
+#      a v2 viewer over wss://, six viewers spread over both relays, the
+#      page in Chromium over https:// drawing frames that came over wss://;
+#      then removed with its volumes
+#   8. docker/compose-https.yml (Caddy from docker/caddy.Dockerfile with
+#      docker/Caddyfile, the server unpublished behind it): validated, only
+#      Caddy's 80 and 443 published, SWARMCAST_DOMAIN reaches Caddy; run
+#      with a host-network override (ports 18100-18103) and no domain, so
+#      Caddy serves https://localhost from its internal CA: /healthz
+#      verified against that CA, http:// redirected, /metrics 404 through
+#      Caddy, the page in Chromium over https:// with frames over wss://,
+#      three viewers over wss:// get snapshots; one from 127.0.0.2 is
+#      counted by the server as a client address from Caddy's
+#      X-Forwarded-For (SWARMCAST_TRUSTED_PROXY); a parameter and an obstacle
+#      set over wss://, `down` and `up`: the same CA (Caddy's volume) and
+#      the set-up restored (the state volume); then removed with its volumes
+#   9. stop the engine if this script started it
 # Only 127.0.0.1 is contacted. Ends with "N passed, N failed"; exit 1 on a failure.
 #
 # Environment: SWARMCAST_CHECK_PORT (18080), SWARMCAST_CHECK_COMPOSE_PORT
 # (18081), SWARMCAST_CHECK_SCALED_PORT (18090: NATS, then its monitor, the
-# simulation and the two relays on the next four), SWARMCAST_DOCKER_CACHE
-# (/work/docker-cache), SKIP_COMPOSE=1 (skips 6 and 7), SKIP_SCALED=1,
+# simulation and the two relays on the next four, Caddy's http and https,
+# then the operations listeners of the simulation and the relays),
+# SWARMCAST_CHECK_HTTPS_PORT (18100: Caddy's http and https, the server, its
+# operations listener), SWARMCAST_DOCKER_CACHE (/work/docker-cache),
+# SKIP_COMPOSE=1 (skips 6, 7 and 8), SKIP_SCALED=1, SKIP_HTTPS=1 (skips 8),
 # KEEP_ENGINE=1 (leave an engine this script started running).
 set -euo pipefail
 
@@ -47,11 +69,13 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 port=${SWARMCAST_CHECK_PORT:-18080}
 compose_port=${SWARMCAST_CHECK_COMPOSE_PORT:-18081}
 scaled_port=${SWARMCAST_CHECK_SCALED_PORT:-18090}
+https_port=${SWARMCAST_CHECK_HTTPS_PORT:-18100}
 cache=${SWARMCAST_DOCKER_CACHE:-/work/docker-cache}
 image=swarmcast
 name=swarmcast-check
 project=swarmcast-check
 scaled_project=swarmcast-check-scaled
+https_project=swarmcast-check-https
 # Debian's client; another `docker` earlier on PATH may not match the engine.
 DOCKER=/usr/bin/docker
 COMPOSE=/usr/bin/docker-compose
@@ -63,6 +87,7 @@ engine_pid=""
 run_pid=""
 compose_up=0
 scaled_up=0
+https_up=0
 
 log() { printf '== %s\n' "$*" >&2; }
 pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$*"; }
@@ -77,6 +102,7 @@ cleanup() {
     "$DOCKER" rm -f "$name" >/dev/null 2>&1
     [ "$compose_up" = 1 ] && "$COMPOSE" -p "$project" -f "$work/compose.check.yaml" down -v >/dev/null 2>&1
     [ "$scaled_up" = 1 ] && "$COMPOSE" -p "$scaled_project" -f "$work/compose-scaled.check.yaml" down -v >/dev/null 2>&1
+    [ "$https_up" = 1 ] && "$COMPOSE" -p "$https_project" -f "$work/compose-https.check.yaml" down -v >/dev/null 2>&1
   fi
   [ -n "$run_pid" ] && kill "$run_pid" 2>/dev/null && wait "$run_pid" 2>/dev/null
   if [ -n "$engine_pid" ] && [ "${KEEP_ENGINE:-0}" != 1 ]; then
@@ -97,6 +123,9 @@ want=(docker.io debootstrap)
 command -v curl >/dev/null || want+=(curl)
 command -v node >/dev/null || want+=(nodejs)
 command -v npm >/dev/null || want+=(npm)
+# The page over https:// through the front (7, 8), in Debian's Chromium.
+[ -x "${SWARMCAST_CHROMIUM:-/usr/bin/chromium}" ] || want+=(chromium)
+command -v openssl >/dev/null || want+=(openssl)
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
@@ -224,24 +253,22 @@ fi
 # The browser libraries installed by npm in the image (client-web/node_modules).
 code=$(curl -sS -o /dev/null -w '%{http_code} %{content_type}' "$base/node_modules/uplot/dist/uPlot.esm.js")
 if [ "${code%% *}" = 200 ]; then pass "GET /node_modules/uplot/dist/uPlot.esm.js is 200 ($code)"; else fail "uPlot from npm -> $code"; fi
-# The public port says up or not, nothing more; /metrics and the detailed
-# /healthz are on the metrics listener (127.0.0.1:port+1000 by default; here
-# the host's loopback, as the container shares the host's network).
+# The public /healthz says only up or not; the detail and /metrics are on
+# the operations listener (--metrics-listen: 127.0.0.1, the port + 1000).
 code=$(curl -sS -o "$work/healthz" -w '%{http_code}' "$base/healthz")
 if [ "$code" = 200 ] && [ "$(cat "$work/healthz")" = ok ]; then
-  pass "GET /healthz is 200 \"ok\" on the public port"
+  pass "GET /healthz on the public port is 200 and says only: $(cat "$work/healthz")"
 else fail "GET /healthz -> $code: $(head -c 200 "$work/healthz")"; fi
-code=$(curl -sS -o /dev/null -w '%{http_code}' "$base/metrics")
-if [ "$code" = 404 ]; then pass "GET /metrics on the public port is 404"; else fail "GET /metrics on the public port -> $code"; fi
 ops=http://127.0.0.1:$((port + 1000))
-code=$(curl -sS -o "$work/healthz" -w '%{http_code}' "$ops/healthz")
+code=$(curl -sS -o "$work/healthz" -w '%{http_code}' "$ops/healthz" || true)
 if [ "$code" = 200 ] && node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$work/healthz"; then
-  pass "GET $ops/healthz (the metrics listener) is 200 with JSON: $(head -c 200 "$work/healthz")"
+  pass "GET $ops/healthz (the operations listener) is 200 with JSON: $(head -c 200 "$work/healthz")"
 else fail "GET $ops/healthz -> $code: $(head -c 200 "$work/healthz")"; fi
-code=$(curl -sS -o "$work/metrics" -w '%{http_code}' "$ops/metrics")
-if [ "$code" = 200 ] && grep -q '^swarmcast_connections ' "$work/metrics"; then
-  pass "GET $ops/metrics is 200 with the swarmcast_* series"
-else fail "GET $ops/metrics -> $code"; fi
+code=$(curl -sS -o /dev/null -w '%{http_code}' "$base/metrics" || true)
+code2=$(curl -sS -o "$work/metrics" -w '%{http_code}' "$ops/metrics" || true)
+if [ "$code" = 404 ] && [ "$code2" = 200 ] && grep -q '^swarmcast_' "$work/metrics"; then
+  pass "/metrics is 404 on the public port, 200 on $ops ($(grep -c '^swarmcast_' "$work/metrics") series)"
+else fail "/metrics: $code on the public port, $code2 on $ops"; fi
 
 # The image's HEALTHCHECK runs every 10 s; the first run is 10 s after start.
 status=""
@@ -256,20 +283,27 @@ if [ "$status" = healthy ]; then pass "docker health status: healthy"; else
   tail -20 "$work/run.log"
 fi
 
-# WebSocket: ws from tests/node_modules if installed, else npm install it here.
-ws_dir=$repo/tests/node_modules/ws
-if [ ! -f "$ws_dir/package.json" ]; then
-  log "npm install ws into $work/npm"
-  (cd "$work" && mkdir -p npm && cd npm && npm install --silent --no-audit --no-fund ws@8 >/dev/null)
-  ws_dir=$work/npm/node_modules/ws
+# WebSocket (and, for the HTTPS front, Chromium's driver): ws and
+# playwright-core from tests/node_modules if installed (scripts/deps.sh),
+# else npm installs the versions tests/package.json names here.
+node_modules=$repo/tests/node_modules
+if [ ! -f "$node_modules/ws/package.json" ] || [ ! -f "$node_modules/playwright-core/package.json" ]; then
+  log "npm install ws and playwright-core into $work/npm"
+  versions=$(node -e 'const d = require(process.argv[1]).devDependencies; console.log(`ws@${d.ws} playwright-core@${d["playwright-core"]}`)' "$repo/tests/package.json")
+  # shellcheck disable=SC2086 # two package@version words
+  (cd "$work" && mkdir -p npm && cd npm && npm install --silent --no-audit --no-fund $versions >/dev/null)
+  node_modules=$work/npm/node_modules
 fi
+ws_dir=$node_modules/ws
 cat >"$work/ws-check.cjs" <<'EOF'
 // Connects, expects a JSON hello first, then binary snapshots whose header
 // and length follow protocol/PROTOCOL.md; prints a summary, exits 0 on success.
 const WebSocket = require(process.argv[2]);
 const url = process.argv[3];
+// An optional root certificate to trust, for wss:// (Caddy's internal CA).
+const tlsOptions = process.argv[4] ? { ca: require('fs').readFileSync(process.argv[4]) } : {};
 const want = 5;
-const ws = new WebSocket(url, 'swarmcast.v1');
+const ws = new WebSocket(url, 'swarmcast.v1', tlsOptions);
 let hello = null, snapshots = 0, last = null, done = false;
 const fail = (m) => { console.log(m); process.exit(1); };
 const timer = setTimeout(() => fail(`timeout: hello=${!!hello} snapshots=${snapshots}`), 5000);
@@ -307,8 +341,10 @@ cat >"$work/ws-state.cjs" <<'EOF'
 // restart, the hello must show the parameter and the snapshots the obstacle.
 const WebSocket = require(process.argv[2]);
 const [mode, url] = [process.argv[3], process.argv[4]];
+// An optional root certificate to trust, for wss:// (Caddy's internal CA).
+const tlsOptions = process.argv[5] ? { ca: require('fs').readFileSync(process.argv[5]) } : {};
 const W_SEP = 3.25, OX = 400, OY = 300, OR = 40;
-const ws = new WebSocket(url, 'swarmcast.v1');
+const ws = new WebSocket(url, 'swarmcast.v1', tlsOptions);
 const fail = (m) => { console.log(m); process.exit(1); };
 setTimeout(() => fail(`${mode}: timeout`), 10000);
 const done = (m) => { console.log(m); ws.close(1000); ws.on('close', () => process.exit(0)); };
@@ -379,6 +415,101 @@ case "$held" in
   "close code 1001"*) pass "a viewer connected during docker stop got $held" ;;
   *) fail "a viewer connected during docker stop got: $held (expected close code 1001)" ;;
 esac
+
+
+# The HTTPS front's checks (7 and 8): Node with ws and playwright-core.
+cat >"$work/front-check.mjs" <<'JS'
+// page URL: Debian's Chromium (headless, --ignore-certificate-errors: the
+//   certificate is from Caddy's internal CA) opens the page over https://
+//   and must draw frames that came over its WebSocket, which must be wss://.
+// balance URL CA N HEALTHZ_URL...: N v2 viewers over wss:// through Caddy,
+//   each with frames, held open while every relay's detailed /healthz (on
+//   its operations listener) is asked for its clients: each relay must
+//   have some (Caddy balances them).
+// forwarded URL CA FROM METRICS_URL: below.
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+const [mode, modules, url, ...rest] = process.argv.slice(2);
+const require = createRequire(import.meta.url);
+const fail = (m) => { console.log(m); process.exit(1); };
+setTimeout(() => fail(`${mode}: timeout`), 60000);
+if (mode === 'page') {
+  const { chromium } = require(`${modules}/playwright-core`);
+  const browser = await chromium.launch({
+    executablePath: process.env.SWARMCAST_CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--ignore-certificate-errors'],
+  });
+  try {
+    const page = await (await browser.newContext({ ignoreHTTPSErrors: true })).newPage();
+    const sockets = [];
+    page.on('websocket', (ws) => sockets.push(ws.url()));
+    await page.goto(url);
+    await page.waitForFunction(() => window.swarmcast?.connected && window.swarmcast.framesDrawn > 3, null, { timeout: 30000 });
+    const seen = await page.evaluate(() => ({ protocol: location.protocol, frames: window.swarmcast.framesDrawn }));
+    if (seen.protocol !== 'https:') fail(`the page is on ${seen.protocol}`);
+    if (!sockets.length || !sockets.every((u) => u.startsWith('wss://'))) fail(`the page's sockets: ${sockets.join(', ')}`);
+    console.log(`Chromium: the page on ${url}, its socket ${sockets[0]}, ${seen.frames} frames drawn`);
+  } finally {
+    await browser.close();
+  }
+  process.exit(0);
+}
+if (mode === 'balance') {
+  const WebSocket = require(`${modules}/ws`);
+  const [caFile, n, ...healthz] = rest;
+  const ca = readFileSync(caFile);
+  const viewers = await Promise.all(Array.from({ length: Number(n) }, () => new Promise((resolve) => {
+    const ws = new WebSocket(url, 'swarmcast.v2', { ca });
+    ws.on('message', (d, isBinary) => { if (isBinary) resolve(ws); });
+    ws.on('error', (e) => fail(`socket error: ${e.message}`));
+    ws.on('close', (code) => fail(`closed with code ${code}`));
+  })));
+  const counts = [];
+  for (const h of healthz) counts.push(JSON.parse(await (await fetch(h)).text()));
+  const text = counts.map((c) => `${c.relay} ${c.clients}`).join(', ');
+  if (counts.some((c) => c.clients < 1)) fail(`viewers per relay: ${text}`);
+  console.log(`${viewers.length} viewers over wss:// with frames, per relay: ${text}`);
+  for (const ws of viewers) ws.removeAllListeners('close'), ws.terminate();
+  process.exit(0);
+}
+if (mode === 'forwarded') {
+  // A viewer over wss:// from the local address FROM; the server behind
+  // Caddy must have counted a connection whose client address it took from
+  // Caddy's X-Forwarded-For.
+  const WebSocket = require(`${modules}/ws`);
+  const [caFile, from, metricsUrl] = rest;
+  const count = async () => {
+    const text = await (await fetch(metricsUrl)).text();
+    const m = /^swarmcast_forwarded_total\{outcome="client"\} (\d+)/m.exec(text);
+    return m ? Number(m[1]) : NaN;
+  };
+  const before = await count();
+  const ws = new WebSocket(url, 'swarmcast.v2', { ca: readFileSync(caFile), localAddress: from, family: 4 });
+  ws.on('error', (e) => fail(`socket error: ${e.message}`));
+  await new Promise((resolve) => ws.on('message', (d, isBinary) => { if (isBinary) resolve(); }));
+  const after = await count();
+  if (!(after > before)) fail(`swarmcast_forwarded_total{outcome="client"} ${before} -> ${after}`);
+  console.log(`a viewer from ${from}: the server took its address from X-Forwarded-For ` +
+    `(swarmcast_forwarded_total{outcome="client"} ${before} -> ${after})`);
+  ws.terminate();
+  process.exit(0);
+}
+fail(`unknown mode ${mode}`);
+JS
+# The CA root of a Caddy container's internal CA (in its /data volume).
+caddy_root() {
+  "$DOCKER" exec "$1" cat /data/caddy/pki/authorities/local/root.crt >"$2" 2>/dev/null && [ -s "$2" ]
+}
+# Waits for https://localhost:PORT/healthz through Caddy, the certificate
+# verified against ROOT (taken from container CID once Caddy has made it).
+wait_front() {
+  local cid=$1 port=$2 root=$3
+  for _ in $(seq 120); do
+    caddy_root "$cid" "$root" && curl -fsS --cacert "$root" -o /dev/null "https://localhost:$port/healthz" 2>/dev/null && return 0
+    sleep 0.5
+  done
+  return 1
+}
 
 # ------------------------------------------------------------------ 6. compose
 if [ "${SKIP_COMPOSE:-0}" != 1 ]; then
@@ -478,26 +609,45 @@ if [ "${SKIP_COMPOSE:-0}" != 1 ] && [ "${SKIP_SCALED:-0}" != 1 ]; then
   if "$COMPOSE" -p "$scaled_project" -f "$scaled_file" config -q; then
     pass "docker/compose-scaled.yml is valid"
   else fail "docker-compose config of compose-scaled.yml"; fi
-  published=$("$COMPOSE" -p "$scaled_project" -f "$scaled_file" config | grep -oE 'published: "?[0-9]+' | grep -oE '[0-9]+' | sort | tr '\n' ' ')
-  if [ "$published" = "8080 8081 8082 " ]; then pass "compose-scaled.yml publishes ports $published"
-  else fail "compose-scaled.yml publishes ports '$published', expected 8080 8081 8082"; fi
+  # Only Caddy is published (80, 443 and 443/udp for HTTP/3).
+  "$COMPOSE" -p "$scaled_project" -f "$scaled_file" config >"$work/compose-scaled.config.yaml" 2>&1 || true
+  published=$(grep -oE 'published: "?[0-9]+' "$work/compose-scaled.config.yaml" | grep -oE '[0-9]+' | sort -n | tr '\n' ' ')
+  if [ "$published" = "80 443 443 " ]; then pass "compose-scaled.yml publishes ports $published(Caddy's only)"
+  else fail "compose-scaled.yml publishes ports '$published', expected 80 443 443 (Caddy's only)"; fi
   nats_port=$scaled_port monitor_port=$((scaled_port + 1)) sim_port=$((scaled_port + 2))
   relay_ports=($((scaled_port + 3)) $((scaled_port + 4)))
+  front_http=$((scaled_port + 5)) front_https=$((scaled_port + 6)) metrics_base=$((scaled_port + 7))
   # As in 6: the same services on the host's network, each on its own
   # loopback port, NATS named by 127.0.0.1 instead of the compose network's
   # service name.
-  python3 - "$scaled_file" "$work/compose-scaled.check.yaml" "$nats_port" "$monitor_port" "$sim_port" "${relay_ports[@]}" <<'PY'
+  python3 - "$scaled_file" "$work/compose-scaled.check.yaml" "$nats_port" "$monitor_port" "$sim_port" "${relay_ports[@]}" \
+    "$front_http" "$front_https" "$metrics_base" <<'PY'
 import os, sys, yaml
-src, dst, nats_port, monitor_port, sim_port, r1, r2 = sys.argv[1:]
+src, dst, nats_port, monitor_port, sim_port, r1, r2, front_http, front_https, metrics_base = sys.argv[1:]
 doc = yaml.safe_load(open(src))
 ports = {"sim": sim_port, "relay1": r1, "relay2": r2}
 url = "nats://127.0.0.1:" + nats_port
-assert set(ports) | {"nats"} == set(doc["services"]), sorted(doc["services"])
+assert set(ports) | {"nats", "caddy"} == set(doc["services"]), sorted(doc["services"])
+doc.pop("networks", None)
+here = os.path.dirname(os.path.abspath(src))
 for name, svc in doc["services"].items():
     svc.pop("ports", None)
+    svc.pop("networks", None)
     svc["network_mode"] = "host"
     env = svc.get("environment") or {}
     svc["environment"] = env
+    if name == "caddy":
+        # The front on its own loopback ports, the relays by their ports.
+        assert env["SWARMCAST_UPSTREAMS"] == "relay1:8080 relay2:8080", env
+        env["SWARMCAST_UPSTREAMS"] = "127.0.0.1:%s 127.0.0.1:%s" % (r1, r2)
+        env["SWARMCAST_HTTP_PORT"], env["SWARMCAST_HTTPS_PORT"] = front_http, front_https
+        svc["volumes"] = [os.path.join(here, v[2:]) if v.startswith("./") else v for v in svc["volumes"]]
+        svc["build"]["context"] = here
+        continue
+    if "SWARMCAST_TRUSTED_PROXY" in env:
+        env["SWARMCAST_TRUSTED_PROXY"] = "127.0.0.1/32"
+    if "SWARMCAST_METRICS_LISTEN" in env:
+        env["SWARMCAST_METRICS_LISTEN"] = "127.0.0.1:%d" % (int(metrics_base) + ["sim", "relay1", "relay2"].index(name))
     env_file = svc.get("env_file")
     assert isinstance(env_file, str) and env_file.startswith("secrets/"), (name, env_file)
     svc["env_file"] = os.path.join(os.path.dirname(os.path.abspath(src)), env_file)
@@ -527,9 +677,11 @@ PY
         [ "$code" = 200 ] && break
         sleep 0.5
       done
+      # The relay's detailed status, on its operations listener.
+      curl -sS -o "$work/relay-healthz" "http://127.0.0.1:$((metrics_base + 1 + i))/healthz" 2>/dev/null || true
       hz=$(head -c 300 "$work/relay-healthz" 2>/dev/null || true)
-      if [ "$code" = 200 ] && [ "$(cat "$work/relay-healthz")" = ok ]; then
-        pass "scaled: relay $((i + 1)) /healthz on 127.0.0.1:$rp is 200 and ok: $hz"
+      if [ "$code" = 200 ] && node -e 'const h = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); process.exit(h.status === "ok" ? 0 : 1)' "$work/relay-healthz"; then
+        pass "scaled: relay $((i + 1)) /healthz on 127.0.0.1:$rp is 200, its detail ok: $hz"
       else
         fail "scaled: relay $((i + 1)) /healthz on 127.0.0.1:$rp -> ${code:-no answer}: $hz"
         "$COMPOSE" "${sf[@]}" logs --no-color 2>&1 | tail -30
@@ -547,15 +699,18 @@ PY
 // A v2 viewer: the hello (protocol 2), then frames decoded with the web
 // client's own decoder (client-web/net/wire2.js); exits 0 after ten frames.
 import { createRequire } from 'node:module';
-const [wsDir, wire2, url] = process.argv.slice(2);
+import { readFileSync } from 'node:fs';
+const [wsDir, wire2, url, caFile] = process.argv.slice(2);
 const WebSocket = createRequire(import.meta.url)(wsDir);
+// An optional root certificate to trust, for wss:// (Caddy's internal CA).
+const tlsOptions = caFile ? { ca: readFileSync(caFile) } : {};
 const { Wire2Decoder } = await import(wire2);
 const want = 10;
 const decoder = new Wire2Decoder();
 let hello = null, frames = 0, last = null;
 const fail = (m) => { console.log(m); process.exit(1); };
 setTimeout(() => fail(`timeout: hello=${!!hello} frames=${frames}`), 15000);
-const ws = new WebSocket(url, 'swarmcast.v2');
+const ws = new WebSocket(url, 'swarmcast.v2', tlsOptions);
 ws.on('error', (e) => fail(`socket error: ${e.message}`));
 ws.on('close', (code) => { if (frames < want) fail(`closed early with code ${code}`); });
 ws.on('message', (data, isBinary) => {
@@ -581,11 +736,135 @@ JS
         pass "scaled: a viewer on relay $((i + 1)): $out"
       else fail "scaled: a viewer on relay $((i + 1)): $out"; fi
     done
+    # The front: HTTPS from Caddy's internal CA, each viewer to a relay.
+    caddy_cid=$("$COMPOSE" "${sf[@]}" ps -q caddy)
+    front=https://localhost:$front_https
+    if wait_front "$caddy_cid" "$front_https" "$work/scaled-root.crt"; then
+      pass "scaled: $front/healthz through Caddy, its certificate verified against Caddy's internal CA: $(curl -sS --cacert "$work/scaled-root.crt" "$front/healthz" | head -c 200)"
+      if out=$(node "$work/ws-v2.mjs" "$ws_dir" "$repo/client-web/net/wire2.js" "wss://localhost:$front_https/ws" "$work/scaled-root.crt" 2>&1); then
+        pass "scaled: a viewer over wss:// through Caddy: $out"
+      else fail "scaled: a viewer over wss:// through Caddy: $out"; fi
+      if out=$(node "$work/front-check.mjs" balance "$node_modules" "wss://localhost:$front_https/ws" "$work/scaled-root.crt" 6 \
+            "http://127.0.0.1:$((metrics_base + 1))/healthz" "http://127.0.0.1:$((metrics_base + 2))/healthz" 2>&1); then
+        pass "scaled: Caddy balances the relays: $out"
+      else fail "scaled: Caddy balancing the relays: $out"; fi
+      if out=$(node "$work/front-check.mjs" page "$node_modules" "$front/" 2>&1); then pass "scaled: $out"
+      else fail "scaled: the page over https:// through Caddy: $out"; fi
+    else
+      fail "scaled: no answer on $front/healthz through Caddy"
+      "$COMPOSE" "${sf[@]}" logs --no-color caddy 2>&1 | tail -20
+    fi
   else
     cat "$work/compose-scaled.log"; fail "docker-compose up of compose-scaled.yml"
   fi
   "$COMPOSE" "${sf[@]}" down -v >/dev/null 2>&1 || true
   scaled_up=0
+fi
+
+# ------------------------------------------------------------ 8. HTTPS front
+if [ "${SKIP_COMPOSE:-0}" != 1 ] && [ "${SKIP_HTTPS:-0}" != 1 ]; then
+  https_file=$repo/docker/compose-https.yml
+  log "docker build --network host -f docker/caddy.Dockerfile -t swarmcast-caddy docker (log: $work/build-caddy.log)"
+  if "$DOCKER" build --network host -f "$repo/docker/caddy.Dockerfile" -t swarmcast-caddy "$repo/docker" >"$work/build-caddy.log" 2>&1; then
+    size=$("$DOCKER" image inspect --format '{{.Size}}' swarmcast-caddy)
+    pass "Caddy image (Debian's caddy $("$DOCKER" run --rm swarmcast-caddy version 2>&1 | head -n 1 | cut -d' ' -f1)) builds, $((size / 1000000)) MB, runs as uid $("$DOCKER" run --rm --entrypoint id swarmcast-caddy -u)"
+  else
+    tail -40 "$work/build-caddy.log"; fail "docker build of docker/caddy.Dockerfile"
+  fi
+  if SWARMCAST_DOMAIN=flock.example.org "$COMPOSE" -p "$https_project" -f "$https_file" config >"$work/compose-https.config.yaml" 2>&1; then
+    pass "docker/compose-https.yml is valid"
+  else cat "$work/compose-https.config.yaml"; fail "docker-compose config of compose-https.yml"; fi
+  published=$(grep -oE 'published: "?[0-9]+' "$work/compose-https.config.yaml" | grep -oE '[0-9]+' | sort -n | tr '\n' ' ')
+  if [ "$published" = "80 443 443 " ]; then pass "compose-https.yml publishes ports $published(Caddy's only)"
+  else fail "compose-https.yml publishes ports '$published', expected 80 443 443 (Caddy's only)"; fi
+  if grep -q 'SWARMCAST_DOMAIN: flock.example.org' "$work/compose-https.config.yaml"; then
+    pass "compose-https.yml gives Caddy SWARMCAST_DOMAIN (flock.example.org: ACME, not exercised here)"
+  else fail "compose-https.yml does not pass SWARMCAST_DOMAIN to Caddy"; fi
+  https_http=$https_port https_tls=$((https_port + 1)) https_server=$((https_port + 2)) https_metrics=$((https_port + 3))
+  # As in 6: the same services on the host's network, Caddy on its own
+  # loopback ports in front of the server's; no SWARMCAST_DOMAIN, so Caddy
+  # serves https://localhost from its internal CA.
+  python3 - "$https_file" "$work/compose-https.check.yaml" "$https_http" "$https_tls" "$https_server" "$https_metrics" <<'PY'
+import os, sys, yaml
+src, dst, http_port, https_port, server_port, metrics_port = sys.argv[1:]
+doc = yaml.safe_load(open(src))
+assert set(doc["services"]) == {"caddy", "swarmcast"}, sorted(doc["services"])
+assert "ports" not in doc["services"]["swarmcast"], "the server must not be published"
+doc.pop("networks", None)
+here = os.path.dirname(os.path.abspath(src))
+for name, svc in doc["services"].items():
+    svc.pop("ports", None)
+    svc.pop("networks", None)
+    svc["network_mode"] = "host"
+    env = svc.setdefault("environment", {})
+    svc["build"]["context"] = os.path.abspath(os.path.join(here, svc["build"]["context"]))
+    if name == "caddy":
+        env["SWARMCAST_UPSTREAMS"] = "127.0.0.1:" + server_port
+        env["SWARMCAST_HTTP_PORT"], env["SWARMCAST_HTTPS_PORT"] = http_port, https_port
+        env["SWARMCAST_DOMAIN"] = "localhost"
+        svc["volumes"] = [os.path.join(here, v[2:]) if v.startswith("./") else v for v in svc["volumes"]]
+    else:
+        env["SWARMCAST_PORT"] = server_port
+        env["SWARMCAST_TRUSTED_PROXY"] = "127.0.0.1/32"
+        env["SWARMCAST_METRICS_LISTEN"] = "127.0.0.1:" + metrics_port
+        env["SWARMCAST_PUBLIC_URL"] = "https://localhost:%s/" % https_port
+yaml.safe_dump(doc, open(dst, "w"), sort_keys=False)
+PY
+  hf=(-p "$https_project" -f "$work/compose-https.check.yaml")
+  https_up=1
+  front=https://localhost:$https_tls
+  if "$COMPOSE" "${hf[@]}" up -d --no-build >"$work/compose-https.log" 2>&1; then
+    caddy_cid=$("$COMPOSE" "${hf[@]}" ps -q caddy)
+    t0=$(now)
+    if wait_front "$caddy_cid" "$https_tls" "$work/https-root.crt"; then
+      issuer=$(openssl x509 -noout -subject -in "$work/https-root.crt" 2>/dev/null | sed 's/^subject=//' || true)
+      pass "https: $front/healthz through Caddy after $(elapsed "$t0" "$(now)") s, its certificate verified against Caddy's internal CA ($issuer): $(curl -sS --cacert "$work/https-root.crt" "$front/healthz" | head -c 200)"
+      code=$(curl -sS -o /dev/null -w '%{http_code} %{redirect_url}' "http://localhost:$https_http/" || true)
+      case "$code" in 30[18]\ https://*) pass "https: plain http:// is redirected: $code" ;;
+        *) fail "https: plain http:// answered $code, expected a redirect to https://" ;; esac
+      code=$(curl -sS --cacert "$work/https-root.crt" -o /dev/null -w '%{http_code}' "$front/metrics" || true)
+      if [ "$code" = 404 ]; then pass "https: /metrics through Caddy is 404 (operators' figures stay off the public face)"
+      else fail "https: /metrics through Caddy -> $code"; fi
+      code=$(curl -sS --cacert "$work/https-root.crt" -o "$work/https-index.html" -w '%{http_code}' "$front/" || true)
+      if [ "$code" = 200 ] && grep -qi '<html' "$work/https-index.html"; then pass "https: GET $front/ is 200 and HTML"
+      else fail "https: GET $front/ -> $code"; fi
+      if out=$(node "$work/front-check.mjs" page "$node_modules" "$front/" 2>&1); then pass "https: $out"
+      else fail "https: the page over https:// in Chromium: $out"; fi
+      for k in 1 2 3; do
+        if out=$(node "$work/ws-check.cjs" "$ws_dir" "wss://localhost:$https_tls/ws" "$work/https-root.crt" 2>&1); then
+          pass "https: viewer $k over wss://: $out"
+        else fail "https: viewer $k over wss://: $out"; fi
+      done
+      # SWARMCAST_TRUSTED_PROXY: the server believes Caddy's X-Forwarded-For.
+      if out=$(node "$work/front-check.mjs" forwarded "$node_modules" "wss://localhost:$https_tls/ws" "$work/https-root.crt" \
+            127.0.0.2 "http://127.0.0.1:$https_metrics/metrics" 2>&1); then pass "https: $out"
+      else fail "https: the viewer's own address behind Caddy: $out"; fi
+      if out=$(node "$work/ws-state.cjs" "$ws_dir" set "wss://localhost:$https_tls/ws" "$work/https-root.crt" 2>&1); then pass "https: over wss://: $out"
+      else fail "https: setting up over wss://: $out"; fi
+      # down + up: new containers on the same volumes keep the set-up (the
+      # state volume) and Caddy's CA and certificate (its data volume).
+      "$COMPOSE" "${hf[@]}" down >/dev/null 2>&1
+      if "$COMPOSE" "${hf[@]}" up -d --no-build >>"$work/compose-https.log" 2>&1; then
+        caddy_cid=$("$COMPOSE" "${hf[@]}" ps -q caddy)
+        if wait_front "$caddy_cid" "$https_tls" "$work/https-root-2.crt" && cmp -s "$work/https-root.crt" "$work/https-root-2.crt"; then
+          pass "https: down + up: the same internal CA (Caddy's data volume kept)"
+        else fail "https: down + up: Caddy's CA changed or no answer"; fi
+        if out=$(node "$work/ws-state.cjs" "$ws_dir" expect "wss://localhost:$https_tls/ws" "$work/https-root.crt" 2>&1); then
+          pass "https: down + up, over wss://: $out"
+        else
+          fail "https: down + up did not resume: $out"
+          "$COMPOSE" "${hf[@]}" logs --no-color 2>&1 | tail -20
+        fi
+      else cat "$work/compose-https.log"; fail "docker-compose up of compose-https.yml (second time)"; fi
+    else
+      fail "https: no answer on $front/healthz through Caddy"
+      "$COMPOSE" "${hf[@]}" logs --no-color 2>&1 | tail -30
+    fi
+  else
+    cat "$work/compose-https.log"; fail "docker-compose up of compose-https.yml"
+  fi
+  "$COMPOSE" "${hf[@]}" down -v >/dev/null 2>&1 || true
+  https_up=0
 fi
 
 echo "$passed passed, $failed failed"

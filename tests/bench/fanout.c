@@ -17,11 +17,17 @@
  *          [--protocol swarmcast.v2] [--deflate] [--tick-hz 60] [--threads]
  *          [--ports P1,P2,...] [--other-pids PID,PID,...] [--reader raw|lws]
  *          [--metrics-port M]  (the server's /metrics listener: port + 1000 by default)
+ *          [--tls-ca ROOT.crt]
  *
  * --ports spreads the viewers round-robin over several servers (relays, say)
  * while --port and --pid still name the one whose CPU, tick and /metrics are
  * reported (the simulation); --other-pids adds a column with those
  * processes' CPU summed (the relays').
+ *
+ * --tls-ca connects with wss:// through a TLS front (Caddy, say: --ports
+ * names its port, --other-pids its pid) and verifies its certificate against
+ * that root (Caddy's internal CA); it implies --reader lws (the raw reader
+ * has no TLS). The server's /metrics are still read from its own listener.
  *
  * The default reader (raw_ws.h) walks frame headers and skips payloads:
  * about a read() per frame, so that the server, not the probe, is what runs
@@ -86,7 +92,8 @@ static struct {
     size_t n_ports;
     int other_pids[MAX_OTHER_PIDS];
     size_t n_other_pids;
-} opt = {"127.0.0.1", "swarmcast.v2", 0, 0, 0, {100, 500, 1000, 2000, 4000}, 5, 10, 2, 60, false, false, false, {0}, 0, {0}, 0};
+    const char *tls_ca; /* --tls-ca: wss:// through a TLS front, verified against this root */
+} opt = {"127.0.0.1", "swarmcast.v2", 0, 0, 0, {100, 500, 1000, 2000, 4000}, 5, 10, 2, 60, false, false, false, {0}, 0, {0}, 0, NULL};
 
 static uv_loop_t loop;
 static conn_t *conns;
@@ -330,6 +337,7 @@ static void connect_one(struct lws_context *ctx, size_t i)
     ci.host = opt.host;
     ci.origin = NULL;
     ci.protocol = opt.protocol;
+    if (opt.tls_ca) ci.ssl_connection = LCCSCF_USE_SSL;
     ci.userdata = &conns[i];
     conns[i] = (conn_t){0};
     conns[i].wsi = lws_client_connect_via_info(&ci);
@@ -415,7 +423,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: swarmcast-fanout --port P --pid SERVER_PID [--host H] [--counts 100,500,...] "
                     "[--seconds S] [--warmup S] [--protocol NAME] [--deflate] [--tick-hz HZ] [--threads] "
-                    "[--ports P1,P2,...] [--other-pids PID,...] [--reader raw|lws] [--metrics-port M]\n");
+                    "[--ports P1,P2,...] [--other-pids PID,...] [--reader raw|lws] [--metrics-port M] [--tls-ca ROOT.crt]\n");
 }
 
 int main(int argc, char **argv)
@@ -428,6 +436,7 @@ int main(int argc, char **argv)
         {"tick-hz", required_argument, NULL, 't'}, {"threads", no_argument, NULL, 'T'},
         {"ports", required_argument, NULL, 'q'},   {"other-pids", required_argument, NULL, 'o'},
         {"reader", required_argument, NULL, 'R'}, {"metrics-port", required_argument, NULL, 'M'},
+        {"tls-ca", required_argument, NULL, 'C'},
         {NULL, 0, NULL, 0},
     };
     for (int o; (o = getopt_long(argc, argv, "", options, NULL)) != -1;) {
@@ -451,6 +460,7 @@ int main(int argc, char **argv)
         case 'T': opt.threads = true; break;
         case 'M': opt.metrics_port = atoi(optarg); break;
         case 'R': opt.lws_reader = strcmp(optarg, "lws") == 0; break;
+        case 'C': opt.tls_ca = optarg; break;
         case 'q':
             opt.n_ports = 0;
             for (char *p = optarg; *p && opt.n_ports < MAX_PORTS;) {
@@ -474,8 +484,8 @@ int main(int argc, char **argv)
     }
     if (!opt.n_ports) opt.ports[opt.n_ports++] = opt.port;
     if (!opt.metrics_port) opt.metrics_port = opt.port + 1000;
-    /* Only libwebsockets' client can inflate. */
-    if (opt.deflate) opt.lws_reader = true;
+    /* Only libwebsockets' client can inflate, or speak TLS. */
+    if (opt.deflate || opt.tls_ca) opt.lws_reader = true;
     if (!opt.lws_reader && (epoll_fd = epoll_create1(EPOLL_CLOEXEC)) < 0) {
         perror("swarmcast-fanout: epoll_create1");
         return 1;
@@ -512,6 +522,10 @@ int main(int argc, char **argv)
     uv_loop_init(&loop);
     void *loops[] = {&loop};
     info.options = LWS_SERVER_OPTION_LIBUV;
+    if (opt.tls_ca) {
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        info.client_ssl_ca_filepath = opt.tls_ca;
+    }
     info.foreign_loops = loops;
     uv_timer_t wake;
     uv_timer_init(&loop, &wake);
@@ -522,7 +536,7 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("# swarmcast-fanout: %s://%s:%d/ws (%s%s), server pid %d, %.0f s per round after %.0f s warm-up, %s reader\n",
-           "ws", opt.host, opt.port, opt.protocol, opt.deflate ? ", permessage-deflate" : "", opt.pid, opt.seconds,
+           opt.tls_ca ? "wss" : "ws", opt.host, opt.ports[0], opt.protocol, opt.deflate ? ", permessage-deflate" : "", opt.pid, opt.seconds,
            opt.warmup, opt.lws_reader ? "libwebsockets" : "raw");
     printf("| viewers | open | median snap/s | p10 snap/s | median kB/s per viewer | MB/s all | wire MB/s all | server CPU "
            "| probe CPU | tick Hz | overruns | tick held | connect s |\n");

@@ -12,9 +12,9 @@
 // SWARMCAST_BIN picks the server binary (default build/server/swarmcast),
 // NATS_SERVER the nats-server binary (default: PATH, then /usr/sbin).
 import os from 'node:os';
-import WebSocket from 'ws';
 import { startServer, httpGet, waitUntil, sleep } from '../lib/server.mjs';
 import { startNats, startRelay } from '../lib/nats.mjs';
+import { seqViewer as viewer, addedByHop, describeAdded } from './seq_arrivals.mjs';
 
 function options(argv) {
   const o = { agents: 2000, seconds: 15, 'snapshot-hz': 30 };
@@ -28,22 +28,6 @@ function options(argv) {
   }
   return o;
 }
-
-/** A v2 viewer that notes the arrival time (ms, monotonic) of every seq. */
-function viewer(url) {
-  const ws = new WebSocket(url, 'swarmcast.v2', { maxPayload: 64 * 1024 * 1024 });
-  const v = { ws, at: new Map(), bytes: 0, recording: false };
-  ws.on('message', (data, isBinary) => {
-    if (!isBinary || !v.recording || data.length < 20) return;
-    const t = performance.now();
-    v.at.set(data.readUInt32LE(4), t);
-    v.bytes += data.length;
-  });
-  v.open = new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
-  return v;
-}
-
-const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 
 const o = options(process.argv.slice(2));
 const nats = await startNats();
@@ -63,13 +47,7 @@ try {
   direct.recording = hop.recording = true;
   await sleep(o.seconds * 1000);
   direct.recording = hop.recording = false;
-  const added = [];
-  for (const [seq, t] of hop.at) {
-    const d = direct.at.get(seq);
-    if (d !== undefined) added.push(t - d);
-  }
-  added.sort((a, b) => a - b);
-  const fmt = (ms) => `${ms.toFixed(2)} ms`;
+  const added = addedByHop(direct, hop);
   console.log(`relay hop: ${o.agents} agents, ${o['snapshot-hz']} snapshots/s, ${o.seconds} s, ` +
     `${os.cpus().length} cores (${os.loadavg()[0].toFixed(2)} load), nats-server ${nats.url}`);
   console.log(`frames: direct ${direct.at.size}, through the relay ${hop.at.size}, both ${added.length} ` +
@@ -79,10 +57,7 @@ try {
     console.log('no seq arrived on both connections');
     process.exitCode = 1;
   } else {
-    const mean = added.reduce((s, x) => s + x, 0) / added.length;
-    console.log(`added by the hop (relay arrival − direct arrival, same seq): p50 ${fmt(quantile(added, 0.5))}, ` +
-      `p90 ${fmt(quantile(added, 0.9))}, p99 ${fmt(quantile(added, 0.99))}, max ${fmt(added.at(-1))}, ` +
-      `min ${fmt(added[0])}, mean ${fmt(mean)}`);
+    console.log(`added by the hop (relay arrival − direct arrival, same seq): ${describeAdded(added)}`);
   }
   direct.ws.close();
   hop.ws.close();

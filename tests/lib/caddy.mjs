@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { waitUntil, withTimeout } from './server.mjs';
 
 /** Whether a caddy binary is on PATH. */
@@ -43,23 +44,15 @@ process.on('exit', () => {
 });
 
 /**
- * Starts Caddy proxying 127.0.0.1:<port> to 127.0.0.1:<upstreamPort>.
- * Returns { port, url, wsUrl, ca (a Buffer, with tls), output(), stop() }.
+ * Runs `caddy run` with the Caddyfile `config` and the environment `env`
+ * (HOME and Caddy's data and config folders in `dir`, removed by stop()),
+ * and waits until `ready()` says so. Returns { proc, pid, output(), stop() }.
  */
-export async function startCaddy(upstreamPort, { tls = false } = {}) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'swarmcast-caddy-'));
-  const port = await freePort();
-  const storage = path.join(dir, 'storage');
-  const global = tls
-    ? `{\n\tadmin off\n\tskip_install_trust\n\tstorage file_system ${storage}\n}\n`
-    : `{\n\tadmin off\n\tauto_https off\n\tstorage file_system ${storage}\n}\n`;
-  const site = tls
-    ? `https://127.0.0.1:${port} {\n\ttls internal\n\treverse_proxy 127.0.0.1:${upstreamPort}\n}\n`
-    : `http://127.0.0.1:${port} {\n\treverse_proxy 127.0.0.1:${upstreamPort}\n}\n`;
-  const config = path.join(dir, 'Caddyfile');
-  writeFileSync(config, global + site);
-  const env = { ...process.env, HOME: dir, XDG_DATA_HOME: path.join(dir, 'data'), XDG_CONFIG_HOME: path.join(dir, 'config') };
-  const proc = spawn('caddy', ['run', '--config', config, '--adapter', 'caddyfile'], { stdio: ['ignore', 'pipe', 'pipe'], env });
+async function runCaddy(config, dir, env, ready, what) {
+  const proc = spawn('caddy', ['run', '--config', config, '--adapter', 'caddyfile'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, HOME: dir, XDG_DATA_HOME: path.join(dir, 'data'), XDG_CONFIG_HOME: path.join(dir, 'config'), ...env },
+  });
   running.add(proc);
   let out = '';
   proc.stdout.setEncoding('utf8');
@@ -68,18 +61,13 @@ export async function startCaddy(upstreamPort, { tls = false } = {}) {
   proc.stderr.on('data', (c) => { out += c; });
   const exited = new Promise((resolve) => proc.on('exit', (code, signal) => { running.delete(proc); resolve({ code, signal }); }));
   const output = () => out.slice(-4000);
-  const rootCrt = path.join(storage, 'pki/authorities/local/root.crt');
-  await waitUntil(async () => proc.exitCode === null && await portOpen(port) && (!tls || existsSync(rootCrt)),
-    `caddy listening on 127.0.0.1:${port}`, { timeoutMs: 20000, intervalMs: 100 }).catch((e) => {
+  await waitUntil(async () => proc.exitCode === null && await ready(), what, { timeoutMs: 20000, intervalMs: 100 }).catch((e) => {
     proc.kill('SIGKILL');
     throw new Error(`${e.message}\n${output()}`);
   });
-  const scheme = tls ? 'https' : 'http';
   return {
-    port,
-    url: `${scheme}://127.0.0.1:${port}`,
-    wsUrl: `${tls ? 'wss' : 'ws'}://127.0.0.1:${port}/ws`,
-    ca: tls ? readFileSync(rootCrt) : undefined,
+    proc,
+    pid: proc.pid,
     output,
     async stop() {
       if (proc.exitCode === null && proc.signalCode === null) {
@@ -89,4 +77,60 @@ export async function startCaddy(upstreamPort, { tls = false } = {}) {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Starts Caddy proxying 127.0.0.1:<port> to 127.0.0.1:<upstreamPort>.
+ * Returns { port, pid, url, wsUrl, ca (a Buffer, with tls), caFile (its
+ * path), output(), stop() }.
+ */
+export async function startCaddy(upstreamPort, { tls = false } = {}) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'swarmcast-caddy-'));
+  const port = await freePort();
+  const storage = path.join(dir, 'storage');
+  // With TLS, no HTTP->HTTPS redirect server: it would take port 80 (or
+  // fail without root), and two runs at once would fight over it.
+  const global = tls
+    ? `{\n\tadmin off\n\tskip_install_trust\n\tstorage file_system ${storage}\n` +
+      `\tauto_https disable_redirects\n\thttp_port ${await freePort()}\n}\n`
+    : `{\n\tadmin off\n\tauto_https off\n\tstorage file_system ${storage}\n}\n`;
+  const site = tls
+    ? `https://127.0.0.1:${port} {\n\ttls internal\n\treverse_proxy 127.0.0.1:${upstreamPort}\n}\n`
+    : `http://127.0.0.1:${port} {\n\treverse_proxy 127.0.0.1:${upstreamPort}\n}\n`;
+  const config = path.join(dir, 'Caddyfile');
+  writeFileSync(config, global + site);
+  const rootCrt = path.join(storage, 'pki/authorities/local/root.crt');
+  const caddy = await runCaddy(config, dir, {}, async () => await portOpen(port) && (!tls || existsSync(rootCrt)),
+    `caddy listening on 127.0.0.1:${port}`);
+  const scheme = tls ? 'https' : 'http';
+  return {
+    ...caddy,
+    port,
+    url: `${scheme}://127.0.0.1:${port}`,
+    wsUrl: `${tls ? 'wss' : 'ws'}://127.0.0.1:${port}/ws`,
+    ca: tls ? readFileSync(rootCrt) : undefined,
+    caFile: tls ? rootCrt : undefined,
+  };
+}
+
+/**
+ * Runs the project's own docker/Caddyfile (the HTTPS front of the compose
+ * files) as it is, outside Docker: SWARMCAST_DOMAIN localhost, so it serves
+ * https://localhost from its internal CA, on free ports instead of 80 and
+ * 443, in front of `upstreams` (ports on 127.0.0.1). Returns { httpPort,
+ * httpsPort, ca, pid, output(), stop() }.
+ */
+export async function startShippedCaddy(upstreams) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'swarmcast-caddyfile-'));
+  const httpPort = await freePort();
+  const httpsPort = await freePort();
+  const rootCrt = path.join(dir, 'data/caddy/pki/authorities/local/root.crt');
+  const config = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../docker/Caddyfile');
+  const caddy = await runCaddy(config, dir, {
+    SWARMCAST_DOMAIN: 'localhost', // what the compose files pass without a domain
+    SWARMCAST_UPSTREAMS: upstreams.map((p) => `127.0.0.1:${p}`).join(' '),
+    SWARMCAST_HTTP_PORT: String(httpPort),
+    SWARMCAST_HTTPS_PORT: String(httpsPort),
+  }, async () => await portOpen(httpsPort) && existsSync(rootCrt), `docker/Caddyfile listening on ${httpsPort}`);
+  return { ...caddy, httpPort, httpsPort, ca: readFileSync(rootCrt) };
 }
