@@ -6,10 +6,30 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import nodeTls from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitUntil, withTimeout } from './server.mjs';
+
+/**
+ * Whether a TLS handshake with 127.0.0.1:port verifies against the root
+ * certificate at rootCrt (for `servername`, or the address itself). Caddy
+ * writes its root before it has issued the site's certificate, and a busy
+ * machine shows the gap: a test's first request would fail there.
+ */
+function tlsAnswers(port, rootCrt, servername) {
+  let ca;
+  try { ca = readFileSync(rootCrt); } catch { return Promise.resolve(false); }
+  return new Promise((resolve) => {
+    const socket = nodeTls.connect({ host: '127.0.0.1', port, ca, servername, timeout: 2000 }, () => {
+      socket.end();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+    socket.on('timeout', () => { socket.destroy(); resolve(false); });
+  });
+}
 
 /** Whether a caddy binary is on PATH. */
 export function caddyAvailable() {
@@ -100,7 +120,8 @@ export async function startCaddy(upstreamPort, { tls = false } = {}) {
   const config = path.join(dir, 'Caddyfile');
   writeFileSync(config, global + site);
   const rootCrt = path.join(storage, 'pki/authorities/local/root.crt');
-  const caddy = await runCaddy(config, dir, {}, async () => await portOpen(port) && (!tls || existsSync(rootCrt)),
+  const caddy = await runCaddy(config, dir, {},
+    async () => await portOpen(port) && (!tls || (existsSync(rootCrt) && await tlsAnswers(port, rootCrt))),
     `caddy listening on 127.0.0.1:${port}`);
   const scheme = tls ? 'https' : 'http';
   return {
@@ -131,6 +152,7 @@ export async function startShippedCaddy(upstreams) {
     SWARMCAST_UPSTREAMS: upstreams.map((p) => `127.0.0.1:${p}`).join(' '),
     SWARMCAST_HTTP_PORT: String(httpPort),
     SWARMCAST_HTTPS_PORT: String(httpsPort),
-  }, async () => await portOpen(httpsPort) && existsSync(rootCrt), `docker/Caddyfile listening on ${httpsPort}`);
+  }, async () => await portOpen(httpsPort) && existsSync(rootCrt) && await tlsAnswers(httpsPort, rootCrt, 'localhost'),
+  `docker/Caddyfile listening on ${httpsPort}`);
   return { ...caddy, httpPort, httpsPort, ca: readFileSync(rootCrt) };
 }
