@@ -1,0 +1,56 @@
+// The choices above each picture (which metric, which factor on which
+// axis, the value every other factor is held at) as <select>s. A view keeps
+// its choices in a plain object and rebuilds its row of controls from them
+// after each change (which factors are free decides which others are held);
+// the focus stays on the control that was in use.
+(function (ns) {
+  'use strict';
+
+  // specs: [{ name, text, options: [[value, shown text]…], value }];
+  // onChange(name, value) after the user picks.
+  function renderControls(container, specs, onChange) {
+    const focused = container.contains(document.activeElement) ? document.activeElement.name : null;
+    const labels = specs.map((s) => {
+      const label = document.createElement('label');
+      const span = document.createElement('span');
+      span.textContent = s.text;
+      const select = document.createElement('select');
+      select.name = s.name;
+      for (const [value, shown] of s.options) select.append(new Option(shown, value));
+      select.value = s.value;
+      select.addEventListener('change', () => onChange(s.name, select.value));
+      label.append(span, select);
+      return label;
+    });
+    container.replaceChildren(...labels);
+    if (focused) container.querySelector(`select[name="${focused}"]`)?.focus();
+  }
+
+  const options = (values) => values.map((v) => [v, v]);
+
+  // Specs holding each factor not in `free` at a value: the one in
+  // `fixed` when it is still one of its values, else the first (the `up`
+  // branch first). Updates `fixed` to match; returns the specs.
+  function heldFactorSpecs(table, free, fixed) {
+    const specs = [];
+    for (const f of table.factors) {
+      if (free.includes(f)) { delete fixed[f]; continue; }
+      const values = ns.distinctValues(table.points, f);
+      if (!values.includes(fixed[f])) fixed[f] = values[0];
+      specs.push({ name: `fixed:${f}`, text: `${f} =`, options: options(values), value: fixed[f] });
+    }
+    return specs;
+  }
+
+  // A change from heldFactorSpecs' controls: true when it was one of them.
+  function applyHeldChange(fixed, name, value) {
+    if (!name.startsWith('fixed:')) return false;
+    fixed[name.slice(6)] = value;
+    return true;
+  }
+
+  ns.renderControls = renderControls;
+  ns.valueOptions = options;
+  ns.heldFactorSpecs = heldFactorSpecs;
+  ns.applyHeldChange = applyHeldChange;
+})(globalThis.SwarmcastExperiment ??= {});
