@@ -134,6 +134,20 @@ test('opened from disk (file://), no server: a summary dropped on the page is pl
   }
 });
 
+test('the viewer links to the page', T, async () => {
+  const viewer = await newPage(browser, { consoleErrors, pageErrors, timeoutMs: WAIT_MS });
+  try {
+    await viewer.goto(server.httpUrl + '/', { waitUntil: 'load', timeout: WAIT_MS });
+    await waitInPage(viewer, () => document.querySelector('a.plots-experiment-link'), null, 'the link in the panel', WAIT_MS);
+    const href = await viewer.locator('a.plots-experiment-link').evaluate((a) => a.href);
+    assert.equal(href, server.httpUrl + '/experiment.html');
+    await viewer.goto(href, { waitUntil: 'load', timeout: WAIT_MS });
+    assert.equal(await viewer.locator('h1').innerText(), 'Experiment results');
+  } finally {
+    await viewer.context().close();
+  }
+});
+
 test('no console errors and no uncaught exceptions', () => {
   assert.deepEqual(consoleErrors, []);
   assert.deepEqual(pageErrors, []);
