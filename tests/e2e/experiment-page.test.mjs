@@ -117,10 +117,11 @@ test('opened from disk (file://), no server: a summary dropped on the page is pl
   const local = await newPage(browser, { consoleErrors, pageErrors, timeoutMs: WAIT_MS });
   try {
     await local.goto(pathToFileURL(path.join(webRoot, 'experiment.html')).href, { waitUntil: 'load', timeout: WAIT_MS });
+    // In the page: the browser's File (window.File, not Node's).
     const drop = (name, text) => local.evaluate(({ name, text }) => {
-      const dt = new DataTransfer();
-      dt.items.add(new File([text], name, { type: 'text/csv' }));
-      document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      const dt = new window.DataTransfer();
+      dt.items.add(new window.File([text], name, { type: 'text/csv' }));
+      document.body.dispatchEvent(new window.DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
     }, { name, text });
     await drop('summary.csv', readFileSync(path.join(continuation, 'summary.csv'), 'utf8'));
     await waitInPage(local, () => document.body.dataset.loaded === '1', null, 'the dropped file read', WAIT_MS);
