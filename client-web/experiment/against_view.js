@@ -44,9 +44,11 @@
           values: l.mean, lo: l.lo, hi: l.hi,
         })),
       });
-      const held = Object.entries(choice.fixed).map(([f, v]) => `${f} = ${v}`).join(', ');
+      const held = Object.entries(choice.fixed).filter(([, v]) => v !== ns.ANY_VALUE)
+        .map(([f, v]) => `${f} = ${v}`).join(', ');
       note.textContent = (held ? `Held at ${held}. ` : '') +
-        'The band and whiskers: the 95% interval of the mean over the replicates (Student\'s t).';
+        'The band and whiskers: the 95% interval of the mean over the replicates (Student\'s t).' +
+        (s.ambiguous ? ' Several design points fall on one place: only the first is drawn; hold the other factors at a value.' : '');
     }
 
     return {

@@ -30,14 +30,18 @@
 
   // Specs holding each factor not in `free` at a value: the one in
   // `fixed` when it is still one of its values, else the first (the `up`
-  // branch first). Updates `fixed` to match; returns the specs.
+  // branch first), or "(any)" when every design point has a value of its
+  // own (a sampled design). Updates `fixed` to match; returns the specs.
   function heldFactorSpecs(table, free, fixed) {
     const specs = [];
+    const designPoints = new Set(table.points.map((p) => p.point)).size;
     for (const f of table.factors) {
       if (free.includes(f)) { delete fixed[f]; continue; }
       const values = ns.distinctValues(table.points, f);
-      if (!values.includes(fixed[f])) fixed[f] = values[0];
-      specs.push({ name: `fixed:${f}`, text: `${f} =`, options: options(values), value: fixed[f] });
+      if (fixed[f] !== ns.ANY_VALUE && !values.includes(fixed[f])) {
+        fixed[f] = values.length > 1 && values.length === designPoints ? ns.ANY_VALUE : values[0];
+      }
+      specs.push({ name: `fixed:${f}`, text: `${f} =`, options: [[ns.ANY_VALUE, ns.ANY_VALUE], ...options(values)], value: fixed[f] });
     }
     return specs;
   }

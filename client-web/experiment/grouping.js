@@ -15,9 +15,14 @@
     return values;
   }
 
+  // A held factor's value meaning "whatever it is": a sampled design (Latin
+  // hypercube, a table) gives each point its own values, so no value of
+  // one factor leaves more than one point; with ANY_VALUE every point counts.
+  const ANY_VALUE = '(any)';
+
   // Points whose factors equal every value of `fixed` ({ factor: value }).
   function pointsWhere(points, fixed) {
-    const entries = Object.entries(fixed ?? {});
+    const entries = Object.entries(fixed ?? {}).filter(([, v]) => v !== ANY_VALUE);
     return points.filter((p) => entries.every(([f, v]) => p.factors[f] === v));
   }
 
@@ -53,7 +58,8 @@
 
   // The metric's mean over factors `x` (columns) and `y` (rows), the other
   // factors held at `fixed`: { xs, ys, cells[row][column] (null where there
-  // is no value), min, max } (min/max null when no cell has a value).
+  // is no value), min, max, ambiguous } (min/max null when no cell has a
+  // value; ambiguous as in seriesAgainst).
   function heatGrid(table, { metric, x, y, fixed = {} }) {
     const points = pointsWhere(table.points, fixed);
     const xs = distinctValues(points, x);
@@ -63,18 +69,21 @@
     const yAt = new Map(ys.map((v, i) => [v, i]));
     let min = null;
     let max = null;
+    let ambiguous = false;
     for (const p of points) {
       const mean = p.stats[metric]?.mean ?? null;
       const row = cells[yAt.get(p.factors[y])];
       const col = xAt.get(p.factors[x]);
-      if (mean === null || row[col] !== null) continue;
+      if (mean === null) continue;
+      if (row[col] !== null) { ambiguous = true; continue; }
       row[col] = mean;
       min = min === null ? mean : Math.min(min, mean);
       max = max === null ? mean : Math.max(max, mean);
     }
-    return { xs, ys, cells, min, max };
+    return { xs, ys, cells, min, max, ambiguous };
   }
 
+  ns.ANY_VALUE = ANY_VALUE;
   ns.distinctValues = distinctValues;
   ns.pointsWhere = pointsWhere;
   ns.seriesAgainst = seriesAgainst;

@@ -6,6 +6,7 @@
   ns.heatView = function heatView(section) {
     const controls = section.querySelector('.controls');
     const canvas = section.querySelector('canvas');
+    const note = section.querySelector('.note');
     let table = null;
     const choice = { metric: null, x: null, y: null, fixed: {} };
 
@@ -25,6 +26,8 @@
       });
       const grid = ns.heatGrid(table, { metric: choice.metric, x: choice.x, y: choice.y, fixed: choice.fixed });
       ns.drawHeatmap(canvas, grid, { x: choice.x, y: choice.y, metric: choice.metric });
+      note.textContent = grid.ambiguous
+        ? 'Several design points fall in one cell: only the first is drawn; hold the other factors at a value.' : '';
     }
 
     return {

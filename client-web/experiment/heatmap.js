@@ -2,7 +2,10 @@
 // pair of factor values, its colour the metric's mean on a viridis-like
 // scale from the grid's minimum to its maximum, its value written in it
 // when there is room; a cell with no value is left grey. A colour bar on
-// the right gives the scale.
+// the right gives the scale. A sampled design (Latin hypercube, a table)
+// fills few cells of its grid: when both factors are numbers and fewer than
+// half the cells have a value, each point is drawn as a coloured dot where
+// its values put it instead.
 (function (ns) {
   'use strict';
 
@@ -22,6 +25,54 @@
 
   const css = ([r, g, b]) => `rgb(${r}, ${g}, ${b})`;
   const formatValue = (v) => (Math.abs(v) >= 1000 || Number.isInteger(v) ? String(Math.round(v)) : v.toPrecision(3));
+  // A factor's value as an axis shows it: a long decimal (a sampled
+  // design's) to four significant digits.
+  const axisText = (s) => (ns.cellNumber(s) === null || s.length <= 6 ? s : String(Number(Number(s).toPrecision(4))));
+
+  function isSparse(grid) {
+    if (![...grid.xs, ...grid.ys].every((v) => ns.cellNumber(v) !== null)) return false;
+    const filled = grid.cells.flat().filter((v) => v !== null).length;
+    return filled < (grid.xs.length * grid.ys.length) / 2;
+  }
+
+  // [lo, hi] of numeric strings, widened when they are all one value.
+  function extent(values) {
+    const v = values.map(Number);
+    const lo = Math.min(...v);
+    const hi = Math.max(...v);
+    return lo === hi ? [lo - 1, hi + 1] : [lo, hi];
+  }
+
+  // The sampled form: dots at their values, five numbers on each axis.
+  function drawDots(ctx, grid, area, color) {
+    const [x0, x1] = extent(grid.xs);
+    const [y0, y1] = extent(grid.ys);
+    const inset = 10;
+    const px = (v) => area.left + inset + ((v - x0) / (x1 - x0)) * (area.width - 2 * inset);
+    const py = (v) => area.top + area.height - inset - ((v - y0) / (y1 - y0)) * (area.height - 2 * inset);
+    ctx.fillStyle = '#f0f1f4';
+    ctx.fillRect(area.left, area.top, area.width, area.height);
+    grid.cells.forEach((cells, row) => cells.forEach((v, col) => {
+      if (v === null) return;
+      ctx.beginPath();
+      ctx.arc(px(Number(grid.xs[col])), py(Number(grid.ys[row])), 7, 0, 2 * Math.PI);
+      ctx.fillStyle = css(color(v));
+      ctx.fill();
+      ctx.strokeStyle = 'rgba(0, 0, 0, 0.35)';
+      ctx.stroke();
+    }));
+    ctx.fillStyle = '#3d4450';
+    for (let k = 0; k <= 4; k++) {
+      const xv = x0 + ((x1 - x0) * k) / 4;
+      const yv = y0 + ((y1 - y0) * k) / 4;
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'top';
+      ctx.fillText(axisText(String(xv)), px(xv), area.top + area.height + 4);
+      ctx.textAlign = 'right';
+      ctx.textBaseline = 'middle';
+      ctx.fillText(axisText(String(yv)), area.left - 6, py(yv));
+    }
+  }
 
   // grid: { xs, ys, cells, min, max }; labels: { x, y, metric }.
   function drawHeatmap(canvas, grid, labels) {
@@ -43,7 +94,10 @@
     const t = (v) => (span > 0 ? (v - grid.min) / span : 0.5);
     // Rows: the first y value at the bottom, as on a plot's y axis.
     const cellTop = (row) => MARGIN.top + (grid.ys.length - 1 - row) * ch;
-    grid.cells.forEach((cells, row) => cells.forEach((v, col) => {
+    const sparse = isSparse(grid);
+    if (sparse) {
+      drawDots(ctx, grid, { left: MARGIN.left, top: MARGIN.top, width: plotW, height: plotH }, (v) => colorAt(t(v)));
+    } else grid.cells.forEach((cells, row) => cells.forEach((v, col) => {
       const x = MARGIN.left + col * cw;
       const y = cellTop(row);
       const rgb = v === null ? [210, 210, 210] : colorAt(t(v));
@@ -60,16 +114,16 @@
     ctx.fillStyle = '#3d4450';
     ctx.textAlign = 'center';
     ctx.textBaseline = 'top';
-    const everyX = Math.max(1, Math.ceil(40 / cw));
+    const everyX = Math.max(1, Math.ceil(48 / cw));
     grid.xs.forEach((v, col) => {
-      if (col % everyX === 0) ctx.fillText(v, MARGIN.left + (col + 0.5) * cw, MARGIN.top + plotH + 4);
+      if (!sparse && col % everyX === 0) ctx.fillText(axisText(v), MARGIN.left + (col + 0.5) * cw, MARGIN.top + plotH + 4);
     });
     ctx.fillText(labels.x, MARGIN.left + plotW / 2, MARGIN.top + plotH + 26);
     ctx.textAlign = 'right';
     ctx.textBaseline = 'middle';
     const everyY = Math.max(1, Math.ceil(16 / ch));
     grid.ys.forEach((v, row) => {
-      if (row % everyY === 0) ctx.fillText(v, MARGIN.left - 6, cellTop(row) + ch / 2);
+      if (!sparse && row % everyY === 0) ctx.fillText(axisText(v), MARGIN.left - 6, cellTop(row) + ch / 2);
     });
     ctx.save();
     ctx.translate(14, MARGIN.top + plotH / 2);

@@ -97,3 +97,22 @@ test('a heat map grid over two factors, with its range; a metric with no values 
   assert.equal(none.min, null);
   assert.deepEqual(none.cells, [[null, null, null], [null, null, null]]);
 });
+
+test('a sampled design: "(any)" lets every point count; two in one place are reported', () => {
+  const lhs = X.readTable(X.parseCsv(`point,w_ali,fov_ali,runs,p_mean,p_sd,p_ci95
+0,0.7,200,2,0.3,0.1,0.9
+1,2.1,95,2,0.6,0.1,0.9
+2,1.4,330,2,0.5,0.1,0.9
+`));
+  const s = X.seriesAgainst(lhs, { metric: 'p', x: 'w_ali', fixed: { fov_ali: X.ANY_VALUE } });
+  assert.deepEqual(s.xs, ['0.7', '1.4', '2.1']);
+  assert.deepEqual(s.lines[0].mean, [0.3, 0.5, 0.6]);
+  assert.equal(s.ambiguous, false);
+  assert.equal(X.pointsWhere(lhs.points, { fov_ali: '95' }).length, 1);
+  const t = summary();
+  assert.equal(X.heatGrid(t, { metric: 'polarization', x: 'w_ali', y: 'border' }).ambiguous, false);
+  const collapsed = X.readTable(X.parseCsv('point,a,b,c,runs,m_mean,m_sd,m_ci95\n0,1,1,1,1,5,,\n1,1,1,2,1,6,,\n'));
+  const g = X.heatGrid(collapsed, { metric: 'm', x: 'a', y: 'b', fixed: { c: X.ANY_VALUE } });
+  assert.equal(g.ambiguous, true);
+  assert.deepEqual(g.cells, [[5]]);
+});
