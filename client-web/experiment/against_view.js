@@ -48,19 +48,20 @@
         .map(([f, v]) => `${f} = ${v}`).join(', ');
       note.textContent = (held ? `Held at ${held}. ` : '') +
         'The band and whiskers: the 95% interval of the mean over the replicates (Student\'s t).' +
-        (s.ambiguous ? ' Several design points fall on one place: only the first is drawn; hold the other factors at a value.' : '');
+        (s.ambiguous ? ` ${ns.COLLIDE_NOTE}` : '');
     }
 
     return {
       show(t) {
         table = t;
         section.hidden = false;
-        // A new file: start from its first factor; a continuation from a
-        // factor other than the swept one (the branches have a view of
-        // their own), or the swept one with a line per branch.
+        // A new file: its first factor against x (in a continuation one
+        // other than the swept one: the branches have a view of their own),
+        // a line per value of the next (or per branch) when they are few.
         const others = t.factors.filter((f) => f !== 'branch' && f !== t.swept);
         choice.x = others[0] ?? t.swept;
-        choice.by = choice.x === t.swept && t.continuation ? 'branch' : NONE;
+        const next = [...others.slice(1), ...(t.continuation ? ['branch'] : [])];
+        choice.by = next.find((f) => ns.distinctValues(t.points, f).length <= ns.LINE_COLORS.length) ?? NONE;
         render();
       },
     };

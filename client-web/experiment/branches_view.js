@@ -7,6 +7,7 @@
   ns.branchesView = function branchesView(section) {
     const controls = section.querySelector('.controls');
     const chartArea = section.querySelector('.chart');
+    const collide = section.querySelector('.collide');
     let table = null;
     const choice = { metric: null, fixed: {} };
 
@@ -27,6 +28,7 @@
         yLabel: `${choice.metric} (mean, 95% interval)`,
         lines: s.lines.map((l) => ({ label: `${choice.metric} · ${l.value}`, values: l.mean, lo: l.lo, hi: l.hi })),
       });
+      collide.textContent = s.ambiguous ? ns.COLLIDE_NOTE : '';
     }
 
     return {

@@ -28,18 +28,25 @@
 
   const options = (values) => values.map((v) => [v, v]);
 
+  // Holding factor f at `value` leaves one value at most of the free
+  // factors: a sampled design (Latin hypercube, a table), where each point
+  // has values of its own.
+  function holdingLeavesOne(table, free, f, value) {
+    const left = ns.pointsWhere(table.points, { [f]: value });
+    return free.filter((x) => x !== 'branch').every((x) => ns.distinctValues(left, x).length <= 1);
+  }
+
   // Specs holding each factor not in `free` at a value: the one in
   // `fixed` when it is still one of its values, else the first (the `up`
-  // branch first), or "(any)" when every design point has a value of its
-  // own (a sampled design). Updates `fixed` to match; returns the specs.
+  // branch first), or "(any)" when holding it would leave a single point
+  // to draw (a sampled design). Updates `fixed` to match; returns the specs.
   function heldFactorSpecs(table, free, fixed) {
     const specs = [];
-    const designPoints = new Set(table.points.map((p) => p.point)).size;
     for (const f of table.factors) {
       if (free.includes(f)) { delete fixed[f]; continue; }
       const values = ns.distinctValues(table.points, f);
       if (fixed[f] !== ns.ANY_VALUE && !values.includes(fixed[f])) {
-        fixed[f] = values.length > 1 && values.length === designPoints ? ns.ANY_VALUE : values[0];
+        fixed[f] = values.length > 1 && holdingLeavesOne(table, free, f, values[0]) ? ns.ANY_VALUE : values[0];
       }
       specs.push({ name: `fixed:${f}`, text: `${f} =`, options: [[ns.ANY_VALUE, ns.ANY_VALUE], ...options(values)], value: fixed[f] });
     }
@@ -52,6 +59,10 @@
     fixed[name.slice(6)] = value;
     return true;
   }
+
+  // Under a picture where a factor left at "(any)" put two design points in
+  // one place (grouping.js: `ambiguous`).
+  ns.COLLIDE_NOTE = 'Several design points fall on one place: only the first is drawn; hold the other factors at a value.';
 
   ns.renderControls = renderControls;
   ns.valueOptions = options;

@@ -26,8 +26,7 @@
       });
       const grid = ns.heatGrid(table, { metric: choice.metric, x: choice.x, y: choice.y, fixed: choice.fixed });
       ns.drawHeatmap(canvas, grid, { x: choice.x, y: choice.y, metric: choice.metric });
-      note.textContent = grid.ambiguous
-        ? 'Several design points fall in one cell: only the first is drawn; hold the other factors at a value.' : '';
+      note.textContent = grid.ambiguous ? ns.COLLIDE_NOTE : '';
     }
 
     return {

@@ -63,8 +63,9 @@ test('served with the viewer: a metric against a factor, with its interval, one 
   assert.match(await page.locator('#status').innerText(), /summary\.csv: 6 design points, factors w_ali, w_sep/);
   assert.equal(await page.locator('#against').isVisible(), true);
   assert.equal(await page.locator('#branches').isVisible(), false, 'no continuation in this file');
-  // Polarization against w_ali, one line per w_sep value, drawn.
-  await page.selectOption('#against select[name="by"]', 'w_sep');
+  // Polarization against w_ali, one line per w_sep value (the defaults), drawn.
+  assert.equal(await page.locator('#against select[name="x"]').inputValue(), 'w_ali');
+  assert.equal(await page.locator('#against select[name="by"]').inputValue(), 'w_sep');
   const text = await legend('against');
   for (const v of [1, 2, 3]) assert.match(text, new RegExp(`polarization · w_sep = ${v}`));
   const ink = await canvasInk(page, plotCanvas('against'), FIRST_LINE);
@@ -108,8 +109,13 @@ test('a continuation: the up and the down branch as two lines against the swept 
   assert.match(text, /polarization · down/);
   assert.ok((await canvasInk(page, plotCanvas('branches'), FIRST_LINE)).near > 30, 'the up branch is drawn');
   assert.ok((await canvasInk(page, plotCanvas('branches'), SECOND_LINE)).near > 30, 'the down branch is drawn');
-  // The x axis names the four swept values once each (10 … 40).
-  assert.deepEqual(await page.locator('#branches select[name="fixed:agents"] option').allInnerTexts(), ['30', '40']);
+  // The other factor is held at its first value; "(any)" is there for sampled designs.
+  assert.deepEqual(await page.locator('#branches select[name="fixed:agents"] option').allInnerTexts(), ['(any)', '30', '40']);
+  assert.equal(await page.locator('#branches select[name="fixed:agents"]').inputValue(), '30');
+  await page.selectOption('#branches select[name="fixed:agents"]', '(any)');
+  assert.match(await page.locator('#branches .collide').innerText(), /Several design points fall on one place/);
+  await page.selectOption('#branches select[name="fixed:agents"]', '40');
+  assert.equal(await page.locator('#branches .collide').innerText(), '');
   await page.locator('#branches').screenshot({ path: path.join(artifacts, 'experiment-branches.png') });
 });
 
