@@ -16,8 +16,7 @@
     function render() {
       const factors = table.factors;
       if (!table.metrics.includes(choice.metric)) choice.metric = table.metrics[0];
-      // The x axis: a real factor (not a continuation's branch), the swept
-      // one first.
+      // The x axis: a real factor (not a continuation's branch).
       const xChoices = factors.filter((f) => f !== 'branch');
       if (!xChoices.includes(choice.x)) choice.x = table.swept ?? xChoices[0];
       const byChoices = factors.filter((f) => f !== choice.x);
@@ -60,6 +59,7 @@
         // a line per value of the next (or per branch) when they are few.
         const others = t.factors.filter((f) => f !== 'branch' && f !== t.swept);
         choice.x = others[0] ?? t.swept;
+        choice.fixed = {};
         const next = [...others.slice(1), ...(t.continuation ? ['branch'] : [])];
         choice.by = next.find((f) => ns.distinctValues(t.points, f).length <= ns.LINE_COLORS.length) ?? NONE;
         render();

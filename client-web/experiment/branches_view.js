@@ -34,6 +34,7 @@
     return {
       show(t) {
         table = t;
+        choice.fixed = {};
         section.hidden = !(t.continuation && t.swept);
         if (!section.hidden) render();
       },

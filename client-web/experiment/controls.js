@@ -23,7 +23,7 @@
       return label;
     });
     container.replaceChildren(...labels);
-    if (focused) container.querySelector(`select[name="${focused}"]`)?.focus();
+    if (focused) container.querySelector(`select[name="${CSS.escape(focused)}"]`)?.focus();
   }
 
   const options = (values) => values.map((v) => [v, v]);

@@ -29,9 +29,19 @@
       note.textContent = grid.ambiguous ? ns.COLLIDE_NOTE : '';
     }
 
+    // A new width (the window resized): drawn again to fit.
+    let width = 0;
+    if (typeof ResizeObserver === 'function') {
+      new ResizeObserver(() => {
+        const w = Math.floor(canvas.parentElement.clientWidth);
+        if (table && !section.hidden && w !== width) { width = w; render(); }
+      }).observe(canvas.parentElement);
+    }
+
     return {
       show(t) {
         table = t;
+        choice.fixed = {};
         section.hidden = t.factors.filter((f) => f !== 'branch').length < 2;
         if (!section.hidden) render();
       },

@@ -11,6 +11,8 @@
   // Okabe and Ito's colours, told apart with colour-blindness too.
   const COLORS = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f00', '#56b4e9', '#000000'];
   const HEIGHT = 320;
+  // container → { chart, observer } of what lineChart drew there.
+  const drawn = new WeakMap();
 
   function withAlpha(hex, alpha) {
     const n = parseInt(hex.slice(1), 16);
@@ -82,6 +84,11 @@
   //   each value }. Returns the uPlot instance, or null when uPlot is not
   // loaded (then says so in the container).
   function lineChart(container, spec) {
+    // The chart drawn here before: its listeners and observer go with it.
+    const before = drawn.get(container);
+    before?.chart.destroy();
+    before?.observer?.disconnect();
+    drawn.delete(container);
     container.replaceChildren();
     if (typeof uPlot !== 'function') {
       container.textContent = 'plots need uPlot: run `npm ci` in client-web';
@@ -116,14 +123,15 @@
       hooks: { drawAxes: [(u) => drawIntervals(u, spec.lines)] },
     };
     const chart = new uPlot(opts, [x, ...spec.lines.map((l) => l.values)], container);
+    let observer = null;
     if (typeof ResizeObserver === 'function') {
-      const ro = new ResizeObserver(() => {
-        if (!chart.root.isConnected) { ro.disconnect(); return; }
+      observer = new ResizeObserver(() => {
         const w = Math.max(320, Math.floor(container.clientWidth));
         if (w !== chart.width) chart.setSize({ width: w, height: HEIGHT });
       });
-      ro.observe(container);
+      observer.observe(container);
     }
+    drawn.set(container, { chart, observer });
     return chart;
   }
 
