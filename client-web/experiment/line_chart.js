@@ -11,6 +11,8 @@
   // Okabe and Ito's colours, told apart with colour-blindness too.
   const COLORS = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f00', '#56b4e9', '#000000'];
   const HEIGHT = 320;
+  // Up to this many x values each get a tick of their own.
+  const MAX_NAMED_X = 12;
   // container → { chart, observer } of what lineChart drew there.
   const drawn = new WeakMap();
 
@@ -101,6 +103,9 @@
     if (names) {
       xAxis.splits = () => x;
       xAxis.values = (u, splits) => splits.map((i) => names[i] ?? '');
+    } else if (x.length <= MAX_NAMED_X) {
+      // A factor's few values: a tick at each, not at round numbers between.
+      xAxis.splits = () => x;
     }
     const opts = {
       width: Math.max(320, Math.floor(container.clientWidth)),
