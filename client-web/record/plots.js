@@ -78,7 +78,14 @@ export function createPlots(deps) {
     grid.append(fig);
     return { m, i, fig, value, area, chart: null, shown: null };
   });
-  root.replaceChildren(bar, status, grid);
+  // Sweeps made with `swarmcast experiment run` are read on a page of
+  // their own (experiment.html: their CSV files, no server needed).
+  const experimentLink = el('a', 'plots-experiment-link', 'Experiment results (sweeps) ↗');
+  experimentLink.href = 'experiment.html';
+  experimentLink.target = '_blank';
+  experimentLink.rel = 'noopener';
+  experimentLink.title = 'plot the summary.csv of `swarmcast experiment run` on the experiment page';
+  root.replaceChildren(bar, status, grid, experimentLink);
 
   csvBtn.addEventListener('click', (ev) => {
     downloadBlob(new Blob([log.toCsv()], { type: 'text/csv' }), `swarmcast-metrics-${fileStamp()}.csv`);
