@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/commands.h"
 #include "sim/models.h"
 #include "sim/prng.h"
 #include "sim_fixtures.h"
@@ -201,6 +202,32 @@ static void same_worlds_should_stay_bit_identical_and_noise_should_matter(void *
     world_free(&w[1]);
 }
 
+static void switching_to_couzin_live_should_widen_the_grid_to_its_zones_and_back(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 2000, 2000, 300, 6);
+    for (int t = 0; t < 10; t++) world_step(&w);
+    const float reynolds_cell = w.grid_cell;
+    sim_result_t res;
+    sim_cmd_t cmd = {.kind = CMD_SET_MODEL, .model = MODEL_COUZIN};
+    sim_apply(&w, &cmd, &res);
+    assert_int_equal(res.status, SIM_OK);
+    assert_int_equal(w.params.model, MODEL_COUZIN);
+    /* r_r + Δr_o + Δr_a = 10 + 20 + 140 u: every perceived neighbour is in the 3x3 block. */
+    assert_float_equal(w.grid_cell, 170.0f, 0);
+    set_param(&w, "cz_dr_a", 200);
+    assert_float_equal(w.grid_cell, 230.0f, 0);
+    for (int t = 0; t < 60; t++) world_step(&w);
+    for (size_t i = 0; i < w.n; i++) assert_float_equal(hypotf(w.cur.vx[i], w.cur.vy[i]), 120.0f, 1e-3);
+    cmd.model = MODEL_REYNOLDS;
+    sim_apply(&w, &cmd, &res);
+    assert_int_equal(res.status, SIM_OK);
+    assert_float_equal(w.grid_cell, reynolds_cell, 0); /* the other models keep their small cells */
+    world_step(&w);
+    world_free(&w);
+}
+
 /* Polarization and angular momentum about the centre, as the paper
  * defines them (the world is large enough that the group never wraps). */
 static void group_order(const world_t *w, double *p, double *m)
@@ -296,6 +323,7 @@ int main(void)
         cmocka_unit_test(a_neighbour_in_the_blind_angle_should_be_ignored),
         cmocka_unit_test(agents_should_keep_the_constant_speed),
         cmocka_unit_test(same_worlds_should_stay_bit_identical_and_noise_should_matter),
+        cmocka_unit_test(switching_to_couzin_live_should_widen_the_grid_to_its_zones_and_back),
         cmocka_unit_test(the_collective_state_should_follow_the_zone_of_orientation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
