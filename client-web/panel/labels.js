@@ -14,6 +14,7 @@ export const SECTIONS = [
   { key: 'obstacles', title: 'Obstacles and border', models: [] },
   { key: 'os', title: 'Olfati-Saber model', models: ['olfati1', 'olfati2', 'olfati3'] },
   { key: 'uni', title: 'Unicycle model', models: ['unicycle'] },
+  { key: 'cz', title: 'Couzin zone model', models: ['couzin'] },
   { key: 'wander', title: 'Wandering', models: [] },
   { key: 'predators', title: 'Predators', models: [] },
   { key: 'density', title: 'Density-dependent radii', models: [] },
@@ -89,11 +90,18 @@ const TABLE = {
   uni_k_heading: ['Heading gain', 'uni'],
   uni_jitter_min: ['Gain jitter, low', 'uni'],
   uni_jitter_max: ['Gain jitter, high', 'uni'],
+  cz_r_r: ['Repulsion radius r_r', 'cz'],
+  cz_dr_o: ['Orientation zone width Δr_o', 'cz'],
+  cz_dr_a: ['Attraction zone width Δr_a', 'cz'],
+  cz_fov: ['Field of perception α', 'cz'],
+  cz_turn_rate: ['Maximum turning rate θ', 'cz'],
+  cz_speed: ['Speed s', 'cz'],
+  cz_noise: ['Angular noise σ', 'cz'],
 };
 
 // Prefixes of parameters this table does not know yet (a newer server).
 const PREFIX_SECTIONS = [
-  ['os_', 'os'], ['uni_', 'uni'], ['wander_', 'wander'], ['predator', 'predators'],
+  ['os_', 'os'], ['uni_', 'uni'], ['cz_', 'cz'], ['wander_', 'wander'], ['predator', 'predators'],
   ['density_', 'density'], ['radius_', 'density'], ['delay_', 'delay'], ['rule_', 'rules'], ['fov_', 'perception'],
 ];
 

@@ -141,7 +141,7 @@ static int crowd_table(int threads)
            "normal flock ns/agent |\n",
            threads, threads);
     printf("|---|---:|---:|---:|---:|---:|---:|\n");
-    static const char *const models[] = {"reynolds", "olfati1", "olfati2", "olfati3", "unicycle"};
+    static const char *const models[] = {"reynolds", "olfati1", "olfati2", "olfati3", "unicycle", "couzin"};
     const int caps[] = {256, 1024};
     for (int m = 0; m < (int)(sizeof models / sizeof models[0]); m++) {
         const float side = sqrtf((float)CROWD_AGENTS * 654.5f);
@@ -217,7 +217,7 @@ int main(int argc, char **argv)
            threads, threads, threads);
     printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
 
-    static const char *const models[] = {"reynolds", "olfati1", "olfati2", "olfati3", "unicycle"};
+    static const char *const models[] = {"reynolds", "olfati1", "olfati2", "olfati3", "unicycle", "couzin"};
     const int model_param = params_find("model");
     char msg[160];
     for (int m = 0; m < (int)(sizeof models / sizeof models[0]); m++) {

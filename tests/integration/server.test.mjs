@@ -32,7 +32,7 @@ const PARAM_TABLE = {
   obstacle_buffer: ['float', 0, 200, 15],
   avoid_lookahead: ['float', 0.05, 5, 1],
   border: ['enum', null, null, 'wrap', ['bounce', 'respawn', 'wrap']],
-  model: ['enum', null, null, 'reynolds', ['olfati1', 'olfati2', 'olfati3', 'reynolds', 'unicycle']],
+  model: ['enum', null, null, 'reynolds', ['couzin', 'olfati1', 'olfati2', 'olfati3', 'reynolds', 'unicycle']],
 };
 
 let server;

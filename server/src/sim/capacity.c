@@ -49,6 +49,7 @@ static const crowd_case_t crowd_cases[] = {
     {"Reynolds with default parameters", {{NULL, 0}}, false},
     {"Reynolds with every option", {EVERY_OPTION, {"density_radii", 1}, {"w_wander", 1}, {NULL, 0}}, true},
     {"unicycle with every option", {{"model", MODEL_UNICYCLE}, EVERY_OPTION, {NULL, 0}}, true},
+    {"couzin with every option", {{"model", MODEL_COUZIN}, EVERY_OPTION, {NULL, 0}}, true},
     /* One species: its pairs' dear part (a cosine each) runs only for
      * neighbours of the agent's own kind. */
     {"olfati3 with every option but species",

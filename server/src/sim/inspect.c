@@ -123,6 +123,10 @@ void inspect_agent(const world_t *w, size_t i, inspect_t *out)
         out->radius[1] = density ? w->radius_ali[out->id] : p->ali_radius;
         out->radius[2] = density ? w->radius_coh[out->id] : p->coh_radius;
         out->fov[0] = p->fov_sep, out->fov[1] = p->fov_ali, out->fov[2] = p->fov_coh;
+    } else if (p->model == MODEL_COUZIN) { /* the zones' outer radii (each disk holds the ones inside) */
+        const float r_o = p->cz_r_r + p->cz_dr_o;
+        out->radius[0] = p->cz_r_r, out->radius[1] = r_o, out->radius[2] = r_o + p->cz_dr_a;
+        for (int z = 0; z < 3; z++) out->fov[z] = p->cz_fov;
     } else { /* Olfati-Saber: one interaction range, all round */
         for (int z = 0; z < 3; z++) out->radius[z] = p->os_r, out->fov[z] = 360.0f;
     }

@@ -115,7 +115,8 @@ typedef struct pass {
     int species;                             /* how many (1: no species tests) */
     sense_params_t sps[SIM_MAX_SPECIES];     /* each species' sensing */
     olfati_consts_t ocs[SIM_MAX_SPECIES];    /* … and Olfati-Saber terms */
-    bool wrap, olfati, density, delayed, delayed_positions;
+    couzin_consts_t ccs[SIM_MAX_SPECIES];    /* … and Couzin's zones */
+    bool wrap, olfati, couzin, density, delayed, delayed_positions;
     bool common; /* Reynolds' common case: see reynolds_cell */
     uint32_t max_candidates; /* a block holding more is sampled */
     uint64_t sample_seed;    /* this tick's: where each cell's slice starts */
@@ -241,6 +242,15 @@ LANES_INLINE uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_
             olfati_agent(w, &ps->ocs[s], i, &sums);
             continue;
         }
+        if (ps->couzin) {
+            couzin_sums_t sums;
+            couzin_sense(&ps->ccs[s], X, Y, VX, VY, species > 1 ? scratch->species : NULL, (float)s, n,
+                         ps->delayed_positions ? own_place(b, i) : -1, px, py, vx, vy, b->pair_wrap, w->width,
+                         w->height, &sums);
+            neighbours += (uint64_t)(sums.n_rep + sums.n_ori + sums.n_att);
+            couzin_agent(w, i, &sums);
+            continue;
+        }
         /* Density-dependent perception: this agent's own radii, which only
          * it reads and writes (by id), so updating them in place cannot
          * race with other agents. */
@@ -293,6 +303,7 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t agent_begin, uint32_t age
     ps->agent_end = agent_end;
     ps->wrap = p->border == BORDER_WRAP;
     ps->olfati = model == MODEL_OLFATI1 || model == MODEL_OLFATI2 || model == MODEL_OLFATI3;
+    ps->couzin = model == MODEL_COUZIN;
     ps->density = p->density_radii && model == MODEL_REYNOLDS;
     /* Each species senses with its own zones, views and Olfati-Saber terms. */
     ps->species = p->species > 1 ? p->species : 1;
@@ -301,6 +312,7 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t agent_begin, uint32_t age
         ps->sps[s].count_ahead = w->species_params[s].leader_rule == LEADER_FRONT && w->n_targets > 0;
         ps->sps[s].count_zones = ps->density; /* the radii follow the counts */
         ps->ocs[s] = olfati_consts(&w->species_params[s]);
+        ps->ccs[s] = couzin_consts(&w->species_params[s]);
     }
 
     /* What neighbours are sensed from. Alignment may average unit headings

@@ -55,4 +55,36 @@ void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, cons
 /* Algorithm 1 (+ γ feedback for olfati2, + β obstacles for olfati3). */
 void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s);
 
+/* Couzin et al. 2002: what an agent perceives in its three zones. */
+typedef struct couzin_sums {
+    float rep_x, rep_y; /* −Σ r̂_ij over the zone of repulsion */
+    float ori_x, ori_y; /* Σ v̂_j over the zone of orientation (without itself) */
+    float att_x, att_y; /* Σ r̂_ij over the zone of attraction */
+    int n_rep, n_ori, n_att;
+} couzin_sums_t;
+
+/* The zones and field of perception for the current parameters, computed
+ * once per step. */
+typedef struct couzin_consts {
+    float rr2, ro2, ra2; /* squared outer radii of the three zones */
+    float cos_half;      /* cos(α/2): perceived iff ĥ·r̂ ≥ this */
+    bool blind;          /* α < 360° */
+} couzin_consts_t;
+
+couzin_consts_t couzin_consts(const sim_params_t *p);
+/* The outer radius of the zone of attraction, r_r + Δr_o + Δr_a. */
+float couzin_reach(const sim_params_t *p);
+/* Sums over candidates [0, count), as olfati_sense takes them. */
+void couzin_sense(const couzin_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
+                  const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
+                  bool pair_wrap, float width, float height, couzin_sums_t *out);
+/* The desired direction (unit) from the sums and the agent's unit heading
+ * (hx, hy): repulsion alone if any, else orientation and attraction
+ * averaged. False when nothing was perceived (or the terms cancel). */
+bool couzin_direction(const couzin_sums_t *s, float hx, float hy, float *dx, float *dy);
+/* heading turned toward desired (radians) by at most max_turn. */
+float couzin_turn(float heading, float desired, float max_turn);
+/* Noise, the turning limit and the move at constant speed. */
+void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s);
+
 #endif

@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const char *const border_names[] = {"wrap", "bounce", "respawn"};
-static const char *const model_names[] = {"reynolds", "olfati1", "olfati2", "olfati3", "unicycle"};
+static const char *const model_names[] = {"reynolds", "olfati1", "olfati2", "olfati3", "unicycle", "couzin"};
 static const char *const align_names[] = {"velocity", "heading"};
 static const char *const delay_names[] = {"both", "positions", "velocities"};
 static const char *const leader_names[] = {"alone", "front"};
@@ -19,9 +19,13 @@ static const char *const leader_names[] = {"alone", "front"};
  * h_α = 0.2, h_β = 0.9, r = 1.2 d, d' = 0.6 d, r' = 1.2 d') with d = 7
  * scaled to d = 25 u; the gains keep the paper's order c1α < c1γ·‖q‖ < c1β
  * and c2 = 2√c1. The unicycle's follow the lesson (gains 1, 0.3, 1,
- * 1.3; jitter 0.9-1.2; speeds 25-35 px/s scaled ×4). */
+ * 1.3; jitter 0.9-1.2; speeds 25-35 px/s scaled ×4). Couzin's follow
+ * the paper's Table 1 with one body length = 10 u and the paper's time run
+ * 4× faster (r_r = 1 → 10 u; s = 3 /s → 120 u/s; θ = 40°/s → 160°/s;
+ * σ = 0.05 rad per τ = 0.1 s → 0.05/√(0.1/4) = 0.316 rad/√s), Δr_o = 2
+ * and Δr_a = 14 body lengths. */
 static const param_desc_t registry[] = {
-    {"model", PARAM_ENUM, 0, 4, MODEL_REYNOLDS, "", "flocking model: reynolds, olfati1/2/3 (Olfati-Saber Algorithm 1, +gamma target feedback, +beta obstacles), unicycle", F(model), model_names},
+    {"model", PARAM_ENUM, 0, 5, MODEL_REYNOLDS, "", "flocking model: reynolds, olfati1/2/3 (Olfati-Saber Algorithm 1, +gamma target feedback, +beta obstacles), unicycle, couzin (Couzin et al. 2002 zones of repulsion, orientation and attraction)", F(model), model_names},
     {"species", PARAM_INT, 1, SIM_MAX_SPECIES, 1, "", "species in the world (agent id mod species); each flocks only with its own kind and may have its own parameters (set_param with species)", F(species), NULL},
     {"sep_radius", PARAM_FLOAT, 1, 200, 25, "u", "separation zone radius", F(sep_radius), NULL},
     {"ali_radius", PARAM_FLOAT, 1, 200, 50, "u", "alignment zone radius", F(ali_radius), NULL},
@@ -87,6 +91,13 @@ static const param_desc_t registry[] = {
     {"uni_k_heading", PARAM_FLOAT, 0, 50, 1.3, "1/s", "unicycle: proportional gain on the heading error", F(uni_k_heading), NULL},
     {"uni_jitter_min", PARAM_FLOAT, 0, 2, 0.9, "", "unicycle: lowest factor the gains are multiplied by each tick", F(uni_jitter_min), NULL},
     {"uni_jitter_max", PARAM_FLOAT, 0, 2, 1.2, "", "unicycle: highest factor the gains are multiplied by each tick", F(uni_jitter_max), NULL},
+    {"cz_r_r", PARAM_FLOAT, 1, 100, 10, "u", "couzin: radius r_r of the zone of repulsion (one body length in the paper; a neighbour inside it decides alone)", F(cz_r_r), NULL},
+    {"cz_dr_o", PARAM_FLOAT, 0, 300, 20, "u", "couzin: width delta r_o of the zone of orientation, from r_r out (paper: 0-15 body lengths; swarm, torus, dynamic then highly parallel as it widens)", F(cz_dr_o), NULL},
+    {"cz_dr_a", PARAM_FLOAT, 0, 300, 140, "u", "couzin: width delta r_a of the zone of attraction, beyond the zone of orientation (paper: 0-15 body lengths)", F(cz_dr_a), NULL},
+    {"cz_fov", PARAM_FLOAT, 0, 360, 270, "deg", "couzin: field of perception alpha; the blind angle behind is 360 - alpha", F(cz_fov), NULL},
+    {"cz_turn_rate", PARAM_FLOAT, 1, 3600, 160, "deg/s", "couzin: maximum turning rate theta (the heading turns at most theta * dt per tick)", F(cz_turn_rate), NULL},
+    {"cz_speed", PARAM_FLOAT, 1, 1000, 120, "u/s", "couzin: constant speed s", F(cz_speed), NULL},
+    {"cz_noise", PARAM_FLOAT, 0, 10, 0.316, "rad/sqrt(s)", "couzin: Gaussian angular noise on the desired direction, standard deviation cz_noise * sqrt(dt) per tick", F(cz_noise), NULL},
 };
 
 #undef F

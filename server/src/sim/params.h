@@ -9,7 +9,7 @@
 
 typedef enum { BORDER_WRAP = 0, BORDER_BOUNCE = 1, BORDER_RESPAWN = 2 } border_mode_t;
 
-typedef enum { MODEL_REYNOLDS = 0, MODEL_OLFATI1, MODEL_OLFATI2, MODEL_OLFATI3, MODEL_UNICYCLE } model_t;
+typedef enum { MODEL_REYNOLDS = 0, MODEL_OLFATI1, MODEL_OLFATI2, MODEL_OLFATI3, MODEL_UNICYCLE, MODEL_COUZIN } model_t;
 
 typedef enum { ALIGN_VELOCITY = 0, ALIGN_HEADING = 1 } align_mode_t;
 
@@ -61,6 +61,9 @@ typedef struct sim_params {
     float uni_speed_min, uni_speed_max;
     float uni_k_sep, uni_k_ali, uni_k_coh, uni_k_heading;
     float uni_jitter_min, uni_jitter_max;
+    /* Couzin et al. 2002 zone model */
+    float cz_r_r, cz_dr_o, cz_dr_a; /* zone of repulsion radius, widths of orientation and attraction */
+    float cz_fov, cz_turn_rate, cz_speed, cz_noise;
 } sim_params_t;
 
 typedef enum { PARAM_FLOAT, PARAM_INT, PARAM_BOOL, PARAM_ENUM } param_type_t;

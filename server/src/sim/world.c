@@ -1,5 +1,6 @@
 #include "sim/world.h"
 
+#include "sim/models.h"
 #include "sim/predators.h"
 
 #include <math.h>
@@ -181,6 +182,8 @@ static float max_radius(const world_t *w)
     for (int s = 0; s < SIM_MAX_SPECIES; s++) {
         const sim_params_t *p = &w->species_params[s];
         r = fmaxf(r, fmaxf(fmaxf(p->sep_radius, p->os_r), fmaxf(p->ali_radius, p->coh_radius)));
+        /* Couzin's zones only while it runs: they may reach far. */
+        if (w->params.model == MODEL_COUZIN) r = fmaxf(r, couzin_reach(p));
     }
     return r;
 }

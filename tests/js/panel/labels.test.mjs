@@ -42,6 +42,7 @@ test('parameters are grouped in the sections\' order, without the model, and the
   assert.equal(modelGroupKey('reynolds'), 'rules');
   assert.equal(modelGroupKey('olfati2'), 'os');
   assert.equal(sectionOfModel('unicycle'), 'uni');
+  assert.equal(sectionOfModel('couzin'), 'cz');
 });
 
 test('help text says what a parameter does, its range with the unit and its default', () => {

@@ -445,7 +445,7 @@ static void a_species_should_keep_its_own_parameters(void **state)
 static void every_model_should_step_identically_on_one_and_two_threads(void **state)
 {
     (void)state;
-    for (int model = MODEL_REYNOLDS; model <= MODEL_UNICYCLE; model++) {
+    for (int model = MODEL_REYNOLDS; model <= MODEL_COUZIN; model++) {
         world_t w[2];
         for (int k = 0; k < 2; k++) {
             world_config_t cfg = {.width = 3600, .height = 3600, .dt = 1.0f / 60, .seed = 5, .agents = 20000,
