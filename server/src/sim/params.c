@@ -10,6 +10,7 @@ static const char *const model_names[] = {"reynolds", "olfati1", "olfati2", "olf
 static const char *const align_names[] = {"velocity", "heading"};
 static const char *const delay_names[] = {"both", "positions", "velocities"};
 static const char *const leader_names[] = {"alone", "front"};
+static const char *const separation_names[] = {"steer", "potential"};
 
 #define F(field) offsetof(sim_params_t, field)
 
@@ -36,6 +37,12 @@ static const param_desc_t registry[] = {
     {"rule_sep", PARAM_BOOL, 0, 1, 1, "", "separation rule on; off zeroes it (its weight is kept for when it comes back on)", F(rule_sep), NULL},
     {"rule_ali", PARAM_BOOL, 0, 1, 1, "", "alignment rule on; off zeroes it (its weight is kept)", F(rule_ali), NULL},
     {"rule_coh", PARAM_BOOL, 0, 1, 1, "", "cohesion rule on; off zeroes it (its weight is kept)", F(rule_coh), NULL},
+    {"personal_space", PARAM_FLOAT, 0, 100, 7.5, "u", "separation's push grows past max_force (up to 10 times) as neighbours come closer than this: a pressure that keeps the spacing in a crowd pulled to a target; 0: separation is capped by max_force like the other rules", F(personal_space), NULL},
+    {"separation", PARAM_ENUM, 0, 1, SEPARATION_STEER, "", "steer: Reynolds' separation and cohesion rules; potential: both replaced by the pairwise force F(d) = -dU/dd of U(d) = -A/d^m + B/d^n (seed 001 6.1), equilibrium at (nB/mA)^(1/(n-m)), cut off at the cohesion radius", F(separation), separation_names},
+    {"pot_a", PARAM_FLOAT, 0, 1e6, 2000, "u^(m+2)/s^2", "potential: attraction A (seed 001: 2000)", F(pot_a), NULL},
+    {"pot_b", PARAM_FLOAT, 0, 1e7, 12000, "u^(n+2)/s^2", "potential: repulsion B (seed 001's 1000 scaled by 12: with A = 2000, m = 1, n = 2 the equilibrium is 12 u)", F(pot_b), NULL},
+    {"pot_m", PARAM_INT, 1, 8, 1, "", "potential: attraction exponent m (below n)", F(pot_m), NULL},
+    {"pot_n", PARAM_INT, 2, 9, 2, "", "potential: repulsion exponent n (above m)", F(pot_n), NULL},
     {"ali_mode", PARAM_ENUM, 0, 1, ALIGN_VELOCITY, "", "alignment by velocity matching (mean velocity) or by heading (mean of unit headings)", F(ali_mode), align_names},
     {"w_avoid", PARAM_FLOAT, 0, 20, 1.5, "", "obstacle avoidance weight", F(w_avoid), NULL},
     {"w_leader", PARAM_FLOAT, 0, 50, 10, "", "weight of target seeking for leaders", F(w_leader), NULL},

@@ -36,6 +36,9 @@ LANES_INLINE lanes_f param_lanes(const sim_params_t *const ps[LANES], bool unifo
 }
 #define PARAM(field) param_lanes(ps, uniform, offsetof(sim_params_t, field))
 
+/* The most separation's push adds, in units of max_force (see personal_space). */
+#define PUSH_MAX 10.0f
+
 /* Displacement from each lane's position to its nearest target (strictly
  * nearer wins: the first of equals). found: lanes that have one. */
 LANES_INLINE void nearest_target_lanes(const world_t *w, lanes_f px, lanes_f py, lanes_f *tx, lanes_f *ty, lanes_i *found)
@@ -106,6 +109,7 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
     lanes_from_quads(q[0][2], q[1][2], q[2][2], q[3][2], q[4][2], q[5][2], q[6][2], q[7][2], f2);
     const lanes_f sep_x = f0[0], sep_y = f0[1], ali_x = f0[2], ali_y = f0[3];
     const lanes_f coh_x = f1[0], coh_y = f1[1], n_any = f1[2], n_ahead = f2[1];
+    const lanes_f pot_x = f2[2], pot_y = f2[3]; /* Σ F(d) d̂ away from each neighbour (separation "potential") */
 
     /* Each agent's species' parameters. */
     const sim_params_t *ps[LANES];
@@ -155,11 +159,13 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
     const lanes_f speed[4] = {max_speed, max_speed, max_speed, leader_speed};
     /* A rule switched off (rule_sep/ali/coh = 0) weighs nothing; on, its
      * weight is the parameter's bit for bit (so the defaults step as before). */
-    lanes_i sep_on, ali_on, coh_on;
+    lanes_i sep_on, ali_on, coh_on, potential;
     for (int k = 0; k < LANES; k++) {
-        sep_on[k] = ps[k]->rule_sep ? -1 : 0;
+        /* Seed 001's potential function replaces separation and cohesion. */
+        potential[k] = ps[k]->separation == SEPARATION_POTENTIAL ? -1 : 0;
+        sep_on[k] = ps[k]->rule_sep && !potential[k] ? -1 : 0;
         ali_on[k] = ps[k]->rule_ali ? -1 : 0;
-        coh_on[k] = ps[k]->rule_coh ? -1 : 0;
+        coh_on[k] = ps[k]->rule_coh && !potential[k] ? -1 : 0;
     }
     const lanes_f weight[4] = {lanes_keep(sep_on, PARAM(w_sep)), lanes_keep(ali_on, PARAM(w_ali)),
                                lanes_keep(coh_on, PARAM(w_coh)), target_weight};
@@ -192,6 +198,36 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
     /* The weighted average, then the speed limit. */
     lanes_f nvx = lanes_select(wsum > 0.0f, vx + accx / wsum, vx);
     lanes_f nvy = lanes_select(wsum > 0.0f, vy + accy / wsum, vy);
+    /* Separation's own budget (issue 19): inside personal_space the push
+     * away from crowding neighbours is added after the average, growing
+     * with how far inside they are, up to PUSH_MAX times max_force. In the
+     * average, a separation limited to max_force like every other rule
+     * weighs the same whether neighbours are 20 u or 1 u away, so any
+     * steady pull (a target, cohesion, a turning mill) packs a crowd
+     * until agents overlap; a push that grows as they close in is a
+     * pressure that balances the pull at a spacing. Crowding is r·|Σ d̂/|d||:
+     * for one neighbour at distance d it is r/d, above 1 inside r. */
+    const lanes_f personal = PARAM(personal_space);
+    if (lanes_any(personal > 0.0f)) {
+        const lanes_f s_len = lanes_sqrt(sep_x * sep_x + sep_y * sep_y);
+        const lanes_f excess = s_len * personal - 1.0f;
+        const lanes_f capped = lanes_select(excess < PUSH_MAX, excess, zero + PUSH_MAX);
+        const lanes_i pushes = sep_on & (excess > 0.0f) & (personal > 0.0f) & ~potential;
+        const lanes_f push = lanes_keep(pushes, PARAM(w_sep) * max_dv * capped / lanes_select(pushes, s_len, one));
+        nvx += push * sep_x;
+        nvy += push * sep_y;
+    }
+    /* The potential's force is an acceleration of its own, not a steer
+     * in the average (that would cap it like the separation it replaces),
+     * limited to PUSH_MAX·max_force so that a pair at d → 0 cannot fling
+     * the agents across the world in one tick. */
+    if (lanes_any(potential)) {
+        const lanes_f fx = lanes_keep(potential, pot_x) * w->dt, fy = lanes_keep(potential, pot_y) * w->dt;
+        const lanes_f force2 = fx * fx + fy * fy, cap = PUSH_MAX * max_dv;
+        const lanes_f scale = lanes_select(force2 > cap * cap, cap / lanes_sqrt(lanes_select(force2 > 0.0f, force2, one)), one);
+        nvx += fx * scale;
+        nvy += fy * scale;
+    }
     const lanes_f speed2 = nvx * nvx + nvy * nvy;
     const lanes_i too_fast = speed2 > max_speed * max_speed;
     const lanes_f slow_down = max_speed / lanes_sqrt(speed2);

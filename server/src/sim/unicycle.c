@@ -54,7 +54,14 @@ void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s)
     /* A zone that saw no one has a zero sum, which add_unit skips; the
      * alignment term also adds the agent's own velocity, so it needs the
      * count. */
-    if (p->rule_sep) add_unit(&dx, &dy, p->uni_k_sep * jitter[0], s->sep_x, s->sep_y);
+    if (p->rule_sep) {
+        /* Inside personal_space separation's gain grows as neighbours close
+         * in (as the Reynolds push does, reynolds.c): an agent that cannot
+         * slow down must at least turn away harder than the others pull. */
+        const float crowding = sqrtf(s->sep_x * s->sep_x + s->sep_y * s->sep_y) * p->personal_space;
+        const float urgency = 1.0f + fminf(fmaxf(crowding - 1.0f, 0.0f), 10.0f);
+        add_unit(&dx, &dy, p->uni_k_sep * jitter[0] * urgency, s->sep_x, s->sep_y);
+    }
     if (p->rule_ali && s->n_ali > 0) add_unit(&dx, &dy, p->uni_k_ali * jitter[1], s->ali_x + vx, s->ali_y + vy);
     if (p->rule_coh) add_unit(&dx, &dy, p->uni_k_coh * jitter[2], s->coh_x, s->coh_y);
     vec2 to_target;
