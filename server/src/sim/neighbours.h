@@ -32,7 +32,7 @@ typedef struct sense_params {
     bool count_ahead;        /* count the cohesion-zone neighbours in front (leader rule "front") */
     bool count_zones;        /* count the alignment and cohesion neighbours (density-dependent radii) */
     /* Separation "potential" (seed 001 §6.1): Σ F(d) d̂ away from each
-     * neighbour within the cohesion zone, F(d) = −mA/d^(m+1) + nB/d^(n+1). */
+     * neighbour within the separation radius, F(d) = −mA/d^(m+1) + nB/d^(n+1). */
     bool potential;
     int pot_m1, pot_n1;      /* m + 1, n + 1 */
     float pot_ma, pot_nb;    /* m·A, n·B */
@@ -248,11 +248,12 @@ LANES_INLINE void sense_lanes(sense_acc_t *a, lanes_f dx, lanes_f dy, lanes_f VX
     a->cy += lanes_keep(m_coh, dy);
     a->nn += lanes_keep(m, one);
     if (mode.generic && sp->potential) {
-        /* Within the cohesion radius, all around (a potential has no blind
-         * angle): the pairwise force of U(d) = −A/d^m + B/d^n, pushing
+        /* Within the separation radius (the cut-off: past it the seed's
+         * long-ranged 1/d² attraction of a whole crowd would pack it),
+         * all around (a potential has no blind angle): the pairwise force of U(d) = −A/d^m + B/d^n, pushing
          * away when positive. Another kind only repels. Integer powers of
          * 1/d by multiplication, the same bits in every lane width. */
-        const lanes_i near = (d2 < me->coh2) & apart;
+        const lanes_i near = (d2 < sp->sep2) & apart;
         if (lanes_any(near)) {
             const lanes_f inv_d = lanes_keep(near, one / lanes_sqrt(d2));
             lanes_f pow_k = inv_d, at_m1 = zero, at_n1 = zero;

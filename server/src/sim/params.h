@@ -45,7 +45,7 @@ typedef struct sim_params {
     float personal_space; /* separation pushes beyond max_force inside this distance */
     int separation;       /* separation_mode_t */
     float pot_a, pot_b;   /* potential: U(d) = −A/d^m + B/d^n … */
-    int pot_m, pot_n;     /* … with n > m; cut off at the cohesion radius */
+    int pot_m, pot_n;     /* … with n > m; cut off at the separation radius */
     int ali_mode; /* align_mode_t */
     float max_speed, max_force;
     float arrive_radius;

@@ -186,6 +186,25 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
     lanes_f accx = (part_x[0] + part_x[1]) + (part_x[2] + part_x[3]);
     lanes_f accy = (part_y[0] + part_y[1]) + (part_y[2] + part_y[3]);
     lanes_f wsum = (part_w[0] + part_w[1]) + (part_w[2] + part_w[3]);
+    /* Seed 001's potential takes the place of separation and cohesion in
+     * the average, with their weights, so that the other rules keep their
+     * shares. Its change of velocity is the force times dt, not limited to
+     * max_force·dt (that cap is what lets a pull crush a crowd, above),
+     * only to PUSH_MAX times it, so that a pair at d → 0 cannot fling the
+     * agents across the world in one tick. */
+    if (lanes_any(potential)) {
+        lanes_f pot_w = zero;
+        for (int k = 0; k < LANES; k++)
+            pot_w[k] = (ps[k]->rule_sep ? ps[k]->w_sep : 0.0f) + (ps[k]->rule_coh ? ps[k]->w_coh : 0.0f);
+        const lanes_f fx = pot_x * w->dt, fy = pot_y * w->dt;
+        const lanes_f force2 = fx * fx + fy * fy, cap = PUSH_MAX * max_dv;
+        const lanes_f scale = lanes_select(force2 > cap * cap, cap / lanes_sqrt(lanes_select(force2 > 0.0f, force2, one)), one);
+        const lanes_i acts = potential & (force2 > 0.0f);
+        pot_w = lanes_keep(acts, pot_w);
+        accx += pot_w * (fx * scale);
+        accy += pot_w * (fy * scale);
+        wsum += pot_w;
+    }
 
     if (w->n_predators || w->wander || w->n_obstacles) {
         for (int k = 0; k < count; k++) {
@@ -216,17 +235,6 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
         const lanes_f push = lanes_keep(pushes, PARAM(w_sep) * max_dv * capped / lanes_select(pushes, s_len, one));
         nvx += push * sep_x;
         nvy += push * sep_y;
-    }
-    /* The potential's force is an acceleration of its own, not a steer
-     * in the average (that would cap it like the separation it replaces),
-     * limited to PUSH_MAX·max_force so that a pair at d → 0 cannot fling
-     * the agents across the world in one tick. */
-    if (lanes_any(potential)) {
-        const lanes_f fx = lanes_keep(potential, pot_x) * w->dt, fy = lanes_keep(potential, pot_y) * w->dt;
-        const lanes_f force2 = fx * fx + fy * fy, cap = PUSH_MAX * max_dv;
-        const lanes_f scale = lanes_select(force2 > cap * cap, cap / lanes_sqrt(lanes_select(force2 > 0.0f, force2, one)), one);
-        nvx += fx * scale;
-        nvy += fy * scale;
     }
     const lanes_f speed2 = nvx * nvx + nvy * nvy;
     const lanes_i too_fast = speed2 > max_speed * max_speed;
