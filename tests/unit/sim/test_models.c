@@ -473,6 +473,7 @@ static void every_model_should_step_identically_on_one_and_two_threads(void **st
             world_add_moving_obstacle(&w[k], 1000, 1000, 80, 40, 20, &id);
             world_set_target(&w[k], 1, 2000, 2500);
             if (model == MODEL_REYNOLDS) set_param(&w[k], "delay_ticks", 3), set_param(&w[k], "density_radii", 1);
+            if (model == MODEL_REYNOLDS) set_param(&w[k], "separation", SEPARATION_POTENTIAL);
             set_param(&w[k], "predators", 3);
             set_param(&w[k], "species", 2);
             set_param(&w[k], "w_wander", 0.5);
