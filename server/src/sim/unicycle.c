@@ -55,10 +55,10 @@ void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s)
      * alignment term also adds the agent's own velocity, so it needs the
      * count. */
     if (p->rule_sep) {
-        /* Inside personal_space separation's gain grows as neighbours close
-         * in (as the Reynolds push does, reynolds.c): an agent that cannot
-         * slow down must at least turn away harder than the others pull. */
-        const float crowding = sqrtf(s->sep_x * s->sep_x + s->sep_y * s->sep_y) * p->personal_space;
+        /* Separation's gain grows as neighbours close in (as the Reynolds
+         * push does, reynolds.c). An agent that cannot slow down can only
+         * turn away, which takes room: it starts at twice personal_space. */
+        const float crowding = sqrtf(s->sep_x * s->sep_x + s->sep_y * s->sep_y) * 2.0f * p->personal_space;
         const float urgency = 1.0f + fminf(fmaxf(crowding - 1.0f, 0.0f), 10.0f);
         add_unit(&dx, &dy, p->uni_k_sep * jitter[0] * urgency, s->sep_x, s->sep_y);
     }
