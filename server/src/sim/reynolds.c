@@ -124,7 +124,7 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
      * see it follow, and the flock is led. Inside arrive_radius it wants to
      * go slower, down to a stop on the target. Every agent may also be
      * drawn to the nearest target a little (w_target), leader or not: the
-     * click a viewer makes is felt by all; that pull stops within
+     * click a viewer makes is felt by all; that pull fades to nothing at
      * target_radius, so the flock gathers round the target instead of
      * crushing onto one point. */
     const lanes_i leads = lanes_select(front_rule, n_ahead, n_any) == 0.0f;
@@ -140,7 +140,13 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
         to_y = lanes_keep(found, to_y);
         leader = leads & found;
         const lanes_f d2 = to_x * to_x + to_y * to_y, radius = PARAM(target_radius);
-        const lanes_f pull = lanes_select(d2 > radius * radius, w_target, zero);
+        /* A follower arrives: its pull fades from w_target, at twice
+         * target_radius or farther, to nothing at target_radius, so the
+         * flock's edge is not driven into the crowd already gathered. */
+        const lanes_f unit = zero + 1.0f;
+        const lanes_f beyond = (lanes_sqrt(d2) - radius) / lanes_select(radius > 0.0f, radius, unit);
+        const lanes_f fade = lanes_select(beyond < 1.0f, lanes_select(beyond > 0.0f, beyond, zero), unit);
+        const lanes_f pull = lanes_select(d2 > radius * radius, w_target * lanes_select(radius > 0.0f, fade, unit), zero);
         target_weight = lanes_keep(found, lanes_select(leads, PARAM(w_leader), pull));
         const lanes_f arrive = PARAM(arrive_radius);
         if (lanes_any(arrive > 0.0f)) {
@@ -233,8 +239,18 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
         const lanes_f capped = lanes_select(excess < PUSH_MAX, excess, zero + PUSH_MAX);
         const lanes_i pushes = sep_on & (excess > 0.0f) & (personal > 0.0f) & ~potential;
         const lanes_f push = lanes_keep(pushes, PARAM(w_sep) * max_dv * capped / lanes_select(pushes, s_len, one));
-        nvx += push * sep_x;
-        nvy += push * sep_y;
+        lanes_f push_x = push * sep_x, push_y = push * sep_y;
+        /* Sideways and braking, never turning the agent round: a push
+         * against its velocity at most halves it (a neighbour met head-on
+         * is passed, not fled from, which would scramble the headings of
+         * a flock in flight). */
+        const lanes_f v2 = vx * vx + vy * vy, against = push_x * vx + push_y * vy;
+        const lanes_i too_hard = (against < -0.5f * v2) & (v2 > 0.0f);
+        const lanes_f give_back = lanes_keep(too_hard, (-0.5f * v2 - against) / lanes_select(too_hard, v2, one));
+        push_x += give_back * vx;
+        push_y += give_back * vy;
+        nvx += push_x;
+        nvy += push_y;
     }
     const lanes_f speed2 = nvx * nvx + nvy * nvy;
     const lanes_i too_fast = speed2 > max_speed * max_speed;
