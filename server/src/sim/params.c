@@ -37,7 +37,7 @@ static const param_desc_t registry[] = {
     {"rule_sep", PARAM_BOOL, 0, 1, 1, "", "separation rule on; off zeroes it (its weight is kept for when it comes back on)", F(rule_sep), NULL},
     {"rule_ali", PARAM_BOOL, 0, 1, 1, "", "alignment rule on; off zeroes it (its weight is kept)", F(rule_ali), NULL},
     {"rule_coh", PARAM_BOOL, 0, 1, 1, "", "cohesion rule on; off zeroes it (its weight is kept)", F(rule_coh), NULL},
-    {"personal_space", PARAM_FLOAT, 0, 100, 7.5, "u", "separation's push grows past max_force (up to 10 times) as neighbours come closer than this: a pressure that keeps the spacing in a crowd pulled to a target; 0: separation is capped by max_force like the other rules", F(personal_space), NULL},
+    {"personal_space", PARAM_FLOAT, 0, 100, 7.5, "u", "separation's push grows past max_force (up to 4 times) as neighbours come closer than this: a pressure that keeps the spacing in a crowd pulled to a target; 0: separation is capped by max_force like the other rules", F(personal_space), NULL},
     {"separation", PARAM_ENUM, 0, 1, SEPARATION_STEER, "", "steer: Reynolds' separation and cohesion rules; potential: both replaced by the pairwise force F(d) = -dU/dd of U(d) = -A/d^m + B/d^n (seed 001 6.1), equilibrium at (nB/mA)^(1/(n-m)), cut off at the separation radius", F(separation), separation_names},
     {"pot_a", PARAM_FLOAT, 0, 1e6, 20000, "u^(m+2)/s^2", "potential: attraction A (seed 001's 2000, times 10 for a force that holds against the other rules)", F(pot_a), NULL},
     {"pot_b", PARAM_FLOAT, 0, 1e7, 120000, "u^(n+2)/s^2", "potential: repulsion B (seed 001's 1000, times 10 and times 12: with m = 1, n = 2 the equilibrium is 12 u)", F(pot_b), NULL},

@@ -36,8 +36,12 @@ LANES_INLINE lanes_f param_lanes(const sim_params_t *const ps[LANES], bool unifo
 }
 #define PARAM(field) param_lanes(ps, uniform, offsetof(sim_params_t, field))
 
-/* The most separation's push adds, in units of max_force (see personal_space). */
-#define PUSH_MAX 10.0f
+/* The most separation's push adds, in units of max_force (see personal_space):
+ * enough to hold a crowd's spacing against a target's pull, little enough
+ * that the odd close pass in flight does not scramble the flock's order. */
+#define PUSH_MAX 4.0f
+/* The most the potential's force changes velocity, in the same units. */
+#define POTENTIAL_MAX 10.0f
 
 /* Displacement from each lane's position to its nearest target (strictly
  * nearer wins: the first of equals). found: lanes that have one. */
@@ -196,14 +200,14 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
      * the average, with their weights, so that the other rules keep their
      * shares. Its change of velocity is the force times dt, not limited to
      * max_force·dt (that cap is what lets a pull crush a crowd, above),
-     * only to PUSH_MAX times it, so that a pair at d → 0 cannot fling the
+     * only to POTENTIAL_MAX times it, so that a pair at d → 0 cannot fling the
      * agents across the world in one tick. */
     if (lanes_any(potential)) {
         lanes_f pot_w = zero;
         for (int k = 0; k < LANES; k++)
             pot_w[k] = (ps[k]->rule_sep ? ps[k]->w_sep : 0.0f) + (ps[k]->rule_coh ? ps[k]->w_coh : 0.0f);
         const lanes_f fx = pot_x * w->dt, fy = pot_y * w->dt;
-        const lanes_f force2 = fx * fx + fy * fy, cap = PUSH_MAX * max_dv;
+        const lanes_f force2 = fx * fx + fy * fy, cap = POTENTIAL_MAX * max_dv;
         const lanes_f scale = lanes_select(force2 > cap * cap, cap / lanes_sqrt(lanes_select(force2 > 0.0f, force2, one)), one);
         const lanes_i acts = potential & (force2 > 0.0f);
         pot_w = lanes_keep(acts, pot_w);
