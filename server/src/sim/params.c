@@ -50,7 +50,7 @@ static const param_desc_t registry[] = {
     {"max_force", PARAM_FLOAT, 1, 10000, 300, "u/s^2", "steering (acceleration) limit", F(max_force), NULL},
     {"leader_rule", PARAM_ENUM, 0, 1, LEADER_ALONE, "", "who leads to a target: alone (no neighbour in any zone, the report's rule) or front (no neighbour ahead in the cohesion zone: the front of every group)", F(leader_rule), leader_names},
     {"w_target", PARAM_FLOAT, 0, 20, 0.5, "", "weight with which every agent, not only leaders, steers to the nearest target", F(w_target), NULL},
-    {"target_radius", PARAM_FLOAT, 0, 1000, 120, "u", "followers stop being pulled to a target within this distance (they gather round it)", F(target_radius), NULL},
+    {"target_radius", PARAM_FLOAT, 0, 1000, 120, "u", "followers' pull to a target fades from full at twice this distance to nothing at it (they arrive and gather round it)", F(target_radius), NULL},
     {"arrive_radius", PARAM_FLOAT, 0, 500, 0, "u", "leaders slow down inside this distance of their target (arrive); 0 seeks at full speed", F(arrive_radius), NULL},
     {"w_wander", PARAM_FLOAT, 0, 20, 0, "", "weight of wandering: steering toward a point on a circle ahead whose angle drifts", F(w_wander), NULL},
     {"wander_radius", PARAM_FLOAT, 1, 500, 40, "u", "wander: radius of the circle", F(wander_radius), NULL},

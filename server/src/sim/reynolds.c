@@ -145,12 +145,13 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
         leader = leads & found;
         const lanes_f d2 = to_x * to_x + to_y * to_y, radius = PARAM(target_radius);
         /* A follower arrives: its pull fades from w_target, at twice
-         * target_radius or farther, to nothing at target_radius, so the
-         * flock's edge is not driven into the crowd already gathered. */
+         * target_radius or farther, to nothing at target_radius (as the
+         * square of the way left), so the flock's edge is not driven into
+         * the crowd already gathered. */
         const lanes_f unit = zero + 1.0f;
         const lanes_f beyond = (lanes_sqrt(d2) - radius) / lanes_select(radius > 0.0f, radius, unit);
         const lanes_f fade = lanes_select(beyond < 1.0f, lanes_select(beyond > 0.0f, beyond, zero), unit);
-        const lanes_f pull = lanes_select(d2 > radius * radius, w_target * lanes_select(radius > 0.0f, fade, unit), zero);
+        const lanes_f pull = lanes_select(d2 > radius * radius, w_target * lanes_select(radius > 0.0f, fade * fade, unit), zero);
         target_weight = lanes_keep(found, lanes_select(leads, PARAM(w_leader), pull));
         const lanes_f arrive = PARAM(arrive_radius);
         if (lanes_any(arrive > 0.0f)) {
