@@ -156,8 +156,8 @@ typedef struct sense_mode {
  * neighbour is in the alignment zone, so n_ali = n_any. */
 LANES_INLINE bool sense_fast_ok(const sense_params_t *sp, const sense_self_t *me, bool several_species)
 {
-    return !several_species && !sp->pair_wrap && !sp->count_ahead && !sp->count_zones && !sp->potential && me->coh_is_ali &&
-           me->sep_view_is_ali && sp->sep2 <= me->ali2;
+    return !several_species && !sp->pair_wrap && !sp->count_ahead && !sp->count_zones && !sp->potential &&
+           me->coh_is_ali && me->sep_view_is_ali && sp->sep2 <= me->ali2;
 }
 
 /* True when, with one species, every agent may sense with a fast variant
@@ -170,8 +170,8 @@ LANES_INLINE bool sense_params_fast_ok(const sense_params_t *sp)
     for (int z = 0; z < ZONES; z++)
         same_view &= sp->blind[z] == sp->blind[ZONE_ALI] && sp->wide[z] == sp->wide[ZONE_ALI] &&
                      sp->cos_half2[z] == sp->cos_half2[ZONE_ALI];
-    return same_view && !sp->pair_wrap && !sp->count_ahead && !sp->count_zones && !sp->potential && sp->coh2 == sp->ali2 &&
-           sp->sep2 <= sp->ali2;
+    return same_view && !sp->pair_wrap && !sp->count_ahead && !sp->count_zones && !sp->potential &&
+           sp->coh2 == sp->ali2 && sp->sep2 <= sp->ali2;
 }
 
 /* Adds one vector of candidates at displacements (dx, dy) from the agent,
@@ -248,11 +248,12 @@ LANES_INLINE void sense_lanes(sense_acc_t *a, lanes_f dx, lanes_f dy, lanes_f VX
     a->cy += lanes_keep(m_coh, dy);
     a->nn += lanes_keep(m, one);
     if (mode.generic && sp->potential) {
-        /* Within the separation radius (the cut-off: past it the seed's
-         * long-ranged 1/d² attraction of a whole crowd would pack it),
-         * all around (a potential has no blind angle): the pairwise force of U(d) = −A/d^m + B/d^n, pushing
-         * away when positive. Another kind only repels. Integer powers of
-         * 1/d by multiplication, the same bits in every lane width. */
+        /* The pairwise force of U(d) = −A/d^m + B/d^n, pushing away when
+         * positive, within the separation radius (the cut-off: past it
+         * the seed's long-ranged 1/d² attraction of a whole crowd would
+         * pack it) and all around (a potential has no blind angle).
+         * Another kind only repels. Integer powers of 1/d by
+         * multiplication: the same bits in every lane width. */
         const lanes_i near = (d2 < sp->sep2) & apart;
         if (lanes_any(near)) {
             const lanes_f inv_d = lanes_keep(near, one / lanes_sqrt(d2));

@@ -113,7 +113,7 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
     lanes_from_quads(q[0][2], q[1][2], q[2][2], q[3][2], q[4][2], q[5][2], q[6][2], q[7][2], f2);
     const lanes_f sep_x = f0[0], sep_y = f0[1], ali_x = f0[2], ali_y = f0[3];
     const lanes_f coh_x = f1[0], coh_y = f1[1], n_any = f1[2], n_ahead = f2[1];
-    const lanes_f pot_x = f2[2], pot_y = f2[3]; /* Σ F(d) d̂ away from each neighbour (separation "potential") */
+    const lanes_f pot_x = f2[2], pot_y = f2[3]; /* Σ F(d) d̂ away from each neighbour ("potential") */
 
     /* Each agent's species' parameters. */
     const sim_params_t *ps[LANES];
@@ -151,7 +151,8 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
         const lanes_f unit = zero + 1.0f;
         const lanes_f beyond = (lanes_sqrt(d2) - radius) / lanes_select(radius > 0.0f, radius, unit);
         const lanes_f fade = lanes_select(beyond < 1.0f, lanes_select(beyond > 0.0f, beyond, zero), unit);
-        const lanes_f pull = lanes_select(d2 > radius * radius, w_target * lanes_select(radius > 0.0f, fade * fade, unit), zero);
+        const lanes_f fading = w_target * lanes_select(radius > 0.0f, fade * fade, unit);
+        const lanes_f pull = lanes_select(d2 > radius * radius, fading, zero);
         target_weight = lanes_keep(found, lanes_select(leads, PARAM(w_leader), pull));
         const lanes_f arrive = PARAM(arrive_radius);
         if (lanes_any(arrive > 0.0f)) {
@@ -201,15 +202,16 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
      * the average, with their weights, so that the other rules keep their
      * shares. Its change of velocity is the force times dt, not limited to
      * max_force·dt (that cap is what lets a pull crush a crowd, above),
-     * only to POTENTIAL_MAX times it, so that a pair at d → 0 cannot fling the
-     * agents across the world in one tick. */
+     * only to POTENTIAL_MAX times it, so that a pair at d → 0 cannot fling
+     * the agents across the world in one tick. */
     if (lanes_any(potential)) {
         lanes_f pot_w = zero;
         for (int k = 0; k < LANES; k++)
             pot_w[k] = (ps[k]->rule_sep ? ps[k]->w_sep : 0.0f) + (ps[k]->rule_coh ? ps[k]->w_coh : 0.0f);
         const lanes_f fx = pot_x * w->dt, fy = pot_y * w->dt;
         const lanes_f force2 = fx * fx + fy * fy, cap = POTENTIAL_MAX * max_dv;
-        const lanes_f scale = lanes_select(force2 > cap * cap, cap / lanes_sqrt(lanes_select(force2 > 0.0f, force2, one)), one);
+        const lanes_f magnitude = lanes_sqrt(lanes_select(force2 > 0.0f, force2, one));
+        const lanes_f scale = lanes_select(force2 > cap * cap, cap / magnitude, one);
         const lanes_i acts = potential & (force2 > 0.0f);
         pot_w = lanes_keep(acts, pot_w);
         accx += pot_w * (fx * scale);

@@ -70,8 +70,10 @@ void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s)
         if (leads) flags |= AGENT_LEADER;
         float d2 = to_target.x * to_target.x + to_target.y * to_target.y;
         /* A follower's pull fades to nothing at target_radius (reynolds.c). */
-        const float r = p->target_radius, fade = r > 0.0f ? fminf(fmaxf((sqrtf(d2) - r) / r, 0.0f), 1.0f) : 1.0f;
-        if (leads || d2 > r * r) add_unit(&dx, &dy, leads ? p->w_leader : p->w_target * fade * fade, to_target.x, to_target.y);
+        const float r = p->target_radius;
+        const float fade = r > 0.0f ? fminf(fmaxf((sqrtf(d2) - r) / r, 0.0f), 1.0f) : 1.0f;
+        if (leads || d2 > r * r)
+            add_unit(&dx, &dy, leads ? p->w_leader : p->w_target * fade * fade, to_target.x, to_target.y);
     }
     vec2 avoid, away;
     if (p->w_avoid > 0 && motion_avoid(w, px, py, vx, vy, &avoid)) add_unit(&dx, &dy, p->w_avoid, avoid.x, avoid.y);

@@ -142,8 +142,8 @@ static void a_target_should_gather_the_flock_without_crushing_it(void **state)
         const double ratio = gathered.mean_nn_distance / free_flock.mean_nn_distance;
         print_message("%d target(s), %d species: nearest neighbour %.2f u (free %.2f u, ratio %.2f), collisions %u, "
                       "milling %.2f\n",
-                      cases[c].n_targets, cases[c].species, gathered.mean_nn_distance, free_flock.mean_nn_distance, ratio,
-                      gathered.collisions, gathered.milling);
+                      cases[c].n_targets, cases[c].species, gathered.mean_nn_distance, free_flock.mean_nn_distance,
+                      ratio, gathered.collisions, gathered.milling);
         assert_true(ratio >= 0.75);
         assert_true(gathered.collisions < 0.03 * (double)n);
     }
