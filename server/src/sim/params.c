@@ -23,7 +23,7 @@ static const char *const separation_names[] = {"steer", "potential"};
  * 1.3; jitter 0.9-1.2; speeds 25-35 px/s scaled ×4). */
 static const param_desc_t registry[] = {
     {"model", PARAM_ENUM, 0, 4, MODEL_REYNOLDS, "", "flocking model: reynolds, olfati1/2/3 (Olfati-Saber Algorithm 1, +gamma target feedback, +beta obstacles), unicycle", F(model), model_names},
-    {"species", PARAM_INT, 1, SIM_MAX_SPECIES, 1, "", "species in the world (agent id mod species); each flocks only with its own kind and may have its own parameters (set_param with species)", F(species), NULL},
+    {"species", PARAM_INT, 1, SIM_MAX_SPECIES, 1, "", "species in the world (agent id mod species); each flocks only with its own kind (separation keeps off every agent) and may have its own parameters (set_param with species)", F(species), NULL},
     {"sep_radius", PARAM_FLOAT, 1, 200, 25, "u", "separation zone radius", F(sep_radius), NULL},
     {"ali_radius", PARAM_FLOAT, 1, 200, 50, "u", "alignment zone radius", F(ali_radius), NULL},
     {"coh_radius", PARAM_FLOAT, 1, 200, 50, "u", "cohesion zone radius", F(coh_radius), NULL},
