@@ -637,5 +637,6 @@ size_t world_memory_bytes(const world_t *w)
 
 int world_agents_placed(world_t *w)
 {
+    w->stepped_n = 0; /* no step led to these velocities: no turn to measure */
     return w->history && history_configure(w) ? SIM_E_LIMIT : SIM_OK;
 }
