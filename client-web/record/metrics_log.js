@@ -14,6 +14,7 @@ export const METRICS = [
   { key: 'collisions', label: 'Collisions', unit: '', integer: true },
   { key: 'penetrations', label: 'Agents in obstacles', unit: '', integer: true },
   { key: 'min_clearance', label: 'Obstacle clearance', unit: 'u' },
+  { key: 'oscillation', label: 'Oscillation (turn rate)', unit: 'rad/s' },
 ];
 
 // The plots show this much history; the log keeps more for the CSV.

@@ -36,7 +36,7 @@ static double now_s(void)
 
 static const char CSV_HEADER[] =
     "tick,agents,polarization,milling,mean_nn_distance,clusters,largest_cluster,collisions,penetrations,"
-    "min_clearance\n";
+    "min_clearance,oscillation\n";
 
 /* A real number as the CSV writes it: %.9g, and an empty field for NAN. */
 static void csv_real(FILE *f, double v)
@@ -66,6 +66,8 @@ static int csv_row(run_t *r)
     fprintf(f, ",%lu,%lu,%lu,%lu,", (unsigned long)m.clusters, (unsigned long)m.largest_cluster,
             (unsigned long)m.collisions, (unsigned long)m.penetrations);
     csv_real(f, m.min_clearance);
+    fputc(',', f);
+    csv_real(f, m.oscillation);
     fputc('\n', f);
     if (ferror(f)) {
         fprintf(stderr, "swarmcast: cannot write %s: %s\n", r->cfg->csv, strerror(errno));

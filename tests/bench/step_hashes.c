@@ -77,6 +77,9 @@ static const char *const configs[] = {
     "TGT",
     "OBS TGT species=2",
     "OBS border=1 TGT",
+    "separation=1",
+    "separation=1 species=2 TGT",
+    "personal_space=0",
 };
 
 static int run(const char *config, int threads)

@@ -13,7 +13,7 @@ import { repoRoot } from '../lib/server.mjs';
 import { runOk, runSwarmcast } from '../lib/headless.mjs';
 
 const T = { timeout: 30000 };
-const CSV_HEADER = 'tick,agents,polarization,milling,mean_nn_distance,clusters,largest_cluster,collisions,penetrations,min_clearance';
+const CSV_HEADER = 'tick,agents,polarization,milling,mean_nn_distance,clusters,largest_cluster,collisions,penetrations,min_clearance,oscillation';
 
 let dir;
 before(() => { dir = mkdtempSync(path.join(tmpdir(), 'swarmcast-headless-')); });
@@ -49,7 +49,7 @@ test('the same arguments give byte-identical CSV and final JSON', T, async () =>
   assert.deepEqual(rows.slice(1).map((r) => Number(r.split(',')[0])), [...Array(121).keys()]);
   for (const r of rows.slice(1)) {
     const f = r.split(',');
-    assert.equal(f.length, 10);
+    assert.equal(f.length, 11);
     assert.equal(f[1], '300');
     assert.equal(f[9], '', 'min_clearance is empty without obstacles');
   }

@@ -31,6 +31,7 @@ char *msg_metrics(const metrics_t *m)
                   (unsigned long)m->largest_cluster, (unsigned long)m->collisions);
     jb_printf(&b, ",\"penetrations\":%lu", (unsigned long)m->penetrations);
     put_real(&b, "min_clearance", m->min_clearance);
+    put_real(&b, "oscillation", m->oscillation);
     jb_raw(&b, "}");
     if (b.failed) {
         jb_free(&b);

@@ -98,6 +98,13 @@ static sense_params_t sense_params_of(const world_t *w, const sim_params_t *p)
         .width = w->width,
         .height = w->height,
     };
+    if (p->model == MODEL_REYNOLDS && p->separation == SEPARATION_POTENTIAL) {
+        /* n > m, else there is no equilibrium: the nearer the stronger the pull. */
+        const int m = p->pot_m, n = p->pot_n > p->pot_m ? p->pot_n : p->pot_m + 1;
+        sp.potential = true;
+        sp.pot_m1 = m + 1, sp.pot_n1 = n + 1;
+        sp.pot_ma = (float)m * p->pot_a, sp.pot_nb = (float)n * p->pot_b;
+    }
     for (int z = 0; z < ZONES; z++) {
         float cos_half = cosf(fov[z] * (3.14159265f / 360.0f));
         sp.blind[z] = fov[z] < 360.0f;

@@ -420,6 +420,26 @@ static void obstacle_pass(const world_t *w, const float *x, const float *y, size
  * one at a time for the rest and elsewhere; the lanes are added in a fixed
  * order, so the result does not depend on the machine. */
 KERNEL_CLONES
+/* Seed 001 §5.4.2: agents that sway from side to side while moving turn
+ * back and forth every tick. The mean absolute angle between each agent's
+ * velocity before and after the last step, per second (a mill turns too,
+ * at speed / radius, but steadily). The step leaves the velocities before
+ * it in w->next at the same index; agents added since are left out, and
+ * so are those standing still. */
+static double oscillation(const world_t *w)
+{
+    const size_t n = w->stepped_n < w->n ? w->stepped_n : w->n;
+    double sum = 0.0;
+    size_t counted = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double ax = w->next.vx[i], ay = w->next.vy[i], bx = w->cur.vx[i], by = w->cur.vy[i];
+        if ((ax == 0.0 && ay == 0.0) || (bx == 0.0 && by == 0.0)) continue;
+        sum += fabs(atan2(ax * by - ay * bx, ax * bx + ay * by));
+        counted++;
+    }
+    return counted && w->dt > 0.0f ? sum / (double)counted / (double)w->dt : NAN;
+}
+
 static void headings(const world_t *w, metrics_t *m)
 {
     typedef double v2d __attribute__((vector_size(2 * sizeof(double))));
@@ -560,6 +580,7 @@ int metrics_compute(metrics_state_t *s, const world_t *w, const metrics_config_t
 
     metrics_t m = {.tick = w->tick, .agents = n, .mean_nn_distance = NAN, .min_clearance = NAN};
     headings(w, &m);
+    m.oscillation = oscillation(w);
     if (n > 0) {
         grid_t *g = &s->grid;
         grid_build(g, n, w->cur.x, w->cur.y);

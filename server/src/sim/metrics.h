@@ -17,6 +17,8 @@ typedef struct metrics {
     double polarization;       /* |Σ v̂_i| / N: 1 when all fly alike, ~0 when random */
     double milling;            /* |Σ r̂_i × v̂_i| / N about the centroid: 1 for a perfect mill */
     double mean_nn_distance;   /* mean distance to the nearest other agent (u); NAN when N < 2 */
+    double oscillation;        /* mean |change of heading| per second over the last step (rad/s):
+                                  seed 001 §5.4.2's swaying; NAN before a step */
     uint32_t clusters;         /* connected groups, agents linked within cluster_radius */
     uint32_t largest_cluster;  /* agents in the biggest group */
     uint32_t collisions;       /* pairs closer than collision_distance */

@@ -31,6 +31,11 @@ typedef struct sense_params {
     bool pair_wrap;          /* shortest displacement per pair (tiny wrapped grids) */
     bool count_ahead;        /* count the cohesion-zone neighbours in front (leader rule "front") */
     bool count_zones;        /* count the alignment and cohesion neighbours (density-dependent radii) */
+    /* Separation "potential" (seed 001 §6.1): Σ F(d) d̂ away from each
+     * neighbour within the separation radius, F(d) = −mA/d^(m+1) + nB/d^(n+1). */
+    bool potential;
+    int pot_m1, pot_n1;      /* m + 1, n + 1 */
+    float pot_ma, pot_nb;    /* m·A, n·B */
     float width, height;
 } sense_params_t;
 
@@ -42,6 +47,7 @@ typedef struct sense_sums {
     int n_ali;          /* … in the alignment zone (the fast variants' is n_any: the same there) */
     int n_coh;          /* … in the cohesion zone (generic variant only) */
     int n_ahead;        /* cohesion-zone neighbours in front (leader rule "front"; generic only) */
+    float pot_x, pot_y; /* Σ F(d) d̂ away from each neighbour, when sp->potential (generic only) */
 } sense_sums_t;
 
 /* Sums of four 8-lane vectors at once, each in the fixed order
@@ -77,6 +83,7 @@ typedef struct sense_acc {
     lanes_f sx, sy, ax, ay, cx, cy;
     lanes_f nn, na, nc; /* neighbours in any zone, in alignment's, in cohesion's */
     lanes_f nf;         /* cohesion-zone neighbours in front, when counted */
+    lanes_f px, py;     /* the potential's force, when sp->potential */
 } sense_acc_t;
 
 /* What is fixed for one agent while it looks at its candidates. */
@@ -149,8 +156,8 @@ typedef struct sense_mode {
  * neighbour is in the alignment zone, so n_ali = n_any. */
 LANES_INLINE bool sense_fast_ok(const sense_params_t *sp, const sense_self_t *me, bool several_species)
 {
-    return !several_species && !sp->pair_wrap && !sp->count_ahead && !sp->count_zones && me->coh_is_ali &&
-           me->sep_view_is_ali && sp->sep2 <= me->ali2;
+    return !several_species && !sp->pair_wrap && !sp->count_ahead && !sp->count_zones && !sp->potential &&
+           me->coh_is_ali && me->sep_view_is_ali && sp->sep2 <= me->ali2;
 }
 
 /* True when, with one species, every agent may sense with a fast variant
@@ -163,8 +170,8 @@ LANES_INLINE bool sense_params_fast_ok(const sense_params_t *sp)
     for (int z = 0; z < ZONES; z++)
         same_view &= sp->blind[z] == sp->blind[ZONE_ALI] && sp->wide[z] == sp->wide[ZONE_ALI] &&
                      sp->cos_half2[z] == sp->cos_half2[ZONE_ALI];
-    return same_view && !sp->pair_wrap && !sp->count_ahead && !sp->count_zones && sp->coh2 == sp->ali2 &&
-           sp->sep2 <= sp->ali2;
+    return same_view && !sp->pair_wrap && !sp->count_ahead && !sp->count_zones && !sp->potential &&
+           sp->coh2 == sp->ali2 && sp->sep2 <= sp->ali2;
 }
 
 /* Adds one vector of candidates at displacements (dx, dy) from the agent,
@@ -194,9 +201,12 @@ LANES_INLINE void sense_lanes(sense_acc_t *a, lanes_f dx, lanes_f dy, lanes_f VX
     lanes_i m_sep = (d2 < sp->sep2) & apart;
     lanes_i m_ali = (d2 < me->ali2) & apart;
     lanes_i m_coh = coh_is_ali ? m_ali : (d2 < me->coh2) & apart;
+    /* Alignment and cohesion (and being someone's neighbour) are for the
+     * agent's own kind; separation keeps it off every body, of any kind
+     * (else two species gathered at one target pass through each other). */
+    lanes_i kind = apart;
     if (mode.generic && me->species >= 0.0f) { /* own kind only */
-        const lanes_i kind = KIND == me->species;
-        m_sep &= kind;
+        kind = KIND == me->species;
         m_ali &= kind;
         m_coh &= kind;
     }
@@ -226,7 +236,7 @@ LANES_INLINE void sense_lanes(sense_acc_t *a, lanes_f dx, lanes_f dy, lanes_f VX
                                                   : lanes_in_view(dot, d2, me->k_fov[ZONE_COH], sp->wide[ZONE_COH]);
         }
     }
-    const lanes_i m = m_ali | m_coh | m_sep; /* neighbours in any zone */
+    const lanes_i m = m_ali | m_coh | (m_sep & kind); /* neighbours of its kind in any zone */
     /* Lanes with d2 = 0 divide by zero here; their result is masked out
      * bit by bit (IEEE division by zero is defined, not trapped). */
     const lanes_f inv = lanes_keep(m_sep, one / d2);
@@ -237,6 +247,28 @@ LANES_INLINE void sense_lanes(sense_acc_t *a, lanes_f dx, lanes_f dy, lanes_f VX
     a->cx += lanes_keep(m_coh, dx);
     a->cy += lanes_keep(m_coh, dy);
     a->nn += lanes_keep(m, one);
+    if (mode.generic && sp->potential) {
+        /* The pairwise force of U(d) = −A/d^m + B/d^n, pushing away when
+         * positive, within the separation radius (the cut-off: past it
+         * the seed's long-ranged 1/d² attraction of a whole crowd would
+         * pack it) and all around (a potential has no blind angle).
+         * Another kind only repels. Integer powers of 1/d by
+         * multiplication: the same bits in every lane width. */
+        const lanes_i near = (d2 < sp->sep2) & apart;
+        if (lanes_any(near)) {
+            const lanes_f inv_d = lanes_keep(near, one / lanes_sqrt(d2));
+            lanes_f pow_k = inv_d, at_m1 = zero, at_n1 = zero;
+            for (int k = 2; k <= sp->pot_n1; k++) {
+                pow_k *= inv_d;
+                if (k == sp->pot_m1) at_m1 = pow_k;
+                if (k == sp->pot_n1) at_n1 = pow_k;
+            }
+            const lanes_f f = sp->pot_nb * at_n1 - sp->pot_ma * at_m1;
+            const lanes_f force = lanes_select(kind, f, lanes_select(f > 0.0f, f, zero));
+            a->px -= dx * inv_d * force;
+            a->py -= dy * inv_d * force;
+        }
+    }
     if (mode.generic) {
         if (sp->count_ahead) a->nf += lanes_keep(m_coh & (me->vx * dx + me->vy * dy > 0.0f), one);
         a->na += lanes_keep(m_ali, one);
@@ -271,18 +303,18 @@ LANES_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const fl
 }
 
 /* An agent's sums: quads (sep_x, sep_y, ali_x, ali_y), (coh_x, coh_y, n_any,
- * n_ali), (n_coh, n_ahead, 0, 0); the last only from the generic variant. */
+ * n_ali), (n_coh, n_ahead, pot_x, pot_y); the last only from the generic
+ * variant. */
 typedef struct sense_quads {
     quad_f q[3];
 } sense_quads_t;
 
 LANES_INLINE sense_quads_t sense_finish(const sense_acc_t *a, bool generic)
 {
-    const lanes_f zero = {0};
     sense_quads_t r;
     r.q[0] = lanes_sum4(a->sx, a->sy, a->ax, a->ay);
     r.q[1] = lanes_sum4(a->cx, a->cy, a->nn, generic ? a->na : a->nn);
-    r.q[2] = generic ? lanes_sum4(a->nc, a->nf, zero, zero) : (quad_f){0};
+    r.q[2] = generic ? lanes_sum4(a->nc, a->nf, a->px, a->py) : (quad_f){0};
     return r;
 }
 
@@ -299,6 +331,8 @@ LANES_INLINE sense_sums_t sense_sums_of(sense_quads_t r)
         .n_ali = (int)r.q[1][3],
         .n_coh = (int)r.q[2][0],
         .n_ahead = (int)r.q[2][1],
+        .pot_x = r.q[2][2],
+        .pot_y = r.q[2][3],
     };
 }
 

@@ -10,6 +10,7 @@ static const char *const model_names[] = {"reynolds", "olfati1", "olfati2", "olf
 static const char *const align_names[] = {"velocity", "heading"};
 static const char *const delay_names[] = {"both", "positions", "velocities"};
 static const char *const leader_names[] = {"alone", "front"};
+static const char *const separation_names[] = {"steer", "potential"};
 
 #define F(field) offsetof(sim_params_t, field)
 
@@ -26,7 +27,7 @@ static const char *const leader_names[] = {"alone", "front"};
  * and Δr_a = 14 body lengths. */
 static const param_desc_t registry[] = {
     {"model", PARAM_ENUM, 0, 5, MODEL_REYNOLDS, "", "flocking model: reynolds, olfati1/2/3 (Olfati-Saber Algorithm 1, +gamma target feedback, +beta obstacles), unicycle, couzin (Couzin et al. 2002 zones of repulsion, orientation and attraction)", F(model), model_names},
-    {"species", PARAM_INT, 1, SIM_MAX_SPECIES, 1, "", "species in the world (agent id mod species); each flocks only with its own kind and may have its own parameters (set_param with species)", F(species), NULL},
+    {"species", PARAM_INT, 1, SIM_MAX_SPECIES, 1, "", "species in the world (agent id mod species); each flocks only with its own kind (separation keeps off every agent) and may have its own parameters (set_param with species)", F(species), NULL},
     {"sep_radius", PARAM_FLOAT, 1, 200, 25, "u", "separation zone radius", F(sep_radius), NULL},
     {"ali_radius", PARAM_FLOAT, 1, 200, 50, "u", "alignment zone radius", F(ali_radius), NULL},
     {"coh_radius", PARAM_FLOAT, 1, 200, 50, "u", "cohesion zone radius", F(coh_radius), NULL},
@@ -40,6 +41,12 @@ static const param_desc_t registry[] = {
     {"rule_sep", PARAM_BOOL, 0, 1, 1, "", "separation rule on; off zeroes it (its weight is kept for when it comes back on)", F(rule_sep), NULL},
     {"rule_ali", PARAM_BOOL, 0, 1, 1, "", "alignment rule on; off zeroes it (its weight is kept)", F(rule_ali), NULL},
     {"rule_coh", PARAM_BOOL, 0, 1, 1, "", "cohesion rule on; off zeroes it (its weight is kept)", F(rule_coh), NULL},
+    {"personal_space", PARAM_FLOAT, 0, 100, 7.5, "u", "separation's push grows past max_force (up to 4 times) as neighbours come closer than this: a pressure that keeps the spacing in a crowd pulled to a target; 0: separation is capped by max_force like the other rules", F(personal_space), NULL},
+    {"separation", PARAM_ENUM, 0, 1, SEPARATION_STEER, "", "steer: Reynolds' separation and cohesion rules; potential: both replaced by the pairwise force F(d) = -dU/dd of U(d) = -A/d^m + B/d^n (seed 001 6.1), equilibrium at (nB/mA)^(1/(n-m)), cut off at the separation radius", F(separation), separation_names},
+    {"pot_a", PARAM_FLOAT, 0, 1e6, 20000, "u^(m+2)/s^2", "potential: attraction A (seed 001's 2000, times 10 for a force that holds against the other rules)", F(pot_a), NULL},
+    {"pot_b", PARAM_FLOAT, 0, 1e7, 120000, "u^(n+2)/s^2", "potential: repulsion B (seed 001's 1000, times 10 and times 12: with m = 1, n = 2 the equilibrium is 12 u)", F(pot_b), NULL},
+    {"pot_m", PARAM_INT, 1, 8, 1, "", "potential: attraction exponent m (below n)", F(pot_m), NULL},
+    {"pot_n", PARAM_INT, 2, 9, 2, "", "potential: repulsion exponent n (above m)", F(pot_n), NULL},
     {"ali_mode", PARAM_ENUM, 0, 1, ALIGN_VELOCITY, "", "alignment by velocity matching (mean velocity) or by heading (mean of unit headings)", F(ali_mode), align_names},
     {"w_avoid", PARAM_FLOAT, 0, 20, 1.5, "", "obstacle avoidance weight", F(w_avoid), NULL},
     {"w_leader", PARAM_FLOAT, 0, 50, 10, "", "weight of target seeking for leaders", F(w_leader), NULL},
@@ -47,7 +54,7 @@ static const param_desc_t registry[] = {
     {"max_force", PARAM_FLOAT, 1, 10000, 300, "u/s^2", "steering (acceleration) limit", F(max_force), NULL},
     {"leader_rule", PARAM_ENUM, 0, 1, LEADER_ALONE, "", "who leads to a target: alone (no neighbour in any zone, the report's rule) or front (no neighbour ahead in the cohesion zone: the front of every group)", F(leader_rule), leader_names},
     {"w_target", PARAM_FLOAT, 0, 20, 0.5, "", "weight with which every agent, not only leaders, steers to the nearest target", F(w_target), NULL},
-    {"target_radius", PARAM_FLOAT, 0, 1000, 120, "u", "followers stop being pulled to a target within this distance (they gather round it)", F(target_radius), NULL},
+    {"target_radius", PARAM_FLOAT, 0, 1000, 120, "u", "followers' pull to a target fades from full at twice this distance to nothing at it (they arrive and gather round it)", F(target_radius), NULL},
     {"arrive_radius", PARAM_FLOAT, 0, 500, 0, "u", "leaders slow down inside this distance of their target (arrive); 0 seeks at full speed", F(arrive_radius), NULL},
     {"w_wander", PARAM_FLOAT, 0, 20, 0, "", "weight of wandering: steering toward a point on a circle ahead whose angle drifts", F(w_wander), NULL},
     {"wander_radius", PARAM_FLOAT, 1, 500, 40, "u", "wander: radius of the circle", F(wander_radius), NULL},

@@ -17,6 +17,10 @@ typedef enum { DELAY_BOTH = 0, DELAY_POSITIONS = 1, DELAY_VELOCITIES = 2 } delay
 
 typedef enum { LEADER_ALONE = 0, LEADER_FRONT = 1 } leader_rule_t;
 
+/* Reynolds' separation and cohesion as two steering rules, or both replaced
+ * by seed 001's pairwise potential U(d) = −A/d^m + B/d^n. */
+typedef enum { SEPARATION_STEER = 0, SEPARATION_POTENTIAL = 1 } separation_mode_t;
+
 #define SIM_MAX_DELAY_TICKS 30
 #define SIM_MAX_PREDATORS 16
 #define SIM_MAX_SPECIES 4
@@ -38,6 +42,10 @@ typedef struct sim_params {
     int max_candidates; /* the most neighbour candidates one agent senses per step (a work bound) */
     float w_sep, w_ali, w_coh, w_avoid, w_leader;
     int rule_sep, rule_ali, rule_coh; /* each rule on (1) or off (0): off zeroes it, its weight kept */
+    float personal_space; /* separation pushes beyond max_force inside this distance */
+    int separation;       /* separation_mode_t */
+    float pot_a, pot_b;   /* potential: U(d) = −A/d^m + B/d^n … */
+    int pot_m, pot_n;     /* … with n > m; cut off at the separation radius */
     int ali_mode; /* align_mode_t */
     float max_speed, max_force;
     float arrive_radius;

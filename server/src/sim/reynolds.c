@@ -36,6 +36,13 @@ LANES_INLINE lanes_f param_lanes(const sim_params_t *const ps[LANES], bool unifo
 }
 #define PARAM(field) param_lanes(ps, uniform, offsetof(sim_params_t, field))
 
+/* The most separation's push adds, in units of max_force (see personal_space):
+ * enough to hold a crowd's spacing against a target's pull, little enough
+ * that the odd close pass in flight does not scramble the flock's order. */
+#define PUSH_MAX 4.0f
+/* The most the potential's force changes velocity, in the same units. */
+#define POTENTIAL_MAX 10.0f
+
 /* Displacement from each lane's position to its nearest target (strictly
  * nearer wins: the first of equals). found: lanes that have one. */
 LANES_INLINE void nearest_target_lanes(const world_t *w, lanes_f px, lanes_f py, lanes_f *tx, lanes_f *ty, lanes_i *found)
@@ -106,6 +113,7 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
     lanes_from_quads(q[0][2], q[1][2], q[2][2], q[3][2], q[4][2], q[5][2], q[6][2], q[7][2], f2);
     const lanes_f sep_x = f0[0], sep_y = f0[1], ali_x = f0[2], ali_y = f0[3];
     const lanes_f coh_x = f1[0], coh_y = f1[1], n_any = f1[2], n_ahead = f2[1];
+    const lanes_f pot_x = f2[2], pot_y = f2[3]; /* Σ F(d) d̂ away from each neighbour ("potential") */
 
     /* Each agent's species' parameters. */
     const sim_params_t *ps[LANES];
@@ -120,7 +128,7 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
      * see it follow, and the flock is led. Inside arrive_radius it wants to
      * go slower, down to a stop on the target. Every agent may also be
      * drawn to the nearest target a little (w_target), leader or not: the
-     * click a viewer makes is felt by all; that pull stops within
+     * click a viewer makes is felt by all; that pull fades to nothing at
      * target_radius, so the flock gathers round the target instead of
      * crushing onto one point. */
     const lanes_i leads = lanes_select(front_rule, n_ahead, n_any) == 0.0f;
@@ -136,7 +144,15 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
         to_y = lanes_keep(found, to_y);
         leader = leads & found;
         const lanes_f d2 = to_x * to_x + to_y * to_y, radius = PARAM(target_radius);
-        const lanes_f pull = lanes_select(d2 > radius * radius, w_target, zero);
+        /* A follower arrives: its pull fades from w_target, at twice
+         * target_radius or farther, to nothing at target_radius (as the
+         * square of the way left), so the flock's edge is not driven into
+         * the crowd already gathered. */
+        const lanes_f unit = zero + 1.0f;
+        const lanes_f beyond = (lanes_sqrt(d2) - radius) / lanes_select(radius > 0.0f, radius, unit);
+        const lanes_f fade = lanes_select(beyond < 1.0f, lanes_select(beyond > 0.0f, beyond, zero), unit);
+        const lanes_f fading = w_target * lanes_select(radius > 0.0f, fade * fade, unit);
+        const lanes_f pull = lanes_select(d2 > radius * radius, fading, zero);
         target_weight = lanes_keep(found, lanes_select(leads, PARAM(w_leader), pull));
         const lanes_f arrive = PARAM(arrive_radius);
         if (lanes_any(arrive > 0.0f)) {
@@ -155,11 +171,13 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
     const lanes_f speed[4] = {max_speed, max_speed, max_speed, leader_speed};
     /* A rule switched off (rule_sep/ali/coh = 0) weighs nothing; on, its
      * weight is the parameter's bit for bit (so the defaults step as before). */
-    lanes_i sep_on, ali_on, coh_on;
+    lanes_i sep_on, ali_on, coh_on, potential;
     for (int k = 0; k < LANES; k++) {
-        sep_on[k] = ps[k]->rule_sep ? -1 : 0;
+        /* Seed 001's potential function replaces separation and cohesion. */
+        potential[k] = ps[k]->separation == SEPARATION_POTENTIAL ? -1 : 0;
+        sep_on[k] = ps[k]->rule_sep && !potential[k] ? -1 : 0;
         ali_on[k] = ps[k]->rule_ali ? -1 : 0;
-        coh_on[k] = ps[k]->rule_coh ? -1 : 0;
+        coh_on[k] = ps[k]->rule_coh && !potential[k] ? -1 : 0;
     }
     const lanes_f weight[4] = {lanes_keep(sep_on, PARAM(w_sep)), lanes_keep(ali_on, PARAM(w_ali)),
                                lanes_keep(coh_on, PARAM(w_coh)), target_weight};
@@ -180,6 +198,26 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
     lanes_f accx = (part_x[0] + part_x[1]) + (part_x[2] + part_x[3]);
     lanes_f accy = (part_y[0] + part_y[1]) + (part_y[2] + part_y[3]);
     lanes_f wsum = (part_w[0] + part_w[1]) + (part_w[2] + part_w[3]);
+    /* Seed 001's potential takes the place of separation and cohesion in
+     * the average, with their weights, so that the other rules keep their
+     * shares. Its change of velocity is the force times dt, not limited to
+     * max_force·dt (that cap is what lets a pull crush a crowd, above),
+     * only to POTENTIAL_MAX times it, so that a pair at d → 0 cannot fling
+     * the agents across the world in one tick. */
+    if (lanes_any(potential)) {
+        lanes_f pot_w = zero;
+        for (int k = 0; k < LANES; k++)
+            pot_w[k] = (ps[k]->rule_sep ? ps[k]->w_sep : 0.0f) + (ps[k]->rule_coh ? ps[k]->w_coh : 0.0f);
+        const lanes_f fx = pot_x * w->dt, fy = pot_y * w->dt;
+        const lanes_f force2 = fx * fx + fy * fy, cap = POTENTIAL_MAX * max_dv;
+        const lanes_f magnitude = lanes_sqrt(lanes_select(force2 > 0.0f, force2, one));
+        const lanes_f scale = lanes_select(force2 > cap * cap, cap / magnitude, one);
+        const lanes_i acts = potential & (force2 > 0.0f);
+        pot_w = lanes_keep(acts, pot_w);
+        accx += pot_w * (fx * scale);
+        accy += pot_w * (fy * scale);
+        wsum += pot_w;
+    }
 
     if (w->n_predators || w->wander || w->n_obstacles) {
         for (int k = 0; k < count; k++) {
@@ -192,6 +230,35 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
     /* The weighted average, then the speed limit. */
     lanes_f nvx = lanes_select(wsum > 0.0f, vx + accx / wsum, vx);
     lanes_f nvy = lanes_select(wsum > 0.0f, vy + accy / wsum, vy);
+    /* Separation's own budget (issue 19): inside personal_space the push
+     * away from crowding neighbours is added after the average, growing
+     * with how far inside they are, up to PUSH_MAX times max_force. In the
+     * average, a separation limited to max_force like every other rule
+     * weighs the same whether neighbours are 20 u or 1 u away, so any
+     * steady pull (a target, cohesion, a turning mill) packs a crowd
+     * until agents overlap; a push that grows as they close in is a
+     * pressure that balances the pull at a spacing. Crowding is r·|Σ d̂/|d||:
+     * for one neighbour at distance d it is r/d, above 1 inside r. */
+    const lanes_f personal = PARAM(personal_space);
+    if (lanes_any(personal > 0.0f)) {
+        const lanes_f s_len = lanes_sqrt(sep_x * sep_x + sep_y * sep_y);
+        const lanes_f excess = s_len * personal - 1.0f;
+        const lanes_f capped = lanes_select(excess < PUSH_MAX, excess, zero + PUSH_MAX);
+        const lanes_i pushes = sep_on & (excess > 0.0f) & (personal > 0.0f) & ~potential;
+        const lanes_f push = lanes_keep(pushes, PARAM(w_sep) * max_dv * capped / lanes_select(pushes, s_len, one));
+        lanes_f push_x = push * sep_x, push_y = push * sep_y;
+        /* Sideways and braking, never turning the agent round: a push
+         * against its velocity at most halves it (a neighbour met head-on
+         * is passed, not fled from, which would scramble the headings of
+         * a flock in flight). */
+        const lanes_f v2 = vx * vx + vy * vy, against = push_x * vx + push_y * vy;
+        const lanes_i too_hard = (against < -0.5f * v2) & (v2 > 0.0f);
+        const lanes_f give_back = lanes_keep(too_hard, (-0.5f * v2 - against) / lanes_select(too_hard, v2, one));
+        push_x += give_back * vx;
+        push_y += give_back * vy;
+        nvx += push_x;
+        nvy += push_y;
+    }
     const lanes_f speed2 = nvx * nvx + nvy * nvy;
     const lanes_i too_fast = speed2 > max_speed * max_speed;
     const lanes_f slow_down = max_speed / lanes_sqrt(speed2);

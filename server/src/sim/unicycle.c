@@ -54,7 +54,14 @@ void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s)
     /* A zone that saw no one has a zero sum, which add_unit skips; the
      * alignment term also adds the agent's own velocity, so it needs the
      * count. */
-    if (p->rule_sep) add_unit(&dx, &dy, p->uni_k_sep * jitter[0], s->sep_x, s->sep_y);
+    if (p->rule_sep) {
+        /* Separation's gain grows as neighbours close in (as the Reynolds
+         * push does, reynolds.c). An agent that cannot slow down can only
+         * turn away, which takes room: it starts at twice personal_space. */
+        const float crowding = sqrtf(s->sep_x * s->sep_x + s->sep_y * s->sep_y) * 2.0f * p->personal_space;
+        const float urgency = 1.0f + fminf(fmaxf(crowding - 1.0f, 0.0f), 10.0f);
+        add_unit(&dx, &dy, p->uni_k_sep * jitter[0] * urgency, s->sep_x, s->sep_y);
+    }
     if (p->rule_ali && s->n_ali > 0) add_unit(&dx, &dy, p->uni_k_ali * jitter[1], s->ali_x + vx, s->ali_y + vy);
     if (p->rule_coh) add_unit(&dx, &dy, p->uni_k_coh * jitter[2], s->coh_x, s->coh_y);
     vec2 to_target;
@@ -62,8 +69,11 @@ void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s)
     if ((leads || p->w_target > 0.0f) && motion_nearest_target(w, px, py, &to_target)) {
         if (leads) flags |= AGENT_LEADER;
         float d2 = to_target.x * to_target.x + to_target.y * to_target.y;
-        if (leads || d2 > p->target_radius * p->target_radius)
-            add_unit(&dx, &dy, leads ? p->w_leader : p->w_target, to_target.x, to_target.y);
+        /* A follower's pull fades to nothing at target_radius (reynolds.c). */
+        const float r = p->target_radius;
+        const float fade = r > 0.0f ? fminf(fmaxf((sqrtf(d2) - r) / r, 0.0f), 1.0f) : 1.0f;
+        if (leads || d2 > r * r)
+            add_unit(&dx, &dy, leads ? p->w_leader : p->w_target * fade * fade, to_target.x, to_target.y);
     }
     vec2 avoid, away;
     if (p->w_avoid > 0 && motion_avoid(w, px, py, vx, vy, &avoid)) add_unit(&dx, &dy, p->w_avoid, avoid.x, avoid.y);

@@ -274,6 +274,7 @@ int world_reset(world_t *w, uint32_t seed, size_t n)
     prng_seed(&w->rng, seed, STREAM_SPAWN);
     w->tick = 0;
     w->n = 0;
+    w->stepped_n = 0;
     w->n_obstacles = 0;
     w->next_obstacle_id = 0;
     w->gamma_x = 0.5f * w->width;
@@ -616,6 +617,7 @@ void world_step(world_t *w)
     uint64_t pairs = 0;
     for (int t = 0; t < n_tasks; t++) pairs += w->task_pairs[t];
     w->mean_neighbours = w->n ? (double)pairs / (double)w->n : 0.0;
+    w->stepped_n = w->n;
     move_references(w);
     predators_hunt(w);
     w->tick++;
@@ -638,5 +640,6 @@ size_t world_memory_bytes(const world_t *w)
 
 int world_agents_placed(world_t *w)
 {
+    w->stepped_n = 0; /* no step led to these velocities: no turn to measure */
     return w->history && history_configure(w) ? SIM_E_LIMIT : SIM_OK;
 }

@@ -97,6 +97,8 @@ typedef struct world {
     sense_scratch_t *scratch; /* the kernel's working spans, two per thread */
     uint64_t *task_pairs;     /* per task of a step: neighbour pairs seen */
     double mean_neighbours;   /* of the last step, over all agents */
+    size_t stepped_n;         /* agents the last step moved: next holds their state before it,
+                                 at the same index (0 after a reset) */
 
     uint64_t tick;
     uint32_t seed;

@@ -10,14 +10,14 @@ import { METRICS, MetricsLog, formatMetric } from '../../../client-web/record/me
 
 const sample = (tick, extra = {}) => ({
   type: 'metrics', tick, agents: 300, polarization: 0.5, milling: 0.1, mean_nn_distance: 14.2,
-  clusters: 3, largest_cluster: 200, collisions: 2, penetrations: 0, min_clearance: null, ...extra,
+  clusters: 3, largest_cluster: 200, collisions: 2, penetrations: 0, min_clearance: null, oscillation: 0.4, ...extra,
 });
 
 test('every field the server writes into `metrics` has a plot', () => {
   // The C encoder is the authority on the fields (server/src/protocol/metrics_json.c).
   const c = readFileSync(fileURLToPath(new URL('../../../server/src/protocol/metrics_json.c', import.meta.url)), 'utf8');
   const fields = new Set([...c.matchAll(/\\"([a-z_]+)\\":/g)].map((m) => m[1]));
-  for (const f of ['polarization', 'milling', 'mean_nn_distance', 'min_clearance']) fields.add(f); // put_real's
+  for (const f of ['polarization', 'milling', 'mean_nn_distance', 'min_clearance', 'oscillation']) fields.add(f); // put_real's
   fields.delete('type');
   fields.delete('tick');
   assert.deepEqual([...fields].sort(), METRICS.map((m) => m.key).sort());
@@ -31,8 +31,8 @@ test('the CSV has a header and one row per message, unknown values empty', () =>
   assert.equal(lines.at(-1), '', 'ends with a line break');
   assert.equal(lines[0], ['time', 'tick', ...METRICS.map((m) => m.key)].join(','));
   assert.equal(lines.length, 4);
-  assert.equal(lines[1], '2026-11-22T13:00:00.000Z,10,300,0.5,0.1,14.2,3,200,2,0,');
-  assert.equal(lines[2], '2026-11-22T13:00:00.250Z,20,300,0.75,0.1,14.2,,200,2,0,');
+  assert.equal(lines[1], '2026-11-22T13:00:00.000Z,10,300,0.5,0.1,14.2,3,200,2,0,,0.4');
+  assert.equal(lines[2], '2026-11-22T13:00:00.250Z,20,300,0.75,0.1,14.2,,200,2,0,,0.4');
 });
 
 test('the plots get the rows of their window only; the log keeps at most maxRows', () => {

@@ -135,6 +135,51 @@ static void sensing_should_sum_each_zone_over_the_visible_neighbours_in_it(void 
     assert_true(seen > 200 * 4 * 3); /* the spans did put neighbours in the zones */
 }
 
+/* The potential's sum (separation "potential") against double precision,
+ * one candidate at a time: F(d) = −mA/d^(m+1) + nB/d^(n+1) away from each
+ * candidate within the separation radius, all around, of any species but
+ * only repelling another kind. */
+static void the_potential_should_sum_each_pairs_force_within_the_separation_radius(void **state)
+{
+    (void)state;
+    prng_t rng;
+    prng_seed(&rng, 13, 0);
+    const int exponents[][2] = {{1, 2}, {2, 5}, {3, 4}};
+    for (int trial = 0; trial < 200; trial++) {
+        span_t s;
+        fill_span(&s, &rng);
+        for (int k = 0; k < SPAN; k++) s.species[k] = (float)(k % 2);
+        const float vx = prng_range(&rng, -150.0f, 150.0f), vy = prng_range(&rng, -150.0f, 150.0f);
+        const int m = exponents[trial % 3][0], n = exponents[trial % 3][1];
+        const double A = 20000.0, B = 120000.0;
+        sense_params_t sp = params_with_view(300.0f);
+        sp.potential = true;
+        sp.pot_m1 = m + 1, sp.pot_n1 = n + 1;
+        sp.pot_ma = (float)(m * A), sp.pot_nb = (float)(n * B);
+        const sense_self_t plain = {.coh_is_ali = true, .sep_view_is_ali = true, .ali2 = sp.ali2};
+        assert_false(sense_fast_ok(&sp, &plain, false)); /* the potential needs the generic loop */
+        for (int by_kind = 0; by_kind < 2; by_kind++) {
+            sense_self_t me = sense_self(&sp, vx, vy, 0.0f, 0.0f);
+            if (by_kind) me.species = 1.0f;
+            sense_acc_t acc;
+            memset(&acc, 0, sizeof acc);
+            sense_span(&acc, s.x, s.y, s.vx, s.vy, s.species, SPAN, 500.0f, 500.0f, &me, &sp, SENSE_GENERIC);
+            const sense_sums_t got = sense_sums_of(sense_finish(&acc, true));
+            double want_x = 0.0, want_y = 0.0, scale = 0.0;
+            for (int k = 0; k < SPAN; k++) {
+                const double dx = (double)s.x[k] - 500.0, dy = (double)s.y[k] - 500.0, d = hypot(dx, dy);
+                if (d == 0.0 || d >= 25.0) continue;
+                double f = -m * A / pow(d, m + 1) + n * B / pow(d, n + 1);
+                if (by_kind && s.species[k] != 1.0f && f < 0.0) f = 0.0; /* another kind only repels */
+                want_x -= dx / d * f, want_y -= dy / d * f;
+                scale += fabs(f);
+            }
+            assert_true(fabs(got.pot_x - want_x) <= 1e-4 * (1.0 + scale));
+            assert_true(fabs(got.pot_y - want_y) <= 1e-4 * (1.0 + scale));
+        }
+    }
+}
+
 static void the_view_test_should_agree_with_the_angle_between_heading_and_neighbour(void **state)
 {
     (void)state;
@@ -165,6 +210,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_variant_of_the_sensing_loop_should_give_the_same_bits),
         cmocka_unit_test(sensing_should_sum_each_zone_over_the_visible_neighbours_in_it),
+        cmocka_unit_test(the_potential_should_sum_each_pairs_force_within_the_separation_radius),
         cmocka_unit_test(the_view_test_should_agree_with_the_angle_between_heading_and_neighbour),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -609,6 +609,40 @@ static void a_crowd_over_max_pairs_should_skip_only_the_pair_metrics(void **stat
     world_free(&w);
 }
 
+static double oscillation_of(const world_t *w)
+{
+    metrics_state_t ms;
+    metrics_init(&ms);
+    metrics_config_t mc = metrics_default_config(w);
+    metrics_t m;
+    assert_int_equal(metrics_compute(&ms, w, &mc, &m), 0);
+    metrics_free(&ms);
+    return m.oscillation;
+}
+
+static void oscillation_should_be_the_mean_turn_rate_over_the_last_step(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 1000, 1000, 2, 3);
+    /* Far apart, nobody to steer by: both fly straight. */
+    place(&w, 0, 100, 100, 100, 0);
+    place(&w, 1, 600, 600, 0, 80);
+    assert_true(isnan(oscillation_of(&w))); /* no step yet */
+    world_step(&w);
+    assert_true(oscillation_of(&w) == 0.0);
+    /* Agent 0 turned by 0.3 rad during the step (as if it had), agent 1
+     * not: a mean of 0.15 rad in 1/60 s. */
+    const size_t i = index_of(&w, 0);
+    w.next.vx[i] = 100.0f * cosf(-0.3f), w.next.vy[i] = 100.0f * sinf(-0.3f);
+    w.cur.vx[i] = 100.0f, w.cur.vy[i] = 0.0f;
+    assert_true(fabs(oscillation_of(&w) - 0.15 * 60.0) < 1e-3);
+    /* Velocities written by hand: no step led to them. */
+    assert_int_equal(world_agents_placed(&w), SIM_OK);
+    assert_true(isnan(oscillation_of(&w)));
+    world_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -632,6 +666,7 @@ int main(void)
         cmocka_unit_test(the_default_configuration_should_follow_the_cohesion_radius),
         cmocka_unit_test(the_tick_and_population_should_be_reported),
         cmocka_unit_test(a_second_call_with_the_same_population_should_allocate_nothing),
+        cmocka_unit_test(oscillation_should_be_the_mean_turn_rate_over_the_last_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -403,9 +403,10 @@ static void species_should_flock_only_with_their_own_kind(void **state)
         world_t w;
         make_world(&w, 1000, 1000, 2, 16);
         set_param(&w, "species", species);
-        /* ids 0 and 1: the same species with one, different ones with two */
+        /* ids 0 and 1: the same species with one, different ones with two;
+         * 30 u apart, in the alignment and cohesion zones, out of separation's */
         place(&w, 0, 500, 500, 100, 0);
-        place(&w, 1, 500, 520, 0, 100);
+        place(&w, 1, 500, 530, 0, 100);
         assert_int_equal((w.cur.flags[1] & AGENT_SPECIES_MASK) >> AGENT_SPECIES_SHIFT, species == 2 ? 1 : 0);
         world_step(&w);
         size_t a = index_of(&w, 0);
@@ -413,6 +414,22 @@ static void species_should_flock_only_with_their_own_kind(void **state)
         assert_int_equal(steered, species == 1); /* an agent of another species is not a neighbour */
         world_free(&w);
     }
+}
+
+static void separation_should_keep_agents_off_other_species_too(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 1000, 1000, 2, 16);
+    set_param(&w, "species", 2);
+    /* ids 0 and 1 are of two species, 10 u apart and flying alike: only
+     * separation can turn agent 0, away from agent 1 (below it). */
+    place(&w, 0, 500, 500, 100, 0);
+    place(&w, 1, 500, 510, 100, 0);
+    world_step(&w);
+    size_t a = index_of(&w, 0);
+    assert_true(w.cur.vy[a] < 0.0f);
+    world_free(&w);
 }
 
 static void a_species_should_keep_its_own_parameters(void **state)
@@ -456,6 +473,7 @@ static void every_model_should_step_identically_on_one_and_two_threads(void **st
             world_add_moving_obstacle(&w[k], 1000, 1000, 80, 40, 20, &id);
             world_set_target(&w[k], 1, 2000, 2500);
             if (model == MODEL_REYNOLDS) set_param(&w[k], "delay_ticks", 3), set_param(&w[k], "density_radii", 1);
+            if (model == MODEL_REYNOLDS) set_param(&w[k], "separation", SEPARATION_POTENTIAL);
             set_param(&w[k], "predators", 3);
             set_param(&w[k], "species", 2);
             set_param(&w[k], "w_wander", 0.5);
@@ -489,6 +507,7 @@ int main(void)
         cmocka_unit_test(a_predator_should_close_in_on_its_prey_and_the_prey_should_flee),
         cmocka_unit_test(wander_should_bend_a_lone_agents_path_and_keep_it_moving),
         cmocka_unit_test(species_should_flock_only_with_their_own_kind),
+        cmocka_unit_test(separation_should_keep_agents_off_other_species_too),
         cmocka_unit_test(a_species_should_keep_its_own_parameters),
         cmocka_unit_test(every_model_should_step_identically_on_one_and_two_threads),
     };
