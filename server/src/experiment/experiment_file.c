@@ -24,7 +24,7 @@
 
 static const char *const metric_names[METRIC_COUNT] = {
     "polarization", "milling", "mean_nn_distance", "clusters", "largest_cluster", "collisions", "penetrations",
-    "min_clearance",
+    "min_clearance", "oscillation",
 };
 
 const char *metric_name(metric_id_t id)
@@ -369,7 +369,7 @@ static int read_recording(const cJSON *root, uint64_t scenario_steps, experiment
             if (id < 0)
                 return text_fail(msg, msg_len, "metrics[%zu]: unknown metric%s%s (known: polarization, milling, "
                                                "mean_nn_distance, clusters, largest_cluster, collisions, penetrations, "
-                                               "min_clearance)", k, cJSON_IsString(n) ? " " : "",
+                                               "min_clearance, oscillation)", k, cJSON_IsString(n) ? " " : "",
                                  cJSON_IsString(n) ? n->valuestring : "");
             e->metrics[id] = true;
         }

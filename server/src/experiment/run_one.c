@@ -61,6 +61,7 @@ static double metric_value(const metrics_t *m, metric_id_t id)
     case METRIC_COLLISIONS: return m->collisions;
     case METRIC_PENETRATIONS: return m->penetrations;
     case METRIC_MIN_CLEARANCE: return m->min_clearance;
+    case METRIC_OSCILLATION: return m->oscillation;
     default: return NAN;
     }
 }
