@@ -77,7 +77,8 @@ export function createPresence(deps) {
 
   const state = {
     myId: null,
-    name: null, // what I asked for
+    name: null, // what I asked for, then what the server made of it (its ack)
+    acceptedName: null, // the last name the server acknowledged
     color: null,
     members: [], // the newest `presence` list: [{ id, name, color, role, target }]
     count: 0, // how many are here (the list shows at most 100)
@@ -225,9 +226,30 @@ export function createPresence(deps) {
       renderFeed();
       return true;
     }
+    // The server cleans names (invisible characters out, spaces collapsed,
+    // NFC): the field and what is remembered take the name it kept, so a
+    // reload does not send the uncleaned one again.
+    if (msg.type === 'ack' && msg.cmd === 'hello') {
+      if (typeof msg.name === 'string') {
+        state.acceptedName = msg.name;
+        if (msg.name !== state.name) {
+          state.name = msg.name;
+          remember(STORAGE_NAME, msg.name);
+          if (document.activeElement !== nameInput) nameInput.value = msg.name;
+        }
+      }
+      return true;
+    }
+    // A refused name changes nothing on the server: nor here, past the
+    // message saying why (the field goes back to the name people see).
     if (msg.type === 'error' && msg.cmd === 'hello') {
       nameError.textContent = msg.message;
       nameError.hidden = false;
+      if (state.acceptedName && state.acceptedName !== state.name) {
+        state.name = state.acceptedName;
+        remember(STORAGE_NAME, state.name);
+        nameInput.value = state.name;
+      }
       return true;
     }
     return false;

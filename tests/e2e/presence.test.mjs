@@ -62,6 +62,30 @@ test('A\'s name, chosen in the field, appears in B\'s list with its role, and is
   assert.match(bName, /^[A-Z][a-z]+ [A-Z][a-z]+ \d+$/);
 });
 
+test('a name the server cleans is shown and remembered as it kept it; a refused one goes back', T, async () => {
+  // U+200B (zero width) is removed and the spaces collapsed by the server's rule on names.
+  await a.fill('#presence-name', 'Ada\u200B   Lovelace');
+  await a.press('#presence-name', 'Enter');
+  await waitInPage(a, () => window.swarmcast.presence.name === 'Ada Lovelace', null, 'the cleaned name', WAIT_MS);
+  assert.equal(await a.inputValue('#presence-name'), 'Ada Lovelace');
+  assert.equal(await a.evaluate(() => localStorage.getItem('swarmcast.name')), 'Ada Lovelace');
+  // "you" is a label of the page: refused, and the page keeps the name people see.
+  await a.fill('#presence-name', 'you');
+  await a.press('#presence-name', 'Enter');
+  await waitInPage(a, () => !document.querySelector('.presence-error').hidden, null, 'the refusal', WAIT_MS);
+  await waitInPage(a, () => window.swarmcast.presence.name === 'Ada Lovelace', null, 'the name back', WAIT_MS);
+  assert.equal(await a.inputValue('#presence-name'), 'Ada Lovelace');
+  assert.equal(await a.evaluate(() => localStorage.getItem('swarmcast.name')), 'Ada Lovelace');
+  const aId = await a.evaluate(() => window.swarmcast.clientId);
+  await waitInPage(b, (id) => window.swarmcast.presence.members.find((m) => m.id === id && m.name === 'Ada Lovelace'), aId,
+    'B still sees Ada Lovelace', WAIT_MS);
+  // Back to the name the next tests expect.
+  await a.fill('#presence-name', 'Ada');
+  await a.press('#presence-name', 'Enter');
+  await waitInPage(b, (id) => window.swarmcast.presence.members.find((m) => m.id === id && m.name === 'Ada'), aId,
+    'Ada in B\'s list again', WAIT_MS);
+});
+
 test('A\'s cursor and target appear in B, drawn with A\'s name', T, async () => {
   const aId = await a.evaluate(() => window.swarmcast.clientId);
   const at = await screenOf(a, 500, 300);

@@ -1,5 +1,4 @@
 #include "persist/scenario.h"
-#include "persist/whole_file.h"
 
 #include <cJSON.h>
 #include <errno.h>
@@ -10,13 +9,18 @@
 #include <string.h>
 
 #include "persist/param_json.h"
+#include "persist/whole_file.h"
+#include "protocol/utf8.h"
 
 static int invalid(char *msg, size_t msg_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int invalid(char *msg, size_t msg_len, const char *fmt, ...)
 {
+    /* text_t: a reason quoting the file's own text is cut between characters */
+    text_t t;
+    text_init(&t, msg, msg_len);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, msg_len, fmt, ap);
+    text_vaddf(&t, fmt, ap);
     va_end(ap);
     return SCENARIO_E_INVALID;
 }

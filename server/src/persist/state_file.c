@@ -14,6 +14,7 @@
 #include "persist/param_json.h"
 #include "protocol/base64.h"
 #include "protocol/json_out.h"
+#include "protocol/utf8.h"
 
 #define SERVER_NAME "swarmcast " SWARMCAST_VERSION
 
@@ -44,9 +45,12 @@ static bool kept_obstacle(const obstacle_t *o) { return o->owner == 0; }
 static int refuse(char *msg, size_t msg_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int refuse(char *msg, size_t msg_len, const char *fmt, ...)
 {
+    /* text_t: a reason quoting the file's own text is cut between characters */
+    text_t t;
+    text_init(&t, msg, msg_len);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, msg_len, fmt, ap);
+    text_vaddf(&t, fmt, ap);
     va_end(ap);
     return STATE_FILE_INVALID;
 }
