@@ -10,7 +10,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
 import { runSwarmcast } from '../lib/headless.mjs';
+import { serverBin, waitUntil } from '../lib/server.mjs';
 
 const T = { timeout: 30000 };
 
@@ -246,4 +250,23 @@ test('a continuation carries the world along the path, up and back down', { time
   const summary = read(out, 'summary.csv').trim().split('\n');
   assert.equal(summary[0], 'point,w_ali,stage,runs,polarization_mean,polarization_sd,polarization_ci95');
   assert.equal(summary.length - 1, 3);
+});
+
+test('a second runner on the same folder is refused while the first writes it', { timeout: 120000 }, async () => {
+  const file = write('long.json', { ...SMALL, replicates: 200, steps: 2000 });
+  const out = path.join(dir, 'locked');
+  const first = spawn(serverBin, ['experiment', 'run', file, '--out', out, '--workers', '1'], { stdio: 'ignore' });
+  const ended = new Promise((resolve) => first.on('exit', resolve));
+  try {
+    await waitUntil(() => existsSync(path.join(out, 'experiment.json')), 'the first runner to take the folder', { timeoutMs: 30000 });
+    const second = await runExperiment(file, out);
+    assert.equal(second.code, 1, second.stderr);
+    assert.match(second.stderr, /another `swarmcast experiment` is writing this folder/);
+  } finally {
+    first.kill('SIGKILL');
+    await ended;
+  }
+  // The lock went with the process: the folder can be resumed.
+  const again = await runExperiment(write('short.json', SMALL), out);
+  assert.equal(again.code, 0, again.stderr);
 });

@@ -87,6 +87,7 @@ int merge_run(const char *out_dir, const char *const *dirs, int n_dirs)
     }
     run_plan_t plan = {0};
     journal_index_t idx = {0};
+    int lock = -1;
     rc = EXIT_IO;
     if (run_plan_make(&e, &plan, msg, sizeof msg) || journal_index_init(&idx, &plan)) goto fail;
     for (int k = 0; k < n_dirs; k++) {
@@ -96,7 +97,7 @@ int merge_run(const char *out_dir, const char *const *dirs, int n_dirs)
             goto fail;
     }
     char merged[4096];
-    if (out_dir_prepare(path, &e, out_dir, msg, sizeof msg) ||
+    if (out_dir_lock(out_dir, &lock, msg, sizeof msg) || out_dir_prepare(path, &e, out_dir, msg, sizeof msg) ||
         out_dir_path(out_dir, "runs.journal", merged, sizeof merged))
         goto fail;
     if (write_journal(merged, &plan, &idx)) {
@@ -120,6 +121,7 @@ int merge_run(const char *out_dir, const char *const *dirs, int n_dirs)
 fail:
     fprintf(stderr, "swarmcast: merge: %s\n", msg);
 done:
+    out_dir_unlock(lock);
     journal_index_free(&idx);
     run_plan_free(&plan);
     experiment_free(&e);

@@ -2,14 +2,40 @@
 
 #include <cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "persist/whole_file.h"
 #include "protocol/utf8.h"
+
+int out_dir_lock(const char *dir, int *fd, char *msg, size_t msg_len)
+{
+    char path[4096];
+    *fd = -1;
+    if (mkdir(dir, 0777) && errno != EEXIST) return text_fail(msg, msg_len, "cannot create %s: %s", dir, strerror(errno));
+    if (out_dir_path(dir, ".lock", path, sizeof path)) return text_fail(msg, msg_len, "%s: path too long", dir);
+    int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (f < 0) return text_fail(msg, msg_len, "cannot write %s: %s", path, strerror(errno));
+    if (flock(f, LOCK_EX | LOCK_NB)) {
+        int err = errno;
+        close(f);
+        return text_fail(msg, msg_len, "%s", err == EWOULDBLOCK ? "another `swarmcast experiment` is writing this folder; "
+                                                                  "give each shard its own --out and merge them"
+                                                                : strerror(err));
+    }
+    *fd = f;
+    return 0;
+}
+
+void out_dir_unlock(int fd)
+{
+    if (fd >= 0) close(fd); /* closing releases the lock */
+}
 
 int out_dir_path(const char *dir, const char *name, char *out, size_t out_len)
 {

@@ -16,6 +16,13 @@
  * 0, or -1 with msg. */
 int out_dir_prepare(const char *file, const experiment_t *e, const char *dir, char *msg, size_t msg_len);
 
+/* Creates dir if needed and takes its lock (dir/.lock, flock): one runner
+ * or merge writes a folder at a time; a second is refused with msg rather
+ * than interleaving its journal with the first's. *fd holds the lock until
+ * out_dir_unlock. 0, or -1 with msg. */
+int out_dir_lock(const char *dir, int *fd, char *msg, size_t msg_len);
+void out_dir_unlock(int fd);
+
 /* dir/name into out; -1 when it does not fit. */
 int out_dir_path(const char *dir, const char *name, char *out, size_t out_len);
 

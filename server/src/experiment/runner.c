@@ -158,6 +158,7 @@ int runner_run(const char *file, const char *dir, const runner_options_t *o)
     journal_index_t idx = {0};
     size_t *todo = NULL, n_todo = 0, mine = 0;
     FILE *journal = NULL;
+    int lock = -1;
     config_t base;
     char journal_path[4096], scenario_path[4096];
     int rc = EXIT_USAGE;
@@ -170,8 +171,9 @@ int runner_run(const char *file, const char *dir, const runner_options_t *o)
         goto done;
     }
     rc = EXIT_IO;
-    if (out_dir_prepare(file, &e, dir, msg, sizeof msg) || out_dir_path(dir, "runs.journal", journal_path, sizeof journal_path) ||
-        journal_index_init(&idx, &plan) || journal_read(&idx, &plan, journal_path, true, msg, sizeof msg)) {
+    if (out_dir_lock(dir, &lock, msg, sizeof msg) || out_dir_prepare(file, &e, dir, msg, sizeof msg) ||
+        out_dir_path(dir, "runs.journal", journal_path, sizeof journal_path) || journal_index_init(&idx, &plan) ||
+        journal_read(&idx, &plan, journal_path, true, msg, sizeof msg)) {
         fprintf(stderr, "swarmcast: %s\n", msg);
         goto done;
     }
@@ -230,6 +232,7 @@ int runner_run(const char *file, const char *dir, const runner_options_t *o)
     rc = failed ? EXIT_RUNS_FAILED : EXIT_OK;
 done:
     if (journal) fclose(journal);
+    out_dir_unlock(lock);
     free(todo);
     journal_index_free(&idx);
     run_plan_free(&plan);
