@@ -7,27 +7,14 @@
 #include "protocol/utf8.h"
 #include "sim/commands.h"
 
-/* msg := the reason; returns code. */
-static int setup_fail(int code, char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int setup_fail(int code, char *msg, size_t cap, const char *fmt, ...)
-{
-    text_t t;
-    text_init(&t, msg, cap);
-    va_list ap;
-    va_start(ap, fmt);
-    text_vaddf(&t, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
 /* Applies one set-up command; on refusal says which part of the input it came from. */
 static int apply_setup(world_t *w, const sim_cmd_t *cmd, const char *what, size_t index, char *msg, size_t msg_len)
 {
     sim_result_t res;
     sim_apply(w, cmd, &res);
     if (res.status == SIM_OK) return SETUP_OK;
-    if (index != (size_t)-1) return setup_fail(SETUP_E_INPUT, msg, msg_len, "%s[%zu]: %s", what, index, res.message);
-    return setup_fail(SETUP_E_INPUT, msg, msg_len, "%s: %s", what, res.message);
+    if (index != (size_t)-1) return text_fail_code(SETUP_E_INPUT, msg, msg_len, "%s[%zu]: %s", what, index, res.message);
+    return text_fail_code(SETUP_E_INPUT, msg, msg_len, "%s: %s", what, res.message);
 }
 
 /* The world's size, population and length: command-line flags win over the
@@ -42,13 +29,13 @@ static int sizes(const config_t *cfg, const scenario_t *sc, size_t *agents, floa
     *height = cfg->world_given || !sc->has_world ? cfg->world_height : sc->height;
     *steps = cfg->steps_given || !sc->has_steps ? cfg->steps : sc->steps;
     if (!cfg->steps_given && !sc->has_steps)
-        return setup_fail(SETUP_E_INPUT, msg, msg_len, "--headless needs --steps N (the scenario %s has no \"steps\")",
+        return text_fail_code(SETUP_E_INPUT, msg, msg_len, "--headless needs --steps N (the scenario %s has no \"steps\")",
                           cfg->scenario ? cfg->scenario : "-");
     if (sc->has_agent_list && *agents != sc->n_agent_list)
-        return setup_fail(SETUP_E_INPUT, msg, msg_len,
+        return text_fail_code(SETUP_E_INPUT, msg, msg_len,
                           "--agents %zu does not match the scenario's agent_list of %zu agents", *agents, sc->n_agent_list);
     if (*agents > cfg->max_agents)
-        return setup_fail(SETUP_E_INPUT, msg, msg_len, "%zu agents is above --max-agents %zu", *agents, cfg->max_agents);
+        return text_fail_code(SETUP_E_INPUT, msg, msg_len, "%zu agents is above --max-agents %zu", *agents, cfg->max_agents);
     return SETUP_OK;
 }
 
@@ -79,7 +66,7 @@ static int populate(const config_t *cfg, const scenario_t *sc, world_t *w, size_
     /* State derived from the agents when they were drawn (the delayed-feedback
      * history) must follow agents placed by hand. */
     if (sc->n_agent_list && world_agents_placed(w) != SIM_OK)
-        return setup_fail(SETUP_E_IO, msg, msg_len, "out of memory placing the scenario's agents");
+        return text_fail_code(SETUP_E_IO, msg, msg_len, "out of memory placing the scenario's agents");
     for (size_t i = 0; i < sc->n_obstacles && !rc; i++) rc = apply_setup(w, &sc->obstacles[i], "obstacles", i, msg, msg_len);
     for (size_t i = 0; i < sc->n_targets && !rc; i++) rc = apply_setup(w, &sc->targets[i], "targets", i, msg, msg_len);
     return rc;
@@ -94,7 +81,7 @@ int world_setup(const config_t *cfg, world_t *world, uint64_t *steps, char *msg,
         int st = scenario_load(cfg->scenario, &sc, why, sizeof why);
         if (st != SCENARIO_OK) {
             scenario_free(&sc);
-            return setup_fail(SETUP_E_INPUT, msg, msg_len, "scenario %s: %s", cfg->scenario, why);
+            return text_fail_code(SETUP_E_INPUT, msg, msg_len, "scenario %s: %s", cfg->scenario, why);
         }
     }
     size_t agents;
@@ -102,7 +89,7 @@ int world_setup(const config_t *cfg, world_t *world, uint64_t *steps, char *msg,
     if ((rc = sizes(cfg, &sc, &agents, &width, &height, steps, msg, msg_len))) goto done;
     cmd_limits_t limits = {width, height, cfg->max_agents};
     if (cfg->scenario && scenario_build(&sc, &limits, why, sizeof why) != SCENARIO_OK) {
-        rc = setup_fail(SETUP_E_INPUT, msg, msg_len, "scenario %s: %s", cfg->scenario, why);
+        rc = text_fail_code(SETUP_E_INPUT, msg, msg_len, "scenario %s: %s", cfg->scenario, why);
         goto done;
     }
     uint32_t seed = cfg->seed_given || !sc.has_seed ? cfg->seed : sc.seed;
@@ -117,7 +104,7 @@ int world_setup(const config_t *cfg, world_t *world, uint64_t *steps, char *msg,
         .threads = cfg->threads,
     };
     if (world_init(world, &wc)) {
-        rc = setup_fail(SETUP_E_IO, msg, msg_len, "cannot create a %gx%g world", (double)width, (double)height);
+        rc = text_fail_code(SETUP_E_IO, msg, msg_len, "cannot create a %gx%g world", (double)width, (double)height);
         goto done;
     }
     if ((rc = populate(cfg, &sc, world, agents, msg, msg_len))) world_free(world);

@@ -165,28 +165,15 @@ int record_write_end(FILE *f, uint64_t end_tick)
 
 /* ---- reading ------------------------------------------------------------ */
 
-static int fail(char *msg, size_t msg_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *msg, size_t msg_len, const char *fmt, ...)
-{
-    /* text_t: a reason quoting the file's own text is cut between characters */
-    text_t t;
-    text_init(&t, msg, msg_len);
-    va_list ap;
-    va_start(ap, fmt);
-    text_vaddf(&t, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 /* A whole number field in [lo, hi]. */
 static int get_whole(const cJSON *obj, const char *name, double lo, double hi, double *out, char *msg, size_t msg_len)
 {
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(obj, name);
-    if (!f) return fail(msg, msg_len, "field '%s' is missing", name);
+    if (!f) return text_fail(msg, msg_len, "field '%s' is missing", name);
     if (!cJSON_IsNumber(f) || !isfinite(f->valuedouble) || f->valuedouble != floor(f->valuedouble))
-        return fail(msg, msg_len, "field '%s' must be a whole number", name);
+        return text_fail(msg, msg_len, "field '%s' must be a whole number", name);
     if (f->valuedouble < lo || f->valuedouble > hi)
-        return fail(msg, msg_len, "field '%s' is %.17g, must be in [%g, %g]", name, f->valuedouble, lo, hi);
+        return text_fail(msg, msg_len, "field '%s' is %.17g, must be in [%g, %g]", name, f->valuedouble, lo, hi);
     *out = f->valuedouble;
     return 0;
 }
@@ -194,9 +181,9 @@ static int get_whole(const cJSON *obj, const char *name, double lo, double hi, d
 static int get_positive(const cJSON *obj, const char *name, double *out, char *msg, size_t msg_len)
 {
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(obj, name);
-    if (!f) return fail(msg, msg_len, "field '%s' is missing", name);
+    if (!f) return text_fail(msg, msg_len, "field '%s' is missing", name);
     if (!cJSON_IsNumber(f) || !isfinite(f->valuedouble) || !(f->valuedouble > 0))
-        return fail(msg, msg_len, "field '%s' must be a positive number", name);
+        return text_fail(msg, msg_len, "field '%s' must be a positive number", name);
     *out = f->valuedouble;
     return 0;
 }
@@ -209,7 +196,7 @@ int record_parse_header(const char *line, record_header_t *h, char *msg, size_t 
     int rc = -1;
     double v;
     if (!root || !cJSON_IsObject(root)) {
-        fail(msg, msg_len, "the header is not a JSON object");
+        text_fail(msg, msg_len, "the header is not a JSON object");
         goto done;
     }
     if (get_whole(root, "swarmcast_record", RECORD_FORMAT, RECORD_FORMAT, &v, msg, msg_len)) goto done;
@@ -224,7 +211,7 @@ int record_parse_header(const char *line, record_header_t *h, char *msg, size_t 
     if (get_positive(root, "tick_hz", &h->tick_hz, msg, msg_len)) goto done;
     const cJSON *world = cJSON_GetObjectItemCaseSensitive(root, "world");
     if (!cJSON_IsObject(world)) {
-        fail(msg, msg_len, "field 'world' must be an object with width and height");
+        text_fail(msg, msg_len, "field 'world' must be an object with width and height");
         goto done;
     }
     if (get_positive(world, "width", &v, msg, msg_len)) goto done;
@@ -233,7 +220,7 @@ int record_parse_header(const char *line, record_header_t *h, char *msg, size_t 
     h->height = (float)v;
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(root, "params");
     if (!cJSON_IsObject(params)) {
-        fail(msg, msg_len, "field 'params' must be an object");
+        text_fail(msg, msg_len, "field 'params' must be an object");
         goto done;
     }
     const cJSON *p;
@@ -243,7 +230,7 @@ int record_parse_header(const char *line, record_header_t *h, char *msg, size_t 
         double value;
         char why[200];
         if (param_from_json(p->string, p, &index, &value, why, sizeof why)) {
-            fail(msg, msg_len, "params: %s", why);
+            text_fail(msg, msg_len, "params: %s", why);
             goto done;
         }
         params_set(&h->params, (size_t)index, value, why, sizeof why);
@@ -283,7 +270,7 @@ int record_parse_entry(const char *line, const record_header_t *h, record_entry_
     int rc = -1;
     double v;
     if (!root || !cJSON_IsObject(root)) {
-        fail(msg, msg_len, "not a JSON object");
+        text_fail(msg, msg_len, "not a JSON object");
         goto done;
     }
     if (cJSON_GetObjectItemCaseSensitive(root, "end_tick")) {
@@ -297,14 +284,14 @@ int record_parse_entry(const char *line, const record_header_t *h, record_entry_
     e->tick = (uint64_t)v;
     cJSON *cmd = cJSON_GetObjectItemCaseSensitive(root, "cmd");
     if (!cJSON_IsObject(cmd)) {
-        fail(msg, msg_len, "field 'cmd' must be an object");
+        text_fail(msg, msg_len, "field 'cmd' must be an object");
         goto done;
     }
     if (get_whole(cmd, "client_id", 0, UINT32_MAX, &v, msg, msg_len)) goto done;
     uint32_t client_id = (uint32_t)v;
     const cJSON *visitor = cJSON_GetObjectItemCaseSensitive(cmd, "visitor");
     if (visitor && !cJSON_IsBool(visitor)) {
-        fail(msg, msg_len, "field 'visitor' must be true or false");
+        text_fail(msg, msg_len, "field 'visitor' must be true or false");
         goto done;
     }
     if (is_leave(cmd)) {
@@ -312,7 +299,7 @@ int record_parse_entry(const char *line, const record_header_t *h, record_entry_
     } else {
         char *text = cJSON_PrintUnformatted(cmd);
         if (!text) {
-            fail(msg, msg_len, "out of memory");
+            text_fail(msg, msg_len, "out of memory");
             goto done;
         }
         cmd_limits_t limits = {h->width, h->height, h->max_agents};
@@ -320,7 +307,7 @@ int record_parse_entry(const char *line, const record_header_t *h, record_entry_
         if (cmd_decode(text, strlen(text), &limits, client_id, &e->cmd, &err) == 0)
             rc = 0;
         else
-            fail(msg, msg_len, "command %s: %s (%s)", err.cmd ? err.cmd : "(unknown)", err.message, err.code);
+            text_fail(msg, msg_len, "command %s: %s (%s)", err.cmd ? err.cmd : "(unknown)", err.message, err.code);
         free(text);
     }
     /* The role is the server's knowledge, not part of what the client sent. */

@@ -12,19 +12,6 @@
 #include "persist/whole_file.h"
 #include "protocol/utf8.h"
 
-static int invalid(char *msg, size_t msg_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int invalid(char *msg, size_t msg_len, const char *fmt, ...)
-{
-    /* text_t: a reason quoting the file's own text is cut between characters */
-    text_t t;
-    text_init(&t, msg, msg_len);
-    va_list ap;
-    va_start(ap, fmt);
-    text_vaddf(&t, fmt, ap);
-    va_end(ap);
-    return SCENARIO_E_INVALID;
-}
-
 /* A whole number field in [lo, hi], when present. */
 static int get_whole(const cJSON *obj, const char *field, const char *where, double lo, double hi, bool *present,
                      double *out, char *msg, size_t msg_len)
@@ -33,9 +20,9 @@ static int get_whole(const cJSON *obj, const char *field, const char *where, dou
     *present = f != NULL;
     if (!f) return 0;
     if (!cJSON_IsNumber(f) || !isfinite(f->valuedouble) || f->valuedouble != floor(f->valuedouble))
-        return invalid(msg, msg_len, "%sfield '%s' must be a whole number", where, field);
+        return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "%sfield '%s' must be a whole number", where, field);
     if (f->valuedouble < lo || f->valuedouble > hi)
-        return invalid(msg, msg_len, "%sfield '%s' is %.17g, must be in [%.17g, %.17g]", where, field, f->valuedouble, lo,
+        return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "%sfield '%s' is %.17g, must be in [%.17g, %.17g]", where, field, f->valuedouble, lo,
                        hi);
     *out = f->valuedouble;
     return 0;
@@ -45,11 +32,11 @@ static int get_real(const cJSON *obj, const char *field, const char *where, doub
                     double *out, char *msg, size_t msg_len)
 {
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(obj, field);
-    if (!f) return required ? invalid(msg, msg_len, "%sfield '%s' is required", where, field) : 0;
+    if (!f) return required ? text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "%sfield '%s' is required", where, field) : 0;
     if (!cJSON_IsNumber(f) || !isfinite(f->valuedouble))
-        return invalid(msg, msg_len, "%sfield '%s' must be a finite number", where, field);
+        return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "%sfield '%s' must be a finite number", where, field);
     if (f->valuedouble < lo || f->valuedouble > hi)
-        return invalid(msg, msg_len, "%sfield '%s' is %g, must be in [%g, %g]", where, field, f->valuedouble, lo, hi);
+        return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "%sfield '%s' is %g, must be in [%g, %g]", where, field, f->valuedouble, lo, hi);
     *out = f->valuedouble;
     return 0;
 }
@@ -80,12 +67,12 @@ int scenario_load_text(const char *text, size_t len, scenario_t *s, char *msg, s
         /* Line of the error, for a person with an editor. */
         size_t at = end ? (size_t)(end - text) : 0, line = 1;
         for (size_t i = 0; i < at && i < len; i++) line += text[i] == '\n';
-        return invalid(msg, msg_len, "not valid JSON (near line %zu)", line);
+        return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "not valid JSON (near line %zu)", line);
     }
     bool trailing = false;
     for (const char *p = end; p < text + len; p++) trailing |= !(*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r');
     s->json = root;
-    if (!cJSON_IsObject(root) || trailing) return invalid(msg, msg_len, "the file must hold exactly one JSON object");
+    if (!cJSON_IsObject(root) || trailing) return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "the file must hold exactly one JSON object");
 
     const cJSON *item;
     cJSON_ArrayForEach(item, root)
@@ -94,7 +81,7 @@ int scenario_load_text(const char *text, size_t len, scenario_t *s, char *msg, s
         for (size_t k = 0; k < sizeof known_fields / sizeof known_fields[0]; k++)
             known |= strcmp(item->string, known_fields[k]) == 0;
         if (!known)
-            return invalid(msg, msg_len,
+            return text_fail_code(SCENARIO_E_INVALID, msg, msg_len,
                            "unknown field '%s' (known: seed, agents, world, model, params, obstacles, targets, "
                            "agent_list, steps)",
                            item->string);
@@ -110,7 +97,7 @@ int scenario_load_text(const char *text, size_t len, scenario_t *s, char *msg, s
 
     const cJSON *world = cJSON_GetObjectItemCaseSensitive(root, "world");
     if (world) {
-        if (!cJSON_IsObject(world)) return invalid(msg, msg_len, "'world' must be an object {\"width\", \"height\"}");
+        if (!cJSON_IsObject(world)) return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "'world' must be an object {\"width\", \"height\"}");
         double w = 0, h = 0;
         if (get_real(world, "width", "world: ", 10, 1e6, true, &w, msg, msg_len) ||
             get_real(world, "height", "world: ", 10, 1e6, true, &h, msg, msg_len))
@@ -122,11 +109,11 @@ int scenario_load_text(const char *text, size_t len, scenario_t *s, char *msg, s
 
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "agent_list");
     if (list) {
-        if (!cJSON_IsArray(list)) return invalid(msg, msg_len, "'agent_list' must be an array of {x, y, vx, vy}");
+        if (!cJSON_IsArray(list)) return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "'agent_list' must be an array of {x, y, vx, vy}");
         s->has_agent_list = true;
         s->n_agent_list = (size_t)cJSON_GetArraySize(list);
         if (s->has_agents && s->agents != s->n_agent_list)
-            return invalid(msg, msg_len, "'agents' is %zu but 'agent_list' has %zu entries", s->agents,
+            return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "'agents' is %zu but 'agent_list' has %zu entries", s->agents,
                            s->n_agent_list);
     }
     return SCENARIO_OK;
@@ -138,20 +125,20 @@ static int build_list(const cJSON *root, const char *field, const char *type, co
 {
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, field);
     if (!list) return 0;
-    if (!cJSON_IsArray(list)) return invalid(msg, msg_len, "'%s' must be an array of objects", field);
+    if (!cJSON_IsArray(list)) return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "'%s' must be an array of objects", field);
     size_t n = (size_t)cJSON_GetArraySize(list);
     if (!n) return 0;
-    if (!(*out = calloc(n, sizeof **out))) return invalid(msg, msg_len, "out of memory");
+    if (!(*out = calloc(n, sizeof **out))) return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "out of memory");
     size_t i = 0;
     const cJSON *item;
     cJSON_ArrayForEach(item, list)
     {
-        if (!cJSON_IsObject(item)) return invalid(msg, msg_len, "%s[%zu] must be an object", field, i);
+        if (!cJSON_IsObject(item)) return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "%s[%zu] must be an object", field, i);
         uint32_t client_id = (uint32_t)(i + 1);
         char where[64];
         snprintf(where, sizeof where, "%s[%zu]: ", field, i);
         cJSON *fields = cJSON_Duplicate(item, true);
-        if (!fields) return invalid(msg, msg_len, "out of memory");
+        if (!fields) return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "out of memory");
         if (with_client) {
             bool present;
             double v;
@@ -165,7 +152,7 @@ static int build_list(const cJSON *root, const char *field, const char *type, co
         char why[200];
         int rc = cmd_from_json(type, fields, limits, client_id, &(*out)[i], why, sizeof why);
         cJSON_Delete(fields);
-        if (rc) return invalid(msg, msg_len, "%s%s", where, why);
+        if (rc) return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "%s%s", where, why);
         i++;
         *n_out = i;
     }
@@ -176,16 +163,16 @@ static int build_params(scenario_t *s, const cJSON *root, char *msg, size_t msg_
 {
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(root, "params");
-    if (params && !cJSON_IsObject(params)) return invalid(msg, msg_len, "'params' must be an object {name: value}");
+    if (params && !cJSON_IsObject(params)) return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "'params' must be an object {name: value}");
     size_t n = (model ? 1 : 0) + (params ? (size_t)cJSON_GetArraySize(params) : 0);
     if (!n) return 0;
-    if (!(s->params = calloc(n, sizeof *s->params))) return invalid(msg, msg_len, "out of memory");
+    if (!(s->params = calloc(n, sizeof *s->params))) return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "out of memory");
     char why[200];
     if (model) {
         sim_cmd_t *c = &s->params[s->n_params];
         *c = (sim_cmd_t){.kind = CMD_SET_PARAM, .request_id = -1};
         if (param_from_json("model", model, &c->param, &c->value, why, sizeof why))
-            return invalid(msg, msg_len, "model: %s", why);
+            return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "model: %s", why);
         s->n_params++;
     }
     const cJSON *p;
@@ -194,7 +181,7 @@ static int build_params(scenario_t *s, const cJSON *root, char *msg, size_t msg_
         sim_cmd_t *c = &s->params[s->n_params];
         *c = (sim_cmd_t){.kind = CMD_SET_PARAM, .request_id = -1};
         if (param_from_json(p->string, p, &c->param, &c->value, why, sizeof why))
-            return invalid(msg, msg_len, "params.%s: %s", p->string, why);
+            return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "params.%s: %s", p->string, why);
         s->n_params++;
     }
     return 0;
@@ -204,12 +191,12 @@ static int build_agents(scenario_t *s, const cJSON *root, const cmd_limits_t *li
 {
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "agent_list");
     if (!list || !s->n_agent_list) return 0;
-    if (!(s->agent_list = calloc(s->n_agent_list, sizeof *s->agent_list))) return invalid(msg, msg_len, "out of memory");
+    if (!(s->agent_list = calloc(s->n_agent_list, sizeof *s->agent_list))) return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "out of memory");
     size_t i = 0;
     const cJSON *item;
     cJSON_ArrayForEach(item, list)
     {
-        if (!cJSON_IsObject(item)) return invalid(msg, msg_len, "agent_list[%zu] must be an object", i);
+        if (!cJSON_IsObject(item)) return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "agent_list[%zu] must be an object", i);
         char where[64];
         snprintf(where, sizeof where, "agent_list[%zu]: ", i);
         double x = 0, y = 0, vx = 0, vy = 0;
@@ -226,14 +213,14 @@ static int build_agents(scenario_t *s, const cJSON *root, const cmd_limits_t *li
 int scenario_build(scenario_t *s, const cmd_limits_t *limits, char *msg, size_t msg_len)
 {
     const cJSON *root = s->json;
-    if (!root) return invalid(msg, msg_len, "no scenario loaded");
+    if (!root) return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "no scenario loaded");
     if (build_params(s, root, msg, msg_len) ||
         build_list(root, "obstacles", "add_obstacle", limits, false, &s->obstacles, &s->n_obstacles, msg, msg_len) ||
         build_list(root, "targets", "set_target", limits, true, &s->targets, &s->n_targets, msg, msg_len) ||
         build_agents(s, root, limits, msg, msg_len))
         return SCENARIO_E_INVALID;
     if (s->n_obstacles > SIM_MAX_OBSTACLES)
-        return invalid(msg, msg_len, "'obstacles' has %zu entries; at most %d", s->n_obstacles, SIM_MAX_OBSTACLES);
+        return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "'obstacles' has %zu entries; at most %d", s->n_obstacles, SIM_MAX_OBSTACLES);
     return SCENARIO_OK;
 }
 

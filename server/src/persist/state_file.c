@@ -42,19 +42,6 @@
  * back. */
 static bool kept_obstacle(const obstacle_t *o) { return o->owner == 0; }
 
-static int refuse(char *msg, size_t msg_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int refuse(char *msg, size_t msg_len, const char *fmt, ...)
-{
-    /* text_t: a reason quoting the file's own text is cut between characters */
-    text_t t;
-    text_init(&t, msg, msg_len);
-    va_list ap;
-    va_start(ap, fmt);
-    text_vaddf(&t, fmt, ap);
-    va_end(ap);
-    return STATE_FILE_INVALID;
-}
-
 /* ---- the image ---------------------------------------------------------- */
 
 /* n entries per array (at least one, so that NULL always means failure). */
@@ -346,10 +333,10 @@ static int check_names(const cJSON *obj, const char *where, const char *const *k
         bool ok = false;
         for (size_t k = 0; k < n_known && !ok; k++) ok = strcmp(a->string, known[k]) == 0;
         char q[48];
-        if (!ok) return refuse(msg, msg_len, "%sunknown field '%s'", where, quoted(a->string, q));
+        if (!ok) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "%sunknown field '%s'", where, quoted(a->string, q));
         for (const cJSON *b = a->next; b; b = b->next)
             if (strcmp(a->string, b->string) == 0)
-                return refuse(msg, msg_len, "%sfield '%s' is given twice", where, quoted(a->string, q));
+                return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "%sfield '%s' is given twice", where, quoted(a->string, q));
     }
     return 0;
 }
@@ -359,8 +346,8 @@ static const cJSON *field(const cJSON *obj, const char *name) { return cJSON_Get
 static int get_object(const cJSON *obj, const char *name, const char *where, const cJSON **out, char *msg, size_t msg_len)
 {
     const cJSON *f = field(obj, name);
-    if (!f) return refuse(msg, msg_len, "%sfield '%s' is required", where, name);
-    if (!cJSON_IsObject(f)) return refuse(msg, msg_len, "%sfield '%s' must be an object", where, name);
+    if (!f) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "%sfield '%s' is required", where, name);
+    if (!cJSON_IsObject(f)) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "%sfield '%s' must be an object", where, name);
     *out = f;
     return 0;
 }
@@ -369,11 +356,11 @@ static int get_real(const cJSON *obj, const char *name, const char *where, doubl
                     size_t msg_len)
 {
     const cJSON *f = field(obj, name);
-    if (!f) return refuse(msg, msg_len, "%sfield '%s' is required", where, name);
+    if (!f) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "%sfield '%s' is required", where, name);
     if (!cJSON_IsNumber(f) || !isfinite(f->valuedouble))
-        return refuse(msg, msg_len, "%sfield '%s' must be a finite number", where, name);
+        return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "%sfield '%s' must be a finite number", where, name);
     if (f->valuedouble < lo || f->valuedouble > hi)
-        return refuse(msg, msg_len, "%sfield '%s' is %.9g, must be in [%.9g, %.9g]", where, name, f->valuedouble, lo, hi);
+        return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "%sfield '%s' is %.9g, must be in [%.9g, %.9g]", where, name, f->valuedouble, lo, hi);
     *out = f->valuedouble;
     return 0;
 }
@@ -383,7 +370,7 @@ static int get_whole(const cJSON *obj, const char *name, const char *where, doub
 {
     const cJSON *f = field(obj, name);
     if (f && cJSON_IsNumber(f) && isfinite(f->valuedouble) && f->valuedouble != floor(f->valuedouble))
-        return refuse(msg, msg_len, "%sfield '%s' must be a whole number", where, name);
+        return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "%sfield '%s' must be a whole number", where, name);
     return get_real(obj, name, where, lo, hi, out, msg, msg_len);
 }
 
@@ -397,14 +384,14 @@ static int read_params(const cJSON *obj, const char *where, sim_params_t *p, cha
         char why[200], q[48];
         /* A number too large for a double would reach the decoder as null. */
         if (cJSON_IsNumber(e) && !isfinite(e->valuedouble))
-            return refuse(msg, msg_len, "%s%s: value must be a finite number", where, quoted(e->string, q));
+            return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "%s%s: value must be a finite number", where, quoted(e->string, q));
         if (param_from_json(e->string, e, &index, &v, why, sizeof why))
-            return refuse(msg, msg_len, "%s%s: %s", where, quoted(e->string, q), why);
+            return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "%s%s: %s", where, quoted(e->string, q), why);
         if ((size_t)index < sizeof seen && seen[index])
-            return refuse(msg, msg_len, "%s%s: given twice", where, quoted(e->string, q));
+            return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "%s%s: given twice", where, quoted(e->string, q));
         if ((size_t)index < sizeof seen) seen[index] = true;
         if (params_set(p, (size_t)index, v, why, sizeof why) != SIM_OK)
-            return refuse(msg, msg_len, "%s%s: %s", where, quoted(e->string, q), why);
+            return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "%s%s: %s", where, quoted(e->string, q), why);
     }
     return 0;
 }
@@ -419,7 +406,7 @@ static int read_species_params(const cJSON *obj, state_image_t *img, char *msg, 
         int s = e->string[0] - '0';
         char where[40];
         snprintf(where, sizeof where, "species_params.%d.", s);
-        if (!cJSON_IsObject(e)) return refuse(msg, msg_len, "species_params.%d must be an object", s);
+        if (!cJSON_IsObject(e)) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "species_params.%d must be an object", s);
         if (read_params(e, where, &img->species_params[s], msg, msg_len)) return STATE_FILE_INVALID;
     }
     return 0;
@@ -428,22 +415,22 @@ static int read_species_params(const cJSON *obj, state_image_t *img, char *msg, 
 static int read_obstacles(const cJSON *list, const cmd_limits_t *limits, state_image_t *img, char *msg, size_t msg_len)
 {
     static const char *const names[] = {"x", "y", "radius", "vx", "vy"};
-    if (!cJSON_IsArray(list)) return refuse(msg, msg_len, "'obstacles' must be an array of objects");
+    if (!cJSON_IsArray(list)) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "'obstacles' must be an array of objects");
     size_t n = (size_t)cJSON_GetArraySize(list);
     if (n > SIM_MAX_OBSTACLES)
-        return refuse(msg, msg_len, "'obstacles' has %zu entries; at most %d", n, SIM_MAX_OBSTACLES);
+        return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "'obstacles' has %zu entries; at most %d", n, SIM_MAX_OBSTACLES);
     size_t i = 0;
     for (const cJSON *o = list->child; o; o = o->next, i++) {
         char where[40];
         snprintf(where, sizeof where, "obstacles[%zu]: ", i);
-        if (!cJSON_IsObject(o)) return refuse(msg, msg_len, "obstacles[%zu] must be an object", i);
+        if (!cJSON_IsObject(o)) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "obstacles[%zu] must be an object", i);
         if (check_names(o, where, names, 5, msg, msg_len)) return STATE_FILE_INVALID;
         /* The network's own add_obstacle: position inside the world,
          * radius and speed in range. */
         sim_cmd_t cmd;
         char why[200];
         if (cmd_from_json("add_obstacle", o, limits, 0, &cmd, why, sizeof why))
-            return refuse(msg, msg_len, "%s%s", where, why);
+            return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "%s%s", where, why);
         img->obstacles[i] = (obstacle_t){(uint32_t)i, cmd.x, cmd.y, cmd.radius, cmd.vx, cmd.vy, 0};
     }
     img->n_obstacles = n;
@@ -462,7 +449,7 @@ static int get_hex64(const cJSON *obj, const char *name, uint64_t *out, char *ms
         ok = d >= 0;
         v = v << 4 | (uint64_t)(d & 15);
     }
-    if (!ok) return refuse(msg, msg_len, "agent_state.rng: field '%s' must be 16 lower-case hex digits", name);
+    if (!ok) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "agent_state.rng: field '%s' must be 16 lower-case hex digits", name);
     *out = v;
     return 0;
 }
@@ -474,15 +461,15 @@ static int get_array(const cJSON *obj, const char *name, size_t n, size_t size, 
 {
     const cJSON *f = field(obj, name);
     *dst = NULL;
-    if (!f) return required ? refuse(msg, msg_len, "agent_state: field '%s' is required", name) : 0;
-    if (!cJSON_IsString(f)) return refuse(msg, msg_len, "agent_state: field '%s' must be a base64 string", name);
+    if (!f) return required ? text_fail_code(STATE_FILE_INVALID, msg, msg_len, "agent_state: field '%s' is required", name) : 0;
+    if (!cJSON_IsString(f)) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "agent_state: field '%s' must be a base64 string", name);
     size_t bytes = n * size;
     uint8_t *raw = malloc(bytes ? bytes : 1);
-    if (!raw) return refuse(msg, msg_len, "out of memory reading agent_state.%s", name), STATE_FILE_NO_MEMORY;
+    if (!raw) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "out of memory reading agent_state.%s", name), STATE_FILE_NO_MEMORY;
     long got = base64_decode(f->valuestring, strlen(f->valuestring), raw, bytes);
     if (got < 0 || (size_t)got != bytes) {
         free(raw);
-        return refuse(msg, msg_len, "agent_state: field '%s' must be base64 of %zu agents' values (%zu bytes)", name,
+        return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "agent_state: field '%s' must be base64 of %zu agents' values (%zu bytes)", name,
                       n, bytes);
     }
     if (size == 4)
@@ -504,31 +491,31 @@ static int check_agents(const state_image_t *img, char *msg, size_t msg_len)
     const agents_t *a = &img->list;
     size_t n = img->agents;
     uint8_t *seen = calloc(n ? n : 1, 1);
-    if (!seen) return refuse(msg, msg_len, "out of memory checking the agents"), STATE_FILE_NO_MEMORY;
+    if (!seen) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "out of memory checking the agents"), STATE_FILE_NO_MEMORY;
     unsigned species = (unsigned)img->params.species;
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         uint32_t id = a->id[i];
         double speed = hypot((double)a->vx[i], (double)a->vy[i]);
         if (id >= n || seen[id])
-            rc = refuse(msg, msg_len, "agent_state.id[%zu]: %lu is %s", i, (unsigned long)id,
+            rc = text_fail_code(STATE_FILE_INVALID, msg, msg_len, "agent_state.id[%zu]: %lu is %s", i, (unsigned long)id,
                         id >= n ? "not below the population" : "given twice");
         else if (!inside(a->x[i], 0, img->width) || !inside(a->y[i], 0, img->height))
-            rc = refuse(msg, msg_len, "agent %lu: position (%.9g, %.9g) is not finite or outside the %gx%g world",
+            rc = text_fail_code(STATE_FILE_INVALID, msg, msg_len, "agent %lu: position (%.9g, %.9g) is not finite or outside the %gx%g world",
                         (unsigned long)id, (double)a->x[i], (double)a->y[i], (double)img->width, (double)img->height);
         else if (!inside(speed, 0, STATE_MAX_SPEED))
-            rc = refuse(msg, msg_len, "agent %lu: velocity (%.9g, %.9g) is not finite or faster than %g u/s",
+            rc = text_fail_code(STATE_FILE_INVALID, msg, msg_len, "agent %lu: velocity (%.9g, %.9g) is not finite or faster than %g u/s",
                         (unsigned long)id, (double)a->vx[i], (double)a->vy[i], STATE_MAX_SPEED);
         else if ((a->flags[i] & ~(AGENT_LEADER | AGENT_SPECIES_MASK)) ||
                  (unsigned)(a->flags[i] & AGENT_SPECIES_MASK) >> AGENT_SPECIES_SHIFT != id % species)
-            rc = refuse(msg, msg_len, "agent %lu: flags %u, but its id gives species %u and only the leader bit may be added",
+            rc = text_fail_code(STATE_FILE_INVALID, msg, msg_len, "agent %lu: flags %u, but its id gives species %u and only the leader bit may be added",
                         (unsigned long)id, (unsigned)a->flags[i], id % species);
         else if ((img->radius_ali && !inside(img->radius_ali[id], 0, STATE_MAX_RADIUS)) ||
                  (img->radius_coh && !inside(img->radius_coh[id], 0, STATE_MAX_RADIUS)))
-            rc = refuse(msg, msg_len, "agent %lu: a perception radius is not finite or outside [0, %g]",
+            rc = text_fail_code(STATE_FILE_INVALID, msg, msg_len, "agent %lu: a perception radius is not finite or outside [0, %g]",
                         (unsigned long)id, STATE_MAX_RADIUS);
         else if (img->wander && !inside(img->wander[id], 0, STATE_MAX_ANGLE))
-            rc = refuse(msg, msg_len, "agent %lu: wander angle %.9g is not in [0, 2 pi]", (unsigned long)id,
+            rc = text_fail_code(STATE_FILE_INVALID, msg, msg_len, "agent %lu: wander angle %.9g is not in [0, 2 pi]", (unsigned long)id,
                         (double)img->wander[id]);
         else
             seen[id] = 1;
@@ -552,7 +539,7 @@ static int read_agent_state(const cJSON *st, state_image_t *img, char *msg, size
         check_names(rng, "agent_state.rng: ", rng_names, 2, msg, msg_len) ||
         get_hex64(rng, "state", &img->rng.state, msg, msg_len) || get_hex64(rng, "inc", &img->rng.inc, msg, msg_len))
         return STATE_FILE_INVALID;
-    if (!(img->rng.inc & 1)) return refuse(msg, msg_len, "agent_state.rng: 'inc' must be odd");
+    if (!(img->rng.inc & 1)) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "agent_state.rng: 'inc' must be odd");
 
     static const char *const xy[] = {"x", "y"};
     const cJSON *gamma = NULL;
@@ -568,17 +555,17 @@ static int read_agent_state(const cJSON *st, state_image_t *img, char *msg, size
      * any parameter allows. */
     static const char *const pred_names[] = {"x", "y", "vx", "vy"};
     const cJSON *preds = field(st, "predators");
-    if (!cJSON_IsArray(preds)) return refuse(msg, msg_len, "agent_state: field 'predators' must be an array");
+    if (!cJSON_IsArray(preds)) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "agent_state: field 'predators' must be an array");
     size_t n_pred = (size_t)cJSON_GetArraySize(preds);
     if (n_pred != (size_t)img->params.predators)
-        return refuse(msg, msg_len, "agent_state: %zu predators, but the parameter 'predators' is %d", n_pred,
+        return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "agent_state: %zu predators, but the parameter 'predators' is %d", n_pred,
                       img->params.predators);
     size_t k = 0;
     for (const cJSON *p = preds->child; p; p = p->next, k++) {
         char where[48];
         snprintf(where, sizeof where, "agent_state.predators[%zu]: ", k);
         double x, y, vx, vy;
-        if (!cJSON_IsObject(p)) return refuse(msg, msg_len, "agent_state.predators[%zu] must be an object", k);
+        if (!cJSON_IsObject(p)) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "agent_state.predators[%zu] must be an object", k);
         if (check_names(p, where, pred_names, 4, msg, msg_len) ||
             get_real(p, "x", where, 0, img->width, &x, msg, msg_len) ||
             get_real(p, "y", where, 0, img->height, &y, msg, msg_len) ||
@@ -602,26 +589,26 @@ static int read_agent_state(const cJSON *st, state_image_t *img, char *msg, size
     img->wander = arr[8];
     if (rc) return rc; /* the caller frees what was read */
     if (!img->radius_ali != !img->radius_coh)
-        return refuse(msg, msg_len, "agent_state: 'radius_ali' and 'radius_coh' go together");
+        return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "agent_state: 'radius_ali' and 'radius_coh' go together");
     return check_agents(img, msg, msg_len);
 }
 
 static int parse_root(const cJSON *root, const cmd_limits_t *limits, state_image_t *img, char *msg, size_t msg_len)
 {
-    if (!cJSON_IsObject(root)) return refuse(msg, msg_len, "the file must hold one JSON object");
+    if (!cJSON_IsObject(root)) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "the file must hold one JSON object");
     const cJSON *format = field(root, "format");
     if (!cJSON_IsString(format) || strcmp(format->valuestring, STATE_FILE_FORMAT) != 0)
-        return refuse(msg, msg_len, "not a swarmcast state file (field 'format' must be \"%s\")", STATE_FILE_FORMAT);
+        return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "not a swarmcast state file (field 'format' must be \"%s\")", STATE_FILE_FORMAT);
     const cJSON *version = field(root, "version");
-    if (!cJSON_IsNumber(version)) return refuse(msg, msg_len, "field 'version' must be a number");
+    if (!cJSON_IsNumber(version)) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "field 'version' must be a number");
     if (version->valuedouble != STATE_FILE_VERSION)
-        return refuse(msg, msg_len, "version %.9g is not supported (this server reads version %d)", version->valuedouble,
+        return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "version %.9g is not supported (this server reads version %d)", version->valuedouble,
                       STATE_FILE_VERSION);
     static const char *const names[] = {"format", "version", "server",         "world",     "seed",       "agents",
                                         "paused", "params",  "species_params", "obstacles", "agent_state"};
     if (check_names(root, "", names, sizeof names / sizeof names[0], msg, msg_len)) return STATE_FILE_INVALID;
     const cJSON *server = field(root, "server");
-    if (server && !cJSON_IsString(server)) return refuse(msg, msg_len, "field 'server' must be a string");
+    if (server && !cJSON_IsString(server)) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "field 'server' must be a string");
 
     /* The world's size is the server's (a flag); a file for another size
      * would put obstacles and agents where this world has no room. */
@@ -635,7 +622,7 @@ static int parse_root(const cJSON *root, const cmd_limits_t *limits, state_image
     if (get_real(world, "height", "world: ", 0, 1e9, &v, msg, msg_len)) return STATE_FILE_INVALID;
     img->height = (float)v;
     if (img->width != limits->width || img->height != limits->height)
-        return refuse(msg, msg_len, "the file is for a %gx%g world; this one is %gx%g", (double)img->width,
+        return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "the file is for a %gx%g world; this one is %gx%g", (double)img->width,
                       (double)img->height, (double)limits->width, (double)limits->height);
 
     if (get_whole(root, "seed", "", 0, UINT32_MAX, &v, msg, msg_len)) return STATE_FILE_INVALID;
@@ -643,7 +630,7 @@ static int parse_root(const cJSON *root, const cmd_limits_t *limits, state_image
     if (get_whole(root, "agents", "", 0, (double)limits->max_agents, &v, msg, msg_len)) return STATE_FILE_INVALID;
     img->agents = (size_t)v;
     const cJSON *paused = field(root, "paused");
-    if (!cJSON_IsBool(paused)) return refuse(msg, msg_len, "field 'paused' must be true or false");
+    if (!cJSON_IsBool(paused)) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "field 'paused' must be true or false");
     img->paused = cJSON_IsTrue(paused);
 
     /* A parameter the file does not name keeps its default: a file written
@@ -655,12 +642,12 @@ static int parse_root(const cJSON *root, const cmd_limits_t *limits, state_image
         return STATE_FILE_INVALID;
 
     const cJSON *obstacles = field(root, "obstacles");
-    if (!obstacles) return refuse(msg, msg_len, "field 'obstacles' is required");
+    if (!obstacles) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "field 'obstacles' is required");
     if (read_obstacles(obstacles, limits, img, msg, msg_len)) return STATE_FILE_INVALID;
 
     const cJSON *st = field(root, "agent_state");
     if (!st) return STATE_FILE_OK;
-    if (!cJSON_IsObject(st)) return refuse(msg, msg_len, "field 'agent_state' must be an object");
+    if (!cJSON_IsObject(st)) return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "field 'agent_state' must be an object");
     img->has_agents = true;
     return read_agent_state(st, img, msg, msg_len);
 }
@@ -682,13 +669,13 @@ int state_file_parse(const char *text, size_t len, const cmd_limits_t *limits, s
         while (first < len && is_space(text[first])) first++;
         while (last > first && is_space(text[last - 1])) last--;
         bool cut = first < last && text[first] == '{' && text[last - 1] != '}';
-        return refuse(msg, msg_len, "not valid JSON (near line %zu of %zu bytes)%s", line, len,
+        return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "not valid JSON (near line %zu of %zu bytes)%s", line, len,
                       cut ? ": the file ends too early" : "");
     }
     for (const char *p = end; p < text + len; p++)
         if (!is_space(*p)) {
             cJSON_Delete(root);
-            return refuse(msg, msg_len, "text after the JSON object");
+            return text_fail_code(STATE_FILE_INVALID, msg, msg_len, "text after the JSON object");
         }
     int rc = parse_root(root, limits, img, msg, msg_len);
     cJSON_Delete(root);
@@ -770,7 +757,7 @@ static int read_whole(const char *path, size_t cap, char **text, size_t *len, ch
     } else if (!S_ISREG(st.st_mode)) {
         snprintf(msg, msg_len, "cannot read %s: not a regular file", path);
     } else if ((uintmax_t)st.st_size > cap) {
-        rc = refuse(msg, msg_len, "%s is %jd bytes, more than a state file for this world can be (%zu)", path,
+        rc = text_fail_code(STATE_FILE_INVALID, msg, msg_len, "%s is %jd bytes, more than a state file for this world can be (%zu)", path,
                     (intmax_t)st.st_size, cap);
     } else if (!(buf = malloc((size_t)st.st_size + 1))) {
         snprintf(msg, msg_len, "cannot read %s: out of memory", path);

@@ -137,15 +137,29 @@ void text_addf(text_t *t, const char *fmt, ...)
     va_end(ap);
 }
 
-int text_fail(char *msg, size_t cap, const char *fmt, ...)
+static void vfail(char *msg, size_t cap, const char *fmt, va_list ap)
 {
     text_t t;
     text_init(&t, msg, cap);
+    text_vaddf(&t, fmt, ap);
+}
+
+int text_fail(char *msg, size_t cap, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    text_vaddf(&t, fmt, ap);
+    vfail(msg, cap, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+int text_fail_code(int code, char *msg, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(msg, cap, fmt, ap);
+    va_end(ap);
+    return code;
 }
 
 bool text_copy(char *dst, size_t cap, const char *src, size_t n)

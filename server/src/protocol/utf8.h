@@ -53,6 +53,8 @@ void text_vaddf(text_t *t, const char *fmt, va_list ap) __attribute__((format(pr
 /* msg[0, cap) := what printf makes of fmt, as a text_t makes it; returns
  * -1, for the readers that fail with a reason in a caller's buffer. */
 int text_fail(char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same, returning `code` (a reader's own error value). */
+int text_fail_code(int code, char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* dst[0, cap) := src[0, n) as a text_t makes it; returns whether it was
  * whole (not cut). */
