@@ -14,7 +14,7 @@
 #   3. if there is no debian:bookworm-slim image: debootstrap bookworm minbase,
 #      trimmed like the official slim image, cached as a tarball in
 #      $SWARMCAST_DOCKER_CACHE (default /work/docker-cache), docker import
-#   4. docker build --network host -f docker/Dockerfile -t swarmcast REPO
+#   4. docker build --network host --build-arg SWARMCAST_COMMIT=… -f docker/Dockerfile -t swarmcast REPO
 #   5. docker run --rm --network host -e SWARMCAST_PORT=18080 swarmcast, then:
 #      runs as non-root; GET / serves the page; /healthz is 200 and says
 #      only "ok", its detail and /metrics are on the operations listener
@@ -209,9 +209,16 @@ log "scripts/web-deps.sh (client-web/node_modules for the build context)"
 bash "$repo/scripts/web-deps.sh"
 log "docker build --network host -f docker/Dockerfile -t $image $repo (log: $work/build.log)"
 t0=$(now)
-if "$DOCKER" build --network host -f "$repo/docker/Dockerfile" -t "$image" "$repo" >"$work/build.log" 2>&1; then
+commit=$(git -C "$repo" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+if "$DOCKER" build --network host --build-arg SWARMCAST_COMMIT="$commit" \
+     -f "$repo/docker/Dockerfile" -t "$image" "$repo" >"$work/build.log" 2>&1; then
   size=$("$DOCKER" image inspect --format '{{.Size}}' "$image")
   pass "image builds in $(elapsed "$t0" "$(now)") s, $((size / 1000000)) MB"
+  version=$("$DOCKER" run --rm "$image" --version 2>&1 | head -n 1)
+  case "$version" in
+    *"(commit $commit)") pass "the image names its commit: $version" ;;
+    *) fail "the image's --version says '$version', not commit $commit" ;;
+  esac
 else
   tail -40 "$work/build.log"
   fail "docker build"

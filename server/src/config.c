@@ -569,7 +569,7 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
             return CONFIG_EXIT_OK;
         }
         if (opt == OPT_VERSION) {
-            fprintf(out, "swarmcast %s\n", SWARMCAST_VERSION);
+            fprintf(out, "swarmcast %s (commit %s)\n", SWARMCAST_VERSION, SWARMCAST_COMMIT);
             return CONFIG_EXIT_OK;
         }
         if (opt == '?') {

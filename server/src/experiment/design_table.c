@@ -11,7 +11,11 @@
 #include "experiment/design.h"
 #include "protocol/utf8.h"
 
-#define MAX_ROWS 10000000u
+/* As many points as a Latin hypercube may have. A line holds 64 cells of a
+ * number or a name each; anything longer (a binary file, /dev/zero) is not a
+ * design, and is refused before it is held in memory. */
+#define MAX_ROWS 100000u
+#define MAX_LINE 4096
 
 /* Splits line (modified in place) at commas; returns the cell count, or -1
  * when there are more than `max`. Cells are trimmed and unquoted. */
@@ -56,12 +60,16 @@ int design_read_table(const experiment_t *e, design_t *d, char *msg, size_t msg_
     enum { MAX_COLUMNS = 64 };
     char *cells[MAX_COLUMNS];
     int column_factor[MAX_COLUMNS];
-    char *line = NULL;
-    size_t cap = 0, line_no = 0, rows_cap = 0;
+    char line[MAX_LINE + 1];
+    size_t line_no = 0, rows_cap = 0;
     int columns = -1, rc = 0;
     d->n_factors = e->n_factors;
-    while (!rc && getline(&line, &cap, f) >= 0) {
+    while (!rc && fgets(line, sizeof line, f)) {
         line_no++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            rc = text_fail(msg, msg_len, "design.table: line %zu is longer than %d bytes", line_no, MAX_LINE);
+            break;
+        }
         if (skipped(line)) continue;
         int n = split(line, cells, MAX_COLUMNS);
         if (columns < 0) { /* the header */
@@ -91,12 +99,13 @@ int design_read_table(const experiment_t *e, design_t *d, char *msg, size_t msg_
                            columns);
             break;
         }
+        if (d->n_points == MAX_ROWS) {
+            rc = text_fail(msg, msg_len, "design.table: more than %u rows", MAX_ROWS);
+            break;
+        }
         if (d->n_points == rows_cap) {
-            if (rows_cap >= MAX_ROWS) {
-                rc = text_fail(msg, msg_len, "design.table: more than %u rows", MAX_ROWS);
-                break;
-            }
             size_t grown_cap = rows_cap ? rows_cap * 2 : 64;
+            if (grown_cap > MAX_ROWS) grown_cap = MAX_ROWS;
             double *grown = realloc(d->values, grown_cap * (e->n_factors ? e->n_factors : 1) * sizeof *grown);
             if (!grown) {
                 rc = text_fail(msg, msg_len, "out of memory");
@@ -117,7 +126,6 @@ int design_read_table(const experiment_t *e, design_t *d, char *msg, size_t msg_
     if (!rc && ferror(f)) rc = text_fail(msg, msg_len, "design.table: cannot read %s: %s", e->table_path, strerror(errno));
     if (!rc && columns < 0) rc = text_fail(msg, msg_len, "design.table: %s has no header", e->table_path);
     if (!rc && d->n_points == 0) rc = text_fail(msg, msg_len, "design.table: %s has no rows", e->table_path);
-    free(line);
     fclose(f);
     if (rc) design_free(d);
     return rc;

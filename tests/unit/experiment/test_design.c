@@ -199,15 +199,20 @@ static void bad_tables_are_refused_whole(void **state)
         {"w_ali,w_ali,border\n", "column 'w_ali' appears twice"},
         {"w_ali,border\n", "has no rows"},
         {"# nothing\n\n", "has no header"},
+        {NULL, "line 2 is longer than 4096 bytes"}, /* a cell of 5000 digits */
     };
+    char long_line[5100] = "w_ali,border\n";
+    memset(long_line + strlen(long_line), '1', 5000);
+    strcat(long_line, ",wrap\n");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        write_table(cases[i].csv);
+        write_table(cases[i].csv ? cases[i].csv : long_line);
         experiment_t e;
         design_t d;
         load_ok(TABLE_EXPERIMENT, dir, &e);
         char msg[400] = "";
-        if (design_expand(&e, &d, msg, sizeof msg) == 0) fail_msg("accepted: %s", cases[i].csv);
-        if (!strstr(msg, cases[i].says)) fail_msg("%s\n  says: %s\n  expected: %s", cases[i].csv, msg, cases[i].says);
+        const char *csv = cases[i].csv ? cases[i].csv : "(5000 digits)";
+        if (design_expand(&e, &d, msg, sizeof msg) == 0) fail_msg("accepted: %s", csv);
+        if (!strstr(msg, cases[i].says)) fail_msg("%s\n  says: %s\n  expected: %s", csv, msg, cases[i].says);
         assert_null(d.values);
         experiment_free(&e);
     }
