@@ -104,6 +104,7 @@ test('results.csv: a metric over ticks for the chosen runs', T, async () => {
   assert.equal(await page.locator('#ticks .watch-lines li code').count(), 1);
   assert.equal(await page.locator('#ticks .watch-lines li code').innerText(),
     `swarmcast experiment scenario 'sweep results' ${runId} > run.json && swarmcast --scenario run.json`);
+  await page.locator('#ticks').screenshot({ path: path.join(artifacts, 'experiment-ticks.png') });
 });
 
 test('a continuation: the up and the down branch as two lines against the swept value', T, async () => {
