@@ -10,10 +10,10 @@
 
 #include "app_internal.h"
 #include "net_config_for.h"
-#include "world_setup.h"
 #include "persist/state_json.h"
-#include "sim/params.h"
 #include "sim/capacity.h"
+#include "sim/params.h"
+#include "world_setup.h"
 
 /* Frees the per-slot state and what the threads exchanged (app_create's
  * failure path and app_destroy). */
