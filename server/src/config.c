@@ -22,6 +22,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: swarmcast [options]\n"
+            "       swarmcast --scenario FILE [options]   that world, live from tick 0 (one run of a sweep)\n"
             "       swarmcast --headless --steps N [options]\n"
             "       swarmcast --headless --replay FILE [--final FILE] [--csv FILE]\n"
             "       swarmcast relay --nats URL [options]\n"
