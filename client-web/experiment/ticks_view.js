@@ -1,5 +1,6 @@
 // "A metric over ticks" from results.csv: the recorded rows of the chosen
-// runs (the first few to start with), one line each.
+// runs (the first few to start with), one line each, and the lines that
+// serve them live (watch_view.js).
 (function (ns) {
   'use strict';
 
@@ -14,6 +15,7 @@
     const controls = section.querySelector('.controls');
     const runList = section.querySelector('select.runs');
     const chartArea = section.querySelector('.chart');
+    const watch = ns.watchView(section.querySelector('.watch'));
     let table = null;
     const choice = { metric: null };
 
@@ -23,6 +25,7 @@
         { name: 'metric', text: 'metric', options: ns.valueOptions(table.metrics), value: choice.metric },
       ], (name, value) => { choice[name] = value; render(); });
       const chosen = table.runs.filter((r, i) => runList.options[i]?.selected);
+      watch.show(chosen);
       // One x axis for every run: the union of their ticks.
       const ticks = [...new Set(chosen.flatMap((r) => r.ticks))].sort((a, b) => a - b);
       const at = new Map(ticks.map((t, i) => [t, i]));

@@ -22,6 +22,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: swarmcast [options]\n"
+            "       swarmcast --scenario FILE [options]   that world, live from tick 0 (one run of a sweep)\n"
             "       swarmcast --headless --steps N [options]\n"
             "       swarmcast --headless --replay FILE [--final FILE] [--csv FILE]\n"
             "       swarmcast relay --nats URL [options]\n"
@@ -103,8 +104,10 @@ static void usage(FILE *f)
             "Headless runs (no network; the same seed and inputs give byte-identical files):\n"
             "  --headless                                   step the world without serving it, then exit\n"
             "  --steps N                                    number of steps (a scenario's steps otherwise)\n"
-            "  --scenario FILE                              JSON set-up: seed, agents, world, model, params,\n"
-            "                                               obstacles, targets, agent_list, steps\n"
+            "  --scenario FILE      SWARMCAST_SCENARIO      JSON set-up: seed, agents, world, model, params,\n"
+            "                                               obstacles, targets, agent_list, steps; live too: the\n"
+            "                                               server starts with that world (it wins over a saved\n"
+            "                                               --state-file; --agents/--seed/--world/--set win over it)\n"
             "  --csv FILE                                   metrics per step as CSV (- : stdout)\n"
             "  --metrics-every K                            a CSV row every K steps (1)\n"
             "  --replay FILE                                re-run a --record log to its last tick\n"
@@ -265,13 +268,14 @@ static int check_modes(const config_t *c, size_t n_set_flags, FILE *err)
         fprintf(err, "swarmcast: a relay needs --nats URL (the NATS servers the simulation publishes to)\n");
         return -1;
     }
-    if (c->relay && (c->record || c->final_path || c->state_file)) {
+    if (c->relay && (c->record || c->final_path || c->state_file || c->scenario)) {
         fprintf(err, "swarmcast: %s is the simulation's: a relay has no world of its own\n",
-                c->record ? "--record" : c->final_path ? "--final" : "--state-file");
+                c->record ? "--record" : c->final_path ? "--final" : c->state_file ? "--state-file" : "--scenario");
         return -1;
     }
     if (!c->headless) {
-        const char *only_headless = c->steps_given ? "--steps" : c->scenario ? "--scenario" : c->csv ? "--csv"
+        /* A live server runs a --scenario's world until stopped (its "steps" unused). */
+        const char *only_headless = c->steps_given ? "--steps" : c->csv ? "--csv"
                                     : c->replay                        ? "--replay"
                                                                        : NULL;
         if (only_headless) {
@@ -450,6 +454,7 @@ static const struct {
     {OPT_ALLOW_FRAME, "SWARMCAST_ALLOW_FRAME"}, {OPT_PUBLIC_URL, "SWARMCAST_PUBLIC_URL"},
     {OPT_TRUSTED_PROXY, "SWARMCAST_TRUSTED_PROXY"},
     {OPT_METRICS_LISTEN, "SWARMCAST_METRICS_LISTEN"},
+    {OPT_SCENARIO, "SWARMCAST_SCENARIO"},
     {OPT_RELAY_TAG, "SWARMCAST_RELAY_TAG"}, {OPT_RELAY_NAME, "SWARMCAST_RELAY_NAME"},
     /* The scaled set-up. */
     {OPT_NATS, "SWARMCAST_NATS"}, {OPT_NATS_PREFIX, "SWARMCAST_NATS_PREFIX"},

@@ -83,7 +83,7 @@ typedef struct config {
     bool headless;
     uint64_t steps;
     uint64_t metrics_every;  /* CSV row every this many steps */
-    const char *scenario;    /* JSON file, or NULL */
+    const char *scenario;    /* JSON file (a headless run's, or a live server's first world), or NULL */
     const char *csv;         /* metrics CSV ("-": stdout), or NULL */
     const char *replay;      /* a --record log to replay, or NULL */
     /* Which settings came from command-line flags: those override a

@@ -12,6 +12,7 @@
 #include "headless.h"
 #include "people/token_strength.h"
 #include "relay/relay.h"
+#include "world_setup.h"
 
 /* The process serves either the simulation (app) or a relay. */
 typedef struct {
@@ -48,6 +49,14 @@ int main(int argc, char **argv)
     int rc = config_load(&cfg, argc, argv, stdout, stderr);
     if (rc != CONFIG_RUN) return rc == CONFIG_EXIT_OK ? 0 : 2;
     if (cfg.headless) return headless_run(&cfg);
+    /* A live server's --scenario: the whole file checked, and its world's
+     * size, population and seed in cfg, before anything listens. */
+    config_t given = cfg;
+    char msg[400];
+    if (world_setup_resolve(&given, &cfg, msg, sizeof msg)) {
+        fprintf(stderr, "swarmcast: %s\n", msg);
+        return 2;
+    }
     char why[96];
     if (cfg.control_token && token_weakness(cfg.control_token, why, sizeof why))
         fprintf(stderr, "swarmcast: warning: the control token is guessable (%s); make a strong one with "

@@ -27,8 +27,8 @@ static int sizes(const config_t *cfg, const scenario_t *sc, size_t *agents, floa
     else if (!cfg->agents_given && sc->has_agents) *agents = sc->agents;
     *width = cfg->world_given || !sc->has_world ? cfg->world_width : sc->width;
     *height = cfg->world_given || !sc->has_world ? cfg->world_height : sc->height;
-    *steps = cfg->steps_given || !sc->has_steps ? cfg->steps : sc->steps;
-    if (!cfg->steps_given && !sc->has_steps)
+    if (steps) *steps = cfg->steps_given || !sc->has_steps ? cfg->steps : sc->steps;
+    if (steps && !cfg->steps_given && !sc->has_steps)
         return text_fail_code(SETUP_E_INPUT, msg, msg_len, "--headless needs --steps N (the scenario %s has no \"steps\")",
                           cfg->scenario ? cfg->scenario : "-");
     if (sc->has_agent_list && *agents != sc->n_agent_list)
@@ -93,6 +93,8 @@ int world_setup(const config_t *cfg, world_t *world, uint64_t *steps, char *msg,
         goto done;
     }
     uint32_t seed = cfg->seed_given || !sc.has_seed ? cfg->seed : sc.seed;
+    /* A target per viewer; a live server's relays' viewers have them too. */
+    size_t viewers = cfg->max_clients + (cfg->nats_url ? cfg->max_remote_clients : 0);
     world_config_t wc = {
         .width = width,
         .height = height,
@@ -100,7 +102,7 @@ int world_setup(const config_t *cfg, world_t *world, uint64_t *steps, char *msg,
         .seed = seed,
         .agents = 0, /* drawn below, once the parameters are in place */
         .max_agents = cfg->max_agents,
-        .max_targets = cfg->max_clients > sc.n_targets ? cfg->max_clients : sc.n_targets,
+        .max_targets = viewers > sc.n_targets ? viewers : sc.n_targets,
         .threads = cfg->threads,
     };
     if (world_init(world, &wc)) {
@@ -111,4 +113,30 @@ int world_setup(const config_t *cfg, world_t *world, uint64_t *steps, char *msg,
 done:
     scenario_free(&sc);
     return rc;
+}
+
+int world_setup_resolve(const config_t *cfg, config_t *resolved, char *msg, size_t msg_len)
+{
+    *resolved = *cfg;
+    if (!cfg->scenario) return SETUP_OK;
+    /* The whole set-up once, on one thread: everything the file says is
+     * checked before anything is served, by the code that will build it. */
+    config_t trial = *cfg;
+    trial.threads = 1;
+    world_t w;
+    int rc = world_setup(&trial, &w, NULL, msg, msg_len);
+    if (rc) return rc;
+    uint32_t largest_target_id = w.n_targets ? w.targets[w.n_targets - 1].client_id : 0; /* sorted by id */
+    resolved->world_width = w.width;
+    resolved->world_height = w.height;
+    resolved->agents = w.n;
+    resolved->seed = w.seed;
+    resolved->world_given = resolved->agents_given = resolved->seed_given = true;
+    world_free(&w);
+    if (largest_target_id > SETUP_MAX_LIVE_TARGET_ID)
+        return text_fail_code(SETUP_E_INPUT, msg, msg_len,
+                              "scenario %s: a target's client_id %lu is above %lu: a live server gives its viewers "
+                              "the ids above the scenario's targets'",
+                              cfg->scenario, (unsigned long)largest_target_id, (unsigned long)SETUP_MAX_LIVE_TARGET_ID);
+    return SETUP_OK;
 }

@@ -98,6 +98,13 @@ test('results.csv: a metric over ticks for the chosen runs', T, async () => {
   await page.selectOption('#ticks select.runs', { index: 5 });
   assert.equal((await legend('ticks')).match(/polarization · [0-9a-f]{16}/g).length, 1);
   assert.ok((await canvasInk(page, plotCanvas('ticks'), FIRST_LINE)).near > 30);
+  // The chosen run's line to watch it live, with the folder typed in.
+  const runId = await page.locator('#ticks select.runs option').nth(5).getAttribute('value');
+  await page.fill('#ticks input.out-dir', 'sweep results');
+  assert.equal(await page.locator('#ticks .watch-lines li code').count(), 1);
+  assert.equal(await page.locator('#ticks .watch-lines li code').innerText(),
+    `swarmcast experiment scenario 'sweep results' ${runId} > run.json && swarmcast --scenario run.json`);
+  await page.locator('#ticks').screenshot({ path: path.join(artifacts, 'experiment-ticks.png') });
 });
 
 test('a continuation: the up and the down branch as two lines against the swept value', T, async () => {

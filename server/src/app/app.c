@@ -12,6 +12,8 @@
 #include "net_config_for.h"
 #include "persist/state_json.h"
 #include "sim/capacity.h"
+#include "sim/params.h"
+#include "world_setup.h"
 
 /* Frees the per-slot state and what the threads exchanged (app_create's
  * failure path and app_destroy). */
@@ -60,14 +62,10 @@ static size_t population_limit(const config_t *cfg)
     return cap.max_agents;
 }
 
-app_t *app_create(uv_loop_t *loop, const config_t *cfg)
+/* The world from the flags alone: the seed's agents, then --set. */
+static int plain_world(app_t *a)
 {
-    app_t *a = calloc(1, sizeof *a);
-    if (!a) return NULL;
-    a->loop = loop;
-    a->cfg = *cfg;
-    if (!cfg->max_agents_given) a->cfg.max_agents = population_limit(cfg);
-    cfg = &a->cfg;
+    const config_t *cfg = &a->cfg;
     world_config_t wc = {
         .width = cfg->world_width,
         .height = cfg->world_height,
@@ -80,17 +78,59 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
     };
     if (world_init(&a->world, &wc)) {
         fprintf(stderr, "swarmcast: cannot create a world of %zu agents\n", cfg->agents);
-        free(a);
-        return NULL;
+        return -1;
     }
     char msg[160];
     for (size_t i = 0; i < cfg->n_sets; i++)
         world_set_param(&a->world, (size_t)cfg->sets[i].param, cfg->sets[i].value, msg, sizeof msg);
     /* --set may change max_speed, which the initial speeds were drawn from. */
     if (cfg->n_sets) world_reset(&a->world, cfg->seed, cfg->agents);
+    return 0;
+}
+
+/* --scenario: the world exactly as `--headless --scenario` builds it
+ * (world_setup.c), so that with nobody steering it steps as that run did,
+ * tick for tick. main.c has checked the file (world_setup_resolve) and put
+ * its size, population and seed into the flags. It wins over a saved
+ * --state-file at start (README, "Watching one run of a sweep"), which keeps
+ * this world from then on. */
+static int scenario_world(app_t *a)
+{
+    const config_t *cfg = &a->cfg;
+    char msg[400];
+    if (world_setup(cfg, &a->world, NULL, msg, sizeof msg)) {
+        fprintf(stderr, "swarmcast: %s\n", msg);
+        return -1;
+    }
+    const char *model = params_desc((size_t)params_find("model"))->enum_names[a->world.params.model];
+    fprintf(stderr, "swarmcast: serving scenario %s from tick 0 (model %s, %zu agents, %gx%g, seed %lu, %zu obstacles, "
+                    "%zu targets; its \"steps\" end a headless run: this world runs until stopped)\n",
+            cfg->scenario, model, a->world.n, (double)a->world.width, (double)a->world.height,
+            (unsigned long)a->world.seed, a->world.n_obstacles, a->world.n_targets);
+    if (cfg->state_file)
+        fprintf(stderr, "swarmcast: --scenario replaces the set-up saved in %s, which keeps this world from now on\n",
+                cfg->state_file);
+    if (cfg->record)
+        fprintf(stderr, "swarmcast: note: --record's header holds the scenario's parameters, seed and population, "
+                        "not its obstacles, targets or agent_list: with any of them, a replay differs from this run\n");
+    return 0;
+}
+
+app_t *app_create(uv_loop_t *loop, const config_t *cfg)
+{
+    app_t *a = calloc(1, sizeof *a);
+    if (!a) return NULL;
+    a->loop = loop;
+    a->cfg = *cfg;
+    if (!cfg->max_agents_given) a->cfg.max_agents = population_limit(cfg);
+    cfg = &a->cfg;
+    if (cfg->scenario ? scenario_world(a) : plain_world(a)) {
+        free(a);
+        return NULL;
+    }
     a->limits = (cmd_limits_t){cfg->world_width, cfg->world_height, cfg->max_agents};
     pthread_mutex_init(&a->state_write_lock, NULL);
-    if (cfg->state_file && restore_state(a)) goto fail;
+    if (cfg->state_file && !cfg->scenario && restore_state(a)) goto fail;
     a->started_ns = a->last_tick_ns = now_ns();
     a->state_due_ns = a->started_ns + (uint64_t)(cfg->state_every_s * 1e9);
     a->summary = (summary_t){world_info(&a->world), a->world.tick, a->world.n, a->world.paused, a->last_tick_ns, {0}};
@@ -121,6 +161,9 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
     pthread_condattr_destroy(&attr);
 
     net_config_t nc = net_config_for(cfg);
+    /* A scenario's targets keep their ids (sorted): viewers are numbered
+     * above them, so none moves one or, leaving, takes it away. */
+    if (cfg->scenario && a->world.n_targets) nc.reserved_client_ids = a->world.targets[a->world.n_targets - 1].client_id;
     net_callbacks_t cb = {a, on_open, on_message, on_close, on_health, on_metrics, compose_v2};
     if (!(a->net = net_create(loop, &nc, &cb))) {
         fprintf(stderr, "swarmcast: cannot listen on %s:%d with web root %s\n", cfg->bind, cfg->port, cfg->web_root);

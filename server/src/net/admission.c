@@ -205,8 +205,10 @@ int net_on_established(net_t *n, session_t *s, struct lws *wsi)
     s->counted = true;
     s->slot = slot;
     address_limits_session_opened(n->limits, &s->addr, now);
-    /* Ids wrap below NET_CLIENT_ID_LIMIT, skipping 0. */
-    n->last_client_id = n->last_client_id % (NET_CLIENT_ID_LIMIT - 1) + 1;
+    /* Ids wrap below NET_CLIENT_ID_LIMIT, skipping 0 and the reserved ones. */
+    n->last_client_id = n->last_client_id + 1 < NET_CLIENT_ID_LIMIT && n->last_client_id >= n->cfg.reserved_client_ids
+                            ? n->last_client_id + 1
+                            : n->cfg.reserved_client_ids + 1;
     s->client_id = n->last_client_id;
     const struct lws_protocols *p = lws_get_protocol(wsi);
     s->protocol = p && strcmp(p->name, "swarmcast.v2") == 0 ? 2 : 1;

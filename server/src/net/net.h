@@ -73,6 +73,8 @@ typedef struct net_config {
     unsigned stall_timeout_ms;   /* output stuck, or a message half-received, this long: closed */
     bool deflate;                /* permessage-deflate with clients that offer it */
     const char *allow_frame;     /* comma-separated origins that may frame the pages; NULL: none */
+    uint32_t reserved_client_ids; /* ids 1..this are the world's own (a scenario's targets): sessions get
+                                   * ids above, so that none moves or, leaving, clears one of them */
 } net_config_t;
 
 /* Client ids are 1 … NET_CLIENT_ID_LIMIT − 1 (then they wrap): a relay's
