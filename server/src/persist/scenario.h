@@ -6,10 +6,11 @@
  *    "obstacles": [{"x": 800, "y": 450, "radius": 60}],
  *    "targets": [{"x": 1400, "y": 450, "client_id": 1}],
  *    "agent_list": [{"x": 10, "y": 20, "vx": 50, "vy": 0}],
- *    "spawn": {"x": 95, "y": 95, "width": 13, "height": 13},
  *    "steps": 600}
  *
- * Every field is optional. Loading is in two stages because the world's size
+ * Every field is optional; "spawn" (a rectangle the drawn agents start
+ * in: {"x", "y", "width", "height" [, "speed_min", "speed_max"]}) instead
+ * of agent_list. Loading is in two stages because the world's size
  * (which bounds obstacles, targets and agents) may come from the command
  * line: scenario_load reads the file and the plain fields, scenario_build
  * turns the rest into validated commands — the same sim_cmd_t values, made by
