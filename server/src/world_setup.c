@@ -1,5 +1,6 @@
 #include "world_setup.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 
@@ -39,6 +40,28 @@ static int sizes(const config_t *cfg, const scenario_t *sc, size_t *agents, floa
     return SETUP_OK;
 }
 
+/* The agents as drawn from the seed (uniform over the world, speeds
+ * max_speed·U(0.5, 1), uniform headings), moved into the scenario's spawn
+ * rectangle: each position scaled from the world into it, so they are
+ * uniform over it and the draws, hence the seed, decide them as before;
+ * with a speed range, each speed mapped from [max_speed/2, max_speed] onto
+ * it, heading kept. */
+static void spawn_into(world_t *w, const scenario_spawn_t *sp)
+{
+    const float sx = sp->width / w->width, sy = sp->height / w->height, top = w->params.max_speed;
+    for (size_t i = 0; i < w->n; i++) {
+        w->cur.x[i] = sp->x + w->cur.x[i] * sx;
+        w->cur.y[i] = sp->y + w->cur.y[i] * sy;
+        if (!sp->has_speed) continue;
+        const float speed = sqrtf(w->cur.vx[i] * w->cur.vx[i] + w->cur.vy[i] * w->cur.vy[i]);
+        if (!(speed > 0.0f)) continue;
+        const float u = fminf(fmaxf(2.0f * speed / top - 1.0f, 0.0f), 1.0f);
+        const float scale = (sp->speed_min + u * (sp->speed_max - sp->speed_min)) / speed;
+        w->cur.vx[i] *= scale;
+        w->cur.vy[i] *= scale;
+    }
+}
+
 static int populate(const config_t *cfg, const scenario_t *sc, world_t *w, size_t agents, char *msg, size_t msg_len)
 {
     int rc = SETUP_OK;
@@ -63,9 +86,10 @@ static int populate(const config_t *cfg, const scenario_t *sc, world_t *w, size_
         w->cur.vx[i] = sc->agent_list[i].vx;
         w->cur.vy[i] = sc->agent_list[i].vy;
     }
+    if (sc->has_spawn) spawn_into(w, &sc->spawn);
     /* State derived from the agents when they were drawn (the delayed-feedback
      * history) must follow agents placed by hand. */
-    if (sc->n_agent_list && world_agents_placed(w) != SIM_OK)
+    if ((sc->n_agent_list || sc->has_spawn) && world_agents_placed(w) != SIM_OK)
         return text_fail_code(SETUP_E_IO, msg, msg_len, "out of memory placing the scenario's agents");
     for (size_t i = 0; i < sc->n_obstacles && !rc; i++) rc = apply_setup(w, &sc->obstacles[i], "obstacles", i, msg, msg_len);
     for (size_t i = 0; i < sc->n_targets && !rc; i++) rc = apply_setup(w, &sc->targets[i], "targets", i, msg, msg_len);

@@ -130,6 +130,23 @@ test('agent_list places agents exactly; the example scenario runs', T, async () 
   assert.equal(e.state.tick, 30);
 });
 
+test('spawn starts the drawn agents inside its rectangle, at speeds in its range, the same for the same seed', T, async () => {
+  const spawn = { x: 95, y: 95, width: 13, height: 13, speed_min: 0.5, speed_max: 2 };
+  const p = writeScenario('spawn.json', { agents: 200, world: { width: 200, height: 200 }, spawn, steps: 0 });
+  const r = await headless('spawned', ['--scenario', p, '--seed', '9']);
+  assert.equal(r.state.agents.length, 200);
+  const xs = r.state.agents.map((a) => a.x), ys = r.state.agents.map((a) => a.y);
+  const speeds = r.state.agents.map((a) => Math.hypot(a.vx, a.vy));
+  for (const [v, lo, hi] of [[xs, 95, 108], [ys, 95, 108], [speeds, 0.5 - 1e-4, 2 + 1e-4]])
+    assert.ok(Math.min(...v) >= lo && Math.max(...v) <= hi, `${Math.min(...v)} … ${Math.max(...v)} inside [${lo}, ${hi}]`);
+  // Spread over the whole rectangle and the whole range, not bunched.
+  assert.ok(Math.max(...xs) - Math.min(...xs) > 11 && Math.max(...speeds) - Math.min(...speeds) > 1.2);
+  const again = await headless('spawned-again', ['--scenario', p, '--seed', '9']);
+  assert.deepEqual(again.state.agents, r.state.agents);
+  const other = await headless('spawned-other', ['--scenario', p, '--seed', '10']);
+  assert.notDeepEqual(other.state.agents, r.state.agents);
+});
+
 test("a replayed log holds visitors to their own obstacles, and the server's leave takes them away", T, async () => {
   // A log as a live server with visitors 5 and 6 and operator 7 writes it.
   const header = { swarmcast_record: 1, server: 'test', seed: 4, agents: 50, world: { width: 800, height: 600 },
@@ -193,6 +210,12 @@ test('bad arguments and bad scenarios exit with 2 and say what is wrong', T, asy
       /agent_list\[0\]: field 'y'/],
     [['--headless', '--scenario', writeScenario('bad-count.json', { agents: 3, agent_list: [{ x: 1, y: 1 }], steps: 1 })],
       /agent_list/],
+    [['--headless', '--scenario', writeScenario('bad-spawn.json', { spawn: { x: 1500, y: 0, width: 200, height: 10 }, steps: 1 })],
+      /spawn: field 'width' is 200, must be in \[0, 100\]/],
+    [['--headless', '--scenario', writeScenario('bad-spawn-speed.json', { spawn: { x: 0, y: 0, width: 9, height: 9, speed_min: 3 }, steps: 1 })],
+      /speed_min' and 'speed_max' go together/],
+    [['--headless', '--scenario', writeScenario('spawn-and-list.json', { spawn: { x: 0, y: 0, width: 9, height: 9 }, agent_list: [{ x: 1, y: 1 }], steps: 1 })],
+      /'spawn' and 'agent_list' exclude each other/],
   ];
   for (const [args, message] of cases) {
     const r = await runSwarmcast(args);

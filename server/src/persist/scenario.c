@@ -41,8 +41,8 @@ static int get_real(const cJSON *obj, const char *field, const char *where, doub
     return 0;
 }
 
-static const char *const known_fields[] = {"seed",    "agents",    "world",      "model", "params",
-                                           "obstacles", "targets", "agent_list", "steps"};
+static const char *const known_fields[] = {"seed",    "agents",  "world",      "model", "params",
+                                           "obstacles", "targets", "agent_list", "spawn", "steps"};
 
 int scenario_load(const char *path, scenario_t *s, char *msg, size_t msg_len)
 {
@@ -83,7 +83,7 @@ int scenario_load_text(const char *text, size_t len, scenario_t *s, char *msg, s
         if (!known)
             return text_fail_code(SCENARIO_E_INVALID, msg, msg_len,
                            "unknown field '%s' (known: seed, agents, world, model, params, obstacles, targets, "
-                           "agent_list, steps)",
+                           "agent_list, spawn, steps)",
                            item->string);
     }
 
@@ -210,6 +210,43 @@ static int build_agents(scenario_t *s, const cJSON *root, const cmd_limits_t *li
     return 0;
 }
 
+/* "spawn": a rectangle inside the world, and optionally the speeds the
+ * agents start with. */
+static int build_spawn(scenario_t *s, const cJSON *root, const cmd_limits_t *limits, char *msg, size_t msg_len)
+{
+    const cJSON *spawn = cJSON_GetObjectItemCaseSensitive(root, "spawn");
+    if (!spawn) return 0;
+    if (!cJSON_IsObject(spawn))
+        return text_fail_code(SCENARIO_E_INVALID, msg, msg_len,
+                              "'spawn' must be an object {\"x\", \"y\", \"width\", \"height\" [, \"speed_min\", \"speed_max\"]}");
+    if (s->has_agent_list)
+        return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "'spawn' and 'agent_list' exclude each other (agent_list places every agent)");
+    static const char *const fields[] = {"x", "y", "width", "height", "speed_min", "speed_max"};
+    const cJSON *f;
+    cJSON_ArrayForEach(f, spawn)
+    {
+        bool known = false;
+        for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) known |= strcmp(f->string, fields[k]) == 0;
+        if (!known)
+            return text_fail_code(SCENARIO_E_INVALID, msg, msg_len,
+                                  "spawn: unknown field '%s' (known: x, y, width, height, speed_min, speed_max)", f->string);
+    }
+    double x = 0, y = 0, w = 0, h = 0, lo = -1, hi = -1;
+    if (get_real(spawn, "x", "spawn: ", 0, limits->width, true, &x, msg, msg_len) ||
+        get_real(spawn, "y", "spawn: ", 0, limits->height, true, &y, msg, msg_len) ||
+        get_real(spawn, "width", "spawn: ", 0, limits->width - x, true, &w, msg, msg_len) ||
+        get_real(spawn, "height", "spawn: ", 0, limits->height - y, true, &h, msg, msg_len) ||
+        get_real(spawn, "speed_min", "spawn: ", 0, 1e6, false, &lo, msg, msg_len) ||
+        get_real(spawn, "speed_max", "spawn: ", 0, 1e6, false, &hi, msg, msg_len))
+        return SCENARIO_E_INVALID;
+    if ((lo < 0) != (hi < 0)) return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "spawn: 'speed_min' and 'speed_max' go together");
+    if (hi < lo) return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "spawn: 'speed_max' is below 'speed_min'");
+    s->has_spawn = true;
+    s->spawn = (scenario_spawn_t){(float)x, (float)y, (float)w, (float)h, lo >= 0, lo >= 0 ? (float)lo : 0.0f,
+                                  hi >= 0 ? (float)hi : 0.0f};
+    return 0;
+}
+
 int scenario_build(scenario_t *s, const cmd_limits_t *limits, char *msg, size_t msg_len)
 {
     const cJSON *root = s->json;
@@ -217,7 +254,7 @@ int scenario_build(scenario_t *s, const cmd_limits_t *limits, char *msg, size_t 
     if (build_params(s, root, msg, msg_len) ||
         build_list(root, "obstacles", "add_obstacle", limits, false, &s->obstacles, &s->n_obstacles, msg, msg_len) ||
         build_list(root, "targets", "set_target", limits, true, &s->targets, &s->n_targets, msg, msg_len) ||
-        build_agents(s, root, limits, msg, msg_len))
+        build_agents(s, root, limits, msg, msg_len) || build_spawn(s, root, limits, msg, msg_len))
         return SCENARIO_E_INVALID;
     if (s->n_obstacles > SIM_MAX_OBSTACLES)
         return text_fail_code(SCENARIO_E_INVALID, msg, msg_len, "'obstacles' has %zu entries; at most %d", s->n_obstacles, SIM_MAX_OBSTACLES);

@@ -8,7 +8,9 @@
  *    "agent_list": [{"x": 10, "y": 20, "vx": 50, "vy": 0}],
  *    "steps": 600}
  *
- * Every field is optional. Loading is in two stages because the world's size
+ * Every field is optional; "spawn" (a rectangle the drawn agents start
+ * in: {"x", "y", "width", "height" [, "speed_min", "speed_max"]}) instead
+ * of agent_list. Loading is in two stages because the world's size
  * (which bounds obstacles, targets and agents) may come from the command
  * line: scenario_load reads the file and the plain fields, scenario_build
  * turns the rest into validated commands — the same sim_cmd_t values, made by
@@ -27,8 +29,18 @@ typedef struct scenario_agent {
     float x, y, vx, vy;
 } scenario_agent_t;
 
+/* Where the agents drawn from the seed start instead of the whole world:
+ * a rectangle, and optionally a range of speeds (a published set-up's
+ * initial spread, which the world's own size cannot give without changing
+ * the world). */
+typedef struct scenario_spawn {
+    float x, y, width, height;
+    bool has_speed;
+    float speed_min, speed_max;
+} scenario_spawn_t;
+
 typedef struct scenario {
-    bool has_seed, has_agents, has_world, has_steps, has_agent_list;
+    bool has_seed, has_agents, has_world, has_steps, has_agent_list, has_spawn;
     uint32_t seed;
     size_t agents;
     float width, height;
@@ -43,6 +55,7 @@ typedef struct scenario {
     size_t n_targets;
     scenario_agent_t *agent_list;
     size_t n_agent_list;
+    scenario_spawn_t spawn; /* when has_spawn */
 
     void *json; /* the parsed file, until scenario_free */
 } scenario_t;
@@ -56,7 +69,7 @@ int scenario_load(const char *path, scenario_t *s, char *msg, size_t msg_len);
 /* The same from text[0, len) (no NUL needed): SCENARIO_OK or
  * SCENARIO_E_INVALID. */
 int scenario_load_text(const char *text, size_t len, scenario_t *s, char *msg, size_t msg_len);
-/* Validates model, params, obstacles, targets and agent_list against the
+/* Validates model, params, obstacles, targets, agent_list and spawn against the
  * world's limits and turns them into commands. 0 or SCENARIO_E_INVALID. */
 int scenario_build(scenario_t *s, const cmd_limits_t *limits, char *msg, size_t msg_len);
 void scenario_free(scenario_t *s);

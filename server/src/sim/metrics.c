@@ -160,7 +160,9 @@ void metrics_free(metrics_state_t *s)
 
 metrics_config_t metrics_default_config(const world_t *w)
 {
-    return (metrics_config_t){.cluster_radius = w->params.coh_radius, .collision_distance = 2.0f};
+    const sim_params_t *p = &w->params;
+    const bool olfati = p->model == MODEL_OLFATI1 || p->model == MODEL_OLFATI2 || p->model == MODEL_OLFATI3;
+    return (metrics_config_t){.cluster_radius = olfati ? p->os_r : p->coh_radius, .collision_distance = 2.0f};
 }
 
 typedef struct run {

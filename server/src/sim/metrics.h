@@ -30,7 +30,8 @@ typedef struct metrics {
 } metrics_t;
 
 typedef struct metrics_config {
-    float cluster_radius;      /* default: the cohesion radius */
+    float cluster_radius;      /* default: the model's range of interaction (cohesion radius;
+                                  Olfati-Saber's r) */
     float collision_distance;  /* default: 2 u */
     uint64_t max_pairs;        /* skip the pair metrics when the grid's blocks hold more candidate
                                   pairs than this (their cost grows with the square of density);
@@ -55,8 +56,11 @@ void metrics_free(metrics_state_t *s);
 /* 0, or −1 when out of memory (out untouched). Distances follow the world's
  * border: shortest displacement on a torus when wrapping. */
 int metrics_compute(metrics_state_t *s, const world_t *w, const metrics_config_t *cfg, metrics_t *out);
-/* The configuration the world's parameters imply (cluster radius = cohesion
- * radius, collision distance 2 u). */
+/* The configuration the world's parameters imply (cluster radius = the
+ * range within which the model links two agents: the cohesion radius, or
+ * for Olfati-Saber's models r, so that clusters are the components of the
+ * paper's proximity net and "fragmentation" its sense of it; collision
+ * distance 2 u). */
 metrics_config_t metrics_default_config(const world_t *w);
 
 #endif

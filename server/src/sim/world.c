@@ -175,17 +175,31 @@ void scratch_free(sense_scratch_t *s)
     memset(s, 0, sizeof *s);
 }
 
-/* The grid's cells must hold every model's and every species' reach. */
+/* The fastest an agent of these parameters moves, whatever its model. */
+static float top_speed(const sim_params_t *p)
+{
+    return fmaxf(p->max_speed, fmaxf(p->cz_speed, p->uni_speed_max));
+}
+
+/* The grid's cells must hold every model's and every species' reach. With
+ * delayed positions a neighbour is sensed where it was delay_ticks ago but
+ * found in the grid where it is now, and it may have flown up to its top
+ * speed times the delay since: the cells grow by that much, so that the
+ * 3x3 block still holds everyone whose past place is within reach (an
+ * agent respawned or pushed out of a moving obstacle may jump further;
+ * that is missed for those few ticks). */
 static float max_radius(const world_t *w)
 {
-    float r = 0.0f;
+    float r = 0.0f, flown = 0.0f;
+    const bool delayed_positions = w->params.delay_ticks > 0 && w->params.delay_mode != DELAY_VELOCITIES;
     for (int s = 0; s < SIM_MAX_SPECIES; s++) {
         const sim_params_t *p = &w->species_params[s];
         r = fmaxf(r, fmaxf(fmaxf(p->sep_radius, p->os_r), fmaxf(p->ali_radius, p->coh_radius)));
         /* Couzin's zones only while it runs: they may reach far. */
         if (w->params.model == MODEL_COUZIN) r = fmaxf(r, couzin_reach(p));
+        if (delayed_positions) flown = fmaxf(flown, top_speed(p) * (float)w->params.delay_ticks * w->dt);
     }
-    return r;
+    return r + flown;
 }
 
 /* Species come from ids: agent id mod species, kept in the flags. */

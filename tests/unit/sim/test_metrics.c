@@ -322,6 +322,33 @@ static void two_separated_groups_should_be_two_clusters(void **state)
     world_free(&w);
 }
 
+static void olfati_saber_clusters_should_be_the_components_of_the_proximity_net_of_range_r(void **state)
+{
+    (void)state;
+    /* Three agents 40 u apart in a row: one group for the cohesion radius
+     * (50 u) of Reynolds' model; three for Olfati-Saber's, whose agents
+     * interact within r = 30 u only (his "fragmentation" is that net
+     * coming apart). */
+    world_t w;
+    make_world(&w, 1000, 1000, 3, 4);
+    for (size_t i = 0; i < 3; i++) place(&w, i, 100.0f + 40.0f * (float)i, 100.0f, 1, 0);
+    metrics_t m = compute_default(&w);
+    assert_int_equal(m.clusters, 1);
+    for (int model = MODEL_OLFATI1; model <= MODEL_OLFATI3; model++) {
+        set_param(&w, "model", model);
+        set_param(&w, "os_r", 30);
+        assert_float_equal(metrics_default_config(&w).cluster_radius, 30.0f, 0);
+        m = compute_default(&w);
+        assert_int_equal(m.clusters, 3);
+        set_param(&w, "os_r", 45);
+        m = compute_default(&w);
+        assert_int_equal(m.clusters, 1);
+    }
+    set_param(&w, "model", MODEL_COUZIN);
+    assert_float_equal(metrics_default_config(&w).cluster_radius, 50.0f, 0);
+    world_free(&w);
+}
+
 static void a_chain_spaced_just_under_the_radius_should_be_one_cluster(void **state)
 {
     (void)state;
@@ -649,6 +676,7 @@ int main(void)
         cmocka_unit_test(agents_flying_the_same_way_should_have_polarization_one),
         cmocka_unit_test(a_crowd_over_max_pairs_should_skip_only_the_pair_metrics),
         cmocka_unit_test(random_headings_should_have_low_polarization),
+        cmocka_unit_test(olfati_saber_clusters_should_be_the_components_of_the_proximity_net_of_range_r),
         cmocka_unit_test(agents_circling_the_centroid_should_mill_and_not_polarize),
         cmocka_unit_test(a_square_lattice_of_spacing_ten_should_have_mean_nearest_distance_ten),
         cmocka_unit_test(a_lone_agent_far_from_the_flock_should_get_its_exact_nearest_distance),

@@ -322,6 +322,46 @@ static void delayed_feedback_should_make_agents_react_to_where_neighbours_were(v
     assert_int_equal(velocities_only, now); /* it is seen where it is; only its velocity is old */
 }
 
+/* Last tick at which anyone senses a neighbour, while agent 1 flies away
+ * from agent 0 (at rest) at max_speed, with every rule off so that nobody
+ * steers; -1 if never. */
+static int last_tick_sensed(int delay)
+{
+    world_t w;
+    make_world(&w, 1000, 1000, 2, 1);
+    set_param(&w, "rule_sep", 0);
+    set_param(&w, "rule_ali", 0);
+    set_param(&w, "rule_coh", 0);
+    set_param(&w, "fov_sep", 360);
+    set_param(&w, "fov_ali", 360);
+    set_param(&w, "fov_coh", 360);
+    set_param(&w, "delay_ticks", delay);
+    set_param(&w, "delay_mode", DELAY_POSITIONS);
+    place(&w, 0, 540, 500, 0, 0);
+    place(&w, 1, 550, 500, 150, 0); /* 2.5 u a tick, out of the 50 u zones after 16 ticks */
+    assert_int_equal(world_agents_placed(&w), SIM_OK);
+    int last = -1;
+    for (int t = 1; t <= 120; t++) {
+        world_step(&w);
+        if (w.mean_neighbours > 0.0) last = t;
+    }
+    world_free(&w);
+    return last;
+}
+
+static void a_delayed_neighbour_should_be_sensed_where_it_was_however_far_it_has_flown_since(void **state)
+{
+    (void)state;
+    /* With 30 ticks of delay agent 0 sees agent 1 where it was half a
+     * second ago: 30 ticks longer than without delay, although by then
+     * agent 1 is 75 u further on, beyond the 3x3 block of 50 u cells in
+     * which the grid looks for neighbours by their present places. */
+    int now = last_tick_sensed(0), late = last_tick_sensed(30);
+    print_message("last tick sensed: %d undelayed, %d with 30 ticks of delay\n", now, late);
+    assert_true(now > 0);
+    assert_int_equal(late, now + 30);
+}
+
 static void density_dependent_radii_should_shrink_in_a_crowd_smoothly_and_not_alone(void **state)
 {
     (void)state;
@@ -503,6 +543,7 @@ int main(void)
         cmocka_unit_test(set_model_should_switch_the_model_and_move_obstacle_should_move_it),
         cmocka_unit_test(delayed_feedback_of_zero_ticks_should_equal_the_undelayed_step_bit_for_bit),
         cmocka_unit_test(delayed_feedback_should_make_agents_react_to_where_neighbours_were),
+        cmocka_unit_test(a_delayed_neighbour_should_be_sensed_where_it_was_however_far_it_has_flown_since),
         cmocka_unit_test(density_dependent_radii_should_shrink_in_a_crowd_smoothly_and_not_alone),
         cmocka_unit_test(a_predator_should_close_in_on_its_prey_and_the_prey_should_flee),
         cmocka_unit_test(wander_should_bend_a_lone_agents_path_and_keep_it_moving),
