@@ -328,6 +328,7 @@ static void density_dependent_radii_should_shrink_in_a_crowd_smoothly_and_not_al
     world_t w;
     make_world(&w, 2000, 2000, 301, 13);
     set_param(&w, "density_radii", 1);
+    set_param(&w, "personal_space", 0); /* the crowd stays packed: contact would open it out */
     cluster_agents(&w, 900, 900, 120, 30, 5); /* 300 agents packed in 120 x 120 u */
     place(&w, 300, 100, 100, 50, 0);          /* and one far away, alone */
     world_step(&w);
