@@ -108,7 +108,7 @@ SET
             split($1, r, ",");
             name = sprintf("%d agents, %d species, %s%s", n, s, m, x == "" ? "" : " " x);
             printf "%-50s %4d %8.2f %6d %6.2f %7.3f %s\n", name, seed, r[cnn], r[ccol], r[cpol], r[cosc],
-                r[cpol] > 0.9 ? "PASS" : "FAIL";
+                (r[cpol] > 0.9) ? "PASS" : "FAIL";
         }')
         echo "$line"
         verdict "${line##* }"

@@ -201,10 +201,11 @@ static void a_dense_free_flock_should_order_and_keep_its_spacing(void **state)
 
 /* Runs a flock of n for seconds with the given targets (x, y pairs) and
  * returns its metrics at the end. */
-static metrics_t run_flock(size_t n, int species, const float *targets, int n_targets, double seconds)
+static metrics_t run_flock(size_t n, int model, int species, const float *targets, int n_targets, double seconds)
 {
     world_t w;
     make_world(&w, 1000, 700, n, 9);
+    set_param(&w, "model", model);
     if (species > 1) set_param(&w, "species", species);
     for (int k = 0; k < n_targets; k++)
         assert_int_equal(world_set_target(&w, (uint32_t)k + 1, targets[2 * k], targets[2 * k + 1]), SIM_OK);
@@ -224,19 +225,27 @@ static void a_target_should_gather_the_flock_without_crushing_it(void **state)
     (void)state;
     const size_t n = 600;
     const float one[] = {500, 350}, two[] = {250, 350, 750, 350};
+    /* Issue 19 asks for 0.75 of the free spacing; the steering rules keep
+     * 0.85 or more (0.93-0.97 here), the unicycle, which cannot brake, 0.75. */
     const struct {
         const float *targets;
-        int n_targets, species;
-    } cases[] = {{one, 1, 1}, {two, 2, 1}, {two, 2, 3}};
+        int n_targets, species, model;
+        double least;
+    } cases[] = {{one, 1, 1, MODEL_REYNOLDS, 0.85},
+                 {two, 2, 1, MODEL_REYNOLDS, 0.85},
+                 {two, 2, 3, MODEL_REYNOLDS, 0.85},
+                 {one, 1, 1, MODEL_UNICYCLE, 0.75}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        const metrics_t free_flock = run_flock(n, cases[c].species, NULL, 0, 20.0);
-        const metrics_t gathered = run_flock(n, cases[c].species, cases[c].targets, cases[c].n_targets, 20.0);
+        const metrics_t free_flock = run_flock(n, cases[c].model, cases[c].species, NULL, 0, 20.0);
+        const metrics_t gathered =
+            run_flock(n, cases[c].model, cases[c].species, cases[c].targets, cases[c].n_targets, 20.0);
         const double ratio = gathered.mean_nn_distance / free_flock.mean_nn_distance;
-        print_message("%d target(s), %d species: nearest neighbour %.2f u (free %.2f u, ratio %.2f), collisions %u, "
-                      "milling %.2f\n",
-                      cases[c].n_targets, cases[c].species, gathered.mean_nn_distance, free_flock.mean_nn_distance,
-                      ratio, gathered.collisions, gathered.milling);
-        assert_true(ratio >= 0.75);
+        print_message("%s, %d target(s), %d species: nearest neighbour %.2f u (free %.2f u, ratio %.2f), "
+                      "collisions %u, milling %.2f\n",
+                      cases[c].model == MODEL_UNICYCLE ? "unicycle" : "reynolds", cases[c].n_targets, cases[c].species,
+                      gathered.mean_nn_distance, free_flock.mean_nn_distance, ratio, gathered.collisions,
+                      gathered.milling);
+        assert_true(ratio >= cases[c].least);
         assert_true(gathered.collisions < 0.03 * (double)n);
     }
 }
