@@ -36,9 +36,6 @@ LANES_INLINE lanes_f param_lanes(const sim_params_t *const ps[LANES], bool unifo
 }
 #define PARAM(field) param_lanes(ps, uniform, offsetof(sim_params_t, field))
 
-/* The most separation's push adds, in units of max_force (see personal_space):
- * enough to hold a crowd's spacing against a target's pull, little enough
- * that the odd close pass in flight does not scramble the flock's order. */
 /* Contact (issue 19): how fast separation's push grows as bodies come
  * inside personal_space, and the most it adds, in units of max_force (see
  * the push below). Stiff enough that a crowd pulled to a target holds

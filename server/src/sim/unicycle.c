@@ -55,10 +55,10 @@ void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s)
      * alignment term also adds the agent's own velocity, so it needs the
      * count. */
     if (p->rule_sep) {
-        /* Separation's gain grows as bodies come inside personal_space r
-         * (the contact sum C, as the Reynolds push, reynolds.c): 1 + 2r·|C|.
-         * An agent that cannot slow down can only turn away, harder the
-         * closer they are. */
+        /* Separation's gain grows as bodies come inside 1.5 personal_space
+         * (the contact sum C, kernel.c; as the Reynolds push, reynolds.c):
+         * 1 + 2r·|C|, r = personal_space. An agent that cannot slow down
+         * can only turn away, harder the closer they are. */
         const float crowding = sqrtf(s->pair_x * s->pair_x + s->pair_y * s->pair_y) * 2.0f * p->personal_space;
         const float urgency = 1.0f + fminf(crowding, 10.0f);
         add_unit(&dx, &dy, p->uni_k_sep * jitter[0] * urgency, s->sep_x, s->sep_y);
