@@ -33,7 +33,7 @@ const TABLE = {
   w_ali: ['Alignment weight', 'rules'],
   w_coh: ['Cohesion weight', 'rules'],
   ali_mode: ['Alignment by', 'rules'],
-  personal_space: ['Personal space (separation pushes harder inside)', 'rules'],
+  personal_space: ['Personal space (bodies inside push the agent away)', 'rules'],
   separation: ['Separation and cohesion by', 'rules'],
   pot_a: ['Potential attraction A', 'rules'],
   pot_b: ['Potential repulsion B', 'rules'],

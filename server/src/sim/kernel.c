@@ -105,6 +105,14 @@ static sense_params_t sense_params_of(const world_t *w, const sim_params_t *p)
         sp.pot_m1 = m + 1, sp.pot_n1 = n + 1;
         sp.pot_ma = (float)m * p->pot_a, sp.pot_nb = (float)n * p->pot_b;
     }
+    /* The steering rules' contact zone (personal_space); the unicycle,
+     * which cannot brake and can only turn away, which takes room, feels
+     * it from half as far again. */
+    const float contact = p->model == MODEL_UNICYCLE ? 1.5f * p->personal_space : p->personal_space;
+    if ((p->model == MODEL_REYNOLDS || p->model == MODEL_UNICYCLE) && !sp.potential && contact > 0.0f) {
+        sp.contact2 = contact * contact;
+        sp.inv_contact2 = 1.0f / sp.contact2;
+    }
     for (int z = 0; z < ZONES; z++) {
         float cos_half = cosf(fov[z] * (3.14159265f / 360.0f));
         sp.blind[z] = fov[z] < 360.0f;

@@ -36,6 +36,10 @@ typedef struct sense_params {
     bool potential;
     int pot_m1, pot_n1;      /* m + 1, n + 1 */
     float pot_ma, pot_nb;    /* m·A, n·B */
+    /* Contact (the steering rules' personal space, r): Σ d̂ (1/d − d/r²)
+     * away from every body closer than r, all around; 0 when there is none
+     * (r = 0, or the potential, which uses the same sums). */
+    float contact2, inv_contact2; /* r², 1/r² */
     float width, height;
 } sense_params_t;
 
@@ -47,7 +51,9 @@ typedef struct sense_sums {
     int n_ali;          /* … in the alignment zone (the fast variants' is n_any: the same there) */
     int n_coh;          /* … in the cohesion zone (generic variant only) */
     int n_ahead;        /* cohesion-zone neighbours in front (leader rule "front"; generic only) */
-    float pot_x, pot_y; /* Σ F(d) d̂ away from each neighbour, when sp->potential (generic only) */
+    /* Σ F(d) d̂ away from each neighbour when sp->potential (generic only),
+     * else the contact sum inside personal space (sp->contact2) */
+    float pair_x, pair_y;
 } sense_sums_t;
 
 /* Sums of four 8-lane vectors at once, each in the fixed order
@@ -83,7 +89,7 @@ typedef struct sense_acc {
     lanes_f sx, sy, ax, ay, cx, cy;
     lanes_f nn, na, nc; /* neighbours in any zone, in alignment's, in cohesion's */
     lanes_f nf;         /* cohesion-zone neighbours in front, when counted */
-    lanes_f px, py;     /* the potential's force, when sp->potential */
+    lanes_f px, py;     /* the potential's force, or the contact sum */
 } sense_acc_t;
 
 /* What is fixed for one agent while it looks at its candidates. */
@@ -239,7 +245,8 @@ LANES_INLINE void sense_lanes(sense_acc_t *a, lanes_f dx, lanes_f dy, lanes_f VX
     const lanes_i m = m_ali | m_coh | (m_sep & kind); /* neighbours of its kind in any zone */
     /* Lanes with d2 = 0 divide by zero here; their result is masked out
      * bit by bit (IEEE division by zero is defined, not trapped). */
-    const lanes_f inv = lanes_keep(m_sep, one / d2);
+    const lanes_f inv_d2 = one / d2;
+    const lanes_f inv = lanes_keep(m_sep, inv_d2);
     a->sx -= dx * inv;
     a->sy -= dy * inv;
     a->ax += lanes_keep(m_ali, VX);
@@ -247,6 +254,15 @@ LANES_INLINE void sense_lanes(sense_acc_t *a, lanes_f dx, lanes_f dy, lanes_f VX
     a->cx += lanes_keep(m_coh, dx);
     a->cy += lanes_keep(m_coh, dy);
     a->nn += lanes_keep(m, one);
+    {
+        /* Contact: d̂ (1/d − d/r²) = d (1/d² − 1/r²), from nothing at r to
+         * 1/d close in, without a square root (the mask is all zeros when
+         * contact2 is 0, which leaves the sums' bits as they were). */
+        const lanes_i touching = (d2 < sp->contact2) & apart;
+        const lanes_f k = lanes_keep(touching, inv_d2 - sp->inv_contact2);
+        a->px -= dx * k;
+        a->py -= dy * k;
+    }
     if (mode.generic && sp->potential) {
         /* The pairwise force of U(d) = −A/d^m + B/d^n, pushing away when
          * positive, within the separation radius (the cut-off: past it
@@ -303,8 +319,8 @@ LANES_INLINE void sense_span(sense_acc_t *acc, const float *restrict X, const fl
 }
 
 /* An agent's sums: quads (sep_x, sep_y, ali_x, ali_y), (coh_x, coh_y, n_any,
- * n_ali), (n_coh, n_ahead, pot_x, pot_y); the last only from the generic
- * variant. */
+ * n_ali), (n_coh, n_ahead, pair_x, pair_y); n_coh and n_ahead only from
+ * the generic variant (the fast ones' n_coh is n_any, n_ahead 0). */
 typedef struct sense_quads {
     quad_f q[3];
 } sense_quads_t;
@@ -314,7 +330,8 @@ LANES_INLINE sense_quads_t sense_finish(const sense_acc_t *a, bool generic)
     sense_quads_t r;
     r.q[0] = lanes_sum4(a->sx, a->sy, a->ax, a->ay);
     r.q[1] = lanes_sum4(a->cx, a->cy, a->nn, generic ? a->na : a->nn);
-    r.q[2] = generic ? lanes_sum4(a->nc, a->nf, a->px, a->py) : (quad_f){0};
+    const lanes_f zero = {0};
+    r.q[2] = lanes_sum4(generic ? a->nc : zero, generic ? a->nf : zero, a->px, a->py);
     return r;
 }
 
@@ -331,8 +348,8 @@ LANES_INLINE sense_sums_t sense_sums_of(sense_quads_t r)
         .n_ali = (int)r.q[1][3],
         .n_coh = (int)r.q[2][0],
         .n_ahead = (int)r.q[2][1],
-        .pot_x = r.q[2][2],
-        .pot_y = r.q[2][3],
+        .pair_x = r.q[2][2],
+        .pair_y = r.q[2][3],
     };
 }
 

@@ -85,8 +85,12 @@ void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, cons
         const lanes_f d2 = dx * dx + dy * dy;
         lanes_i index;
         for (int l = 0; l < LANES; l++) index[l] = j0 + l;
-        lanes_i in = ~(d2 >= k->r2) & (index < count) & (index != self);
-        if (S) in &= lanes_load(S + j0) == species;
+        const lanes_i in = ~(d2 >= k->r2) & (index < count) & (index != self);
+        /* Another species is no α-neighbour (no lattice, no consensus, not
+         * counted) but its body still repels: the gradient's repulsive
+         * part only, as the potential treats another kind (else two
+         * species gathered at one target pass through each other). */
+        const lanes_i own = S ? in & (lanes_load(S + j0) == species) : in;
         if (!lanes_any(in)) continue;
         const lanes_f root = lanes_sqrt(one + k->eps * d2);
         const lanes_f z = (root - one) / k->eps; /* σ-norm */
@@ -98,13 +102,14 @@ void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, cons
         for (int l = 0; l < LANES; l++)
             if (in[l]) rho[l] = bump_at(u[l], k->h_alpha, arg[l]);
         const lanes_f inv = one / root; /* n_ij = d · inv */
-        const lanes_f phi_alpha = rho * phi;
+        const lanes_f phi_alpha = rho * lanes_select(own, phi, lanes_select(phi < 0.0f, phi, zero));
         const lanes_f gx = phi_alpha * dx * inv, gy = phi_alpha * dy * inv;
         const lanes_f cx = rho * (lanes_load(VX + j0) - vx), cy = rho * (lanes_load(VY + j0) - vy);
         for (int l = 0; l < LANES; l++) {
             if (!in[l]) continue;
             sums.grad_x += gx[l];
             sums.grad_y += gy[l];
+            if (!own[l]) continue;
             sums.cons_x += cx[l];
             sums.cons_y += cy[l];
             sums.neighbours++;

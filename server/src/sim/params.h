@@ -42,7 +42,7 @@ typedef struct sim_params {
     int max_candidates; /* the most neighbour candidates one agent senses per step (a work bound) */
     float w_sep, w_ali, w_coh, w_avoid, w_leader;
     int rule_sep, rule_ali, rule_coh; /* each rule on (1) or off (0): off zeroes it, its weight kept */
-    float personal_space; /* separation pushes beyond max_force inside this distance */
+    float personal_space; /* contact: separation pushes beyond max_force inside this distance */
     int separation;       /* separation_mode_t */
     float pot_a, pot_b;   /* potential: U(d) = −A/d^m + B/d^n … */
     int pot_m, pot_n;     /* … with n > m; cut off at the separation radius */

@@ -55,11 +55,12 @@ void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s)
      * alignment term also adds the agent's own velocity, so it needs the
      * count. */
     if (p->rule_sep) {
-        /* Separation's gain grows as neighbours close in (as the Reynolds
-         * push does, reynolds.c). An agent that cannot slow down can only
-         * turn away, which takes room: it starts at twice personal_space. */
-        const float crowding = sqrtf(s->sep_x * s->sep_x + s->sep_y * s->sep_y) * 2.0f * p->personal_space;
-        const float urgency = 1.0f + fminf(fmaxf(crowding - 1.0f, 0.0f), 10.0f);
+        /* Separation's gain grows as bodies come inside 1.5 personal_space
+         * (the contact sum C, kernel.c; as the Reynolds push, reynolds.c):
+         * 1 + 2r·|C|, r = personal_space. An agent that cannot slow down
+         * can only turn away, harder the closer they are. */
+        const float crowding = sqrtf(s->pair_x * s->pair_x + s->pair_y * s->pair_y) * 2.0f * p->personal_space;
+        const float urgency = 1.0f + fminf(crowding, 10.0f);
         add_unit(&dx, &dy, p->uni_k_sep * jitter[0] * urgency, s->sep_x, s->sep_y);
     }
     if (p->rule_ali && s->n_ali > 0) add_unit(&dx, &dy, p->uni_k_ali * jitter[1], s->ali_x + vx, s->ali_y + vy);

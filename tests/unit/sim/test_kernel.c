@@ -71,6 +71,7 @@ static void every_variant_of_the_sensing_loop_should_give_the_same_bits(void **s
         const float vx = prng_range(&rng, -150.0f, 150.0f), vy = prng_range(&rng, -150.0f, 150.0f);
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
             sense_params_t sp = params_with_view(cases[c].fov);
+            if (trial % 2) sp.contact2 = 14.0f * 14.0f, sp.inv_contact2 = 1.0f / sp.contact2; /* half with contact */
             sense_self_t me = sense_self(&sp, vx, vy, 0.0f, 0.0f);
             assert_true(sense_fast_ok(&sp, &me, false));
             sense_quads_t generic = sense_with(&s, &sp, vx, vy, SENSE_GENERIC);
@@ -78,6 +79,8 @@ static void every_variant_of_the_sensing_loop_should_give_the_same_bits(void **s
             /* Sums and n_any bit for bit; n_ali equals n_any in the fast case. */
             assert_memory_equal(&generic.q[0], &fast.q[0], sizeof generic.q[0]);
             assert_memory_equal(&generic.q[1], &fast.q[1], sizeof generic.q[1]);
+            /* … and the contact sum (the generic loop's counts beside it are its own). */
+            assert_memory_equal(&generic.q[2][2], &fast.q[2][2], 2 * sizeof(float));
         }
     }
 }
@@ -174,9 +177,49 @@ static void the_potential_should_sum_each_pairs_force_within_the_separation_radi
                 want_x -= dx / d * f, want_y -= dy / d * f;
                 scale += fabs(f);
             }
-            assert_true(fabs(got.pot_x - want_x) <= 1e-4 * (1.0 + scale));
-            assert_true(fabs(got.pot_y - want_y) <= 1e-4 * (1.0 + scale));
+            assert_true(fabs(got.pair_x - want_x) <= 1e-4 * (1.0 + scale));
+            assert_true(fabs(got.pair_y - want_y) <= 1e-4 * (1.0 + scale));
         }
+    }
+}
+
+/* Contact (personal_space r): Σ d̂ (1/d − d/r²) away from every body
+ * closer than r, all round (whatever the view) and of every species; none
+ * at all when r is 0. */
+static void the_contact_sum_should_count_every_body_inside_personal_space(void **state)
+{
+    (void)state;
+    prng_t rng;
+    prng_seed(&rng, 13, 0);
+    for (int trial = 0; trial < 50; trial++) {
+        span_t s;
+        fill_span(&s, &rng);
+        for (int k = 0; k < SPAN; k++) s.species[k] = (float)(k % 2);
+        const float vx = prng_range(&rng, -150.0f, 150.0f), vy = prng_range(&rng, -150.0f, 150.0f);
+        const double r = 10.0 + trial % 3 * 5.0;
+        sense_params_t sp = params_with_view(120.0f); /* a narrow view: contact still sees behind */
+        sp.contact2 = (float)(r * r), sp.inv_contact2 = 1.0f / sp.contact2;
+        for (int by_kind = 0; by_kind < 2; by_kind++) {
+            sense_self_t me = sense_self(&sp, vx, vy, 0.0f, 0.0f);
+            if (by_kind) me.species = 1.0f;
+            sense_acc_t acc;
+            memset(&acc, 0, sizeof acc);
+            sense_span(&acc, s.x, s.y, s.vx, s.vy, s.species, SPAN, 500.0f, 500.0f, &me, &sp, SENSE_GENERIC);
+            const sense_sums_t got = sense_sums_of(sense_finish(&acc, true));
+            double want_x = 0.0, want_y = 0.0, scale = 0.0;
+            for (int k = 0; k < SPAN; k++) {
+                const double dx = (double)s.x[k] - 500.0, dy = (double)s.y[k] - 500.0, d = hypot(dx, dy);
+                if (d == 0.0 || d >= r) continue;
+                const double c = 1.0 / d - d / (r * r);
+                want_x -= dx / d * c, want_y -= dy / d * c;
+                scale += c;
+            }
+            assert_true(fabs(got.pair_x - want_x) <= 1e-4 * (1.0 + scale));
+            assert_true(fabs(got.pair_y - want_y) <= 1e-4 * (1.0 + scale));
+        }
+        sp.contact2 = sp.inv_contact2 = 0.0f; /* personal_space 0 */
+        const sense_sums_t none = sense_sums_of(sense_with(&s, &sp, vx, vy, SENSE_NARROW_VIEW));
+        assert_true(none.pair_x == 0.0f && none.pair_y == 0.0f);
     }
 }
 
@@ -211,6 +254,7 @@ int main(void)
         cmocka_unit_test(every_variant_of_the_sensing_loop_should_give_the_same_bits),
         cmocka_unit_test(sensing_should_sum_each_zone_over_the_visible_neighbours_in_it),
         cmocka_unit_test(the_potential_should_sum_each_pairs_force_within_the_separation_radius),
+        cmocka_unit_test(the_contact_sum_should_count_every_body_inside_personal_space),
         cmocka_unit_test(the_view_test_should_agree_with_the_angle_between_heading_and_neighbour),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -368,6 +368,7 @@ static void density_dependent_radii_should_shrink_in_a_crowd_smoothly_and_not_al
     world_t w;
     make_world(&w, 2000, 2000, 301, 13);
     set_param(&w, "density_radii", 1);
+    set_param(&w, "personal_space", 0); /* the crowd stays packed: contact would open it out */
     cluster_agents(&w, 900, 900, 120, 30, 5); /* 300 agents packed in 120 x 120 u */
     place(&w, 300, 100, 100, 50, 0);          /* and one far away, alone */
     world_step(&w);
@@ -472,6 +473,35 @@ static void separation_should_keep_agents_off_other_species_too(void **state)
     world_free(&w);
 }
 
+/* Olfati-Saber's α-lattice is one species' own, but another species' body
+ * still repels: inside d (25 u) agent 0 is pushed off agent 1 of the other
+ * kind; between d and r (28 u), where its own kind would attract, it is
+ * left alone. */
+static void olfati_agents_should_be_repelled_but_not_attracted_by_another_species(void **state)
+{
+    (void)state;
+    const float gaps[] = {10.0f, 28.0f};
+    for (size_t g = 0; g < 2; g++) {
+        for (int species = 1; species <= 2; species++) {
+            world_t w;
+            make_world(&w, 1000, 1000, 2, 16);
+            set_param(&w, "model", MODEL_OLFATI1);
+            set_param(&w, "species", species);
+            place(&w, 0, 500, 500, 0, 0);
+            place(&w, 1, 500, 500 + gaps[g], 0, 0);
+            world_step(&w);
+            const float vy = w.cur.vy[index_of(&w, 0)];
+            if (g == 0)
+                assert_true(vy < 0.0f); /* pushed away, whatever the kind */
+            else if (species == 1)
+                assert_true(vy > 0.0f); /* its own kind draws it in */
+            else
+                assert_true(vy == 0.0f); /* another kind does not */
+            world_free(&w);
+        }
+    }
+}
+
 static void a_species_should_keep_its_own_parameters(void **state)
 {
     (void)state;
@@ -549,6 +579,7 @@ int main(void)
         cmocka_unit_test(wander_should_bend_a_lone_agents_path_and_keep_it_moving),
         cmocka_unit_test(species_should_flock_only_with_their_own_kind),
         cmocka_unit_test(separation_should_keep_agents_off_other_species_too),
+        cmocka_unit_test(olfati_agents_should_be_repelled_but_not_attracted_by_another_species),
         cmocka_unit_test(a_species_should_keep_its_own_parameters),
         cmocka_unit_test(every_model_should_step_identically_on_one_and_two_threads),
     };
