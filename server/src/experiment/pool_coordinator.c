@@ -46,6 +46,7 @@ typedef struct coordinator {
     assembly_t assemblies[MAX_ASSEMBLIES];
     size_t assembly_bytes;
     uint64_t clock;
+    uint64_t spec_seq;
 } coordinator_t;
 
 static volatile sig_atomic_t stop_signal;
@@ -144,7 +145,7 @@ static int publish_run(coordinator_t *c, size_t i)
 {
     char *m = NULL;
     size_t len;
-    if (pool_run_encode(c->names.hash, i, c->sw->plan.runs[i].id, &m, &len)) return -1;
+    if (pool_run_encode(c->names.hash, c->spec_seq, i, c->sw->plan.runs[i].id, &m, &len)) return -1;
     jsPubAck *pa = NULL;
     jsErrCode jerr = 0;
     natsStatus s = js_Publish(&pa, c->nats.js, c->names.run, m, (int)len, NULL, &jerr);
@@ -172,6 +173,7 @@ static int publish_all(coordinator_t *c, const char *spec, size_t spec_len, char
     }
     jsPubAck *pa = NULL;
     natsStatus s = js_Publish(&pa, c->nats.js, c->names.spec, spec, (int)spec_len, NULL, &jerr);
+    if (s == NATS_OK && pa) c->spec_seq = pa->Sequence;
     jsPubAck_Destroy(pa);
     if (s != NATS_OK) return text_fail(msg, msg_len, "cannot publish the experiment: %s", pool_nats_why(s));
     for (size_t i = 0; i < c->sw->plan.n_runs; i++)
@@ -233,11 +235,10 @@ static assembly_t *assembly_new(coordinator_t *c, const pool_result_t *r)
             if (a->used && (!oldest || a->born < oldest->born)) oldest = a;
         }
         if (free_slot && c->assembly_bytes + r->bytes <= MAX_ASSEMBLY_BYTES) {
-            char *buf = malloc((size_t)r->bytes + 1);
-            if (!buf) return NULL;
+            /* the buffer grows as parts come: a head that claims much costs nothing until the bytes arrive */
             *free_slot = (assembly_t){.used = true, .index = (size_t)r->index, .attempt = r->attempt,
                                       .bytes = r->bytes, .rows = r->rows, .deliveries = r->deliveries,
-                                      .parts = r->parts, .buf = buf, .born = ++c->clock};
+                                      .parts = r->parts, .born = ++c->clock};
             c->assembly_bytes += (size_t)r->bytes;
             return free_slot;
         }
@@ -276,6 +277,15 @@ static void on_result(coordinator_t *c, natsMsg *m)
             c->dropped++;
             say("part %" PRIu32 " of run %zu's result does not follow what came before, dropped", r.part, i);
         } else {
+            char *grown = realloc(a->buf, a->have + r.body_len + 1);
+            if (!grown) {
+                assembly_drop(c, a);
+                say("no memory for run %zu's result; it is published again", i);
+                if (c->mark[i] == PENDING) publish_run(c, i);
+                natsMsg_Ack(m, NULL);
+                return;
+            }
+            a->buf = grown;
             memcpy(a->buf + a->have, r.body, r.body_len);
             a->have += r.body_len;
             a->next_part++;

@@ -178,10 +178,11 @@ int pool_spec_encode(const char *hash, const char *json, size_t json_len, const 
     return finish(h, json, json_len, table, table_len, out, len);
 }
 
-int pool_run_encode(const char *hash, uint64_t index, uint64_t run_id, char **out, size_t *len)
+int pool_run_encode(const char *hash, uint64_t spec_seq, uint64_t index, uint64_t run_id, char **out, size_t *len)
 {
     cJSON *h = new_head("run", hash);
-    if (h && (!cJSON_AddNumberToObject(h, "index", (double)index) || !add_hex(h, "run", run_id))) {
+    if (h && (!cJSON_AddNumberToObject(h, "spec", (double)spec_seq) || !cJSON_AddNumberToObject(h, "index", (double)index) ||
+              !add_hex(h, "run", run_id))) {
         cJSON_Delete(h);
         h = NULL;
     }
@@ -247,7 +248,9 @@ int pool_run_decode(const char *msg, size_t len, pool_run_t *r, char *why, size_
     cJSON *h = parse_head(msg, len, "run", &body, &body_len, why, why_len);
     if (!h) return -1;
     memset(r, 0, sizeof *r);
-    int rc = field_hash(h, r->hash, why, why_len) || field_whole(h, "index", 1ull << 40, &r->index, why, why_len) ||
+    int rc = field_hash(h, r->hash, why, why_len) ||
+                     field_whole(h, "spec", UINT64_C(1) << 53, &r->spec_seq, why, why_len) ||
+                     field_whole(h, "index", 1ull << 40, &r->index, why, why_len) ||
                      field_hex(h, "run", &r->run_id, why, why_len)
                  ? -1
                  : 0;

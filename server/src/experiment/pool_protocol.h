@@ -16,7 +16,9 @@
  * body of raw bytes whose length the head gives:
  *
  *   spec    {"pool":1,"kind":"spec","experiment":H,"json":N,"table":M}\n + experiment.json + design.csv
- *   run     {"pool":1,"kind":"run","experiment":H,"index":I,"run":ID}
+ *   run     {"pool":1,"kind":"run","experiment":H,"spec":S,"index":I,"run":ID}
+ *           (S: the spec's sequence in the stream, so that a worker reads that
+ *           message, not whatever was published on .spec last)
  *   result  {"pool":1,"kind":"result","experiment":H,"index":I,"run":ID,"attempt":A,
  *            "status":"ok"|"failed","why":W,"rows":R,"deliveries":D,
  *            "bytes":B,"offset":O,"parts":P,"part":K}\n + rows[O, O+len)
@@ -65,6 +67,7 @@ typedef struct pool_spec {
 
 typedef struct pool_run {
     char hash[17];
+    uint64_t spec_seq;
     uint64_t index;
     uint64_t run_id;
 } pool_run_t;
@@ -84,7 +87,7 @@ typedef struct pool_result {
 /* Encoders: a malloc'd message in *out (*len bytes). 0, or -1 (no memory). */
 int pool_spec_encode(const char *hash, const char *json, size_t json_len, const char *table, size_t table_len,
                      char **out, size_t *len);
-int pool_run_encode(const char *hash, uint64_t index, uint64_t run_id, char **out, size_t *len);
+int pool_run_encode(const char *hash, uint64_t spec_seq, uint64_t index, uint64_t run_id, char **out, size_t *len);
 /* The head of a result part (the caller sends the body after it). */
 int pool_result_head(const pool_result_t *r, char *out, size_t out_len);
 

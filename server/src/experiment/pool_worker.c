@@ -97,15 +97,22 @@ static void loaded_free(loaded_t *x)
 /* Writes the spec's files into a fresh folder and reads them as the local
  * runner reads an output folder. NULL with why; *transient when NATS did
  * not answer (try later) rather than the spec being bad. */
-static loaded_t *load_spec(worker_t *w, const bound_t *b, bool *transient, char *why, size_t why_len)
+static loaded_t *load_spec(worker_t *w, const bound_t *b, uint64_t spec_seq, bool *transient, char *why,
+                           size_t why_len)
 {
     *transient = false;
     natsMsg *m = NULL;
     jsErrCode jerr = 0;
-    natsStatus s = js_GetLastMsg(&m, w->nats.js, b->names.stream, b->names.spec, NULL, &jerr);
+    natsStatus s = js_GetMsg(&m, w->nats.js, b->names.stream, spec_seq, NULL, &jerr);
     if (s != NATS_OK) {
         *transient = s != NATS_NOT_FOUND;
-        text_fail(why, why_len, "no experiment on %s: %s", b->names.spec, pool_nats_why(s));
+        text_fail(why, why_len, "no experiment at %s's message %" PRIu64 ": %s", b->names.stream, spec_seq,
+                  pool_nats_why(s));
+        return NULL;
+    }
+    if (strcmp(natsMsg_GetSubject(m), b->names.spec) != 0) {
+        text_fail(why, why_len, "%s's message %" PRIu64 " is not a spec", b->names.stream, spec_seq);
+        natsMsg_Destroy(m);
         return NULL;
     }
     pool_spec_t spec;
@@ -172,7 +179,8 @@ fail:
     return NULL;
 }
 
-static loaded_t *experiment_for(worker_t *w, const bound_t *b, bool *transient, char *why, size_t why_len)
+static loaded_t *experiment_for(worker_t *w, const bound_t *b, uint64_t spec_seq, bool *transient, char *why,
+                                size_t why_len)
 {
     size_t oldest = 0;
     for (size_t k = 0; k < MAX_LOADED; k++) {
@@ -183,7 +191,7 @@ static loaded_t *experiment_for(worker_t *w, const bound_t *b, bool *transient, 
         }
         if (!x || (w->loaded[oldest] && x->used < w->loaded[oldest]->used)) oldest = k;
     }
-    loaded_t *x = load_spec(w, b, transient, why, why_len);
+    loaded_t *x = load_spec(w, b, spec_seq, transient, why, why_len);
     if (!x) return NULL;
     loaded_free(w->loaded[oldest]);
     w->loaded[oldest] = x;
@@ -204,9 +212,8 @@ static void refresh_streams(worker_t *w)
 {
     jsStreamNamesList *list = NULL;
     jsErrCode jerr = 0;
-    if (js_StreamNames(&list, w->nats.js, NULL, &jerr) != NATS_OK) {
-        if (!list) return; /* NATS away, or no streams at all: keep what we have */
-    }
+    natsStatus st = js_StreamNames(&list, w->nats.js, NULL, &jerr);
+    if (st != NATS_OK && st != NATS_NOT_FOUND) return; /* NATS away: keep what we have */
     for (size_t k = 0; k < w->n_streams; k++) w->streams[k].listed = false;
     for (int i = 0; list && i < list->Count; i++) {
         pool_names_t names;
@@ -230,7 +237,6 @@ static void refresh_streams(worker_t *w)
         say("serving %s (ack_wait %.1f s)", names.stream, (double)b->ack_wait_ms / 1000);
     }
     if (list) jsStreamNamesList_Destroy(list);
-    else return; /* no list: nothing to drop */
     for (size_t k = 0; k < w->n_streams;) {
         if (w->streams[k].listed) {
             k++;
@@ -374,7 +380,7 @@ static void handle(worker_t *w, bound_t *b, natsMsg *msg)
     pool_result_t r = {.index = run.index, .run_id = run.run_id, .attempt = random64(), .deliveries = deliveries};
     snprintf(r.hash, sizeof r.hash, "%s", run.hash);
     bool transient;
-    loaded_t *x = experiment_for(w, b, &transient, why, sizeof why);
+    loaded_t *x = experiment_for(w, b, run.spec_seq, &transient, why, sizeof why);
     job_t j = {0};
     char id[17];
     run_id_text(run.run_id, id);
@@ -385,11 +391,13 @@ static void handle(worker_t *w, bound_t *b, natsMsg *msg)
     }
     if (!x) {
         text_fail(r.why, sizeof r.why, "the worker cannot read the experiment: %s", why);
+        say("run %s (index %" PRIu64 ") failed: %s", id, run.index, r.why);
     } else if (run.index >= x->plan.n_runs || x->plan.runs[run.index].id != run.run_id) {
         text_fail(r.why, sizeof r.why,
                   "the worker's plan of this experiment has no run %s at index %" PRIu64
                   " (a different swarmcast version?)",
                   id, run.index);
+        say("run %s (index %" PRIu64 ") failed: %s", id, run.index, r.why);
     } else {
         say("running %s run %s (index %" PRIu64 ", delivery %" PRIu64 ")", run.hash, id, run.index, deliveries);
         j.x = x;
