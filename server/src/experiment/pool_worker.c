@@ -475,6 +475,10 @@ int pool_worker_main(int argc, char **argv)
     say("connected to %s", url);
     double last_refresh = -1e9;
     while (!stop_signal) {
+        if (natsConnection_Status(w->nats.nc) != NATS_CONN_STATUS_CONNECTED) {
+            sleep_ms(200); /* NATS away: libnats reconnects; a request now would only wait */
+            continue;
+        }
         double now = sweep_now();
         if (now - last_refresh >= (w->n_streams ? 2.0 : 0.5)) {
             refresh_streams(w);
@@ -499,7 +503,9 @@ int pool_worker_main(int argc, char **argv)
     }
     say("%s, exiting", stop_signal == SIGTERM ? "SIGTERM" : stop_signal ? "SIGINT" : "stopped");
     bool busy = w->run_thread_busy;
-    if (w->nats.nc) natsConnection_Flush(w->nats.nc); /* the nak goes out before we do */
+    /* the nak goes out before we do (not waited for when NATS is away) */
+    if (w->nats.nc && natsConnection_Status(w->nats.nc) == NATS_CONN_STATUS_CONNECTED)
+        natsConnection_FlushTimeout(w->nats.nc, 1000);
     if (busy) {
         /* A run thread still holds the experiment: leave without freeing it. */
         fflush(stderr);
