@@ -448,14 +448,15 @@ int pool_worker_main(int argc, char **argv)
         else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc)
             name = argv[++i];
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            puts("usage: swarmcast worker --nats URL [--name NAME]\n"
+            puts("usage: swarmcast worker --nats URL [--name NAME]   (or SWARMCAST_NATS=URL)\n"
                  "Runs the runs of every experiment on that NATS (`swarmcast experiment run FILE --out DIR\n"
                  "--nats URL` puts them there), one at a time, until SIGINT or SIGTERM.");
             return 0;
         } else
             return usage("unexpected '%s'", argv[i]);
     }
-    if (!url) return usage("%s", "--nats URL is needed");
+    if (!url) url = getenv("SWARMCAST_NATS"); /* as the server reads it: one environment for a container */
+    if (!url || !*url) return usage("%s", "--nats URL is needed (or SWARMCAST_NATS)");
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
