@@ -49,6 +49,7 @@ typedef struct worker {
     uint64_t clock;
     char tmp_root[256];
     bool run_thread_busy;
+    natsSubscription *created; /* the server's word that a consumer "workers" was made: look at once */
 } worker_t;
 
 static volatile sig_atomic_t stop_signal;
@@ -474,6 +475,9 @@ int pool_worker_main(int argc, char **argv)
         return stop_signal ? 0 : 1;
     }
     say("connected to %s", url);
+    if (natsConnection_SubscribeSync(&w->created, w->nats.nc, "$JS.EVENT.ADVISORY.CONSUMER.CREATED.*." POOL_WORKERS_CONSUMER) !=
+        NATS_OK)
+        w->created = NULL; /* not allowed to hear it: the streams are looked at every 2 s */
     double last_refresh = -1e9;
     while (!stop_signal) {
         if (natsConnection_Status(w->nats.nc) != NATS_CONN_STATUS_CONNECTED) {
@@ -481,12 +485,24 @@ int pool_worker_main(int argc, char **argv)
             continue;
         }
         double now = sweep_now();
-        if (now - last_refresh >= (w->n_streams ? 2.0 : 0.5)) {
+        natsMsg *event = NULL;
+        bool poked = false;
+        while (w->created && natsSubscription_NextMsg(&event, w->created, 0) == NATS_OK) {
+            natsMsg_Destroy(event);
+            poked = true;
+        }
+        if (poked || now - last_refresh >= 2.0) {
             refresh_streams(w);
             last_refresh = now;
         }
         if (!w->n_streams) {
-            sleep_ms(200);
+            /* nothing to pull from: wait for a new experiment's consumer (or look again in 2 s) */
+            if (w->created && natsSubscription_NextMsg(&event, w->created, 200) == NATS_OK) {
+                natsMsg_Destroy(event);
+                last_refresh = -1e9;
+            } else if (!w->created) {
+                sleep_ms(200);
+            }
             continue;
         }
         bound_t *b = &w->streams[w->next_stream++ % w->n_streams];
@@ -513,6 +529,7 @@ int pool_worker_main(int argc, char **argv)
         _exit(0);
     }
     for (size_t k = 0; k < w->n_streams; k++) unbind(&w->streams[k]);
+    natsSubscription_Destroy(w->created);
     for (size_t k = 0; k < MAX_LOADED; k++) loaded_free(w->loaded[k]);
     pool_nats_close(&w->nats);
     free(w);
