@@ -286,6 +286,26 @@ test('garbage on the pool subjects crashes nobody and changes nothing', T, async
   await sameTables(file, out);
 });
 
+test('rows larger than one message come in parts; a design table travels with the experiment', T, async () => {
+  writeFileSync(path.join(dir, 'points.csv'), 'w_ali,border\n0.25,wrap\n1.5,bounce\n');
+  // every step recorded: about 1.5 MB of rows per run, over the 1 MB a message holds
+  const file = write('big.json', {
+    scenario: { agents: 10, world: { width: 200, height: 200 } },
+    factors: [{ param: 'w_ali', lo: 0, hi: 3 }, { param: 'border' }], design: { table: 'points.csv' },
+    replicates: 1, steps: 25000, record_every: 1, metrics: ['polarization', 'milling'],
+  });
+  const out = path.join(dir, 'big');
+  const w = worker('w');
+  const c = coordinator(file, out);
+  const done = await c.exited;
+  await stopWorker(w);
+  assert.equal(done.code, 0, c.log());
+  const rows = read(out, 'results.csv');
+  assert.ok(rows.length > 2 * 1024 * 1024, `${rows.length} bytes of rows`);
+  assert.equal(read(out, 'design.csv'), 'w_ali,border\n0.25,wrap\n1.5,bounce\n');
+  await sameTables(file, out);
+});
+
 test('bad options are refused before anything runs', { skip }, async () => {
   const file = write('opts.json', SWEEP);
   const r = await runSwarmcast(['experiment', 'run', file, '--out', path.join(dir, 'opts'), '--nats', 'nats://127.0.0.1:1', '--workers', '2']);
