@@ -337,6 +337,18 @@ static int collect(coordinator_t *c, int64_t wait_ms)
     return n;
 }
 
+/* Results on the stream that no coordinator has been handed yet. */
+static uint64_t results_waiting(coordinator_t *c)
+{
+    jsConsumerInfo *ci = NULL;
+    jsErrCode jerr = 0;
+    if (js_GetConsumerInfo(&ci, c->nats.js, c->names.stream, POOL_COORDINATOR_CONSUMER, NULL, &jerr) != NATS_OK)
+        return 0;
+    uint64_t n = ci->NumPending;
+    jsConsumerInfo_Destroy(ci);
+    return n;
+}
+
 static int sweep_over_nats(coordinator_t *c, const pool_options_t *o, char *msg, size_t msg_len)
 {
     sweep_session_t *sw = c->sw;
@@ -356,7 +368,7 @@ static int sweep_over_nats(coordinator_t *c, const pool_options_t *o, char *msg,
         make_stream(c, o, msg, msg_len))
         goto done;
     /* what arrived while no coordinator listened, before anything is published again */
-    while (!stop_signal && collect(c, 300) > 0) {
+    while (!stop_signal && results_waiting(c) > 0 && collect(c, 500) > 0) {
     }
     size_t waiting = c->done;
     if (publish_all(c, spec, spec_len, msg, msg_len)) goto done;
