@@ -271,11 +271,18 @@ static void on_result(coordinator_t *c, natsMsg *m)
     } else if (c->mark[i] == WRITTEN_OK || c->mark[i] == DONE_BEFORE) {
         c->duplicates += r.part == 0;
     } else {
-        assembly_t *a = r.part == 0 ? assembly_new(c, &r) : assembly_find(c, i, r.attempt);
-        if (!a || r.part != a->next_part || r.offset != a->have || r.bytes != a->bytes || r.parts != a->parts) {
-            if (a) assembly_drop(c, a);
+        assembly_t *a = assembly_find(c, i, r.attempt);
+        if (!a && r.part == 0) a = assembly_new(c, &r);
+        if (a && r.part < a->next_part) {
+            c->duplicates++; /* a part delivered again: already joined */
+        } else if (!a || r.part != a->next_part || r.offset != a->have || r.bytes != a->bytes ||
+                   r.parts != a->parts) {
             c->dropped++;
             say("part %" PRIu32 " of run %zu's result does not follow what came before, dropped", r.part, i);
+            if (a) {
+                assembly_drop(c, a);
+                if (c->mark[i] == PENDING) publish_run(c, i); /* its result is lost: run it again */
+            }
         } else {
             char *grown = realloc(a->buf, a->have + r.body_len + 1);
             if (!grown) {

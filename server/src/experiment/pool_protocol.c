@@ -301,7 +301,7 @@ int pool_result_decode(const char *msg, size_t len, pool_result_t *r, char *why,
     if (part + 1 == parts && r->offset + body_len != r->bytes)
         return text_fail(why, why_len, "the last part ends at %" PRIu64 ", not at %" PRIu64, r->offset + body_len,
                          r->bytes);
-    if (!r->ok && (r->bytes || r->rows)) return text_fail(why, why_len, "a failed run has no rows");
+    if (!r->ok && (r->bytes || r->rows || parts != 1)) return text_fail(why, why_len, "a failed run has no rows");
     if (!r->ok && !r->why[0]) return text_fail(why, why_len, "a failed run needs its reason");
     return 0;
 }

@@ -382,12 +382,14 @@ static void handle(worker_t *w, bound_t *b, natsMsg *msg)
     snprintf(r.hash, sizeof r.hash, "%s", run.hash);
     bool transient;
     loaded_t *x = experiment_for(w, b, run.spec_seq, &transient, why, sizeof why);
-    job_t j = {0};
+    /* on the heap: a signal leaves the run thread writing into it while this returns */
+    job_t *j = calloc(1, sizeof *j);
     char id[17];
     run_id_text(run.run_id, id);
-    if (!x && transient) {
-        say("%s: %s; giving the run back", b->names.stream, why);
+    if (!j || (!x && transient)) {
+        say("%s: %s; giving the run back", b->names.stream, j ? why : "out of memory");
         natsMsg_NakWithDelay(msg, 1000, NULL);
+        free(j);
         return;
     }
     if (!x) {
@@ -401,35 +403,36 @@ static void handle(worker_t *w, bound_t *b, natsMsg *msg)
         say("run %s (index %" PRIu64 ") failed: %s", id, run.index, r.why);
     } else {
         say("running %s run %s (index %" PRIu64 ", delivery %" PRIu64 ")", run.hash, id, run.index, deliveries);
-        j.x = x;
-        j.index = (size_t)run.index;
+        j->x = x;
+        j->index = (size_t)run.index;
         double started = sweep_now();
-        if (!run_kept_alive(w, &j, msg, b->ack_wait_ms)) {
+        if (!run_kept_alive(w, j, msg, b->ack_wait_ms)) {
             say("stopping: run %s given back", id);
             natsMsg_Nak(msg, NULL);
-            return;
+            return; /* j stays with the run thread until the process ends */
         }
-        r.ok = j.ok;
-        if (!j.ok) text_fail(r.why, sizeof r.why, "%s", j.out.message);
-        if (j.ok && j.out.len > POOL_MAX_RESULT_BYTES) {
+        r.ok = j->ok;
+        if (!j->ok) text_fail(r.why, sizeof r.why, "%s", j->out.message);
+        if (j->ok && j->out.len > POOL_MAX_RESULT_BYTES) {
             r.ok = false;
             text_fail(r.why, sizeof r.why,
                       "its rows (%zu bytes) are more than the pool carries (%u MiB); run it with --workers or --shard",
-                      j.out.len, POOL_MAX_RESULT_BYTES >> 20);
+                      j->out.len, POOL_MAX_RESULT_BYTES >> 20);
         }
         if (r.ok) {
-            r.rows = j.out.rows;
-            r.bytes = j.out.len;
+            r.rows = j->out.rows;
+            r.bytes = j->out.len;
         }
         say("ran %s run %s in %.2f s: %s", run.hash, id, sweep_now() - started, r.ok ? "ok" : r.why);
     }
-    if (publish_result(w, b, &r, j.out.text)) {
+    if (publish_result(w, b, &r, j->out.text)) {
         say("%s: the result of run %s could not be published; giving it back", b->names.stream, id);
         natsMsg_Nak(msg, NULL);
     } else {
         natsMsg_Ack(msg, NULL);
     }
-    run_output_free(&j.out);
+    run_output_free(&j->out);
+    free(j);
 }
 
 static int usage(const char *fmt, const char *arg)
