@@ -211,6 +211,27 @@ test('a run whose workers are all lost is failed after max_deliver deliveries', 
   await sameTables(file, out);
 });
 
+test('a worker stopped by SIGTERM mid-run gives its run back and exits 0', T, async () => {
+  const file = write('term.json', {
+    ...SWEEP, factors: [{ param: 'agents', values: [1500, 50] }], replicates: 1, master_seed: 10, steps: 3000,
+  });
+  const out = path.join(dir, 'term');
+  const c = coordinator(file, out);
+  const a = worker('a');
+  await a.waitFor(/\(index 0, delivery 1\)/, 'run 0 started');
+  a.proc.kill('SIGTERM');
+  const r = await a.exited;
+  assert.equal(r.code, 0, a.log());
+  assert.match(a.log(), /given back/);
+  const b = worker('b');
+  const done = await c.exited;
+  await stopWorker(b);
+  assert.equal(done.code, 0, c.log());
+  // given back at once (a nak), not after ack_wait: delivered again, to b
+  assert.match(b.log(), /\(index 0, delivery 2\)/);
+  await sameTables(file, out);
+});
+
 test('a coordinator killed and started again finishes with the same files', T, async () => {
   const file = write('resume.json', { ...SWEEP, master_seed: 8, replicates: 3 });
   const out = path.join(dir, 'resume');
