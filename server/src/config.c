@@ -27,6 +27,7 @@ static void usage(FILE *f)
             "       swarmcast --headless --replay FILE [--final FILE] [--csv FILE]\n"
             "       swarmcast relay --nats URL [options]\n"
             "       swarmcast experiment plan FILE   (docs/EXPERIMENTS.md; swarmcast experiment --help)\n"
+            "       swarmcast worker --nats URL      (runs an experiment pool's runs; swarmcast worker --help)\n"
             "\n"
             "Steps a 2-D flock at a fixed rate and streams it to browsers over WebSocket.\n"
             "Every option can also be set by the environment variable shown.\n"

@@ -9,6 +9,7 @@
 #include "app/app.h"
 #include "config.h"
 #include "experiment/experiment_cli.h"
+#include "experiment/pool_worker.h"
 #include "headless.h"
 #include "people/token_strength.h"
 #include "relay/relay.h"
@@ -45,6 +46,7 @@ static void on_signal(uv_signal_t *s, int signum)
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "experiment") == 0) return experiment_main(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "worker") == 0) return pool_worker_main(argc - 1, argv + 1);
     config_t cfg;
     int rc = config_load(&cfg, argc, argv, stdout, stderr);
     if (rc != CONFIG_RUN) return rc == CONFIG_EXIT_OK ? 0 : 2;

@@ -11,6 +11,7 @@
 
 #include "experiment/experiment_file.h"
 #include "experiment/merge.h"
+#include "experiment/pool_coordinator.h"
 #include "experiment/run_plan.h"
 #include "experiment/run_scenario.h"
 #include "experiment/runner.h"
@@ -23,6 +24,9 @@ static const char USAGE[] =
     "       swarmcast experiment run FILE --out DIR [--workers N] [--shard I/N | --index I]\n"
     "                                                    run them, N at a time (default: one per core);\n"
     "                                                    again: goes on where it stopped\n"
+    "       swarmcast experiment run FILE --out DIR --nats URL [--ack-wait S] [--max-deliver N]\n"
+    "                                                    run them on a pool of `swarmcast worker --nats URL`\n"
+    "                                                    (any number, anywhere, joining at any time)\n"
     "       swarmcast experiment merge --out DIR DIR...  join the folders of a sweep's shards\n"
     "       swarmcast experiment scenario DIR RUN_ID     one run as a scenario file (stdout)\n"
     "\n"
@@ -80,6 +84,8 @@ static int run(int argc, char **argv)
 {
     const char *file = NULL, *dir = NULL;
     runner_options_t o = {.only = -1, .progress = isatty(STDERR_FILENO) != 0};
+    pool_options_t pool = {.ack_wait_s = 30, .max_deliver = 3, .progress = o.progress};
+    bool local_only = false;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--out") == 0 && v) {
@@ -89,6 +95,7 @@ static int run(int argc, char **argv)
             long long n = whole(v, 1, 1024);
             if (n < 0) return usage_error("--workers %s: a whole number from 1 to 1024", v);
             o.workers = (unsigned)n;
+            local_only = true;
             i++;
         } else if (strcmp(a, "--shard") == 0 && v) {
             unsigned s, n;
@@ -97,9 +104,25 @@ static int run(int argc, char **argv)
                 return usage_error("--shard %s: I/N with 0 <= I < N (e.g. 0/4)", v);
             o.shard = s;
             o.shards = n;
+            local_only = true;
             i++;
         } else if (strcmp(a, "--index") == 0 && v) {
             if ((o.only = whole(v, 0, 1LL << 40)) < 0) return usage_error("--index %s: a run's number, from 0", v);
+            local_only = true;
+            i++;
+        } else if (strcmp(a, "--nats") == 0 && v) {
+            pool.url = v;
+            i++;
+        } else if (strcmp(a, "--ack-wait") == 0 && v) {
+            char *end;
+            pool.ack_wait_s = strtod(v, &end);
+            if (*end || end == v || !(pool.ack_wait_s >= 0.5 && pool.ack_wait_s <= 86400))
+                return usage_error("--ack-wait %s: seconds, from 0.5 to 86400", v);
+            i++;
+        } else if (strcmp(a, "--max-deliver") == 0 && v) {
+            long long n = whole(v, 1, 1000);
+            if (n < 0) return usage_error("--max-deliver %s: a whole number from 1 to 1000", v);
+            pool.max_deliver = (unsigned)n;
             i++;
         } else if (a[0] != '-' && !file) {
             file = a;
@@ -109,7 +132,9 @@ static int run(int argc, char **argv)
     }
     if (!file || !dir) return usage_error("%s", "run needs FILE and --out DIR");
     if (o.only >= 0 && o.shards > 1) return usage_error("%s", "run takes --shard or --index, not both");
-    return runner_run(file, dir, &o);
+    if (pool.url && local_only)
+        return usage_error("%s", "--nats spreads the runs over the pool's workers: no --workers, --shard or --index");
+    return pool.url ? pool_coordinator_run(file, dir, &pool) : runner_run(file, dir, &o);
 }
 
 static int merge(int argc, char **argv)

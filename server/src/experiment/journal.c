@@ -49,6 +49,7 @@ typedef struct {
     size_t index;
     bool ok;
     uint64_t rows;
+    uint32_t deliveries;
     char why[300];
 } block_head_t;
 
@@ -62,6 +63,14 @@ static bool parse_head(const char *line, block_head_t *h)
     if (!h->ok && strcmp(status, "failed") != 0) return false;
     const char *why = line + used;
     while (*why == ' ') why++;
+    h->deliveries = 0;
+    unsigned d;
+    int d_used = 0;
+    if (sscanf(why, "deliveries=%u%n", &d, &d_used) == 1 && d_used > 0) {
+        h->deliveries = d;
+        why += d_used;
+        while (*why == ' ') why++;
+    }
     snprintf(h->why, sizeof h->why, "%.*s", (int)strcspn(why, "\n"), why);
     return true;
 }
@@ -111,9 +120,13 @@ int journal_read(journal_index_t *idx, const run_plan_t *plan, const char *path,
         free(e->why);
         e->why = NULL;
         if (h.ok) {
-            *e = (journal_entry_t){.state = RUN_OK, .source = source, .offset = rows_from, .length = line_start - rows_from};
+            *e = (journal_entry_t){.state = RUN_OK,
+                                   .source = source,
+                                   .offset = rows_from,
+                                   .length = line_start - rows_from,
+                                   .deliveries = h.deliveries};
         } else {
-            *e = (journal_entry_t){.state = RUN_FAILED, .source = source};
+            *e = (journal_entry_t){.state = RUN_FAILED, .source = source, .deliveries = h.deliveries};
             if (!(e->why = strdup(h.why))) rc = text_fail(msg, msg_len, "out of memory");
         }
     }
@@ -131,14 +144,21 @@ int journal_read(journal_index_t *idx, const run_plan_t *plan, const char *path,
 int journal_append(FILE *f, uint64_t id, size_t index, bool ok, const char *rows, size_t len, size_t n_rows,
                    const char *why)
 {
-    char hex[17];
+    return journal_append_delivered(f, id, index, ok, rows, len, n_rows, why, 0);
+}
+
+int journal_append_delivered(FILE *f, uint64_t id, size_t index, bool ok, const char *rows, size_t len,
+                             size_t n_rows, const char *why, uint32_t deliveries)
+{
+    char hex[17], delivered[32] = "";
     run_id_text(id, hex);
+    if (deliveries) snprintf(delivered, sizeof delivered, " deliveries=%" PRIu32, deliveries);
     if (ok) {
-        fprintf(f, "@run %s %zu ok %zu\n", hex, index, n_rows);
+        fprintf(f, "@run %s %zu ok %zu%s\n", hex, index, n_rows, delivered);
         if (len) fwrite(rows, 1, len, f);
     } else {
         /* one line: the reason's line breaks become spaces */
-        fprintf(f, "@run %s %zu failed 0 ", hex, index);
+        fprintf(f, "@run %s %zu failed 0%s ", hex, index, delivered);
         for (const char *p = why ? why : "failed"; *p; p++) fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
         fputc('\n', f);
     }

@@ -5,6 +5,11 @@
  *   <its CSV rows>                       @end <id>
  *   @end <id>
  *
+ * A run from the NATS pool also says how many times it was delivered to a
+ * worker (`... ok <rows> deliveries=2`, `... failed 0 deliveries=3 <why>`);
+ * readers that predate it take the field as part of nothing (ok) or of the
+ * reason (failed).
+ *
  * It is what makes a sweep resumable (a run with an `ok` block is not run
  * again; an interrupted write leaves a block without its @end, cut off when
  * the journal is opened again) and what results.csv, summary.csv and a merge
@@ -28,6 +33,7 @@ typedef struct journal_entry {
     uint64_t offset;  /* of its rows in that file */
     uint64_t length;  /* bytes of rows */
     char *why;        /* RUN_FAILED: the reason */
+    uint32_t deliveries; /* the NATS pool: deliveries to workers; 0: not from the pool */
 } journal_entry_t;
 
 /* What is done, per run of the plan (entries[i] for plan->runs[i]). */
@@ -52,6 +58,9 @@ int journal_read(journal_index_t *idx, const run_plan_t *plan, const char *path,
 /* Appends a finished run's block and flushes it. -1 when writing fails. */
 int journal_append(FILE *f, uint64_t id, size_t index, bool ok, const char *rows, size_t len, size_t n_rows,
                    const char *why);
+/* The same, saying how many deliveries to a worker the run took (0: not said). */
+int journal_append_delivered(FILE *f, uint64_t id, size_t index, bool ok, const char *rows, size_t len,
+                             size_t n_rows, const char *why, uint32_t deliveries);
 
 /* Run i's rows (RUN_OK) from its journal file, NUL-terminated, in *text
  * (the caller frees it). 0, or -1 when the file cannot be read. */

@@ -72,6 +72,7 @@ int manifest_write(const char *dir, const run_plan_t *plan, const journal_index_
         cJSON_AddStringToObject(r, "id", id);
         cJSON_AddStringToObject(r, "status", e->state == RUN_OK ? "ok" : e->state == RUN_FAILED ? "failed" : "not_done");
         if (e->why) cJSON_AddStringToObject(r, "why", e->why);
+        if (e->deliveries) cJSON_AddNumberToObject(r, "deliveries", e->deliveries);
         cJSON_AddItemToArray(runs, r);
     }
     cJSON *totals = cJSON_AddObjectToObject(root, "totals");

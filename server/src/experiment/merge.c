@@ -65,7 +65,8 @@ static int write_journal(const char *path, const run_plan_t *plan, journal_index
             break;
         }
         for (size_t k = 0; k < len; k++) n_rows += rows[k] == '\n';
-        rc = journal_append(f, plan->runs[i].id, i, e->state == RUN_OK, rows, len, n_rows, e->why);
+        rc = journal_append_delivered(f, plan->runs[i].id, i, e->state == RUN_OK, rows, len, n_rows, e->why,
+                                      e->deliveries);
         free(rows);
     }
     if (fclose(f)) rc = -1;

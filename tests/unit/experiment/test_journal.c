@@ -94,6 +94,32 @@ static void blocks_read_back(void **state)
     journal_index_free(&idx);
 }
 
+/* The pool's blocks say how many deliveries a run took; old blocks say nothing (0). */
+static void deliveries_read_back(void **state)
+{
+    (void)state;
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(journal_append_delivered(f, plan.runs[0].id, 0, true, "a,1\n", 4, 1, NULL, 2), 0);
+    assert_int_equal(journal_append_delivered(f, plan.runs[1].id, 1, false, NULL, 0, 0, "worker lost 3 times", 3), 0);
+    assert_int_equal(journal_append(f, plan.runs[2].id, 2, true, "b,2\n", 4, 1, NULL), 0);
+    fclose(f);
+    journal_index_t idx;
+    read_ok(&idx, false);
+    assert_int_equal(idx.entries[0].state, RUN_OK);
+    assert_int_equal(idx.entries[0].deliveries, 2);
+    assert_int_equal(idx.entries[1].state, RUN_FAILED);
+    assert_int_equal(idx.entries[1].deliveries, 3);
+    assert_string_equal(idx.entries[1].why, "worker lost 3 times");
+    assert_int_equal(idx.entries[2].deliveries, 0);
+    char *rows;
+    size_t len;
+    assert_int_equal(journal_rows(&idx, 0, &rows, &len), 0);
+    assert_string_equal(rows, "a,1\n");
+    free(rows);
+    journal_index_free(&idx);
+}
+
 static void a_torn_block_is_cut_off(void **state)
 {
     (void)state;
@@ -161,6 +187,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(blocks_read_back),
+        cmocka_unit_test(deliveries_read_back),
         cmocka_unit_test(a_torn_block_is_cut_off),
         cmocka_unit_test(a_missing_journal_is_empty),
         cmocka_unit_test(student_t_quantiles),
