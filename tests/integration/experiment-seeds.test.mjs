@@ -62,16 +62,26 @@ test('delay.json: the flock fragments more as the delay grows (seed 001, 5.3)', 
   assert.ok(Number(at(30).clusters_mean) > Number(at(0).clusters_mean) + 2, `more groups with 30 ticks of delay\n${why}`);
 });
 
-test('fov.json: a narrow field of view fragments the flock, a wide one holds it (seed 001, 5.1.1 and 5.2)', T, async () => {
+test('fov.json: a narrow field of view fragments or crushes the flock, a wide one holds it (seed 001, 5.1.1 and 5.2)', T, async () => {
   const rows = await runReduced('fov', { replicates: 10, steps: 1800 }, (r) => r.fov_ali === '60' || r.fov_ali === '360');
-  const why = report(rows, ['fov_ali', 'border', 'clusters_mean', 'largest_cluster_mean', 'collisions_mean']);
-  assert.equal(rows.length, 4);
-  for (const border of ['wrap', 'bounce']) {
-    const at = (fov) => rows.find((r) => r.border === border && Number(r.fov_ali) === fov);
-    // Measured at this size: about 7 (wrap) and 12 (bounce) groups at 60 degrees, 2-3 at 360.
-    assert.ok(Number(at(60).clusters_mean) > Number(at(360).clusters_mean) + 2,
-      `${border}: more groups at 60 degrees than at 360\n${why}`);
-  }
+  const why = report(rows, ['personal_space', 'fov_ali', 'border', 'clusters_mean', 'largest_cluster_mean', 'collisions_mean']);
+  assert.equal(rows.length, 8, 'two angles, two borders, with and without contact');
+  const at = (space, border, fov) => rows.find((r) => Number(r.personal_space) === space && r.border === border
+    && Number(r.fov_ali) === fov);
+  const num = (space, border, fov, metric) => Number(at(space, border, fov)[`${metric}_mean`]);
+  // The seed's bare rules. Measured full size: bounced 10.9 groups at 60
+  // degrees, 1.4 at 360; collisions 209 (wrap) and 50 (bounce) at 60, 0-1 at 360.
+  assert.ok(num(0, 'bounce', 60, 'clusters') > num(0, 'bounce', 360, 'clusters') + 2,
+    `bare rules, bounce: more groups at 60 degrees than at 360\n${why}`);
+  for (const border of ['wrap', 'bounce'])
+    assert.ok(num(0, border, 60, 'collisions') > num(0, border, 360, 'collisions') + 5,
+      `bare rules, ${border}: agents collide at 60 degrees, not at 360\n${why}`);
+  // The contact rule: nothing collides, bounced fragmentation milder but
+  // the same way (4.6 groups at 60 degrees, 1.5 at 360).
+  for (const border of ['wrap', 'bounce'])
+    assert.ok(num(14, border, 60, 'collisions') < 0.5, `contact, ${border}: no collisions\n${why}`);
+  assert.ok(num(14, 'bounce', 60, 'clusters') > num(14, 'bounce', 360, 'clusters') + 1,
+    `contact, bounce: more groups at 60 degrees than at 360\n${why}`);
 });
 
 test('olfati.json: Algorithm 1 ends in fragments, Algorithm 2 with its position feedback in one group (seed 004)', T, async () => {
