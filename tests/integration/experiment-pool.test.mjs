@@ -159,6 +159,22 @@ test('a worker that joins mid-sweep takes runs', T, async () => {
   await sameTables(file, out);
 });
 
+test('SWARMCAST_NATS in the environment (as docker/compose-pool.yml sets it) names the pool, not the runs', T, async () => {
+  // The worker takes its NATS from the environment only; its runs (and the
+  // local runner's, with the same environment) are headless and must not
+  // read it as the run's --nats.
+  const file = write('env.json', { ...SWEEP, replicates: 1, master_seed: 8, steps: 600 });
+  const out = path.join(dir, 'env');
+  const w = start(['worker'], { SWARMCAST_NATS: nats.url });
+  const c = coordinator(file, out);
+  const done = await c.exited;
+  await stopWorker(w);
+  assert.equal(done.code, 0, `${c.log()}\n${w.log().slice(-1000)}`);
+  assert.match(w.log(), new RegExp(`connected to ${nats.url.replace(/[.]/g, '\\.')}`));
+  const l = await sameTables(file, out, { SWARMCAST_NATS: nats.url });
+  assert.equal(l.code, 0, 'the local runner with SWARMCAST_NATS set runs too');
+});
+
 test('a run that fails by itself is failed at once; the rest finish; exit status 3', T, async () => {
   const file = write('poison.json', {
     scenario: { world: { width: 400, height: 300 } },

@@ -45,7 +45,8 @@ void sweep_close(sweep_session_t *s);
 
 /* Every run's configuration starts from what `swarmcast --headless
  * --scenario DIR/scenario.json --steps STEPS` reads: the defaults, then the
- * environment (the local runner's, or a pool worker's). scenario_path holds
+ * environment (the local runner's, or a pool worker's; but for
+ * SWARMCAST_NATS, which is never the run's). scenario_path holds
  * the path the configuration points at. 0, or -1 with the reason printed. */
 struct config;
 int sweep_base_config(const char *dir, const experiment_t *e, struct config *cfg, char *scenario_path,
