@@ -975,7 +975,9 @@ PY
     *) fail "pool: the worker service's --version says '$version', not commit $commit" ;;
   esac
   # The sweep: experiments/delay.json with 2 delays x 3 replicates, in a
-  # folder the image's user (10001) may write.
+  # folder the image's user (10001) may write. 20 minutes of the flock's
+  # time a run (a second or so of a core): long enough that a worker is
+  # surely stopped inside one.
   pool_dir=$work/pool
   mkdir -p "$pool_dir"
   python3 - "$repo/experiments/delay.json" "$pool_dir/sweep.json" <<'PY'
@@ -984,7 +986,7 @@ src, dst = sys.argv[1:]
 x = json.load(open(src))
 x["description"] = "docker/check.sh: " + src.rsplit("/", 1)[-1] + " cut down"
 x["factors"] = [{"param": "delay_ticks", "values": [0, 10]}]
-x["replicates"], x["steps"], x["record_every"] = 3, 1200, 300
+x["replicates"], x["steps"], x["record_every"] = 3, 72000, 3600
 json.dump(x, open(dst, "w"), indent=1)
 PY
   chown -R 10001:10001 "$pool_dir"
