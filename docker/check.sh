@@ -65,7 +65,8 @@
 #      byte for byte those of `experiment run --workers 2` (the local
 #      runner, same image), the manifest's share "all (NATS pool)" and the
 #      given-back run delivered twice; then `down` leaves no container
-#  10. stop the engine if this script started it
+#  10. stop the engine if this script started it (and unmount the network
+#      namespace dockerd leaves bound in /run/docker/netns)
 # Only 127.0.0.1 is contacted. Ends with "N passed, N failed"; exit 1 on a failure.
 #
 # Environment: SWARMCAST_CHECK_PORT (18080), SWARMCAST_CHECK_COMPOSE_PORT
@@ -140,6 +141,11 @@ cleanup() {
     kill -TERM "$engine_pid" 2>/dev/null
     for _ in $(seq 60); do kill -0 "$engine_pid" 2>/dev/null || break; sleep 0.5; done
     wait "$engine_pid" 2>/dev/null
+    # dockerd binds its default network namespace here when it starts and
+    # leaves it mounted when it stops; with the engine gone nothing uses it.
+    if ! kill -0 "$engine_pid" 2>/dev/null && grep -q ' /run/docker/netns/default ' /proc/self/mountinfo; then
+      umount /run/docker/netns/default
+    fi
   fi
   if [ "$rc" = 0 ]; then rm -rf "$work"; else echo "logs kept in $work" >&2; fi
 }
