@@ -1,7 +1,8 @@
 // The elastic pool of experiment workers on a real nats-server with
 // JetStream (`swarmcast experiment run FILE --out DIR --nats URL`, any number
 // of `swarmcast worker --nats URL`): a worker killed in the middle of a run,
-// a worker that joins mid-sweep, a run that fails by itself and one whose
+// a worker that joins mid-sweep, a worker that takes its NATS from
+// SWARMCAST_NATS (as in Docker), a run that fails by itself and one whose
 // workers are all lost, a coordinator killed and started again, and garbage
 // on the pool's subjects. Each ends with the folder's tables compared, byte
 // for byte, with the local runner's (`--workers 2`) of the same file.
