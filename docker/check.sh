@@ -52,7 +52,21 @@
 #      X-Forwarded-For (SWARMCAST_TRUSTED_PROXY); a parameter and an obstacle
 #      set over wss://, `down` and `up`: the same CA (Caddy's volume) and
 #      the set-up restored (the state volume); then removed with its volumes
-#   9. stop the engine if this script started it
+#   9. docker/compose-pool.yml (NATS with JetStream, `swarmcast worker`s
+#      that scale, the coordinator service): validated, NATS on 127.0.0.1
+#      only; the workers' build gets SWARMCAST_COMMIT and their image's
+#      --version names the commit; run with a host-network override (NATS
+#      on 18110, its monitor on 18111) with `--scale worker=2`; a small
+#      sweep (experiments/delay.json cut to 2 delays x 3 replicates) by the
+#      coordinator service (`run --rm coordinator experiment run … --nats`,
+#      its folder at /work): both workers run some of it, one is stopped
+#      (docker stop) while it has a run in hand and exits 0, giving the run
+#      back; the sweep ends with every run ok, results.csv and summary.csv
+#      byte for byte those of `experiment run --workers 2` (the local
+#      runner, same image), the manifest's share "all (NATS pool)" and the
+#      given-back run delivered twice; then `down` leaves no container
+#  10. stop the engine if this script started it (and unmount the network
+#      namespace dockerd leaves bound in /run/docker/netns)
 # Only 127.0.0.1 is contacted. Ends with "N passed, N failed"; exit 1 on a failure.
 #
 # Environment: SWARMCAST_CHECK_PORT (18080), SWARMCAST_CHECK_COMPOSE_PORT
@@ -60,9 +74,12 @@
 # simulation and the two relays on the next four, Caddy's http and https,
 # then the operations listeners of the simulation and the relays),
 # SWARMCAST_CHECK_HTTPS_PORT (18100: Caddy's http and https, the server, its
-# operations listener), SWARMCAST_DOCKER_CACHE (/work/docker-cache),
-# SKIP_COMPOSE=1 (skips 6, 7 and 8), SKIP_SCALED=1, SKIP_HTTPS=1 (skips 8),
-# KEEP_ENGINE=1 (leave an engine this script started running).
+# operations listener), SWARMCAST_CHECK_POOL_PORT (18110: NATS, then its
+# monitor), SWARMCAST_DOCKER_CACHE (/work/docker-cache), SKIP_COMPOSE=1
+# (skips 6 to 9), SKIP_SCALED=1 (skips 7), SKIP_HTTPS=1 (skips 8),
+# SKIP_POOL=1 (skips 9), SWARMCAST_CHECK_ONLY=compose|scaled|https|pool
+# (of 6 to 9 only that one: 1-5 always run), KEEP_ENGINE=1 (leave an
+# engine this script started running).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -70,12 +87,19 @@ port=${SWARMCAST_CHECK_PORT:-18080}
 compose_port=${SWARMCAST_CHECK_COMPOSE_PORT:-18081}
 scaled_port=${SWARMCAST_CHECK_SCALED_PORT:-18090}
 https_port=${SWARMCAST_CHECK_HTTPS_PORT:-18100}
+pool_port=${SWARMCAST_CHECK_POOL_PORT:-18110}
+only=${SWARMCAST_CHECK_ONLY:-}
+case "$only" in
+  '' | compose | scaled | https | pool) ;;
+  *) echo "SWARMCAST_CHECK_ONLY is compose, scaled, https or pool, not '$only'" >&2; exit 2 ;;
+esac
 cache=${SWARMCAST_DOCKER_CACHE:-/work/docker-cache}
 image=swarmcast
 name=swarmcast-check
 project=swarmcast-check
 scaled_project=swarmcast-check-scaled
 https_project=swarmcast-check-https
+pool_project=swarmcast-check-pool
 # Debian's client; another `docker` earlier on PATH may not match the engine.
 DOCKER=/usr/bin/docker
 COMPOSE=/usr/bin/docker-compose
@@ -88,6 +112,8 @@ run_pid=""
 compose_up=0
 scaled_up=0
 https_up=0
+pool_up=0
+coordinator_pid=""
 
 log() { printf '== %s\n' "$*" >&2; }
 pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$*"; }
@@ -103,13 +129,23 @@ cleanup() {
     [ "$compose_up" = 1 ] && "$COMPOSE" -p "$project" -f "$work/compose.check.yaml" down -v >/dev/null 2>&1
     [ "$scaled_up" = 1 ] && "$COMPOSE" -p "$scaled_project" -f "$work/compose-scaled.check.yaml" down -v >/dev/null 2>&1
     [ "$https_up" = 1 ] && "$COMPOSE" -p "$https_project" -f "$work/compose-https.check.yaml" down -v >/dev/null 2>&1
+    if [ "$pool_up" = 1 ]; then
+      "$DOCKER" rm -f "$pool_project-coordinator" >/dev/null 2>&1
+      "$COMPOSE" -p "$pool_project" -f "$work/compose-pool.check.yaml" down -v >/dev/null 2>&1
+    fi
   fi
   [ -n "$run_pid" ] && kill "$run_pid" 2>/dev/null && wait "$run_pid" 2>/dev/null
+  [ -n "$coordinator_pid" ] && kill "$coordinator_pid" 2>/dev/null && wait "$coordinator_pid" 2>/dev/null
   if [ -n "$engine_pid" ] && [ "${KEEP_ENGINE:-0}" != 1 ]; then
     log "stopping dockerd (pid $engine_pid)"
     kill -TERM "$engine_pid" 2>/dev/null
     for _ in $(seq 60); do kill -0 "$engine_pid" 2>/dev/null || break; sleep 0.5; done
     wait "$engine_pid" 2>/dev/null
+    # dockerd binds its default network namespace here when it starts and
+    # leaves it mounted when it stops; with the engine gone nothing uses it.
+    if ! kill -0 "$engine_pid" 2>/dev/null && grep -q ' /run/docker/netns/default ' /proc/self/mountinfo; then
+      umount /run/docker/netns/default
+    fi
   fi
   if [ "$rc" = 0 ]; then rm -rf "$work"; else echo "logs kept in $work" >&2; fi
 }
@@ -518,8 +554,31 @@ wait_front() {
   return 1
 }
 
+# Whether compose step NAME (compose, scaled, https, pool) runs: not with
+# SKIP_COMPOSE=1, nor when SKIP (its own SKIP_… value) is 1, nor when
+# SWARMCAST_CHECK_ONLY names another.
+compose_step() {
+  local step=$1 skip=$2
+  [ "${SKIP_COMPOSE:-0}" != 1 ] && [ "$skip" != 1 ] && { [ -z "$only" ] || [ "$only" = "$step" ]; }
+}
+
+# The NATS image (docker/nats.Dockerfile), for 7 and 9: built once.
+nats_image=""
+build_nats_image() {
+  [ -z "$nats_image" ] || return 0
+  log "docker build --network host -f docker/nats.Dockerfile -t swarmcast-nats docker (log: $work/build-nats.log)"
+  if "$DOCKER" build --network host -f "$repo/docker/nats.Dockerfile" -t swarmcast-nats "$repo/docker" >"$work/build-nats.log" 2>&1; then
+    nats_image=built
+    size=$("$DOCKER" image inspect --format '{{.Size}}' swarmcast-nats)
+    pass "NATS image (Debian's $("$DOCKER" run --rm swarmcast-nats --version 2>&1 | head -n 1)) builds, $((size / 1000000)) MB"
+  else
+    nats_image=failed
+    tail -40 "$work/build-nats.log"; fail "docker build of docker/nats.Dockerfile"
+  fi
+}
+
 # ------------------------------------------------------------------ 6. compose
-if [ "${SKIP_COMPOSE:-0}" != 1 ]; then
+if compose_step compose 0; then
   if "$COMPOSE" -p "$project" -f "$repo/docker/compose.yaml" config -q; then
     pass "docker/compose.yaml is valid ($("$COMPOSE" version --short))"
   else fail "docker-compose config"; fi
@@ -601,18 +660,12 @@ EOF
 fi
 
 # ------------------------------------------------------------ 7. scaled set-up
-if [ "${SKIP_COMPOSE:-0}" != 1 ] && [ "${SKIP_SCALED:-0}" != 1 ]; then
+if compose_step scaled "${SKIP_SCALED:-0}"; then
   scaled_file=$repo/docker/compose-scaled.yml
   # The passwords the compose file names (secrets/*.env beside it): a
   # user's own if they are there (the script keeps them), else made now.
   "$repo/docker/nats-secrets.sh"
-  log "docker build --network host -f docker/nats.Dockerfile -t swarmcast-nats docker (log: $work/build-nats.log)"
-  if "$DOCKER" build --network host -f "$repo/docker/nats.Dockerfile" -t swarmcast-nats "$repo/docker" >"$work/build-nats.log" 2>&1; then
-    size=$("$DOCKER" image inspect --format '{{.Size}}' swarmcast-nats)
-    pass "NATS image (Debian's $("$DOCKER" run --rm swarmcast-nats --version 2>&1 | head -n 1)) builds, $((size / 1000000)) MB"
-  else
-    tail -40 "$work/build-nats.log"; fail "docker build of docker/nats.Dockerfile"
-  fi
+  build_nats_image
   if "$COMPOSE" -p "$scaled_project" -f "$scaled_file" config -q; then
     pass "docker/compose-scaled.yml is valid"
   else fail "docker-compose config of compose-scaled.yml"; fi
@@ -769,7 +822,7 @@ JS
 fi
 
 # ------------------------------------------------------------ 8. HTTPS front
-if [ "${SKIP_COMPOSE:-0}" != 1 ] && [ "${SKIP_HTTPS:-0}" != 1 ]; then
+if compose_step https "${SKIP_HTTPS:-0}"; then
   https_file=$repo/docker/compose-https.yml
   log "docker build --network host -f docker/caddy.Dockerfile -t swarmcast-caddy docker (log: $work/build-caddy.log)"
   if "$DOCKER" build --network host -f "$repo/docker/caddy.Dockerfile" -t swarmcast-caddy "$repo/docker" >"$work/build-caddy.log" 2>&1; then
@@ -872,6 +925,184 @@ PY
   fi
   "$COMPOSE" "${hf[@]}" down -v >/dev/null 2>&1 || true
   https_up=0
+fi
+
+# ------------------------------------------------------------- 9. worker pool
+if compose_step pool "${SKIP_POOL:-0}"; then
+  pool_file=$repo/docker/compose-pool.yml
+  build_nats_image
+  if SWARMCAST_COMMIT=$commit "$COMPOSE" -p "$pool_project" -f "$pool_file" config >"$work/compose-pool.config.yaml" 2>&1; then
+    pass "docker/compose-pool.yml is valid"
+  else cat "$work/compose-pool.config.yaml"; fail "docker-compose config of compose-pool.yml"; fi
+  # NATS has no users here: it must be reachable from this host only.
+  published=$(grep -oE '^ +- [0-9.]*:?[0-9]+:[0-9]+' "$work/compose-pool.config.yaml" | tr -d ' -' | tr '\n' ' ')
+  if [ "$published" = "127.0.0.1:4222:4222 " ]; then pass "compose-pool.yml publishes NATS on 127.0.0.1:4222 only"
+  else fail "compose-pool.yml publishes '$published', expected NATS on 127.0.0.1:4222 only"; fi
+  if grep -qE "SWARMCAST_COMMIT: '?$commit'?\$" "$work/compose-pool.config.yaml"; then
+    pass "compose-pool.yml builds the workers with SWARMCAST_COMMIT ($commit)"
+  else fail "compose-pool.yml does not pass SWARMCAST_COMMIT to the workers' build"; fi
+  pool_nats=$pool_port pool_monitor=$((pool_port + 1))
+  pool_url=nats://127.0.0.1:$pool_nats
+  # As in 6: the same services on the host's network, NATS on its own
+  # loopback ports and named by 127.0.0.1 instead of the service name. The
+  # coordinator keeps the file's ${PWD}:/work (run from the sweep's folder).
+  python3 - "$pool_file" "$work/compose-pool.check.yaml" "$pool_nats" "$pool_monitor" <<'PY'
+import os, sys, yaml
+src, dst, nats_port, monitor_port = sys.argv[1:]
+doc = yaml.safe_load(open(src))
+assert set(doc["services"]) == {"nats", "worker", "coordinator"}, sorted(doc["services"])
+doc.pop("networks", None)
+here = os.path.dirname(os.path.abspath(src))
+for name, svc in doc["services"].items():
+    svc.pop("ports", None)
+    svc.pop("networks", None)
+    svc["network_mode"] = "host"
+    build = svc.get("build")
+    if isinstance(build, dict):
+        build["context"] = os.path.abspath(os.path.join(here, build["context"]))
+    env = svc.setdefault("environment", {})
+    if name == "nats":
+        cmd = svc["command"]
+        assert "-js" in cmd and cmd[cmd.index("-a") + 1] == "0.0.0.0", cmd
+        for flag, value in (("-a", "127.0.0.1"), ("-p", nats_port), ("-m", monitor_port)):
+            cmd[cmd.index(flag) + 1] = value
+        env["NATS_MONITOR_PORT"] = monitor_port
+    elif name == "worker":
+        assert env.get("SWARMCAST_NATS") == "nats://nats:4222", env
+        env["SWARMCAST_NATS"] = "nats://127.0.0.1:" + nats_port
+    else:
+        assert svc["volumes"] == ["${PWD}:/work"] and svc["working_dir"] == "/work", svc
+yaml.safe_dump(doc, open(dst, "w"), sort_keys=False)
+PY
+  pf=(-p "$pool_project" -f "$work/compose-pool.check.yaml")
+  version=$("$COMPOSE" "${pf[@]}" run --rm -T --no-deps worker --version 2>&1 | tail -n 1)
+  case "$version" in
+    *"(commit $commit)") pass "pool: the worker service's --version names the commit: $version" ;;
+    *) fail "pool: the worker service's --version says '$version', not commit $commit" ;;
+  esac
+  # The sweep: experiments/delay.json with 2 delays x 3 replicates, in a
+  # folder the image's user (10001) may write. 20 minutes of the flock's
+  # time a run (a second or so of a core): long enough that a worker is
+  # surely stopped inside one.
+  pool_dir=$work/pool
+  mkdir -p "$pool_dir"
+  python3 - "$repo/experiments/delay.json" "$pool_dir/sweep.json" <<'PY'
+import json, sys
+src, dst = sys.argv[1:]
+x = json.load(open(src))
+x["description"] = "docker/check.sh: " + src.rsplit("/", 1)[-1] + " cut down"
+x["factors"] = [{"param": "delay_ticks", "values": [0, 10]}]
+x["replicates"], x["steps"], x["record_every"] = 3, 72000, 3600
+json.dump(x, open(dst, "w"), indent=1)
+PY
+  chown -R 10001:10001 "$pool_dir"
+  pool_up=1
+  if "$COMPOSE" "${pf[@]}" up -d --no-build --scale worker=2 >"$work/compose-pool.log" 2>&1; then
+    code=""
+    for _ in $(seq 120); do
+      code=$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$pool_monitor/healthz" 2>/dev/null) || code=""
+      [ "$code" = 200 ] && break
+      sleep 0.5
+    done
+    if [ "$code" = 200 ] && curl -sS "http://127.0.0.1:$pool_monitor/jsz" | grep -q '"config"'; then
+      pass "pool: NATS answers on 127.0.0.1:$pool_nats with JetStream"
+    else fail "pool: NATS with JetStream on 127.0.0.1:$pool_nats -> ${code:-no answer}"; fi
+    mapfile -t workers < <("$COMPOSE" "${pf[@]}" ps -q worker)
+    connected=0
+    for _ in $(seq 120); do
+      connected=0
+      for w in "${workers[@]}"; do
+        "$DOCKER" logs "$w" 2>&1 | grep -q "connected to $pool_url" && connected=$((connected + 1))
+      done
+      [ "$connected" = 2 ] && break
+      sleep 0.5
+    done
+    if [ "${#workers[@]}" = 2 ] && [ "$connected" = 2 ]; then pass "pool: --scale worker=2 starts two workers, both connected to NATS"
+    else fail "pool: ${#workers[@]} workers, $connected connected to NATS"; "$COMPOSE" "${pf[@]}" logs --no-color 2>&1 | tail -20; fi
+    # The coordinator as the compose file's comment runs it, from the
+    # folder it mounts at /work.
+    (cd "$pool_dir" && exec "$COMPOSE" "${pf[@]}" run --rm -T --name "$pool_project-coordinator" coordinator \
+       experiment run sweep.json --out pool-out --nats "$pool_url") >"$work/pool-coordinator.log" 2>&1 &
+    coordinator_pid=$!
+    # The worker's log: "running HASH run ID (index I, delivery D)" when it
+    # takes a run, "ran HASH run ID in S s: ok" when it is done with it.
+    runs_started() { "$DOCKER" logs "$1" 2>&1 | grep -c ' running .* run ' || true; }
+    runs_done() { "$DOCKER" logs "$1" 2>&1 | grep -c ' ran .* run .*: ok$' || true; }
+    # Once each worker has finished a run, stop the first one to take its
+    # next, as soon as it does: it holds that run then (a run lasts far
+    # longer than the signal takes).
+    stopped="" started=() given=""
+    for _ in $(seq 1200); do
+      kill -0 "$coordinator_pid" 2>/dev/null || break
+      if [ ${#started[@]} = 0 ]; then
+        [ "$(runs_done "${workers[0]}")" -ge 1 ] && [ "$(runs_done "${workers[1]}")" -ge 1 ] &&
+          started=("$(runs_started "${workers[0]}")" "$(runs_started "${workers[1]}")")
+      else
+        for i in 0 1; do
+          if [ "$(runs_started "${workers[$i]}")" -gt "${started[$i]}" ]; then stopped=$i; break 2; fi
+        done
+      fi
+      sleep 0.1
+    done
+    if [ -n "$stopped" ]; then
+      w=${workers[$stopped]}
+      t0=$(now)
+      "$DOCKER" stop -t 5 "$w" >/dev/null
+      took=$(elapsed "$t0" "$(now)")
+      rc=$("$DOCKER" inspect --format '{{.State.ExitCode}}' "$w")
+      given=$("$DOCKER" logs "$w" 2>&1 | sed -n 's/.*stopping: run \([0-9a-f]*\) given back.*/\1/p' | tail -n 1)
+      if [ "$rc" = 0 ] && [ -n "$given" ]; then
+        pass "pool: worker $((stopped + 1)) stopped mid-run (docker stop) exits 0 after $took s, giving run $given back"
+      else
+        fail "pool: worker $((stopped + 1)) stopped mid-run: exit code $rc after $took s, gave back '${given:-nothing}'"
+        "$DOCKER" logs "$w" 2>&1 | tail -10
+      fi
+    else fail "pool: the sweep ended before each worker had run a run and taken another"; fi
+    rc=""
+    for _ in $(seq 600); do kill -0 "$coordinator_pid" 2>/dev/null || break; sleep 0.5; done
+    if kill -0 "$coordinator_pid" 2>/dev/null; then kill "$coordinator_pid"; fi
+    set +e; wait "$coordinator_pid"; rc=$?; set -e
+    coordinator_pid=""
+    if [ "$rc" = 0 ]; then pass "pool: the coordinator service ends the sweep, exit 0: $(tr '\r' '\n' <"$work/pool-coordinator.log" | grep -v '^$' | tail -n 1)"
+    else fail "pool: the coordinator exits $rc"; tail -20 "$work/pool-coordinator.log"; fi
+    ran=()
+    for w in "${workers[@]}"; do ran+=("$(runs_done "$w")"); done
+    if [ "${ran[0]}" -ge 1 ] && [ "${ran[1]}" -ge 1 ]; then pass "pool: both workers ran runs (${ran[0]} and ${ran[1]}, from their logs)"
+    else fail "pool: runs per worker: ${ran[*]}"; fi
+    # The local runner in the same image, on the same file.
+    if "$DOCKER" run --rm --network none -v "$pool_dir:/work" -w /work "$image" \
+         experiment run sweep.json --out local-out --workers 2 >"$work/pool-local.log" 2>&1; then
+      same=()
+      for f in results.csv summary.csv; do
+        cmp -s "$pool_dir/pool-out/$f" "$pool_dir/local-out/$f" && same+=("$f ($(wc -l <"$pool_dir/pool-out/$f") lines)")
+      done
+      if [ "${#same[@]}" = 2 ]; then pass "pool: byte-identical to \`experiment run --workers 2\`: ${same[*]}"
+      else fail "pool: the pool's tables differ from the local runner's (same: ${same[*]:-none})"; fi
+    else tail -20 "$work/pool-local.log"; fail "pool: the local runner on the same sweep"; fi
+    if out=$(python3 - "$pool_dir/pool-out/manifest.json" "$commit" "$given" <<'PY'
+import json, sys
+path, commit, given = sys.argv[1:]
+m = json.load(open(path))
+runs = m["runs"]
+bad = [r["id"] for r in runs if r["status"] != "ok"]
+assert not bad, "runs not ok: %s" % bad
+assert m["share"] == "all (NATS pool)", m["share"]
+assert m["program"]["commit"] == commit, m["program"]
+again = [r for r in runs if r["id"] == given]
+if given:
+    assert again and again[0].get("deliveries", 0) >= 2, "run %s: %s" % (given, again)
+print("%d runs ok, share %r, commit %s%s" % (len(runs), m["share"], commit,
+      ", run %s delivered %d times" % (given, again[0]["deliveries"]) if given else ""))
+PY
+    ); then pass "pool: the manifest: $out"
+    else fail "pool: the manifest: $out"; fi
+  else
+    cat "$work/compose-pool.log"; fail "docker-compose up of compose-pool.yml"
+  fi
+  "$COMPOSE" "${pf[@]}" down -v >/dev/null 2>&1 || true
+  pool_up=0
+  left=$("$DOCKER" ps -aq --filter "label=com.docker.compose.project=$pool_project" | wc -l)
+  if [ "$left" = 0 ]; then pass "pool: down leaves no container"; else fail "pool: $left containers left after down"; fi
 fi
 
 echo "$passed passed, $failed failed"

@@ -464,7 +464,19 @@ static const struct {
     {OPT_MAX_REMOTE, "SWARMCAST_MAX_REMOTE_CLIENTS"},
 };
 
+static int load(config_t *c, int argc, char **argv, FILE *out, FILE *err, bool from_environment);
+
 int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
+{
+    return load(c, argc, argv, out, err, true);
+}
+
+int config_load_args(config_t *c, int argc, char **argv, FILE *out, FILE *err)
+{
+    return load(c, argc, argv, out, err, false);
+}
+
+static int load(config_t *c, int argc, char **argv, FILE *out, FILE *err, bool from_environment)
 {
     *c = (config_t){
         .bind = "127.0.0.1",
@@ -497,7 +509,7 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
         .max_remote_clients = 16384,
     };
     if (c->threads < 1) c->threads = 1;
-    for (size_t i = 0; i < sizeof env_vars / sizeof env_vars[0]; i++) {
+    for (size_t i = 0; from_environment && i < sizeof env_vars / sizeof env_vars[0]; i++) {
         const char *v = getenv(env_vars[i].env);
         if (v && *v && apply(c, env_vars[i].opt, v, env_vars[i].env, err)) return CONFIG_EXIT_USAGE;
     }

@@ -93,7 +93,12 @@ typedef struct config {
 
 enum { CONFIG_RUN = 0, CONFIG_EXIT_OK = 1, CONFIG_EXIT_USAGE = 2 };
 
-/* Fills c; prints help, version or the error to out/err. Returns CONFIG_*. */
+/* Fills c from the defaults, the SWARMCAST_* environment, then argv; prints
+ * help, version or the error to out/err. Returns CONFIG_*. */
 int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err);
+/* The same from the defaults and argv alone: an experiment's run is what its
+ * files say, never what a shell or a container exported (SWARMCAST_AGENTS,
+ * _WORLD, _TICK_HZ, _NATS would change a run and not its id). */
+int config_load_args(config_t *c, int argc, char **argv, FILE *out, FILE *err);
 
 #endif

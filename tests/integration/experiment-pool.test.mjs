@@ -1,7 +1,8 @@
 // The elastic pool of experiment workers on a real nats-server with
 // JetStream (`swarmcast experiment run FILE --out DIR --nats URL`, any number
 // of `swarmcast worker --nats URL`): a worker killed in the middle of a run,
-// a worker that joins mid-sweep, a run that fails by itself and one whose
+// a worker that joins mid-sweep, a worker that takes its NATS from
+// SWARMCAST_NATS (as in Docker) and whose other variables reach no run, a run that fails by itself and one whose
 // workers are all lost, a coordinator killed and started again, and garbage
 // on the pool's subjects. Each ends with the folder's tables compared, byte
 // for byte, with the local runner's (`--workers 2`) of the same file.
@@ -157,6 +158,24 @@ test('a worker that joins mid-sweep takes runs', T, async () => {
   await stopWorker(b);
   assert.match(b.log(), /ran \S+ run \S+ in [\d.]+ s: ok/, `the late worker ran something:\n${b.log()}`);
   await sameTables(file, out);
+});
+
+test('a worker\'s environment (SWARMCAST_NATS as docker/compose-pool.yml sets it, and others) reaches no run', T, async () => {
+  // The worker takes its NATS from the environment only. A population, a
+  // world and a tick rate left in it (or in the local runner's shell) would
+  // change a run without changing its id: every run is what its files say.
+  const exported = { SWARMCAST_AGENTS: '40', SWARMCAST_WORLD: '300x200', SWARMCAST_TICK_HZ: '30' };
+  const file = write('env.json', { ...SWEEP, scenario: {}, replicates: 1, master_seed: 8, steps: 600 });
+  const out = path.join(dir, 'env');
+  const w = start(['worker'], { SWARMCAST_NATS: nats.url, ...exported });
+  const c = coordinator(file, out);
+  const done = await c.exited;
+  await stopWorker(w);
+  assert.equal(done.code, 0, `${c.log()}\n${w.log().slice(-1000)}`);
+  assert.match(w.log(), new RegExp(`connected to ${nats.url.replace(/[.]/g, '\\.')}`));
+  await sameTables(file, out); // the local runner in a clean environment
+  const l = await sameTables(file, out, { SWARMCAST_NATS: nats.url, ...exported });
+  assert.equal(l.code, 0, 'the local runner with the same variables set writes the same tables');
 });
 
 test('a run that fails by itself is failed at once; the rest finish; exit status 3', T, async () => {

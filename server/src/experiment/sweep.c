@@ -14,8 +14,11 @@ int sweep_base_config(const char *dir, const experiment_t *e, config_t *cfg, cha
     if (out_dir_path(dir, "scenario.json", scenario_path, path_len)) return -1;
     char steps[32];
     snprintf(steps, sizeof steps, "%" PRIu64, e->steps);
+    /* From the experiment's files alone: the environment of the shell or the
+     * container (a worker's SWARMCAST_NATS, a SWARMCAST_AGENTS left from a
+     * demo) would change a run without changing its id. */
     char *argv[] = {"swarmcast", "--headless", "--scenario", scenario_path, "--steps", steps, NULL};
-    return config_load(cfg, 6, argv, stderr, stderr) == CONFIG_RUN ? 0 : -1;
+    return config_load_args(cfg, 6, argv, stderr, stderr) == CONFIG_RUN ? 0 : -1;
 }
 
 int sweep_open(sweep_session_t *s, const char *file, const char *dir)

@@ -44,8 +44,9 @@ int sweep_finish(sweep_session_t *s, size_t ran, unsigned workers, const char *s
 void sweep_close(sweep_session_t *s);
 
 /* Every run's configuration starts from what `swarmcast --headless
- * --scenario DIR/scenario.json --steps STEPS` reads: the defaults, then the
- * environment (the local runner's, or a pool worker's). scenario_path holds
+ * --scenario DIR/scenario.json --steps STEPS` reads in a clean environment:
+ * no SWARMCAST_* variable of the runner's or a pool worker's applies.
+ * scenario_path holds
  * the path the configuration points at. 0, or -1 with the reason printed. */
 struct config;
 int sweep_base_config(const char *dir, const experiment_t *e, struct config *cfg, char *scenario_path,
