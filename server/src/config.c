@@ -80,6 +80,13 @@ static void usage(FILE *f)
             "  --state-every S      SWARMCAST_STATE_EVERY   seconds between state-file writes (10)\n"
             "  --state-agents       SWARMCAST_STATE_AGENTS  the state file keeps the agents too (1: on)\n"
             "\n"
+            "Rooms (worlds people make from the page, joined at /r/CODE; protocol/PROTOCOL.md \"Rooms\"):\n"
+            "  --rooms WHO          SWARMCAST_ROOMS         who may make a room: open (anyone), operators (the\n"
+            "                                               control token), off (open)\n"
+            "  --max-rooms N        SWARMCAST_MAX_ROOMS     rooms besides the default one (100)\n"
+            "  --room-idle-stop S   SWARMCAST_ROOM_IDLE_STOP a room nobody watches stops stepping after S (60)\n"
+            "  --room-idle-close S  SWARMCAST_ROOM_IDLE_CLOSE … and closes after S (3600)\n"
+            "\n"
             "Streaming (protocol v2, see protocol/PROTOCOL.md):\n"
             "  --deflate            SWARMCAST_DEFLATE       permessage-deflate for clients that offer it (1: on; off)\n"
             "  --detail-budget N    SWARMCAST_DETAIL_BUDGET most agents a client may ask to see one by one (200000)\n"
@@ -311,13 +318,15 @@ static int check_modes(const config_t *c, size_t n_set_flags, FILE *err)
     return 0;
 }
 
+const char *const config_rooms_names[3] = {"open", "operators", "off"};
+
 enum { OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WORLD, OPT_WEB, OPT_CLIENTS,
        OPT_MAX_AGENTS, OPT_THREADS, OPT_SET, OPT_HELP, OPT_VERSION, OPT_MODEL, OPT_METRICS_HZ, OPT_RECORD,
        OPT_FINAL, OPT_HEADLESS, OPT_STEPS, OPT_SCENARIO, OPT_CSV, OPT_METRICS_EVERY, OPT_REPLAY,
        OPT_RECORD_MAX, OPT_TOKEN, OPT_ORIGIN, OPT_PER_ADDRESS, OPT_IDLE, OPT_STALL, OPT_STATE_FILE,
        OPT_STATE_EVERY, OPT_STATE_AGENTS, OPT_RATE_SCALE, OPT_DEFLATE, OPT_DETAIL_BUDGET, OPT_MAX_VIEWS,
        OPT_CONNECT_RATE, OPT_CONNECT_BURST, OPT_AUTH_FAILURES, OPT_ALLOW_FRAME, OPT_PUBLIC_URL,
-       OPT_TRUSTED_PROXY, OPT_METRICS_LISTEN,
+       OPT_TRUSTED_PROXY, OPT_METRICS_LISTEN, OPT_ROOMS, OPT_MAX_ROOMS, OPT_ROOM_IDLE_STOP, OPT_ROOM_IDLE_CLOSE,
        /* The scaled set-up. */
        OPT_NATS, OPT_NATS_PREFIX, OPT_NATS_USER, OPT_NATS_PASSWORD, OPT_NATS_CREDS, OPT_NATS_NKEY_SEED,
        OPT_MAX_REMOTE, OPT_RELAY, OPT_RELAY_TAG, OPT_RELAY_NAME };
@@ -404,6 +413,14 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
         break;
     case OPT_DETAIL_BUDGET: bad = parse_number(value, 1, 1e8, true, &v); if (!bad) c->detail_budget = (size_t)v; break;
     case OPT_MAX_VIEWS: bad = parse_number(value, 1, 65536, true, &v); if (!bad) c->max_views = (size_t)v; break;
+    case OPT_ROOMS:
+        bad = 1;
+        for (int k = 0; k < 3; k++)
+            if (!strcmp(value, config_rooms_names[k])) c->rooms = k, bad = 0;
+        break;
+    case OPT_MAX_ROOMS: bad = parse_number(value, 0, 4096, true, &v); if (!bad) c->max_rooms = (size_t)v; break;
+    case OPT_ROOM_IDLE_STOP: bad = parse_number(value, 0.1, 604800, false, &v); if (!bad) c->room_idle_stop_s = v; break;
+    case OPT_ROOM_IDLE_CLOSE: bad = parse_number(value, 0.1, 31536000, false, &v); if (!bad) c->room_idle_close_s = v; break;
     case OPT_RELAY: c->relay = true; break;
     case OPT_RELAY_TAG:
         bad = parse_number(value, 1, CONFIG_MAX_RELAY_TAG, true, &v);
@@ -450,6 +467,8 @@ static const struct {
     {OPT_STATE_AGENTS, "SWARMCAST_STATE_AGENTS"}, {OPT_RATE_SCALE, "SWARMCAST_RATE_SCALE"},
     {OPT_DEFLATE, "SWARMCAST_DEFLATE"}, {OPT_DETAIL_BUDGET, "SWARMCAST_DETAIL_BUDGET"},
     {OPT_MAX_VIEWS, "SWARMCAST_MAX_VIEWS"},
+    {OPT_ROOMS, "SWARMCAST_ROOMS"}, {OPT_MAX_ROOMS, "SWARMCAST_MAX_ROOMS"},
+    {OPT_ROOM_IDLE_STOP, "SWARMCAST_ROOM_IDLE_STOP"}, {OPT_ROOM_IDLE_CLOSE, "SWARMCAST_ROOM_IDLE_CLOSE"},
     {OPT_CONNECT_RATE, "SWARMCAST_CONNECT_RATE"}, {OPT_CONNECT_BURST, "SWARMCAST_CONNECT_BURST"},
     {OPT_AUTH_FAILURES, "SWARMCAST_AUTH_FAILURES"},
     {OPT_ALLOW_FRAME, "SWARMCAST_ALLOW_FRAME"}, {OPT_PUBLIC_URL, "SWARMCAST_PUBLIC_URL"},
@@ -505,6 +524,10 @@ static int load(config_t *c, int argc, char **argv, FILE *out, FILE *err, bool f
         .state_every_s = 10,
         .detail_budget = 200000,
         .max_views = 256,
+        .rooms = CONFIG_ROOMS_OPEN,
+        .max_rooms = 100,
+        .room_idle_stop_s = 60,
+        .room_idle_close_s = 3600,
         .nats_prefix = SUBJECT_DEFAULT_PREFIX,
         .max_remote_clients = 16384,
     };
@@ -552,6 +575,10 @@ static int load(config_t *c, int argc, char **argv, FILE *out, FILE *err, bool f
         {"deflate", no_argument, NULL, OPT_DEFLATE},
         {"detail-budget", required_argument, NULL, OPT_DETAIL_BUDGET},
         {"max-views", required_argument, NULL, OPT_MAX_VIEWS},
+        {"rooms", required_argument, NULL, OPT_ROOMS},
+        {"max-rooms", required_argument, NULL, OPT_MAX_ROOMS},
+        {"room-idle-stop", required_argument, NULL, OPT_ROOM_IDLE_STOP},
+        {"room-idle-close", required_argument, NULL, OPT_ROOM_IDLE_CLOSE},
         {"connect-rate", required_argument, NULL, OPT_CONNECT_RATE},
         {"connect-burst", required_argument, NULL, OPT_CONNECT_BURST},
         {"auth-failures", required_argument, NULL, OPT_AUTH_FAILURES},

@@ -59,6 +59,13 @@ typedef struct config {
     double state_every_s;       /* period of state-file writes */
     bool state_agents;          /* the state file also keeps the agents */
 
+    /* Rooms (PROTOCOL.md "Rooms"): worlds people make from the page, each
+     * joined by a code; the default room is the world at /. */
+    int rooms;                  /* who may make rooms: CONFIG_ROOMS_* */
+    size_t max_rooms;           /* rooms besides the default one */
+    double room_idle_stop_s;    /* a room nobody watches stops stepping after this long … */
+    double room_idle_close_s;   /* … and closes after this long */
+
     /* Streaming (protocol v2). */
     bool deflate;               /* permessage-deflate for clients that offer it */
     size_t detail_budget;       /* the largest budget a client's view request may name */
@@ -92,6 +99,9 @@ typedef struct config {
 } config_t;
 
 enum { CONFIG_RUN = 0, CONFIG_EXIT_OK = 1, CONFIG_EXIT_USAGE = 2 };
+/* --rooms: anyone may make a room, only operators (the control token), or nobody. */
+enum { CONFIG_ROOMS_OPEN = 0, CONFIG_ROOMS_OPERATORS = 1, CONFIG_ROOMS_OFF = 2 };
+extern const char *const config_rooms_names[3];
 
 /* Fills c from the defaults, the SWARMCAST_* environment, then argv; prints
  * help, version or the error to out/err. Returns CONFIG_*. */

@@ -26,6 +26,8 @@
 #include "ops_metrics.h"
 #include "people/presence.h"
 #include "protocol/cmd_decode.h"
+#include "protocol/room_decode.h"
+#include "protocol/room_messages.h"
 #include "persist/state_file.h"
 #include "sim/commands.h"
 #include "sim/metrics.h"
@@ -126,40 +128,50 @@ typedef struct summary {
     world_info_t info;
     uint64_t tick;
     size_t agents;
+    uint32_t seed;
     bool paused;
     uint64_t last_tick_ns; /* when the loop last ran a tick (paused or not) */
+    double ticks_per_s;    /* ticks in the last whole second it stepped … */
+    double slowest_second; /* … and in the slowest such second so far (0: none yet) */
     sim_counters_t counters;
 } summary_t;
 
+/* A room: one whole world and everything that belongs to it (room.h). */
+typedef struct room room_t;
+
+/* The server: what all rooms share. The network, the per-slot budgets,
+ * the rooms and who may make them, the population budget they share, the
+ * NATS bridge (the default room's) and the counters of the loop thread. */
 struct app {
     uv_loop_t *loop;
     config_t cfg;
     net_t *net;
-    cmd_limits_t limits;
-    uv_async_t wake_loop;
-    /* State-file writes run on libuv's thread pool, one at a time (and the
-     * last one, at shutdown, after any in flight: state_write_lock). */
-    uv_work_t state_work;
-    state_image_t *state_writing;
-    int state_rc; /* of the last write: set on the pool, read on the loop after it */
-    pthread_mutex_t state_write_lock;
-    bool state_final_written; /* under state_write_lock */
     /* Loop thread only. */
-    client_policy_t *policy; /* per slot */
+    client_policy_t *policy; /* per slot: the session's budget and role */
     loop_counters_t loop_counters;
-    presence_t *presence;
-    uv_timer_t cursor_timer; /* sends the cursors at most INSPECT_HZ times a second */
-    encoder_t *encoder;
-    views_t *views;         /* the distinct views being encoded */
-    viewers_t *viewers;     /* which view each v2 client watches */
-    compose_t *compose;     /* v2 frames, per client, from the newest bundle */
-    bundle_t *current;      /* the newest bundle (its census feeds the viewers) */
-    shared_buf_t *v1_frame; /* the v1 frame net is sending (kept until the next one) */
+    uv_timer_t cursor_timer; /* presence news and cursors, at most INSPECT_HZ times a second */
+    uint64_t started_ns;
 
-    /* The scaled set-up (--nats; NULL without it). Slots [0, max_clients)
-     * are net's, [max_clients, n_slots) the relays' viewers' (remote
-     * slots); every message to a client goes through client_send /
-     * client_close / client_backlog, which route by slot. Loop thread. */
+    /* The rooms (rooms.c). rooms[0] is the default room, `home`, the world
+     * at / that the server had before rooms; the others are made by people
+     * and found by code. n_rooms_max = --max-rooms + 1 places; a closed
+     * room's place (and its net channel) is reused. Loop thread. */
+    room_t **rooms;
+    size_t n_rooms_max, n_rooms;
+    room_t *home;
+    room_t *closed_rooms;      /* closed, their handles closing: freed by the next round of rooms_timer */
+    room_t **slot_room;        /* per slot: the room its session is in (NULL: free) */
+    struct room_guard *guard;  /* per address: wrong codes, rooms made */
+    uv_timer_t rooms_timer;    /* idle rooms stop stepping, then close */
+    uint64_t rooms_created, rooms_closed, room_codes_wrong, room_codes_throttled;
+    /* The population budget all rooms share: agents held (each room's
+     * simulation thread takes and gives back) against max_agents. */
+    _Atomic size_t agents_held;
+
+    /* The scaled set-up (--nats; NULL without it): the default room's.
+     * Slots [0, max_clients) are net's, [max_clients, n_slots) the relays'
+     * viewers' (remote slots); every message to a client goes through
+     * client_send / client_close / client_backlog, which route by slot. */
     size_t n_slots;
     nats_link_t *nats;
     remote_clients_t *remote;
@@ -175,47 +187,9 @@ struct app {
     uint8_t census_streak[LEASE_TAG_MAX + 1];
     bool census_pending[LEASE_TAG_MAX + 1];
     uint64_t census_closed;
-
-    /* Owned by the simulation thread once it runs. */
-    world_t world;
-    pthread_t sim_thread;
-    bool sim_started;
-    queued_t *taken; /* commands being applied this tick */
-    departures_t leaving; /* departures being applied this tick */
-    replies_t produced;
-    uint64_t period_ns, started_ns, last_tick_ns;
-    double snapshot_credit; /* accumulates snapshot_hz per tick; one frame per tick_hz */
-    uint64_t last_overrun_log_ns;
-    sim_counters_t counters;
-    metrics_state_t metrics;
-    double metrics_credit; /* as snapshot_credit, for metrics messages */
-    double inspect_credit; /* as snapshot_credit, for inspect messages */
-    selection_t *inspecting; /* the sim thread's copy of the selections */
-    uint64_t metrics_not_before_ns;
-    uint64_t state_due_ns; /* next periodic capture for --state-file */
-    FILE *record;          /* --record, or NULL (also after a write error) */
-    char *record_buf;
-    uint64_t record_flushed_ns;
-    bool record_full;      /* stopped at --record-max-bytes */
-    bool failed;           /* an output (record, final state) could not be written */
-
-    /* Shared, under lock. */
-    pthread_mutex_t lock;
-    pthread_cond_t stop_cond;
-    bool stop;
-    queued_t *queue; /* ring */
-    departures_t departed;
-    size_t q_head, q_len, q_cap;
-    uint32_t *slot_client; /* client id in each slot, 0 when free */
-    selection_t *selections; /* per slot */
-    size_t n_selections;     /* slots with a selection */
-    uint16_t *pending;     /* per slot: commands waiting, whichever client of the slot sent them (so
-                              that the slot's next client cannot add 32 more and overflow the queue) */
-    replies_t outgoing;
-    state_image_t *state_captured; /* the simulation's copy of the set-up, for the loop to write */
-    bool state_in_flight;          /* captured or being written: no new capture until done */
-    summary_t summary;
 };
+
+#include "room.h"
 
 static inline uint64_t now_ns(void)
 {
@@ -228,22 +202,22 @@ static inline uint64_t now_ns(void)
 
 /* sim_thread.c: the simulation thread's body (pthread_create in app_create;
  * it runs until app_shutdown sets stop). */
-void *sim_main(void *arg);
+void *sim_main(void *arg); /* arg: the room */
 
 /* replies.c: the replies list (the simulation thread fills its own,
  * produced, and moves it to the shared one, outgoing, under the lock), and
  * on_wake, the loop's side of the hand-over (uv_async_send wakes it). */
 void replies_push(replies_t *r, size_t slot, uint32_t to, int key, char *text);
 void replies_clear(replies_t *r);
-void on_wake(uv_async_t *handle);
+void on_wake(uv_async_t *handle); /* handle->data: the room */
 
 /* viewer_sessions.c: a client takes a slot (on_open for net's, join_slot
  * for a relay's too), sends a message, leaves; net's callbacks for its
  * slots and relay_bridge.c's path for remote ones. on_cursor_timer sends
  * presence, cursors and the feed at most INSPECT_HZ times a second. Loop
  * thread. */
-char *on_open(void *user, uint32_t client_id, size_t slot, int protocol);
-void join_slot(app_t *a, uint32_t client_id, size_t slot, bool operator);
+char *on_open(void *user, uint32_t client_id, size_t slot, int protocol, const char *room, net_admit_t *admit);
+void join_slot(room_t *r, uint32_t client_id, size_t slot, bool operator);
 void on_message(void *user, uint32_t client_id, size_t slot, const char *data, size_t len, bool binary);
 void on_close(void *user, uint32_t client_id, size_t slot);
 void on_cursor_timer(uv_timer_t *handle);
@@ -256,12 +230,12 @@ bool is_remote(const app_t *a, size_t slot);
 void client_send(app_t *a, size_t slot, uint32_t client_id, const char *text);
 size_t client_backlog(const app_t *a, size_t slot, uint32_t client_id);
 void client_close(app_t *a, size_t slot, uint32_t client_id, int code, const char *reason);
-void send_latest(app_t *a, unsigned key, const char *text);
+void send_latest(room_t *r, unsigned key, const char *text);
 
 /* snapshots.c: sync_encoder hands the views that changed to the encoder
  * (after anything that may change them); on_bundles is the encoder's
  * callback and compose_v2 net's, on the loop thread. */
-void sync_encoder(app_t *a);
+void sync_encoder(room_t *r);
 void on_bundles(void *user);
 int compose_v2(void *user, uint32_t client_id, size_t slot, const uint8_t **data, size_t *len);
 
@@ -279,19 +253,40 @@ char *bridge_metrics_text(app_t *a);
 /* saved_state.c: --state-file. restore_state before the first tick,
  * capture_state on the simulation thread, state_write_queue on the loop,
  * write_final_state at shutdown once the simulation thread has stopped. */
-int restore_state(app_t *a);
-void capture_state(app_t *a, uint64_t now);
-void state_write_queue(app_t *a, state_image_t *captured);
-void write_final_state(app_t *a);
+int restore_state(room_t *r);
+void capture_state(room_t *r, uint64_t now);
+void state_write_queue(room_t *r, state_image_t *captured);
+void write_final_state(room_t *r);
 
 /* command_log.c: --record. open_record writes the header (app_create);
  * the rest run on the simulation thread, record_end at shutdown once it
  * has stopped. */
-int open_record(app_t *a);
-void record_command(app_t *a, uint64_t tick, const sim_cmd_t *cmd);
-void record_flush_due(app_t *a, uint64_t now);
-void record_end(app_t *a);
-void record_release(app_t *a);
+int open_record(room_t *r);
+void record_command(room_t *r, uint64_t tick, const sim_cmd_t *cmd);
+void record_flush_due(room_t *r, uint64_t now);
+void record_end(room_t *r);
+void record_release(room_t *r);
+
+/* rooms.c: the rooms (loop thread). rooms_init before the default room is
+ * made, rooms_start_timer once it runs; rooms_admit picks a new session's
+ * room by its code (NULL: refused, admit says how); a room's people come
+ * and go; rooms_on_message takes create_room, room_rename, room_close and
+ * rooms; rooms_close closes one (its people get 4410); rooms_shutdown stops
+ * them all at the end, rooms_destroy frees them once the loop has run. */
+int rooms_init(app_t *a);
+void rooms_start_timer(app_t *a);
+room_t *rooms_find(const app_t *a, const char *code);
+room_t *rooms_admit(app_t *a, size_t slot, uint32_t client_id, const char *typed, net_admit_t *admit);
+void rooms_person_joined(room_t *r);
+void rooms_person_left(room_t *r);
+void rooms_on_message(app_t *a, room_t *r, size_t slot, uint32_t client_id, const room_msg_t *m);
+void rooms_close(app_t *a, room_t *r, const char *why);
+void rooms_shutdown(app_t *a);
+void rooms_destroy(app_t *a);
+/* Every open room as the list shows it (malloc'd; *n of them, the default
+ * room first); and the list as the reply to `rooms`. */
+room_info_t *rooms_info(const app_t *a, size_t *n);
+char *rooms_list_json(const app_t *a, int64_t request_id);
 
 /* health.c: net's /healthz and /metrics callbacks (net_callbacks_t). */
 char *on_health(void *user, int *status);

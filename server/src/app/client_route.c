@@ -2,7 +2,8 @@
  * Slots [0, max_clients) are net's, and their messages go to net; slots
  * past them (--nats) are relays' viewers, and theirs go to the viewer's
  * relay in an envelope (relay_bridge.c). News for everyone goes to this
- * process's viewers and to every relay. */
+ * room's viewers in this process and, from the default room, to every
+ * relay. */
 #include <stdlib.h>
 
 #include "app_internal.h"
@@ -40,11 +41,13 @@ void client_close(app_t *a, size_t slot, uint32_t client_id, int code, const cha
     }
 }
 
-/* News for everyone: this process's viewers, and every relay's (P.news). */
-void send_latest(app_t *a, unsigned key, const char *text)
+/* News for everyone in a room: its viewers on this process and, for the
+ * default room, every relay's (P.news; relays serve only that room). */
+void send_latest(room_t *r, unsigned key, const char *text)
 {
-    net_send_latest(a->net, key, text);
-    if (!a->nats || !nats_link_connected(a->nats)) return;
+    app_t *a = r->app;
+    net_send_latest(a->net, r->index, key, text);
+    if (r != a->home || !a->nats || !nats_link_connected(a->nats)) return;
     size_t len;
     uint8_t *msg = bridge_news_encode((uint16_t)key, text, &len);
     if (msg) nats_link_publish(a->nats, a->subject_news, NULL, msg, len);

@@ -18,58 +18,58 @@
 #define RECORD_FLUSH_NS 1000000000ull
 
 /* Gives up the command log after a write error: the run goes on. */
-static void record_failed(app_t *a)
+static void record_failed(room_t *r)
 {
-    fprintf(stderr, "swarmcast: cannot write the command log %s: %s; recording stopped\n", a->cfg.record,
+    fprintf(stderr, "swarmcast: cannot write the command log %s: %s; recording stopped\n", r->record_path,
             strerror(errno));
-    fclose(a->record);
-    a->record = NULL;
-    a->failed = true;
+    fclose(r->record);
+    r->record = NULL;
+    r->failed = true;
 }
 
-/* Logs one applied command; at --record-max-bytes the log ends there (a
+/* Logs one applied command; at --record-max-bytes the log ends there (r
  * flood of commands must not fill the disk), with a warning. */
-void record_command(app_t *a, uint64_t tick, const sim_cmd_t *cmd)
+void record_command(room_t *r, uint64_t tick, const sim_cmd_t *cmd)
 {
-    if (!a->record) return;
-    if (record_write_cmd(a->record, tick, cmd)) {
-        record_failed(a);
+    if (!r->record) return;
+    if (record_write_cmd(r->record, tick, cmd)) {
+        record_failed(r);
         return;
     }
-    long size = ftell(a->record);
-    if (size > 0) a->counters.record_bytes = (uint64_t)size;
-    if (a->counters.record_bytes >= a->cfg.record_max_bytes) {
+    long size = ftell(r->record);
+    if (size > 0) r->counters.record_bytes = (uint64_t)size;
+    if (r->counters.record_bytes >= r->cfg->record_max_bytes) {
         fprintf(stderr,
                 "swarmcast: the command log %s reached --record-max-bytes (%llu bytes) at tick %llu; recording "
                 "stopped (replay runs to that tick)\n",
-                a->cfg.record, (unsigned long long)a->cfg.record_max_bytes, (unsigned long long)tick);
-        if (record_write_end(a->record, tick) || fclose(a->record)) a->failed = true;
-        a->record = NULL;
-        a->record_full = true;
+                r->record_path, (unsigned long long)r->cfg->record_max_bytes, (unsigned long long)tick);
+        if (record_write_end(r->record, tick) || fclose(r->record)) r->failed = true;
+        r->record = NULL;
+        r->record_full = true;
     }
 }
 
 /* Opens --record and writes its header: the world as it starts. */
-int open_record(app_t *a)
+int open_record(room_t *r)
 {
-    const config_t *cfg = &a->cfg;
-    if (!(a->record = fopen(cfg->record, "w"))) {
+    const config_t *cfg = r->cfg;
+    if (!(r->record = fopen(cfg->record, "w"))) {
         fprintf(stderr, "swarmcast: cannot write the command log %s: %s\n", cfg->record, strerror(errno));
         return -1;
     }
-    if ((a->record_buf = malloc(RECORD_BUFFER_BYTES)))
-        setvbuf(a->record, a->record_buf, _IOFBF, RECORD_BUFFER_BYTES);
+    if ((r->record_buf = malloc(RECORD_BUFFER_BYTES)))
+        setvbuf(r->record, r->record_buf, _IOFBF, RECORD_BUFFER_BYTES);
     record_header_t h = {
-        .seed = a->world.seed,
-        .agents = a->world.n,
-        .width = a->world.width,
-        .height = a->world.height,
+        .seed = r->world.seed,
+        .agents = r->world.n,
+        .width = r->world.width,
+        .height = r->world.height,
         .tick_hz = cfg->tick_hz,
-        .max_agents = a->world.max_agents,
-        .max_targets = a->world.max_targets,
-        .params = a->world.params,
+        .max_agents = r->world.max_agents,
+        .max_targets = r->world.max_targets,
+        .params = r->world.params,
     };
-    if (record_write_header(a->record, &h) || fflush(a->record)) {
+    if (record_write_header(r->record, &h) || fflush(r->record)) {
         fprintf(stderr, "swarmcast: cannot write the command log %s: %s\n", cfg->record, strerror(errno));
         return -1;
     }
@@ -78,31 +78,31 @@ int open_record(app_t *a)
 
 /* Flushes the log once RECORD_FLUSH_NS have passed since the last flush
  * (simulation thread, after each round of ticks). */
-void record_flush_due(app_t *a, uint64_t now)
+void record_flush_due(room_t *r, uint64_t now)
 {
-    if (a->record && now - a->record_flushed_ns >= RECORD_FLUSH_NS) {
-        if (fflush(a->record)) record_failed(a);
-        a->record_flushed_ns = now;
+    if (r->record && now - r->record_flushed_ns >= RECORD_FLUSH_NS) {
+        if (fflush(r->record)) record_failed(r);
+        r->record_flushed_ns = now;
     }
 }
 
 /* At shutdown, the world still: the log's last line. */
-void record_end(app_t *a)
+void record_end(room_t *r)
 {
-    if (a->record) {
-        if (record_write_end(a->record, a->world.tick) || fclose(a->record)) {
-            fprintf(stderr, "swarmcast: cannot write the command log %s: %s\n", a->cfg.record, strerror(errno));
-            a->failed = true;
+    if (r->record) {
+        if (record_write_end(r->record, r->world.tick) || fclose(r->record)) {
+            fprintf(stderr, "swarmcast: cannot write the command log %s: %s\n", r->record_path, strerror(errno));
+            r->failed = true;
         }
-        a->record = NULL;
+        r->record = NULL;
     }
 }
 
-/* Closes the log if still open (a failed start) and frees its buffer. */
-void record_release(app_t *a)
+/* Closes the log if still open (r failed start) and frees its buffer. */
+void record_release(room_t *r)
 {
-    if (a->record) fclose(a->record);
-    a->record = NULL;
-    free(a->record_buf);
-    a->record_buf = NULL;
+    if (r->record) fclose(r->record);
+    r->record = NULL;
+    free(r->record_buf);
+    r->record_buf = NULL;
 }

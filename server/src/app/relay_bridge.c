@@ -42,7 +42,7 @@ static long remote_open(app_t *a, uint32_t client_id, bool operator)
     long index = remote_clients_add(a->remote, client_id);
     if (index < 0) return -1;
     a->remote_seen[index] = true;
-    join_slot(a, client_id, a->cfg.max_clients + (size_t)index, operator || a->cfg.control_token == NULL);
+    join_slot(a->home, client_id, a->cfg.max_clients + (size_t)index, operator || a->cfg.control_token == NULL);
     return index;
 }
 
@@ -83,7 +83,7 @@ static void on_nats_cmd(void *user, const char *subject, const char *reply, cons
             /* auth at the relay: the role it granted. */
             bool operator = e.operator || a->cfg.control_token == NULL;
             a->policy[slot].operator = operator;
-            presence_set_role(a->presence, slot, e.client_id, operator);
+            presence_set_role(a->home->presence, slot, e.client_id, operator);
         }
         break;
     case BRIDGE_TEXT:
@@ -125,7 +125,7 @@ static void expire_relays(app_t *a)
             a->census_streak[dead[k]] = 0;
             a->census_pending[dead[k]] = false;
         }
-        sync_encoder(a);
+        sync_encoder(a->home);
     }
 }
 
@@ -192,18 +192,18 @@ static void on_nats_lease(void *user, const char *subject, const char *reply, co
         if (rc == RELAY_LEASE_TAG_TAKEN) {
             answer = lease_reply_refusal("tag_taken", req.relay);
         } else if (rc == RELAY_LEASE_OK) {
-            pthread_mutex_lock(&a->lock);
-            world_info_t info = a->summary.info;
-            pthread_mutex_unlock(&a->lock);
+            pthread_mutex_lock(&a->home->lock);
+            world_info_t info = a->home->summary.info;
+            pthread_mutex_unlock(&a->home->lock);
             /* The hello a v2 client would get; the relay patches the id and role
              * (and sets its own public_url: it serves the page). */
-            hello_info_t h = {0, a->cfg.tick_hz, a->cfg.snapshot_hz, false, a->cfg.control_token != NULL, 2, NULL};
+            hello_info_t h = {0, a->cfg.tick_hz, a->cfg.snapshot_hz, false, a->cfg.control_token != NULL, 2, NULL, "", "", "off"};
             char *hello = msg_hello(&h, &info);
             bool announce = census(a, req.tag, req.clients);
             answer = hello ? lease_reply_format(req.tag, req.relay, granted, req.n_views, hello, announce) : NULL;
             free(hello);
             if (is_new) fprintf(stderr, "swarmcast: relay '%s' (tag %u) joined\n", req.relay, req.tag);
-            sync_encoder(a);
+            sync_encoder(a->home);
         }
     }
     if (answer) nats_link_publish(a->nats, answer_subject, NULL, answer, strlen(answer));
@@ -233,7 +233,7 @@ static void publish_view(app_t *a, const bundle_t *b, view_spec_t spec)
 void publish_bundle(app_t *a, const bundle_t *b)
 {
     if (!a->nats || !nats_link_connected(a->nats)) return; /* a gap, not a backlog */
-    viewer_view_t def = viewers_view_of(a->viewers, RELAYS_DEFAULT_VIEWER(a));
+    viewer_view_t def = viewers_view_of(a->home->viewers, RELAYS_DEFAULT_VIEWER(a));
     if (def.view_id && !relay_leases_view_leased(a->leases, def.view_id))
         publish_view(a, b, (view_spec_t){def.view_id, def.rect, def.mode});
     size_t n_leased;
@@ -286,7 +286,7 @@ int bridge_start(app_t *a)
         subject_news(a->subject_news, sizeof a->subject_news, cfg->nats_prefix) ||
         subject_cmd_any(cmd, sizeof cmd, cfg->nats_prefix) || subject_lease_any(lease, sizeof lease, cfg->nats_prefix))
         return -1;
-    if (!(a->remote = remote_clients_create(cfg->max_remote_clients)) || !(a->leases = relay_leases_create(a->views)) ||
+    if (!(a->remote = remote_clients_create(cfg->max_remote_clients)) || !(a->leases = relay_leases_create(a->home->views)) ||
         !(a->remote_seen = calloc(cfg->max_remote_clients ? cfg->max_remote_clients : 1, sizeof *a->remote_seen)) ||
         !(a->census_ids = calloc(cfg->max_remote_clients ? cfg->max_remote_clients : 1, sizeof *a->census_ids)))
         return -1;
@@ -298,8 +298,8 @@ int bridge_start(app_t *a)
     if (!nats_link_subscribe(a->nats, cmd, 65536, 64 << 20, on_nats_cmd, a) ||
         !nats_link_subscribe(a->nats, lease, 4096, 16 << 20, on_nats_lease, a))
         return -1;
-    viewers_open(a->viewers, RELAYS_DEFAULT_VIEWER(a), now_ns());
-    sync_encoder(a);
+    viewers_open(a->home->viewers, RELAYS_DEFAULT_VIEWER(a), now_ns());
+    sync_encoder(a->home);
     uv_timer_init(a->loop, &a->lease_timer);
     a->lease_timer.data = a;
     uv_timer_start(&a->lease_timer, on_lease_timer, 1000, 1000);

@@ -33,21 +33,23 @@ void replies_clear(replies_t *r)
 /* The simulation has replies and maybe a new frame: send them. */
 void on_wake(uv_async_t *handle)
 {
-    app_t *a = handle->data;
+    room_t *room = handle->data;
+    app_t *a = room->app;
     replies_t out = {0};
-    pthread_mutex_lock(&a->lock);
-    out = a->outgoing;
-    a->outgoing = (replies_t){0};
-    state_image_t *captured = a->state_captured;
-    a->state_captured = NULL;
-    pthread_mutex_unlock(&a->lock);
+    pthread_mutex_lock(&room->lock);
+    out = room->outgoing;
+    room->outgoing = (replies_t){0};
+    state_image_t *captured = room->state_captured;
+    room->state_captured = NULL;
+    pthread_mutex_unlock(&room->lock);
 
     for (size_t i = 0; i < out.len; i++) {
         const reply_t *r = &out.items[i];
+        if (room->closing) break; /* its people are being sent away */
         if (r->key >= 0) {
-            send_latest(a, (unsigned)r->key, r->text);
+            send_latest(room, (unsigned)r->key, r->text);
         } else if (r->key == ROUTE_ACTIVITY) {
-            presence_activity(a->presence, r->to, r->text, wall_clock_s());
+            presence_activity(room->presence, r->to, r->text, wall_clock_s());
         } else if (r->key == ROUTE_INSPECT) {
             if (client_backlog(a, r->slot, r->to) < INSPECT_MAX_BACKLOG) client_send(a, r->slot, r->to, r->text);
         } else {
@@ -56,5 +58,5 @@ void on_wake(uv_async_t *handle)
     }
     replies_clear(&out);
     free(out.items);
-    if (captured) state_write_queue(a, captured);
+    if (captured) state_write_queue(room, captured);
 }

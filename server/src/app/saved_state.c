@@ -11,21 +11,21 @@
 #include "app_internal.h"
 #include "sim/params.h"
 
-/* --state-file at start: the operator's set-up back, or a clean start (a
+/* --state-file at start: the operator's set-up back, or a clean start (r
  * bad file is moved aside for the operator to look at, never lost). */
-int restore_state(app_t *a)
+int restore_state(room_t *r)
 {
-    const char *path = a->cfg.state_file;
+    const char *path = r->state_path;
     char msg[256], moved[4096 + 64];
-    int rc = state_file_load(path, &a->world, msg, sizeof msg);
+    int rc = state_file_load(path, &r->world, msg, sizeof msg);
     switch (rc) {
     case STATE_FILE_OK:
-        if (a->cfg.record)
+        if (r->record_path)
             fprintf(stderr, "swarmcast: warning: --record's log starts from a fresh world; with a restored state file "
                             "(obstacles, agents) its replay will differ from this run\n");
         fprintf(stderr, "swarmcast: restored the set-up from %s (model %s, %zu agents, %zu obstacles%s)\n", path,
-                params_desc((size_t)params_find("model"))->enum_names[a->world.params.model], a->world.n,
-                a->world.n_obstacles, a->world.paused ? ", paused" : "");
+                params_desc((size_t)params_find("model"))->enum_names[r->world.params.model], r->world.n,
+                r->world.n_obstacles, r->world.paused ? ", paused" : "");
         return 0;
     case STATE_FILE_MISSING:
         fprintf(stderr, "swarmcast: no state file at %s yet: starting clean; the set-up will be kept there\n", path);
@@ -49,77 +49,77 @@ int restore_state(app_t *a)
 /* Every --state-every seconds: a copy of the set-up, for the loop to write
  * on its thread pool (the disk never holds up a tick). Skipped while the
  * previous copy is still being written. */
-void capture_state(app_t *a, uint64_t now)
+void capture_state(room_t *r, uint64_t now)
 {
-    if (!a->cfg.state_file || now < a->state_due_ns) return;
-    a->state_due_ns = now + (uint64_t)(a->cfg.state_every_s * 1e9);
-    pthread_mutex_lock(&a->lock);
-    bool busy = a->state_in_flight;
-    pthread_mutex_unlock(&a->lock);
+    if (!r->state_path || now < r->state_due_ns) return;
+    r->state_due_ns = now + (uint64_t)(r->cfg->state_every_s * 1e9);
+    pthread_mutex_lock(&r->lock);
+    bool busy = r->state_in_flight;
+    pthread_mutex_unlock(&r->lock);
     if (busy) return;
     state_image_t *img = calloc(1, sizeof *img);
-    if (!img || state_image_capture(img, &a->world, a->cfg.state_agents)) {
+    if (!img || state_image_capture(img, &r->world, r->cfg->state_agents)) {
         fprintf(stderr, "swarmcast: out of memory for a copy of the state; not written this time\n");
         free(img);
         return;
     }
-    pthread_mutex_lock(&a->lock);
-    a->state_captured = img;
-    a->state_in_flight = true;
-    pthread_mutex_unlock(&a->lock);
-    uv_async_send(&a->wake_loop);
+    pthread_mutex_lock(&r->lock);
+    r->state_captured = img;
+    r->state_in_flight = true;
+    pthread_mutex_unlock(&r->lock);
+    uv_async_send(&r->wake_loop);
 }
 
 /* Writes an image to --state-file (any thread); 0 or -1, logged. Once the
  * final one (at shutdown) is written, a periodic one still queued on the
  * thread pool is older and is dropped. */
-static int write_state(app_t *a, const state_image_t *img, bool final)
+static int write_state(room_t *r, const state_image_t *img, bool final)
 {
     char msg[256];
     int rc = 0;
-    pthread_mutex_lock(&a->state_write_lock);
-    if (!a->state_final_written) rc = state_image_write(img, a->cfg.state_file, msg, sizeof msg);
-    a->state_final_written |= final;
-    pthread_mutex_unlock(&a->state_write_lock);
+    pthread_mutex_lock(&r->state_write_lock);
+    if (!r->state_final_written) rc = state_image_write(img, r->state_path, msg, sizeof msg);
+    r->state_final_written |= final;
+    pthread_mutex_unlock(&r->state_write_lock);
     if (rc) fprintf(stderr, "swarmcast: cannot write the state file: %s\n", msg);
     return rc;
 }
 
 static void state_work(uv_work_t *req)
 {
-    app_t *a = req->data;
-    a->state_rc = write_state(a, a->state_writing, false);
+    room_t *r = req->data;
+    r->state_rc = write_state(r, r->state_writing, false);
 }
 
 static void state_work_done(uv_work_t *req, int status)
 {
-    app_t *a = req->data;
-    if (status == 0 && a->state_rc == 0)
-        a->loop_counters.state_writes++;
+    room_t *r = req->data;
+    if (status == 0 && r->state_rc == 0)
+        r->app->loop_counters.state_writes++;
     else
-        a->loop_counters.state_write_failures++;
-    state_image_free(a->state_writing);
-    free(a->state_writing);
-    a->state_writing = NULL;
-    pthread_mutex_lock(&a->lock);
-    a->state_in_flight = false;
-    pthread_mutex_unlock(&a->lock);
+        r->app->loop_counters.state_write_failures++;
+    state_image_free(r->state_writing);
+    free(r->state_writing);
+    r->state_writing = NULL;
+    pthread_mutex_lock(&r->lock);
+    r->state_in_flight = false;
+    pthread_mutex_unlock(&r->lock);
 }
 
 /* A capture the simulation handed over (on_wake, loop thread): written on
  * the thread pool; state_work_done counts it and allows the next capture. */
-void state_write_queue(app_t *a, state_image_t *captured)
+void state_write_queue(room_t *r, state_image_t *captured)
 {
-    a->state_writing = captured;
-    a->state_work.data = a;
-    if (uv_queue_work(a->loop, &a->state_work, state_work, state_work_done)) state_work_done(&a->state_work, -1);
+    r->state_writing = captured;
+    r->state_work.data = r;
+    if (uv_queue_work(r->app->loop, &r->state_work, state_work, state_work_done)) state_work_done(&r->state_work, -1);
 }
 
 /* At shutdown, the world still: the set-up as it ends, after any periodic
  * write still in flight (write_state waits for it). */
-void write_final_state(app_t *a)
+void write_final_state(room_t *r)
 {
     state_image_t img;
-    if (state_image_capture(&img, &a->world, a->cfg.state_agents) || write_state(a, &img, true)) a->failed = true;
+    if (state_image_capture(&img, &r->world, r->cfg->state_agents) || write_state(r, &img, true)) r->failed = true;
     state_image_free(&img);
 }

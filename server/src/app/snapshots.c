@@ -9,14 +9,15 @@
 
 /* The registry's views go to the encoder when they changed; v1 frames are
  * encoded only while a v1 client is there to get them. */
-void sync_encoder(app_t *a)
+void sync_encoder(room_t *r)
 {
-    if (views_changed(a->views)) {
+    if (!r->encoder) return; /* not started yet */
+    if (views_changed(r->views)) {
         size_t n;
-        const view_spec_t *specs = views_specs(a->views, &n);
-        if (specs) encoder_set_views(a->encoder, specs, n);
+        const view_spec_t *specs = views_specs(r->views, &n);
+        if (specs) encoder_set_views(r->encoder, specs, n);
     }
-    encoder_want_v1(a->encoder, net_protocol_count(a->net, 1) > 0);
+    encoder_want_v1(r->encoder, net_channel_protocol_count(r->app->net, r->index, 1) > 0);
 }
 
 /* The encoder made bundles: the newest one's chunks become what v2 clients
@@ -24,32 +25,38 @@ void sync_encoder(app_t *a)
  * goes to v1 clients. */
 void on_bundles(void *user)
 {
-    app_t *a = user;
-    bundle_t *list = encoder_take(a->encoder);
-    if (!list) return;
+    room_t *r = user;
+    app_t *a = r->app;
+    bundle_t *list = encoder_take(r->encoder);
+    if (!list || r->closing) {
+        for (bundle_t *next; list; list = next) next = list->next, bundle_free(list);
+        return;
+    }
     while (list) {
         bundle_t *b = list;
         list = b->next;
         b->next = NULL;
-        compose_apply(a->compose, b);
-        if (a->nats) publish_bundle(a, b);
+        compose_apply(r->compose, b);
+        if (a->nats && r == a->home) publish_bundle(a, b);
         if (b->v1) {
-            net_publish_snapshot(a->net, shared_buf_data(b->v1), b->v1->len);
-            shared_buf_unref(a->v1_frame);
-            a->v1_frame = shared_buf_ref(b->v1);
+            net_publish_snapshot(a->net, r->index, shared_buf_data(b->v1), b->v1->len);
+            shared_buf_unref(r->v1_frame);
+            r->v1_frame = shared_buf_ref(b->v1);
         }
-        bundle_free(a->current);
-        a->current = b;
+        bundle_free(r->current);
+        r->current = b;
     }
-    viewers_set_grid(a->viewers, &a->current->grid);
-    viewers_poll(a->viewers, now_ns());
-    sync_encoder(a);
-    net_publish_v2(a->net);
+    viewers_set_grid(r->viewers, &r->current->grid);
+    viewers_poll(r->viewers, now_ns());
+    sync_encoder(r);
+    net_publish_v2(a->net, r->index);
 }
 
 int compose_v2(void *user, uint32_t client_id, size_t slot, const uint8_t **data, size_t *len)
 {
     app_t *a = user;
-    viewer_view_t v = viewers_view_of(a->viewers, slot);
-    return v.view_id ? compose_frame(a->compose, slot, client_id, v.view_id, data, len) : 0;
+    room_t *r = room_of_slot(a, slot);
+    if (!r) return 0;
+    viewer_view_t v = viewers_view_of(r->viewers, slot);
+    return v.view_id ? compose_frame(r->compose, slot, client_id, v.view_id, data, len) : 0;
 }

@@ -15,12 +15,12 @@
 #include "protocol/classify.h"
 #include "protocol/messages.h"
 
-static bool push_locked(app_t *a, const sim_cmd_t *cmd, size_t slot)
+static bool push_locked(room_t *r, const sim_cmd_t *cmd, size_t slot)
 {
-    if (a->q_len == a->q_cap) return false;
-    a->queue[(a->q_head + a->q_len) % a->q_cap] = (queued_t){*cmd, slot};
-    a->q_len++;
-    a->pending[slot]++;
+    if (r->q_len == r->q_cap) return false;
+    r->queue[(r->q_head + r->q_len) % r->q_cap] = (queued_t){*cmd, slot};
+    r->q_len++;
+    r->pending[slot]++;
     return true;
 }
 
@@ -33,11 +33,11 @@ static void reply_error(app_t *a, size_t slot, uint32_t client, const char *code
     free(text);
 }
 
-static uint64_t current_tick(app_t *a)
+static uint64_t current_tick(room_t *r)
 {
-    pthread_mutex_lock(&a->lock);
-    uint64_t tick = a->summary.tick;
-    pthread_mutex_unlock(&a->lock);
+    pthread_mutex_lock(&r->lock);
+    uint64_t tick = r->summary.tick;
+    pthread_mutex_unlock(&r->lock);
     return tick;
 }
 
@@ -52,63 +52,81 @@ double wall_clock_s(void)
  * INSPECT_HZ times a second (from the cursor timer), so that a crowd joining
  * and leaving rebuilds and sends the list ten times a second, not once per
  * connection. */
-static void send_presence_news(app_t *a)
+static void send_presence_news(room_t *r)
 {
     char *text;
-    if ((text = presence_take_list(a->presence))) send_latest(a, LATEST_PRESENCE, text);
+    if ((text = presence_take_list(r->presence))) send_latest(r, LATEST_PRESENCE, text);
     free(text);
-    if ((text = presence_take_activity(a->presence))) send_latest(a, LATEST_ACTIVITY, text);
+    if ((text = presence_take_activity(r->presence))) send_latest(r, LATEST_ACTIVITY, text);
     free(text);
 }
 
 /* Pointers move many times a second: they go out at most INSPECT_HZ times,
- * with the presence news. */
+ * with the presence news, each room's to its own people. */
 void on_cursor_timer(uv_timer_t *handle)
 {
     app_t *a = handle->data;
-    send_presence_news(a);
-    char *text = presence_take_cursors(a->presence);
-    if (text) send_latest(a, LATEST_CURSORS, text);
-    free(text);
+    for (size_t i = 0; i < a->n_rooms_max; i++) {
+        room_t *r = a->rooms[i];
+        if (!r || r->closing) continue;
+        send_presence_news(r);
+        char *text = presence_take_cursors(r->presence);
+        if (text) send_latest(r, LATEST_CURSORS, text);
+        free(text);
+    }
 }
 
 /* A client takes a slot (net's or a remote one): its budget and its place
  * in presence. */
-void join_slot(app_t *a, uint32_t client_id, size_t slot, bool operator)
+void join_slot(room_t *r, uint32_t client_id, size_t slot, bool operator)
 {
-    pthread_mutex_lock(&a->lock);
-    a->slot_client[slot] = client_id;
-    pthread_mutex_unlock(&a->lock);
+    app_t *a = r->app;
+    pthread_mutex_lock(&r->lock);
+    r->slot_client[slot] = client_id;
+    pthread_mutex_unlock(&r->lock);
     policy_init(&a->policy[slot], operator, a->cfg.rate_scale, now_ns());
-    presence_join(a->presence, slot, client_id, operator, wall_clock_s());
+    /* Without a control token everyone runs the server (a local demo). */
+    a->policy[slot].server_operator = a->cfg.control_token == NULL;
+    presence_join(r->presence, slot, client_id, operator, wall_clock_s());
+    a->slot_room[slot] = r;
+    rooms_person_joined(r);
 }
 
-char *on_open(void *user, uint32_t client_id, size_t slot, int protocol)
+char *on_open(void *user, uint32_t client_id, size_t slot, int protocol, const char *room, net_admit_t *admit)
 {
     app_t *a = user;
-    pthread_mutex_lock(&a->lock);
-    world_info_t info = a->summary.info;
-    pthread_mutex_unlock(&a->lock);
-    bool operator = a->cfg.control_token == NULL;
-    join_slot(a, client_id, slot, operator);
-    hello_info_t hello = {client_id, a->cfg.tick_hz, a->cfg.snapshot_hz, operator, a->cfg.control_token != NULL,
-                          protocol, a->cfg.public_url};
-    if (protocol == 2) viewers_open(a->viewers, slot, now_ns());
-    sync_encoder(a);
+    room_t *r = rooms_admit(a, slot, client_id, room, admit);
+    if (!r) return NULL;
+    pthread_mutex_lock(&r->lock);
+    world_info_t info = r->summary.info;
+    pthread_mutex_unlock(&r->lock);
+    /* In the default room, everyone is an operator where the server has no
+     * control token; a made room's operators hold its token. */
+    bool operator = r == a->home && a->cfg.control_token == NULL;
+    join_slot(r, client_id, slot, operator);
+    hello_info_t hello = {client_id, a->cfg.tick_hz, a->cfg.snapshot_hz, operator,
+                          r != a->home || a->cfg.control_token != NULL, protocol, a->cfg.public_url,
+                          r->code, r->name, config_rooms_names[a->cfg.rooms]};
+    if (protocol == 2) viewers_open(r->viewers, slot, now_ns());
+    sync_encoder(r);
     return msg_hello(&hello, &info);
 }
 
 void on_close(void *user, uint32_t client_id, size_t slot)
 {
     app_t *a = user;
+    room_t *r = room_of_slot(a, slot);
+    if (!r) return; /* its room closed: nothing of it is left */
+    a->slot_room[slot] = NULL;
+    rooms_person_left(r);
     /* The departed client's target and own obstacles go at the next tick
      * like any change (see departures_t). */
-    presence_leave(a->presence, slot, client_id, wall_clock_s());
-    pthread_mutex_lock(&a->lock);
-    a->slot_client[slot] = 0;
-    if (a->selections[slot].client) a->n_selections--;
-    a->selections[slot] = (selection_t){0};
-    departures_t *d = &a->departed;
+    presence_leave(r->presence, slot, client_id, wall_clock_s());
+    pthread_mutex_lock(&r->lock);
+    r->slot_client[slot] = 0;
+    if (r->selections[slot].client) r->n_selections--;
+    r->selections[slot] = (selection_t){0};
+    departures_t *d = &r->departed;
     if (d->len == d->cap) {
         size_t cap = d->cap ? 2 * d->cap : 16;
         uint32_t *grown = realloc(d->ids, cap * sizeof *grown);
@@ -118,9 +136,9 @@ void on_close(void *user, uint32_t client_id, size_t slot)
         d->ids[d->len++] = client_id;
     else
         fprintf(stderr, "swarmcast: out of memory: client %u's target stays\n", (unsigned)client_id);
-    pthread_mutex_unlock(&a->lock);
-    if (!is_remote(a, slot)) viewers_close(a->viewers, slot);
-    sync_encoder(a);
+    pthread_mutex_unlock(&r->lock);
+    if (!is_remote(a, slot)) viewers_close(r->viewers, slot);
+    sync_encoder(r);
 }
 
 /* Closes a client that keeps sending past its budget. */
@@ -150,8 +168,9 @@ static void over_budget(app_t *a, size_t slot, uint32_t client_id, size_t kind, 
  * address across connections (net_auth_wait): a refused one is never
  * compared. A relay answers its viewers' auth itself (they arrive with
  * their role), so one from a remote slot is nobody's guess to take. */
-static void on_auth(app_t *a, uint32_t client_id, size_t slot, const char *token, int64_t request_id)
+static void on_auth(room_t *r, uint32_t client_id, size_t slot, const char *token, int64_t request_id)
 {
+    app_t *a = r->app;
     client_policy_t *p = &a->policy[slot];
     a->loop_counters.received[OPS_CMD_AUTH]++;
     policy_verdict_t verdict = policy_charge(p, POLICY_COST_AUTH, now_ns());
@@ -161,6 +180,20 @@ static void on_auth(app_t *a, uint32_t client_id, size_t slot, const char *token
     }
     if (a->cfg.control_token && is_remote(a, slot)) {
         reply_error(a, slot, client_id, "forbidden", "auth is answered by the relay", request_id, "auth");
+        return;
+    }
+    if (room_token_shaped(token)) {
+        /* A room's token: 128 random bits, hopeless to guess at any rate,
+         * so no per-address wait that a shared NAT could trip. */
+        if (!room_token_equal(token, r->token)) {
+            reply_error(a, slot, client_id, "bad_token", "that is not this room's token", request_id, "auth");
+            return;
+        }
+        p->operator = true;
+        presence_set_role(r->presence, slot, client_id, true);
+        char *text = msg_auth_ack(request_id, true, current_tick(r));
+        if (text) client_send(a, slot, client_id, text);
+        free(text);
         return;
     }
     char why[96];
@@ -175,30 +208,31 @@ static void on_auth(app_t *a, uint32_t client_id, size_t slot, const char *token
         reply_error(a, slot, client_id, "bad_token", "that is not the control token", request_id, "auth");
         return;
     }
-    p->operator = true;
-    presence_set_role(a->presence, slot, client_id, true);
-    char *text = msg_auth_ack(request_id, true, current_tick(a));
+    p->operator = p->server_operator = true;
+    presence_set_role(r->presence, slot, client_id, true);
+    char *text = msg_auth_ack(request_id, true, current_tick(r));
     if (text) client_send(a, slot, client_id, text);
     free(text);
 }
 
 /* inspect: a point to pick the nearest agent at, or none (stop). */
-static void set_selection(app_t *a, size_t slot, uint32_t client_id, const presence_msg_t *m)
+static void set_selection(room_t *r, size_t slot, uint32_t client_id, const presence_msg_t *m)
 {
-    pthread_mutex_lock(&a->lock);
-    selection_t *sel = &a->selections[slot];
+    pthread_mutex_lock(&r->lock);
+    selection_t *sel = &r->selections[slot];
     bool had = sel->client != 0;
     if (m->has_point)
         *sel = (selection_t){.client = client_id, .pick = true, .x = m->x, .y = m->y};
     else
         *sel = (selection_t){0};
-    a->n_selections = a->n_selections + (sel->client != 0) - had;
-    pthread_mutex_unlock(&a->lock);
+    r->n_selections = r->n_selections + (sel->client != 0) - had;
+    pthread_mutex_unlock(&r->lock);
 }
 
 /* hello, cursor, inspect, ping: charged like commands, never queued. */
-static void on_presence(app_t *a, uint32_t client_id, size_t slot, const presence_msg_t *m)
+static void on_presence(room_t *r, uint32_t client_id, size_t slot, const presence_msg_t *m)
 {
+    app_t *a = r->app;
     policy_verdict_t verdict = policy_charge(&a->policy[slot], policy_presence_cost(m->kind), now_ns());
     if (verdict != POLICY_OK) {
         reply_error(a, slot, client_id, "rate_limited", "too many messages: this one was not applied; wait a moment",
@@ -208,14 +242,14 @@ static void on_presence(app_t *a, uint32_t client_id, size_t slot, const presenc
     }
     switch (m->kind) {
     case PRESENCE_HELLO: {
-        presence_hello(a->presence, slot, client_id, m, wall_clock_s());
-        char *text = presence_hello_ack(a->presence, slot, client_id, m->request_id, current_tick(a));
+        presence_hello(r->presence, slot, client_id, m, wall_clock_s());
+        char *text = presence_hello_ack(r->presence, slot, client_id, m->request_id, current_tick(r));
         if (text) client_send(a, slot, client_id, text);
         free(text);
         break;
     }
     case PRESENCE_CURSOR:
-        presence_cursor(a->presence, slot, client_id, m->x, m->y);
+        presence_cursor(r->presence, slot, client_id, m->x, m->y);
         break;
     case PRESENCE_PING: {
         char text[64];
@@ -224,26 +258,27 @@ static void on_presence(app_t *a, uint32_t client_id, size_t slot, const presenc
         break;
     }
     case PRESENCE_INSPECT:
-        set_selection(a, slot, client_id, m);
+        set_selection(r, slot, client_id, m);
         break;
     }
 }
 
 /* A command queued: what presence shows of it (the target). */
-static void presence_on_queued(app_t *a, uint32_t client_id, size_t slot, const sim_cmd_t *cmd)
+static void presence_on_queued(room_t *r, uint32_t client_id, size_t slot, const sim_cmd_t *cmd)
 {
     if (cmd->kind == CMD_SET_TARGET)
-        presence_set_target(a->presence, slot, client_id, true, cmd->x, cmd->y);
+        presence_set_target(r->presence, slot, client_id, true, cmd->x, cmd->y);
     else if (cmd->kind == CMD_CLEAR_TARGET)
-        presence_set_target(a->presence, slot, client_id, false, 0, 0);
+        presence_set_target(r->presence, slot, client_id, false, 0, 0);
     else
         return;
 }
 
 /* view: a v2 client's viewport; it costs one token like any message, and
  * takes effect at most ten times a second (viewers.h). */
-static void on_view(app_t *a, uint32_t client_id, size_t slot, const view_request_t *req)
+static void on_view(room_t *r, uint32_t client_id, size_t slot, const view_request_t *req)
 {
+    app_t *a = r->app;
     a->loop_counters.view_requests++;
     policy_verdict_t verdict = policy_charge(&a->policy[slot], POLICY_COST_VIEW, now_ns());
     if (verdict != POLICY_OK) {
@@ -260,18 +295,40 @@ static void on_view(app_t *a, uint32_t client_id, size_t slot, const view_reques
         reply_error(a, slot, client_id, "bad_request", "view is handled by the relay", req->request_id, "view");
         return;
     }
-    if (viewers_view_of(a->viewers, slot).view_id == 0) {
+    if (viewers_view_of(r->viewers, slot).view_id == 0) {
         reply_error(a, slot, client_id, "bad_request", "view needs the swarmcast.v2 sub-protocol", req->request_id,
                     "view");
         return;
     }
-    viewers_request(a->viewers, slot, (viewport_t){req->x, req->y, req->w, req->h}, req->budget, now_ns());
-    sync_encoder(a);
+    viewers_request(r->viewers, slot, (viewport_t){req->x, req->y, req->w, req->h}, req->budget, now_ns());
+    sync_encoder(r);
+}
+
+/* create_room, room_rename, room_close, rooms: charged like auth (making
+ * a room is the dearest thing a message can ask for), then rooms.c's. */
+static void on_room(room_t *r, uint32_t client_id, size_t slot, const room_msg_t *m)
+{
+    app_t *a = r->app;
+    policy_verdict_t verdict = policy_charge(&a->policy[slot], POLICY_COST_AUTH, now_ns());
+    if (verdict != POLICY_OK) {
+        reply_error(a, slot, client_id, "rate_limited", "too many messages: this one was not applied; wait a moment",
+                    m->request_id, room_msg_names[m->kind]);
+        if (verdict == POLICY_ABUSIVE) close_abusive(a, slot, client_id);
+        return;
+    }
+    if (is_remote(a, slot)) {
+        reply_error(a, slot, client_id, "forbidden", "rooms are made on the server itself, not through a relay",
+                    m->request_id, room_msg_names[m->kind]);
+        return;
+    }
+    rooms_on_message(a, r, slot, client_id, m);
 }
 
 void on_message(void *user, uint32_t client_id, size_t slot, const char *data, size_t len, bool binary)
 {
     app_t *a = user;
+    room_t *r = room_of_slot(a, slot);
+    if (!r) return; /* its room closed and it is being sent away */
     client_policy_t *p = &a->policy[slot];
     if (binary) {
         reply_error(a, slot, client_id, "binary_not_accepted", "commands are JSON text messages; binary frames are not accepted",
@@ -280,11 +337,12 @@ void on_message(void *user, uint32_t client_id, size_t slot, const char *data, s
         return;
     }
     classified_t m;
-    classify_message(data, len, &a->limits, client_id, &m);
+    classify_message(data, len, &r->limits, client_id, &m);
     switch (m.kind) {
-    case CLASSIFIED_PRESENCE: on_presence(a, client_id, slot, &m.presence); return;
-    case CLASSIFIED_AUTH: on_auth(a, client_id, slot, m.token, m.request_id); return;
-    case CLASSIFIED_VIEW: on_view(a, client_id, slot, &m.view); return;
+    case CLASSIFIED_PRESENCE: on_presence(r, client_id, slot, &m.presence); return;
+    case CLASSIFIED_AUTH: on_auth(r, client_id, slot, m.token, m.request_id); return;
+    case CLASSIFIED_VIEW: on_view(r, client_id, slot, &m.view); return;
+    case CLASSIFIED_ROOM: on_room(r, client_id, slot, &m.room); return;
     case CLASSIFIED_INVALID:
         reply_error(a, slot, client_id, m.err.code, m.err.message, m.err.request_id, m.err.cmd);
         charge_refused(a, client_id, slot);
@@ -306,9 +364,9 @@ void on_message(void *user, uint32_t client_id, size_t slot, const char *data, s
         return;
     }
     cmd.visitor = !p->operator;
-    pthread_mutex_lock(&a->lock);
-    bool queued = a->pending[slot] < PENDING_PER_CLIENT && push_locked(a, &cmd, slot);
-    pthread_mutex_unlock(&a->lock);
+    pthread_mutex_lock(&r->lock);
+    bool queued = r->pending[slot] < PENDING_PER_CLIENT && push_locked(r, &cmd, slot);
+    pthread_mutex_unlock(&r->lock);
     if (!queued) {
         char message[96];
         a->loop_counters.rate_limited[cmd.kind]++;
@@ -317,5 +375,5 @@ void on_message(void *user, uint32_t client_id, size_t slot, const char *data, s
         return;
     }
     a->loop_counters.received[cmd.kind]++;
-    presence_on_queued(a, client_id, slot, &cmd);
+    presence_on_queued(r, client_id, slot, &cmd);
 }

@@ -138,6 +138,16 @@ static addr_key_t client_key(net_t *n, struct lws *wsi)
     return key;
 }
 
+/* The upgrade's ?room= argument into room (NET_ROOM_ARG_BYTES + 1 bytes),
+ * "" without one. A longer one is cut (and so matches no code). */
+static void room_arg(struct lws *wsi, char *room)
+{
+    char buf[NET_ROOM_ARG_BYTES + 8];
+    const char *value = lws_get_urlarg_by_name(wsi, "room=", buf, (int)sizeof buf);
+    room[0] = 0;
+    if (value) snprintf(room, NET_ROOM_ARG_BYTES + 1, "%s", value);
+}
+
 /* Before the upgrade is answered: an address opening sessions faster than
  * --connect-rate is refused (429) before anything else is done for it, so
  * that reconnecting mints no budget and costs no slot; a malformed request
@@ -150,6 +160,7 @@ int net_on_filter(net_t *n, session_t *s, struct lws *wsi)
     if (s) {
         s->addr = key;
         s->addr_known = true;
+        room_arg(wsi, s->room);
     }
     if (!address_limits_connect(n->limits, &key, now_ms(n))) {
         n->stats.refused[REFUSED_CONNECT_RATE]++;
@@ -179,6 +190,9 @@ static void refuse(net_t *n, session_t *s, refusal_t why, int code, const char *
 int net_on_established(net_t *n, session_t *s, struct lws *wsi)
 {
     addr_key_t addr = s->addr_known ? s->addr : client_key(n, wsi);
+    char room[NET_ROOM_ARG_BYTES + 1];
+    memcpy(room, s->room, sizeof room);
+    if (!s->addr_known) room_arg(wsi, room);
     memset(s, 0, sizeof *s);
     s->addr = addr;
     s->wsi = wsi;
@@ -212,15 +226,20 @@ int net_on_established(net_t *n, session_t *s, struct lws *wsi)
     s->client_id = n->last_client_id;
     const struct lws_protocols *p = lws_get_protocol(wsi);
     s->protocol = p && strcmp(p->name, "swarmcast.v2") == 0 ? 2 : 1;
-    /* The first snapshot it gets is the next one. */
-    s->snap_seq = s->protocol == 2 ? n->v2_seq : n->snap_seq;
     n->slots[slot] = s;
     n->n_clients++;
     n->n_protocol[s->protocol]++;
     n->stats.accepted++;
-    char *hello = n->cb.on_open(n->cb.user, s->client_id, slot, s->protocol);
+    net_admit_t admit = {0};
+    char *hello = n->cb.on_open(n->cb.user, s->client_id, slot, s->protocol, room, &admit);
+    s->channel = hello && admit.channel < n->cfg.channels ? admit.channel : 0;
+    n->channels[s->channel].n_protocol[s->protocol]++;
+    /* The first snapshot it gets is the next one. */
+    s->snap_seq = s->protocol == 2 ? n->channels[s->channel].v2_seq : n->channels[s->channel].snap_seq;
     if (!hello) {
-        net_begin_close(n, s, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "cannot serve this client");
+        n->stats.refused_room++;
+        net_begin_close(n, s, admit.refuse_code ? admit.refuse_code : LWS_CLOSE_STATUS_UNEXPECTED_CONDITION,
+                        admit.refuse_code ? admit.refuse_reason : "cannot serve this client");
         return 0;
     }
     net_enqueue(n, s, hello);
@@ -241,8 +260,17 @@ void net_on_closed(net_t *n, session_t *s)
     n->slots[s->slot] = NULL;
     n->n_clients--;
     n->n_protocol[s->protocol]--;
+    n->channels[s->channel].n_protocol[s->protocol]--;
     address_limits_session_closed(n->limits, &s->addr);
     n->cb.on_close(n->cb.user, s->client_id, s->slot);
+}
+
+bool net_client_addr(const net_t *n, size_t slot, uint32_t client_id, addr_key_t *out)
+{
+    const session_t *s = slot < n->cfg.max_clients ? n->slots[slot] : NULL;
+    if (!s || s->client_id != client_id) return false;
+    *out = s->addr;
+    return true;
 }
 
 uint64_t net_auth_wait(net_t *n, size_t slot, uint32_t client_id)

@@ -19,7 +19,8 @@
 /* Whether anything waits to be written to s. */
 static bool snapshot_pending(const net_t *n, const session_t *s)
 {
-    return s->protocol == 2 ? s->snap_seq != n->v2_seq : n->snap_len && s->snap_seq != n->snap_seq;
+    const channel_t *c = &n->channels[s->channel];
+    return s->protocol == 2 ? s->snap_seq != c->v2_seq : c->snap_len && s->snap_seq != c->snap_seq;
 }
 
 bool net_has_pending(const net_t *n, const session_t *s)
@@ -112,7 +113,7 @@ static int first_dirty(const session_t *s)
  * state of its view, as a delta, a chain of deltas or a key. */
 static int write_v2(net_t *n, session_t *s)
 {
-    s->snap_seq = n->v2_seq;
+    s->snap_seq = n->channels[s->channel].v2_seq;
     const uint8_t *data;
     size_t len;
     if (!n->cb.compose_v2(n->cb.user, s->client_id, s->slot, &data, &len)) return 0;
@@ -128,6 +129,7 @@ static int write_v2(net_t *n, session_t *s)
 static int write_next(net_t *n, session_t *s)
 {
     struct lws *wsi = s->wsi;
+    channel_t *c = &n->channels[s->channel];
     int key;
     if (s->ping_due) {
         /* lws 4.1 does not report a pong with an empty payload. */
@@ -151,17 +153,18 @@ static int write_next(net_t *n, session_t *s)
     }
     if ((key = first_dirty(s)) >= 0) {
         s->latest_dirty[key / 64] &= ~(1ull << (key % 64));
-        return write_text(n, wsi, n->latest[key].buf, n->latest[key].len) < 0 ? -1 : 1;
+        if (!c->latest[key].buf) return 1; /* forgotten (the channel was reset): nothing to send */
+        return write_text(n, wsi, c->latest[key].buf, c->latest[key].len) < 0 ? -1 : 1;
     }
-    if (s->protocol == 2 && s->snap_seq != n->v2_seq) return write_v2(n, s) < 0 ? -1 : 1;
-    if (s->protocol == 1 && n->snap_len && s->snap_seq != n->snap_seq) {
+    if (s->protocol == 2 && s->snap_seq != c->v2_seq) return write_v2(n, s) < 0 ? -1 : 1;
+    if (s->protocol == 1 && c->snap_len && s->snap_seq != c->snap_seq) {
         /* Only the newest snapshot is ever sent: one that went out while
          * this client was still busy with an older write is skipped. */
-        int written = lws_write(wsi, n->snap, n->snap_len, LWS_WRITE_BINARY);
-        if (written < (int)n->snap_len) return -1;
-        s->snap_seq = n->snap_seq;
+        int written = lws_write(wsi, c->snap, c->snap_len, LWS_WRITE_BINARY);
+        if (written < (int)c->snap_len) return -1;
+        s->snap_seq = c->snap_seq;
         n->stats.snapshot_frames++;
-        n->stats.snapshot_bytes += n->snap_len;
+        n->stats.snapshot_bytes += c->snap_len;
         return 1;
     }
     return 0;
@@ -220,18 +223,19 @@ void net_send(net_t *n, size_t slot, uint32_t client_id, const char *text)
     if (s) net_enqueue(n, s, text);
 }
 
-void net_send_latest(net_t *n, unsigned key, const char *text)
+void net_send_latest(net_t *n, size_t channel, unsigned key, const char *text)
 {
-    if (key >= NET_LATEST_KEYS) return;
+    if (key >= NET_LATEST_KEYS || channel >= n->cfg.channels) return;
+    channel_t *c = &n->channels[channel];
     size_t len;
     uint8_t *buf = NULL;
     if (text_frame(n, text, &buf, &len)) return; /* invalid, or out of memory: the previous news stands */
-    free(n->latest[key].buf);
-    n->latest[key] = (latest_t){buf, len};
+    free(c->latest[key].buf);
+    c->latest[key] = (latest_t){buf, len};
     const uint64_t bit = 1ull << (key % 64);
     for (size_t i = 0; i < n->cfg.max_clients; i++) {
         session_t *s = n->slots[i];
-        if (!s || s->closing) continue;
+        if (!s || s->closing || s->channel != channel) continue;
         if (s->latest_dirty[key / 64] & bit) {
             n->stats.latest_replaced++;
         } else {
@@ -242,30 +246,50 @@ void net_send_latest(net_t *n, unsigned key, const char *text)
     }
 }
 
-void net_publish_snapshot(net_t *n, uint8_t *frame, size_t len)
+void net_channel_reset(net_t *n, size_t channel)
 {
-    for (size_t i = 0; i < n->cfg.max_clients; i++) {
-        session_t *s = n->slots[i];
-        if (!s || s->closing || s->protocol != 1) continue;
-        if (n->snap_len && s->snap_seq != n->snap_seq) n->stats.snapshots_skipped++;
-        else note_pending(n, s);
-    }
-    n->snap = frame;
-    n->snap_len = len;
-    n->snap_seq++;
-    for (size_t i = 0; i < n->cfg.max_clients; i++)
-        if (n->slots[i] && !n->slots[i]->closing && n->slots[i]->protocol == 1) lws_callback_on_writable(n->slots[i]->wsi);
+    if (channel >= n->cfg.channels) return;
+    channel_t *c = &n->channels[channel];
+    for (size_t k = 0; k < NET_LATEST_KEYS; k++) free(c->latest[k].buf);
+    /* The sequences go on (a session's snap_seq never meets an old value);
+     * the frame belonged to the room, which frees it. */
+    uint64_t snap_seq = c->snap_seq, v2_seq = c->v2_seq;
+    size_t n1 = c->n_protocol[1], n2 = c->n_protocol[2];
+    *c = (channel_t){.snap_seq = snap_seq, .v2_seq = v2_seq, .n_protocol = {0, n1, n2}};
 }
 
-void net_publish_v2(net_t *n)
+void net_publish_snapshot(net_t *n, size_t channel, uint8_t *frame, size_t len)
 {
+    if (channel >= n->cfg.channels) return;
+    channel_t *c = &n->channels[channel];
     for (size_t i = 0; i < n->cfg.max_clients; i++) {
         session_t *s = n->slots[i];
-        if (!s || s->closing || s->protocol != 2) continue;
-        if (s->snap_seq != n->v2_seq) n->stats.v2_skipped++;
+        if (!s || s->closing || s->protocol != 1 || s->channel != channel) continue;
+        if (c->snap_len && s->snap_seq != c->snap_seq) n->stats.snapshots_skipped++;
         else note_pending(n, s);
     }
-    n->v2_seq++;
-    for (size_t i = 0; i < n->cfg.max_clients; i++)
-        if (n->slots[i] && !n->slots[i]->closing && n->slots[i]->protocol == 2) net_flush_now(n, n->slots[i]);
+    c->snap = frame;
+    c->snap_len = len;
+    c->snap_seq++;
+    for (size_t i = 0; i < n->cfg.max_clients; i++) {
+        session_t *s = n->slots[i];
+        if (s && !s->closing && s->protocol == 1 && s->channel == channel) lws_callback_on_writable(s->wsi);
+    }
+}
+
+void net_publish_v2(net_t *n, size_t channel)
+{
+    if (channel >= n->cfg.channels) return;
+    channel_t *c = &n->channels[channel];
+    for (size_t i = 0; i < n->cfg.max_clients; i++) {
+        session_t *s = n->slots[i];
+        if (!s || s->closing || s->protocol != 2 || s->channel != channel) continue;
+        if (s->snap_seq != c->v2_seq) n->stats.v2_skipped++;
+        else note_pending(n, s);
+    }
+    c->v2_seq++;
+    for (size_t i = 0; i < n->cfg.max_clients; i++) {
+        session_t *s = n->slots[i];
+        if (s && !s->closing && s->protocol == 2 && s->channel == channel) net_flush_now(n, s);
+    }
 }

@@ -40,6 +40,9 @@ static char *net_metrics(const net_t *n)
         else
             jb_printf(&t, "swarmcast_closes_total{code=\"other\"} %llu\n", (unsigned long long)st->closes[k]);
     }
+    counter(&t, "swarmcast_connections_refused_room_total",
+            "WebSocket sessions the application closed at open (no such room, too many wrong codes, room full)",
+            st->refused_room);
     counter(&t, "swarmcast_closed_stalled_total", "clients cut off because they read nothing for the stall timeout",
             st->stalled);
     counter(&t, "swarmcast_closed_idle_total", "clients closed because they answered nothing for the idle timeout",

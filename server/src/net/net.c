@@ -177,10 +177,13 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
         return NULL;
     }
     n->cfg.web_root = n->web_root;
+    if (!n->cfg.channels) n->cfg.channels = 1;
     n->slots = calloc(cfg->max_clients, sizeof *n->slots);
+    n->channels = calloc(n->cfg.channels, sizeof *n->channels);
     n->limits = net_limits_create(cfg);
-    if (!n->slots || !n->limits) {
+    if (!n->slots || !n->channels || !n->limits) {
         address_limits_destroy(n->limits);
+        free(n->channels);
         free(n->slots);
         free(n);
         return NULL;
@@ -239,6 +242,7 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
     if (!info.headers) {
         lwsl_err("bad --allow-frame list\n");
         address_limits_destroy(n->limits);
+        free(n->channels);
         free(n->slots);
         free(n);
         return NULL;
@@ -266,6 +270,7 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
     n->ctx = lws_create_context(&info);
     if (!n->ctx) {
         address_limits_destroy(n->limits);
+        free(n->channels);
         free(n->slots);
         free(n);
         return NULL;
@@ -275,6 +280,7 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
     if (cfg->metrics_port >= 0 && ops_vhost_create(n, &info)) {
         lws_context_destroy(n->ctx);
         address_limits_destroy(n->limits);
+        free(n->channels);
         free(n->slots);
         free(n);
         return NULL;
@@ -295,6 +301,17 @@ void net_close(net_t *n, size_t slot, uint32_t client_id, int code, const char *
 }
 
 size_t net_protocol_count(const net_t *n, int protocol) { return protocol == 1 || protocol == 2 ? n->n_protocol[protocol] : 0; }
+
+size_t net_channel_protocol_count(const net_t *n, size_t channel, int protocol)
+{
+    return channel < n->cfg.channels && (protocol == 1 || protocol == 2) ? n->channels[channel].n_protocol[protocol] : 0;
+}
+
+void net_close_channel(net_t *n, size_t channel, int code, const char *reason)
+{
+    for (size_t i = 0; i < n->cfg.max_clients; i++)
+        if (n->slots[i] && n->slots[i]->channel == channel) net_begin_close(n, n->slots[i], code, reason);
+}
 
 static void shutdown_timer_closed(uv_handle_t *h)
 {
@@ -333,7 +350,9 @@ void net_destroy(net_t *n)
     /* With a foreign loop, lws 4.1 finishes freeing the context on a second
      * destroy, after the loop has run out (see NOTES-libwebsockets.md). */
     lws_context_destroy(n->ctx);
-    for (size_t k = 0; k < NET_LATEST_KEYS; k++) free(n->latest[k].buf);
+    for (size_t c = 0; n->channels && c < n->cfg.channels; c++)
+        for (size_t k = 0; k < NET_LATEST_KEYS; k++) free(n->channels[c].latest[k].buf);
+    free(n->channels);
     address_limits_destroy(n->limits);
     free(n->slots);
     free(n);

@@ -28,15 +28,30 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "net/address_limits.h"
 #include "net/trusted_proxies.h"
 
 typedef struct net net_t;
 
+/* What on_open decides for a new session: the channel (room) it joins, or
+ * when it returns no hello, the close code and reason it is refused with. */
+typedef struct net_admit {
+    size_t channel;
+    int refuse_code;        /* 0: a plain refusal (1011) */
+    char refuse_reason[120];
+} net_admit_t;
+
+/* The longest room argument net keeps (?room=…, at most this many bytes;
+ * a longer one is passed on cut, so that it cannot match any code). */
+#define NET_ROOM_ARG_BYTES 32
+
 typedef struct net_callbacks {
     void *user;
-    /* A viewer connected, in slot [0, max_clients). Returns its hello text
-     * (malloc'd; net frees it) or NULL to refuse the connection. */
-    char *(*on_open)(void *user, uint32_t client_id, size_t slot, int protocol);
+    /* A viewer connected, in slot [0, max_clients), asking for room (the
+     * upgrade's ?room= argument, "" without one). Returns its hello text
+     * (malloc'd; net frees it) with admit->channel set, or NULL to refuse
+     * the connection (admit->refuse_code and _reason say how). */
+    char *(*on_open)(void *user, uint32_t client_id, size_t slot, int protocol, const char *room, net_admit_t *admit);
     /* One complete message of at most max_message_bytes (not NUL-terminated);
      * binary is set for a binary frame, which the protocol does not accept. */
     void (*on_message)(void *user, uint32_t client_id, size_t slot, const char *data, size_t len, bool binary);
@@ -75,6 +90,7 @@ typedef struct net_config {
     const char *allow_frame;     /* comma-separated origins that may frame the pages; NULL: none */
     uint32_t reserved_client_ids; /* ids 1..this are the world's own (a scenario's targets): sessions get
                                    * ids above, so that none moves or, leaving, clears one of them */
+    size_t channels;              /* broadcast groups (rooms): each has its own news and snapshots; 0 means 1 */
 } net_config_t;
 
 /* Client ids are 1 … NET_CLIENT_ID_LIMIT − 1 (then they wrap): a relay's
@@ -103,11 +119,18 @@ void net_send(net_t *n, size_t slot, uint32_t client_id, const char *text);
  * slot holds another client): a sender of optional messages (inspections)
  * skips a client that is not keeping up. */
 size_t net_backlog(const net_t *n, size_t slot, uint32_t client_id);
-/* Tells every client the newest text of key (< NET_LATEST_KEYS): a client
- * that has not yet been sent the key's previous text gets only this one.
- * Writes at once to clients that can take it, so call it from a timer or a
- * wake-up of the loop, never from inside a net callback. */
-void net_send_latest(net_t *n, unsigned key, const char *text);
+/* Tells every client of channel the newest text of key (< NET_LATEST_KEYS):
+ * a client that has not yet been sent the key's previous text gets only
+ * this one. Writes at once to clients that can take it, so call it from a
+ * timer or a wake-up of the loop, never from inside a net callback. */
+void net_send_latest(net_t *n, size_t channel, unsigned key, const char *text);
+/* Forgets a channel's news (its room closed; the channel may be reused). */
+void net_channel_reset(net_t *n, size_t channel);
+/* Closes every client of channel with code and reason. */
+void net_close_channel(net_t *n, size_t channel, int code, const char *reason);
+/* The address key of the client in slot (its IPv4 address or IPv6 /64, as
+ * the per-address limits see it): false when the slot holds another. */
+bool net_client_addr(const net_t *n, size_t slot, uint32_t client_id, addr_key_t *out);
 /* Control-token guesses are limited per remote address, across its
  * connections (address_limits.h): 0 when the client in slot may guess now,
  * else the milliseconds until it may (its guess is then refused unread). */
@@ -119,13 +142,14 @@ void net_close(net_t *n, size_t slot, uint32_t client_id, int code, const char *
 /* Offers a new snapshot to every client. frame must have net_headroom() bytes
  * before it and stay untouched until the next publish: clients that are busy
  * when a newer frame arrives skip the older one. */
-void net_publish_snapshot(net_t *n, uint8_t *frame, size_t len);
+void net_publish_snapshot(net_t *n, size_t channel, uint8_t *frame, size_t len);
 /* A new v2 snapshot: every v2 client is asked (compose_v2) for its frame,
  * at once when it can write (so, like net_send_latest, not from inside a
  * net callback), else when it can; one still busy skips to the newest. */
-void net_publish_v2(net_t *n);
-/* Sessions speaking protocol 1 or 2. */
+void net_publish_v2(net_t *n, size_t channel);
+/* Sessions speaking protocol 1 or 2: in all, and in one channel. */
 size_t net_protocol_count(const net_t *n, int protocol);
+size_t net_channel_protocol_count(const net_t *n, size_t channel, int protocol);
 
 /* Closes every connection with 1001 (going away); calls done once they are
  * all gone (or after a short grace period). */

@@ -49,6 +49,7 @@ typedef struct net_stats {
     uint64_t pings;
     uint64_t auth_failed;              /* control-token guesses compared and wrong */
     uint64_t auth_throttled;           /* guesses refused unread: the address must wait */
+    uint64_t refused_room;             /* sessions the application turned away at open (no such room, …) */
     uint64_t forwarded[FORWARDED_OUTCOMES]; /* upgrades from trusted proxies, by what their headers said */
 } net_stats_t;
 
@@ -75,6 +76,8 @@ typedef struct session {
     addr_key_t addr;       /* the client's address (IPv6: its /64), for the per-address limits: the
                             * peer's, or behind a trusted proxy the one it reports (forwarded.h) */
     bool addr_known;       /* addr was found before the upgrade (net_on_filter) */
+    size_t channel;        /* the room whose news and snapshots it gets */
+    char room[NET_ROOM_ARG_BYTES + 1]; /* the upgrade's ?room=, kept from the filter for on_open */
     uint64_t snap_seq;     /* the last snapshot (v1 or v2, by protocol) this client was sent */
     bool in_message, rx_binary, reading_paused;
     bool closing, ping_due;
@@ -97,6 +100,17 @@ typedef struct latest {
     size_t len;
 } latest_t;
 
+/* A broadcast group (a room): its news under each key and its newest
+ * snapshots. Sessions of other channels never see them. */
+typedef struct channel {
+    uint8_t *snap; /* the newest v1 snapshot, shared by the channel's v1 clients */
+    size_t snap_len;
+    uint64_t snap_seq;
+    uint64_t v2_seq; /* v2 snapshots published */
+    latest_t latest[NET_LATEST_KEYS];
+    size_t n_protocol[3]; /* its sessions by protocol */
+} channel_t;
+
 struct net {
     uv_loop_t *loop;
     struct lws_context *ctx;
@@ -110,12 +124,8 @@ struct net {
     uint32_t last_client_id;
     address_limits_t *limits; /* per address: new sessions, sessions held, token guesses */
 
-    uint8_t *snap; /* the newest snapshot, shared by every client */
-    size_t snap_len;
-    uint64_t snap_seq;
-    latest_t latest[NET_LATEST_KEYS];
-    uint64_t v2_seq; /* v2 snapshots published */
-    size_t n_protocol[3]; /* sessions by protocol */
+    channel_t *channels; /* cfg.channels of them */
+    size_t n_protocol[3]; /* sessions by protocol, in all channels */
 
     net_stats_t stats;
     uv_timer_t sweep_timer; /* keepalive and timeouts, once a second */

@@ -30,7 +30,8 @@
 #define POLICY_FORGIVEN_PER_S 5.0  /* … net of these forgiven per second */
 
 typedef struct client_policy {
-    bool operator;
+    bool operator;        /* in its room: may do everything there */
+    bool server_operator; /* holds the server's control token (or the server has none): rooms of its own */
     double scale; /* the bucket and its refill, times this (--rate-scale) */
     double tokens, strikes;
     uint64_t updated_ns;

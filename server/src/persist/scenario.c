@@ -41,8 +41,9 @@ static int get_real(const cJSON *obj, const char *field, const char *where, doub
     return 0;
 }
 
-static const char *const known_fields[] = {"seed",    "agents",  "world",      "model", "params",
-                                           "obstacles", "targets", "agent_list", "spawn", "steps"};
+/* "description" is for people (the page's list of scenarios); it changes nothing. */
+static const char *const known_fields[] = {"seed",    "agents",  "world",      "model", "params",     "obstacles",
+                                           "targets", "agent_list", "spawn", "steps", "description"};
 
 int scenario_load(const char *path, scenario_t *s, char *msg, size_t msg_len)
 {
@@ -82,7 +83,7 @@ int scenario_load_text(const char *text, size_t len, scenario_t *s, char *msg, s
             known |= strcmp(item->string, known_fields[k]) == 0;
         if (!known)
             return text_fail_code(SCENARIO_E_INVALID, msg, msg_len,
-                           "unknown field '%s' (known: seed, agents, world, model, params, obstacles, targets, "
+                           "unknown field '%s' (known: seed, agents, world, model, params, obstacles, targets, description, "
                            "agent_list, spawn, steps)",
                            item->string);
     }

@@ -24,5 +24,10 @@ void classify_message(const char *data, size_t len, const cmd_limits_t *limits, 
         return;
     }
     if (arc != AUTH_NOT_AUTH || !unknown(&out->err)) return;
-    if (view_decode(data, len, &out->view, &out->err) == VIEW_DECODED) out->kind = CLASSIFIED_VIEW;
+    int vrc = view_decode(data, len, &out->view, &out->err);
+    if (vrc == VIEW_DECODED) out->kind = CLASSIFIED_VIEW;
+    if (vrc != VIEW_NOT_VIEW) return;
+    /* Nobody else knew the type: unless this one does, cmd_decode's
+     * "unknown_command" stands. */
+    if (room_decode(data, len, &out->room, &out->err) == ROOM_DECODED) out->kind = CLASSIFIED_ROOM;
 }

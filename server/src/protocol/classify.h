@@ -1,5 +1,6 @@
 /* classify: what one client text message is — a simulation command, a
- * presence message (hello, cursor, inspect, ping), auth, a view, or an
+ * presence message (hello, cursor, inspect, ping), auth, a view, a
+ * message about rooms, or an
  * error to send back. The decoders are tried in that order, each only when
  * the previous one found "unknown_command", so that the first decoder that
  * recognises the type reports its own errors. Shared by the simulation's
@@ -14,6 +15,7 @@
 #include "protocol/auth_decode.h"
 #include "protocol/cmd_decode.h"
 #include "protocol/presence_decode.h"
+#include "protocol/room_decode.h"
 #include "protocol/view_decode.h"
 
 typedef enum {
@@ -21,6 +23,7 @@ typedef enum {
     CLASSIFIED_PRESENCE, /* presence */
     CLASSIFIED_AUTH,     /* token, request_id */
     CLASSIFIED_VIEW,     /* view */
+    CLASSIFIED_ROOM,     /* room */
     CLASSIFIED_INVALID,  /* err: what to reply */
 } classified_kind_t;
 
@@ -31,6 +34,7 @@ typedef struct classified {
     char token[AUTH_MAX_TOKEN + 1];
     int64_t request_id; /* of an auth */
     view_request_t view;
+    room_msg_t room;
     cmd_error_t err;
 } classified_t;
 

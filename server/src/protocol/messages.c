@@ -63,6 +63,9 @@ char *msg_hello(const hello_info_t *info, const world_info_t *w)
     }
     cJSON_AddStringToObject(root, "server", SERVER_NAME);
     cJSON_AddNumberToObject(root, "client_id", info->client_id);
+    cJSON_AddStringToObject(root, "room", info->room ? info->room : "");
+    cJSON_AddStringToObject(root, "room_name", info->room_name ? info->room_name : "");
+    cJSON_AddStringToObject(root, "rooms", info->rooms ? info->rooms : "off");
     cJSON *world = cJSON_AddObjectToObject(root, "world");
     cJSON_AddNumberToObject(world, "width", w->width);
     cJSON_AddNumberToObject(world, "height", w->height);

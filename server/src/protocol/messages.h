@@ -20,6 +20,9 @@ typedef struct hello_info {
     bool control_token; /* whether the server has one (else everyone is an operator) */
     int protocol;       /* what this connection speaks: 1 or 2 (its sub-protocol) */
     const char *public_url; /* --public-url (hello's public_url), or NULL: the field is left out */
+    const char *room;       /* the room's code ("" for the default room) … */
+    const char *room_name;  /* … and name ("" when it has none) */
+    const char *rooms;      /* who may make rooms: "open", "operators" or "off" */
 } hello_info_t;
 
 char *msg_hello(const hello_info_t *info, const world_info_t *w);

@@ -41,7 +41,7 @@ void relay_show_status(relay_t *r, bool restarting)
 {
     r->restarting = restarting;
     r->status_sent_ns = now_ns();
-    net_send_latest(r->net, LATEST_STATUS,
+    net_send_latest(r->net, 0, LATEST_STATUS,
                     restarting ? "{\"type\":\"status\",\"state\":\"restarting\",\"message\":\"world restarting\"}"
                                : "{\"type\":\"status\",\"state\":\"running\"}");
 }
@@ -86,7 +86,7 @@ void relay_on_frame(void *user, const char *subject, const char *reply, const ui
     viewers_set_grid(r->viewers, &r->current->grid);
     viewers_poll(r->viewers, now_ns());
     if (views_changed(r->views)) r->lease_due = true;
-    net_publish_v2(r->net);
+    net_publish_v2(r->net, 0);
 }
 
 void relay_on_news(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len)
@@ -102,7 +102,7 @@ void relay_on_news(void *user, const char *subject, const char *reply, const uin
     if (!text) return;
     memcpy(text, m.text.data, m.text.len);
     text[m.text.len] = '\0';
-    net_send_latest(r->net, m.key, text);
+    net_send_latest(r->net, 0, m.key, text);
     free(text);
 }
 

@@ -145,7 +145,7 @@ int relay_listen_for_replies(relay_t *r);
 void relay_on_nats_state(void *user, bool connected);
 
 /* net's callbacks for the viewers' sessions (relay_viewers.c). */
-char *relay_on_open(void *user, uint32_t net_id, size_t slot, int protocol);
+char *relay_on_open(void *user, uint32_t net_id, size_t slot, int protocol, const char *room, net_admit_t *admit);
 void relay_on_message(void *user, uint32_t net_id, size_t slot, const char *data, size_t len, bool binary);
 void relay_on_close(void *user, uint32_t net_id, size_t slot);
 int relay_compose_v2(void *user, uint32_t net_id, size_t slot, const uint8_t **data, size_t *len);

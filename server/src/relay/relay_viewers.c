@@ -165,6 +165,12 @@ void relay_on_message(void *user, uint32_t net_id, size_t slot, const char *data
     case CLASSIFIED_PRESENCE: on_presence(r, slot, net_id, &m.presence, data, len); return;
     case CLASSIFIED_AUTH: on_auth(r, slot, net_id, m.token, m.request_id); return;
     case CLASSIFIED_VIEW: on_view(r, slot, net_id, &m.view); return;
+    case CLASSIFIED_ROOM:
+        /* Rooms are the simulation's; through a relay, only its default room (see relay_on_open). */
+        reply_error(r, slot, net_id, "forbidden", "rooms are made on the server itself, not through a relay",
+                    m.room.request_id, room_msg_names[m.room.kind]);
+        charge_refused(r, slot, net_id);
+        return;
     case CLASSIFIED_INVALID:
         r->n.refused_here++;
         reply_error(r, slot, net_id, m.err.code, m.err.message, m.err.request_id, m.err.cmd);
@@ -173,19 +179,23 @@ void relay_on_message(void *user, uint32_t net_id, size_t slot, const char *data
     }
 }
 
-char *relay_on_open(void *user, uint32_t net_id, size_t slot, int protocol)
+/* A refusal net sends as the close (code and reason). */
+static char *refuse_open(net_admit_t *admit, int code, const char *reason)
+{
+    admit->refuse_code = code;
+    snprintf(admit->refuse_reason, sizeof admit->refuse_reason, "%s", reason);
+    return NULL;
+}
+
+char *relay_on_open(void *user, uint32_t net_id, size_t slot, int protocol, const char *room, net_admit_t *admit)
 {
     relay_t *r = user;
-    if (protocol != 2) {
-        /* A clean refusal: a v1 client would need v1 frames, which only the
-         * simulation encodes. */
-        net_close(r->net, slot, net_id, 1003, "this relay serves the swarmcast.v2 sub-protocol only");
-        return NULL;
-    }
-    if (!r->sim_hello || !r->viewers) {
-        net_close(r->net, slot, net_id, 1013, "the world is not reachable yet, try again later");
-        return NULL;
-    }
+    /* A clean refusal: a v1 client would need v1 frames, which only the
+     * simulation encodes. */
+    if (protocol != 2) return refuse_open(admit, 1003, "this relay serves the swarmcast.v2 sub-protocol only");
+    /* Rooms travel through relays in a later step (docs/SCALING.md). */
+    if (room[0]) return refuse_open(admit, 4404, "no such room: this relay serves the default room only");
+    if (!r->sim_hello || !r->viewers) return refuse_open(admit, 1013, "the world is not reachable yet, try again later");
     /* Everyone is an operator only where nobody has a token: a relay
      * started without the simulation's token must not make its viewers
      * operators of a world that has one. */

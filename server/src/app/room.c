@@ -1,0 +1,225 @@
+/* room: making a room's world and its parts, starting and stopping its
+ * simulation thread, and freeing it (room.h says what a room holds). The
+ * registry of rooms, their codes and lifecycle are rooms.c's. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_internal.h"
+#include "sim/params.h"
+#include "world_setup.h"
+
+/* The world from the flags alone: the seed's agents, then --set. */
+static int plain_world(room_t *r, char *msg, size_t msg_len)
+{
+    const config_t *cfg = r->cfg;
+    const app_t *a = r->app;
+    world_config_t wc = {
+        .width = cfg->world_width,
+        .height = cfg->world_height,
+        .dt = (float)(1.0 / cfg->tick_hz),
+        .seed = cfg->seed,
+        .agents = cfg->agents,
+        .max_agents = cfg->max_agents,
+        .max_targets = cfg->max_clients + (r == a->home && cfg->nats_url ? cfg->max_remote_clients : 0),
+        .threads = cfg->threads,
+    };
+    if (world_init(&r->world, &wc)) {
+        snprintf(msg, msg_len, "cannot create a world of %zu agents", cfg->agents);
+        return -1;
+    }
+    char why[160];
+    for (size_t i = 0; i < cfg->n_sets; i++)
+        world_set_param(&r->world, (size_t)cfg->sets[i].param, cfg->sets[i].value, why, sizeof why);
+    /* --set may change max_speed, which the initial speeds were drawn from. */
+    if (cfg->n_sets) world_reset(&r->world, cfg->seed, cfg->agents);
+    return 0;
+}
+
+/* A copy of another room's set-up, from the summary its simulation thread
+ * last published: its model and every parameter (each species'), its
+ * seed and population, the agents drawn afresh from that seed. Not its
+ * obstacles or targets, which only its own thread may read. */
+static int copied_world(room_t *r, const summary_t *from, char *msg, size_t msg_len)
+{
+    const config_t *cfg = r->cfg;
+    world_config_t wc = {
+        .width = from->info.width,
+        .height = from->info.height,
+        .dt = (float)(1.0 / cfg->tick_hz),
+        .seed = from->seed,
+        .agents = 0,
+        .max_agents = cfg->max_agents,
+        .max_targets = cfg->max_clients,
+        .threads = cfg->threads,
+    };
+    if (world_init(&r->world, &wc)) {
+        snprintf(msg, msg_len, "cannot create a world");
+        return -1;
+    }
+    r->world.params = from->info.params;
+    memcpy(r->world.species_params, from->info.species_params, sizeof r->world.species_params);
+    if (world_reset(&r->world, from->seed, from->agents) != SIM_OK) {
+        world_free(&r->world);
+        snprintf(msg, msg_len, "cannot create a world of %zu agents", from->agents);
+        return -1;
+    }
+    return 0;
+}
+
+/* --scenario (the default room), or a shipped scenario (a new room): the
+ * world exactly as `--headless --scenario` builds it (world_setup.c), so
+ * that with nobody steering it steps as that run did, tick for tick. */
+static int scenario_world(room_t *r, const char *path, char *msg, size_t msg_len)
+{
+    config_t cfg = *r->cfg;
+    config_t resolved;
+    cfg.scenario = path;
+    if (r != r->app->home) {
+        /* A room made from the page: the scenario decides, not the flags. */
+        cfg.agents_given = cfg.seed_given = cfg.world_given = false;
+        cfg.n_sets = 0;
+        if (world_setup_resolve(&cfg, &resolved, msg, msg_len)) return -1;
+        cfg = resolved;
+    }
+    if (world_setup(&cfg, &r->world, NULL, msg, msg_len)) return -1;
+    return 0;
+}
+
+room_t *room_create(app_t *a, size_t index, const room_setup_t *setup, char *msg, size_t msg_len)
+{
+    room_t *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(msg, msg_len, "out of memory");
+        return NULL;
+    }
+    r->app = a;
+    r->cfg = &a->cfg;
+    r->index = index;
+    if (index == 0) a->home = r; /* plain_world asks */
+    const config_t *cfg = r->cfg;
+    int rc = setup->from == ROOM_FROM_SCENARIO ? scenario_world(r, setup->scenario_path, msg, msg_len)
+             : setup->from == ROOM_FROM_WORLD  ? copied_world(r, setup->copy, msg, msg_len)
+                                               : plain_world(r, msg, msg_len);
+    if (rc) {
+        free(r);
+        return NULL;
+    }
+    r->limits = (cmd_limits_t){cfg->world_width, cfg->world_height, cfg->max_agents};
+    pthread_mutex_init(&r->state_write_lock, NULL);
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&r->stop_cond, &attr);
+    pthread_condattr_destroy(&attr);
+    metrics_init(&r->metrics);
+
+    /* Per-slot state: a session's slot is the same in every room. */
+    bool remote = r == a->home && cfg->nats_url;
+    size_t n_remote = remote ? cfg->max_remote_clients : 0;
+    r->q_cap = cfg->max_clients * PENDING_PER_CLIENT + n_remote * PENDING_PER_REMOTE_SLOT;
+    r->queue = calloc(r->q_cap, sizeof *r->queue);
+    r->taken = calloc(r->q_cap, sizeof *r->taken);
+    r->slot_client = calloc(a->n_slots, sizeof *r->slot_client);
+    r->pending = calloc(a->n_slots, sizeof *r->pending);
+    r->selections = calloc(a->n_slots, sizeof *r->selections);
+    r->inspecting = calloc(a->n_slots, sizeof *r->inspecting);
+    r->presence = presence_new(a->n_slots);
+    r->views = views_create(cfg->max_views);
+    r->viewers = r->views ? viewers_create(cfg->max_clients + 1, r->views, cfg->world_width, cfg->world_height,
+                                           (double)cfg->detail_budget)
+                          : NULL;
+    r->compose = compose_create(cfg->max_clients, net_headroom());
+    if (!r->queue || !r->taken || !r->slot_client || !r->pending || !r->selections || !r->inspecting ||
+        !r->presence || !r->views || !r->viewers || !r->compose) {
+        snprintf(msg, msg_len, "out of memory for a room");
+        room_free(r);
+        return NULL;
+    }
+    r->started_ns = r->last_tick_ns = now_ns();
+    r->period_ns = (uint64_t)(1e9 / cfg->tick_hz);
+    r->summary = (summary_t){world_info(&r->world), r->world.tick, r->world.n, r->world.seed, r->world.paused, r->last_tick_ns, 0, 0, {0}};
+    return r;
+}
+
+/* The encoder and the loop's wake-up: the room's handles on the loop. */
+static int open_handles(room_t *r)
+{
+    uv_async_init(r->app->loop, &r->wake_loop, on_wake);
+    r->wake_loop.data = r;
+    r->encoder = encoder_create(r->app->loop, net_headroom(), on_bundles, r);
+    return r->encoder ? 0 : -1;
+}
+
+int room_start(room_t *r)
+{
+    if (open_handles(r)) return -1;
+    r->state_due_ns = now_ns() + (uint64_t)(r->cfg->state_every_s * 1e9);
+    r->record_flushed_ns = now_ns();
+    r->summary = (summary_t){world_info(&r->world), r->world.tick, r->world.n, r->world.seed, r->world.paused, r->last_tick_ns, 0, 0, {0}};
+    if (pthread_create(&r->sim_thread, NULL, sim_main, r)) return -1;
+    r->sim_started = true;
+    return 0;
+}
+
+void room_set_resting(room_t *r, bool resting)
+{
+    pthread_mutex_lock(&r->lock);
+    r->resting = resting;
+    pthread_cond_signal(&r->stop_cond);
+    pthread_mutex_unlock(&r->lock);
+}
+
+void room_stop(room_t *r)
+{
+    pthread_mutex_lock(&r->lock);
+    bool already = r->stop;
+    r->stop = true;
+    pthread_cond_signal(&r->stop_cond);
+    pthread_mutex_unlock(&r->lock);
+    if (already || !r->sim_started) return;
+    pthread_join(r->sim_thread, NULL);
+    r->sim_started = false;
+}
+
+void room_close_handles(room_t *r)
+{
+    if (!r->encoder) return;
+    encoder_stop(r->encoder);
+    uv_close((uv_handle_t *)&r->wake_loop, NULL);
+}
+
+void room_free(room_t *r)
+{
+    if (!r) return;
+    encoder_destroy(r->encoder);
+    bundle_free(r->current);
+    shared_buf_unref(r->v1_frame);
+    compose_destroy(r->compose);
+    viewers_destroy(r->viewers);
+    views_destroy(r->views);
+    world_free(&r->world);
+    free(r->queue);
+    free(r->taken);
+    free(r->departed.ids);
+    free(r->leaving.ids);
+    free(r->slot_client);
+    free(r->pending);
+    free(r->selections);
+    free(r->inspecting);
+    presence_free(r->presence);
+    replies_clear(&r->produced);
+    free(r->produced.items);
+    replies_clear(&r->outgoing);
+    free(r->outgoing.items);
+    if (r->state_captured) state_image_free(r->state_captured);
+    free(r->state_captured);
+    metrics_free(&r->metrics);
+    record_release(r);
+    free(r->state_path_owned);
+    pthread_mutex_destroy(&r->lock);
+    pthread_cond_destroy(&r->stop_cond);
+    pthread_mutex_destroy(&r->state_write_lock);
+    free(r);
+}
