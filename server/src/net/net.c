@@ -210,7 +210,18 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
         .callback = health_callback,
         .per_session_data_size = sizeof(http_reply_t),
     };
+    n->protocols[3] = (struct lws_protocols){
+        .name = "swarmcast-room-page",
+        .callback = room_page_callback,
+    };
+    n->mount_room_page = (struct lws_http_mount){
+        .mountpoint = "/r",
+        .mountpoint_len = 2,
+        .origin = "swarmcast-room-page",
+        .origin_protocol = LWSMPRO_CALLBACK,
+    };
     n->mount_health = (struct lws_http_mount){
+        .mount_next = &n->mount_room_page,
         .mountpoint = "/healthz",
         .mountpoint_len = 8,
         .origin = "swarmcast-health",

@@ -130,8 +130,8 @@ struct net {
     net_stats_t stats;
     uv_timer_t sweep_timer; /* keepalive and timeouts, once a second */
 
-    struct lws_protocols protocols[4];
-    struct lws_http_mount mount_files, mount_health;
+    struct lws_protocols protocols[5];
+    struct lws_http_mount mount_files, mount_health, mount_room_page;
     http_headers_t headers; /* on every HTTP response of both vhosts (info.headers) */
     /* The operations listener (--metrics-listen): its own vhost. */
     struct lws_protocols ops_protocols[4];
@@ -193,6 +193,8 @@ int health_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 int health_detail_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
 int metrics_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
 int ops_not_found_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
+/* GET /r/CODE: the page (room_page.c). */
+int room_page_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
 /* Per-connection state of those two. */
 typedef struct http_reply {
     char *body;
