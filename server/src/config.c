@@ -57,7 +57,8 @@ static void usage(FILE *f)
             "A shared world (see README, \"Sharing a world with strangers\"):\n"
             "  --control-token T    SWARMCAST_CONTROL_TOKEN  operators present T after connecting (auth); others\n"
             "                                               may watch and steer their own target (none: all open)\n"
-            "                                               (make a strong one: openssl rand -base64 18)\n"
+            "                                               (make a strong one: openssl rand -base64 18; not r_…,\n"
+            "                                               which is a room's)\n"
             "  --allow-origin LIST  SWARMCAST_ALLOW_ORIGIN  comma-separated Origins that may open /ws (any)\n"
             "  --allow-frame LIST   SWARMCAST_ALLOW_FRAME   comma-separated origins (https://host[:port]) whose\n"
             "                                               pages may show this one in an <iframe> (none)\n"
@@ -371,8 +372,9 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
     case OPT_REPLAY: c->replay = value; break;
     case OPT_RECORD_MAX: bad = parse_number(value, 4096, 1e15, true, &v); if (!bad) c->record_max_bytes = (uint64_t)v; break;
     case OPT_TOKEN:
-        /* An empty token would let anyone in while looking protected. */
-        bad = !*value || strlen(value) > CONFIG_MAX_TOKEN;
+        /* An empty token would let anyone in while looking protected; one
+         * shaped like a room's token ("r_…") would never be compared. */
+        bad = !*value || strlen(value) > CONFIG_MAX_TOKEN || !strncmp(value, "r_", 2);
         if (!bad) c->control_token = value;
         break;
     case OPT_ORIGIN: c->allow_origin = *value ? value : NULL; break;

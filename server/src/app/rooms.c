@@ -289,7 +289,8 @@ void rooms_on_message(app_t *a, room_t *r, size_t slot, uint32_t client_id, cons
             reply_error(a, slot, client_id, "forbidden", "the default room does not close", m->request_id, cmd);
             return;
         }
-        send_ack(a, slot, client_id, m->request_id, cmd);
+        /* Its own room's close is the sender's answer (4410); another's is acked. */
+        if (target != r) send_ack(a, slot, client_id, m->request_id, cmd);
         rooms_close(a, target, "closed by an operator");
         return;
     }

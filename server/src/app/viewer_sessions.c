@@ -304,12 +304,14 @@ static void on_view(room_t *r, uint32_t client_id, size_t slot, const view_reque
     sync_encoder(r);
 }
 
-/* create_room, room_rename, room_close, rooms: charged like auth (making
- * a room is the dearest thing a message can ask for), then rooms.c's. */
+/* create_room, room_rename, room_close, rooms: making a room is charged
+ * like auth (it is the dearest thing a message can ask for), the others
+ * like a name change; then rooms.c's. */
 static void on_room(room_t *r, uint32_t client_id, size_t slot, const room_msg_t *m)
 {
     app_t *a = r->app;
-    policy_verdict_t verdict = policy_charge(&a->policy[slot], POLICY_COST_AUTH, now_ns());
+    double cost = m->kind == ROOM_MSG_CREATE ? POLICY_COST_AUTH : POLICY_COST_HELLO;
+    policy_verdict_t verdict = policy_charge(&a->policy[slot], cost, now_ns());
     if (verdict != POLICY_OK) {
         reply_error(a, slot, client_id, "rate_limited", "too many messages: this one was not applied; wait a moment",
                     m->request_id, room_msg_names[m->kind]);
