@@ -25,6 +25,7 @@ import { createPageState, forgetSession, seeFrame } from './page_state.js';
 import { createViewer } from './draw/viewer.js';
 import { frameFromV1, frameFromV2 } from './net/frames.js';
 import { attachInput } from './input/input.js';
+import { attachViewerInput } from './input/camera_input.js';
 import { createBanner, createStatus, errorText, errorTone } from './status/status.js';
 import { createPanel } from './panel/panel.js';
 import { initialInput, showHint, watchInput } from './input/hints.js';
@@ -51,6 +52,8 @@ const viewer = createViewer({
   budget: pageParams.has('budget') ? Number(pageParams.get('budget')) : null,
   preferCanvas2d: pageParams.get('renderer') === '2d',
 });
+// Wheel, pinch, middle drag and keys move its camera; T toggles trails.
+attachViewerInput({ viewer, canvas, keyTarget: window });
 const updateStatus = createStatus(document.getElementById('status'), document.getElementById('announcer'));
 // "world restarting" while a relay waits for its simulation (status.js).
 const updateBanner = createBanner(document.getElementById('world-banner'));
