@@ -1,6 +1,8 @@
 // The page, step by step: each module is made here, in this order, and
 // connected to the others; none of them knows main.js.
 //
+//   0. the room (rooms/code.js) from the page's path; an operator link's
+//      token leaves the address for localStorage before anything else
 //   1. the picture (draw/viewer.js) on the page's canvases
 //   2. the status line and the banner (status/), what they measure (meters)
 //   3. the page's state (page_state.js; window.swarmcast for the tests)
@@ -12,6 +14,8 @@
 //   7. the mouse and keys on the world (input/input.js)
 //   7b. the presenter's screen and the embed (present/presenter.js), and
 //      where a phone's camera starts (input/phone_start.js)
+//   7c. rooms (rooms/rooms.js): the room's box in the panel, joining, a new
+//      room, a room operator's controls, and the gate after a final close
 //   8. one frame per animation frame: the ping, the status line, the
 //      panel's buttons and legend, and the picture when something changed
 //
@@ -19,13 +23,14 @@
 // the status line's note, `dirty`) and does no drawing or decoding of its
 // own; the ping of step 8 is the one command it writes itself.
 
-import { Connection, relayUrls, rotateList, socketUrl, SUBPROTOCOL, SUBPROTOCOL_V2 } from './net/connection.js';
+import { Connection, relayUrls, rotateList, socketUrl, withRoom, SUBPROTOCOL, SUBPROTOCOL_V2 } from './net/connection.js';
 import { createFrameDecoder } from './net/decoder.js';
 import { createPageState, forgetSession, seeFrame } from './page_state.js';
 import { createViewer } from './draw/viewer.js';
 import { frameFromV1, frameFromV2 } from './net/frames.js';
 import { attachInput } from './input/input.js';
-import { createBanner, createStatus, errorText, errorTone } from './status/status.js';
+import { attachViewerInput } from './input/camera_input.js';
+import { createBanner, createStatus, errorText, errorTone, finalCloseMessage } from './status/status.js';
 import { createPanel } from './panel/panel.js';
 import { initialInput, showHint, watchInput } from './input/hints.js';
 import { StreamMeters } from './status/meters.js';
@@ -35,6 +40,26 @@ import { createRoleSession } from './net/role.js';
 import { createHands } from './people/hands.js';
 import { createPresenter } from './present/presenter.js';
 import { actionCentre, fillHeightView, fitsAsStrip } from './input/phone_start.js';
+import { formatCode, roomFromPath } from './rooms/code.js';
+import { readRoomToken, takeFragmentToken, writeRoomToken } from './rooms/token.js';
+import { createRooms } from './rooms/rooms.js';
+
+function safeStorage(name) {
+  try {
+    return window[name];
+  } catch {
+    return null; // storage blocked: the page just does not remember
+  }
+}
+
+// The room (PROTOCOL.md, "Rooms"): /r/CODE, else the default room (code
+// ''); code null for a path that is not a room code (the page then
+// connects nowhere). An operator link's #token= goes to localStorage and
+// out of the address bar first, before anything reads or rewrites the
+// address (the presenter keeps ?present in it).
+const room = roomFromPath(window.location.pathname);
+const localStore = safeStorage('localStorage');
+takeFragmentToken({ code: room.code, location: window.location, history: window.history, storage: localStore });
 
 const canvas = document.getElementById('world');
 
@@ -51,6 +76,8 @@ const viewer = createViewer({
   budget: pageParams.has('budget') ? Number(pageParams.get('budget')) : null,
   preferCanvas2d: pageParams.get('renderer') === '2d',
 });
+// Wheel, pinch, middle drag and keys move its camera; T toggles trails.
+attachViewerInput({ viewer, canvas, keyTarget: window });
 const updateStatus = createStatus(document.getElementById('status'), document.getElementById('announcer'));
 // "world restarting" while a relay waits for its simulation (status.js).
 const updateBanner = createBanner(document.getElementById('world-banner'));
@@ -75,14 +102,6 @@ let dirty = true; // something visible changed since the last frame
 let legendAt = 0; // when the panel's legend was last updated (performance.now())
 let fadeAt = 0; // when fading cursors last asked for a redraw
 
-function safeStorage(name) {
-  try {
-    return window[name];
-  } catch {
-    return null; // storage blocked: the page just does not remember
-  }
-}
-
 function setNote(text, tone) {
   note = { text, tone, at: Date.now() };
 }
@@ -92,9 +111,18 @@ function setNote(text, tone) {
 const role = createRoleSession({
   send: (command) => connection.send(command),
   storage: safeStorage('sessionStorage'),
+  // In a room, its token (localStorage, per room) is presented after hello.
+  roomTokens: room.code
+    ? {
+        read: () => readRoomToken(localStore, room.code),
+        keep: (token) => writeRoomToken(localStore, room.code, token),
+        forget: () => writeRoomToken(localStore, room.code, null),
+      }
+    : null,
   onChange() {
     hooks.role = role.role;
     hooks.controlToken = role.controlToken;
+    rooms.setRole(role);
     // "… needs the operator token" is old news once the page has it.
     if (role.mayOperate() && note?.tone === 'notice') note = null;
     panel.setRole(role);
@@ -172,9 +200,10 @@ const decoder = createFrameDecoder();
 
 // ?relays=ws://h1:p1/ws,ws://h2:p2/ws: start at a random one of them (so
 // that pages spread over the relays) and move on to the next when it fails.
-const relays = relayUrls(pageParams.get('relays'));
+// In a room, every URL names it (?room=CODE).
+const relays = relayUrls(pageParams.get('relays'))?.map((u) => withRoom(u, room.code));
 const connection = new Connection({
-  url: socketUrl(window.location),
+  url: socketUrl(window.location, room.code),
   urls: relays ? rotateList(relays, Math.floor(Math.random() * relays.length)) : null,
   // v2 first; a server without it picks v1 (servers take the first they
   // know). ?wire=1 asks for v1 only (comparisons, old servers' behaviour).
@@ -194,6 +223,8 @@ const connection = new Connection({
       if (state !== 'connected') updateBanner((hooks.worldStatus = null));
       hooks.connected = state === 'connected';
       document.body.dataset.state = hooks.connected ? 'connected' : 'disconnected';
+      // 4404, 4410, 4429: the server will not take us back; no retry.
+      if (connection.final) rooms.closed(finalCloseMessage(connection.closeCause, formatCode(room.code ?? '')));
       dirty = true;
     },
     onHello(hello) {
@@ -212,6 +243,7 @@ const connection = new Connection({
       decoder.reset(); // a new socket: v2 deltas start from a key
       viewer.hello(hello);
       presenter.hello(hello);
+      rooms.hello(hello);
       hoverObstacleId = null;
       dirty = true;
     },
@@ -243,6 +275,7 @@ const connection = new Connection({
         return;
       }
       if (hands.onMessage(msg)) return;
+      if (rooms.onMessage(msg)) return;
       if (msg.type === 'ack') {
         hooks.lastAck = msg;
         role.reply(msg);
@@ -309,11 +342,29 @@ const presenter = createPresenter({
   keyTarget: window,
   location: window.location,
   history: window.history,
+  room: room.code ?? '',
   onLayout() {
     dirty = true;
   },
   hooks,
 });
+
+// Rooms: the panel's room box, joining, a new room, a room operator's
+// controls, and the gate when the server will not take us in.
+const rooms = createRooms({
+  panelSlot: panel.roomSlot,
+  gate: document.getElementById('room-gate'),
+  badge: document.querySelector('#status .status-room'),
+  room,
+  location: window.location,
+  storage: localStore,
+  send: (command) => connection.send(command),
+  joinAddress: () => presenter.state.joinUrl,
+  navigate: (href) => window.location.assign(href),
+  onRoomName: (name) => presenter.setRoomName(name),
+  hooks,
+});
+rooms.setRole(role);
 
 // A portrait phone starts with the world's height on its screen, centred
 // on the flock (phone_start.js), once: after that the camera is the
@@ -418,5 +469,11 @@ function frame() {
 }
 
 hooks.socketUrl = connection.url;
-connection.start();
+if (room.code !== null) connection.start();
+else {
+  // Not a room code: said on the page, never sent (it would count as a
+  // wrong guess against this address).
+  connection.setState('closed');
+  rooms.badPath();
+}
 requestAnimationFrame(frame);

@@ -42,6 +42,12 @@ export function createPageState({ send, inputKind, viewer }) {
     viewer, // viewer.js: camera, overlays (overlays.add(fn)), options, stats, kind
     worldStatus: null, // a relay's last `status` message ({ state: 'restarting' | 'running' }), null after hello
     socketUrl: null, // the server (or relay) the page connects to now
+    // Rooms (rooms/rooms.js):
+    room: '', // this page's room code ('' the default room; null: the path is not a code)
+    roomName: '', // hello's room_name (or the name it was renamed to)
+    rooms: null, // hello's rooms: 'open' | 'operators' | 'off' (null: a server without rooms)
+    roomGate: null, // { title, text } while the gate is shown (a final close, a bad path)
+    roomCreated: null, // { code, name, path } of the room this page just created
   };
 }
 

@@ -10,7 +10,7 @@
 
 import { AGENT_LENGTH, COLORS, LEADER_SCALE, MAX_AGENT_PX, MIN_AGENT_PX, PREDATOR_SCALE, SPECIES_COLORS } from './palette.js';
 import { AGENT_FLAG_LEADER, AGENT_FLAG_PREDATOR, agentSpecies } from '../net/protocol.js';
-import { fitWorld } from '../input/viewport.js';
+import { fitWorld } from '../view/viewport.js';
 
 // A triangle is this share of its length wide.
 const AGENT_WIDTH_RATIO = 0.55;

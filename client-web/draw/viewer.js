@@ -1,6 +1,8 @@
 // The picture: camera, interpolation, renderer (WebGL2, or Canvas 2D when
 // WebGL2 is missing), overlay, minimap and the `view` sent to the server,
-// driven by one render() call per animation frame.
+// driven by one render() call per animation frame. The camera is
+// view/camera.js's; the mouse, touch and keys that move it are input/'s
+// (camera_input.js attachViewerInput): draw/ never imports input/.
 //
 // render() does the drawing work only when something visible changed: a
 // new frame whose agents moved, an interpolation still in progress, the
@@ -8,8 +10,7 @@
 // fading trails. Otherwise it costs a few comparisons: a paused world with a
 // still camera draws nothing.
 
-import { Camera } from '../input/camera.js';
-import { attachCameraInput } from '../input/camera_input.js';
+import { Camera } from '../view/camera.js';
 import { Interpolator } from './interp.js';
 import { createGLRenderer } from './render_gl.js';
 import { createRenderer } from './render.js';
@@ -67,25 +68,6 @@ export function createViewer(deps, win = globalThis) {
   });
   overlays.add(drawStateMarks);
 
-  attachCameraInput({
-    canvas,
-    keyTarget: win,
-    camera,
-    panMode: () => options.panMode,
-    onKey(ev) {
-      if (ev.repeat) return false;
-      // (Key 4, the perception radii, belongs to the model keys: they set
-      // options.radii.)
-      if (ev.key === 't' || ev.key === 'T') {
-        options.trails = !options.trails;
-      } else {
-        return false;
-      }
-      sceneDirty = true;
-      return true;
-    },
-  });
-
   // The picture as shown (CPU-drawn crowd, WebGL canvas, overlay) in one
   // 2-D canvas of the world canvas's device-pixel size. Must run in the
   // task that rendered: a WebGL canvas is blank to readers afterwards.
@@ -138,6 +120,12 @@ export function createViewer(deps, win = globalThis) {
     },
 
     invalidate() {
+      sceneDirty = true;
+    },
+
+    // Trails on or off (key T: input/camera_input.js attachViewerInput).
+    toggleTrails() {
+      options.trails = !options.trails;
       sceneDirty = true;
     },
 

@@ -10,7 +10,7 @@
 // phase and swallow the events of a pan or a pinch, so input.js never sees
 // a pan as a click or a target drag.
 
-import { ZOOM_STEP, PAN_STEP } from './camera.js';
+import { ZOOM_STEP, PAN_STEP } from '../view/camera.js';
 import { isFormControl } from './input.js';
 
 // Pixels of wheel delta per zoom step (a mouse notch is ~100 px of deltaY).
@@ -153,5 +153,26 @@ export function attachCameraInput(deps) {
     }
     ev.preventDefault();
     onChange();
+  });
+}
+
+// The viewer's own controls (draw/viewer.js): its camera, the pan mode a
+// tool may set, and key T for the trails. Attached right after the viewer
+// is made, before the tools' listeners, so a pan or a pinch is swallowed
+// before they see it.
+export function attachViewerInput({ viewer, canvas, keyTarget }) {
+  return attachCameraInput({
+    canvas,
+    keyTarget,
+    camera: viewer.camera,
+    panMode: () => viewer.options.panMode,
+    onKey(ev) {
+      if (ev.repeat) return false;
+      // (Key 4, the perception radii, belongs to the model keys: they set
+      // viewer.options.radii.)
+      if (ev.key !== 't' && ev.key !== 'T') return false;
+      viewer.toggleTrails();
+      return true;
+    },
   });
 }

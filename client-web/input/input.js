@@ -16,7 +16,7 @@
 // the connection numbers and sends it.
 
 import * as cmd from '../net/commands.js';
-import { screenToWorld } from './viewport.js';
+import { screenToWorld } from '../view/viewport.js';
 import { NEEDS_TOKEN } from '../net/role.js';
 
 // An obstacle counts as under the mouse this many CSS pixels past its edge,

@@ -4,7 +4,7 @@
 // where the flock is, free to pan (the minimap shows the whole world).
 // Pure: no DOM, so Node tests check the maths.
 
-import { MARGIN_PX } from './viewport.js';
+import { MARGIN_PX } from '../view/viewport.js';
 
 // A screen is a "strip" case when the fitted world would leave more than
 // this share of its height empty.

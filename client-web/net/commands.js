@@ -4,7 +4,7 @@
 // rounding error at the edge never earns an `out_of_range` error. The `id` is
 // not set here: the connection numbers every command it actually sends.
 
-import { clamp } from '../input/viewport.js';
+import { clamp } from '../view/viewport.js';
 
 // The radius a right click gives a new obstacle, in world units.
 export const OBSTACLE_RADIUS = 30;

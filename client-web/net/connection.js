@@ -22,10 +22,32 @@ export function backoffDelay(attempt) {
   return Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** attempt);
 }
 
-// ws://host/ws from an http page, wss://host/ws from an https one.
-export function socketUrl(loc) {
+// Closes after which the page does not try again (PROTOCOL.md, "Rooms"):
+// the room does not exist (4404), it was closed (4410), or this address
+// typed too many wrong codes (4429: another try would only lengthen the
+// wait). The page says so and offers the join box instead.
+export const FINAL_CLOSE_CODES = new Set([4404, 4410, 4429]);
+
+// ws://host/ws from an http page, wss://host/ws from an https one; in room
+// CODE, ws://host/ws?room=CODE (the default room, "", has no argument:
+// exactly the address of a server before rooms).
+export function socketUrl(loc, room = '') {
   const scheme = loc.protocol === 'https:' ? 'wss:' : 'ws:';
-  return `${scheme}//${loc.host}/ws`;
+  return withRoom(`${scheme}//${loc.host}/ws`, room);
+}
+
+// A server's or a relay's WebSocket URL with the room's argument set (any
+// other argument kept); the URL as it is for the default room.
+export function withRoom(url, room) {
+  if (!room) return url;
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  u.searchParams.set('room', room);
+  return u.href;
 }
 
 // ?relays=ws://h1:p1/ws,ws://h2:p2/ws: the relays a page may use (README,
@@ -56,7 +78,8 @@ export function rotateList(list, start) {
 
 // state: 'connecting' (a socket is being opened, or open without hello yet),
 // 'connected' (hello received), 'reconnecting' (waiting for the next try;
-// reconnectAt says when).
+// reconnectAt says when), 'closed' (a final close, FINAL_CLOSE_CODES, or
+// stop(): no more tries).
 // url: the server; or urls: several (relays), tried in turn: every failed
 // or lost connection moves on to the next one, with the same backoff.
 export class Connection {
@@ -114,6 +137,11 @@ export class Connection {
     this.drop();
   }
 
+  // True after a final close: the server will not take this page back.
+  get final() {
+    return this.state === 'closed' && this.closeCause !== null && FINAL_CLOSE_CODES.has(this.closeCause.code);
+  }
+
   // Sends one command, numbered with a fresh id; returns that id, or null when
   // there is no open socket (a command for a world we cannot see is dropped).
   send(cmd) {
@@ -151,6 +179,11 @@ export class Connection {
         this.closeCause = { code: ev.code, reason: typeof ev.reason === 'string' ? ev.reason : '' };
       }
       this.ws = null;
+      if (FINAL_CLOSE_CODES.has(ev.code)) {
+        this.stop();
+        this.setState('closed');
+        return;
+      }
       this.scheduleReconnect();
     };
     // An error is always followed by a close event, which does the work.

@@ -10,6 +10,13 @@
 // and only once the server has accepted it, so that a reconnect can present
 // it again right after hello.
 //
+// In a room (PROTOCOL.md, "Rooms"), the room's token (r_…, given to its
+// creator) makes its holder the room's operator the same way: it is kept
+// in localStorage per room (rooms/token.js, passed in as `roomTokens`), so
+// it survives a reload and the next visit; it is presented after hello
+// when no control token is, and a token typed into the form that looks
+// like a room's is kept as the room's.
+//
 // The pure helpers are exported for Node tests; createRoleSession() keeps
 // the state of one page and talks to the server through `send`.
 
@@ -47,6 +54,7 @@ export function authMessage(auth) {
     case 'sending':
       return 'checking the token…';
     case 'refused':
+      if (auth.remembered && auth.kind === 'room') return 'The remembered token of this room was refused. Enter a current one.';
       return auth.remembered
         ? 'The remembered operator token was refused (the server\'s token may have changed). Enter the current one.'
         : 'That operator token was refused. Check it and try again.';
@@ -78,16 +86,21 @@ function writeToken(storage, token) {
 }
 
 // deps: { send(command) → id | null, storage (sessionStorage or null),
+//         roomTokens: in a room, { read() → token | null, keep(token),
+//           forget() } (rooms/token.js on localStorage); null elsewhere,
 //         onChange() — called whenever role, token state or ownership changes }
-export function createRoleSession({ send, storage, onChange }) {
+export function createRoleSession({ send, storage, roomTokens = null, onChange }) {
   let role = 'operator';
   let controlToken = false;
+  // Which token made this session an operator: 'control', 'room' or null.
+  let via = null;
   let visitorObstacles = DEFAULT_VISITOR_OBSTACLES;
-  // The `auth` in flight: { id, token, remembered } (the token is kept in
-  // memory only until the answer: it is stored once accepted).
+  // The `auth` in flight: { id, token, kind ('control' | 'room'),
+  // remembered } (a typed token is kept in memory only until the answer:
+  // it is stored once accepted).
   let pending = null;
-  // { state: 'none' | 'sending' | 'refused' | 'limited' | 'failed', remembered, message }
-  let auth = { state: 'none', remembered: false, message: '' };
+  // { state: 'none' | 'sending' | 'refused' | 'limited' | 'failed', kind, remembered, message }
+  let auth = { state: 'none', kind: null, remembered: false, message: '' };
   // A visitor's own obstacles, learnt from the acks of its add_obstacle:
   // id → the tick of that ack. Snapshots do not say who owns an obstacle.
   const own = new Map();
@@ -97,12 +110,21 @@ export function createRoleSession({ send, storage, onChange }) {
     onChange?.();
   }
 
-  function sendAuth(token, remembered) {
+  function sendAuth(token, kind, remembered) {
     const id = send({ type: 'auth', token });
     if (id === null) return false;
-    pending = { id, token, remembered };
-    auth = { state: 'sending', remembered, message: '' };
+    pending = { id, token, kind, remembered };
+    auth = { state: 'sending', kind, remembered, message: '' };
     return true;
+  }
+
+  function keep(kind, token) {
+    if (kind === 'room') {
+      if (token === null) roomTokens?.forget();
+      else roomTokens?.keep(token);
+    } else {
+      writeToken(storage, token);
+    }
   }
 
   return {
@@ -119,9 +141,19 @@ export function createRoleSession({ send, storage, onChange }) {
       return auth;
     },
     // True when the server has a token and this tab remembers one (the
-    // operator got here with it, so Lock has something to forget).
+    // operator got here with it, so Lock has something to forget). Not for
+    // a room's operator by the room's token: that one is kept per room.
     get unlocked() {
-      return controlToken && role === 'operator';
+      return controlToken && role === 'operator' && via !== 'room';
+    },
+    // 'control' | 'room' | null: which token made this page an operator.
+    get via() {
+      return via;
+    },
+    // Whether the token form is of use: the server has a control token, or
+    // this is a room (whose token a visitor may have).
+    get acceptsTokens() {
+      return controlToken || roomTokens !== null;
     },
     mayOperate: () => mayOperate(role),
 
@@ -131,12 +163,15 @@ export function createRoleSession({ send, storage, onChange }) {
       role = roleOf(h);
       controlToken = h?.control_token === true;
       visitorObstacles = visitorObstaclesOf(h);
+      via = null;
       pending = null;
-      auth = { state: 'none', remembered: false, message: '' };
+      auth = { state: 'none', kind: null, remembered: false, message: '' };
       own.clear();
       lastTick = null;
       const token = readToken(storage);
-      if (role === 'visitor' && controlToken && token !== null) sendAuth(token, true);
+      const roomToken = roomTokens?.read() ?? null;
+      if (role === 'visitor' && controlToken && token !== null) sendAuth(token, 'control', true);
+      else if (role === 'visitor' && roomToken !== null) sendAuth(roomToken, 'room', true);
       changed();
     },
 
@@ -144,7 +179,8 @@ export function createRoleSession({ send, storage, onChange }) {
     // already on its way, or no connection).
     unlock(token) {
       if (typeof token !== 'string' || token === '' || pending) return false;
-      const ok = sendAuth(token, false);
+      const kind = roomTokens !== null && /^r_/.test(token) ? 'room' : 'control';
+      const ok = sendAuth(token, kind, false);
       changed();
       return ok;
     },
@@ -162,19 +198,21 @@ export function createRoleSession({ send, storage, onChange }) {
       if (!pending || msg?.id !== pending.id) return false;
       const p = pending;
       pending = null;
+      const base = { kind: p.kind, remembered: p.remembered };
       if (msg.type === 'ack') {
         role = msg.role === 'visitor' ? 'visitor' : 'operator';
-        writeToken(storage, p.token);
-        auth = { state: 'none', remembered: false, message: '' };
+        if (role === 'operator') via = p.kind;
+        keep(p.kind, p.token);
+        auth = { state: 'none', ...base, message: '' };
       } else if (msg.code === 'bad_token') {
         // A remembered token that no longer works is forgotten: the next
         // reconnect must not present it again.
-        if (p.remembered) writeToken(storage, null);
-        auth = { state: 'refused', remembered: p.remembered, message: msg.message ?? '' };
+        if (p.remembered) keep(p.kind, null);
+        auth = { state: 'refused', ...base, message: msg.message ?? '' };
       } else if (msg.code === 'rate_limited') {
-        auth = { state: 'limited', remembered: p.remembered, message: msg.message ?? '' };
+        auth = { state: 'limited', ...base, message: msg.message ?? '' };
       } else {
-        auth = { state: 'failed', remembered: p.remembered, message: msg.message ?? msg.code ?? '' };
+        auth = { state: 'failed', ...base, message: msg.message ?? msg.code ?? '' };
       }
       changed();
       return true;

@@ -3,7 +3,10 @@
 // reset, the agent count, slots for the metric plots (plots.js) and the
 // capture buttons (capture.js), and a legend of the agent colours.
 //
-//   role       at the top: this page's role (role.js); for a visitor on a
+//   room       at the top, outside the controls: this page's room, the
+//              join box, "New room" and a room operator's controls
+//              (rooms/rooms.js fills roomSlot)
+//   role       then this page's role (role.js); for a visitor on a
 //              server with a control token, the "Operator token" form that
 //              sends `auth`; for an operator by token, "Lock"
 //   locking    pause / reset / seed, the model and every parameter control
@@ -334,7 +337,10 @@ export function createPanel(deps) {
   operatorParams.append(groupsBox);
 
   fieldset.append(roleBox, operatorTop, legend, peopleSlot.details, metricsSlot.details, captureSlot.details, speciesRow, operatorParams);
-  root.replaceChildren(header, fieldset);
+  // The room, joining another and starting one (rooms/rooms.js fills it):
+  // outside the fieldset, so that the join box works while disconnected.
+  const roomSlot = el('section', 'room-box');
+  root.replaceChildren(header, roomSlot, fieldset);
 
   // ---- state ----
   const rows = new Map(); // name → row (see buildRow)
@@ -926,19 +932,22 @@ export function createPanel(deps) {
   // session). Shows the role; for a visitor, disables what needs the token.
   function setRole(r) {
     const message = authMessage(r.auth);
-    const key = JSON.stringify([r.role, r.controlToken, r.unlocked, r.visitorObstacles, r.auth.state, message]);
+    const acceptsTokens = r.acceptsTokens ?? r.controlToken;
+    const key = JSON.stringify([r.role, acceptsTokens, r.controlToken, r.unlocked, r.visitorObstacles, r.auth.state, message]);
     if (key === shownRole) return;
     shownRole = key;
     const formHadFocus = tokenForm.contains(document.activeElement);
     roleBox.dataset.role = r.role;
     roleName.textContent = describeRole(r.role, r.visitorObstacles);
-    roleName.title = r.controlToken
+    roleName.title = r.controlToken || r.role !== 'operator' || r.via
       ? ''
       : 'this server has no control token: every viewer may change everything';
     const wasLocked = locked;
     locked = r.role === 'visitor';
     roleNote.hidden = !locked;
-    tokenForm.hidden = !(locked && r.controlToken);
+    // A room's visitor may hold the room's token even on a server without
+    // a control token.
+    tokenForm.hidden = !(locked && acceptsTokens);
     lockBtn.hidden = !r.unlocked;
     presentBtn.hidden = r.role !== 'operator';
     tokenMessage.textContent = message;
@@ -1005,6 +1014,7 @@ export function createPanel(deps) {
     metricsSlot: metricsSlot.content,
     captureSlot: captureSlot.content,
     peopleSlot: peopleSlot.content,
+    roomSlot,
     setOpen: (v) => setOpen(v, true),
     // The presenter's screen and an embed hide the panel and its toggle
     // without forgetting whether it was open (nothing is remembered).

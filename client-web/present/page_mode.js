@@ -20,16 +20,21 @@ export function pageMode(params) {
 
 // The address a phone opens: the server's --public-url when it has one
 // (hello's public_url: behind a proxy it cannot know its own), else this
-// page's own origin and path, keeping only what the phone needs to reach
-// the same world (?relays=…): not ?present, ?embed or anything else.
-// location: { origin, pathname, search }.
-export function joinUrl(location, publicUrl) {
-  if (typeof publicUrl === 'string' && /^https?:\/\/[^/?#]/.test(publicUrl)) return publicUrl;
+// page's own origin; in room CODE, the room's /r/CODE on it. Of this page's
+// own query it keeps only what the phone needs to reach the same world
+// (?relays=…): not ?present, ?embed or anything else.
+// location: { origin, pathname, search }; room: the room's canonical code,
+// '' (or absent) for the default room.
+export function joinUrl(location, publicUrl, room = '') {
+  const hasPublic = typeof publicUrl === 'string' && /^https?:\/\/[^/?#]/.test(publicUrl);
+  if (hasPublic && !room) return publicUrl;
+  if (hasPublic) return `${publicUrl.replace(/[?#].*$/, '').replace(/\/+$/, '')}/r/${room}`;
   const kept = new URLSearchParams();
   const relays = new URLSearchParams(location.search ?? '').get('relays');
   if (relays) kept.set('relays', relays);
   const query = kept.toString();
-  return `${location.origin}${location.pathname || '/'}${query ? `?${query}` : ''}`;
+  const path = room ? `/r/${room}` : location.pathname || '/';
+  return `${location.origin}${path}${query ? `?${query}` : ''}`;
 }
 
 // The address as a person types it: no scheme, no trailing slash alone.

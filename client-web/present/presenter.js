@@ -8,6 +8,7 @@
 
 import { joinUrl, pageMode, peopleHere, PRESENT_MARK_SCALE, shortUrl } from './page_mode.js';
 import { drawQr, loadQrLibrary, qrModules } from './qr.js';
+import { formatCode } from '../rooms/code.js';
 
 // The QR code's side on screen, CSS px (scanned from the back of a room).
 const QR_CSS_PX = 220;
@@ -20,25 +21,31 @@ function el(tag, className, text) {
 }
 
 // deps: { root (the corner's element), body, panel (panel.js), keyTarget,
-//         location, history, onLayout() (the world's size changes),
+//         location, history, room (the path's room code, '' or absent),
+//         onLayout() (the world's size changes),
 //         hooks (window.swarmcast: gains `presenter`) }
 export function createPresenter(deps) {
   const { root, body, panel, keyTarget, location, history } = deps;
   const onLayout = deps.onLayout ?? (() => {});
   const params = new URLSearchParams(location.search);
   const mode = pageMode(params);
-  const state = { mode, presenting: false, joinUrl: null, count: 0, qrDrawn: false };
+  // room: the room's code ('' for the default room): the page's own
+  // (deps.room, from its path) until hello says.
+  const state = { mode, presenting: false, joinUrl: null, count: 0, qrDrawn: false, room: deps.room ?? '' };
   if (deps.hooks) deps.hooks.presenter = state;
 
   const qr = el('canvas', 'presenter-qr');
   qr.setAttribute('role', 'img');
   const url = el('div', 'presenter-url');
+  // In a room: its code, as people read it aloud, and its name.
+  const roomLine = el('div', 'presenter-room');
+  roomLine.hidden = true;
   const count = el('div', 'presenter-count', peopleHere(0));
   const keys = el('div', 'presenter-keys', 'P: the controls');
   const back = el('button', 'presenter-back', 'controls');
   back.type = 'button';
   back.title = 'leave the presenter\u2019s screen (key P)';
-  root.replaceChildren(qr, url, count, keys, back);
+  root.replaceChildren(qr, url, roomLine, count, keys, back);
   root.hidden = true;
 
   let publicUrl = null; // hello's public_url
@@ -46,7 +53,7 @@ export function createPresenter(deps) {
   let loading = null;
 
   function refreshJoin() {
-    state.joinUrl = joinUrl(location, publicUrl);
+    state.joinUrl = joinUrl(location, publicUrl, state.room);
     url.textContent = shortUrl(state.joinUrl);
     qr.setAttribute('aria-label', `QR code of ${state.joinUrl}`);
     qr.dataset.url = state.joinUrl;
@@ -112,7 +119,15 @@ export function createPresenter(deps) {
     state,
     hello(hello) {
       publicUrl = typeof hello?.public_url === 'string' ? hello.public_url : null;
+      state.room = typeof hello?.room === 'string' ? hello.room : '';
+      const name = typeof hello?.room_name === 'string' ? hello.room_name : '';
+      roomLine.textContent = state.room ? `room ${formatCode(state.room)}${name ? ` · ${name}` : ''}` : '';
+      roomLine.hidden = !state.room;
       refreshJoin();
+    },
+    // A renamed room (room_rename's news): the corner's line follows.
+    setRoomName(name) {
+      if (state.room) roomLine.textContent = `room ${formatCode(state.room)}${name ? ` · ${name}` : ''}`;
     },
     // How many are here (presence's count), shown in the corner.
     setCount(n) {

@@ -22,7 +22,33 @@ const CLOSE_REASONS = {
   1009: 'message too big',
   1011: 'server error',
   1013: 'server full, try again later',
+  4404: 'no such room',
+  4410: 'room closed',
+  4429: 'too many wrong room codes',
 };
+
+// What a final close (net/connection.js FINAL_CLOSE_CODES: the server will
+// not take this page back into the room) says on the page: { title, text }
+// for 4404, 4410 and 4429, or null for any other close. cause: { code,
+// reason }; room: its code as shown ("K7PX-M3QD").
+export function finalCloseMessage(cause, room) {
+  if (!cause) return null;
+  const reason = typeof cause.reason === 'string' ? cause.reason.trim() : '';
+  switch (cause.code) {
+    case 4404:
+      return { title: 'No such room', text: `There is no room ${room} on this server. Check the code and try again, or open another room.` };
+    case 4410:
+      return { title: 'Room closed', text: `Room ${room} was closed. Join another room, or go to the main one.` };
+    case 4429:
+      return { title: 'Too many wrong codes', text: reason ? `${capitalise(reason)}.` : 'Too many wrong room codes from this address: wait a little, then try again.' };
+    default:
+      return null;
+  }
+}
+
+function capitalise(s) {
+  return s.replace(/\.$/, '').replace(/^./, (c) => c.toUpperCase());
+}
 
 // cause: { code, reason } of the server's last close, or null.
 // e.g. "closed: too many commands (1008)".
@@ -47,6 +73,8 @@ export function statusLine(m) {
     const secs = (Math.max(0, m.reconnectInMs) / 1000).toFixed(1);
     return `${prefix}reconnecting in ${secs}s`;
   }
+  // A final close (a room that does not exist, or was closed): no retry.
+  if (m.state === 'closed') return why || 'not connected';
   if (m.state !== 'connected') return `${prefix}connecting…`;
   const parts = ['connected', `client ${m.clientId ?? '?'}`];
   if (m.role) parts.push(m.role);
@@ -84,6 +112,9 @@ export function announcement(prev, s) {
     else if (s.state === 'reconnecting') {
       const why = closeText(s.closeCause) || (s.lostCode != null ? `connection lost (${s.lostCode})` : '');
       said.push(why ? `disconnected, ${why}; reconnecting` : 'disconnected; reconnecting');
+    } else if (s.state === 'closed') {
+      const why = closeText(s.closeCause);
+      said.push(why ? `disconnected, ${why}` : 'not connected');
     } else if (prev) said.push('connecting');
   } else if (s.state === 'connected' && prev.role !== s.role && s.role) {
     said.push(`you are now ${s.role === 'operator' ? 'an operator' : 'a visitor'}`);

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { startServer, sleep } from '../lib/server.mjs';
 import { launchChromium, newPage, closeBrowserAndServer } from '../lib/chromium.mjs';
 import { connect } from '../lib/client.mjs';
-import { MARGIN_PX } from '../../client-web/input/viewport.js';
+import { MARGIN_PX } from '../../client-web/view/viewport.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const artifacts = path.join(here, 'artifacts');

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { startServer, sleep } from '../lib/server.mjs';
 import { connect } from '../lib/client.mjs';
 import { launchChromium, newPage, waitInPage, closeBrowserAndServer } from '../lib/chromium.mjs';
-import { fitWorld } from '../../client-web/input/viewport.js';
+import { fitWorld } from '../../client-web/view/viewport.js';
 
 const TOKEN = 'secret';
 const TOKEN_KEY = 'swarmcast.control_token';

@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { actionCentre, fillHeightView, fitsAsStrip } from '../../../client-web/input/phone_start.js';
-import { MARGIN_PX } from '../../../client-web/input/viewport.js';
-import { Camera } from '../../../client-web/input/camera.js';
+import { MARGIN_PX } from '../../../client-web/view/viewport.js';
+import { Camera } from '../../../client-web/view/camera.js';
 
 test('a 16:9 world on a portrait phone is a strip; on a desktop or a tall world it is not', () => {
   assert.equal(fitsAsStrip(390, 844, 1600, 900), true);

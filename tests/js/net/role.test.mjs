@@ -22,7 +22,7 @@ function fakeStorage(initial = {}) {
 
 // A role session whose sent commands are recorded (with the ids a
 // connection would give them).
-function session({ storage = fakeStorage(), connected = true } = {}) {
+function session({ storage = fakeStorage(), connected = true, roomTokens = null } = {}) {
   const sent = [];
   let changes = 0;
   let nextId = 1;
@@ -34,6 +34,7 @@ function session({ storage = fakeStorage(), connected = true } = {}) {
       return id;
     },
     storage,
+    roomTokens,
     onChange: () => changes++,
   });
   return { s, sent, storage, changes: () => changes };
@@ -220,4 +221,70 @@ test('every change of role or token state is announced', () => {
   const b = changes();
   s.reply({ type: 'ack', id: 1, cmd: 'auth', role: 'operator' });
   assert.ok(a >= 1 && b > a && changes() > b, `${a} ${b} ${changes()}`);
+});
+
+// A room's token store (rooms/token.js on localStorage), recorded.
+function fakeRoomTokens(token = null) {
+  const r = { token, read: () => r.token, keep: (t) => { r.token = t; }, forget: () => { r.token = null; } };
+  return r;
+}
+
+const ROOM_TOKEN = 'r_0123456789abcdef0123456789abcdef';
+const roomHello = { type: 'hello', role: 'visitor', control_token: true, room: 'K7PXM3QD', limits: {} };
+
+test('in a room, a remembered room token is presented after hello and makes the page the room\'s operator', () => {
+  const roomTokens = fakeRoomTokens(ROOM_TOKEN);
+  const { s, sent } = session({ roomTokens });
+  s.hello(roomHello);
+  assert.deepEqual(sent, [{ type: 'auth', token: ROOM_TOKEN, id: 1 }]);
+  assert.equal(s.auth.kind, 'room');
+  assert.equal(s.reply({ type: 'ack', cmd: 'auth', id: 1, role: 'operator' }), true);
+  assert.equal(s.role, 'operator');
+  assert.equal(s.via, 'room');
+  assert.equal(s.unlocked, false, 'Lock is for the control token: the room\'s is kept per room');
+  assert.equal(roomTokens.token, ROOM_TOKEN);
+  // A reload (a new session) presents it again.
+  s.hello(roomHello);
+  assert.equal(sent.at(-1).token, ROOM_TOKEN);
+  assert.equal(s.via, null, 'a new session starts as a visitor');
+});
+
+test('the control token goes first when the tab has both; a server without a control token still gets the room\'s', () => {
+  const storage = fakeStorage({ [TOKEN_STORAGE_KEY]: 'control-secret' });
+  const { s, sent } = session({ storage, roomTokens: fakeRoomTokens(ROOM_TOKEN) });
+  s.hello(roomHello);
+  assert.deepEqual(sent.map((c) => c.token), ['control-secret']);
+  const other = session({ roomTokens: fakeRoomTokens(ROOM_TOKEN) });
+  other.s.hello({ ...roomHello, control_token: false });
+  assert.deepEqual(other.sent.map((c) => c.token), [ROOM_TOKEN]);
+  assert.equal(other.s.acceptsTokens, true, 'the token form is of use in a room');
+  const plain = session();
+  plain.s.hello({ ...visitorHello, control_token: false });
+  assert.equal(plain.s.acceptsTokens, false);
+});
+
+test('a remembered room token that is refused is forgotten, with its own message', () => {
+  const roomTokens = fakeRoomTokens(ROOM_TOKEN);
+  const { s } = session({ roomTokens });
+  s.hello(roomHello);
+  s.reply({ type: 'error', cmd: 'auth', id: 1, code: 'bad_token', message: 'wrong token' });
+  assert.equal(roomTokens.token, null);
+  assert.equal(s.role, 'visitor');
+  assert.match(authMessage(s.auth), /token of this room was refused/);
+});
+
+test('a typed r_ token in a room is kept as the room\'s, not as the control token', () => {
+  const roomTokens = fakeRoomTokens();
+  const { s, storage } = session({ roomTokens });
+  s.hello(roomHello);
+  assert.equal(s.unlock(ROOM_TOKEN), true);
+  s.reply({ type: 'ack', cmd: 'auth', id: 1, role: 'operator' });
+  assert.equal(roomTokens.token, ROOM_TOKEN);
+  assert.equal(storage.map.has(TOKEN_STORAGE_KEY), false);
+  // Outside a room, any typed token is the control token, as before.
+  const plain = session();
+  plain.s.hello(visitorHello);
+  plain.s.unlock('r_looks_like_a_room');
+  plain.s.reply({ type: 'ack', cmd: 'auth', id: 1, role: 'operator' });
+  assert.equal(plain.storage.map.get(TOKEN_STORAGE_KEY), 'r_looks_like_a_room');
 });

@@ -44,3 +44,17 @@ test('the count reads as words', () => {
   assert.equal(peopleHere(203), '203 people here');
   assert.equal(peopleHere(undefined), '0 people here');
 });
+
+test('in a room, the join address is the room\'s /r/CODE, on the public URL or the page\'s origin', () => {
+  const at = { origin: 'http://10.0.0.5:8080', pathname: '/r/k7px-m3qd', search: '?present' };
+  assert.equal(joinUrl(at, null, 'K7PXM3QD'), 'http://10.0.0.5:8080/r/K7PXM3QD', 'canonical, whatever was typed');
+  assert.equal(joinUrl(at, 'https://flock.example.org/', 'K7PXM3QD'), 'https://flock.example.org/r/K7PXM3QD');
+  assert.equal(joinUrl(at, 'https://x.org/swarm', 'K7PXM3QD'), 'https://x.org/swarm/r/K7PXM3QD');
+  assert.equal(joinUrl(at, 'javascript:alert(1)', 'K7PXM3QD'), 'http://10.0.0.5:8080/r/K7PXM3QD');
+  const relays = joinUrl({ ...at, search: '?present&relays=ws://a/ws' }, null, 'K7PXM3QD');
+  assert.equal(new URL(relays).pathname, '/r/K7PXM3QD');
+  assert.equal(new URL(relays).searchParams.get('relays'), 'ws://a/ws');
+  // The default room: as before rooms.
+  assert.equal(joinUrl({ origin: 'http://h', pathname: '/', search: '' }, null, ''), 'http://h/');
+  assert.equal(joinUrl({ origin: 'http://h', pathname: '/', search: '' }, 'https://x.org/', ''), 'https://x.org/');
+});

@@ -1,12 +1,12 @@
-// Tests of the viewer's camera (client-web/input/camera.js) and of the throttled
+// Tests of the viewer's camera (client-web/view/camera.js) and of the throttled
 // `view` command it leads to (client-web/net/view_sender.js).
 //   node --test tests/js/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Camera, MAX_SCALE } from '../../../client-web/input/camera.js';
+import { Camera, MAX_SCALE } from '../../../client-web/view/camera.js';
 import { ViewSender, MIN_INTERVAL_MS } from '../../../client-web/net/view_sender.js';
-import { fitWorld } from '../../../client-web/input/viewport.js';
+import { fitWorld } from '../../../client-web/view/viewport.js';
 
 function near(a, b, eps = 1e-9) {
   assert.ok(Math.abs(a - b) <= eps, `${a} is not ${b}`);
