@@ -58,7 +58,15 @@ async function pageInNewRoom(agents, name) {
   const code = new URL(page.url()).pathname.slice(3);
   assert.equal(await page.evaluate(() => window.swarmcast.room), code);
   assert.equal(await page.evaluate(() => window.swarmcast.hello.room_name), name);
-  await page.evaluate((n) => window.swarmcast.send({ type: 'reset', agents: n }), agents);
+  // A reset costs a client's whole bucket (PROTOCOL.md "Rate limits"),
+  // which a new session fills in about 3 s: asked again each second until
+  // it is applied.
+  for (let tries = 0; tries < 10; tries++) {
+    await page.evaluate((n) => window.swarmcast.send({ type: 'reset', agents: n }), agents);
+    const done = await waitInPage(page, (n) => window.swarmcast.agentCount === n, agents, `${agents} agents`, 1000)
+      .then(() => true, () => false);
+    if (done) break;
+  }
   await waitInPage(page, (n) => window.swarmcast.agentCount === n, agents, `${agents} agents`, WAIT_MS);
   return { page, code };
 }
