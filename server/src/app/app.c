@@ -181,11 +181,12 @@ void app_destroy(app_t *a)
 {
     if (!a) return;
     net_destroy(a->net);
+    /* The leases hold the default room's views: they go first. */
+    relay_leases_destroy(a->leases);
+    remote_clients_destroy(a->remote);
     room_free(a->home);
     a->rooms[0] = NULL;
     rooms_destroy(a);
-    relay_leases_destroy(a->leases);
-    remote_clients_destroy(a->remote);
     free(a->remote_seen);
     free(a->census_ids);
     free(a->policy);
