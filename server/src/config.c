@@ -87,6 +87,9 @@ static void usage(FILE *f)
             "  --max-rooms N        SWARMCAST_MAX_ROOMS     rooms besides the default one (100)\n"
             "  --room-idle-stop S   SWARMCAST_ROOM_IDLE_STOP a room nobody watches stops stepping after S (60)\n"
             "  --room-idle-close S  SWARMCAST_ROOM_IDLE_CLOSE … and closes after S (3600)\n"
+            "  --state-dir DIR      SWARMCAST_STATE_DIR     keep every room here: a closed room reopens by its\n"
+            "                                               code, a restart keeps them all; the default room's\n"
+            "                                               set-up too, unless --state-file says where\n"
             "\n"
             "Streaming (protocol v2, see protocol/PROTOCOL.md):\n"
             "  --deflate            SWARMCAST_DEFLATE       permessage-deflate for clients that offer it (1: on; off)\n"
@@ -277,9 +280,10 @@ static int check_modes(const config_t *c, size_t n_set_flags, FILE *err)
         fprintf(err, "swarmcast: a relay needs --nats URL (the NATS servers the simulation publishes to)\n");
         return -1;
     }
-    if (c->relay && (c->record || c->final_path || c->state_file || c->scenario)) {
+    if (c->relay && (c->record || c->final_path || c->state_file || c->state_dir || c->scenario)) {
         fprintf(err, "swarmcast: %s is the simulation's: a relay has no world of its own\n",
-                c->record ? "--record" : c->final_path ? "--final" : c->state_file ? "--state-file" : "--scenario");
+                c->record ? "--record" : c->final_path ? "--final" : c->state_file ? "--state-file"
+                : c->state_dir ? "--state-dir" : "--scenario");
         return -1;
     }
     if (!c->headless) {
@@ -327,7 +331,7 @@ enum { OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WOR
        OPT_RECORD_MAX, OPT_TOKEN, OPT_ORIGIN, OPT_PER_ADDRESS, OPT_IDLE, OPT_STALL, OPT_STATE_FILE,
        OPT_STATE_EVERY, OPT_STATE_AGENTS, OPT_RATE_SCALE, OPT_DEFLATE, OPT_DETAIL_BUDGET, OPT_MAX_VIEWS,
        OPT_CONNECT_RATE, OPT_CONNECT_BURST, OPT_AUTH_FAILURES, OPT_ALLOW_FRAME, OPT_PUBLIC_URL,
-       OPT_TRUSTED_PROXY, OPT_METRICS_LISTEN, OPT_ROOMS, OPT_MAX_ROOMS, OPT_ROOM_IDLE_STOP, OPT_ROOM_IDLE_CLOSE,
+       OPT_TRUSTED_PROXY, OPT_METRICS_LISTEN, OPT_ROOMS, OPT_MAX_ROOMS, OPT_ROOM_IDLE_STOP, OPT_ROOM_IDLE_CLOSE, OPT_STATE_DIR,
        /* The scaled set-up. */
        OPT_NATS, OPT_NATS_PREFIX, OPT_NATS_USER, OPT_NATS_PASSWORD, OPT_NATS_CREDS, OPT_NATS_NKEY_SEED,
        OPT_MAX_REMOTE, OPT_RELAY, OPT_RELAY_TAG, OPT_RELAY_NAME };
@@ -423,6 +427,7 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
     case OPT_MAX_ROOMS: bad = parse_number(value, 0, 4096, true, &v); if (!bad) c->max_rooms = (size_t)v; break;
     case OPT_ROOM_IDLE_STOP: bad = parse_number(value, 0.1, 604800, false, &v); if (!bad) c->room_idle_stop_s = v; break;
     case OPT_ROOM_IDLE_CLOSE: bad = parse_number(value, 0.1, 31536000, false, &v); if (!bad) c->room_idle_close_s = v; break;
+    case OPT_STATE_DIR: c->state_dir = *value ? value : NULL; break;
     case OPT_RELAY: c->relay = true; break;
     case OPT_RELAY_TAG:
         bad = parse_number(value, 1, CONFIG_MAX_RELAY_TAG, true, &v);
@@ -471,6 +476,7 @@ static const struct {
     {OPT_MAX_VIEWS, "SWARMCAST_MAX_VIEWS"},
     {OPT_ROOMS, "SWARMCAST_ROOMS"}, {OPT_MAX_ROOMS, "SWARMCAST_MAX_ROOMS"},
     {OPT_ROOM_IDLE_STOP, "SWARMCAST_ROOM_IDLE_STOP"}, {OPT_ROOM_IDLE_CLOSE, "SWARMCAST_ROOM_IDLE_CLOSE"},
+    {OPT_STATE_DIR, "SWARMCAST_STATE_DIR"},
     {OPT_CONNECT_RATE, "SWARMCAST_CONNECT_RATE"}, {OPT_CONNECT_BURST, "SWARMCAST_CONNECT_BURST"},
     {OPT_AUTH_FAILURES, "SWARMCAST_AUTH_FAILURES"},
     {OPT_ALLOW_FRAME, "SWARMCAST_ALLOW_FRAME"}, {OPT_PUBLIC_URL, "SWARMCAST_PUBLIC_URL"},
@@ -581,6 +587,7 @@ static int load(config_t *c, int argc, char **argv, FILE *out, FILE *err, bool f
         {"max-rooms", required_argument, NULL, OPT_MAX_ROOMS},
         {"room-idle-stop", required_argument, NULL, OPT_ROOM_IDLE_STOP},
         {"room-idle-close", required_argument, NULL, OPT_ROOM_IDLE_CLOSE},
+        {"state-dir", required_argument, NULL, OPT_STATE_DIR},
         {"connect-rate", required_argument, NULL, OPT_CONNECT_RATE},
         {"connect-burst", required_argument, NULL, OPT_CONNECT_BURST},
         {"auth-failures", required_argument, NULL, OPT_AUTH_FAILURES},

@@ -65,6 +65,8 @@ typedef struct config {
     size_t max_rooms;           /* rooms besides the default one */
     double room_idle_stop_s;    /* a room nobody watches stops stepping after this long … */
     double room_idle_close_s;   /* … and closes after this long */
+    const char *state_dir;      /* every room's set-up kept here (the default room's too, without
+                                   --state-file): a closed room reopens by its code; NULL: none */
 
     /* Streaming (protocol v2). */
     bool deflate;               /* permessage-deflate for clients that offer it */

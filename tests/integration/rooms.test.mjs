@@ -11,6 +11,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 import { connect } from '../lib/client.mjs';
 import { connectV2 } from '../lib/client_v2.mjs';
@@ -318,5 +321,61 @@ test('bad room messages are refused with clear errors and change nothing', async
     inside.close();
   } finally {
     await server.stop();
+  }
+});
+
+test('--state-dir: a room closed for want of people reopens by its code as it was; a restart keeps every room; a closed one is gone', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'swarmcast-rooms-'));
+  const args = [...RATE, '--state-dir', dir, '--room-idle-stop', '1', '--room-idle-close', '2'];
+  try {
+    let server = await startServer({ args });
+    let kept;
+    let gone;
+    try {
+      const home = await connect(server.wsUrl);
+      kept = await makeRoom(home, { name: 'Kept' });
+      gone = await makeRoom(home, { name: 'Gone' });
+      const op = await connect(`${server.wsUrl}?room=${kept.code}`);
+      await op.command({ type: 'auth', token: kept.token });
+      await op.command({ type: 'add_agents', count: 123 });
+      await op.command({ type: 'set_param', name: 'w_ali', value: 2.5 });
+      op.close();
+      await withTimeout(op.closed, 3000, 'closed');
+      // Its identity file is the server user's only: the token makes operators.
+      assert.equal(statSync(path.join(dir, 'rooms', `${kept.code}.room`)).mode & 0o077, 0);
+      await sleep(3500);
+      const metrics = (await getJson(server.metricsPort, '/metrics')).body;
+      assert.match(metrics, /swarmcast_rooms_kept 2\n/, 'both closed for want of people, both kept');
+      // Back by its code, as it was.
+      const back = await connect(`${server.wsUrl}?room=${kept.code}`);
+      assert.equal(back.hello.room_name, 'Kept');
+      assert.equal(back.hello.params.find((p) => p.name === 'w_ali').value, 2.5);
+      assert.equal((await back.nextSnapshot()).agents.count, 423);
+      back.close();
+      // Closed by its operators: forgotten, files and all.
+      const gop = await connect(`${server.wsUrl}?room=${gone.code}`);
+      await gop.command({ type: 'auth', token: gone.token });
+      gop.send({ type: 'room_close' });
+      assert.equal((await withTimeout(gop.closed, 3000, 'closed')).code, 4410);
+      assert.ok(!readdirSync(path.join(dir, 'rooms')).some((f) => f.startsWith(gone.code)), 'its files are gone');
+      home.close();
+    } finally {
+      await server.stop();
+    }
+    // A restart keeps the room, its name, its set-up and its operators' token.
+    server = await startServer({ args });
+    try {
+      const again = await connect(`${server.wsUrl}?room=${kept.code}`);
+      assert.equal(again.hello.room, kept.code);
+      assert.equal(again.hello.room_name, 'Kept');
+      assert.equal((await again.nextSnapshot()).agents.count, 423);
+      assert.equal((await again.command({ type: 'auth', token: kept.token })).role, 'operator');
+      assert.equal((await refusal(server, gone.code)).code, 4404);
+      again.close();
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "app_internal.h"
 #include "net_config_for.h"
@@ -69,8 +70,14 @@ static room_t *home_room(app_t *a)
     }
     if (cfg->scenario) describe_scenario(a);
     r->state_path = cfg->state_file;
+    if (!r->state_path && cfg->state_dir) {
+        /* --state-dir keeps the default room's set-up too. */
+        size_t len = strlen(cfg->state_dir) + sizeof "/default.state";
+        if ((r->state_path_owned = malloc(len))) snprintf(r->state_path_owned, len, "%s/default.state", cfg->state_dir);
+        r->state_path = r->state_path_owned;
+    }
     r->record_path = cfg->record;
-    if ((cfg->state_file && !cfg->scenario && restore_state(r)) || (cfg->record && open_record(r))) {
+    if ((r->state_path && !cfg->scenario && restore_state(r)) || (cfg->record && open_record(r))) {
         room_free(r);
         a->home = NULL;
         return NULL;

@@ -160,6 +160,8 @@ struct app {
     size_t n_rooms_max, n_rooms;
     room_t *home;
     room_t *closed_rooms;      /* closed, their handles closing: freed by the next round of rooms_timer */
+    struct kept_room *kept;    /* rooms kept in --state-dir, closed now: they reopen by code (room_store.c) */
+    size_t n_kept;
     room_t **slot_room;        /* per slot: the room its session is in (NULL: free) */
     struct room_guard *guard;  /* per address: wrong codes, rooms made */
     uv_timer_t rooms_timer;    /* idle rooms stop stepping, then close */
@@ -280,13 +282,35 @@ room_t *rooms_admit(app_t *a, size_t slot, uint32_t client_id, const char *typed
 void rooms_person_joined(room_t *r);
 void rooms_person_left(room_t *r);
 void rooms_on_message(app_t *a, room_t *r, size_t slot, uint32_t client_id, const room_msg_t *m);
-void rooms_close(app_t *a, room_t *r, const char *why);
+void rooms_close(app_t *a, room_t *r, bool forget, const char *why);
 void rooms_shutdown(app_t *a);
 void rooms_destroy(app_t *a);
 /* Every open room as the list shows it (malloc'd; *n of them, the default
  * room first); and the list as the reply to `rooms`. */
 room_info_t *rooms_info(const app_t *a, size_t *n);
 char *rooms_list_json(const app_t *a, int64_t request_id);
+
+/* room_store.c: --state-dir. room_store_open reads the kept rooms at
+ * start; a made room's identity is written at once and on rename
+ * (room_store_write), its set-up to room_store_state_path by saved_state.c;
+ * a room closed for want of people is kept (room_store_keep), one closed by
+ * its operators forgotten (room_store_forget), one reopened leaves the
+ * table (room_store_reopened). */
+typedef struct kept_room {
+    char code[ROOM_CODE_LEN + 1];
+    char name[PRESENCE_NAME_BYTES];
+    char token[ROOM_TOKEN_BYTES + 1];
+    int64_t last_used_s;
+} kept_room_t;
+int room_store_open(app_t *a);
+void room_store_destroy(app_t *a);
+char *room_store_state_path(const app_t *a, const char *code);
+const kept_room_t *room_store_find(app_t *a, const char *code);
+bool room_store_code_taken(app_t *a, const char *code);
+int room_store_write(app_t *a, const room_t *r);
+void room_store_keep(app_t *a, const room_t *r);
+void room_store_forget(app_t *a, const char *code);
+void room_store_reopened(app_t *a, const char *code);
 
 /* health.c: net's /healthz and /metrics callbacks (net_callbacks_t). */
 char *on_health(void *user, int *status);

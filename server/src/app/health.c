@@ -60,6 +60,8 @@ static char *rooms_metrics_text(const app_t *a)
              "# HELP swarmcast_rooms rooms open, the default one included\n# TYPE swarmcast_rooms gauge\nswarmcast_rooms %zu\n"
              "# HELP swarmcast_rooms_resting rooms nobody watches, not stepping\n# TYPE swarmcast_rooms_resting gauge\n"
              "swarmcast_rooms_resting %zu\n"
+             "# HELP swarmcast_rooms_kept rooms closed and kept in --state-dir, which reopen by their code\n"
+             "# TYPE swarmcast_rooms_kept gauge\nswarmcast_rooms_kept %zu\n"
              "# HELP swarmcast_rooms_created_total rooms made from the page or the protocol\n"
              "# TYPE swarmcast_rooms_created_total counter\nswarmcast_rooms_created_total %llu\n"
              "# HELP swarmcast_rooms_closed_total rooms closed (by their operators, or nobody came back)\n"
@@ -71,7 +73,7 @@ static char *rooms_metrics_text(const app_t *a)
              "# TYPE swarmcast_room_codes_wrong_total counter\nswarmcast_room_codes_wrong_total %llu\n"
              "# HELP swarmcast_room_codes_rate_limited_total room lookups refused unread: their address typed too many "
              "wrong codes\n# TYPE swarmcast_room_codes_rate_limited_total counter\nswarmcast_room_codes_rate_limited_total %llu\n",
-             a->n_rooms + 1, resting, (unsigned long long)a->rooms_created, (unsigned long long)a->rooms_closed, people,
+             a->n_rooms + 1, resting, a->n_kept, (unsigned long long)a->rooms_created, (unsigned long long)a->rooms_closed, people,
              (size_t)atomic_load(&a->agents_held), (unsigned long long)a->room_codes_wrong,
              (unsigned long long)a->room_codes_throttled);
     return text;

@@ -19,10 +19,13 @@
 #define CLOSE_NO_SUCH_ROOM 4404
 #define CLOSE_ROOM_CLOSED 4410
 #define CLOSE_TOO_MANY_CODES 4429
+/* RFC 6455's "try again later": a kept room that cannot reopen now. */
+#define CLOSE_TRY_AGAIN_LATER 1013
 /* How often the lifecycle looks at the rooms. */
 #define ROOMS_CHECK_MS 1000
 
 static void on_rooms_timer(uv_timer_t *t);
+static room_t *reopen(app_t *a, const kept_room_t *kept, char *why, size_t why_len);
 
 int rooms_init(app_t *a)
 {
@@ -32,7 +35,8 @@ int rooms_init(app_t *a)
     room_guard_config_t gc = room_guard_defaults();
     gc.hash_seed = uv_hrtime();
     a->guard = room_guard_create(&gc);
-    return a->rooms && a->slot_room && a->guard ? 0 : -1;
+    if (!a->rooms || !a->slot_room || !a->guard) return -1;
+    return room_store_open(a);
 }
 
 void rooms_start_timer(app_t *a)
@@ -73,7 +77,16 @@ room_t *rooms_admit(app_t *a, size_t slot, uint32_t client_id, const char *typed
                       (unsigned long long)(wait + 999) / 1000);
     }
     char code[ROOM_CODE_LEN + 1];
-    room_t *r = room_code_normalize(typed, code) ? rooms_find(a, code) : NULL;
+    bool shaped = room_code_normalize(typed, code);
+    room_t *r = shaped ? rooms_find(a, code) : NULL;
+    const kept_room_t *kept = shaped && !r ? room_store_find(a, code) : NULL;
+    if (kept) {
+        /* A close reason holds at most 123 bytes: why is cut to fit. */
+        admit->refuse_code = CLOSE_TRY_AGAIN_LATER;
+        r = reopen(a, kept, admit->refuse_reason, sizeof admit->refuse_reason);
+        if (!r) return NULL;
+        admit->refuse_code = 0;
+    }
     if (!r) {
         a->room_codes_wrong++;
         if (known) room_guard_code_wrong(a->guard, &addr, now_ms);
@@ -121,6 +134,60 @@ static bool budget_reserve(app_t *a, size_t n, char *msg, size_t msg_len)
     return false;
 }
 
+/* A free place among the rooms, or 0 when every one is taken. */
+static size_t free_index(const app_t *a)
+{
+    for (size_t i = 1; i < a->n_rooms_max; i++)
+        if (!a->rooms[i]) return i;
+    return 0;
+}
+
+/* Puts a made room in its place and counts it. */
+static void install(app_t *a, room_t *r)
+{
+    a->rooms[r->index] = r;
+    a->n_rooms++;
+}
+
+/* A room kept in --state-dir, opened again as it was saved: its code,
+ * name, token and set-up. NULL (why says what to try) when there is no
+ * place or budget for it now. */
+static room_t *reopen(app_t *a, const kept_room_t *kept, char *why, size_t why_len)
+{
+    size_t index = free_index(a);
+    if (!index) {
+        snprintf(why, why_len, "this server holds its most rooms (--max-rooms); try again when one closes");
+        return NULL;
+    }
+    room_setup_t setup = {ROOM_FROM_FLAGS, NULL, NULL};
+    room_t *r = room_create(a, index, &setup, why, why_len);
+    if (!r) return NULL;
+    memcpy(r->code, kept->code, sizeof r->code);
+    memcpy(r->name, kept->name, sizeof r->name);
+    memcpy(r->token, kept->token, sizeof r->token);
+    r->state_path = r->state_path_owned = room_store_state_path(a, r->code);
+    if (!r->state_path || restore_state(r)) {
+        snprintf(why, why_len, "room %s cannot be read back; try again later", r->code);
+        room_free(r);
+        return NULL;
+    }
+    if (!budget_reserve(a, r->world.n, why, why_len)) {
+        room_free(r);
+        return NULL;
+    }
+    r->agents_held = r->world.n;
+    if (room_start(r)) {
+        atomic_fetch_sub(&a->agents_held, r->agents_held);
+        room_free(r);
+        snprintf(why, why_len, "cannot start the room's simulation");
+        return NULL;
+    }
+    install(a, r);
+    room_store_reopened(a, r->code);
+    fprintf(stderr, "swarmcast: room %s reopened (%zu agents; %zu rooms)\n", r->code, r->world.n, a->n_rooms);
+    return r;
+}
+
 /* A scenario shipped with the page (web root's scenarios/NAME.json). */
 static int scenario_path(const app_t *a, const char *name, char *path, size_t len)
 {
@@ -142,9 +209,8 @@ static void create_room(app_t *a, room_t *from, size_t slot, uint32_t client_id,
                     m->request_id, cmd);
         return;
     }
-    size_t index = 1;
-    while (index < a->n_rooms_max && a->rooms[index]) index++;
-    if (index == a->n_rooms_max) {
+    size_t index = free_index(a);
+    if (!index) {
         snprintf(msg, sizeof msg, "this server holds its most rooms (%zu, --max-rooms); try again when one closes",
                  a->cfg.max_rooms);
         reply_error(a, slot, client_id, "limit_reached", msg, m->request_id, cmd);
@@ -193,8 +259,9 @@ static void create_room(app_t *a, room_t *from, size_t slot, uint32_t client_id,
             reply_error(a, slot, client_id, "internal", "no randomness for a code", m->request_id, cmd);
             return;
         }
-    } while (rooms_find(a, r->code));
+    } while (rooms_find(a, r->code) || room_store_code_taken(a, r->code));
     if (m->has_name) snprintf(r->name, sizeof r->name, "%s", m->name);
+    r->state_path = r->state_path_owned = room_store_state_path(a, r->code);
     r->empty_since_ns = now_ns(); /* nobody is in it yet: its creator is on the way */
     if (room_start(r)) {
         atomic_fetch_sub(&a->agents_held, r->agents_held);
@@ -202,22 +269,29 @@ static void create_room(app_t *a, room_t *from, size_t slot, uint32_t client_id,
         reply_error(a, slot, client_id, "internal", "cannot start the room's simulation", m->request_id, cmd);
         return;
     }
-    a->rooms[index] = r;
-    a->n_rooms++;
+    install(a, r);
     a->rooms_created++;
+    room_store_write(a, r);
     char *text = msg_room_created(m->request_id, r->code, r->name, r->token);
     if (text) client_send(a, slot, client_id, text);
     free(text);
     fprintf(stderr, "swarmcast: room %s made (%zu agents; %zu rooms)\n", r->code, r->world.n, a->n_rooms);
 }
 
-void rooms_close(app_t *a, room_t *r, const char *why)
+void rooms_close(app_t *a, room_t *r, bool forget, const char *why)
 {
     if (r == a->home || r->closing) return;
     r->closing = true;
     net_close_channel(a->net, r->index, CLOSE_ROOM_CLOSED, "room closed");
     room_stop(r);
-    if (r->state_path) write_final_state(r);
+    /* Closed for want of people, it is kept (with --state-dir) and reopens
+     * by its code; closed by its operators, it is gone. */
+    if (forget) {
+        room_store_forget(a, r->code);
+    } else if (r->state_path) {
+        write_final_state(r);
+        room_store_keep(a, r);
+    }
     atomic_fetch_sub(&a->agents_held, r->agents_held);
     r->agents_held = 0;
     /* Its sessions are closing: none may be routed to it from here on. */
@@ -236,12 +310,19 @@ void rooms_close(app_t *a, room_t *r, const char *why)
     a->closed_rooms = r;
 }
 
-/* Frees the rooms closed before this round of the timer. */
-static void free_closed(app_t *a)
+/* Frees the rooms closed before this round of the timer (all, at the
+ * end), but one whose periodic state write is still on the thread pool:
+ * its completion touches the room. */
+static void free_closed(app_t *a, bool all)
 {
-    while (a->closed_rooms) {
-        room_t *r = a->closed_rooms;
-        a->closed_rooms = r->next_closed;
+    room_t **link = &a->closed_rooms;
+    while (*link) {
+        room_t *r = *link;
+        if (!all && r->state_writing) {
+            link = &r->next_closed;
+            continue;
+        }
+        *link = r->next_closed;
         room_free(r);
     }
 }
@@ -269,6 +350,7 @@ void rooms_on_message(app_t *a, room_t *r, size_t slot, uint32_t client_id, cons
             return;
         }
         snprintf(r->name, sizeof r->name, "%s", m->name);
+        room_store_write(a, r);
         send_ack(a, slot, client_id, m->request_id, cmd);
         return;
     case ROOM_MSG_CLOSE: {
@@ -291,7 +373,7 @@ void rooms_on_message(app_t *a, room_t *r, size_t slot, uint32_t client_id, cons
         }
         /* Its own room's close is the sender's answer (4410); another's is acked. */
         if (target != r) send_ack(a, slot, client_id, m->request_id, cmd);
-        rooms_close(a, target, "closed by an operator");
+        rooms_close(a, target, true, "closed by an operator");
         return;
     }
     case ROOM_MSG_LIST: {
@@ -340,13 +422,13 @@ static void on_rooms_timer(uv_timer_t *t)
 {
     app_t *a = t->data;
     uint64_t now = now_ns();
-    free_closed(a);
+    free_closed(a, false);
     for (size_t i = 1; i < a->n_rooms_max; i++) {
         room_t *r = a->rooms[i];
         if (!r || r->people || !r->empty_since_ns) continue;
         double empty_s = (double)(now - r->empty_since_ns) / 1e9;
         if (empty_s >= a->cfg.room_idle_close_s)
-            rooms_close(a, r, "nobody came back");
+            rooms_close(a, r, false, "nobody came back");
         else if (empty_s >= a->cfg.room_idle_stop_s && !r->resting)
             room_set_resting(r, true);
     }
@@ -367,7 +449,8 @@ void rooms_shutdown(app_t *a)
 
 void rooms_destroy(app_t *a)
 {
-    free_closed(a);
+    free_closed(a, true);
+    room_store_destroy(a);
     for (size_t i = 1; a->rooms && i < a->n_rooms_max; i++) room_free(a->rooms[i]);
     free(a->rooms);
     free(a->slot_room);
