@@ -367,6 +367,15 @@ export function createRooms(deps) {
 
     // Messages about rooms: true when taken.
     onMessage(msg) {
+      if (msg.type === 'room') {
+        // Someone renamed the room: everyone in it is told.
+        if (typeof msg.name === 'string') {
+          name = msg.name;
+          showRoom();
+          deps.onRoomName?.(name);
+        }
+        return true;
+      }
       if (msg.type === 'room_created') {
         // Only the creator is told (once); a late one, after the page gave
         // up waiting, is not followed.

@@ -163,6 +163,9 @@ test('the creator\'s token makes operators of its room only; visitors cannot clo
     const ack = await op.command({ type: 'auth', token: mine.token });
     assert.equal(ack.role, 'operator');
     await op.command({ type: 'room_rename', name: 'Lab B' });
+    // Everyone in the room is told the new name.
+    await visitor.waitText((m) => m.type === 'room' && m.name === 'Lab B' && m.code === mine.code, 'the rename\'s news');
+    assert.ok(!home.texts.some((m) => m.type === 'room'), 'not the default room');
     await op.command({ type: 'set_model', model: 'couzin' });
     // Listing every room is the server operator's, not a room operator's.
     assert.equal((await op.request({ type: 'rooms' })).code, 'forbidden');

@@ -95,6 +95,7 @@ typedef struct reply {
 #define LATEST_PRESENCE 500
 #define LATEST_CURSORS 501
 #define LATEST_ACTIVITY 502
+#define LATEST_ROOM 503 /* the room's name, after a rename */
 /* Not net keys: replies the loop routes itself. An activity event ("set
  * separation weight to 2.5", to = who did it) goes into the feed with the
  * doer's name, which only the loop thread knows; an inspect message goes

@@ -352,6 +352,9 @@ void rooms_on_message(app_t *a, room_t *r, size_t slot, uint32_t client_id, cons
         snprintf(r->name, sizeof r->name, "%s", m->name);
         room_store_write(a, r);
         send_ack(a, slot, client_id, m->request_id, cmd);
+        char *news = msg_room_news(r->code, r->name);
+        if (news) send_latest(r, LATEST_ROOM, news);
+        free(news);
         return;
     case ROOM_MSG_CLOSE: {
         room_t *target = m->has_code ? rooms_find(a, m->code) : r;

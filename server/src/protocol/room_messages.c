@@ -32,6 +32,15 @@ char *msg_room_created(int64_t request_id, const char *code, const char *name, c
     return print_and_free(root);
 }
 
+char *msg_room_news(const char *code, const char *name)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "type", "room");
+    cJSON_AddStringToObject(root, "code", code);
+    cJSON_AddStringToObject(root, "name", name);
+    return print_and_free(root);
+}
+
 char *msg_room_ack(int64_t request_id, const char *cmd)
 {
     cJSON *root = cJSON_CreateObject();

@@ -22,6 +22,8 @@ typedef struct room_info {
 
 /* {"type":"room_created","id":…,"code":…,"name":…,"token":…,"path":"/r/CODE"} */
 char *msg_room_created(int64_t request_id, const char *code, const char *name, const char *token);
+/* {"type":"room","code":…,"name":…}: the room's news (a rename), to everyone in it */
+char *msg_room_news(const char *code, const char *name);
 /* {"type":"ack","id":…,"cmd":…} */
 char *msg_room_ack(int64_t request_id, const char *cmd);
 /* {"type":"rooms","id":…,"rooms":[…]} (request_id < 0: id null) */
