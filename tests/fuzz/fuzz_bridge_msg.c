@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t len)
     if (bridge_envelope_decode(p, len, &e) == 0) {
         accepted++;
         REQUIRE(type == BRIDGE_MSG_ENVELOPE, "envelope accepted, type %d", type);
-        REQUIRE(e.kind >= BRIDGE_OPEN && e.kind <= BRIDGE_KICK, "envelope kind %d accepted", (int)e.kind);
+        REQUIRE(e.kind >= BRIDGE_OPEN && e.kind <= BRIDGE_KIND_LAST, "envelope kind %d accepted", (int)e.kind);
         REQUIRE(inside(e.text, p, len), "envelope bytes outside the input");
         same_bytes(bridge_envelope_encode(&e, &n), &n, p, len, "envelope");
     }
