@@ -1,13 +1,10 @@
 #include "ops_metrics.h"
 
-#include <string.h>
-
 #include "protocol/json_out.h"
+#include "protocol/wire_errors.h"
 
-static const char *const error_codes[OPS_ERROR_CODES] = {
-    "bad_json",   "binary_not_accepted", "unknown_command", "missing_field", "bad_type",  "out_of_range", "unknown_param",
-    "not_found",  "limit_reached",       "rate_limited",    "forbidden",     "bad_token", "internal",     "not_paused", "bad_request", "other",
-};
+/* The protocol's codes, then one for any other (a code no table names). */
+static const char *error_name(size_t k) { return k < WIRE_ERROR_CODES ? wire_error_code(k) : "other"; }
 
 /* Upper bounds of the step-time buckets, in seconds: a 60 Hz tick is 16.7 ms. */
 static const double step_bounds[OPS_STEP_BUCKETS] = {0.0005, 0.001, 0.002, 0.004, 0.008,
@@ -24,9 +21,8 @@ void ops_observe_step(sim_counters_t *c, double seconds)
 
 void ops_count_error(uint64_t errors[OPS_ERROR_CODES], const char *code)
 {
-    size_t k = 0;
-    while (k < OPS_ERROR_CODES - 1 && strcmp(error_codes[k], code) != 0) k++;
-    errors[k]++;
+    int k = wire_error_index(code);
+    errors[k < 0 ? WIRE_ERROR_CODES : (size_t)k]++;
 }
 
 static const char *kind_name(size_t k) { return k == OPS_CMD_AUTH ? "auth" : cmd_name((cmd_kind_t)k); }
@@ -83,7 +79,7 @@ char *ops_metrics_text(const sim_counters_t *s, const loop_counters_t *l, const 
             l->rate_limited);
     head(&b, "swarmcast_command_errors_total", "counter", "error replies, by code");
     for (size_t k = 0; k < OPS_ERROR_CODES; k++)
-        jb_printf(&b, "swarmcast_command_errors_total{code=\"%s\"} %llu\n", error_codes[k],
+        jb_printf(&b, "swarmcast_command_errors_total{code=\"%s\"} %llu\n", error_name(k),
                   (unsigned long long)(l->errors[k] + s->errors[k]));
     head(&b, "swarmcast_abuse_closes_total", "counter", "clients closed (1008) for persistent flooding");
     jb_printf(&b, "swarmcast_abuse_closes_total %llu\n", (unsigned long long)l->abuse_closes);

@@ -10,10 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "protocol/wire_errors.h"
 #include "sim/commands.h"
 
-/* Every error code the protocol names (PROTOCOL.md), for counting. */
-#define OPS_ERROR_CODES 16
+/* Every error code the protocol names (protocol/wire_errors.h), then "other". */
+#define OPS_ERROR_CODES (WIRE_ERROR_CODES + 1)
 /* Command kinds the counters know: the simulation's, then auth. */
 #define OPS_CMD_AUTH CMD_COUNT
 #define OPS_CMD_KINDS (CMD_COUNT + 1)

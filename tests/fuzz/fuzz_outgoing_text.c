@@ -12,7 +12,8 @@
  * classify_message is what the simulation and every relay do with a
  * viewer's text; refusals become msg_error replies. Invariants: every
  * message is valid UTF-8 and one JSON object, every name shown cleans to
- * itself, and a rename's sentence is "OLD is now NEW", whole. */
+ * itself or is the one presence made up for that client (its guest name),
+ * and a rename's sentence is "OLD is now NEW", whole. */
 #include <cJSON.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -41,27 +42,43 @@ static cJSON *check(char *text, const char *what)
     return root;
 }
 
-static void check_name(const cJSON *name)
+/* The name shown for client id: clean, or one presence made up for it
+ * (presence_guest_name, PRESENCE_NOBODY), which no client may choose. */
+static void check_name(const cJSON *name, uint32_t id)
 {
     REQUIRE(cJSON_IsString(name), "a name that is not a string");
     const char *s = name->valuestring;
-    if (strncmp(s, "Guest ", 6) == 0 || strcmp(s, "someone") == 0) return;
-    char again[PRESENCE_NAME_BYTES], why[200];
-    REQUIRE(presence_clean_name(s, again, why, sizeof why) == 0, "a name shown is refused: %s", why);
-    REQUIRE(strcmp(again, s) == 0, "a name shown is not clean");
+    char again[PRESENCE_NAME_BYTES], why[200], guest[PRESENCE_NAME_BYTES];
+    if (presence_clean_name(s, again, why, sizeof why) == 0) {
+        REQUIRE(strcmp(again, s) == 0, "a name shown is not clean");
+        return;
+    }
+    presence_guest_name(id, guest);
+    REQUIRE(strcmp(s, guest) == 0 || strcmp(s, PRESENCE_NOBODY) == 0, "a name shown for client %u is refused: %s", id,
+            why);
+}
+
+/* An entry's "id", the client it shows. */
+static uint32_t entry_id(const cJSON *entry)
+{
+    const cJSON *id = cJSON_GetObjectItem(entry, "id");
+    REQUIRE(cJSON_IsNumber(id) && id->valuedouble >= 0 && id->valuedouble <= UINT32_MAX, "an entry without an id");
+    return (uint32_t)id->valuedouble;
 }
 
 static void check_all(presence_t *p, size_t slot, uint32_t id)
 {
     cJSON *root = check(presence_take_list(p), "the presence list"), *c;
-    if (root) cJSON_ArrayForEach(c, cJSON_GetObjectItem(root, "clients")) check_name(cJSON_GetObjectItem(c, "name"));
+    if (root)
+        cJSON_ArrayForEach(c, cJSON_GetObjectItem(root, "clients")) check_name(cJSON_GetObjectItem(c, "name"), entry_id(c));
     cJSON_Delete(root);
     root = check(presence_take_activity(p), "the activity feed");
-    if (root) cJSON_ArrayForEach(c, cJSON_GetObjectItem(root, "items")) check_name(cJSON_GetObjectItem(c, "name"));
+    if (root)
+        cJSON_ArrayForEach(c, cJSON_GetObjectItem(root, "items")) check_name(cJSON_GetObjectItem(c, "name"), entry_id(c));
     cJSON_Delete(root);
     cJSON_Delete(check(presence_take_cursors(p), "the cursors"));
     root = check(presence_hello_ack(p, slot, id, 1, 1), "a hello ack");
-    if (root) check_name(cJSON_GetObjectItem(root, "name"));
+    if (root) check_name(cJSON_GetObjectItem(root, "name"), id);
     cJSON_Delete(root);
 }
 

@@ -18,6 +18,7 @@ static bool inside(const char *b, size_t n, const uint8_t *p, size_t len)
     return (const uint8_t *)b >= p && (const uint8_t *)b + n <= p + len;
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *p, size_t len);
 int LLVMFuzzerTestOneInput(const uint8_t *p, size_t len)
 {
     const char *m = (const char *)p;

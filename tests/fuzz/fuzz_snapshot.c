@@ -129,7 +129,7 @@ static void encode_then_read(const uint8_t *data, size_t size)
         ys[i] = take_coordinate(&s, v.height);
         vxs[i] = take_velocity(&s);
         vys[i] = take_velocity(&s);
-        flags[i] = take_u8(&s) & 0x07; /* leader and species bits: what the world sets */
+        flags[i] = take_u8(&s) & (AGENT_LEADER | AGENT_SPECIES_MASK); /* what the world sets on an agent */
     }
     shuffle_ids(&s, v.n);
     v.n_obstacles = take_u8(&s) % (MAX_OBSTACLES + 1);

@@ -5,7 +5,7 @@
  *   - a rejected frame leaves the decoder's state exactly as it was, and
  *     says why in a printable message;
  *   - an accepted frame leaves a consistent state: items inside the rect, in
- *     canonical order, headings < 1024; LOD cells with d ≤ 63, a < 64 and
+ *     canonical order, headings < WIRE2_HEADING_STEPS; LOD cells with d ≤ 63, a < 64 and
  *     a = 0 where d = 0; a view's seq equals the last chunk's. */
 #include <stdint.h>
 #include <string.h>
@@ -63,7 +63,7 @@ static void check_state(const wire2_dec_state_t *st)
         for (size_t i = 0; i < st->count; i++) {
             REQUIRE(st->qx[i] >= st->bounds.qx0 && st->qx[i] < st->bounds.qx1, "item %zu x outside", i);
             REQUIRE(st->qy[i] >= st->bounds.qy0 && st->qy[i] < st->bounds.qy1, "item %zu y outside", i);
-            REQUIRE(st->h[i] < 1024, "item %zu heading %u", i, st->h[i]);
+            REQUIRE(st->h[i] < WIRE2_HEADING_STEPS, "item %zu heading %u", i, st->h[i]);
             if (i) {
                 /* (qy, qx, h, f) never decreases (py, px break ties, unseen here) */
                 const uint32_t a[4] = {st->qy[i - 1], st->qx[i - 1], st->h[i - 1], st->f[i - 1]};

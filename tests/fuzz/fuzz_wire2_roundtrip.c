@@ -118,7 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             y[i] = take_coord(&s, height);
             vx[i] = (float)(int8_t)take_u8(&s);
             vy[i] = (float)(int8_t)take_u8(&s);
-            flags[i] = take_u8(&s) & 0x0f;
+            flags[i] = take_u8(&s) & (AGENT_LEADER | AGENT_SPECIES_MASK | AGENT_PREDATOR); /* the flags byte */
         }
         snap_view_t v = {.tick = seq, .width = width, .height = height, .n = n, .x = x, .y = y, .vx = vx, .vy = vy,
                          .flags = flags};

@@ -322,7 +322,7 @@ int bridge_news_decode(const uint8_t *p, size_t len, bridge_news_t *out)
 
 /* ---- Envelope ----------------------------------------------------------- */
 
-static bool kind_valid(unsigned k) { return k >= BRIDGE_OPEN && k <= BRIDGE_KICK; }
+static bool kind_valid(unsigned k) { return k >= BRIDGE_OPEN && k <= BRIDGE_KIND_LAST; }
 
 uint8_t *bridge_envelope_encode(const bridge_envelope_t *e, size_t *len)
 {

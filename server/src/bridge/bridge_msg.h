@@ -69,6 +69,9 @@ typedef enum {
     BRIDGE_REPLY = 4, /* a message for the client (sim → relay) */
     BRIDGE_KICK = 5,  /* close the client with code and reason (sim → relay) */
 } bridge_kind_t;
+/* The kinds are BRIDGE_OPEN … BRIDGE_KIND_LAST: a new kind goes after the
+ * last and moves this, which the decoder, the encoder and their tests read. */
+#define BRIDGE_KIND_LAST BRIDGE_KICK
 
 /* Envelope (type 4): one client's traffic between a relay and the sim. */
 typedef struct bridge_envelope {

@@ -128,12 +128,18 @@ static bool rename_join(presence_t *p, uint32_t client_id, const char *old, cons
     return false;
 }
 
+void presence_guest_name(uint32_t client_id, char out[PRESENCE_NAME_BYTES])
+{
+    snprintf(out, PRESENCE_NAME_BYTES, "Guest %u", (unsigned)client_id);
+}
+
 void presence_join(presence_t *p, size_t slot, uint32_t client_id, bool operator, double now_s)
 {
     if (slot >= p->slots || client_id == 0) return;
     member_t *m = &p->members[slot];
     *m = (member_t){.client_id = client_id, .color = default_color(client_id), .operator = operator};
-    snprintf(m->name, sizeof m->name, "Guest %u", (unsigned)client_id);
+    _Static_assert(sizeof m->name == PRESENCE_NAME_BYTES, "a guest name fills a member's name");
+    presence_guest_name(client_id, m->name);
     p->list_dirty = true;
     add_sentence(p, client_id, m->name, "joined", now_s);
 }
@@ -201,7 +207,7 @@ void presence_cursor(presence_t *p, size_t slot, uint32_t client_id, float x, fl
 void presence_activity(presence_t *p, uint32_t client_id, const char *what, double now_s)
 {
     const member_t *m = member_by_id(p, client_id);
-    add_sentence(p, client_id, m ? m->name : "someone", what, now_s);
+    add_sentence(p, client_id, m ? m->name : PRESENCE_NOBODY, what, now_s);
 }
 
 static char *finish(jbuf_t *b)

@@ -34,6 +34,13 @@ typedef struct presence presence_t;
 presence_t *presence_new(size_t slots);
 void presence_free(presence_t *p);
 
+/* The names presence makes up, which presence_clean_name refuses as a
+ * client's own: a client's until its hello ("Guest 7"), and a client no
+ * longer here. Shown as they are; tests/fuzz checks a name that is not
+ * clean is one of these. */
+void presence_guest_name(uint32_t client_id, char out[PRESENCE_NAME_BYTES]);
+#define PRESENCE_NOBODY "someone"
+
 /* A client took a slot: a generated name ("Guest 7") and colour until it
  * says hello, and "Guest 7 joined" in the feed. */
 void presence_join(presence_t *p, size_t slot, uint32_t client_id, bool operator, double now_s);
@@ -47,7 +54,7 @@ void presence_set_target(presence_t *p, size_t slot, uint32_t client_id, bool ha
 void presence_cursor(presence_t *p, size_t slot, uint32_t client_id, float x, float y);
 /* "<name of client_id> <what>" into the feed (what: "set separation
  * weight to 2.5", under PRESENCE_WHAT_BYTES); a client no longer here is
- * "someone". */
+ * PRESENCE_NOBODY. */
 void presence_activity(presence_t *p, uint32_t client_id, const char *what, double now_s);
 
 /* The reply to a hello: {"type":"ack","id","cmd":"hello","tick","name","color"}

@@ -7,6 +7,16 @@
 
 _Static_assert(PRESENCE_INVALID == -1, "cmd_refuse's result is PRESENCE_INVALID");
 
+/* The one list of presence message types, by kind. */
+static const char *const kind_names[] = {[PRESENCE_HELLO] = "hello", [PRESENCE_CURSOR] = "cursor",
+                                         [PRESENCE_INSPECT] = "inspect", [PRESENCE_PING] = "ping"};
+_Static_assert(sizeof kind_names / sizeof kind_names[0] == PRESENCE_KINDS, "a name for every presence kind");
+
+const char *presence_kind_name(presence_kind_t kind)
+{
+    return (unsigned)kind < PRESENCE_KINDS ? kind_names[kind] : NULL;
+}
+
 static int parse_color(const char *s, uint32_t *out)
 {
     if (strlen(s) != 7 || s[0] != '#') return -1;
@@ -60,12 +70,10 @@ int presence_decode(const char *text, size_t len, const cmd_limits_t *limits, pr
 {
     cJSON *root = cJSON_ParseWithLength(text, len);
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(root, "type");
-    static const char *const names[] = {[PRESENCE_HELLO] = "hello", [PRESENCE_CURSOR] = "cursor",
-                                        [PRESENCE_INSPECT] = "inspect", [PRESENCE_PING] = "ping"};
     int kind = -1;
     if (cJSON_IsString(type))
-        for (int k = 0; k < (int)(sizeof names / sizeof names[0]); k++)
-            if (strcmp(type->valuestring, names[k]) == 0) kind = k;
+        for (int k = 0; k < PRESENCE_KINDS; k++)
+            if (strcmp(type->valuestring, presence_kind_name((presence_kind_t)k)) == 0) kind = k;
     if (kind < 0) {
         cJSON_Delete(root);
         return PRESENCE_NOT_PRESENCE;
@@ -73,7 +81,7 @@ int presence_decode(const char *text, size_t len, const cmd_limits_t *limits, pr
     memset(out, 0, sizeof *out);
     memset(err, 0, sizeof *err);
     out->kind = (presence_kind_t)kind;
-    err->cmd = names[kind];
+    err->cmd = presence_kind_name(out->kind);
     err->request_id = out->request_id = -1;
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(root, "id");
     int rc;
@@ -102,14 +110,4 @@ int presence_decode(const char *text, size_t len, const cmd_limits_t *limits, pr
     }
     cJSON_Delete(root);
     return rc;
-}
-
-const char *presence_kind_name(presence_kind_t kind)
-{
-    switch (kind) {
-    case PRESENCE_HELLO: return "hello";
-    case PRESENCE_CURSOR: return "cursor";
-    case PRESENCE_INSPECT: return "inspect";
-    default: return "ping";
-    }
 }

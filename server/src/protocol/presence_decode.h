@@ -17,6 +17,10 @@
 
 
 typedef enum { PRESENCE_HELLO, PRESENCE_CURSOR, PRESENCE_INSPECT, PRESENCE_PING } presence_kind_t;
+/* The kinds are 0 … PRESENCE_KINDS - 1 (not an enumerator, so that switches
+ * over every kind need no case for it). presence_decode.c's table of names
+ * must have exactly this many entries, or it does not compile. */
+enum { PRESENCE_KINDS = PRESENCE_PING + 1 };
 
 typedef struct presence_msg {
     presence_kind_t kind;
@@ -35,7 +39,11 @@ enum { PRESENCE_DECODED = 0, PRESENCE_NOT_PRESENCE = 1, PRESENCE_INVALID = -1 };
 /* PRESENCE_DECODED (out filled), PRESENCE_NOT_PRESENCE (something else),
  * or PRESENCE_INVALID (err filled: code, message, the command's name). */
 int presence_decode(const char *text, size_t len, const cmd_limits_t *limits, presence_msg_t *out, cmd_error_t *err);
-/* The message type of a presence kind ("hello", "cursor", "inspect", "ping"). */
+/* The message type of a presence kind ("hello", "cursor", "inspect",
+ * "ping"), NULL past PRESENCE_KINDS. This is the table presence_decode
+ * recognises a message's "type" by: a type is presence exactly when some
+ * kind's name is it, so whoever checks the decoder (tests/fuzz) takes the
+ * list from here and never falls behind a new message. */
 const char *presence_kind_name(presence_kind_t kind);
 
 #endif

@@ -268,7 +268,7 @@ static void every_envelope_kind_survives_a_round_trip(void **state)
 {
     (void)state;
     const char *text = "{\"type\":\"cmd\",\"cmd\":\"set_target\",\"x\":1,\"y\":2}";
-    for (int kind = BRIDGE_OPEN; kind <= BRIDGE_KICK; kind++) {
+    for (int kind = BRIDGE_OPEN; kind <= BRIDGE_KIND_LAST; kind++) {
         bridge_envelope_t e = {.kind = (bridge_kind_t)kind,
                                .operator = kind % 2,
                                .client_id = (3u << 22) | 12345u,
