@@ -17,6 +17,39 @@
     }
   }
 
+  // "open in a room": the run in a new room of the server that served this
+  // page (watch_room.js), then a link to it.
+  function roomButton(runId, item, dirInput) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = 'open in a room';
+    button.setAttribute('aria-label', `open run ${runId} in a new room of this server`);
+    button.addEventListener('click', async () => {
+      const experiment = ns.experimentName(dirInput.value);
+      const note = item.querySelector('.room-note') ?? item.appendChild(document.createElement('span'));
+      note.className = 'room-note';
+      if (!experiment) {
+        note.textContent = ' type the output folder first (its name under the server\'s --experiments)';
+        return;
+      }
+      button.disabled = true;
+      note.textContent = ' opening…';
+      try {
+        const room = await ns.openRunRoom(experiment, runId);
+        ns.keepRoomToken(room.code, room.token);
+        const link = document.createElement('a');
+        link.href = room.path;
+        link.textContent = `room ${room.code.slice(0, 4)}-${room.code.slice(4)}`;
+        link.className = 'room-link';
+        note.replaceChildren(' ', link);
+      } catch (err) {
+        note.textContent = ` ${err.message}`;
+      } finally {
+        button.disabled = false;
+      }
+    });
+    return button;
+  }
   ns.watchView = function watchView(box) {
     const dirInput = box.querySelector('input.out-dir');
     const list = box.querySelector('ul.watch-lines');
@@ -34,6 +67,7 @@
         button.setAttribute('aria-label', `copy the command that serves run ${run.runId} live`);
         button.addEventListener('click', () => copy(line, code, button));
         item.append(code, ' ', button);
+        if (ns.servedByServer && ns.servedByServer()) item.append(' ', roomButton(run.runId, item, dirInput));
         return item;
       }));
     }

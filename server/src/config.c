@@ -87,6 +87,8 @@ static void usage(FILE *f)
             "  --max-rooms N        SWARMCAST_MAX_ROOMS     rooms besides the default one (100)\n"
             "  --room-idle-stop S   SWARMCAST_ROOM_IDLE_STOP a room nobody watches stops stepping after S (60)\n"
             "  --room-idle-close S  SWARMCAST_ROOM_IDLE_CLOSE … and closes after S (3600)\n"
+            "  --experiments DIR    SWARMCAST_EXPERIMENTS   experiments' output folders (DIR/NAME) whose runs the\n"
+            "                                               experiment page may open in a new room (none)\n"
             "  --state-dir DIR      SWARMCAST_STATE_DIR     keep every room here: a closed room reopens by its\n"
             "                                               code, a restart keeps them all; the default room's\n"
             "                                               set-up too, unless --state-file says where\n"
@@ -331,7 +333,7 @@ enum { OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WOR
        OPT_RECORD_MAX, OPT_TOKEN, OPT_ORIGIN, OPT_PER_ADDRESS, OPT_IDLE, OPT_STALL, OPT_STATE_FILE,
        OPT_STATE_EVERY, OPT_STATE_AGENTS, OPT_RATE_SCALE, OPT_DEFLATE, OPT_DETAIL_BUDGET, OPT_MAX_VIEWS,
        OPT_CONNECT_RATE, OPT_CONNECT_BURST, OPT_AUTH_FAILURES, OPT_ALLOW_FRAME, OPT_PUBLIC_URL,
-       OPT_TRUSTED_PROXY, OPT_METRICS_LISTEN, OPT_ROOMS, OPT_MAX_ROOMS, OPT_ROOM_IDLE_STOP, OPT_ROOM_IDLE_CLOSE, OPT_STATE_DIR,
+       OPT_TRUSTED_PROXY, OPT_METRICS_LISTEN, OPT_ROOMS, OPT_MAX_ROOMS, OPT_ROOM_IDLE_STOP, OPT_ROOM_IDLE_CLOSE, OPT_STATE_DIR, OPT_EXPERIMENTS,
        /* The scaled set-up. */
        OPT_NATS, OPT_NATS_PREFIX, OPT_NATS_USER, OPT_NATS_PASSWORD, OPT_NATS_CREDS, OPT_NATS_NKEY_SEED,
        OPT_MAX_REMOTE, OPT_RELAY, OPT_RELAY_TAG, OPT_RELAY_NAME };
@@ -428,6 +430,7 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
     case OPT_ROOM_IDLE_STOP: bad = parse_number(value, 0.1, 604800, false, &v); if (!bad) c->room_idle_stop_s = v; break;
     case OPT_ROOM_IDLE_CLOSE: bad = parse_number(value, 0.1, 31536000, false, &v); if (!bad) c->room_idle_close_s = v; break;
     case OPT_STATE_DIR: c->state_dir = *value ? value : NULL; break;
+    case OPT_EXPERIMENTS: c->experiments = *value ? value : NULL; break;
     case OPT_RELAY: c->relay = true; break;
     case OPT_RELAY_TAG:
         bad = parse_number(value, 1, CONFIG_MAX_RELAY_TAG, true, &v);
@@ -476,7 +479,7 @@ static const struct {
     {OPT_MAX_VIEWS, "SWARMCAST_MAX_VIEWS"},
     {OPT_ROOMS, "SWARMCAST_ROOMS"}, {OPT_MAX_ROOMS, "SWARMCAST_MAX_ROOMS"},
     {OPT_ROOM_IDLE_STOP, "SWARMCAST_ROOM_IDLE_STOP"}, {OPT_ROOM_IDLE_CLOSE, "SWARMCAST_ROOM_IDLE_CLOSE"},
-    {OPT_STATE_DIR, "SWARMCAST_STATE_DIR"},
+    {OPT_STATE_DIR, "SWARMCAST_STATE_DIR"}, {OPT_EXPERIMENTS, "SWARMCAST_EXPERIMENTS"},
     {OPT_CONNECT_RATE, "SWARMCAST_CONNECT_RATE"}, {OPT_CONNECT_BURST, "SWARMCAST_CONNECT_BURST"},
     {OPT_AUTH_FAILURES, "SWARMCAST_AUTH_FAILURES"},
     {OPT_ALLOW_FRAME, "SWARMCAST_ALLOW_FRAME"}, {OPT_PUBLIC_URL, "SWARMCAST_PUBLIC_URL"},
@@ -588,6 +591,7 @@ static int load(config_t *c, int argc, char **argv, FILE *out, FILE *err, bool f
         {"room-idle-stop", required_argument, NULL, OPT_ROOM_IDLE_STOP},
         {"room-idle-close", required_argument, NULL, OPT_ROOM_IDLE_CLOSE},
         {"state-dir", required_argument, NULL, OPT_STATE_DIR},
+        {"experiments", required_argument, NULL, OPT_EXPERIMENTS},
         {"connect-rate", required_argument, NULL, OPT_CONNECT_RATE},
         {"connect-burst", required_argument, NULL, OPT_CONNECT_BURST},
         {"auth-failures", required_argument, NULL, OPT_AUTH_FAILURES},

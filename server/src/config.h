@@ -65,6 +65,8 @@ typedef struct config {
     size_t max_rooms;           /* rooms besides the default one */
     double room_idle_stop_s;    /* a room nobody watches stops stepping after this long … */
     double room_idle_close_s;   /* … and closes after this long */
+    const char *experiments;    /* experiments' output folders the experiment page may open in a room, by
+                                   name (create_room from a run); NULL: none */
     const char *state_dir;      /* every room's set-up kept here (the default room's too, without
                                    --state-file): a closed room reopens by its code; NULL: none */
 

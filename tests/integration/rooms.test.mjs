@@ -16,6 +16,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { connect } from '../lib/client.mjs';
+import { FACTORIAL, runExperiment } from '../lib/experiment_page.mjs';
+import { runOk } from '../lib/headless.mjs';
 import { connectV2 } from '../lib/client_v2.mjs';
 import { decodeSnapshot } from '../../client-web/net/protocol.js';
 import { sleep, startServer, withTimeout } from '../lib/server.mjs';
@@ -377,6 +379,49 @@ test('--state-dir: a room closed for want of people reopens by its code as it wa
       again.close();
     } finally {
       await server.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--experiments: a run of a sweep opens in a new room, its world as the run\'s scenario builds it', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'swarmcast-exp-'));
+  try {
+    const out = await runExperiment(dir, 'tiny', FACTORIAL);
+    const plan = (await runOk(['experiment', 'plan', path.join(dir, 'tiny.json')])).stdout.trim().split('\n');
+    const header = plan[0].split(',');
+    const row = plan[1].split(',');
+    const runId = row[header.indexOf('run_id')];
+    const expected = JSON.parse((await runOk(['experiment', 'scenario', out, runId])).stdout);
+    const server = await startServer({ args: [...RATE, '--experiments', dir] });
+    try {
+      const c = await connect(server.wsUrl);
+      const made = await makeRoom(c, { from: 'run', experiment: 'tiny', run: runId });
+      const inside = await connect(`${server.wsUrl}?room=${made.code}`);
+      const param = (name) => inside.hello.params.find((p) => p.name === name).value;
+      assert.equal(param('w_ali'), expected.params.w_ali);
+      assert.equal(param('w_sep'), expected.params.w_sep);
+      assert.equal((await inside.nextSnapshot()).agents.count, expected.agents);
+      // What cannot be opened says why, and reads nothing outside the folder.
+      assert.equal((await c.request({ type: 'create_room', from: 'run', experiment: 'tiny', run: '0000000000000000' })).code, 'not_found');
+      assert.equal((await c.request({ type: 'create_room', from: 'run', experiment: 'nope', run: runId })).code, 'not_found');
+      assert.equal((await c.request({ type: 'create_room', from: 'run', experiment: '..', run: runId })).code, 'out_of_range');
+      assert.equal((await c.request({ type: 'create_room', from: 'run', experiment: 'a/b', run: runId })).code, 'out_of_range');
+      c.close();
+      inside.close();
+    } finally {
+      await server.stop();
+    }
+    const plain = await startServer({ args: RATE });
+    try {
+      const c = await connect(plain.wsUrl);
+      const reply = await c.request({ type: 'create_room', from: 'run', experiment: 'tiny', run: runId });
+      assert.equal(reply.code, 'forbidden');
+      assert.match(reply.message, /--experiments/);
+      c.close();
+    } finally {
+      await plain.stop();
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -105,7 +105,9 @@ room_t *room_create(app_t *a, size_t index, const room_setup_t *setup, char *msg
         free(r);
         return NULL;
     }
-    r->limits = (cmd_limits_t){cfg->world_width, cfg->world_height, cfg->max_agents};
+    /* A scenario's world may have its own size: commands and views are
+     * checked against this room's. */
+    r->limits = (cmd_limits_t){r->world.width, r->world.height, cfg->max_agents};
     pthread_mutex_init(&r->state_write_lock, NULL);
     pthread_mutex_init(&r->lock, NULL);
     pthread_condattr_t attr;
@@ -127,7 +129,7 @@ room_t *room_create(app_t *a, size_t index, const room_setup_t *setup, char *msg
     r->inspecting = calloc(a->n_slots, sizeof *r->inspecting);
     r->presence = presence_new(a->n_slots);
     r->views = views_create(cfg->max_views);
-    r->viewers = r->views ? viewers_create(cfg->max_clients + 1, r->views, cfg->world_width, cfg->world_height,
+    r->viewers = r->views ? viewers_create(cfg->max_clients + 1, r->views, r->world.width, r->world.height,
                                            (double)cfg->detail_budget)
                           : NULL;
     r->compose = compose_create(cfg->max_clients, net_headroom());

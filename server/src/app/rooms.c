@@ -13,6 +13,7 @@
 
 #include "app_internal.h"
 #include "protocol/messages.h"
+#include "experiment/run_scenario.h"
 #include "rooms/room_guard.h"
 
 /* Close codes of the room protocol (PROTOCOL.md "Rooms"). */
@@ -188,6 +189,36 @@ static room_t *reopen(app_t *a, const kept_room_t *kept, char *why, size_t why_l
     return r;
 }
 
+/* One run of a sweep in --experiments DIR/NAME, as the scenario file
+ * `swarmcast experiment scenario` writes (run_scenario.c), into a temporary
+ * file whose path goes into path. 0; -1 when it cannot be had (msg says
+ * why: no such experiment or run, I/O). */
+static int run_scenario_file(const app_t *a, const room_msg_t *m, char *path, size_t len, char *msg, size_t msg_len)
+{
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/%s", a->cfg.experiments, m->experiment);
+    if (access(dir, R_OK | X_OK)) {
+        snprintf(msg, msg_len, "no experiment named '%s' on this server", m->experiment);
+        return -1;
+    }
+    snprintf(path, len, "%s/swarmcast-run-XXXXXX", P_tmpdir);
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd), unlink(path);
+        snprintf(msg, msg_len, "cannot write the run's scenario");
+        return -1;
+    }
+    int rc = run_scenario_write(dir, m->run, f);
+    if (fclose(f) || rc) {
+        unlink(path);
+        snprintf(msg, msg_len, rc == 2 ? "experiment '%s' has no run %s (or cannot be read)" : "cannot write the run's scenario",
+                 m->experiment, m->run);
+        return -1;
+    }
+    return 0;
+}
+
 /* A scenario shipped with the page (web root's scenarios/NAME.json). */
 static int scenario_path(const app_t *a, const char *name, char *path, size_t len)
 {
@@ -240,8 +271,20 @@ static void create_room(app_t *a, room_t *from, size_t slot, uint32_t client_id,
             return;
         }
         setup = (room_setup_t){ROOM_FROM_SCENARIO, NULL, path};
+    } else if (m->from == ROOM_FROM_RUN) {
+        if (!a->cfg.experiments) {
+            reply_error(a, slot, client_id, "forbidden", "this server opens no experiments' runs (--experiments DIR)",
+                        m->request_id, cmd);
+            return;
+        }
+        if (run_scenario_file(a, m, path, sizeof path, msg, sizeof msg)) {
+            reply_error(a, slot, client_id, "not_found", msg, m->request_id, cmd);
+            return;
+        }
+        setup = (room_setup_t){ROOM_FROM_SCENARIO, NULL, path};
     }
     room_t *r = room_create(a, index, &setup, msg, sizeof msg);
+    if (m->from == ROOM_FROM_RUN) unlink(path);
     if (!r) {
         reply_error(a, slot, client_id, "bad_request", msg, m->request_id, cmd);
         return;

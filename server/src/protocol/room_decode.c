@@ -36,6 +36,26 @@ static bool scenario_name_ok(const char *s)
     return true;
 }
 
+/* An experiment's folder name: one path component that cannot climb out. */
+static bool experiment_name_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > ROOM_EXPERIMENT_NAME_BYTES || s[0] == '.') return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+              s[i] == '-' || s[i] == '_' || s[i] == '.'))
+            return false;
+    return true;
+}
+
+static bool run_id_ok(const char *s)
+{
+    if (strlen(s) != ROOM_RUN_ID_BYTES) return false;
+    for (size_t i = 0; i < ROOM_RUN_ID_BYTES; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return false;
+    return true;
+}
+
 static int decode_fields(const cJSON *root, room_msg_t *out, cmd_error_t *err)
 {
     bool bad;
@@ -56,8 +76,10 @@ static int decode_fields(const cJSON *root, room_msg_t *out, cmd_error_t *err)
             out->from = ROOM_FROM_COPY;
         else if (!strcmp(from, "scenario"))
             out->from = ROOM_FROM_NAMED_SCENARIO;
+        else if (!strcmp(from, "run"))
+            out->from = ROOM_FROM_RUN;
         else
-            return refuse(err, "out_of_range", "field 'from' must be \"defaults\", \"copy\" or \"scenario\"");
+            return refuse(err, "out_of_range", "field 'from' must be \"defaults\", \"copy\", \"scenario\" or \"run\"");
         const char *scenario = string_field(root, "scenario", &bad);
         if (bad) return refuse(err, "bad_type", "field 'scenario' must be a string");
         if (out->from == ROOM_FROM_NAMED_SCENARIO) {
@@ -65,6 +87,20 @@ static int decode_fields(const cJSON *root, room_msg_t *out, cmd_error_t *err)
             if (!scenario_name_ok(scenario))
                 return refuse(err, "out_of_range", "field 'scenario' must be 1-48 of a-z, 0-9 and '-'");
             snprintf(out->scenario, sizeof out->scenario, "%s", scenario);
+        }
+        if (out->from == ROOM_FROM_RUN) {
+            const char *experiment = string_field(root, "experiment", &bad);
+            if (bad) return refuse(err, "bad_type", "field 'experiment' must be a string");
+            const char *run = string_field(root, "run", &bad);
+            if (bad) return refuse(err, "bad_type", "field 'run' must be a string");
+            if (!experiment || !run)
+                return refuse(err, "missing_field", "fields 'experiment' and 'run' are required with \"from\":\"run\"");
+            if (!experiment_name_ok(experiment))
+                return refuse(err, "out_of_range", "field 'experiment' must be a folder name: 1-64 of A-Z, a-z, 0-9, "
+                                                   "'.', '_' and '-', not starting with '.'");
+            if (!run_id_ok(run)) return refuse(err, "out_of_range", "field 'run' must be a run id: 16 of 0-9 and a-f");
+            snprintf(out->experiment, sizeof out->experiment, "%s", experiment);
+            snprintf(out->run, sizeof out->run, "%s", run);
         }
     }
     if (out->kind == ROOM_MSG_CLOSE) {

@@ -1,5 +1,6 @@
 /* room_decode: the messages about rooms (PROTOCOL.md, "Rooms"):
  *   {"type":"create_room","from":"defaults"|"copy"|"scenario","scenario":"NAME","name":"…"}
+ *   {"type":"create_room","from":"run","experiment":"NAME","run":"RUN_ID"}   one run of a sweep
  *   {"type":"room_rename","name":"…"}
  *   {"type":"room_close","code":"…"}        code: only the server's operator names another room
  *   {"type":"rooms"}                        the server's operator: every room
@@ -17,16 +18,21 @@
 #include "rooms/room_code.h"
 
 typedef enum { ROOM_MSG_CREATE, ROOM_MSG_RENAME, ROOM_MSG_CLOSE, ROOM_MSG_LIST, ROOM_MSG_KINDS } room_msg_kind_t;
-typedef enum { ROOM_FROM_DEFAULTS, ROOM_FROM_COPY, ROOM_FROM_NAMED_SCENARIO } room_from_t;
+typedef enum { ROOM_FROM_DEFAULTS, ROOM_FROM_COPY, ROOM_FROM_NAMED_SCENARIO, ROOM_FROM_RUN } room_from_t;
 
-/* The longest scenario name. */
+/* The longest scenario name, and experiment folder name. */
 #define ROOM_SCENARIO_NAME_BYTES 48
+#define ROOM_EXPERIMENT_NAME_BYTES 64
+/* A run id: 16 lowercase hexadecimal digits (run_plan.h). */
+#define ROOM_RUN_ID_BYTES 16
 
 typedef struct room_msg {
     room_msg_kind_t kind;
     int64_t request_id;  /* -1: none */
     room_from_t from;    /* create_room */
     char scenario[ROOM_SCENARIO_NAME_BYTES + 1]; /* create_room from a scenario: [a-z0-9-]+ */
+    char experiment[ROOM_EXPERIMENT_NAME_BYTES + 1]; /* from a run: a folder name, [A-Za-z0-9._-]+, not "." first */
+    char run[ROOM_RUN_ID_BYTES + 1];                  /* from a run: its id */
     bool has_name;
     char name[PRESENCE_NAME_BYTES]; /* create_room, room_rename: cleaned as a person's name */
     bool has_code;
