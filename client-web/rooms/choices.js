@@ -14,10 +14,13 @@ export const NEW_ROOM_CHOICES = [
     title: 'Couzin et al. 2002\u2019s zones, set up to mill in a torus' },
   { key: 'scenario:olfati-lattice', from: 'scenario', scenario: 'olfati-lattice', label: 'Olfati-Saber: the lattice',
     title: 'Olfati-Saber 2006\u2019s flocking, settling into a lattice' },
+  { key: 'scenario:obstacles', from: 'scenario', scenario: 'obstacles', label: 'A flock round obstacles',
+    title: 'Reynolds\u2019 flock steering round three obstacles, one of them moving, to a target' },
 ];
 
-// A room's name: at most this many characters (the server's limit).
-export const ROOM_NAME_MAX = 40;
+// A room's name: at most this many characters (the server's limit: a
+// person's name's rules, PROTOCOL.md "Names").
+export const ROOM_NAME_MAX = 24;
 
 // A typed name: trimmed, inner runs of spaces made one, cut at
 // ROOM_NAME_MAX characters (code points, never half of one).

@@ -27,12 +27,12 @@ test('each choice sends the create_room of the contract', () => {
   assert.equal(choiceByKey('nonsense').key, 'defaults');
 });
 
-test('a room\'s name is trimmed, its spaces made single, and cut at 40 characters (never half of one)', () => {
+test('a room\'s name is trimmed, its spaces made single, and cut at the server\'s 24 characters (never half of one)', () => {
   assert.equal(cleanRoomName('  Group\t 3  '), 'Group 3');
   assert.equal(cleanRoomName('x'.repeat(50)).length, ROOM_NAME_MAX);
   const emoji = cleanRoomName('🐟'.repeat(45));
   assert.equal([...emoji].length, ROOM_NAME_MAX);
-  assert.equal(emoji, '🐟'.repeat(40));
+  assert.equal(emoji, '🐟'.repeat(24));
   assert.equal(cleanRoomName(null), '');
 });
 
@@ -42,4 +42,15 @@ test('"New room" is offered by hello\'s rooms: open to all, operators only, off 
   assert.equal(mayCreateRooms('operators', 'visitor'), false);
   assert.equal(mayCreateRooms('off', 'operator'), false);
   assert.equal(mayCreateRooms(undefined, 'operator'), false, 'a server without rooms');
+});
+
+test('the scenarios offered are exactly the ones the page ships (client-web/scenarios/index.json)', async () => {
+  const { readFileSync } = await import('node:fs');
+  const index = JSON.parse(readFileSync(new URL('../../../client-web/scenarios/index.json', import.meta.url), 'utf8'));
+  const offered = NEW_ROOM_CHOICES.filter((c) => c.from === 'scenario').map((c) => c.scenario).sort();
+  assert.deepEqual(offered, index.map((s) => s.name).sort());
+  for (const s of index) {
+    const file = JSON.parse(readFileSync(new URL(`../../../client-web/scenarios/${s.name}.json`, import.meta.url), 'utf8'));
+    assert.equal(typeof file.description, 'string', `${s.name} says what it is`);
+  }
 });
