@@ -85,6 +85,8 @@ static void usage(FILE *f)
             "  --rooms WHO          SWARMCAST_ROOMS         who may make a room: open (anyone), operators (the\n"
             "                                               control token), off (open)\n"
             "  --max-rooms N        SWARMCAST_MAX_ROOMS     rooms besides the default one (100)\n"
+            "  --room-agents N      SWARMCAST_ROOM_AGENTS   agents of a room made from the defaults (300): every\n"
+            "                                               room takes its agents from the one --max-agents\n"
             "  --room-idle-stop S   SWARMCAST_ROOM_IDLE_STOP a room nobody watches stops stepping after S (60)\n"
             "  --room-idle-close S  SWARMCAST_ROOM_IDLE_CLOSE … and closes after S (3600)\n"
             "  --experiments DIR    SWARMCAST_EXPERIMENTS   experiments' output folders (DIR/NAME) whose runs the\n"
@@ -333,7 +335,7 @@ enum { OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WOR
        OPT_RECORD_MAX, OPT_TOKEN, OPT_ORIGIN, OPT_PER_ADDRESS, OPT_IDLE, OPT_STALL, OPT_STATE_FILE,
        OPT_STATE_EVERY, OPT_STATE_AGENTS, OPT_RATE_SCALE, OPT_DEFLATE, OPT_DETAIL_BUDGET, OPT_MAX_VIEWS,
        OPT_CONNECT_RATE, OPT_CONNECT_BURST, OPT_AUTH_FAILURES, OPT_ALLOW_FRAME, OPT_PUBLIC_URL,
-       OPT_TRUSTED_PROXY, OPT_METRICS_LISTEN, OPT_ROOMS, OPT_MAX_ROOMS, OPT_ROOM_IDLE_STOP, OPT_ROOM_IDLE_CLOSE, OPT_STATE_DIR, OPT_EXPERIMENTS,
+       OPT_TRUSTED_PROXY, OPT_METRICS_LISTEN, OPT_ROOMS, OPT_MAX_ROOMS, OPT_ROOM_AGENTS, OPT_ROOM_IDLE_STOP, OPT_ROOM_IDLE_CLOSE, OPT_STATE_DIR, OPT_EXPERIMENTS,
        /* The scaled set-up. */
        OPT_NATS, OPT_NATS_PREFIX, OPT_NATS_USER, OPT_NATS_PASSWORD, OPT_NATS_CREDS, OPT_NATS_NKEY_SEED,
        OPT_MAX_REMOTE, OPT_RELAY, OPT_RELAY_TAG, OPT_RELAY_NAME };
@@ -427,6 +429,7 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
             if (!strcmp(value, config_rooms_names[k])) c->rooms = k, bad = 0;
         break;
     case OPT_MAX_ROOMS: bad = parse_number(value, 0, 4096, true, &v); if (!bad) c->max_rooms = (size_t)v; break;
+    case OPT_ROOM_AGENTS: bad = parse_number(value, 0, 1e8, true, &v); if (!bad) c->room_agents = (size_t)v; break;
     case OPT_ROOM_IDLE_STOP: bad = parse_number(value, 0.1, 604800, false, &v); if (!bad) c->room_idle_stop_s = v; break;
     case OPT_ROOM_IDLE_CLOSE: bad = parse_number(value, 0.1, 31536000, false, &v); if (!bad) c->room_idle_close_s = v; break;
     case OPT_STATE_DIR: c->state_dir = *value ? value : NULL; break;
@@ -477,7 +480,7 @@ static const struct {
     {OPT_STATE_AGENTS, "SWARMCAST_STATE_AGENTS"}, {OPT_RATE_SCALE, "SWARMCAST_RATE_SCALE"},
     {OPT_DEFLATE, "SWARMCAST_DEFLATE"}, {OPT_DETAIL_BUDGET, "SWARMCAST_DETAIL_BUDGET"},
     {OPT_MAX_VIEWS, "SWARMCAST_MAX_VIEWS"},
-    {OPT_ROOMS, "SWARMCAST_ROOMS"}, {OPT_MAX_ROOMS, "SWARMCAST_MAX_ROOMS"},
+    {OPT_ROOMS, "SWARMCAST_ROOMS"}, {OPT_MAX_ROOMS, "SWARMCAST_MAX_ROOMS"}, {OPT_ROOM_AGENTS, "SWARMCAST_ROOM_AGENTS"},
     {OPT_ROOM_IDLE_STOP, "SWARMCAST_ROOM_IDLE_STOP"}, {OPT_ROOM_IDLE_CLOSE, "SWARMCAST_ROOM_IDLE_CLOSE"},
     {OPT_STATE_DIR, "SWARMCAST_STATE_DIR"}, {OPT_EXPERIMENTS, "SWARMCAST_EXPERIMENTS"},
     {OPT_CONNECT_RATE, "SWARMCAST_CONNECT_RATE"}, {OPT_CONNECT_BURST, "SWARMCAST_CONNECT_BURST"},
@@ -537,6 +540,7 @@ static int load(config_t *c, int argc, char **argv, FILE *out, FILE *err, bool f
         .max_views = 256,
         .rooms = CONFIG_ROOMS_OPEN,
         .max_rooms = 100,
+        .room_agents = 300,
         .room_idle_stop_s = 60,
         .room_idle_close_s = 3600,
         .nats_prefix = SUBJECT_DEFAULT_PREFIX,
@@ -588,6 +592,7 @@ static int load(config_t *c, int argc, char **argv, FILE *out, FILE *err, bool f
         {"max-views", required_argument, NULL, OPT_MAX_VIEWS},
         {"rooms", required_argument, NULL, OPT_ROOMS},
         {"max-rooms", required_argument, NULL, OPT_MAX_ROOMS},
+        {"room-agents", required_argument, NULL, OPT_ROOM_AGENTS},
         {"room-idle-stop", required_argument, NULL, OPT_ROOM_IDLE_STOP},
         {"room-idle-close", required_argument, NULL, OPT_ROOM_IDLE_CLOSE},
         {"state-dir", required_argument, NULL, OPT_STATE_DIR},

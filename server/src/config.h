@@ -63,6 +63,7 @@ typedef struct config {
      * joined by a code; the default room is the world at /. */
     int rooms;                  /* who may make rooms: CONFIG_ROOMS_* */
     size_t max_rooms;           /* rooms besides the default one */
+    size_t room_agents;         /* the population of a room made from the defaults */
     double room_idle_stop_s;    /* a room nobody watches stops stepping after this long … */
     double room_idle_close_s;   /* … and closes after this long */
     const char *experiments;    /* experiments' output folders the experiment page may open in a room, by

@@ -116,7 +116,7 @@ test('a wrong code answers 4404, and an address that keeps guessing is refused u
 });
 
 test('two rooms with the same seed step alike; commands to one leave the other equal to an untouched one', async () => {
-  const server = await startServer({ agents: 200, args: RATE });
+  const server = await startServer({ agents: 200, args: [...RATE, '--room-agents', '200'] });
   try {
     const home = await connect(server.wsUrl);
     const roomA = await makeRoom(home);
@@ -243,7 +243,7 @@ test('limits: --rooms, --max-rooms, creations per address and the shared populat
   } finally {
     await small.stop();
   }
-  const many = await startServer({ agents: 10, args: ['--rate-scale', '100', '--max-rooms', '40'] });
+  const many = await startServer({ agents: 10, args: ['--rate-scale', '100', '--max-rooms', '40', '--room-agents', '10'] });
   try {
     // Ten groups of a class behind one address make their rooms in the same minute; the 21st is told to wait.
     const c = await connect(many.wsUrl);

@@ -9,30 +9,33 @@
 #include "sim/params.h"
 #include "world_setup.h"
 
-/* The world from the flags alone: the seed's agents, then --set. */
+/* The world from the flags alone: the seed's agents, then --set. A made
+ * room has --room-agents of them (the default room --agents): the rooms
+ * share one population budget. */
 static int plain_world(room_t *r, char *msg, size_t msg_len)
 {
     const config_t *cfg = r->cfg;
     const app_t *a = r->app;
+    size_t agents = r == a->home ? cfg->agents : cfg->room_agents;
     world_config_t wc = {
         .width = cfg->world_width,
         .height = cfg->world_height,
         .dt = (float)(1.0 / cfg->tick_hz),
         .seed = cfg->seed,
-        .agents = cfg->agents,
-        .max_agents = cfg->max_agents,
+        .agents = agents,
+        .max_agents = cfg->max_agents > agents ? cfg->max_agents : agents,
         .max_targets = cfg->max_clients + (r == a->home && cfg->nats_url ? cfg->max_remote_clients : 0),
         .threads = cfg->threads,
     };
     if (world_init(&r->world, &wc)) {
-        snprintf(msg, msg_len, "cannot create a world of %zu agents", cfg->agents);
+        snprintf(msg, msg_len, "cannot create a world of %zu agents", agents);
         return -1;
     }
     char why[160];
     for (size_t i = 0; i < cfg->n_sets; i++)
         world_set_param(&r->world, (size_t)cfg->sets[i].param, cfg->sets[i].value, why, sizeof why);
     /* --set may change max_speed, which the initial speeds were drawn from. */
-    if (cfg->n_sets) world_reset(&r->world, cfg->seed, cfg->agents);
+    if (cfg->n_sets) world_reset(&r->world, cfg->seed, agents);
     return 0;
 }
 

@@ -54,11 +54,11 @@ room_t *rooms_find(const app_t *a, const char *code)
     return NULL;
 }
 
-/* A refusal at open, as net closes it. */
-static room_t *refuse(net_admit_t *admit, int code, const char *fmt, unsigned long long arg)
+/* A refusal at open, as net closes it (code and reason). */
+static room_t *refuse(net_admit_t *admit, int code, const char *reason)
 {
     admit->refuse_code = code;
-    snprintf(admit->refuse_reason, sizeof admit->refuse_reason, fmt, arg);
+    snprintf(admit->refuse_reason, sizeof admit->refuse_reason, "%s", reason);
     return NULL;
 }
 
@@ -73,9 +73,10 @@ room_t *rooms_admit(app_t *a, size_t slot, uint32_t client_id, const char *typed
     uint64_t wait = known ? room_guard_code_wait(a->guard, &addr, now_ms) : 0;
     if (wait) {
         a->room_codes_throttled++;
-        return refuse(admit, CLOSE_TOO_MANY_CODES,
-                      "too many wrong room codes from this address; try again in %llu s",
-                      (unsigned long long)(wait + 999) / 1000);
+        char reason[96];
+        snprintf(reason, sizeof reason, "too many wrong room codes from this address; try again in %llu s",
+                 (unsigned long long)(wait + 999) / 1000);
+        return refuse(admit, CLOSE_TOO_MANY_CODES, reason);
     }
     char code[ROOM_CODE_LEN + 1];
     bool shaped = room_code_normalize(typed, code);
@@ -91,7 +92,7 @@ room_t *rooms_admit(app_t *a, size_t slot, uint32_t client_id, const char *typed
     if (!r) {
         a->room_codes_wrong++;
         if (known) room_guard_code_wrong(a->guard, &addr, now_ms);
-        return refuse(admit, CLOSE_NO_SUCH_ROOM, "no such room%.0llu", 0);
+        return refuse(admit, CLOSE_NO_SUCH_ROOM, "no such room");
     }
     admit->channel = r->index;
     return r;
