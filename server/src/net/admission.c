@@ -200,6 +200,12 @@ static void release_seat(net_t *n, session_t *s)
     n->cb.on_close(n->cb.user, s->client_id, s->slot);
 }
 
+/* Whether s counts as idle for fair seats (FAIR_SEAT_IDLE_MS). */
+static bool idle_at(const session_t *s, uint64_t now)
+{
+    return !s->in_message && now - s->message_started_ms >= FAIR_SEAT_IDLE_MS;
+}
+
 /* The server is full and a session from addr arrives: the slot whose
  * session gives up its seat to it (address_limits.h, "Fair seats"), or
  * SIZE_MAX when it is to be refused. One pass over the slots, with a
@@ -216,10 +222,10 @@ static size_t fair_seat(net_t *n, const addr_key_t *addr, uint64_t now)
     fair_seat_pick_t pick = {0};
     for (size_t i = 0; i < n->cfg.max_clients; i++) {
         const session_t *s = n->slots[i];
-        if (!s || s->closing) continue;
+        if (!s || s->closing || s->peer_closing) continue; /* leaving anyway */
         fair_seat_candidate_t c = {
             .holder_sessions = address_limits_sessions(n->limits, &s->addr),
-            .idle = !s->in_message && now - s->message_started_ms >= FAIR_SEAT_IDLE_MS,
+            .idle = idle_at(s, now),
             .age = (n->last_client_id + ids - s->client_id) % ids,
         };
         fair_seat_consider(&pick, i, &c);
@@ -233,10 +239,9 @@ static size_t fair_seat(net_t *n, const addr_key_t *addr, uint64_t now)
 static void evict(net_t *n, size_t slot, uint64_t now)
 {
     session_t *s = n->slots[slot];
-    bool idle = !s->in_message && now - s->message_started_ms >= FAIR_SEAT_IDLE_MS;
     n->stats.evicted++;
     net_begin_close(n, s, CLOSE_TRY_AGAIN_LATER,
-                    idle ? "server full: your address holds the most sessions; this one was idle"
+                    idle_at(s, now) ? "server full: your address holds the most sessions; this one was idle"
                          : "server full: your address holds the most sessions; this one was its newest");
     release_seat(n, s);
     lws_set_timeout(s->wsi, PENDING_TIMEOUT_USER_OK, EVICTED_GRACE_S);
