@@ -141,7 +141,8 @@ test('nobody quiet yet: the newcomer takes the biggest holder\'s newest seat, an
     await newcomer.nextSnapshot(() => true, 'a snapshot for the newcomer');
   } finally {
     for (const v of viewers) v.close();
-    await server.stop();
+    const r = await server.stop();
+    assert.deepEqual(r, { code: 0, signal: null }, `server exit\n${server.output()}`);
   }
 });
 
@@ -213,6 +214,7 @@ test('default limits: 512 sessions from two addresses, then newcomers from 8 oth
     assert.equal(evicted, 8);
   } finally {
     for (const v of viewers) v.close();
-    await server.stop();
+    const r = await server.stop();
+    assert.deepEqual(r, { code: 0, signal: null }, `server exit\n${server.output()}`);
   }
 });
