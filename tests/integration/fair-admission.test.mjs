@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { startServer, sleep, withTimeout, httpGet, waitClients, waitUntil, SERVER_OWN_CONNECT_LIMITS } from '../lib/server.mjs';
 import { openViewer, describe } from '../lib/viewer.mjs';
 import { startBystander } from '../lib/bystander.mjs';
+import { RawSocket } from '../lib/raw.mjs';
 
 const IDLE_MS = 10000; // admission.c's FAIR_SEAT_IDLE_MS
 const EVICTED_IDLE = 'server full: your address holds the most sessions; this one was idle';
@@ -140,6 +141,48 @@ test('nobody quiet yet: the newcomer takes the biggest holder\'s newest seat, an
     for (const v of viewers.slice(0, 3)) assert.equal(v.closeInfo, null, `${v.name} stays`);
     await newcomer.nextSnapshot(() => true, 'a snapshot for the newcomer');
   } finally {
+    for (const v of viewers) v.close();
+    const r = await server.stop();
+    assert.deepEqual(r, { code: 0, signal: null }, `server exit\n${server.output()}`);
+  }
+});
+
+test('a session put out that never answers the close, or reads nothing at all, is gone within seconds all the same', { timeout: 30000 }, async () => {
+  // 2,000 agents: v1 frames of about 20 kB, 30 a second, so that the one
+  // that reads nothing has filled its buffers (about 0.5 MB) before it is
+  // put out, and even the close frame cannot be written.
+  const server = await startServer({ agents: 2000, args: ['--max-clients', '3', '--max-per-address', '3'] });
+  const viewers = [];
+  const raws = [];
+  try {
+    viewers.push(await openViewer(server.wsUrl, { name: '127.0.0.2 #0', localAddress: '127.0.0.2' }));
+    const mute = await RawSocket.open(server.port, { localAddress: '127.0.0.2' }); // reads, never answers the close
+    raws.push(mute);
+    const deaf = await RawSocket.open(server.port, { localAddress: '127.0.0.2' }); // reads nothing
+    raws.push(deaf);
+    deaf.pause();
+    await waitClients(server, 3);
+    await sleep(3000);
+    // The newest (deaf) goes for 127.0.0.3, then mute for 127.0.0.4.
+    const t0 = performance.now();
+    viewers.push(await openViewer(server.wsUrl, { name: '127.0.0.3', localAddress: '127.0.0.3' }));
+    viewers.push(await openViewer(server.wsUrl, { name: '127.0.0.4', localAddress: '127.0.0.4' }));
+    // The one that never answers sees its close frame and then the end of
+    // the connection; the one that reads nothing sees nothing (a paused
+    // socket hears no FIN), so the server's own count says when it let go
+    // of both (a session's close is counted when libwebsockets frees it).
+    await withTimeout(mute.whenClosed, 12000, 'the one that never answers the close to be dropped');
+    let released = null;
+    await waitUntil(async () => (await metric(server, 'swarmcast_closes_total{code="1013"}')) === 2 && (released = performance.now()),
+      'the server to let go of both', { timeoutMs: 12000, intervalMs: 100 });
+    const after = (t) => Math.round((t - t0) / 100) / 10;
+    console.log(`# put out: the one that never answers the close got ${JSON.stringify(mute.closeFrame)} and was dropped after ${after(mute.closedAt)} s; ` +
+      `the server had let go of both (closes 1013: 2) after ${after(released)} s`);
+    assert.equal(mute.closeFrame?.code, 1013);
+    assert.equal(viewers[0].closeInfo, null, 'the older viewer stays');
+    await waitClients(server, 3);
+  } finally {
+    for (const r of raws) r.destroy();
     for (const v of viewers) v.close();
     const r = await server.stop();
     assert.deepEqual(r, { code: 0, signal: null }, `server exit\n${server.output()}`);
