@@ -147,7 +147,12 @@ test('--max-clients holds exactly after failed upgrade requests: 4 open, the 5th
     await waitClients(server, 0, { timeoutMs: 8000 });
     assertCountsTrue(before.counts, 0, 4); // never more than --max-clients
 
-    for (let i = 0; i < 4; i++) viewers.push(await openViewer(server.wsUrl, { name: `viewer ${i + 1}` }));
+    // One viewer per address (127.0.0.1, .3, .4, .5): a newcomer from
+    // another address then finds no address holding two more than its own,
+    // so no seat to take (PROTOCOL.md, "Fair seats"): full means full.
+    for (let i = 0; i < 4; i++) {
+      viewers.push(await openViewer(server.wsUrl, { name: `viewer ${i + 1}`, localAddress: i ? `127.0.0.${i + 2}` : '127.0.0.1' }));
+    }
     await waitClients(server, 4);
     // the failed attempts come from another loopback address, so that a
     // per-address limit cannot be what refuses the 5th viewer below

@@ -427,3 +427,25 @@ test('--experiments: a run of a sweep opens in a new room, its world as the run\
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('on a full server a wrong code takes nobody\'s seat; a right one takes the biggest holder\'s, as anyone\'s would', async () => {
+  const server = await startServer({ args: [...RATE, '--max-clients', '5', '--max-per-address', '5'] });
+  try {
+    const maker = await connectV2(server.wsUrl, { localAddress: '127.0.0.4' });
+    const made = await makeRoom(maker);
+    const holders = [];
+    for (let i = 0; i < 4; i++) holders.push(await connectV2(server.wsUrl, { localAddress: '127.0.0.2' }));
+    const wrong = await connectV2(`${server.wsUrl}?room=ZZZZZZZZ`, { localAddress: '127.0.0.3' }).catch((e) => e);
+    const closed = wrong instanceof Error ? null : await withTimeout(wrong.closed, 3000, 'the wrong code\'s close');
+    assert.ok(wrong instanceof Error || closed.code === 1013, `refused as full: ${JSON.stringify(closed)}`);
+    await sleep(300);
+    assert.ok(holders.every((h) => h.closeInfo === null), 'nobody was put out for a wrong code');
+    const right = await connectV2(`${server.wsUrl}?room=${made.code}`, { localAddress: '127.0.0.3' });
+    assert.equal(right.hello.room, made.code);
+    await sleep(300);
+    assert.equal(holders.filter((h) => h.closeInfo?.code === 1013).length, 1, 'one seat of the biggest holder');
+    for (const c of [maker, right, ...holders]) c.close();
+  } finally {
+    await server.stop();
+  }
+});

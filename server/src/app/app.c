@@ -118,7 +118,7 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
      * above them, so none moves one or, leaving, takes it away. */
     if (cfg->scenario && a->home->world.n_targets)
         nc.reserved_client_ids = a->home->world.targets[a->home->world.n_targets - 1].client_id;
-    net_callbacks_t cb = {a, on_open, on_message, on_close, on_health, on_metrics, compose_v2};
+    net_callbacks_t cb = {a, on_open, on_message, on_close, on_health, on_metrics, compose_v2, rooms_known};
     if (!(a->net = net_create(loop, &nc, &cb))) {
         fprintf(stderr, "swarmcast: cannot listen on %s:%d with web root %s\n", cfg->bind, cfg->port, cfg->web_root);
         goto fail;

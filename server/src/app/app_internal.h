@@ -279,6 +279,8 @@ void record_release(room_t *r);
 int rooms_init(app_t *a);
 void rooms_start_timer(app_t *a);
 room_t *rooms_find(const app_t *a, const char *code);
+/* net's room_known: "" (the default room), or a code open or kept. */
+bool rooms_known(void *user, const char *typed);
 room_t *rooms_admit(app_t *a, size_t slot, uint32_t client_id, const char *typed, net_admit_t *admit);
 void rooms_person_joined(room_t *r);
 void rooms_person_left(room_t *r);

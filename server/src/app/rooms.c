@@ -54,6 +54,14 @@ room_t *rooms_find(const app_t *a, const char *code)
     return NULL;
 }
 
+bool rooms_known(void *user, const char *typed)
+{
+    app_t *a = user;
+    char code[ROOM_CODE_LEN + 1];
+    if (!typed[0]) return true;
+    return room_code_normalize(typed, code) && (rooms_find(a, code) || room_store_find(a, code));
+}
+
 /* A refusal at open, as net closes it (code and reason). */
 static room_t *refuse(net_admit_t *admit, int code, const char *reason)
 {

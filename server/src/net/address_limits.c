@@ -268,3 +268,27 @@ unsigned address_limits_auth_failures(const address_limits_t *al, const addr_key
 }
 
 size_t address_limits_count(const address_limits_t *al) { return al->count; }
+
+/* Whether c should give up its seat before b: a bigger holder first, then
+ * idle before busy, then the newer. */
+static bool seat_before(const fair_seat_candidate_t *c, const fair_seat_candidate_t *b)
+{
+    if (c->holder_sessions != b->holder_sessions) return c->holder_sessions > b->holder_sessions;
+    if (c->idle != b->idle) return c->idle;
+    return c->age < b->age;
+}
+
+void fair_seat_consider(fair_seat_pick_t *p, size_t index, const fair_seat_candidate_t *c)
+{
+    if (p->found && !seat_before(c, &p->best)) return;
+    p->found = true;
+    p->index = index;
+    p->best = *c;
+}
+
+bool fair_seat_choose(const fair_seat_pick_t *p, size_t newcomer_sessions, size_t *index)
+{
+    if (!p->found || newcomer_sessions + 1 >= p->best.holder_sessions) return false;
+    *index = p->index;
+    return true;
+}

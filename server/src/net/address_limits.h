@@ -7,7 +7,8 @@
  *    (1 s, doubling, up to a ceiling), and guesses before then are refused
  *    without looking at the token. A right token clears the count; a quiet
  *    spell (no failure for auth_forget_ms) forgets it.
- *  - Sessions held now, per address (for --max-per-address).
+ *  - Sessions held now, per address (for --max-per-address), and when the
+ *    server is full, which session gives its seat to a newcomer (below).
  *
  * An address is the remote's IPv4 address, or its IPv6 /64: one host owns
  * a whole /64, so cycling through it must gain nothing. Behind a reverse
@@ -88,5 +89,39 @@ unsigned address_limits_auth_failures(const address_limits_t *al, const addr_key
 
 /* Addresses in the table now. */
 size_t address_limits_count(const address_limits_t *al);
+
+/* Fair seats: when every seat is taken, a newcomer from an address that
+ * holds few sessions takes one from the address that holds the most,
+ * rather than being refused (issue 24, goal 6).
+ *
+ * The biggest holders are the addresses holding the most sessions, b. A
+ * newcomer whose address holds a sessions gets a seat only when a + 1 < b:
+ * afterwards it holds a + 1 and the loser b − 1, so the newcomer's address
+ * never overtakes the one it took from, and two addresses cannot take
+ * seats back and forth. The seat is one of a biggest holder's sessions
+ * (not one already closing): an idle one (no message for a while) before
+ * a busy one, and among those the newest. Busy ones are taken too, last:
+ * otherwise a holder could keep every seat by sending a message now and
+ * then from each.
+ *
+ * The caller offers every candidate session (fair_seat_consider, O(1)
+ * each, no allocation), then asks for the outcome (fair_seat_choose). */
+typedef struct fair_seat_candidate {
+    size_t holder_sessions; /* sessions its address holds now */
+    bool idle;              /* no message received for the idle time */
+    uint64_t age;           /* sessions admitted after it (0: the newest) */
+} fair_seat_candidate_t;
+
+typedef struct fair_seat_pick {
+    bool found;
+    size_t index; /* the caller's index of the best candidate so far */
+    fair_seat_candidate_t best;
+} fair_seat_pick_t;
+
+/* Offers the candidate at the caller's index (start from a zeroed pick). */
+void fair_seat_consider(fair_seat_pick_t *p, size_t index, const fair_seat_candidate_t *c);
+/* Whether a newcomer whose address holds newcomer_sessions takes the seat
+ * of the candidate at *index. */
+bool fair_seat_choose(const fair_seat_pick_t *p, size_t newcomer_sessions, size_t *index);
 
 #endif

@@ -1,10 +1,12 @@
 /* admission: who may hold a session, and what an address may do. Before
  * the upgrade is answered (net_on_filter: the connect rate, a well-formed
  * request, the Origin), when it is established (net_on_established: a free
- * slot, the sessions per address, a client id, its hello) and when it ends
+ * slot, or when there is none a seat taken from the biggest holder, the
+ * sessions per address, a client id, its hello) and when it ends
  * (net_on_closed: the slot and the address's count given back, the close
  * counted); and the control-token guesses each address may make. The
- * limits themselves are address_limits.c's. Loop thread only. */
+ * limits themselves, and the rule of fair seats, are address_limits.c's.
+ * Loop thread only. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,15 @@
  * session's address has an entry and as many again are left for the
  * addresses that only failed or connected). */
 #define ADDRESS_TABLE_MIN 4096
+/* Fair seats (address_limits.h): a session is idle when no message of its
+ * own began for this long (pongs do not count: every library answers
+ * pings by itself), counted from its admission, so that someone who has
+ * just come in is not put out before they could say anything. */
+#define FAIR_SEAT_IDLE_MS 10000
+/* An evicted session holds no slot, so the sweep (keepalive.c) no longer
+ * watches it: if its close has not gone through after this long (it reads
+ * nothing), it is cut off. */
+#define EVICTED_GRACE_S 2
 
 static void count_close(net_t *n, int code)
 {
@@ -187,6 +198,67 @@ static void refuse(net_t *n, session_t *s, refusal_t why, int code, const char *
     net_begin_close(n, s, code, reason);
 }
 
+/* Gives back what s holds (its slot, its address's count) and tells the
+ * application it is gone: at its close, or as soon as it is evicted. */
+static void release_seat(net_t *n, session_t *s)
+{
+    if (!s->counted) return;
+    s->counted = false;
+    n->slots[s->slot] = NULL;
+    n->n_clients--;
+    n->n_protocol[s->protocol]--;
+    n->channels[s->channel].n_protocol[s->protocol]--;
+    address_limits_session_closed(n->limits, &s->addr);
+    n->cb.on_close(n->cb.user, s->client_id, s->slot);
+}
+
+/* Whether s counts as idle for fair seats (FAIR_SEAT_IDLE_MS). */
+static bool idle_at(const session_t *s, uint64_t now)
+{
+    return !s->in_message && now - s->message_started_ms >= FAIR_SEAT_IDLE_MS;
+}
+
+/* The server is full and a session from addr arrives: the slot whose
+ * session gives up its seat to it (address_limits.h, "Fair seats"), or
+ * SIZE_MAX when it is to be refused. One pass over the slots, with a
+ * lookup of each session's address, only when every slot is taken; an
+ * admission with a free slot costs nothing more than before. */
+static size_t fair_seat(net_t *n, const addr_key_t *addr, uint64_t now)
+{
+    size_t mine = address_limits_sessions(n->limits, addr);
+    /* No address holds more than --max-per-address: nobody to take from. */
+    if (mine + 2 > n->cfg.max_per_address) return SIZE_MAX;
+    /* Client ids are handed out in turn over [reserved + 1, LIMIT): how
+     * many came after a session's is its age, across the wrap too. */
+    const uint32_t ids = NET_CLIENT_ID_LIMIT - 1 - n->cfg.reserved_client_ids;
+    fair_seat_pick_t pick = {0};
+    for (size_t i = 0; i < n->cfg.max_clients; i++) {
+        const session_t *s = n->slots[i];
+        if (!s || s->closing || s->peer_closing) continue; /* leaving anyway */
+        fair_seat_candidate_t c = {
+            .holder_sessions = address_limits_sessions(n->limits, &s->addr),
+            .idle = idle_at(s, now),
+            .age = (n->last_client_id + ids - s->client_id) % ids,
+        };
+        fair_seat_consider(&pick, i, &c);
+    }
+    size_t slot;
+    return fair_seat_choose(&pick, mine, &slot) ? slot : SIZE_MAX;
+}
+
+/* Closes the session in slot with 1013 and gives its seat back at once,
+ * for a newcomer to take. */
+static void evict(net_t *n, size_t slot, uint64_t now)
+{
+    session_t *s = n->slots[slot];
+    n->stats.evicted++;
+    net_begin_close(n, s, CLOSE_TRY_AGAIN_LATER,
+                    idle_at(s, now) ? "server full: your address holds the most sessions; this one was idle"
+                         : "server full: your address holds the most sessions; this one was its newest");
+    release_seat(n, s);
+    lws_set_timeout(s->wsi, PENDING_TIMEOUT_USER_OK, EVICTED_GRACE_S);
+}
+
 int net_on_established(net_t *n, session_t *s, struct lws *wsi)
 {
     addr_key_t addr = s->addr_known ? s->addr : client_key(n, wsi);
@@ -198,14 +270,19 @@ int net_on_established(net_t *n, session_t *s, struct lws *wsi)
     s->wsi = wsi;
     s->established = true;
     uint64_t now = now_ms(n);
-    s->last_rx_ms = s->last_progress_ms = s->last_ping_ms = now;
+    /* message_started_ms is also when its last message began, for
+     * fair_seat's idle test: its admission counts as one. */
+    s->last_rx_ms = s->last_progress_ms = s->last_ping_ms = s->message_started_ms = now;
     if (n->shutting_down) {
         refuse(n, s, REFUSED_SHUTTING_DOWN, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
         return 0;
     }
     size_t slot = 0;
     while (slot < n->cfg.max_clients && n->slots[slot]) slot++;
-    if (slot == n->cfg.max_clients) {
+    /* Full: a seat is taken from someone only for a room that is there (a
+     * wrong code must not put people out; it is told "full" like anyone). */
+    bool for_a_room = !n->cb.room_known || n->cb.room_known(n->cb.user, room);
+    if (slot == n->cfg.max_clients && (!for_a_room || (slot = fair_seat(n, &s->addr, now)) == SIZE_MAX)) {
         refuse(n, s, REFUSED_FULL, CLOSE_TRY_AGAIN_LATER, "server full, try again later");
         return 0;
     }
@@ -214,6 +291,7 @@ int net_on_established(net_t *n, session_t *s, struct lws *wsi)
         return 0;
     }
     if (!(s->rx = malloc(n->cfg.max_message_bytes))) return -1;
+    if (n->slots[slot]) evict(n, slot, now);
     int sndbuf = SESSION_SNDBUF_BYTES;
     setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
     s->counted = true;
@@ -255,14 +333,7 @@ void net_on_closed(net_t *n, session_t *s)
     net_outbox_clear(s);
     free(s->rx);
     s->rx = NULL;
-    if (!s->counted) return;
-    s->counted = false;
-    n->slots[s->slot] = NULL;
-    n->n_clients--;
-    n->n_protocol[s->protocol]--;
-    n->channels[s->channel].n_protocol[s->protocol]--;
-    address_limits_session_closed(n->limits, &s->addr);
-    n->cb.on_close(n->cb.user, s->client_id, s->slot);
+    release_seat(n, s);
 }
 
 bool net_client_addr(const net_t *n, size_t slot, uint32_t client_id, addr_key_t *out)

@@ -26,6 +26,10 @@ static char *net_metrics(const net_t *n)
     jb_printf(&t, "# HELP swarmcast_connections WebSocket sessions open now\n# TYPE swarmcast_connections gauge\n"
             "swarmcast_connections %zu\n", n->n_clients);
     counter(&t, "swarmcast_connections_accepted_total", "WebSocket sessions accepted", st->accepted);
+    counter(&t, "swarmcast_connections_evicted_total",
+            "WebSocket sessions closed (1013) when the server was full, to give their seat to a newcomer from an "
+            "address holding fewer: one of the address holding the most, its newest idle one if it has any",
+            st->evicted);
     static const char *const why[REFUSED_KINDS] = {"full", "per_address", "origin", "shutting_down", "connect_rate"};
     jb_printf(&t, "# HELP swarmcast_connections_refused_total WebSocket sessions turned away, by reason\n"
             "# TYPE swarmcast_connections_refused_total counter\n");

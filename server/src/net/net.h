@@ -68,6 +68,9 @@ typedef struct net_callbacks {
      * frame (1, *data with net_headroom() bytes free before it, valid until
      * the next net_publish_v2), or 0 when it has nothing new to get. */
     int (*compose_v2)(void *user, uint32_t client_id, size_t slot, const uint8_t **data, size_t *len);
+    /* Whether a new session's ?room= names a room that is there (NULL: any
+     * is): on a full server, a session for no room takes nobody's seat. */
+    bool (*room_known)(void *user, const char *room);
 } net_callbacks_t;
 
 typedef struct net_config {

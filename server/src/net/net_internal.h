@@ -39,6 +39,7 @@ typedef struct net_stats {
     uint64_t refused[REFUSED_KINDS];
     uint64_t closes[NET_CLOSE_KINDS];
     uint64_t stalled, idle;            /* closed by the stall and idle timeouts */
+    uint64_t evicted;                  /* closed (1013) to give their seat to a newcomer from a smaller holder */
     uint64_t text_frames, text_bytes;
     uint64_t text_refused;             /* text messages not sent: not valid UTF-8 (a bug upstream) */
     uint64_t snapshot_frames, snapshot_bytes;

@@ -96,7 +96,8 @@ relay_t *relay_create(uv_loop_t *loop, const config_t *cfg)
         goto fail;
     }
     net_config_t nc = net_config_for(cfg);
-    net_callbacks_t cb = {r, relay_on_open, relay_on_message, relay_on_close, relay_on_health, relay_on_metrics, relay_compose_v2};
+    net_callbacks_t cb = {r, relay_on_open, relay_on_message, relay_on_close, relay_on_health, relay_on_metrics, relay_compose_v2,
+                          NULL};
     if (!(r->net = net_create(loop, &nc, &cb))) {
         fprintf(stderr, "swarmcast: cannot listen on %s:%d with web root %s\n", cfg->bind, cfg->port, cfg->web_root);
         goto fail;

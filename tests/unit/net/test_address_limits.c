@@ -1,5 +1,6 @@
 /* address_limits: new sessions and token guesses per remote address, across
- * connections, in a bounded table. Time is passed in: no sleeps. */
+ * connections, in a bounded table, and the fair seats a full server gives
+ * newcomers. Time is passed in: no sleeps. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -248,6 +249,207 @@ static void a_table_full_of_sessions_should_let_viewers_in_and_make_guessers_wai
     address_limits_destroy(al);
 }
 
+/* ---- fair seats ---------------------------------------------------------- */
+
+static fair_seat_candidate_t seat(size_t holder, bool idle, uint64_t age)
+{
+    return (fair_seat_candidate_t){.holder_sessions = holder, .idle = idle, .age = age};
+}
+
+static void a_newcomer_should_take_a_seat_only_from_an_address_holding_at_least_two_more(void **state)
+{
+    (void)state;
+    fair_seat_pick_t p = {0};
+    size_t slot = 99;
+    assert_false(fair_seat_choose(&p, 0, &slot)); /* nobody to take from */
+    fair_seat_consider(&p, 3, &(fair_seat_candidate_t){.holder_sessions = 5, .idle = true});
+    assert_true(fair_seat_choose(&p, 0, &slot));
+    assert_int_equal(slot, 3);
+    assert_true(fair_seat_choose(&p, 3, &slot)); /* 3 + 1 < 5: it ends at 4 against 4 */
+    assert_false(fair_seat_choose(&p, 4, &slot)); /* 4 + 1 = 5: it would overtake */
+    assert_false(fair_seat_choose(&p, 5, &slot));
+    /* Everyone holds one (a full server of distinct addresses): refused as before. */
+    fair_seat_pick_t ones = {0};
+    for (size_t i = 0; i < 512; i++) fair_seat_consider(&ones, i, &(fair_seat_candidate_t){.holder_sessions = 1, .idle = true, .age = i});
+    assert_false(fair_seat_choose(&ones, 0, &slot));
+}
+
+static void the_seat_should_be_the_biggest_holders_newest_idle_one_else_its_newest(void **state)
+{
+    (void)state;
+    /* Index: slot. A big holder (10) with idle and busy sessions of
+     * several ages, a smaller one (9) whose idle session is the newest. */
+    const fair_seat_candidate_t c[] = {
+        seat(10, true, 40), seat(10, false, 1), seat(9, true, 0), seat(10, true, 7),
+        seat(10, true, 12), seat(10, false, 2), seat(1, true, 3),
+    };
+    fair_seat_pick_t p = {0};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) fair_seat_consider(&p, i, &c[i]);
+    size_t slot;
+    assert_true(fair_seat_choose(&p, 0, &slot));
+    assert_int_equal(slot, 3); /* idle, age 7: the newest idle of the biggest */
+    /* None idle: its newest. */
+    fair_seat_pick_t busy = {0};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        fair_seat_candidate_t b = c[i];
+        if (b.holder_sessions == 10) b.idle = false;
+        fair_seat_consider(&busy, i, &b);
+    }
+    assert_true(fair_seat_choose(&busy, 0, &slot));
+    assert_int_equal(slot, 1);
+    /* The order candidates are offered in does not matter. */
+    fair_seat_pick_t back = {0};
+    for (size_t i = sizeof c / sizeof c[0]; i-- > 0;) fair_seat_consider(&back, i, &c[i]);
+    assert_true(fair_seat_choose(&back, 0, &slot));
+    assert_int_equal(slot, 3);
+}
+
+/* A model of a full server: seats held by addresses (address_limits counts
+ * them), each with its admission number and whether it is idle. */
+enum { MODEL_SEATS = 512 };
+typedef struct model {
+    address_limits_t *al;
+    addr_key_t addr[MODEL_SEATS];
+    uint64_t admitted[MODEL_SEATS];
+    bool idle[MODEL_SEATS];
+    bool used[MODEL_SEATS];
+    size_t seats;
+    uint64_t next;
+    size_t evicted;
+} model_t;
+
+/* A session from k arrives (idle from the start, or busy): true when it
+ * gets a seat, a free one or one taken by the rule; *from is the address
+ * it was taken from (when one was). */
+static bool model_arrive(model_t *m, const addr_key_t *k, bool idle, size_t per_address, addr_key_t *from, bool *took_idle)
+{
+    size_t slot = 0;
+    while (slot < m->seats && m->used[slot]) slot++;
+    size_t mine = address_limits_sessions(m->al, k);
+    if (mine >= per_address) return false;
+    if (slot == m->seats) {
+        fair_seat_pick_t p = {0};
+        for (size_t i = 0; i < m->seats; i++)
+            fair_seat_consider(&p, i, &(fair_seat_candidate_t){address_limits_sessions(m->al, &m->addr[i]), m->idle[i], m->next - m->admitted[i]});
+        if (!fair_seat_choose(&p, mine, &slot)) return false;
+        if (from) *from = m->addr[slot];
+        if (took_idle) *took_idle = m->idle[slot];
+        address_limits_session_closed(m->al, &m->addr[slot]);
+        m->evicted++;
+    }
+    m->used[slot] = true;
+    m->addr[slot] = *k;
+    m->idle[slot] = idle;
+    m->admitted[slot] = ++m->next;
+    address_limits_session_opened(m->al, k, 0);
+    return true;
+}
+
+static model_t *model_create(size_t seats)
+{
+    static model_t m;
+    memset(&m, 0, sizeof m);
+    address_limits_config_t cfg = defaults;
+    cfg.capacity = 4096;
+    m.al = address_limits_create(&cfg);
+    assert_non_null(m.al);
+    m.seats = seats;
+    return &m;
+}
+
+static void two_addresses_holding_every_seat_should_give_one_each_to_eight_newcomers(void **state)
+{
+    (void)state;
+    /* The default server: 512 seats, 256 per address. */
+    model_t *m = model_create(512);
+    addr_key_t a = key("198.51.100.1"), b = key("198.51.100.2");
+    for (int i = 0; i < 256; i++) {
+        /* The newest 16 of each address are busy. */
+        assert_true(model_arrive(m, &a, i < 240, 256, NULL, NULL));
+        assert_true(model_arrive(m, &b, i < 240, 256, NULL, NULL));
+    }
+    assert_false(model_arrive(m, &a, true, 256, NULL, NULL)); /* its own limit */
+    for (int k = 0; k < 8; k++) {
+        char text[32];
+        snprintf(text, sizeof text, "203.0.113.%d", k + 1);
+        addr_key_t newcomer = key(text), from;
+        bool took_idle = false;
+        assert_true(model_arrive(m, &newcomer, true, 256, &from, &took_idle));
+        assert_true(took_idle);
+        assert_true(addr_key_equal(&from, &a) || addr_key_equal(&from, &b));
+    }
+    assert_int_equal(m->evicted, 8);
+    assert_int_equal(address_limits_sessions(m->al, &a), 252);
+    assert_int_equal(address_limits_sessions(m->al, &b), 252);
+    /* The ones taken were each address's newest idle ones (its 240th to
+     * 237th; a's i-th was admitted 2i + 1st, b's 2i + 2nd): the busy 16 of
+     * each and the 236 older idle ones stay. */
+    size_t busy = 0, idle = 0;
+    uint64_t newest_idle = 0;
+    for (size_t i = 0; i < 512; i++) {
+        if (m->admitted[i] > 512) continue; /* a newcomer */
+        busy += !m->idle[i];
+        idle += m->idle[i];
+        if (m->idle[i] && m->admitted[i] > newest_idle) newest_idle = m->admitted[i];
+    }
+    assert_int_equal(busy, 32);
+    assert_int_equal(idle, 472);
+    assert_int_equal(newest_idle, 472);
+    /* The ninth from one of those addresses holds 1: 1 + 1 < 252, in as well. */
+    addr_key_t again = key("203.0.113.1");
+    assert_true(model_arrive(m, &again, true, 256, NULL, NULL));
+    address_limits_destroy(m->al);
+}
+
+static void a_room_of_250_behind_one_address_should_fit_and_lose_one_seat_per_newcomer_only_when_full(void **state)
+{
+    (void)state;
+    model_t *m = model_create(512);
+    addr_key_t nat = key("192.0.2.7");
+    for (int i = 0; i < 250; i++) assert_true(model_arrive(m, &nat, true, 256, NULL, NULL));
+    /* 262 others, one per address: full, nobody lost a seat. */
+    for (int i = 0; i < 262; i++) {
+        addr_key_t one;
+        uint8_t ip[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0, (uint8_t)(i >> 8), (uint8_t)i};
+        addr_key_from_ip(ip, &one);
+        assert_true(model_arrive(m, &one, true, 256, NULL, NULL));
+    }
+    assert_int_equal(m->evicted, 0);
+    assert_int_equal(address_limits_sessions(m->al, &nat), 250);
+    /* Full: each newcomer from elsewhere takes one of the room's seats. */
+    for (int i = 0; i < 5; i++) {
+        addr_key_t one, from;
+        uint8_t ip[16] = {0x20, 0x01, 0x0d, 0xb9, 0, 0, 0, (uint8_t)i};
+        addr_key_from_ip(ip, &one);
+        assert_true(model_arrive(m, &one, true, 256, &from, NULL));
+        assert_true(addr_key_equal(&from, &nat));
+    }
+    assert_int_equal(address_limits_sessions(m->al, &nat), 245);
+    address_limits_destroy(m->al);
+}
+
+static void one_address_taking_seats_should_stop_one_short_of_the_biggest(void **state)
+{
+    (void)state;
+    model_t *m = model_create(32);
+    addr_key_t a = key("10.0.0.1"), b = key("10.0.0.2"), c = key("10.0.0.3");
+    for (int i = 0; i < 16; i++) {
+        assert_true(model_arrive(m, &a, true, 32, NULL, NULL));
+        assert_true(model_arrive(m, &b, true, 32, NULL, NULL));
+    }
+    int in = 0;
+    while (model_arrive(m, &c, true, 32, NULL, NULL)) in++;
+    /* c takes seats until the three hold 11, 11, 10 (in some order): no
+     * address then holds two more than c, and nobody takes them back. */
+    assert_int_equal(in, 10);
+    size_t ha = address_limits_sessions(m->al, &a), hb = address_limits_sessions(m->al, &b);
+    assert_int_equal(ha + hb, 22);
+    assert_true(ha <= 12 && hb <= 12);
+    assert_false(model_arrive(m, &a, true, 32, NULL, NULL));
+    assert_false(model_arrive(m, &b, true, 32, NULL, NULL));
+    address_limits_destroy(m->al);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -262,6 +464,11 @@ int main(void)
         cmocka_unit_test(cycling_fresh_addresses_should_not_wipe_a_guessers_record),
         cmocka_unit_test(a_full_table_of_guessers_should_give_up_the_oldest_failure_first),
         cmocka_unit_test(a_table_full_of_sessions_should_let_viewers_in_and_make_guessers_wait),
+        cmocka_unit_test(a_newcomer_should_take_a_seat_only_from_an_address_holding_at_least_two_more),
+        cmocka_unit_test(the_seat_should_be_the_biggest_holders_newest_idle_one_else_its_newest),
+        cmocka_unit_test(two_addresses_holding_every_seat_should_give_one_each_to_eight_newcomers),
+        cmocka_unit_test(a_room_of_250_behind_one_address_should_fit_and_lose_one_seat_per_newcomer_only_when_full),
+        cmocka_unit_test(one_address_taking_seats_should_stop_one_short_of_the_biggest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
