@@ -1,4 +1,4 @@
-/* command_log: the app's side of --record, the command log (its format is
+/* command_log: the default room's --record, the command log (its format is
  * persist/record.c): the header at start, each applied command as the
  * simulation thread applies it, a flush once a second, the end line at
  * shutdown. The simulation thread owns the log once it runs; a write error
@@ -27,7 +27,7 @@ static void record_failed(room_t *r)
     r->failed = true;
 }
 
-/* Logs one applied command; at --record-max-bytes the log ends there (r
+/* Logs one applied command; at --record-max-bytes the log ends there (a
  * flood of commands must not fill the disk), with a warning. */
 void record_command(room_t *r, uint64_t tick, const sim_cmd_t *cmd)
 {
@@ -98,7 +98,7 @@ void record_end(room_t *r)
     }
 }
 
-/* Closes the log if still open (r failed start) and frees its buffer. */
+/* Closes the log if still open (a failed start) and frees its buffer. */
 void record_release(room_t *r)
 {
     if (r->record) fclose(r->record);

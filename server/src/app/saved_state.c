@@ -1,4 +1,5 @@
-/* saved_state: the app's side of --state-file, the operator's set-up kept
+/* saved_state: a room's saved set-up (--state-file for the default room,
+ * --state-dir for every room: room_store.c), the operator's set-up kept
  * across restarts (the file's format is persist/state_file.c): restored
  * before the first tick, captured by the simulation thread every
  * --state-every seconds, written on libuv's thread pool (the disk never
@@ -11,7 +12,7 @@
 #include "app_internal.h"
 #include "sim/params.h"
 
-/* --state-file at start: the operator's set-up back, or a clean start (r
+/* --state-file at start: the operator's set-up back, or a clean start (a
  * bad file is moved aside for the operator to look at, never lost). */
 int restore_state(room_t *r)
 {

@@ -1,5 +1,7 @@
-/* sim_thread: the simulation thread and its fixed-rate tick. It owns the
- * world once it runs: at each tick it takes the commands the loop queued
+/* sim_thread: a room's simulation thread and its fixed-rate tick (every
+ * room has its own; room.h). It owns the room's world once it runs; a room
+ * nobody watches rests (no ticks) until someone comes back. At each tick
+ * it takes the commands the loop queued
  * and the departures, applies them (the one point of the tick where the
  * world changes from outside) and steps; every snapshot period it hands a
  * copy of the world to the encoder, and after each round of ticks it hands
@@ -33,7 +35,7 @@
  * tick rate matters more than how often the panel's numbers change. */
 #define METRICS_TIME_SHARE 0.05
 /* … and one computation must fit well inside a tick: past this many
- * candidate pairs (r crowd: the count grows with the square of density)
+ * candidate pairs (a crowd: the count grows with the square of density)
  * the pair metrics are left out (null) and the rest still go out. The
  * pair pass costs 1–10 ns a pair (more when everything links into one
  * cluster): at most about 20 ms of one core. Without the bound, 100,000
