@@ -341,20 +341,21 @@ if [ "$clean" = 1 ]; then
     mapfile -t nets < <("$DOCKER" network ls -q --filter "label=com.docker.compose.project=$p")
     [ ${#nets[@]} = 0 ] || "$DOCKER" network rm "${nets[@]}" >/dev/null
   done
-  base_id=$("$DOCKER" image inspect --format '{{.Id}}' debian:bookworm-slim 2>/dev/null || true)
+  # Whether image ID stands on a base made by `docker import` (step 3's
+  # debian:bookworm-slim, this one or one an earlier run imported).
+  on_imported_base() {
+    [ "$("$DOCKER" history --no-trunc --format '{{.Comment}}' "$1" 2>/dev/null | tail -n 1)" = "Imported from -" ]
+  }
   for i in "${check_images[@]}"; do
     # With its tag go the untagged layers (the build's cache) under it.
     "$DOCKER" image inspect "$i" >/dev/null 2>&1 && "$DOCKER" image rm -f "$i" >/dev/null
   done
   # The untagged images the builds left besides (the multi-stage builds'
   # build and web stages: the classic builder's cache of them), known by the
-  # base image in their history.
-  if [ -n "$base_id" ]; then
-    while read -r id; do
-      "$DOCKER" history -q --no-trunc "$id" 2>/dev/null | grep -x "$base_id" >/dev/null &&
-        "$DOCKER" image rm -f "$id" >/dev/null 2>&1
-    done < <("$DOCKER" images -q --no-trunc --filter dangling=true)
-  fi
+  # imported base at the bottom of their history; with them goes that base.
+  while read -r id; do
+    if on_imported_base "$id"; then "$DOCKER" image rm -f "$id" >/dev/null 2>&1 || true; fi
+  done < <("$DOCKER" images -q --no-trunc --filter dangling=true)
   # The build cache of BuildKit, if the engine's builds use it (the classic
   # builder's cache is the layers removed with the images above).
   "$DOCKER" builder prune -af >/dev/null 2>&1 || true
@@ -366,11 +367,9 @@ if [ "$clean" = 1 ]; then
     done
   done
   for i in "${check_images[@]}"; do "$DOCKER" image inspect "$i" >/dev/null 2>&1 && leftover+=("image $i"); done
-  if [ -n "$base_id" ]; then
-    while read -r id; do
-      "$DOCKER" history -q --no-trunc "$id" 2>/dev/null | grep -x "$base_id" >/dev/null && leftover+=("image $id (built on the old base image)")
-    done < <("$DOCKER" images -q --no-trunc --filter dangling=true)
-  fi
+  while read -r id; do
+    if on_imported_base "$id"; then leftover+=("untagged image $id, built on an imported base"); fi
+  done < <("$DOCKER" images -q --no-trunc --filter dangling=true)
   if [ ${#leftover[@]} -gt 0 ]; then
     printf '  left: %s\n' "${leftover[@]}"
     echo "FAIL --clean could not remove everything"
