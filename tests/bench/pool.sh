@@ -7,7 +7,9 @@
 #   2. 40 runs of about 0.25 s: two workers on this machine against
 #      `--workers 2` (goal: within 10%).
 # Each time is the best of POOL_REPEAT (3) sweeps, each into a fresh folder;
-# the tables are compared byte for byte each time.
+# the tables are compared byte for byte each time. Everything (JetStream's
+# store, the sweeps, the workers' logs) is in a new temporary folder, removed
+# at the end: nothing of an earlier run is read.
 #
 #   tests/bench/pool.sh [BINARY]        (BINARY: build/server/swarmcast)
 set -eu
@@ -27,10 +29,13 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 "$NATS" -js -sd "$tmp/js" -a 127.0.0.1 -p "$port" >"$tmp/nats.log" 2>&1 &
 pids="$pids $!"
 url=nats://127.0.0.1:$port
+up=0
 for _ in $(seq 1 100); do
-    python3 -c "import socket; socket.create_connection(('127.0.0.1',$port),0.2)" 2>/dev/null && break
+    python3 -c "import socket; socket.create_connection(('127.0.0.1',$port),0.2)" 2>/dev/null && { up=1; break; }
     sleep 0.1
 done
+# No NATS, no benchmark: said as a failure, not left to the runs to show.
+[ "$up" = 1 ] || { cat "$tmp/nats.log" >&2; echo "pool.sh: $NATS did not answer on $url" >&2; exit 1; }
 
 cat >"$tmp/tiny.json" <<JSON
 {"scenario": {"agents": 10, "world": {"width": 200, "height": 200}},

@@ -56,11 +56,15 @@ function portOpen(port) {
   });
 }
 
+// Every caddy started here dies with the test process, and its folder (its
+// CA, certificates, Caddyfile) goes with it, stop() called or not.
 const running = new Set();
+const dirs = new Set();
 process.on('exit', () => {
   for (const p of running) {
     try { p.kill('SIGKILL'); } catch { /* gone */ }
   }
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 /**
@@ -68,6 +72,13 @@ process.on('exit', () => {
  * (HOME and Caddy's data and config folders in `dir`, removed by stop()),
  * and waits until `ready()` says so. Returns { proc, pid, output(), stop() }.
  */
+/** A new temporary folder, removed when the process exits if not before. */
+function tempDir(prefix) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  dirs.add(dir);
+  return dir;
+}
+
 async function runCaddy(config, dir, env, ready, what) {
   const proc = spawn('caddy', ['run', '--config', config, '--adapter', 'caddyfile'], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -81,8 +92,11 @@ async function runCaddy(config, dir, env, ready, what) {
   proc.stderr.on('data', (c) => { out += c; });
   const exited = new Promise((resolve) => proc.on('exit', (code, signal) => { running.delete(proc); resolve({ code, signal }); }));
   const output = () => out.slice(-4000);
-  await waitUntil(async () => proc.exitCode === null && await ready(), what, { timeoutMs: 20000, intervalMs: 100 }).catch((e) => {
+  await waitUntil(async () => proc.exitCode === null && await ready(), what, { timeoutMs: 20000, intervalMs: 100 }).catch(async (e) => {
     proc.kill('SIGKILL');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+    dirs.delete(dir);
     throw new Error(`${e.message}\n${output()}`);
   });
   return {
@@ -95,6 +109,7 @@ async function runCaddy(config, dir, env, ready, what) {
         await withTimeout(exited, 5000, 'caddy to exit').catch(() => { proc.kill('SIGKILL'); return exited; });
       }
       rmSync(dir, { recursive: true, force: true });
+      dirs.delete(dir);
     },
   };
 }
@@ -105,7 +120,7 @@ async function runCaddy(config, dir, env, ready, what) {
  * path), output(), stop() }.
  */
 export async function startCaddy(upstreamPort, { tls = false } = {}) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'swarmcast-caddy-'));
+  const dir = tempDir('swarmcast-caddy-');
   const port = await freePort();
   const storage = path.join(dir, 'storage');
   // With TLS, no HTTP->HTTPS redirect server: it would take port 80 (or
@@ -142,7 +157,7 @@ export async function startCaddy(upstreamPort, { tls = false } = {}) {
  * httpsPort, ca, pid, output(), stop() }.
  */
 export async function startShippedCaddy(upstreams) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'swarmcast-caddyfile-'));
+  const dir = tempDir('swarmcast-caddyfile-');
   const httpPort = await freePort();
   const httpsPort = await freePort();
   const rootCrt = path.join(dir, 'data/caddy/pki/authorities/local/root.crt');

@@ -5,8 +5,9 @@
 //   NATS_SERVER   the nats-server binary (default: found on PATH, or Debian's
 //                 /usr/sbin/nats-server, which a user's PATH may not list)
 import { spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 
 import { spawnServer, withTimeout, sleep, webRoot } from './server.mjs';
@@ -52,12 +53,15 @@ export async function waitForPort(port, { timeoutMs = 10000, what = `port ${port
   }
 }
 
-// Every nats-server started here dies with the test process.
+// Every nats-server started here dies with the test process, and its
+// temporary folder (JetStream's store) goes with it.
 const natsRunning = new Set();
+const natsDirs = new Set();
 process.on('exit', () => {
   for (const p of natsRunning) {
     try { p.kill('SIGKILL'); } catch { /* already gone */ }
   }
+  for (const d of natsDirs) rmSync(d, { recursive: true, force: true });
 });
 
 /**
@@ -66,15 +70,27 @@ process.on('exit', () => {
  * file's $VAR). Returns { port, url, start(), stop(), restart(), output() }:
  * stop() ends the process (SIGTERM, SIGKILL after timeoutMs); start() starts
  * it again on the same port, so that clients reconnect to the same URL.
+ * JetStream (`-js`, or a config file's `jetstream`) keeps its store in a
+ * new temporary folder of this server's (`dir`), unless `args` name one
+ * with `-sd`: never nats-server's default /tmp/nats/jetstream, where an
+ * earlier run's streams would still be. The folder outlives restart() (a
+ * restarted server finds its streams, as a real one does) and is removed
+ * when the process exits.
  */
 export async function startNats({ bin = findNatsServer(), args = [], env = {} } = {}) {
   if (!bin) throw new Error('nats-server not found (scripts/deps.sh test installs it)');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'swarmcast-nats-server-'));
+  natsDirs.add(dir);
+  if (!args.some((a) => a === '-sd' || a === '--store_dir' || a.startsWith('--store_dir='))) {
+    args = [...args, '-sd', path.join(dir, 'jetstream')];
+  }
   const port = await freePort();
   let proc = null;
   let exited = null;
   let log = '';
   const nats = {
     port,
+    dir,
     url: `nats://127.0.0.1:${port}`,
     output: () => log.slice(-4000),
     get pid() { return proc && proc.pid; },
