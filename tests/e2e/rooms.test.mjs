@@ -25,7 +25,7 @@ const pageErrors = [];
 
 before(async () => {
   try {
-    server = await startServer({ agents: 100, seed: 7, args: ['--rooms', 'open'] });
+    server = await startServer({ agents: 100, seed: 7, args: ['--rooms', 'open', '--max-agents', '20000'] });
   } catch (err) {
     if (/unrecognized option '--rooms'/.test(err.message)) return; // a server before rooms: skipped
     throw err;

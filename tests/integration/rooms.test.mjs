@@ -8,6 +8,8 @@
 // errors; an empty room rests, then closes; /healthz and /metrics list them.
 // A client's message budget (create_room costs 40 of it, as auth does) is
 // not what these tests are about: their servers run with --rate-scale 10.
+// Nor is the population budget the server derives from this machine's
+// speed (a few hundred agents under AddressSanitizer): it is pinned.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -23,7 +25,7 @@ import { decodeSnapshot } from '../../client-web/net/protocol.js';
 import { sleep, startServer, withTimeout } from '../lib/server.mjs';
 
 const ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
-const RATE = ['--rate-scale', '10'];
+const RATE = ['--rate-scale', '10', '--max-agents', '20000'];
 
 function getJson(port, path) {
   return withTimeout(new Promise((resolve, reject) => {
@@ -243,7 +245,7 @@ test('limits: --rooms, --max-rooms, creations per address and the shared populat
   } finally {
     await small.stop();
   }
-  const many = await startServer({ agents: 10, args: ['--rate-scale', '100', '--max-rooms', '40', '--room-agents', '10'] });
+  const many = await startServer({ agents: 10, args: [...RATE, '--rate-scale', '100', '--max-rooms', '40', '--room-agents', '10'] });
   try {
     // Ten groups of a class behind one address make their rooms in the same minute; the 21st is told to wait.
     const c = await connect(many.wsUrl);
