@@ -38,6 +38,12 @@ function getJson(port, path) {
   }), 5000, `GET ${path}`);
 }
 
+/** Stops a server and checks it ended cleanly (an AddressSanitizer report at exit fails it). */
+async function stopClean(server) {
+  const exit = await server.stop();
+  assert.deepEqual(exit, { code: 0, signal: null }, `the server's exit\n${server.output()}`);
+}
+
 /** Opens a session in room code and resolves when it is closed (for refusals). */
 async function refusal(server, code) {
   const c = await connect(`${server.wsUrl}?room=${encodeURIComponent(code)}`, { waitHello: false });
@@ -87,7 +93,7 @@ test('a room is made, joined by its code in any case and with dashes, and says s
     home.close();
     guest.close();
   } finally {
-    await server.stop();
+    await stopClean(server);
   }
 });
 
@@ -113,7 +119,7 @@ test('a wrong code answers 4404, and an address that keeps guessing is refused u
     assert.match(metrics.body, /swarmcast_room_codes_rate_limited_total [1-9]/);
     home.close();
   } finally {
-    await server.stop();
+    await stopClean(server);
   }
 });
 
@@ -148,7 +154,7 @@ test('two rooms with the same seed step alike; commands to one leave the other e
     assert.ok(!b.texts.some((m) => m.type === 'param'), 'no param news leaked into B');
     for (const x of [home, a, b, c]) x.close();
   } finally {
-    await server.stop();
+    await stopClean(server);
   }
 });
 
@@ -193,7 +199,7 @@ test('the creator\'s token makes operators of its room only; visitors cannot clo
     home.close();
     serverOp.close();
   } finally {
-    await server.stop();
+    await stopClean(server);
   }
 });
 
@@ -207,7 +213,7 @@ test('limits: --rooms, --max-rooms, creations per address and the shared populat
     assert.match(reply.message, /--rooms off/);
     c.close();
   } finally {
-    await off.stop();
+    await stopClean(off);
   }
   const ops = await startServer({ args: [...RATE, '--rooms', 'operators', '--control-token', 'server-secret-token-123'] });
   try {
@@ -217,7 +223,7 @@ test('limits: --rooms, --max-rooms, creations per address and the shared populat
     await makeRoom(c);
     c.close();
   } finally {
-    await ops.stop();
+    await stopClean(ops);
   }
   const small = await startServer({ agents: 300, args: [...RATE, '--max-rooms', '2', '--max-agents', '1000'] });
   try {
@@ -243,7 +249,7 @@ test('limits: --rooms, --max-rooms, creations per address and the shared populat
     c.close();
     inRoom.close();
   } finally {
-    await small.stop();
+    await stopClean(small);
   }
   const many = await startServer({ agents: 10, args: [...RATE, '--rate-scale', '100', '--max-rooms', '40', '--room-agents', '10'] });
   try {
@@ -255,7 +261,7 @@ test('limits: --rooms, --max-rooms, creations per address and the shared populat
     assert.match(limited.message, /this address made too many rooms; try again in \d+ s/);
     c.close();
   } finally {
-    await many.stop();
+    await stopClean(many);
   }
 });
 
@@ -294,7 +300,7 @@ test('a room nobody watches rests, wakes when someone comes, and closes later; t
     assert.match(metrics, /swarmcast_rooms_closed_total 1\n/);
     home.close();
   } finally {
-    await server.stop();
+    await stopClean(server);
   }
 });
 
@@ -327,7 +333,7 @@ test('bad room messages are refused with clear errors and change nothing', async
     c.close();
     inside.close();
   } finally {
-    await server.stop();
+    await stopClean(server);
   }
 });
 
@@ -367,7 +373,7 @@ test('--state-dir: a room closed for want of people reopens by its code as it wa
       assert.ok(!readdirSync(path.join(dir, 'rooms')).some((f) => f.startsWith(gone.code)), 'its files are gone');
       home.close();
     } finally {
-      await server.stop();
+      await stopClean(server);
     }
     // A restart keeps the room, its name, its set-up and its operators' token.
     server = await startServer({ args });
@@ -380,7 +386,7 @@ test('--state-dir: a room closed for want of people reopens by its code as it wa
       assert.equal((await refusal(server, gone.code)).code, 4404);
       again.close();
     } finally {
-      await server.stop();
+      await stopClean(server);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -413,7 +419,7 @@ test('--experiments: a run of a sweep opens in a new room, its world as the run\
       c.close();
       inside.close();
     } finally {
-      await server.stop();
+      await stopClean(server);
     }
     const plain = await startServer({ args: RATE });
     try {
@@ -423,7 +429,7 @@ test('--experiments: a run of a sweep opens in a new room, its world as the run\
       assert.match(reply.message, /--experiments/);
       c.close();
     } finally {
-      await plain.stop();
+      await stopClean(plain);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -448,6 +454,6 @@ test('on a full server a wrong code takes nobody\'s seat; a right one takes the 
     assert.equal(holders.filter((h) => h.closeInfo?.code === 1013).length, 1, 'one seat of the biggest holder');
     for (const c of [maker, right, ...holders]) c.close();
   } finally {
-    await server.stop();
+    await stopClean(server);
   }
 });
