@@ -70,13 +70,23 @@ export async function startServer({ agents = 300, seed = 7, args = [], env = {},
   // counted on.
   const mc = argv.lastIndexOf('--max-clients');
   if (mc >= 0) argv[mc + 1] = String(Number(argv[mc + 1]) + testRooms);
-  const server = await spawnServer(argv, { env, startTimeoutMs });
   const { makeTestRooms } = await import('./test_rooms.mjs');
-  try {
-    server.testRooms = await makeTestRooms(server, testRooms);
-  } catch (e) {
-    await server.stop({ signal: 'SIGKILL' });
-    throw new Error(`SWARMCAST_TEST_ROOMS=${testRooms}: the rooms could not be made: ${e.message}\n${server.output()}`);
+  let server;
+  for (let attempt = 0; ; attempt++) {
+    server = await spawnServer(argv, { env, startTimeoutMs });
+    try {
+      // (as many creators at once as the suite's own --max-clients leaves places)
+      server.testRooms = await makeTestRooms(server, testRooms, { parallel: mc >= 0 ? Math.min(4, Math.max(1, Number(argv[mc + 1]) - testRooms)) : 4 });
+      break;
+    } catch (e) {
+      await server.stop({ signal: 'SIGKILL' });
+      if (e.moreAgents && attempt === 0 && !argv.includes('--max-agents')) {
+        argv.push('--max-agents', String(e.maxAgents + e.moreAgents));
+        console.log(`# rooms knob: the default room holds the whole budget (${e.maxAgents}); started again with --max-agents ${e.maxAgents + e.moreAgents}`);
+        continue;
+      }
+      throw new Error(`SWARMCAST_TEST_ROOMS=${testRooms}: the rooms could not be made: ${e.message}\n${server.output()}`);
+    }
   }
   const stop = server.stop;
   server.stop = async (opts) => {

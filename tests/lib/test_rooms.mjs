@@ -11,7 +11,9 @@
 //     reset to none by its operator, once its budget has earned a reset
 //     (about 3 s, less with --rate-scale); the others copy it. Each still
 //     ticks 60 times a second on its own thread, and snapshots, metrics and
-//     presence go to its viewer.
+//     presence go to its viewer. Where the default room holds the whole
+//     budget (--agents above the derived limit, which it then raises to
+//     --agents), the server is started again with 150 more (--max-agents).
 //   - Every room is made, and watched, from an address of its own
 //     (127.0.240.1, .2, …: no suite uses them), so that neither the
 //     creations per address (20 at once) nor the sessions per address
@@ -26,6 +28,8 @@ import { openViewer } from './viewer.mjs';
 import { withTimeout, sleep } from './server.mjs';
 
 const STEP_MS = 10000;
+// The agents of couzin-torus (client-web/scenarios/), the first room's.
+const SCENARIO_AGENTS = 150;
 export const ROOM_ADDRESS = (i) => `127.0.240.${i + 1}`;
 
 /** A Client-like request() on a low-overhead viewer: the reply (ack, error, room_created) to cmd. */
@@ -48,7 +52,7 @@ async function created(v, cmd) {
  * viewer in each. Returns { count, codes, viewers, check() } or null when
  * the server makes no rooms (--rooms off).
  */
-export async function makeTestRooms(server, n) {
+export async function makeTestRooms(server, n, { parallel = 4 } = {}) {
   const flag = (name) => { const i = server.argv.lastIndexOf(name); return i >= 0 ? server.argv[i + 1] : undefined; };
   if (flag('--rooms') === 'off') {
     console.log(`# rooms knob: --rooms off, no rooms made`);
@@ -65,7 +69,16 @@ export async function makeTestRooms(server, n) {
     creators.push(first);
     const token = flag('--control-token');
     if (flag('--rooms') === 'operators' && token) await request(first, { type: 'auth', token });
-    const a = await created(first, { type: 'create_room', from: 'scenario', scenario: 'couzin-torus', name: 'Test room 1' });
+    const firstRoom = { type: 'create_room', from: 'scenario', scenario: 'couzin-torus', name: 'Test room 1' };
+    const reply = await request(first, firstRoom);
+    if (reply.code === 'limit_reached' && /population budget/.test(reply.message)) {
+      // The default room holds the whole budget (--agents above what this
+      // machine steps raises the limit to it): startServer starts again
+      // with room for the first room's scenario, given back by its reset.
+      throw Object.assign(new Error(reply.message), { maxAgents: first.hello.limits.max_agents, moreAgents: SCENARIO_AGENTS });
+    }
+    if (reply.type !== 'room_created') throw new Error(`rooms knob: ${JSON.stringify(firstRoom)} was refused: ${JSON.stringify(reply)}`);
+    const a = reply;
     const va = await openViewer(`${url}?room=${a.code}`, { name: `rooms knob: room 1 (${a.code})`, localAddress: ROOM_ADDRESS(0), timeoutMs: STEP_MS });
     viewers.push(va);
     const auth = await request(va, { type: 'auth', token: a.token });
@@ -78,19 +91,27 @@ export async function makeTestRooms(server, n) {
       await sleep(250);
     }
     if (reset.type !== 'ack') throw new Error(`rooms knob: the reset to no agents: ${JSON.stringify(reset)}`);
-    // The others copy it, each made and watched from an address of its own.
-    const rest = await Promise.all(Array.from({ length: n - 1 }, async (_, k) => {
-      const i = k + 1;
-      const c = await openViewer(`${url}?room=${a.code}`, { name: `rooms knob: creator ${i + 1}`, localAddress: ROOM_ADDRESS(i), timeoutMs: STEP_MS });
-      creators.push(c);
-      const made = await created(c, { type: 'create_room', from: 'copy', name: `Test room ${i + 1}` });
-      const v = await openViewer(`${url}?room=${made.code}`, { name: `rooms knob: room ${i + 1} (${made.code})`, localAddress: ROOM_ADDRESS(i), timeoutMs: STEP_MS });
-      viewers.push(v);
-      c.close();
-      return made.code;
-    }));
     first.close();
-    await Promise.all(creators.map((c) => withTimeout(c.closed, STEP_MS, `${c.name} to close`)));
+    await withTimeout(first.closed, STEP_MS, `${first.name} to close`);
+    // The others copy it, each made and watched from an address of its own,
+    // `parallel` at a time: a creator is a session too, and the places
+    // the suite left (--max-clients plus n) hold the viewers and `parallel`.
+    const rest = [];
+    let next = 1;
+    const lane = async () => {
+      while (next < n) {
+        const i = next++;
+        const c = await openViewer(`${url}?room=${a.code}`, { name: `rooms knob: creator ${i + 1}`, localAddress: ROOM_ADDRESS(i), timeoutMs: STEP_MS });
+        creators.push(c);
+        const made = await created(c, { type: 'create_room', from: 'copy', name: `Test room ${i + 1}` });
+        c.close();
+        await withTimeout(c.closed, STEP_MS, `${c.name} to close`);
+        const v = await openViewer(`${url}?room=${made.code}`, { name: `rooms knob: room ${i + 1} (${made.code})`, localAddress: ROOM_ADDRESS(i), timeoutMs: STEP_MS });
+        viewers.push(v);
+        rest.push(made.code);
+      }
+    };
+    await Promise.all(Array.from({ length: parallel }, lane));
     for (const v of viewers) await v.nextSnapshot(() => true, 'a first snapshot', STEP_MS);
     const codes = [a.code, ...rest];
     const ms = Math.round(performance.now() - t0);
