@@ -682,18 +682,23 @@ test('(d) room names in every script and at every length, room messages at the s
     console.log(`# malformed room messages: ${MALFORMED.length}: ${JSON.stringify(malformedTally)}`);
     assert.equal((await health(server)).rooms.length, roomsBefore, 'no room was made by any of them');
 
-    // ?room= values: each refused with 4404 or served in the room it names.
+    // ?room= values: each refused with 4404 or served in the room it names,
+    // never sent to the default room instead. (A ?room= longer than 40
+    // bytes, or any argument before it, used to read as no ?room= at all:
+    // into the default room.)
     const ROOM_PARAMS = [
-      ['A'.repeat(3000), null], ['%00', 'closed 4404'], ['..%2F..%2Fetc%2Fpasswd', 'closed 4404'],
+      ['A'.repeat(3000), 'closed 4404'], ['A'.repeat(41), 'closed 4404'], ['%00', null], ['..%2F..%2Fetc%2Fpasswd', 'closed 4404'],
+      [`${mine.code}&pad=${'x'.repeat(100)}`, 'hello'], [`pad=${'x'.repeat(100)}&room=${mine.code}`, 'hello'],
+      [`pad=${'x'.repeat(100)}&room=ZZZZZZZZ`, 'closed 4404'],
       [encodeURIComponent(`${mine.code.slice(0, 4)} ${mine.code.slice(4)}`), 'hello'],
       [`${mine.code.slice(0, 4)}.${mine.code.slice(4)}`, 'hello'],
       [`${mine.code}&room=ZZZZZZZZ`, null], [`ZZZZZZZZ&room=${mine.code}`, null],
       [encodeURIComponent('ＡＢＣＤＥＦＧＨ'), 'closed 4404'], [`${mine.code}%00`, null], ['%FF%FE', 'closed 4404'],
-      [`${mine.code}${'-'.repeat(500)}`, null], [encodeURIComponent('😀'.repeat(100)), 'closed 4404'],
+      [`${mine.code}${'-'.repeat(500)}`, 'hello'], [encodeURIComponent('😀'.repeat(100)), 'closed 4404'],
     ];
     const paramOutcomes = [];
     for (const [k, [param, expect]] of ROOM_PARAMS.entries()) {
-      const j = await tryJoin(`${server.wsUrl}?room=${param}`, { localAddress: `127.0.51.${k + 1}`, name: `?room=${param.slice(0, 20)}` });
+      const j = await tryJoin(`${server.wsUrl}?${param.startsWith('pad=') ? '' : 'room='}${param}`, { localAddress: `127.0.51.${k + 1}`, name: `?room=${param.slice(0, 20)}` });
       const outcome = j.outcome === 'hello' ? (j.viewer.hello.room === mine.code ? 'hello' : `hello in ${j.viewer.hello.room || 'the default room'}`) : j.outcome;
       paramOutcomes.push(`${param.slice(0, 24)}${param.length > 24 ? '…' : ''} -> ${outcome}`);
       if (expect) assert.equal(outcome, expect, `?room=${param.slice(0, 60)}`);
