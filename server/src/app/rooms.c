@@ -242,6 +242,16 @@ static void create_room(app_t *a, room_t *from, size_t slot, uint32_t client_id,
         setup = (room_setup_t){ROOM_FROM_SCENARIO, NULL, path};
     }
     room_t *r = room_create(a, index, &setup, msg, sizeof msg);
+    if (!r && m->from == ROOM_FROM_NAMED_SCENARIO && strstr(msg, path)) {
+        /* A file of the scenarios folder that is no scenario (index.json,
+         * the page's list of them): the reason names the file by its path
+         * on this machine, which is the operator's to read (stderr), not a
+         * visitor's. To a visitor it is no scenario of that name. */
+        fprintf(stderr, "swarmcast: create_room: %s\n", msg);
+        snprintf(msg, sizeof msg, "no scenario named '%s' (the page lists them: /scenarios/index.json)", m->scenario);
+        reply_error(a, slot, client_id, "not_found", msg, m->request_id, cmd);
+        return;
+    }
     if (!r) {
         reply_error(a, slot, client_id, "bad_request", msg, m->request_id, cmd);
         return;
