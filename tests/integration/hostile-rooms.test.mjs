@@ -953,3 +953,44 @@ test('(f) one room fills the shared population budget in its dearest crowd while
     await stopClean(server, 'budget');
   }
 });
+
+// ------------------------------------------------------------------ (g)
+
+test('(g) a world of no agents: a visitor\'s room reset to none, a room copied from it, and a server started with --agents 0 are served (the sanitizer build once stopped at the first snapshot)', { timeout: 60000 }, async () => {
+  const server = await start({ agents: 50, args: ['--rate-scale', '4', '--max-agents', '1000'] });
+  const clients = [];
+  try {
+    // A visitor makes a room, takes its operator role and empties it; from
+    // inside it, a copy: a room that has never held an agent.
+    const visitor = await openViewer(server.wsUrl, { name: 'visitor', localAddress: '127.0.80.1' });
+    clients.push(visitor);
+    const a = await makeRoom(visitor, { name: 'Emptied' });
+    const op = await openViewer(`${server.wsUrl}?room=${a.code}`, { name: 'operator', localAddress: '127.0.80.2' });
+    clients.push(op);
+    assert.equal((await request(op, { type: 'auth', token: a.token })).type, 'ack');
+    const reset = await patiently(op, { type: 'reset', agents: 0 });
+    assert.equal(reset.type, 'ack', JSON.stringify(reset));
+    const b = await makeRoom(op, { from: 'copy', name: 'Never held one' });
+    const v1 = await openViewer(`${server.wsUrl}?room=${b.code}`, { name: 'v1 in the copy', localAddress: '127.0.80.3' });
+    const v2 = await connectV2(`${server.wsUrl}?room=${b.code}`, { localAddress: '127.0.80.4' });
+    clients.push(v1, v2);
+    const snaps = [];
+    for (let i = 0; i < 5; i++) snaps.push(await v1.nextSnapshot(() => true, 'a snapshot of the empty copy', WAIT_MS));
+    await v2.waitFrame((f) => f.count === 0, 'a v2 frame of the empty copy', { timeoutMs: WAIT_MS });
+    console.log(`# no agents: the copied room's snapshots: agents ${snaps.map((x) => x.agents).join(' ')}; the server ${server.proc.exitCode === null ? 'runs' : `exited ${server.proc.exitCode}`}`);
+    assert.deepEqual(snaps.map((x) => x.agents), [0, 0, 0, 0, 0]);
+    assert.equal((await healthz(server)).status, 200, 'the server still answers');
+  } finally {
+    for (const c of clients) c.close();
+    await stopClean(server, 'no agents');
+  }
+  const empty = await start({ agents: 0, args: ['--max-agents', '1000'] });
+  try {
+    const v = await openViewer(empty.wsUrl, { name: 'viewer of an empty world', localAddress: '127.0.80.5' });
+    const s = await v.nextSnapshot(() => true, 'a snapshot of --agents 0', WAIT_MS);
+    assert.equal(s.agents, 0);
+    v.close();
+  } finally {
+    await stopClean(empty, '--agents 0');
+  }
+});
