@@ -365,6 +365,10 @@ test('(b) join/leave churn across 8 rooms, and rooms closed by their operators w
 
     for (const line of closeFigures) console.log(`# rooms closed with people in them: ${line}`);
     console.log(`# churn: ${churnOutcomes.length} joins across ${ROOMS} rooms (and ${ROUNDS} closed meanwhile) in ${Math.round(to - from)} ms: ${JSON.stringify(tally(churnOutcomes))}`);
+    const news = rooms.reduce((n, r) => n + r.v1.texts.filter((m) => m.type === 'param').length, 0);
+    const frames = rooms.reduce((n, r) => n + r.v1.arrivals.length + r.v2.populations.length, 0);
+    console.log(`# churn: what the live rooms' watchers checked: ${frames} frames, ${news} parameter changes (each its own operator's), presence lists`);
+    assert.ok(news > 0, 'the operators\' parameter changes reached their rooms');
     assert.deepEqual(wrongRoom, [], 'every join landed in the room it asked for, and saw its frames only');
     // (closed 4410 without a hello: let in, and the room closed before its
     // hello went out: a closing session is sent nothing but its close)
