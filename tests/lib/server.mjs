@@ -4,6 +4,10 @@
 //   SWARMCAST_BIN       the server binary (default: build/server/swarmcast
 //                       next to this checkout)
 //   SWARMCAST_WEB_ROOT  the web client directory (default: client-web/)
+//   SWARMCAST_TEST_ROOMS  N > 0: every server startServer starts is given N
+//                       rooms, each with a viewer (lib/test_rooms.mjs), so
+//                       that a suite written for one world meets a server of
+//                       many; stop() then checks the rooms came through
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -57,10 +61,55 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  *   stop()   SIGTERM, then waits (with a timeout) for the exit; resolves to
  *            { code, signal }. Kills with SIGKILL if it does not end in time.
  */
-export async function startServer({ agents = 300, seed = 7, args = [], env = {}, startTimeoutMs = 10000 } = {}) {
+export async function startServer({ agents = 300, seed = 7, args = [], env = {}, startTimeoutMs = 10000, testRooms = TEST_ROOMS } = {}) {
   const argv = ['--bind', '127.0.0.1', '--port', '0', '--agents', String(agents),
     '--seed', String(seed), '--web-root', webRoot, ...args];
-  return spawnServer(argv, { env, startTimeoutMs });
+  if (!(testRooms > 0)) return spawnServer(argv, { env, startTimeoutMs });
+  // The rooms' viewers are sessions: a --max-clients the suite gave makes
+  // room for them, so that the suite's own clients find the places it
+  // counted on.
+  const mc = argv.lastIndexOf('--max-clients');
+  if (mc >= 0) argv[mc + 1] = String(Number(argv[mc + 1]) + testRooms);
+  const { makeTestRooms } = await import('./test_rooms.mjs');
+  let server;
+  for (let attempt = 0; ; attempt++) {
+    server = await spawnServer(argv, { env, startTimeoutMs });
+    try {
+      // (as many creators at once as the suite's own --max-clients leaves places)
+      server.testRooms = await makeTestRooms(server, testRooms, { parallel: mc >= 0 ? Math.min(4, Math.max(1, Number(argv[mc + 1]) - testRooms)) : 4 });
+      break;
+    } catch (e) {
+      await server.stop({ signal: 'SIGKILL' });
+      if (e.moreAgents && attempt === 0 && !argv.includes('--max-agents')) {
+        argv.push('--max-agents', String(e.maxAgents + e.moreAgents));
+        console.log(`# rooms knob: the default room holds the whole budget (${e.maxAgents}); started again with --max-agents ${e.maxAgents + e.moreAgents}`);
+        continue;
+      }
+      throw new Error(`SWARMCAST_TEST_ROOMS=${testRooms}: the rooms could not be made: ${e.message}\n${server.output()}`);
+    }
+  }
+  const stop = server.stop;
+  server.stop = async (opts) => {
+    const rooms = server.testRooms;
+    server.testRooms = null;
+    if (!rooms || server.proc.exitCode !== null || server.proc.signalCode !== null) return stop(opts);
+    const problems = await rooms.check();
+    rooms.close();
+    const exit = await stop(opts);
+    if (problems.length) {
+      throw new Error(`SWARMCAST_TEST_ROOMS=${testRooms}: the other rooms did not come through this test: ${problems.join('; ')}`);
+    }
+    return exit;
+  };
+  return server;
+}
+
+/** The rooms every server gets from SWARMCAST_TEST_ROOMS (0: none). */
+export const TEST_ROOMS = Number(process.env.SWARMCAST_TEST_ROOMS || 0);
+
+/** The sessions of the suite in a /healthz body: its clients less the rooms knob's viewers. */
+export function ownClients(server, body) {
+  return body?.clients === undefined ? undefined : body.clients - (server.testRooms?.count ?? 0);
 }
 
 // The per-address limit on new sessions (--connect-rate, --connect-burst)
@@ -212,9 +261,9 @@ export async function waitClients(server, n, { timeoutMs = 5000 } = {}) {
   let last = null;
   await waitUntil(async () => {
     const h = await healthz(server);
-    last = h.body?.clients;
+    last = ownClients(server, h.body);
     return last === n;
-  }, `/healthz to report ${n} clients`, { timeoutMs }).catch((e) => {
+  }, `/healthz to report ${n} clients${server.testRooms ? ` (besides the rooms knob's ${server.testRooms.count} viewers)` : ''}`, { timeoutMs }).catch((e) => {
     throw new Error(`${e.message}; last reported: ${last}`);
   });
   return last;

@@ -160,12 +160,13 @@ struct app {
     room_t **rooms;
     size_t n_rooms_max, n_rooms;
     room_t *home;
-    room_t *closed_rooms;      /* closed, their handles closing: freed by the next round of rooms_timer */
+    room_t *closed_rooms;      /* closed, their handles closing: freed by rooms_free_timer (or rooms_timer) */
     struct kept_room *kept;    /* rooms kept in --state-dir, closed now: they reopen by code (room_store.c) */
     size_t n_kept;
     room_t **slot_room;        /* per slot: the room its session is in (NULL: free) */
     struct room_guard *guard;  /* per address: wrong codes, rooms made */
     uv_timer_t rooms_timer;    /* idle rooms stop stepping, then close */
+    uv_timer_t rooms_free_timer; /* frees closed rooms at the next turn of the loop */
     uint64_t rooms_created, rooms_closed, room_codes_wrong, room_codes_throttled;
     /* The population budget all rooms share: agents held (each room's
      * simulation thread takes and gives back) against max_agents. */

@@ -26,6 +26,7 @@
 #define ROOMS_CHECK_MS 1000
 
 static void on_rooms_timer(uv_timer_t *t);
+static void on_rooms_free_timer(uv_timer_t *t);
 static room_t *reopen(app_t *a, const kept_room_t *kept, char *why, size_t why_len);
 
 int rooms_init(app_t *a)
@@ -45,6 +46,8 @@ void rooms_start_timer(app_t *a)
     uv_timer_init(a->loop, &a->rooms_timer);
     a->rooms_timer.data = a;
     uv_timer_start(&a->rooms_timer, on_rooms_timer, ROOMS_CHECK_MS, ROOMS_CHECK_MS);
+    uv_timer_init(a->loop, &a->rooms_free_timer);
+    a->rooms_free_timer.data = a;
 }
 
 room_t *rooms_find(const app_t *a, const char *code)
@@ -294,6 +297,16 @@ static void create_room(app_t *a, room_t *from, size_t slot, uint32_t client_id,
     }
     room_t *r = room_create(a, index, &setup, msg, sizeof msg);
     if (m->from == ROOM_FROM_RUN) unlink(path);
+    if (!r && m->from == ROOM_FROM_NAMED_SCENARIO && strstr(msg, path)) {
+        /* A file of the scenarios folder that is no scenario (index.json,
+         * the page's list of them): the reason names the file by its path
+         * on this machine, which is the operator's to read (stderr), not a
+         * visitor's. To a visitor it is no scenario of that name. */
+        fprintf(stderr, "swarmcast: create_room: %s\n", msg);
+        snprintf(msg, sizeof msg, "no scenario named '%s' (the page lists them: /scenarios/index.json)", m->scenario);
+        reply_error(a, slot, client_id, "not_found", msg, m->request_id, cmd);
+        return;
+    }
     if (!r) {
         reply_error(a, slot, client_id, "bad_request", msg, m->request_id, cmd);
         return;
@@ -355,11 +368,16 @@ void rooms_close(app_t *a, room_t *r, bool forget, const char *why)
     a->rooms_closed++;
     fprintf(stderr, "swarmcast: room %s closed (%s; %zu rooms)\n", r->code, why, a->n_rooms);
     /* Its loop handles close now; their callbacks run at the end of this
-     * turn of the loop, so the room is freed by the next round of the
-     * lifecycle's timer (on_rooms_timer), not before. */
+     * turn of the loop, so the room is freed at the next turn, not before:
+     * by rooms_free_timer, due in 1 ms (not 0: started from a timer's
+     * callback, a timer due now would run in this same turn). Not at the
+     * lifecycle's next round, up to a second away: rooms made and closed
+     * in a loop would pile up meanwhile (3 MB each, and more than
+     * --max-rooms of them), and the heap would keep that peak. */
     room_close_handles(r);
     r->next_closed = a->closed_rooms;
     a->closed_rooms = r;
+    uv_timer_start(&a->rooms_free_timer, on_rooms_free_timer, 1, 0);
 }
 
 /* Frees the rooms closed before this round of the timer (all, at the
@@ -473,6 +491,11 @@ char *rooms_list_json(const app_t *a, int64_t request_id)
 
 /* ---- the lifecycle --------------------------------------------------------- */
 
+static void on_rooms_free_timer(uv_timer_t *t)
+{
+    free_closed(t->data, false);
+}
+
 static void on_rooms_timer(uv_timer_t *t)
 {
     app_t *a = t->data;
@@ -493,6 +516,8 @@ void rooms_shutdown(app_t *a)
 {
     uv_timer_stop(&a->rooms_timer);
     uv_close((uv_handle_t *)&a->rooms_timer, NULL);
+    uv_timer_stop(&a->rooms_free_timer);
+    uv_close((uv_handle_t *)&a->rooms_free_timer, NULL);
     for (size_t i = 1; i < a->n_rooms_max; i++) {
         room_t *r = a->rooms[i];
         if (!r) continue;

@@ -150,13 +150,21 @@ static addr_key_t client_key(net_t *n, struct lws *wsi)
 }
 
 /* The upgrade's ?room= argument into room (NET_ROOM_ARG_BYTES + 1 bytes),
- * "" without one. A longer one is cut (and so matches no code). */
+ * "" without one. A longer one is cut (and so matches no code, but for
+ * the dashes and spaces a code may carry). Every argument is read whole:
+ * lws_get_urlarg_by_name gives up at the first argument longer than its
+ * buffer, so a long ?room= (or any long argument before it) read as none
+ * and took its session to the default room instead of 4404 or its room.
+ * When the arguments cannot be read, the marker "?" matches no code. */
 static void room_arg(struct lws *wsi, char *room)
 {
-    char buf[NET_ROOM_ARG_BYTES + 8];
-    const char *value = lws_get_urlarg_by_name(wsi, "room=", buf, (int)sizeof buf);
     room[0] = 0;
+    int total = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS);
+    if (total <= 0) return;
+    char *buf = malloc((size_t)total + 1);
+    const char *value = buf ? lws_get_urlarg_by_name(wsi, "room=", buf, total + 1) : "?";
     if (value) snprintf(room, NET_ROOM_ARG_BYTES + 1, "%s", value);
+    free(buf);
 }
 
 /* Before the upgrade is answered: an address opening sessions faster than

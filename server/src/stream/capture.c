@@ -35,12 +35,18 @@ int capture_world(capture_t *c, const world_t *w)
     c->width = w->width;
     c->height = w->height;
     c->n = w->n;
-    memcpy(c->x, w->cur.x, w->n * sizeof *c->x);
-    memcpy(c->y, w->cur.y, w->n * sizeof *c->y);
-    memcpy(c->vx, w->cur.vx, w->n * sizeof *c->vx);
-    memcpy(c->vy, w->cur.vy, w->n * sizeof *c->vy);
-    memcpy(c->id, w->cur.id, w->n * sizeof *c->id);
-    memcpy(c->flags, w->cur.flags, w->n * sizeof *c->flags);
+    /* A world that has never held an agent (--agents 0, a room copied from
+     * an emptied one) has no arrays yet, and neither has the capture:
+     * memcpy from or to NULL is undefined even for 0 bytes (the sanitizer
+     * build stopped at its first snapshot). */
+    if (w->n) {
+        memcpy(c->x, w->cur.x, w->n * sizeof *c->x);
+        memcpy(c->y, w->cur.y, w->n * sizeof *c->y);
+        memcpy(c->vx, w->cur.vx, w->n * sizeof *c->vx);
+        memcpy(c->vy, w->cur.vy, w->n * sizeof *c->vy);
+        memcpy(c->id, w->cur.id, w->n * sizeof *c->id);
+        memcpy(c->flags, w->cur.flags, w->n * sizeof *c->flags);
+    }
     c->n_obstacles = w->n_obstacles;
     memcpy(c->obstacles, w->obstacles, w->n_obstacles * sizeof *c->obstacles);
     c->n_targets = w->n_targets;
