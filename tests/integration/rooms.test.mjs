@@ -457,3 +457,21 @@ test('on a full server a wrong code takes nobody\'s seat; a right one takes the 
     await stopClean(server);
   }
 });
+
+test('a room\'s command queue grows with its crowd: 12 people sending 32 commands each within a tick are all answered', async () => {
+  const server = await startServer({ args: RATE });
+  try {
+    const home = await connect(server.wsUrl);
+    const made = await makeRoom(home);
+    const people = [];
+    for (let i = 0; i < 12; i++) people.push(await connect(`${server.wsUrl}?room=${made.code}`));
+    // 384 commands at once: past the 256 places a room's queue starts with.
+    const replies = await Promise.all(people.flatMap((p) => Array.from({ length: 32 },
+      (_, k) => p.request({ type: 'set_target', x: 100 + k, y: 100 + k }, { timeoutMs: 10000 }))));
+    assert.equal(replies.length, 384);
+    assert.equal(replies.filter((r) => r.type === 'ack').length, 384, JSON.stringify(replies.find((r) => r.type !== 'ack')));
+    for (const c of [home, ...people]) c.close();
+  } finally {
+    await stopClean(server);
+  }
+});

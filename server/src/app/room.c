@@ -9,6 +9,11 @@
 #include "sim/params.h"
 #include "world_setup.h"
 
+/* A room's command queue starts with this many places and doubles when
+ * full, up to every client's share (PENDING_PER_CLIENT each): the bound
+ * is the same, and a room of a few people holds a few kB, not megabytes. */
+#define ROOM_QUEUE_START 256
+
 /* The world from the flags alone: the seed's agents, then --set. A made
  * room has --room-agents of them (the default room --agents): the rooms
  * share one population budget. */
@@ -123,9 +128,10 @@ room_t *room_create(app_t *a, size_t index, const room_setup_t *setup, char *msg
     /* Per-slot state: a session's slot is the same in every room. */
     bool remote = r == a->home && cfg->nats_url;
     size_t n_remote = remote ? cfg->max_remote_clients : 0;
-    r->q_cap = cfg->max_clients * PENDING_PER_CLIENT + n_remote * PENDING_PER_REMOTE_SLOT;
+    r->q_cap_max = cfg->max_clients * PENDING_PER_CLIENT + n_remote * PENDING_PER_REMOTE_SLOT;
+    r->q_cap = r->taken_cap = r->q_cap_max < ROOM_QUEUE_START ? r->q_cap_max : ROOM_QUEUE_START;
     r->queue = calloc(r->q_cap, sizeof *r->queue);
-    r->taken = calloc(r->q_cap, sizeof *r->taken);
+    r->taken = calloc(r->taken_cap, sizeof *r->taken);
     r->slot_client = calloc(a->n_slots, sizeof *r->slot_client);
     r->pending = calloc(a->n_slots, sizeof *r->pending);
     r->selections = calloc(a->n_slots, sizeof *r->selections);

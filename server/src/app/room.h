@@ -51,7 +51,8 @@ struct room {
     world_t world;
     pthread_t sim_thread;
     bool sim_started;
-    queued_t *taken;      /* commands being applied this tick */
+    queued_t *taken;      /* commands being applied this tick … */
+    size_t taken_cap;     /* … room for this many (it grows with the queue) */
     departures_t leaving; /* departures being applied this tick */
     replies_t produced;
     uint64_t period_ns, started_ns, last_tick_ns;
@@ -77,9 +78,10 @@ struct room {
     pthread_cond_t stop_cond;
     bool stop;
     bool resting; /* nobody has watched for --room-idle-stop: no ticks until someone comes */
-    queued_t *queue; /* ring */
+    queued_t *queue; /* ring of q_cap places, grown (doubled) up to q_cap_max as people queue more: a
+                        room's bound is every client's share, but an idle room holds a few kB */
     departures_t departed;
-    size_t q_head, q_len, q_cap;
+    size_t q_head, q_len, q_cap, q_cap_max;
     uint32_t *slot_client; /* client id in each slot, 0 when free */
     selection_t *selections; /* per slot */
     size_t n_selections;     /* slots with a selection */

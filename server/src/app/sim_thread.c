@@ -128,13 +128,19 @@ static void apply_commands(room_t *r)
 {
     pthread_mutex_lock(&r->lock);
     size_t n = r->q_len;
+    if (n > r->taken_cap) {
+        /* The queue grew (viewer_sessions.c): so does the list taken from it. */
+        queued_t *grown = realloc(r->taken, r->q_cap * sizeof *grown);
+        if (grown) r->taken = grown, r->taken_cap = r->q_cap;
+        if (n > r->taken_cap) n = r->taken_cap; /* out of memory: the rest wait a tick */
+    }
     for (size_t k = 0; k < n; k++) {
         queued_t q = r->queue[(r->q_head + k) % r->q_cap];
         r->pending[q.slot]--;
         r->taken[k] = q;
     }
     r->q_head = (r->q_head + n) % r->q_cap;
-    r->q_len = 0;
+    r->q_len -= n;
     departures_t left = r->departed;
     r->departed = r->leaving; /* the emptied list of the last tick, for reuse */
     r->departed.len = 0;

@@ -15,9 +15,25 @@
 #include "protocol/classify.h"
 #include "protocol/messages.h"
 
+/* Doubles the room's queue (under its lock), the waiting commands in order
+ * from the start; false at its bound or out of memory. */
+static bool grow_queue_locked(room_t *r)
+{
+    if (r->q_cap >= r->q_cap_max) return false;
+    size_t cap = 2 * r->q_cap < r->q_cap_max ? 2 * r->q_cap : r->q_cap_max;
+    queued_t *grown = malloc(cap * sizeof *grown);
+    if (!grown) return false;
+    for (size_t k = 0; k < r->q_len; k++) grown[k] = r->queue[(r->q_head + k) % r->q_cap];
+    free(r->queue);
+    r->queue = grown;
+    r->q_head = 0;
+    r->q_cap = cap;
+    return true;
+}
+
 static bool push_locked(room_t *r, const sim_cmd_t *cmd, size_t slot)
 {
-    if (r->q_len == r->q_cap) return false;
+    if (r->q_len == r->q_cap && !grow_queue_locked(r)) return false;
     r->queue[(r->q_head + r->q_len) % r->q_cap] = (queued_t){*cmd, slot};
     r->q_len++;
     r->pending[slot]++;
