@@ -122,6 +122,11 @@ function threadsOf(pid) {
   const out = new Map();
   for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
     const s = statCpu(`/proc/${pid}/task/${tid}/stat`);
+    // schedstat: ns on a CPU, ns waiting on a run queue (ready but not running), time slices.
+    try {
+      const [run, wait, slices] = fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+      if (s) Object.assign(s, { run, wait, slices });
+    } catch { /* gone */ }
     if (s) out.set(tid, s);
   }
   return out;
@@ -133,15 +138,18 @@ function threadShares(t0, t1, dt) {
     const a = t0.get(tid);
     if (!a) continue;
     const pct = ((b.cpu - a.cpu) / dt) * 100;
-    const g = (by[b.comm] ??= { threads: 0, max: 0, sum: 0 });
+    const g = (by[b.comm] ??= { threads: 0, max: 0, sum: 0, wait: 0, slices: 0 });
     g.threads++;
     g.sum += pct;
     g.max = Math.max(g.max, pct);
+    g.wait += (b.wait ?? 0) - (a.wait ?? 0);
+    g.slices += (b.slices ?? 0) - (a.slices ?? 0);
   }
   return by;
 }
 const sharesText = (by) => Object.entries(by).sort((a, b) => b[1].sum - a[1].sum)
-  .map(([n, g]) => `${n}×${g.threads} ${g.sum.toFixed(0)}% (busiest ${g.max.toFixed(0)}%)`).join(', ');
+  .map(([n, g]) => `${n}×${g.threads} ${g.sum.toFixed(0)}% (busiest ${g.max.toFixed(0)}%; ` +
+    `${g.slices ? (g.wait / g.slices / 1e3).toFixed(0) : '–'} µs run-queue wait per wake-up)`).join(', ');
 
 /** The machine's load, to print with each figure. */
 const loadavg = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -273,7 +281,7 @@ function fanout(server, codes, viewersPerRoom, { rounds = ROUNDS, seconds = SECO
       errText = lines.pop();
       for (const line of lines) {
         if (line === 'fanout: measuring') {
-          window = { t0: performance.now(), cpu0: cpuOf(server.pid), th0: threadsOf(server.pid), m0: machineCpu(),
+          window = { t0: performance.now(), cpu0: cpuOf(server.pid), th0: threadsOf(server.pid), m0: machineCpu(), self0: process.cpuUsage(),
             sampler: sampler(server), load: loadavg() };
           results.push(window);
           onWindow?.('start', window);
@@ -281,6 +289,8 @@ function fanout(server, codes, viewersPerRoom, { rounds = ROUNDS, seconds = SECO
           const w = window;
           w.dt = (performance.now() - w.t0) / 1000;
           w.cpu = ((cpuOf(server.pid) - w.cpu0) / w.dt) * 100;
+          const self = process.cpuUsage(w.self0);
+          w.script = ((self.user + self.system) / 1e6 / w.dt) * 100; // this script's own CPU (its sessions)
           w.threads = threadShares(w.th0, threadsOf(server.pid), w.dt);
           const m1 = machineCpu();
           w.machine = ((m1.busy - w.m0.busy) / (m1.all - w.m0.all)) * 100 * 2; // % of one core, 2 cores
@@ -437,12 +447,14 @@ async function partFair() {
       const s = ticks.slice(0, SMALL), b = ticks[SMALL];
       const bigThread = Math.max(...Object.values(w.threads).map((g) => g.max));
       const r = { smallMin: Math.min(...s.map((t) => t.min)), smallBelow: s.filter((t) => t.min < 58).length,
-        bigMin: b.min, bigMean: b.mean, bigAgents: b.agents, bigThread, cpu: w.cpu, load: w.load };
+        bigMin: b.min, bigMean: b.mean, bigAgents: b.agents, bigThread, cpu: w.cpu, load: w.load, script: w.script,
+        machine: w.machine };
       r.nsPerAgentStep = (bigThread / 100) * 1e9 / (r.bigAgents * r.bigMean);
       console.log(`round ${i + 1}: small rooms' slowest second ${f1(r.smallMin)} (below 58: ${r.smallBelow}); big room ` +
         `${r.bigAgents} agents, slowest second ${f1(r.bigMin)}, mean ${f1(r.bigMean)}; busiest thread ${bigThread.toFixed(0)}% ` +
         `(${r.nsPerAgentStep.toFixed(0)} ns per agent-step on it); ` +
-        `server CPU ${r.cpu.toFixed(0)}% (load ${r.load})`);
+        `server CPU ${r.cpu.toFixed(0)}%, the 480 sessions' script ${r.script.toFixed(0)}%, machine ${r.machine.toFixed(0)}% ` +
+        `(load ${r.load})`);
       console.log(`  threads: ${sharesText(w.threads)}`);
       return r;
     });
