@@ -14,6 +14,7 @@
 //     from 1 and from 100 addresses, code guessing from one, with a bystander);
 //     none: all four.
 //   --rooms N --agents N --viewers N   the load part's shape (50, 1000, 20)
+//   SWARMCAST_BENCH_ARGS="--metrics-hz 0"  more flags for every server it starts
 //
 // Build first: cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSWARMCAST_BENCH=ON
 //              cmake --build build-bench -j2
@@ -65,8 +66,10 @@ async function startServer(extra, { port = PORT } = {}) {
   const mport = port + 1000;
   const logPath = path.join(LOG_DIR, `server-${++serverCount}.log`);
   const out = fs.openSync(logPath, 'w');
+  // SWARMCAST_BENCH_ARGS: more server flags for every server of the run (e.g. "--metrics-hz 0").
+  const more = (process.env.SWARMCAST_BENCH_ARGS ?? '').split(' ').filter(Boolean);
   const argv = ['--port', String(port), '--metrics-listen', `127.0.0.1:${mport}`, '--web-root',
-    path.join(repo, 'client-web'), ...OPEN_LIMITS, ...extra];
+    path.join(repo, 'client-web'), ...OPEN_LIMITS, ...extra, ...more];
   const proc = spawn(SERVER, argv, { stdio: ['ignore', 'pipe', out] });
   let text = '';
   await new Promise((resolve, reject) => {
@@ -223,6 +226,7 @@ async function makeRooms(server, n, { firstAddress = 10, fields = {} } = {}) {
 function sampler(server) {
   const rooms = new Map(); // code -> { rates: [], first: {tick, t}, last: {tick, t}, slowest }
   const rss = [];
+  const started = performance.now();
   let stop = false;
   const done = (async () => {
     while (!stop) {
@@ -232,6 +236,7 @@ function sampler(server) {
         for (const r of h.rooms) {
           const e = rooms.get(r.code) ?? { rates: [], first: { tick: r.tick, t }, stepping: [] };
           if (r.ticks_per_s > 0) e.rates.push(r.ticks_per_s);
+          (e.at ??= []).push(((t - started) / 1000).toFixed(0));
           e.last = { tick: r.tick, t };
           e.slowest = r.slowest_second;
           e.stepping.push(r.stepping);
@@ -313,7 +318,9 @@ function roomTicks(w, codes) {
     const e = w.sampler.rooms.get(code);
     if (!e) return { code, min: NaN, mean: NaN, slowest: NaN };
     const mean = ((e.last.tick - e.first.tick) * 1000) / (e.last.t - e.first.t);
-    return { code, min: Math.min(...e.rates.slice(1)), mean, slowest: e.slowest, agents: e.agents };
+    // The seconds (from the window's start) whose sampled rate was below 58.
+    const low = e.rates.map((x, k) => [x, e.at[k]]).slice(1).filter(([x]) => x < 58).map(([x, at]) => `${at}s:${x.toFixed(0)}`);
+    return { code, min: Math.min(...e.rates.slice(1)), mean, slowest: e.slowest, agents: e.agents, low };
   });
 }
 
@@ -456,6 +463,8 @@ async function partFair() {
         `server CPU ${r.cpu.toFixed(0)}%, the 480 sessions' script ${r.script.toFixed(0)}%, machine ${r.machine.toFixed(0)}% ` +
         `(load ${r.load})`);
       console.log(`  threads: ${sharesText(w.threads)}`);
+      const lows = ticks.filter((t) => t.low.length).map((t, k) => `${t.code === big.code ? 'big' : 'small'} ${t.low.join(' ')}`);
+      if (lows.length) console.log(`  seconds below 58 (window second:ticks): ${lows.join('; ')}`);
       return r;
     });
     const m = (k) => median(perRound.map((r) => r[k]));
