@@ -42,7 +42,7 @@ const SECONDS = Number(flag('--seconds', 15));
 const N_ROOMS = Number(flag('--rooms', 50));
 const AGENTS = Number(flag('--agents', 1000));
 const VIEWERS = Number(flag('--viewers', 20));
-const PORT = Number(flag('--port', 18700));
+const PORT = Number(flag('--port', 0));
 const parts = args.length ? args : ['load', 'fair', 'idle', 'flood'];
 const SERVER = path.join(BUILD, 'server/swarmcast');
 const FANOUT = path.join(BUILD, 'tests/bench/swarmcast-fanout');
@@ -63,7 +63,8 @@ const log = (...m) => console.error('#', ...m);
 
 let serverCount = 0;
 async function startServer(extra, { port = PORT } = {}) {
-  const mport = port + 1000;
+  // Port 0 (the default): any free ones, as the server prints them.
+  let mport = port ? port + 1000 : 0;
   const logPath = path.join(LOG_DIR, `server-${++serverCount}.log`);
   const out = fs.openSync(logPath, 'w');
   // SWARMCAST_BENCH_ARGS: more server flags for every server of the run (e.g. "--metrics-hz 0").
@@ -76,7 +77,14 @@ async function startServer(extra, { port = PORT } = {}) {
     const timer = setTimeout(() => reject(new Error(`the server did not start (${logPath})`)), 20000);
     proc.stdout.on('data', (d) => {
       text += d;
-      if (/listening on/.test(text)) { clearTimeout(timer); resolve(); }
+      const listening = /listening on http:\/\/127\.0\.0\.1:(\d+)\//.exec(text);
+      const metrics = /metrics on http:\/\/127\.0\.0\.1:(\d+)\//.exec(text);
+      if (listening && metrics) {
+        port = Number(listening[1]);
+        mport = Number(metrics[1]);
+        clearTimeout(timer);
+        resolve();
+      }
     });
     proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`the server exited (${code}); ${logPath}`)); });
   });
