@@ -17,12 +17,23 @@
  *          [--protocol swarmcast.v2] [--deflate] [--tick-hz 60] [--threads]
  *          [--ports P1,P2,...] [--other-pids PID,PID,...] [--reader raw|lws]
  *          [--metrics-port M]  (the server's /metrics listener: port + 1000 by default)
- *          [--tls-ca ROOT.crt]
+ *          [--tls-ca ROOT.crt] [--path /ws] [--rooms CODE1,CODE2,...] [--min-rate 28]
  *
  * --ports spreads the viewers round-robin over several servers (relays, say)
  * while --port and --pid still name the one whose CPU, tick and /metrics are
  * reported (the simulation); --other-pids adds a column with those
  * processes' CPU summed (the relays').
+ *
+ * --rooms spreads the viewers round-robin over rooms (viewer i watches
+ * /ws?room=CODE[i mod n]; an empty code, as in "--rooms ,K7PXM3QD", is the
+ * default room at --path) and adds, after each round's row, a row per room
+ * (its viewers, open ones, the slowest viewer's and the median viewer's
+ * snapshots per second, how many were below --min-rate) and one line
+ * "#rooms {JSON}" with the same figures for a script (tests/bench/rooms.mjs).
+ * With --rooms the probe also says on stderr when its window opens and
+ * closes ("fanout: measuring", "fanout: measured"), so that a script can
+ * sample the server in that window. Viewers that were open when the window
+ * opened count, closed or not, in the rooms' rows. --path replaces /ws.
  *
  * --tls-ca connects with wss:// through a TLS front (Caddy, say: --ports
  * names its port, --other-pids its pid) and verifies its certificate against
@@ -68,6 +79,8 @@
 #define CONNECT_BATCH 50
 #define MAX_PORTS 16
 #define MAX_OTHER_PIDS 16
+#define MAX_ROOMS 1024
+#define ROOM_CODE_MAX 16
 /* The loop is woken at least this often, so that a quiet spell never blocks
  * a round's clock. */
 #define WAKE_MS 50
@@ -78,6 +91,7 @@ typedef struct conn {
     bool open, failed;
     uint64_t frames, bytes; /* binary messages completed, bytes received */
     uint64_t frames_mark, bytes_mark;
+    bool open_at_mark; /* open when the window opened (--rooms' rows) */
 } conn_t;
 
 static struct {
@@ -93,7 +107,12 @@ static struct {
     int other_pids[MAX_OTHER_PIDS];
     size_t n_other_pids;
     const char *tls_ca; /* --tls-ca: wss:// through a TLS front, verified against this root */
-} opt = {"127.0.0.1", "swarmcast.v2", 0, 0, 0, {100, 500, 1000, 2000, 4000}, 5, 10, 2, 60, false, false, false, {0}, 0, {0}, 0, NULL};
+    const char *path;   /* --path: the WebSocket's path (/ws) */
+    char (*rooms)[ROOM_CODE_MAX + 1]; /* --rooms: codes, viewers round-robin over them */
+    size_t n_rooms;
+    double min_rate; /* --min-rate: a room's row counts its viewers below this */
+} opt = {"127.0.0.1", "swarmcast.v2", 0, 0, 0, {100, 500, 1000, 2000, 4000}, 5, 10, 2, 60, false, false, false, {0}, 0, {0}, 0, NULL,
+         "/ws", NULL, 0, 28};
 
 static uv_loop_t loop;
 static conn_t *conns;
@@ -101,6 +120,16 @@ static size_t n_open, n_failed;
 
 
 static int epoll_fd = -1; /* --reader raw */
+
+/* The path viewer i opens: --path, with ?room=CODE under --rooms. */
+static const char *path_of(size_t i)
+{
+    static char path[512];
+    const char *code = opt.n_rooms ? opt.rooms[i % opt.n_rooms] : "";
+    if (!code[0]) return opt.path;
+    snprintf(path, sizeof path, "%s%sroom=%s", opt.path, strchr(opt.path, '?') ? "&" : "?", code);
+    return path;
+}
 
 static void raw_ended(conn_t *c)
 {
@@ -121,7 +150,7 @@ static void raw_service(void)
         if (c->raw.state == RAW_WS_CLOSED) continue;
         if (c->raw.state == RAW_WS_CONNECTING) {
             struct epoll_event in = {.events = EPOLLIN, .data.u32 = ev[j].data.u32};
-            if (raw_ws_on_writable(&c->raw, opt.host, opt.protocol) ||
+            if (raw_ws_on_writable(&c->raw, opt.host, path_of(ev[j].data.u32), opt.protocol) ||
                 epoll_ctl(epoll_fd, EPOLL_CTL_MOD, c->raw.fd, &in))
                 raw_ended(c);
             continue;
@@ -333,7 +362,7 @@ static void connect_one(struct lws_context *ctx, size_t i)
     ci.context = ctx;
     ci.address = opt.host;
     ci.port = opt.ports[i % opt.n_ports];
-    ci.path = "/ws";
+    ci.path = path_of(i);
     ci.host = opt.host;
     ci.origin = NULL;
     ci.protocol = opt.protocol;
@@ -345,6 +374,54 @@ static void connect_one(struct lws_context *ctx, size_t i)
         conns[i].failed = true;
         n_failed++;
     }
+}
+
+/* --rooms: a row per room, then the same as one JSON line. */
+static void rooms_rows(size_t n, double dt)
+{
+    double *rate = calloc(n, sizeof *rate);
+    char *json = malloc(opt.n_rooms * 160 + 256);
+    if (!rate || !json) {
+        free(rate);
+        free(json);
+        return;
+    }
+    size_t len = (size_t)sprintf(json, "#rooms {\"seconds\":%.3f,\"min_rate\":%g,\"rooms\":[", dt, opt.min_rate);
+    double all_min = -1;
+    size_t all_below = 0, all_viewers = 0;
+    printf("| room | viewers | open at start | open at end | slowest viewer snap/s | median snap/s | below %g/s |\n",
+           opt.min_rate);
+    printf("|---|---|---|---|---|---|---|\n");
+    for (size_t r = 0; r < opt.n_rooms && r < n; r++) {
+        size_t viewers = 0, counted = 0, open_end = 0, below = 0;
+        for (size_t i = r; i < n; i += opt.n_rooms) {
+            viewers++;
+            if (conns[i].open) open_end++;
+            if (!conns[i].open_at_mark) continue;
+            rate[counted] = (double)(conns[i].frames - conns[i].frames_mark) / dt;
+            if (rate[counted] < opt.min_rate) below++;
+            counted++;
+        }
+        /* A viewer that never opened is below any rate. */
+        below += viewers - counted;
+        qsort(rate, counted, sizeof *rate, cmp_double);
+        double slowest = counted < viewers ? 0.0 : rate[0], median = counted ? rate[counted / 2] : 0.0;
+        printf("| %s | %zu | %zu | %zu | %.1f | %.1f | %zu |\n", opt.rooms[r][0] ? opt.rooms[r] : "(default)", viewers,
+               counted, open_end, slowest, median, below);
+        len += (size_t)sprintf(json + len,
+                               "%s{\"code\":\"%s\",\"viewers\":%zu,\"open_at_start\":%zu,\"open_at_end\":%zu,"
+                               "\"slowest\":%.2f,\"median\":%.2f,\"below\":%zu}",
+                               r ? "," : "", opt.rooms[r], viewers, counted, open_end, slowest, median, below);
+        if (all_min < 0 || slowest < all_min) all_min = slowest;
+        all_below += below;
+        all_viewers += viewers;
+    }
+    printf("| all | %zu | | | %.1f | | %zu |\n", all_viewers, all_min < 0 ? 0.0 : all_min, all_below);
+    sprintf(json + len, "],\"viewers\":%zu,\"slowest\":%.2f,\"below\":%zu}", all_viewers, all_min < 0 ? 0.0 : all_min,
+            all_below);
+    printf("%s\n", json);
+    free(rate);
+    free(json);
 }
 
 static void round_of(struct lws_context *ctx, size_t n)
@@ -366,11 +443,14 @@ static void round_of(struct lws_context *ctx, size_t n)
     double cpu0 = stat_cpu(self, NULL, 0), mine0 = stat_cpu("/proc/self/stat", NULL, 0), others0 = others_cpu();
     thread_cpu_t th0[MAX_THREADS], th1[MAX_THREADS];
     size_t n_th0 = opt.threads ? threads_cpu(th0, MAX_THREADS) : 0;
-    for (size_t i = 0; i < n; i++) conns[i].frames_mark = conns[i].frames, conns[i].bytes_mark = conns[i].bytes;
+    for (size_t i = 0; i < n; i++)
+        conns[i].frames_mark = conns[i].frames, conns[i].bytes_mark = conns[i].bytes, conns[i].open_at_mark = conns[i].open;
+    if (opt.n_rooms) fprintf(stderr, "fanout: measuring\n"), fflush(stderr);
     double wire0 = wire_bytes();
     double t0 = now_s();
     service_for(opt.seconds);
     double t1 = now_s(), dt = t1 - t0;
+    if (opt.n_rooms) fprintf(stderr, "fanout: measured\n"), fflush(stderr);
     double wire1 = wire_bytes();
     double cpu1 = stat_cpu(self, NULL, 0), mine1 = stat_cpu("/proc/self/stat", NULL, 0), others1 = others_cpu();
     size_t n_th1 = opt.threads ? threads_cpu(th1, MAX_THREADS) : 0;
@@ -404,6 +484,7 @@ static void round_of(struct lws_context *ctx, size_t n)
                     printf(" %s/%d %.0f%%", th1[i].comm, th1[i].tid, (th1[i].seconds - th0[k].seconds) / dt * 100);
         printf("\n");
     }
+    if (opt.n_rooms) rooms_rows(n, dt);
     fflush(stdout);
     free(rate);
     free(bps);
@@ -423,7 +504,8 @@ static void usage(void)
 {
     fprintf(stderr, "usage: swarmcast-fanout --port P --pid SERVER_PID [--host H] [--counts 100,500,...] "
                     "[--seconds S] [--warmup S] [--protocol NAME] [--deflate] [--tick-hz HZ] [--threads] "
-                    "[--ports P1,P2,...] [--other-pids PID,...] [--reader raw|lws] [--metrics-port M] [--tls-ca ROOT.crt]\n");
+                    "[--ports P1,P2,...] [--other-pids PID,...] [--reader raw|lws] [--metrics-port M] [--tls-ca ROOT.crt] "
+                    "[--path /ws] [--rooms CODE1,CODE2,...] [--min-rate 28]\n");
 }
 
 int main(int argc, char **argv)
@@ -436,7 +518,8 @@ int main(int argc, char **argv)
         {"tick-hz", required_argument, NULL, 't'}, {"threads", no_argument, NULL, 'T'},
         {"ports", required_argument, NULL, 'q'},   {"other-pids", required_argument, NULL, 'o'},
         {"reader", required_argument, NULL, 'R'}, {"metrics-port", required_argument, NULL, 'M'},
-        {"tls-ca", required_argument, NULL, 'C'},
+        {"tls-ca", required_argument, NULL, 'C'}, {"path", required_argument, NULL, 'W'},
+        {"rooms", required_argument, NULL, 'X'}, {"min-rate", required_argument, NULL, 'm'},
         {NULL, 0, NULL, 0},
     };
     for (int o; (o = getopt_long(argc, argv, "", options, NULL)) != -1;) {
@@ -461,6 +544,27 @@ int main(int argc, char **argv)
         case 'M': opt.metrics_port = atoi(optarg); break;
         case 'R': opt.lws_reader = strcmp(optarg, "lws") == 0; break;
         case 'C': opt.tls_ca = optarg; break;
+        case 'W': opt.path = optarg; break;
+        case 'm': opt.min_rate = atof(optarg); break;
+        case 'X': {
+            free(opt.rooms);
+            opt.rooms = calloc(MAX_ROOMS, sizeof *opt.rooms);
+            opt.n_rooms = 0;
+            if (!opt.rooms) return 1;
+            /* Codes only: the alphabet of room codes and its lower case, nothing a path would have to escape. */
+            for (const char *p = optarg;; p++) {
+                size_t len = strcspn(p, ",");
+                if (opt.n_rooms == MAX_ROOMS || len > ROOM_CODE_MAX || strspn(p, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-") < len) {
+                    fprintf(stderr, "swarmcast-fanout: --rooms takes at most %d codes of at most %d letters, digits or dashes\n",
+                            MAX_ROOMS, ROOM_CODE_MAX);
+                    return 2;
+                }
+                memcpy(opt.rooms[opt.n_rooms++], p, len);
+                p += len;
+                if (!*p) break;
+            }
+            break;
+        }
         case 'q':
             opt.n_ports = 0;
             for (char *p = optarg; *p && opt.n_ports < MAX_PORTS;) {
@@ -535,8 +639,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "swarmcast-fanout: cannot create the libwebsockets context\n");
         return 1;
     }
-    printf("# swarmcast-fanout: %s://%s:%d/ws (%s%s), server pid %d, %.0f s per round after %.0f s warm-up, %s reader\n",
-           opt.tls_ca ? "wss" : "ws", opt.host, opt.ports[0], opt.protocol, opt.deflate ? ", permessage-deflate" : "", opt.pid, opt.seconds,
+    char spread[64] = "";
+    if (opt.n_rooms) snprintf(spread, sizeof spread, ", round-robin over %zu rooms", opt.n_rooms);
+    printf("# swarmcast-fanout: %s://%s:%d%s (%s%s)%s, server pid %d, %.0f s per round after %.0f s warm-up, %s reader\n",
+           opt.tls_ca ? "wss" : "ws", opt.host, opt.ports[0], opt.path, opt.protocol, opt.deflate ? ", permessage-deflate" : "",
+           spread, opt.pid, opt.seconds,
            opt.warmup, opt.lws_reader ? "libwebsockets" : "raw");
     printf("| viewers | open | median snap/s | p10 snap/s | median kB/s per viewer | MB/s all | wire MB/s all | server CPU "
            "| probe CPU | tick Hz | overruns | tick held | connect s |\n");

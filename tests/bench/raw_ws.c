@@ -33,18 +33,19 @@ int raw_ws_connect(raw_ws_t *c, const char *host, int port, const char *protocol
     return 0;
 }
 
-int raw_ws_on_writable(raw_ws_t *c, const char *host, const char *protocol)
+int raw_ws_on_writable(raw_ws_t *c, const char *host, const char *path, const char *protocol)
 {
     int err = 0;
     socklen_t len = sizeof err;
     if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) || err) return -1;
-    char req[512];
+    char req[768];
     /* The key is fixed: the probe does not check the accept hash, only 101. */
     int n = snprintf(req, sizeof req,
-                     "GET /ws HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                      "Sec-WebSocket-Key: c3dhcm1jYXN0LXByb2JlLQ==\r\nSec-WebSocket-Version: 13\r\n"
                      "Sec-WebSocket-Protocol: %s\r\n\r\n",
-                     host, protocol);
+                     path, host, protocol);
+    if (n < 0 || (size_t)n >= sizeof req) return -1;
     if (send(c->fd, req, (size_t)n, MSG_NOSIGNAL) != n) return -1;
     c->state = RAW_WS_UPGRADING;
     return 0;

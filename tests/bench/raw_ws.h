@@ -37,8 +37,9 @@ typedef struct raw_ws {
 /* Starts a non-blocking connection and sends the upgrade request once
  * connected (raw_ws_on_writable). 0, or -1. */
 int raw_ws_connect(raw_ws_t *c, const char *host, int port, const char *protocol);
-/* The socket became writable while connecting: sends the upgrade. 0 or -1. */
-int raw_ws_on_writable(raw_ws_t *c, const char *host, const char *protocol);
+/* The socket became writable while connecting: sends the upgrade of path
+ * ("/ws", "/ws?room=CODE"). 0 or -1. */
+int raw_ws_on_writable(raw_ws_t *c, const char *host, const char *path, const char *protocol);
 /* Reads what is there (buf is scratch space). 0, or -1 when the connection
  * ended (closed, refused, or not a WebSocket answer). */
 int raw_ws_on_readable(raw_ws_t *c, uint8_t *buf, size_t cap);

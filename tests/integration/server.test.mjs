@@ -742,3 +742,25 @@ test('on SIGTERM closes every connection with 1001 and exits with code 0', T, as
     `close codes ${JSON.stringify(closes)}; server exit ${JSON.stringify(result)}`);
   assert.deepEqual(result, { code: 0, signal: null }, `exit: ${JSON.stringify(result)}\n${server.output()}`);
 });
+
+test('a taken port is an error at start, not a crash', async () => {
+  const { createServer } = await import('node:net');
+  const { spawn } = await import('node:child_process');
+  const { serverBin, webRoot } = await import('../lib/server.mjs');
+  const holder = createServer();
+  await new Promise((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const { port } = holder.address();
+  try {
+    const proc = spawn(serverBin, ['--port', String(port), '--max-agents', '1000', '--metrics-listen', 'off', '--web-root', webRoot],
+      { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    proc.stderr.on('data', (d) => { stderr += d; });
+    const [code, signal] = await withTimeout(new Promise((resolve) => proc.on('exit', (c, s) => resolve([c, s]))), 20000,
+      'the server giving up on a taken port');
+    assert.equal(signal, null, `exited by a signal: ${stderr}`);
+    assert.equal(code, 1);
+    assert.match(stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}`));
+  } finally {
+    holder.close();
+  }
+});

@@ -475,7 +475,8 @@ room_info_t *rooms_info(const app_t *a, size_t *n)
         summary_t s = r->summary;
         bool resting = r->resting;
         pthread_mutex_unlock(&r->lock);
-        list[(*n)++] = (room_info_t){r->code, r->name, r->people, s.agents, s.tick, s.ticks_per_s, s.paused, resting};
+        list[(*n)++] = (room_info_t){r->code, r->name, r->people, s.agents, s.tick, s.ticks_per_s, s.slowest_second,
+                                     s.paused, resting};
     }
     return list;
 }

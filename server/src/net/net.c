@@ -279,14 +279,21 @@ net_t *net_create(uv_loop_t *loop, const net_config_t *cfg, const net_callbacks_
     info.timeout_secs = HANDSHAKE_TIMEOUT_S;
     info.user = n;
     n->ctx = lws_create_context(&info);
-    if (!n->ctx) {
+    /* The context can be made while its default vhost is not (the port is
+     * taken: "Failed to create default vhost"); there is no port to serve. */
+    struct lws_vhost *vh = n->ctx ? lws_get_vhost_by_name(n->ctx, "default") : NULL;
+    if (!vh) {
+        if (n->ctx) {
+            lwsl_err("cannot listen on %s:%d\n", cfg->bind, cfg->port);
+            lws_context_destroy(n->ctx);
+        }
         address_limits_destroy(n->limits);
         free(n->channels);
         free(n->slots);
         free(n);
         return NULL;
     }
-    n->port = lws_get_vhost_listen_port(lws_get_vhost_by_name(n->ctx, "default"));
+    n->port = lws_get_vhost_listen_port(vh);
     n->metrics_port = -1;
     if (cfg->metrics_port >= 0 && ops_vhost_create(n, &info)) {
         lws_context_destroy(n->ctx);

@@ -61,6 +61,7 @@ static cJSON *room_array(const room_info_t *rooms, size_t n)
         cJSON_AddNumberToObject(o, "agents", (double)rooms[i].agents);
         cJSON_AddNumberToObject(o, "tick", (double)rooms[i].tick);
         cJSON_AddNumberToObject(o, "ticks_per_s", rooms[i].ticks_per_s);
+        cJSON_AddNumberToObject(o, "slowest_second", rooms[i].slowest_second);
         cJSON_AddBoolToObject(o, "paused", rooms[i].paused);
         cJSON_AddBoolToObject(o, "stepping", !rooms[i].resting);
         cJSON_AddItemToArray(list, o);

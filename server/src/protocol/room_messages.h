@@ -16,6 +16,7 @@ typedef struct room_info {
     size_t people, agents;
     uint64_t tick;
     double ticks_per_s; /* over the last second it stepped */
+    double slowest_second; /* the fewest ticks in one whole second since it started (0 before its first) */
     bool paused;        /* by its operators */
     bool resting;       /* nobody watches: it does not step */
 } room_info_t;
