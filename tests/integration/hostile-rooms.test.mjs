@@ -40,7 +40,11 @@ const ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 const MIN_MEAN_SNAPSHOTS = 10;
 const WAIT_MS = 10000;
 
-const start = (opts) => startServer({ ...opts, testRooms: 0 });
+// A room made from the defaults has --room-agents agents: here as many as
+// the default room's --agents, so that each test's budget arithmetic holds.
+const start = (opts) => startServer({
+  ...opts, testRooms: 0, args: [...(opts.args ?? []), '--room-agents', String(opts.agents ?? 300)],
+});
 const isSanitized = (pid) => /libasan|libclang_rt\.asan/.test(readFileSync(`/proc/${pid}/maps`, 'utf8'));
 const threadsOf = (pid) => readdirSync(`/proc/${pid}/task`).length;
 const fdsOf = (pid) => readdirSync(`/proc/${pid}/fd`).length;
