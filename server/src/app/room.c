@@ -159,6 +159,7 @@ static int open_handles(room_t *r)
 {
     uv_async_init(r->app->loop, &r->wake_loop, on_wake);
     r->wake_loop.data = r;
+    r->handles_open = true;
     r->encoder = encoder_create(r->app->loop, net_headroom(), on_bundles, r);
     return r->encoder ? 0 : -1;
 }
@@ -196,7 +197,8 @@ void room_stop(room_t *r)
 
 void room_close_handles(room_t *r)
 {
-    if (!r->encoder) return;
+    if (!r->handles_open) return;
+    r->handles_open = false;
     encoder_stop(r->encoder);
     uv_close((uv_handle_t *)&r->wake_loop, NULL);
 }

@@ -25,6 +25,7 @@ struct room {
     char token[ROOM_TOKEN_BYTES + 1]; /* its operators' token; "" for the default room */
     cmd_limits_t limits;
     uv_async_t wake_loop;
+    bool handles_open; /* wake_loop (and the encoder) are on the loop: close them before freeing */
 
     /* Loop thread only. */
     presence_t *presence;

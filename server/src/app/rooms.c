@@ -162,6 +162,21 @@ static void install(app_t *a, room_t *r)
     a->n_rooms++;
 }
 
+/* A room whose loop handles may be open goes: they close now, their
+ * callbacks run at the end of this turn of the loop, so the room is freed
+ * at the next turn, not before: by rooms_free_timer, due in 1 ms (not 0:
+ * started from a timer's callback, a timer due now would run in this same
+ * turn). Not at the lifecycle's next round, up to a second away: rooms made
+ * and closed in a loop would pile up meanwhile (3 MB each, and more than
+ * --max-rooms of them), and the heap would keep that peak. */
+static void retire(app_t *a, room_t *r)
+{
+    room_close_handles(r);
+    r->next_closed = a->closed_rooms;
+    a->closed_rooms = r;
+    uv_timer_start(&a->rooms_free_timer, on_rooms_free_timer, 1, 0);
+}
+
 /* A room kept in --state-dir, opened again as it was saved: its code,
  * name, token and set-up. NULL (why says what to try) when there is no
  * place or budget for it now. */
@@ -191,7 +206,7 @@ static room_t *reopen(app_t *a, const kept_room_t *kept, char *why, size_t why_l
     r->agents_held = r->world.n;
     if (room_start(r)) {
         atomic_fetch_sub(&a->agents_held, r->agents_held);
-        room_free(r);
+        retire(a, r); /* its handles may be on the loop already */
         snprintf(why, why_len, "cannot start the room's simulation");
         return NULL;
     }
@@ -330,7 +345,7 @@ static void create_room(app_t *a, room_t *from, size_t slot, uint32_t client_id,
     r->empty_since_ns = now_ns(); /* nobody is in it yet: its creator is on the way */
     if (room_start(r)) {
         atomic_fetch_sub(&a->agents_held, r->agents_held);
-        room_free(r);
+        retire(a, r); /* its handles may be on the loop already */
         reply_error(a, slot, client_id, "internal", "cannot start the room's simulation", m->request_id, cmd);
         return;
     }
@@ -367,17 +382,7 @@ void rooms_close(app_t *a, room_t *r, bool forget, const char *why)
     a->n_rooms--;
     a->rooms_closed++;
     fprintf(stderr, "swarmcast: room %s closed (%s; %zu rooms)\n", r->code, why, a->n_rooms);
-    /* Its loop handles close now; their callbacks run at the end of this
-     * turn of the loop, so the room is freed at the next turn, not before:
-     * by rooms_free_timer, due in 1 ms (not 0: started from a timer's
-     * callback, a timer due now would run in this same turn). Not at the
-     * lifecycle's next round, up to a second away: rooms made and closed
-     * in a loop would pile up meanwhile (3 MB each, and more than
-     * --max-rooms of them), and the heap would keep that peak. */
-    room_close_handles(r);
-    r->next_closed = a->closed_rooms;
-    a->closed_rooms = r;
-    uv_timer_start(&a->rooms_free_timer, on_rooms_free_timer, 1, 0);
+    retire(a, r);
 }
 
 /* Frees the rooms closed before this round of the timer (all, at the
