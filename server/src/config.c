@@ -89,6 +89,12 @@ static void usage(FILE *f)
             "                                               room takes its agents from the one --max-agents\n"
             "  --room-idle-stop S   SWARMCAST_ROOM_IDLE_STOP a room nobody watches stops stepping after S (60)\n"
             "  --room-idle-close S  SWARMCAST_ROOM_IDLE_CLOSE … and closes after S (3600)\n"
+            "  --history-minutes M  SWARMCAST_HISTORY_MINUTES the past each room keeps for the timeline (10; 0:\n"
+            "                                               none)\n"
+            "  --history-mb N       SWARMCAST_HISTORY_MB    … within N MiB per room (256): past it the oldest goes\n"
+            "  --keyframe-seconds S SWARMCAST_KEYFRAME_SECONDS a keyframe of the past every S (1): a seek re-steps\n"
+            "                                               at most that much\n"
+            "  --timeline-seats N   SWARMCAST_TIMELINE_SEATS viewers looking at the past at once, all rooms (4)\n"
             "  --experiments DIR    SWARMCAST_EXPERIMENTS   experiments' output folders (DIR/NAME) whose runs the\n"
             "                                               experiment page may open in a new room (none)\n"
             "  --state-dir DIR      SWARMCAST_STATE_DIR     keep every room here: a closed room reopens by its\n"
@@ -336,6 +342,7 @@ enum { OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WOR
        OPT_STATE_EVERY, OPT_STATE_AGENTS, OPT_RATE_SCALE, OPT_DEFLATE, OPT_DETAIL_BUDGET, OPT_MAX_VIEWS,
        OPT_CONNECT_RATE, OPT_CONNECT_BURST, OPT_AUTH_FAILURES, OPT_ALLOW_FRAME, OPT_PUBLIC_URL,
        OPT_TRUSTED_PROXY, OPT_METRICS_LISTEN, OPT_ROOMS, OPT_MAX_ROOMS, OPT_ROOM_AGENTS, OPT_ROOM_IDLE_STOP, OPT_ROOM_IDLE_CLOSE, OPT_STATE_DIR, OPT_EXPERIMENTS,
+       OPT_HISTORY_MINUTES, OPT_HISTORY_MB, OPT_KEYFRAME_SECONDS, OPT_TIMELINE_SEATS,
        /* The scaled set-up. */
        OPT_NATS, OPT_NATS_PREFIX, OPT_NATS_USER, OPT_NATS_PASSWORD, OPT_NATS_CREDS, OPT_NATS_NKEY_SEED,
        OPT_MAX_REMOTE, OPT_RELAY, OPT_RELAY_TAG, OPT_RELAY_NAME };
@@ -430,6 +437,10 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
         break;
     case OPT_MAX_ROOMS: bad = parse_number(value, 0, 4096, true, &v); if (!bad) c->max_rooms = (size_t)v; break;
     case OPT_ROOM_AGENTS: bad = parse_number(value, 0, 1e8, true, &v); if (!bad) c->room_agents = (size_t)v; break;
+    case OPT_HISTORY_MINUTES: bad = parse_number(value, 0, 1440, false, &v); if (!bad) c->history_minutes = v; break;
+    case OPT_HISTORY_MB: bad = parse_number(value, 1, 1048576, false, &v); if (!bad) c->history_mb = v; break;
+    case OPT_KEYFRAME_SECONDS: bad = parse_number(value, 0.05, 60, false, &v); if (!bad) c->keyframe_seconds = v; break;
+    case OPT_TIMELINE_SEATS: bad = parse_number(value, 0, 64, true, &v); if (!bad) c->timeline_seats = (size_t)v; break;
     case OPT_ROOM_IDLE_STOP: bad = parse_number(value, 0.1, 604800, false, &v); if (!bad) c->room_idle_stop_s = v; break;
     case OPT_ROOM_IDLE_CLOSE: bad = parse_number(value, 0.1, 31536000, false, &v); if (!bad) c->room_idle_close_s = v; break;
     case OPT_STATE_DIR: c->state_dir = *value ? value : NULL; break;
@@ -483,6 +494,8 @@ static const struct {
     {OPT_ROOMS, "SWARMCAST_ROOMS"}, {OPT_MAX_ROOMS, "SWARMCAST_MAX_ROOMS"}, {OPT_ROOM_AGENTS, "SWARMCAST_ROOM_AGENTS"},
     {OPT_ROOM_IDLE_STOP, "SWARMCAST_ROOM_IDLE_STOP"}, {OPT_ROOM_IDLE_CLOSE, "SWARMCAST_ROOM_IDLE_CLOSE"},
     {OPT_STATE_DIR, "SWARMCAST_STATE_DIR"}, {OPT_EXPERIMENTS, "SWARMCAST_EXPERIMENTS"},
+    {OPT_HISTORY_MINUTES, "SWARMCAST_HISTORY_MINUTES"}, {OPT_HISTORY_MB, "SWARMCAST_HISTORY_MB"},
+    {OPT_KEYFRAME_SECONDS, "SWARMCAST_KEYFRAME_SECONDS"}, {OPT_TIMELINE_SEATS, "SWARMCAST_TIMELINE_SEATS"},
     {OPT_CONNECT_RATE, "SWARMCAST_CONNECT_RATE"}, {OPT_CONNECT_BURST, "SWARMCAST_CONNECT_BURST"},
     {OPT_AUTH_FAILURES, "SWARMCAST_AUTH_FAILURES"},
     {OPT_ALLOW_FRAME, "SWARMCAST_ALLOW_FRAME"}, {OPT_PUBLIC_URL, "SWARMCAST_PUBLIC_URL"},
@@ -542,6 +555,10 @@ static int load(config_t *c, int argc, char **argv, FILE *out, FILE *err, bool f
         .max_rooms = 100,
         .room_agents = 300,
         .room_idle_stop_s = 60,
+        .history_minutes = 10,
+        .history_mb = 256,
+        .keyframe_seconds = 1,
+        .timeline_seats = 4,
         .room_idle_close_s = 3600,
         .nats_prefix = SUBJECT_DEFAULT_PREFIX,
         .max_remote_clients = 16384,
@@ -597,6 +614,10 @@ static int load(config_t *c, int argc, char **argv, FILE *out, FILE *err, bool f
         {"room-idle-close", required_argument, NULL, OPT_ROOM_IDLE_CLOSE},
         {"state-dir", required_argument, NULL, OPT_STATE_DIR},
         {"experiments", required_argument, NULL, OPT_EXPERIMENTS},
+        {"history-minutes", required_argument, NULL, OPT_HISTORY_MINUTES},
+        {"history-mb", required_argument, NULL, OPT_HISTORY_MB},
+        {"keyframe-seconds", required_argument, NULL, OPT_KEYFRAME_SECONDS},
+        {"timeline-seats", required_argument, NULL, OPT_TIMELINE_SEATS},
         {"connect-rate", required_argument, NULL, OPT_CONNECT_RATE},
         {"connect-burst", required_argument, NULL, OPT_CONNECT_BURST},
         {"auth-failures", required_argument, NULL, OPT_AUTH_FAILURES},

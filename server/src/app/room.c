@@ -148,6 +148,10 @@ room_t *room_create(app_t *a, size_t index, const room_setup_t *setup, char *msg
         room_free(r);
         return NULL;
     }
+    if (timeline_open(r, msg, msg_len)) {
+        room_free(r);
+        return NULL;
+    }
     r->started_ns = r->last_tick_ns = now_ns();
     r->period_ns = (uint64_t)(1e9 / cfg->tick_hz);
     r->summary = (summary_t){world_info(&r->world), r->world.tick, r->world.n, r->world.seed, r->world.paused, r->last_tick_ns, 0, 0, {0}};
@@ -199,6 +203,7 @@ void room_close_handles(room_t *r)
 {
     if (!r->handles_open) return;
     r->handles_open = false;
+    timeline_close(r);
     encoder_stop(r->encoder);
     uv_close((uv_handle_t *)&r->wake_loop, NULL);
 }
@@ -206,6 +211,11 @@ void room_close_handles(room_t *r)
 void room_free(room_t *r)
 {
     if (!r) return;
+    timeline_close(r);
+    history_destroy(r->history);
+    free(r->slot_seat);
+    free(r->scrub_next);
+    free(r->scrub_sent);
     encoder_destroy(r->encoder);
     bundle_free(r->current);
     shared_buf_unref(r->v1_frame);

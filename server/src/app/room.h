@@ -92,6 +92,16 @@ struct room {
     state_image_t *state_captured; /* the simulation's copy of the set-up, for the loop to write */
     bool state_in_flight;          /* captured or being written: no new capture until done */
     summary_t summary;
+
+    /* The timeline (timeline/, PROTOCOL.md "Timeline"); NULL with
+     * --history-minutes 0. The history is written by the simulation thread
+     * and read by the seats' threads under its own lock; the seats are the
+     * loop's to hand out. */
+    history_t *history;
+    scrubbers_t *scrubbers;
+    int *slot_seat;            /* per slot, loop only: the seat its client holds, or -1 (it watches live) */
+    shared_buf_t **scrub_next; /* per seat, loop only: a frame of the past waiting for net … */
+    shared_buf_t **scrub_sent; /* … and the one net is writing */
 };
 
 /* How a new room's world is made (room_create). */
