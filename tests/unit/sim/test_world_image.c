@@ -39,14 +39,7 @@ static void make_rich_world(world_t *w, uint32_t seed)
 
 static void assert_same_world(const world_t *a, const world_t *b)
 {
-    assert_int_equal(a->tick, b->tick);
-    assert_int_equal(a->n, b->n);
-    assert_memory_equal(a->cur.x, b->cur.x, a->n * sizeof(float));
-    assert_memory_equal(a->cur.y, b->cur.y, a->n * sizeof(float));
-    assert_memory_equal(a->cur.vx, b->cur.vx, a->n * sizeof(float));
-    assert_memory_equal(a->cur.vy, b->cur.vy, a->n * sizeof(float));
-    assert_memory_equal(a->cur.id, b->cur.id, a->n * sizeof(uint32_t));
-    assert_memory_equal(a->cur.flags, b->cur.flags, a->n);
+    assert_same_state(a, b);
     assert_int_equal(a->n_obstacles, b->n_obstacles);
     assert_memory_equal(a->obstacles, b->obstacles, a->n_obstacles * sizeof *a->obstacles);
     assert_int_equal(a->n_targets, b->n_targets);
