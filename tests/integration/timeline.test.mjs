@@ -1,0 +1,211 @@
+// The timeline (PROTOCOL.md, "Timeline") on the real server: a viewer who
+// seeks gets the world of that tick exactly as live viewers decoded it then
+// (the same quantized items, digest for digest), while steering changed the
+// world; scrubbing changes nothing for the others (they stay live, and the
+// command log replays to the very world the server ended with); bad seeks
+// get clear answers; the seats are bounded and the next viewer is told to
+// come back; the window evicts its oldest past.
+//
+//   SWARMCAST_BIN=build/server/swarmcast node --test tests/integration/timeline.test.mjs
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { startServer, sleep } from '../lib/server.mjs';
+import { connect } from '../lib/client.mjs';
+import { connectV2 } from '../lib/client_v2.mjs';
+import { runOk } from '../lib/headless.mjs';
+
+const T = { timeout: 60000 };
+
+/** Sends a timeline message and resolves with its answer (timeline or error, by id). */
+async function timeline(client, body) {
+  const mark = client.mark();
+  const msg = client.send({ type: 'timeline', ...body });
+  return client.waitText((m) => (m.type === 'timeline' || m.type === 'error') && m.id === msg.id,
+    `the answer to ${JSON.stringify(msg)}`, { after: mark });
+}
+
+/** The live frames' digests by tick (the first whole-world detail frame of each tick). */
+function liveByTick(client) {
+  const out = new Map();
+  for (const f of client.frames) if (f.mode === 'detail' && !out.has(f.tick)) out.set(f.tick, f);
+  return out;
+}
+
+test('a seek shows the world of that tick exactly as live viewers saw it, with steering; others stay live; the log is untouched', T, async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'swarmcast-timeline-'));
+  const log = path.join(dir, 'run.jsonl');
+  const finalLive = path.join(dir, 'live.json');
+  const finalReplay = path.join(dir, 'replay.json');
+  const server = await startServer({
+    agents: 1500,
+    seed: 5,
+    args: ['--record', log, '--final', finalLive, '--keyframe-seconds', '0.5', '--rate-scale', '100'],
+  });
+  try {
+    const live = await connectV2(server.wsUrl);
+    const other = await connectV2(server.wsUrl);
+    const scrub = await connectV2(server.wsUrl);
+    const steer = await connect(server.wsUrl);
+    // Steering while the past is being made: targets, an obstacle, a parameter.
+    for (let k = 0; k < 8; k++) {
+      await steer.command({ type: 'set_target', x: 200 + 100 * k, y: 300 + 20 * k });
+      if (k === 3) await steer.command({ type: 'add_obstacle', x: 800, y: 450, radius: 40 });
+      if (k === 5) await steer.command({ type: 'set_param', name: 'max_speed', value: 90 });
+      await sleep(150);
+    }
+    await sleep(500);
+    const seen = liveByTick(live);
+    const ticks = [...seen.keys()].sort((x, y) => x - y);
+    assert.ok(ticks.length > 30, `live frames: ${ticks.length}`);
+    // Ticks across the run: early, among the commands, late; forwards and back.
+    const chosen = [ticks[2], ticks[Math.floor(ticks.length / 2)], ticks[ticks.length - 3],
+      ticks[Math.floor(ticks.length / 3)], ticks[Math.floor(ticks.length / 3) + 1]];
+    const otherBefore = other.frames.length;
+    for (const tick of chosen) {
+      const from = scrub.frames.length;
+      const answer = await timeline(scrub, { op: 'seek', tick });
+      assert.equal(answer.type, 'timeline', JSON.stringify(answer));
+      assert.equal(answer.mode, 'paused');
+      assert.equal(answer.tick, tick);
+      assert.ok(answer.from <= tick && tick <= answer.to, JSON.stringify(answer));
+      const { frame } = await scrub.waitFrame((f) => f.tick === tick, `the frame of tick ${tick}`, { from });
+      assert.ok(frame.keyed, 'a frame of the past is a key');
+      assert.equal(frame.count, seen.get(tick).count);
+      assert.equal(frame.digest, seen.get(tick).digest, `tick ${tick}: the scrubbed world is the one broadcast live`);
+    }
+    // Paused: no live frames reach the scrubber meanwhile.
+    const pausedAt = scrub.frames.length;
+    await sleep(300);
+    assert.equal(scrub.frames.length, pausedAt, 'a paused scrubber gets no frames');
+    // The others went on live all along: their ticks only go forward, past
+    // the newest tick the scrubber was shown.
+    await other.waitFrame((f) => f.tick > ticks.at(-1) + 30, 'a live frame past the scrubbed ticks', { from: otherBefore });
+    const otherFrames = other.frames.slice(otherBefore);
+    for (let i = 1; i < otherFrames.length; i++) assert.ok(otherFrames[i].tick > otherFrames[i - 1].tick);
+    assert.ok(otherFrames.every((f) => !f.keyed || f === otherFrames[0]), 'the live viewer was never re-keyed');
+    // Step back one tick, then forward, then live.
+    const stepped = await timeline(scrub, { op: 'step', by: -1 });
+    assert.equal(stepped.tick, chosen.at(-1) - 1);
+    await scrub.waitFrame((f) => f.tick === chosen.at(-1) - 1, 'the frame one tick back');
+    const liveAgain = scrub.frames.length;
+    const back = await timeline(scrub, { op: 'live' });
+    assert.equal(back.mode, 'live');
+    const { frame: first } = await scrub.waitFrame((f, i) => i >= liveAgain, 'a live frame after live', { from: liveAgain });
+    assert.ok(first.keyed, 'back to live starts with a key');
+    assert.ok(first.tick > chosen.at(-1));
+    for (const c of [live, other, scrub, steer]) c.close();
+  } finally {
+    await server.stop();
+  }
+  // Nothing of the timeline reached the world or its log.
+  const text = readFileSync(log, 'utf8');
+  assert.ok(!text.includes('timeline'), 'the command log has no timeline entries');
+  await runOk(['--headless', '--replay', log, '--final', finalReplay]);
+  assert.equal(readFileSync(finalReplay, 'utf8'), readFileSync(finalLive, 'utf8'), 'the replay ends in the live world');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('play runs the past forward to live; pause freezes the present', T, async () => {
+  const server = await startServer({ agents: 500, args: ['--keyframe-seconds', '0.5'] });
+  try {
+    const scrub = await connectV2(server.wsUrl);
+    await sleep(1500);
+    const paused = await timeline(scrub, { op: 'pause' });
+    assert.equal(paused.mode, 'paused');
+    assert.ok(paused.tick > 0 && paused.tick === paused.to, JSON.stringify(paused));
+    const p = await timeline(scrub, { op: 'seek', tick: paused.from });
+    assert.equal(p.tick, paused.from);
+    const from = scrub.frames.length;
+    const played = await timeline(scrub, { op: 'play', speed: 8 });
+    assert.equal(played.mode, 'playing');
+    assert.equal(played.speed, 8);
+    // 8× catches up with the present: the server says so and the viewer is live.
+    const ended = await scrub.waitText((m) => m.type === 'timeline' && m.why === 'reached_live', 'the playback reaching live', { timeoutMs: 20000 });
+    assert.equal(ended.mode, 'live');
+    const frames = scrub.frames.slice(from);
+    assert.ok(frames.length > 5, `frames while playing: ${frames.length}`);
+    scrub.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('bad timeline messages get clear errors and change nothing', T, async () => {
+  const server = await startServer({ agents: 300, args: ['--history-minutes', '0.05', '--keyframe-seconds', '0.25'] });
+  try {
+    const v2 = await connectV2(server.wsUrl);
+    await sleep(500);
+    const cases = [
+      [{ op: 'seek', tick: -5 }, 'bad_request', /tick/],
+      [{ op: 'seek', tick: 'soon' }, 'bad_request', /tick/],
+      [{ op: 'seek' }, 'bad_request', /tick/],
+      [{ op: 'rewind' }, 'bad_request', /unknown op/],
+      [{ op: 'play', speed: 100 }, 'bad_request', /speed/],
+      [{ op: 'play', speed: 0 }, 'bad_request', /speed/],
+      [{ op: 'step', by: 0 }, 'bad_request', /by/],
+      [{ op: 'seek', tick: 1e12 }, 'out_of_window', /not happened/],
+    ];
+    for (const [body, code, why] of cases) {
+      const answer = await timeline(v2, body);
+      assert.equal(answer.type, 'error', JSON.stringify(body));
+      assert.equal(answer.code, code, JSON.stringify(answer));
+      assert.equal(answer.cmd, 'timeline');
+      assert.match(answer.message, why);
+    }
+    // The window evicts its oldest past: 0.05 minutes = 3 s.
+    await sleep(4500);
+    const w = await timeline(v2, { op: 'window' });
+    assert.equal(w.mode, 'live');
+    assert.ok(w.from > 0 && w.to - w.from <= 3 * 60 + 15 + 1, JSON.stringify(w));
+    const old = await timeline(v2, { op: 'seek', tick: 0 });
+    assert.equal(old.code, 'out_of_window');
+    assert.equal(old.from, w.from);
+    // v1 clients get no timeline.
+    const v1 = await connect(server.wsUrl);
+    const answer = await timeline(v1, { op: 'seek', tick: w.to });
+    assert.equal(answer.code, 'bad_request');
+    assert.match(answer.message, /swarmcast\.v2/);
+    v1.close();
+    v2.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('seats are bounded: the next scrubber is told why and when to come back; a flood costs bounded work', T, async () => {
+  const server = await startServer({ agents: 1000, args: ['--timeline-seats', '1'] });
+  try {
+    const a = await connectV2(server.wsUrl);
+    const b = await connectV2(server.wsUrl);
+    const watcher = await connectV2(server.wsUrl);
+    await sleep(1000);
+    const got = await timeline(a, { op: 'pause' });
+    assert.equal(got.mode, 'paused');
+    const refused = await timeline(b, { op: 'seek', tick: got.tick });
+    assert.equal(refused.code, 'timeline_busy');
+    assert.ok(refused.retry_after_ms > 0);
+    assert.match(refused.message, /--timeline-seats/);
+    // The seat goes with the viewer who held it.
+    a.close();
+    await sleep(300);
+    const now = await timeline(b, { op: 'seek', tick: got.tick });
+    assert.equal(now.type, 'timeline', JSON.stringify(now));
+    // Thousands of seeks: answered or refused for the budget, never queued
+    // as work; the live viewer's stream goes on.
+    const mark = b.mark();
+    const before = watcher.frames.length;
+    for (let k = 0; k < 2000; k++) b.send({ type: 'timeline', op: 'seek', tick: got.tick - (k % 30) });
+    await sleep(1500);
+    const answers = b.textsSince(mark).filter((m) => m.type === 'timeline' || (m.type === 'error' && m.cmd === 'timeline'));
+    assert.ok(answers.some((m) => m.code === 'rate_limited') || b.ws.readyState !== 1, 'the flood met the budget');
+    const tickBefore = watcher.frames[before - 1].tick;
+    await watcher.waitFrame((f) => f.tick > tickBefore + 60, 'the live viewer a second further on', { from: before });
+    for (const c of [b, watcher]) c.close();
+  } finally {
+    await server.stop();
+  }
+});
