@@ -92,7 +92,7 @@ static void usage(FILE *f)
             "  --history-minutes M  SWARMCAST_HISTORY_MINUTES the past each room keeps for the timeline (10; 0:\n"
             "                                               none)\n"
             "  --history-mb N       SWARMCAST_HISTORY_MB    … within N MiB per room (256): past it the oldest goes\n"
-            "  --keyframe-seconds S SWARMCAST_KEYFRAME_SECONDS a keyframe of the past every S (1): a seek re-steps\n"
+            "  --keyframe-seconds S SWARMCAST_KEYFRAME_SECONDS a keyframe of the past every S (0.5): a seek re-steps\n"
             "                                               at most that much\n"
             "  --timeline-seats N   SWARMCAST_TIMELINE_SEATS viewers looking at the past at once, all rooms (4)\n"
             "  --experiments DIR    SWARMCAST_EXPERIMENTS   experiments' output folders (DIR/NAME) whose runs the\n"
@@ -557,7 +557,7 @@ static int load(config_t *c, int argc, char **argv, FILE *out, FILE *err, bool f
         .room_idle_stop_s = 60,
         .history_minutes = 10,
         .history_mb = 256,
-        .keyframe_seconds = 1,
+        .keyframe_seconds = 0.5,
         .timeline_seats = 4,
         .room_idle_close_s = 3600,
         .nats_prefix = SUBJECT_DEFAULT_PREFIX,

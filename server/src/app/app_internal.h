@@ -259,6 +259,8 @@ void timeline_deliver(room_t *r);
 int timeline_compose(room_t *r, size_t slot, uint32_t client_id, const uint8_t **data, size_t *len);
 void timeline_left(room_t *r, size_t slot, uint32_t client_id);
 void timeline_close(room_t *r);
+/* The timeline's series of /metrics (all rooms). */
+char *timeline_metrics_text(const app_t *a);
 
 /* relay_bridge.c: the simulation's side of the NATS bridge (--nats).
  * bridge_start connects and subscribes (app_create); send_envelope writes

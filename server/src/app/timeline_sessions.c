@@ -270,3 +270,54 @@ void timeline_left(room_t *r, size_t slot, uint32_t client_id)
     r->scrub_next[seat] = NULL;
     (void)client_id;
 }
+
+/* ---- /metrics ----------------------------------------------------------------- */
+
+char *timeline_metrics_text(const app_t *a)
+{
+    size_t bytes = 0, keyframes = 0, commands = 0;
+    uint64_t rebuilds = 0, restores = 0, frames = 0, evicted = 0;
+    double last = 0, max = 0;
+    history_stats_t home = {0};
+    for (size_t i = 0; i < a->n_rooms_max; i++) {
+        room_t *r = a->rooms[i];
+        if (!r || r->closing || !r->history) continue;
+        history_stats_t h;
+        history_get_stats(r->history, &h);
+        if (r == a->home) home = h;
+        bytes += h.bytes, keyframes += h.keyframes, commands += h.commands, evicted += h.keyframes_evicted;
+        if (!r->scrubbers) continue;
+        scrubbers_stats_t s;
+        scrubbers_get_stats(r->scrubbers, &s);
+        rebuilds += s.rebuilds, restores += s.restores, frames += s.frames;
+        if (s.rebuilds) last = s.rebuild_seconds_last;
+        if (s.rebuild_seconds_max > max) max = s.rebuild_seconds_max;
+    }
+    char *text = malloc(4096);
+    if (!text) return NULL;
+    snprintf(text, 4096,
+             "# HELP swarmcast_timeline_bytes memory of the kept past, all rooms (keyframes and commands)\n"
+             "# TYPE swarmcast_timeline_bytes gauge\nswarmcast_timeline_bytes %zu\n"
+             "# HELP swarmcast_timeline_keyframes keyframes kept, all rooms\n# TYPE swarmcast_timeline_keyframes gauge\n"
+             "swarmcast_timeline_keyframes %zu\n"
+             "# HELP swarmcast_timeline_commands commands kept, all rooms\n# TYPE swarmcast_timeline_commands gauge\n"
+             "swarmcast_timeline_commands %zu\n"
+             "# HELP swarmcast_timeline_keyframes_evicted_total keyframes dropped for the window or the budget\n"
+             "# TYPE swarmcast_timeline_keyframes_evicted_total counter\nswarmcast_timeline_keyframes_evicted_total %llu\n"
+             "# HELP swarmcast_timeline_window_ticks the default room's kept past, in ticks\n"
+             "# TYPE swarmcast_timeline_window_ticks gauge\nswarmcast_timeline_window_ticks %llu\n"
+             "# HELP swarmcast_timeline_seats_used seats of viewers looking at the past, all rooms\n"
+             "# TYPE swarmcast_timeline_seats_used gauge\nswarmcast_timeline_seats_used %zu\n"
+             "# HELP swarmcast_timeline_frames_total frames of the past sent\n"
+             "# TYPE swarmcast_timeline_frames_total counter\nswarmcast_timeline_frames_total %llu\n"
+             "# HELP swarmcast_timeline_rebuilds_total worlds of the past rebuilt, and of those restored from a keyframe\n"
+             "# TYPE swarmcast_timeline_rebuilds_total counter\nswarmcast_timeline_rebuilds_total %llu\n"
+             "# TYPE swarmcast_timeline_restores_total counter\nswarmcast_timeline_restores_total %llu\n"
+             "# HELP swarmcast_timeline_rebuild_seconds the last rebuild's time on a seat's thread, and the longest\n"
+             "# TYPE swarmcast_timeline_rebuild_seconds gauge\nswarmcast_timeline_rebuild_seconds %.6f\n"
+             "# TYPE swarmcast_timeline_rebuild_seconds_max gauge\nswarmcast_timeline_rebuild_seconds_max %.6f\n",
+             bytes, keyframes, commands, (unsigned long long)evicted, (unsigned long long)(home.to - home.from),
+             (size_t)atomic_load(&((app_t *)a)->timeline_seats_used), (unsigned long long)frames,
+             (unsigned long long)rebuilds, (unsigned long long)restores, last, max);
+    return text;
+}
