@@ -132,8 +132,9 @@ static void usage(FILE *f)
             "                                               --state-file; --agents/--seed/--world/--set win over it)\n"
             "  --csv FILE                                   metrics per step as CSV (- : stdout)\n"
             "  --metrics-every K                            a CSV row every K steps (1)\n"
-            "  --replay FILE                                re-run a --record log to its last tick\n"
-            "                                               (or to tick --steps)\n"
+            "  --replay FILE                                re-run a --record log to its last tick (or to tick\n"
+            "                                               --steps); without --headless: serve it, its whole\n"
+            "                                               run on the timeline\n"
             "  --help                                       this text and the parameter list\n"
             "  --version                                    the version\n"
             "\n"
@@ -298,11 +299,21 @@ static int check_modes(const config_t *c, size_t n_set_flags, FILE *err)
     }
     if (!c->headless) {
         /* A live server runs a --scenario's world until stopped (its "steps" unused). */
-        const char *only_headless = c->steps_given ? "--steps" : c->csv ? "--csv"
-                                    : c->replay                        ? "--replay"
-                                                                       : NULL;
+        const char *only_headless = c->steps_given ? "--steps" : c->csv ? "--csv" : NULL;
         if (only_headless) {
             fprintf(err, "swarmcast: %s needs --headless\n", only_headless);
+            return -1;
+        }
+        /* A served --replay: the log's header sets up the world, which
+         * nothing may change. */
+        const char *served_clash = !c->replay ? NULL : c->scenario ? "--scenario" : c->seed_given ? "--seed"
+                                   : c->agents_given ? "--agents" : c->world_given ? "--world"
+                                   : n_set_flags ? "--set/--model" : c->record ? "--record"
+                                   : c->state_file ? "--state-file" : c->state_dir ? "--state-dir"
+                                   : c->nats_url ? "--nats" : NULL;
+        if (served_clash) {
+            fprintf(err, "swarmcast: %s cannot be used with a served --replay (the log's header sets up the world)\n",
+                     served_clash);
             return -1;
         }
         return check_nats(c, err);

@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { startServer, sleep } from '../lib/server.mjs';
+import { startServer, spawnServer, sleep, webRoot } from '../lib/server.mjs';
 import { connect } from '../lib/client.mjs';
 import { connectV2 } from '../lib/client_v2.mjs';
 import { runOk } from '../lib/headless.mjs';
@@ -40,6 +40,9 @@ test('a seek shows the world of that tick exactly as live viewers saw it, with s
   const log = path.join(dir, 'run.jsonl');
   const finalLive = path.join(dir, 'live.json');
   const finalReplay = path.join(dir, 'replay.json');
+  const finalServed = path.join(dir, 'served.json');
+  let seen;
+  let chosen;
   const server = await startServer({
     agents: 1500,
     seed: 5,
@@ -58,11 +61,11 @@ test('a seek shows the world of that tick exactly as live viewers saw it, with s
       await sleep(150);
     }
     await sleep(500);
-    const seen = liveByTick(live);
+    seen = liveByTick(live);
     const ticks = [...seen.keys()].sort((x, y) => x - y);
     assert.ok(ticks.length > 30, `live frames: ${ticks.length}`);
     // Ticks across the run: early, among the commands, late; forwards and back.
-    const chosen = [ticks[2], ticks[Math.floor(ticks.length / 2)], ticks[ticks.length - 3],
+    chosen = [ticks[2], ticks[Math.floor(ticks.length / 2)], ticks[ticks.length - 3],
       ticks[Math.floor(ticks.length / 3)], ticks[Math.floor(ticks.length / 3) + 1]];
     const otherBefore = other.frames.length;
     for (const tick of chosen) {
@@ -106,6 +109,33 @@ test('a seek shows the world of that tick exactly as live viewers saw it, with s
   assert.ok(!text.includes('timeline'), 'the command log has no timeline entries');
   await runOk(['--headless', '--replay', log, '--final', finalReplay]);
   assert.equal(readFileSync(finalReplay, 'utf8'), readFileSync(finalLive, 'utf8'), 'the replay ends in the live world');
+
+  // The log served (--replay without --headless): its whole run is on the
+  // timeline, every tick the world the live viewers saw; it ends where the
+  // headless replay ends; nothing changes it.
+  const base = ['--bind', '127.0.0.1', '--port', '0', '--web-root', webRoot, '--replay', log, '--final', finalServed];
+  const clash = await spawnServer([...base, '--agents', '1500']).catch((e) => e);
+  assert.ok(clash instanceof Error, 'a served --replay refuses --agents');
+  const replayed = await spawnServer(base, { startTimeoutMs: 30000 });
+  try {
+    const viewer = await connectV2(replayed.wsUrl);
+    const w = await timeline(viewer, { op: 'window' });
+    assert.equal(w.from, 0);
+    assert.ok(w.to >= Math.max(...chosen), JSON.stringify(w));
+    for (const tick of chosen) {
+      const from = viewer.frames.length;
+      const answer = await timeline(viewer, { op: 'seek', tick });
+      assert.equal(answer.type, 'timeline', JSON.stringify(answer));
+      const { frame } = await viewer.waitFrame((f) => f.tick === tick, `the served frame of tick ${tick}`, { from });
+      assert.equal(frame.digest, seen.get(tick).digest, `served tick ${tick} is the tick broadcast live`);
+    }
+    const refused = await viewer.request({ type: 'set_target', x: 10, y: 10 });
+    assert.equal(refused.code, 'forbidden');
+    viewer.close();
+  } finally {
+    await replayed.stop();
+  }
+  assert.equal(readFileSync(finalServed, 'utf8'), readFileSync(finalReplay, 'utf8'), 'served, the log ends where the headless replay does');
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -102,10 +102,11 @@ struct room {
     int *slot_seat;            /* per slot, loop only: the seat its client holds, or -1 (it watches live) */
     shared_buf_t **scrub_next; /* per seat, loop only: a frame of the past waiting for net … */
     shared_buf_t **scrub_sent; /* … and the one net is writing */
+    bool replaying; /* a served --replay: the recording's end, paused, its whole run the past; no commands */
 };
 
 /* How a new room's world is made (room_create). */
-typedef enum { ROOM_FROM_FLAGS, ROOM_FROM_SCENARIO, ROOM_FROM_WORLD, ROOM_FROM_STATE } room_source_t;
+typedef enum { ROOM_FROM_FLAGS, ROOM_FROM_SCENARIO, ROOM_FROM_WORLD, ROOM_FROM_STATE, ROOM_FROM_REPLAY } room_source_t;
 
 typedef struct room_setup {
     room_source_t from;

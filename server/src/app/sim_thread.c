@@ -248,7 +248,7 @@ void *sim_main(void *arg)
 {
     room_t *r = arg;
     pthread_setname_np(pthread_self(), SIM_THREAD_NAME);
-    if (r->history) history_started(r->history, &r->world);
+    if (r->history && !r->replaying) history_started(r->history, &r->world); /* a replay's past is its run */
     uint64_t next_due = now_ns() + r->period_ns;
     /* The tick rate, per whole second (healthz: each room's rate and its slowest second). */
     uint64_t second_start_ns = now_ns(), second_ticks = 0;

@@ -32,10 +32,12 @@ static uint64_t keyframe_ticks(const config_t *cfg)
 int timeline_open(room_t *r, char *msg, size_t msg_len)
 {
     const config_t *cfg = r->cfg;
-    if (cfg->history_minutes <= 0) return 0;
+    bool recording = cfg->replay && r->index == 0; /* a served --replay: its whole run is the past */
+    if (r->history) return 0; /* opened already (the replay's) */
+    if (cfg->history_minutes <= 0 && !recording) return 0;
     history_limits_t lim = {
         .keyframe_ticks = keyframe_ticks(cfg),
-        .window_ticks = (uint64_t)llround(cfg->history_minutes * 60.0 * cfg->tick_hz),
+        .window_ticks = recording ? UINT64_MAX : (uint64_t)llround(cfg->history_minutes * 60.0 * cfg->tick_hz),
         .max_bytes = (size_t)(cfg->history_mb * 1048576.0),
     };
     size_t seats = cfg->timeline_seats;
