@@ -9,7 +9,7 @@
 //   SWARMCAST_BIN=build/server/swarmcast node --test tests/integration/timeline.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -237,5 +237,36 @@ test('seats are bounded: the next scrubber is told why and when to come back; a 
     for (const c of [b, watcher]) c.close();
   } finally {
     await server.stop();
+  }
+});
+
+test('a truncated, hand-edited or hostile recording is refused at open with its line and the reason', T, async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'swarmcast-timeline-bad-'));
+  try {
+    // A real header to build on (a short headless recording is not possible:
+    // take the server's own).
+    const good = path.join(dir, 'good.jsonl');
+    const server = await startServer({ agents: 100, args: ['--record', good] });
+    await sleep(300);
+    await server.stop();
+    const header = readFileSync(good, 'utf8').split('\n')[0];
+    const cases = [
+      ['empty', '', /empty, not a --record log/],
+      ['not a header', '{"hello":1}\n', /:1: not a --record header/],
+      ['a bad command', `${header}\n{"tick":5,"cmd":{"type":"set_target","x":"far"}}\n`, /:2: /],
+      ['out of order', `${header}\n{"tick":50,"cmd":{"type":"pause","client_id":1}}\n{"tick":20,"cmd":{"type":"resume","client_id":1}}\n`, /:3: tick 20 is before/],
+      ['after the end', `${header}\n{"end_tick":10}\n{"tick":12,"cmd":{"type":"pause","client_id":1}}\n`, /:3: text after the end_tick line/],
+      ['truncated', `${header}\n{"tick":5,"cmd":{"type":"set_ta`, /:2: /],
+    ];
+    for (const [what, text, why] of cases) {
+      const file = path.join(dir, `${what.replace(/ /g, '-')}.jsonl`);
+      writeFileSync(file, text);
+      const err = await spawnServer(['--bind', '127.0.0.1', '--port', '0', '--web-root', webRoot, '--replay', file])
+        .then((s) => { s.stop(); return null; }, (e) => e);
+      assert.ok(err, `${what}: refused`);
+      assert.match(err.message, why, `${what}: ${err.message.slice(-300)}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
