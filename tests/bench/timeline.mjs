@@ -22,9 +22,9 @@ const FILL_S = opt('fill', 60);
 const SEEKS = opt('seeks', 100);
 const SCRUBBERS = opt('scrubbers', 1);
 const WATCHERS = opt('watchers', 1);
-const KEYFRAME_S = opt('keyframe-seconds', 1);
+const KEYFRAME_S = opt('keyframe-seconds', 0.5);
 const HISTORY_MIN = opt('history-minutes', 10);
-const HISTORY_MB = opt('history-mb', 1024);
+const HISTORY_MB = opt('history-mb', 256);
 
 async function metrics(server) {
   const { body } = await httpGet(server.metricsPort, '/metrics');
@@ -50,9 +50,9 @@ const server = await startServer({
 });
 try {
   const watchers = [];
-  for (let i = 0; i < WATCHERS; i++) watchers.push(await connectV2(server.wsUrl));
+  for (let i = 0; i < WATCHERS; i++) watchers.push(await connectV2(server.wsUrl, { timeoutMs: 30000 }));
   const scrubbers = [];
-  for (let i = 0; i < SCRUBBERS; i++) scrubbers.push(await connectV2(server.wsUrl));
+  for (let i = 0; i < SCRUBBERS; i++) scrubbers.push(await connectV2(server.wsUrl, { timeoutMs: 30000 }));
   const t0 = Date.now();
   while (Date.now() - t0 < FILL_S * 1000) {
     await sleep(Math.min(30000, FILL_S * 1000 - (Date.now() - t0)));
