@@ -254,6 +254,8 @@ int compose_v2(void *user, uint32_t client_id, size_t slot, const uint8_t **data
 int timeline_open(room_t *r, char *msg, size_t msg_len);
 void on_timeline(room_t *r, uint32_t client_id, size_t slot, const timeline_request_t *req);
 void timeline_deliver(room_t *r);
+/* A scrubbing viewer whose view changed (its camera moved) sees the same moment in the new view. */
+void timeline_follow_views(room_t *r);
 /* 1 with a frame of the past for a scrubbing client, 0 when it has none
  * new, -1 when the client watches live (compose as usual). */
 int timeline_compose(room_t *r, size_t slot, uint32_t client_id, const uint8_t **data, size_t *len);

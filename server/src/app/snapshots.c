@@ -48,6 +48,7 @@ void on_bundles(void *user)
     }
     viewers_set_grid(r->viewers, &r->current->grid);
     viewers_poll(r->viewers, now_ns());
+    timeline_follow_views(r);
     sync_encoder(r);
     net_publish_v2(a->net, r->index);
 }

@@ -248,6 +248,21 @@ void timeline_deliver(room_t *r)
     }
 }
 
+void timeline_follow_views(room_t *r)
+{
+    if (!r->scrubbers) return;
+    for (size_t seat = 0; seat < r->cfg->timeline_seats; seat++) {
+        size_t slot;
+        uint32_t client_id;
+        if (!scrubbers_holder(r->scrubbers, (int)seat, &slot, &client_id) || r->slot_seat[slot] != (int)seat) continue;
+        scrub_request_t now = scrubbers_current(r->scrubbers, (int)seat), moved = now;
+        with_view(r, slot, &moved);
+        if (wire2_rect_equal(moved.rect, now.rect) && moved.mode == now.mode) continue;
+        if (!moved.playing) moved.position = floor(moved.position);
+        scrubbers_request(r->scrubbers, (int)seat, &moved); /* the same moment, the new view */
+    }
+}
+
 int timeline_compose(room_t *r, size_t slot, uint32_t client_id, const uint8_t **data, size_t *len)
 {
     (void)client_id; /* the slot's seat is released when its client leaves (timeline_left) */
