@@ -92,6 +92,7 @@ static void usage(FILE *f)
             "  --history-minutes M  SWARMCAST_HISTORY_MINUTES the past each room keeps for the timeline (10; 0:\n"
             "                                               none)\n"
             "  --history-mb N       SWARMCAST_HISTORY_MB    … within N MiB per room (256): past it the oldest goes\n"
+            "  --history-total-mb N SWARMCAST_HISTORY_TOTAL_MB … and N MiB over all rooms (1024)\n"
             "  --keyframe-seconds S SWARMCAST_KEYFRAME_SECONDS a keyframe of the past every S (0.5): a seek re-steps\n"
             "                                               at most that much\n"
             "  --timeline-seats N   SWARMCAST_TIMELINE_SEATS viewers looking at the past at once, all rooms (4)\n"
@@ -353,7 +354,7 @@ enum { OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WOR
        OPT_STATE_EVERY, OPT_STATE_AGENTS, OPT_RATE_SCALE, OPT_DEFLATE, OPT_DETAIL_BUDGET, OPT_MAX_VIEWS,
        OPT_CONNECT_RATE, OPT_CONNECT_BURST, OPT_AUTH_FAILURES, OPT_ALLOW_FRAME, OPT_PUBLIC_URL,
        OPT_TRUSTED_PROXY, OPT_METRICS_LISTEN, OPT_ROOMS, OPT_MAX_ROOMS, OPT_ROOM_AGENTS, OPT_ROOM_IDLE_STOP, OPT_ROOM_IDLE_CLOSE, OPT_STATE_DIR, OPT_EXPERIMENTS,
-       OPT_HISTORY_MINUTES, OPT_HISTORY_MB, OPT_KEYFRAME_SECONDS, OPT_TIMELINE_SEATS,
+       OPT_HISTORY_MINUTES, OPT_HISTORY_MB, OPT_HISTORY_TOTAL_MB, OPT_KEYFRAME_SECONDS, OPT_TIMELINE_SEATS,
        /* The scaled set-up. */
        OPT_NATS, OPT_NATS_PREFIX, OPT_NATS_USER, OPT_NATS_PASSWORD, OPT_NATS_CREDS, OPT_NATS_NKEY_SEED,
        OPT_MAX_REMOTE, OPT_RELAY, OPT_RELAY_TAG, OPT_RELAY_NAME };
@@ -450,6 +451,7 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
     case OPT_ROOM_AGENTS: bad = parse_number(value, 0, 1e8, true, &v); if (!bad) c->room_agents = (size_t)v; break;
     case OPT_HISTORY_MINUTES: bad = parse_number(value, 0, 1440, false, &v); if (!bad) c->history_minutes = v; break;
     case OPT_HISTORY_MB: bad = parse_number(value, 1, 1048576, false, &v); if (!bad) c->history_mb = v; break;
+    case OPT_HISTORY_TOTAL_MB: bad = parse_number(value, 1, 1048576, false, &v); if (!bad) c->history_total_mb = v; break;
     case OPT_KEYFRAME_SECONDS: bad = parse_number(value, 0.05, 60, false, &v); if (!bad) c->keyframe_seconds = v; break;
     case OPT_TIMELINE_SEATS: bad = parse_number(value, 0, 64, true, &v); if (!bad) c->timeline_seats = (size_t)v; break;
     case OPT_ROOM_IDLE_STOP: bad = parse_number(value, 0.1, 604800, false, &v); if (!bad) c->room_idle_stop_s = v; break;
@@ -506,7 +508,7 @@ static const struct {
     {OPT_ROOM_IDLE_STOP, "SWARMCAST_ROOM_IDLE_STOP"}, {OPT_ROOM_IDLE_CLOSE, "SWARMCAST_ROOM_IDLE_CLOSE"},
     {OPT_STATE_DIR, "SWARMCAST_STATE_DIR"}, {OPT_EXPERIMENTS, "SWARMCAST_EXPERIMENTS"},
     {OPT_HISTORY_MINUTES, "SWARMCAST_HISTORY_MINUTES"}, {OPT_HISTORY_MB, "SWARMCAST_HISTORY_MB"},
-    {OPT_KEYFRAME_SECONDS, "SWARMCAST_KEYFRAME_SECONDS"}, {OPT_TIMELINE_SEATS, "SWARMCAST_TIMELINE_SEATS"},
+    {OPT_HISTORY_TOTAL_MB, "SWARMCAST_HISTORY_TOTAL_MB"}, {OPT_KEYFRAME_SECONDS, "SWARMCAST_KEYFRAME_SECONDS"}, {OPT_TIMELINE_SEATS, "SWARMCAST_TIMELINE_SEATS"},
     {OPT_CONNECT_RATE, "SWARMCAST_CONNECT_RATE"}, {OPT_CONNECT_BURST, "SWARMCAST_CONNECT_BURST"},
     {OPT_AUTH_FAILURES, "SWARMCAST_AUTH_FAILURES"},
     {OPT_ALLOW_FRAME, "SWARMCAST_ALLOW_FRAME"}, {OPT_PUBLIC_URL, "SWARMCAST_PUBLIC_URL"},
@@ -568,6 +570,7 @@ static int load(config_t *c, int argc, char **argv, FILE *out, FILE *err, bool f
         .room_idle_stop_s = 60,
         .history_minutes = 10,
         .history_mb = 256,
+        .history_total_mb = 1024,
         .keyframe_seconds = 0.5,
         .timeline_seats = 4,
         .room_idle_close_s = 3600,
@@ -627,6 +630,7 @@ static int load(config_t *c, int argc, char **argv, FILE *out, FILE *err, bool f
         {"experiments", required_argument, NULL, OPT_EXPERIMENTS},
         {"history-minutes", required_argument, NULL, OPT_HISTORY_MINUTES},
         {"history-mb", required_argument, NULL, OPT_HISTORY_MB},
+        {"history-total-mb", required_argument, NULL, OPT_HISTORY_TOTAL_MB},
         {"keyframe-seconds", required_argument, NULL, OPT_KEYFRAME_SECONDS},
         {"timeline-seats", required_argument, NULL, OPT_TIMELINE_SEATS},
         {"connect-rate", required_argument, NULL, OPT_CONNECT_RATE},

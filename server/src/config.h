@@ -73,7 +73,8 @@ typedef struct config {
 
     /* The timeline (PROTOCOL.md "Timeline"): each room keeps its past. */
     double history_minutes;     /* the past kept behind the live tick (0: none) */
-    double history_mb;          /* … within this many MiB per room (keyframes and commands) */
+    double history_mb;          /* … within this many MiB per room (keyframes and commands) … */
+    double history_total_mb;    /* … and this many over all rooms */
     double keyframe_seconds;    /* a keyframe every this long: a seek re-steps at most this much */
     size_t timeline_seats;      /* viewers scrubbing at once, across rooms */
 

@@ -177,6 +177,8 @@ struct app {
     _Atomic size_t agents_held;
     /* The timeline's seats in use, across rooms, against --timeline-seats. */
     atomic_size_t timeline_seats_used;
+    /* The bytes of every room's past, against --history-total-mb. */
+    atomic_size_t timeline_bytes;
 
     /* The scaled set-up (--nats; NULL without it): the default room's.
      * Slots [0, max_clients) are net's, [max_clients, n_slots) the relays'

@@ -39,6 +39,8 @@ int timeline_open(room_t *r, char *msg, size_t msg_len)
         .keyframe_ticks = keyframe_ticks(cfg),
         .window_ticks = recording ? UINT64_MAX : (uint64_t)llround(cfg->history_minutes * 60.0 * cfg->tick_hz),
         .max_bytes = (size_t)(cfg->history_mb * 1048576.0),
+        .shared_bytes = &r->app->timeline_bytes,
+        .shared_max = (size_t)(cfg->history_total_mb * 1048576.0),
     };
     size_t seats = cfg->timeline_seats;
     r->history = history_create(&lim);

@@ -27,6 +27,7 @@ struct history {
     uint64_t epoch;
     size_t kf_bytes;
     bool force_keyframe; /* over the budget with one keyframe left: the next step takes another */
+    size_t accounted;    /* bytes of this history in lim.shared_bytes */
     uint64_t taken, evicted, failures;
 };
 
@@ -58,6 +59,27 @@ static size_t bytes_locked(const history_t *h)
     return h->kf_bytes + h->cmd_cap * sizeof *h->cmds + h->kf_cap * sizeof *h->kf;
 }
 
+/* The shared counter follows this history's bytes (under the lock). */
+static void account_locked(history_t *h)
+{
+    size_t now = bytes_locked(h);
+    if (h->lim.shared_bytes) {
+        if (now > h->accounted) atomic_fetch_add(h->lim.shared_bytes, now - h->accounted);
+        else atomic_fetch_sub(h->lim.shared_bytes, h->accounted - now);
+    }
+    h->accounted = now;
+}
+
+/* Whether this history is over its budget, or all rooms' over theirs. */
+static bool over_budget_locked(const history_t *h)
+{
+    size_t mine = bytes_locked(h);
+    if (mine > h->lim.max_bytes) return true;
+    if (!h->lim.shared_bytes) return false;
+    size_t others = atomic_load(h->lim.shared_bytes) - h->accounted;
+    return others + mine > h->lim.shared_max;
+}
+
 /* Drops every keyframe and command (under the lock). */
 static void clear_locked(history_t *h)
 {
@@ -73,6 +95,8 @@ void history_destroy(history_t *h)
     clear_locked(h);
     free(h->kf);
     free(h->cmds);
+    h->kf = NULL, h->cmds = NULL, h->kf_cap = h->cmd_cap = 0;
+    account_locked(h);
     pthread_mutex_destroy(&h->lock);
     free(h);
 }
@@ -96,8 +120,10 @@ static void evict_locked(history_t *h)
 {
     uint64_t start = h->newest_tick > h->lim.window_ticks ? h->newest_tick - h->lim.window_ticks : 0;
     while (h->kf_len > 1 && kf_at(h, 1)->tick <= start) evict_oldest_locked(h);
-    while (h->kf_len > 1 && bytes_locked(h) > h->lim.max_bytes) evict_oldest_locked(h);
-    h->force_keyframe = h->kf_len == 1 && bytes_locked(h) > h->lim.max_bytes;
+    while (h->kf_len > 1 && over_budget_locked(h)) evict_oldest_locked(h);
+    /* One keyframe left and still over: the commands after it are what grows; a fresh keyframe lets them go. */
+    h->force_keyframe = h->kf_len == 1 && h->cmd_len > 0 && over_budget_locked(h);
+    account_locked(h);
 }
 
 static int push_keyframe_locked(history_t *h, keyframe_t *k)
@@ -169,6 +195,7 @@ static int push_cmd_locked(history_t *h, const history_cmd_t *c)
         h->cmds = grown, h->cmd_cap = cap, h->cmd_head = 0;
     }
     *cmd_at(h, h->cmd_len++) = *c;
+    account_locked(h);
     return 0;
 }
 
@@ -189,6 +216,7 @@ void history_applied(history_t *h, uint64_t tick, const sim_cmd_t *cmd, const wo
         /* Out of memory: the past cannot be rebuilt across this command;
          * it starts again at the next step. */
         clear_locked(h);
+        account_locked(h);
         h->failures++;
     }
     pthread_mutex_unlock(&h->lock);

@@ -10,8 +10,9 @@
  * the step that reached T, before the commands applied at T.
  *
  * Bounds: the window (window_ticks behind the newest tick) and a memory
- * budget (max_bytes): the oldest keyframe goes, with the commands before the
- * next one, when either is passed; at least one keyframe is always kept. A
+ * budget (max_bytes, and the server's over all rooms, shared_max): the
+ * oldest keyframe goes, with the commands before the next one, when any is
+ * passed; at least one keyframe is always kept. A
  * reset (the world's tick going back) starts the past again: ticks before it
  * would be ambiguous.
  *
@@ -39,6 +40,11 @@ typedef struct history_limits {
     uint64_t keyframe_ticks; /* a keyframe every this many ticks (≥ 1) */
     uint64_t window_ticks;   /* the past kept behind the newest tick */
     size_t max_bytes;        /* keyframes + commands; at least one keyframe is kept whatever its size */
+    /* The server's budget over every room's past: the bytes of all the
+     * histories that share the counter (NULL: none), and their cap. A
+     * history over it gives up its oldest keyframes, as over its own. */
+    atomic_size_t *shared_bytes;
+    size_t shared_max;
 } history_limits_t;
 
 /* One applied command, as the command log has it. */

@@ -90,6 +90,40 @@ static void the_budget_evicts_the_oldest_but_keeps_one(void **state)
     world_free(&w);
 }
 
+static void rooms_share_the_servers_budget(void **state)
+{
+    (void)state;
+    world_t a, b;
+    make_world(&a, WORLD_W, WORLD_H, 1000, 3);
+    make_world(&b, WORLD_W, WORLD_H, 1000, 4);
+    world_image_t img = {0};
+    assert_int_equal(world_image_capture(&img, &a), 0);
+    size_t one = world_image_bytes(&img);
+    world_image_free(&img);
+    atomic_size_t total;
+    atomic_init(&total, 0);
+    /* Each room may keep 100 keyframes; all rooms together about 6. */
+    history_limits_t lim = {.keyframe_ticks = 5, .window_ticks = 100000, .max_bytes = 100 * one + 65536,
+                            .shared_bytes = &total, .shared_max = 6 * one + 2 * 4096};
+    history_t *ha = history_create(&lim), *hb = history_create(&lim);
+    history_started(ha, &a);
+    history_started(hb, &b);
+    for (int t = 0; t < 100; t++) live_tick(ha, &a, NULL, 0), live_tick(hb, &b, NULL, 0);
+    history_stats_t sa, sb;
+    history_get_stats(ha, &sa);
+    history_get_stats(hb, &sb);
+    assert_int_equal(atomic_load(&total), sa.bytes + sb.bytes); /* the counter is the sum */
+    assert_true(sa.bytes + sb.bytes <= lim.shared_max);
+    assert_true(sa.keyframes >= 1 && sb.keyframes >= 1);
+    assert_true(sa.keyframes_evicted > 0 && sb.keyframes_evicted > 0); /* both gave up their oldest */
+    history_destroy(ha);
+    assert_int_equal(atomic_load(&total), sb.bytes);
+    history_destroy(hb);
+    assert_int_equal(atomic_load(&total), 0);
+    world_free(&a);
+    world_free(&b);
+}
+
 /* A live run with steering; images of the live world at every tick, to compare. */
 typedef struct run {
     world_t live;
@@ -238,6 +272,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_window_keeps_the_newest_keyframes),
         cmocka_unit_test(the_budget_evicts_the_oldest_but_keeps_one),
+        cmocka_unit_test(rooms_share_the_servers_budget),
         cmocka_unit_test(a_plan_rebuilds_any_tick_exactly),
         cmocka_unit_test(a_world_on_the_way_advances_instead),
         cmocka_unit_test(ticks_outside_the_window_are_refused),
