@@ -1,7 +1,8 @@
 // The timeline (PROTOCOL.md, "Timeline") on the real server: a viewer who
 // seeks gets the world of that tick exactly as live viewers decoded it then
 // (the same quantized items, digest for digest), while steering changed the
-// world; scrubbing changes nothing for the others (they stay live, and the
+// world (targets, an obstacle, a parameter, a pause with single steps, a
+// model switch), and so does the log served with --replay; scrubbing changes nothing for the others (they stay live, and the
 // command log replays to the very world the server ended with); bad seeks
 // get clear answers; the seats are bounded and the next viewer is told to
 // come back; the window evicts its oldest past.
@@ -53,11 +54,19 @@ test('a seek shows the world of that tick exactly as live viewers saw it, with s
     const other = await connectV2(server.wsUrl);
     const scrub = await connectV2(server.wsUrl);
     const steer = await connect(server.wsUrl);
-    // Steering while the past is being made: targets, an obstacle, a parameter.
+    // Steering while the past is being made: targets, an obstacle, a
+    // parameter, a pause with single steps, a model switch.
     for (let k = 0; k < 8; k++) {
       await steer.command({ type: 'set_target', x: 200 + 100 * k, y: 300 + 20 * k });
+      if (k === 2) {
+        await steer.command({ type: 'pause' });
+        await steer.command({ type: 'step' });
+        await steer.command({ type: 'step' });
+        await steer.command({ type: 'resume' });
+      }
       if (k === 3) await steer.command({ type: 'add_obstacle', x: 800, y: 450, radius: 40 });
       if (k === 5) await steer.command({ type: 'set_param', name: 'max_speed', value: 90 });
+      if (k === 6) await steer.command({ type: 'set_model', model: 'olfati2' });
       await sleep(150);
     }
     await sleep(500);
@@ -66,7 +75,8 @@ test('a seek shows the world of that tick exactly as live viewers saw it, with s
     assert.ok(ticks.length > 30, `live frames: ${ticks.length}`);
     // Ticks across the run: early, among the commands, late; forwards and back.
     chosen = [ticks[2], ticks[Math.floor(ticks.length / 2)], ticks[ticks.length - 3],
-      ticks[Math.floor(ticks.length / 3)], ticks[Math.floor(ticks.length / 3) + 1]];
+      ticks[Math.floor(ticks.length / 3)], ticks[Math.floor(ticks.length / 3) + 1],
+      ticks[Math.floor(ticks.length / 4)], ticks[Math.floor((3 * ticks.length) / 4)]];
     const otherBefore = other.frames.length;
     for (const tick of chosen) {
       const from = scrub.frames.length;
