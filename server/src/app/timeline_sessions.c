@@ -329,11 +329,13 @@ char *timeline_metrics_text(const app_t *a)
              "# TYPE swarmcast_timeline_seats_used gauge\nswarmcast_timeline_seats_used %zu\n"
              "# HELP swarmcast_timeline_frames_total frames of the past sent\n"
              "# TYPE swarmcast_timeline_frames_total counter\nswarmcast_timeline_frames_total %llu\n"
-             "# HELP swarmcast_timeline_rebuilds_total worlds of the past rebuilt, and of those restored from a keyframe\n"
+             "# HELP swarmcast_timeline_rebuilds_total worlds of the past rebuilt for a frame\n"
              "# TYPE swarmcast_timeline_rebuilds_total counter\nswarmcast_timeline_rebuilds_total %llu\n"
+             "# HELP swarmcast_timeline_restores_total rebuilds that started from a keyframe (the others advanced)\n"
              "# TYPE swarmcast_timeline_restores_total counter\nswarmcast_timeline_restores_total %llu\n"
-             "# HELP swarmcast_timeline_rebuild_seconds the last rebuild's time on a seat's thread, and the longest\n"
+             "# HELP swarmcast_timeline_rebuild_seconds the last rebuild's time on a seat's thread\n"
              "# TYPE swarmcast_timeline_rebuild_seconds gauge\nswarmcast_timeline_rebuild_seconds %.6f\n"
+             "# HELP swarmcast_timeline_rebuild_seconds_max the longest rebuild's time on a seat's thread\n"
              "# TYPE swarmcast_timeline_rebuild_seconds_max gauge\nswarmcast_timeline_rebuild_seconds_max %.6f\n",
              bytes, keyframes, commands, (unsigned long long)evicted, (unsigned long long)(home.to - home.from),
              (size_t)atomic_load(&((app_t *)a)->timeline_seats_used), (unsigned long long)frames,
