@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = timeline_decode(text, size, &req, &err);
     if (rc == TIMELINE_NOT_TIMELINE) return 0;
     if (rc == TIMELINE_DECODED) {
-        REQUIRE(req.op <= TIMELINE_WINDOW, "op %d", (int)req.op);
+        REQUIRE(req.op <= TIMELINE_SHARE, "op %d", (int)req.op);
         REQUIRE(req.request_id >= -1 && req.request_id <= (int64_t)UINT32_MAX, "request_id %lld", (long long)req.request_id);
         REQUIRE(req.tick <= 9007199254740992ull, "tick %llu", (unsigned long long)req.tick);
         REQUIRE(isfinite(req.speed) && fabs(req.speed) >= TIMELINE_MIN_SPEED && fabs(req.speed) <= TIMELINE_MAX_SPEED,

@@ -283,3 +283,44 @@ test('a truncated, hand-edited or hostile recording is refused at open with its 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('an operator shares a moment: everyone watching live follows it with one rebuild; a viewer may leave it; live ends it', T, async () => {
+  const server = await startServer({ agents: 500, args: ['--keyframe-seconds', '0.5'] });
+  try {
+    const op = await connectV2(server.wsUrl);
+    const a = await connectV2(server.wsUrl);
+    const b = await connectV2(server.wsUrl);
+    await sleep(1500);
+    const notYet = await timeline(op, { op: 'share' });
+    assert.equal(notYet.code, 'bad_request', 'share needs a moment first');
+    const paused = await timeline(op, { op: 'pause' });
+    const tick = paused.tick - 30;
+    await timeline(op, { op: 'seek', tick });
+    const fromA = a.frames.length;
+    const fromB = b.frames.length;
+    const shared = await timeline(op, { op: 'share' });
+    assert.equal(shared.type, 'timeline', JSON.stringify(shared));
+    const told = await a.waitText((m) => m.type === 'timeline' && m.why === 'shared', 'the news of the share');
+    assert.equal(told.mode, 'following');
+    await a.waitFrame((f) => f.tick === tick && f.keyed, `a at tick ${tick}`, { from: fromA });
+    await b.waitFrame((f) => f.tick === tick && f.keyed, `b at tick ${tick}`, { from: fromB });
+    // b leaves the shared moment; a follows the operator one step on.
+    const back = await timeline(b, { op: 'live' });
+    assert.equal(back.mode, 'live');
+    const bLive = b.frames.length;
+    await b.waitFrame((f, i) => i >= bLive && f.tick > tick + 30, 'b live again', { from: bLive });
+    const fromA2 = a.frames.length;
+    await timeline(op, { op: 'step', by: 1 });
+    await a.waitFrame((f) => f.tick === tick + 1, 'a one tick on', { from: fromA2 });
+    assert.ok(!b.frames.slice(bLive).some((f) => f.tick === tick + 1 && f.seq === f.tick), 'b no longer follows');
+    // The operator goes live: so does everyone who followed.
+    await timeline(op, { op: 'live' });
+    const ended = await a.waitText((m) => m.type === 'timeline' && m.why === 'share_ended', 'the end of the share');
+    assert.equal(ended.mode, 'live');
+    const aLive = a.frames.length;
+    await a.waitFrame((f, i) => i >= aLive && f.tick > tick + 30, 'a live again', { from: aLive });
+    for (const c of [op, a, b]) c.close();
+  } finally {
+    await server.stop();
+  }
+});

@@ -279,6 +279,8 @@ void room_free(room_t *r)
     free(r->slot_seat);
     free(r->scrub_next);
     free(r->scrub_sent);
+    free(r->following);
+    free(r->shared_sent);
     encoder_destroy(r->encoder);
     bundle_free(r->current);
     shared_buf_unref(r->v1_frame);

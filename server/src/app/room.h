@@ -102,6 +102,11 @@ struct room {
     int *slot_seat;            /* per slot, loop only: the seat its client holds, or -1 (it watches live) */
     shared_buf_t **scrub_next; /* per seat, loop only: a frame of the past waiting for net … */
     shared_buf_t **scrub_sent; /* … and the one net is writing */
+    int shared_seat;           /* loop only: the seat an operator shares with everyone watching live, or -1 */
+    bool *following;           /* per slot, loop only: its viewer follows the shared seat */
+    shared_buf_t *shared_frame; /* loop only: the shared seat's newest frame … */
+    uint64_t shared_seq;       /* … its number, and per slot the number each follower was sent: */
+    uint64_t *shared_sent;
     bool replaying; /* a served --replay: the recording's end, paused, its whole run the past; no commands */
 };
 

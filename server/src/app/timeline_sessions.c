@@ -4,7 +4,9 @@
  * seat's thread rebuilds that past from the room's history and wakes the
  * room (on_wake → timeline_deliver); the frame goes to that viewer alone
  * through net (net_wake_v2 → compose_v2 → timeline_compose), in place of
- * the live stream's, until it asks for live again. Nothing here touches
+ * the live stream's, until it asks for live again. An operator may share
+ * its seat: every viewer of the room watching live then gets that seat's
+ * frames (the whole world) until the operator goes live. Nothing here touches
  * the world, its command queue or its log: scrubbing changes nothing for
  * anyone else. */
 #include <math.h>
@@ -34,6 +36,7 @@ int timeline_open(room_t *r, char *msg, size_t msg_len)
     const config_t *cfg = r->cfg;
     bool recording = cfg->replay && r->index == 0; /* a served --replay: its whole run is the past */
     if (r->history) return 0; /* opened already (the replay's) */
+    r->shared_seat = -1;
     if (cfg->history_minutes <= 0 && !recording) return 0;
     history_limits_t lim = {
         .keyframe_ticks = keyframe_ticks(cfg),
@@ -47,6 +50,8 @@ int timeline_open(room_t *r, char *msg, size_t msg_len)
     r->slot_seat = malloc(r->app->n_slots * sizeof *r->slot_seat);
     r->scrub_next = calloc(seats ? seats : 1, sizeof *r->scrub_next);
     r->scrub_sent = calloc(seats ? seats : 1, sizeof *r->scrub_sent);
+    r->following = calloc(r->app->n_slots, sizeof *r->following);
+    r->shared_sent = calloc(r->app->n_slots, sizeof *r->shared_sent);
     if (r->slot_seat)
         for (size_t i = 0; i < r->app->n_slots; i++) r->slot_seat[i] = -1;
     if (seats && r->history) {
@@ -63,7 +68,9 @@ int timeline_open(room_t *r, char *msg, size_t msg_len)
         };
         r->scrubbers = scrubbers_create(r->history, &sc);
     }
-    if (r->history && r->slot_seat && r->scrub_next && r->scrub_sent && (!seats || r->scrubbers)) return 0;
+    if (r->history && r->slot_seat && r->scrub_next && r->scrub_sent && r->following && r->shared_sent &&
+        (!seats || r->scrubbers))
+        return 0;
     snprintf(msg, msg_len, "out of memory for the room's timeline");
     return -1;
 }
@@ -78,6 +85,9 @@ void timeline_close(room_t *r)
         shared_buf_unref(r->scrub_sent[i]);
         r->scrub_next[i] = r->scrub_sent[i] = NULL;
     }
+    shared_buf_unref(r->shared_frame);
+    r->shared_frame = NULL;
+    r->shared_seat = -1;
 }
 
 /* ---- answers --------------------------------------------------------------- */
@@ -111,9 +121,10 @@ static void tell_state(room_t *r, size_t slot, uint32_t client_id, const timelin
                           .to = w.to,
                           .keyframe_ticks = keyframe_ticks(r->cfg),
                           .why = why};
+    if (seat < 0 && r->following[slot] && r->shared_seat >= 0) seat = r->shared_seat;
     if (seat >= 0) {
         scrub_request_t cur = scrubbers_current(r->scrubbers, seat);
-        s.mode = cur.playing ? "playing" : "paused";
+        s.mode = r->slot_seat[slot] < 0 ? "following" : cur.playing ? "playing" : "paused";
         s.tick = (uint64_t)floor(cur.position);
         s.speed = cur.speed ? cur.speed : 1;
     }
@@ -122,12 +133,62 @@ static void tell_state(room_t *r, size_t slot, uint32_t client_id, const timelin
 
 /* ---- seats ------------------------------------------------------------------ */
 
+/* A follower back on the live stream: its next frame is a live key. */
+static void unfollow(room_t *r, size_t slot, uint32_t client_id)
+{
+    if (!r->following[slot]) return;
+    r->following[slot] = false;
+    compose_forget(r->compose, slot);
+    net_wake_v2(r->app->net, slot, client_id);
+}
+
+/* The operator stopped sharing (went live, left): its followers go back
+ * to live, and are told why. */
+static void end_share(room_t *r)
+{
+    if (r->shared_seat < 0) return;
+    r->shared_seat = -1;
+    shared_buf_unref(r->shared_frame);
+    r->shared_frame = NULL;
+    for (size_t slot = 0; slot < r->app->n_slots; slot++) {
+        if (!r->following[slot]) continue;
+        uint32_t client_id = r->slot_client[slot];
+        unfollow(r, slot, client_id);
+        tell_state(r, slot, client_id, NULL, "share_ended");
+    }
+}
+
+/* Everyone in the room watching live on its own (v2, no seat, not a
+ * relay's) follows the operator's seat, whose view becomes the whole world;
+ * one rebuild serves them all. */
+static void start_share(room_t *r, size_t slot, int seat)
+{
+    r->shared_seat = seat;
+    scrub_request_t q = scrubbers_current(r->scrubbers, seat);
+    q.rect = wire2_rect_world();
+    q.mode = r->world.n <= r->cfg->detail_budget ? WIRE2_DETAIL : WIRE2_LOD;
+    if (!q.playing) q.position = floor(q.position);
+    for (size_t k = 0; k < r->app->n_slots; k++) {
+        uint32_t client_id = r->slot_client[k];
+        if (k == slot || !client_id || r->slot_seat[k] >= 0 || is_remote(r->app, k) ||
+            viewers_view_of(r->viewers, k).view_id == 0)
+            continue;
+        r->following[k] = true;
+        r->shared_sent[k] = r->shared_seq;
+    }
+    scrubbers_request(r->scrubbers, seat, &q); /* a frame for them at once */
+    for (size_t k = 0; k < r->app->n_slots; k++)
+        if (r->following[k]) tell_state(r, k, r->slot_client[k], NULL, "shared");
+}
+
 /* Back to the live stream: the seat goes, and the next live frame is a key
  * with the scene (the client's decoder holds the past's). */
 static void go_live(room_t *r, size_t slot, uint32_t client_id)
 {
+    unfollow(r, slot, client_id);
     int seat = r->slot_seat[slot];
     if (seat < 0) return;
+    if (seat == r->shared_seat) end_share(r);
     scrubbers_release(r->scrubbers, seat);
     r->slot_seat[slot] = -1;
     shared_buf_unref(r->scrub_next[seat]);
@@ -197,6 +258,22 @@ void on_timeline(room_t *r, uint32_t client_id, size_t slot, const timeline_requ
                -1);
         return;
     }
+    if (req->op == TIMELINE_SHARE) {
+        int own = r->slot_seat[slot];
+        if (!r->app->policy[slot].operator) {
+            refuse(r, slot, client_id, req, "forbidden", "share needs the operator role: send auth with the control token", -1);
+        } else if (own < 0) {
+            refuse(r, slot, client_id, req, "bad_request", "share shows everyone what you look at: seek or pause first", -1);
+        } else if (r->shared_seat >= 0 && r->shared_seat != own) {
+            refuse(r, slot, client_id, req, "timeline_busy", "another operator is sharing a moment; try again later",
+                   TIMELINE_RETRY_MS);
+        } else {
+            start_share(r, slot, own);
+            tell_state(r, slot, client_id, req, NULL);
+        }
+        return;
+    }
+    r->following[slot] = false; /* a follower who moves on its own takes a seat of its own */
     bool fresh;
     int seat = seat_for(r, slot, client_id, &fresh);
     if (seat < 0) {
@@ -206,7 +283,7 @@ void on_timeline(room_t *r, uint32_t client_id, size_t slot, const timeline_requ
     }
     scrub_request_t q = scrubbers_current(r->scrubbers, seat);
     if (fresh) q = (scrub_request_t){.position = (double)w.to, .speed = 1}; /* from what it watched: the present */
-    with_view(r, slot, &q);
+    if (seat != r->shared_seat) with_view(r, slot, &q);
     switch (req->op) {
     case TIMELINE_SEEK: q.position = (double)req->tick, q.playing = false; break;
     case TIMELINE_PLAY: q.position = floor(q.position), q.playing = true, q.speed = req->speed; break;
@@ -238,6 +315,13 @@ void timeline_deliver(room_t *r)
             shared_buf_unref(r->scrub_next[seat]);
             r->scrub_next[seat] = out.frame;
             net_wake_v2(r->app->net, slot, client_id);
+            if ((int)seat == r->shared_seat) {
+                shared_buf_unref(r->shared_frame);
+                r->shared_frame = shared_buf_ref(out.frame);
+                r->shared_seq++;
+                for (size_t k = 0; k < r->app->n_slots; k++)
+                    if (r->following[k]) net_wake_v2(r->app->net, k, r->slot_client[k]);
+            }
         }
         if (out.reached_live) {
             go_live(r, slot, client_id);
@@ -256,7 +340,9 @@ void timeline_follow_views(room_t *r)
     for (size_t seat = 0; seat < r->cfg->timeline_seats; seat++) {
         size_t slot;
         uint32_t client_id;
-        if (!scrubbers_holder(r->scrubbers, (int)seat, &slot, &client_id) || r->slot_seat[slot] != (int)seat) continue;
+        if (!scrubbers_holder(r->scrubbers, (int)seat, &slot, &client_id) || r->slot_seat[slot] != (int)seat ||
+            (int)seat == r->shared_seat)
+            continue;
         scrub_request_t now = scrubbers_current(r->scrubbers, (int)seat), moved = now;
         with_view(r, slot, &moved);
         if (wire2_rect_equal(moved.rect, now.rect) && moved.mode == now.mode) continue;
@@ -268,7 +354,15 @@ void timeline_follow_views(room_t *r)
 int timeline_compose(room_t *r, size_t slot, uint32_t client_id, const uint8_t **data, size_t *len)
 {
     (void)client_id; /* the slot's seat is released when its client leaves (timeline_left) */
-    if (!r->slot_seat || slot >= r->app->n_slots || r->slot_seat[slot] < 0) return -1;
+    if (!r->slot_seat || slot >= r->app->n_slots) return -1;
+    if (r->slot_seat[slot] < 0 && r->following[slot]) {
+        if (!r->shared_frame || r->shared_sent[slot] == r->shared_seq) return 0;
+        r->shared_sent[slot] = r->shared_seq;
+        *data = shared_buf_data(r->shared_frame);
+        *len = r->shared_frame->len;
+        return 1;
+    }
+    if (r->slot_seat[slot] < 0) return -1;
     int seat = r->slot_seat[slot];
     if (!r->scrub_next[seat]) return 0;
     shared_buf_unref(r->scrub_sent[seat]);
@@ -281,8 +375,11 @@ int timeline_compose(room_t *r, size_t slot, uint32_t client_id, const uint8_t *
 
 void timeline_left(room_t *r, size_t slot, uint32_t client_id)
 {
-    if (!r->slot_seat || slot >= r->app->n_slots || r->slot_seat[slot] < 0) return;
+    if (!r->slot_seat || slot >= r->app->n_slots) return;
+    r->following[slot] = false;
+    if (r->slot_seat[slot] < 0) return;
     int seat = r->slot_seat[slot];
+    if (seat == r->shared_seat) end_share(r);
     scrubbers_release(r->scrubbers, seat);
     r->slot_seat[slot] = -1;
     shared_buf_unref(r->scrub_next[seat]);

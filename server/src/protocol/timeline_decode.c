@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const timeline_op_names[] = {"seek", "play", "pause", "step", "live", "window"};
+const char *const timeline_op_names[] = {"seek", "play", "pause", "step", "live", "window", "share"};
 
 /* A whole number in [lo, hi] (doubles hold every tick a run can reach exactly). */
 static int whole(const cJSON *f, const char *name, double lo, double hi, double *out, cmd_error_t *err)
@@ -24,14 +24,14 @@ static int decode_fields(const cJSON *root, timeline_request_t *out, cmd_error_t
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(root, "op");
     if (!cJSON_IsString(op)) {
         snprintf(err->message, sizeof err->message,
-                 "field 'op' is required: one of seek, play, pause, step, live, window");
+                 "field 'op' is required: one of seek, play, pause, step, live, window, share");
         return -1;
     }
     size_t n_ops = sizeof timeline_op_names / sizeof timeline_op_names[0], k = 0;
     while (k < n_ops && strcmp(op->valuestring, timeline_op_names[k]) != 0) k++;
     if (k == n_ops) {
         snprintf(err->message, sizeof err->message,
-                 "unknown op: the timeline knows seek, play, pause, step, live and window");
+                 "unknown op: the timeline knows seek, play, pause, step, live, window and share");
         return -1;
     }
     out->op = (timeline_op_t)k;

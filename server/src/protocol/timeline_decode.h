@@ -7,6 +7,7 @@
  *   {"type":"timeline","op":"step","by":N}       N ticks forward or back (±1 … ±600), paused
  *   {"type":"timeline","op":"live"}              back to the live world
  *   {"type":"timeline","op":"window"}            just the answer: the ticks kept
+ *   {"type":"timeline","op":"share"}             (operators) everyone watching live follows what this one shows
  *
  * with an optional "id" echoed in the answer. Like view, it never reaches
  * the world: read only after the other decoders found no type of theirs. */
@@ -24,7 +25,15 @@
 
 enum { TIMELINE_DECODED = 0, TIMELINE_NOT_TIMELINE = 1, TIMELINE_INVALID = -1 };
 
-typedef enum { TIMELINE_SEEK, TIMELINE_PLAY, TIMELINE_PAUSE, TIMELINE_STEP, TIMELINE_LIVE, TIMELINE_WINDOW } timeline_op_t;
+typedef enum {
+    TIMELINE_SEEK,
+    TIMELINE_PLAY,
+    TIMELINE_PAUSE,
+    TIMELINE_STEP,
+    TIMELINE_LIVE,
+    TIMELINE_WINDOW,
+    TIMELINE_SHARE,
+} timeline_op_t;
 
 extern const char *const timeline_op_names[];
 
