@@ -374,6 +374,7 @@ rooms.setRole(role);
 const timeline = createTimeline({
   root: document.getElementById('timeline'),
   send: (command) => connection.send(command),
+  keyTarget: window,
 });
 hooks.timeline = timeline.state;
 

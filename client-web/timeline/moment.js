@@ -27,9 +27,15 @@ export function linkToMoment(href, tick) {
   return url.toString();
 }
 
+/** The tick "replay the last minute" starts from: a minute of ticks back, within the window. */
+export function lastMinuteStart(state, tickHz = 60) {
+  return Math.max(state.from, state.to - Math.round(60 * tickHz));
+}
+
 /** What the bar says of the viewer's place: "live", or "paused at 1,234 (−5.2 s)". */
 export function describe(state, tickHz = 60) {
   if (!state || state.mode === 'live') return 'live';
+  if (state.mode === 'following') return `everyone is shown tick ${state.tick.toLocaleString('en')} (l: live)`;
   const behind = state.to > state.tick ? ` (−${((state.to - state.tick) / tickHz).toFixed(1)} s)` : '';
   const how = state.mode === 'playing' ? `playing ${state.speed}×` : 'paused';
   return `${how} at ${state.tick.toLocaleString('en')}${behind}`;

@@ -4,18 +4,27 @@
 // to the moment shown. The frames of the past come through the page's
 // usual decoder (they are v2 keys of this page's view); this module only
 // sends timeline messages and shows what the server answers. `?t=TICK`
-// opens the page at that tick. Built with createElement: the page's CSP
-// allows no inline style.
+// opens the page at that tick. Keys: r replays the last minute at 2× (the
+// presenter's "what just happened"), l goes back to live; "share" (an
+// operator's) shows everyone watching live the moment shown here. Built
+// with createElement: the page's CSP allows no inline style.
 
-import { SPEEDS, describe, linkToMoment, refusalText, tickFromSearch, timelineCommand } from './moment.js';
+import { SPEEDS, describe, lastMinuteStart, linkToMoment, refusalText, tickFromSearch, timelineCommand } from './moment.js';
 import { el, button } from '../dom.js';
 
 // A drag sends at most this many seeks a second (the server works on the
 // newest one anyway, and each costs a message of the budget).
 const SEEKS_PER_S = 8;
 
-// root: the bar's element; send(command): the connection's; location: the page's.
-export function createTimeline({ root, send, location = window.location }) {
+// The keyboard's owner is the page; a key in a form field is not ours.
+function isFormControl(target) {
+  return target && /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(target.tagName);
+}
+
+// root: the bar's element; send(command): the connection's; location: the
+// page's; keyTarget: where the keys are heard (the window).
+export function createTimeline({ root, send, location = window.location, keyTarget = null }) {
+  let tickHz = 60;
   const state = { mode: 'live', tick: 0, from: 0, to: 0, speed: 1, error: null, available: false };
   let speed = 1;
   let pendingSeek = null;
@@ -43,7 +52,8 @@ export function createTimeline({ root, send, location = window.location }) {
   const live = button('tl-live', 'live', 'back to the live world');
   const label = el('span', 'tl-label', 'live');
   const link = button('tl-link', 'link', 'copy a link to this moment');
-  root.append(back, play, fwd, slider, speeds, live, label, link);
+  const share = button('tl-share', 'share', 'show everyone watching live this moment (operators)');
+  root.append(back, play, fwd, slider, speeds, live, label, link, share);
 
   function show() {
     slider.min = String(state.from);
@@ -52,6 +62,7 @@ export function createTimeline({ root, send, location = window.location }) {
     play.textContent = state.mode === 'playing' ? '⏸' : '▶';
     play.title = state.mode === 'playing' ? 'pause' : 'play the past';
     live.disabled = state.mode === 'live';
+    share.disabled = state.mode === 'live' || state.mode === 'following';
     label.textContent = state.error ? state.error : describe(state);
     root.dataset.mode = state.mode;
   }
@@ -81,6 +92,20 @@ export function createTimeline({ root, send, location = window.location }) {
     if (state.mode === 'playing') send(timelineCommand('play', { speed }));
   });
   live.addEventListener('click', () => send(timelineCommand('live')));
+  share.addEventListener('click', () => send(timelineCommand('share')));
+  keyTarget?.addEventListener('keydown', (ev) => {
+    if (!state.available || ev.ctrlKey || ev.metaKey || ev.altKey || isFormControl(ev.target)) return;
+    if (ev.key === 'l' || ev.key === 'L') {
+      send(timelineCommand('live'));
+    } else if (ev.key === 'r' || ev.key === 'R') {
+      // What just happened: the last minute again at 2×, back to live at its end.
+      send(timelineCommand('seek', { tick: lastMinuteStart(state, tickHz) }));
+      send(timelineCommand('play', { speed: 2 }));
+    } else {
+      return;
+    }
+    ev.preventDefault();
+  });
   link.addEventListener('click', () => {
     const tick = state.mode === 'live' ? state.to : state.tick;
     const href = linkToMoment(location.href, tick);
@@ -92,6 +117,7 @@ export function createTimeline({ root, send, location = window.location }) {
     /** A new session: v2 pages have a timeline (v1 pages get none). */
     hello(hello, protocol) {
       state.available = protocol === 2;
+      if (Number.isFinite(hello.tick_hz)) tickHz = hello.tick_hz;
       root.hidden = !state.available;
       Object.assign(state, { mode: 'live', error: null });
       if (!state.available) return;

@@ -72,3 +72,17 @@ test('a ?t= link opens the page at its tick', T, async () => {
   await page.context().close();
   assert.deepEqual(pageErrors, []);
 });
+
+test('the presenter\'s keys: r replays the last minute at 2×, l returns to live', T, async () => {
+  const page = await newPage(browser, { consoleErrors, pageErrors, timeoutMs: WAIT_MS });
+  await page.goto(`${server.httpUrl}/`, { waitUntil: 'load', timeout: WAIT_MS });
+  await waitInPage(page, ready, null, 'the page', WAIT_MS);
+  await sleep(1000);
+  await page.keyboard.press('r');
+  await waitInPage(page, () => window.swarmcast.timeline.mode === 'playing' && window.swarmcast.timeline.speed === 2, null,
+    'the last minute playing at 2×', WAIT_MS);
+  await page.keyboard.press('l');
+  await waitInPage(page, () => window.swarmcast.timeline.mode === 'live', null, 'live again', WAIT_MS);
+  await page.context().close();
+  assert.deepEqual(pageErrors, []);
+});

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { SPEEDS, describe, linkToMoment, refusalText, tickFromSearch, timelineCommand } from '../../../client-web/timeline/moment.js';
+import { SPEEDS, describe, lastMinuteStart, linkToMoment, refusalText, tickFromSearch, timelineCommand } from '../../../client-web/timeline/moment.js';
 
 test('the commands are the protocol\'s timeline messages', () => {
   assert.deepEqual(timelineCommand('seek', { tick: 120.7 }), { type: 'timeline', op: 'seek', tick: 120 });
@@ -28,6 +28,10 @@ test('what the bar says', () => {
   assert.equal(describe({ mode: 'live' }), 'live');
   assert.equal(describe({ mode: 'paused', tick: 1200, to: 1500, speed: 1 }), 'paused at 1,200 (−5.0 s)');
   assert.equal(describe({ mode: 'playing', tick: 1500, to: 1500, speed: 2 }), 'playing 2× at 1,500');
+  assert.match(describe({ mode: 'following', tick: 1200, to: 1500 }), /everyone is shown tick 1,200/);
+  // "What just happened": a minute of ticks back, not before the window.
+  assert.equal(lastMinuteStart({ from: 100, to: 10000 }, 60), 6400);
+  assert.equal(lastMinuteStart({ from: 9000, to: 10000 }, 60), 9000);
   assert.match(refusalText({ code: 'timeline_busy', retry_after_ms: 2000 }), /try again in 2 s/);
   assert.match(refusalText({ code: 'out_of_window', from: 10, to: 90 }), /ticks 10 to 90/);
   assert.equal(refusalText({ code: 'bad_request', message: 'field \'tick\' must be …' }), 'field \'tick\' must be …');
