@@ -192,7 +192,7 @@ void manual_write(FILE *f)
         {"swarmcast", "Serve the default world at http://127.0.0.1:8080/."},
         {"swarmcast --bind 0.0.0.0 --control-token \"$(openssl rand -base64 18)\"",
          "Share a world: anyone on the network watches and steers, operators sign in with the token."},
-        {"swarmcast --agents 5000 --set model=couzin --state-dir /var/lib/swarmcast",
+        {"swarmcast --agents 2000 --set model=couzin --state-dir /var/lib/swarmcast",
          "Another model, and rooms and set-up kept across restarts."},
         {"swarmcast --headless --steps 600 --seed 7 --csv metrics.csv --final end.json",
          "Ten seconds of simulated time, without a network, as files."},
