@@ -5,6 +5,7 @@
 # checks the printers).   tests/install/man_page.sh SWARMCAST_BINARY
 set -euo pipefail
 bin=$1
+command -v groff >/dev/null || { echo "man_page: groff is missing (scripts/deps.sh test installs groff-base)" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/swarmcast-man.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "man_page: $*" >&2; exit 1; }
