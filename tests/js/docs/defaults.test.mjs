@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { serverBin } from '../../lib/server.mjs';
 import { lineAt, readDocs, tables } from './doc_files.mjs';
 import { NUMBER, normalizeValue, parseOptions, parseParams, readHelp } from './help_options.mjs';
-import { statedLimits, WORDS } from './stated_limits.mjs';
+import { paramLimits, statedLimits, WORDS } from './stated_limits.mjs';
 
 const help = readHelp(serverBin);
 const options = parseOptions(help);
@@ -177,7 +177,7 @@ test('every NOT_DEFAULTS exception still stands in the docs', () => {
 
 test('the stated limits, costs, rates and close codes are the code\'s', () => {
   const problems = [];
-  for (const limit of statedLimits) {
+  for (const limit of [...statedLimits, ...paramLimits(params)]) {
     const expected = limit.value(options);
     assert.ok(Number.isFinite(expected), `${limit.what}: no value from the code`);
     let found = 0;

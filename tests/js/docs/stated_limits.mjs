@@ -27,6 +27,12 @@ export const WORDS = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, eight
 // help(name) reads the parsed --help options; each entry's value(help) gives
 // the number its statements must show.
 export const statedLimits = [
+  { what: 'the snapshot rate',
+    find: [p(`snapshot rate \\(default ${NUM} Hz\\)`)],
+    value: (help) => help.get('--snapshot-hz').default },
+  { what: 'the contact push at most, in max_force',
+    find: [p(`up to ${NUM} times \`max_force\``)],
+    value: () => define('server/src/sim/reynolds.c', 'PUSH_MAX') },
   { what: 'a client\'s command budget (tokens it may save)',
     find: [p(`budget of at most \\*\\*${NUM}\\*\\* tokens`), p(`may save ${NUM} command tokens`)],
     value: () => define(POLICY, 'POLICY_BUCKET') },
@@ -157,6 +163,9 @@ export const statedLimits = [
   { what: 'rooms an address may make at once',
     find: [p(`${NUM} rooms per address at once`)],
     value: () => field('server/src/rooms/room_guard.c', 'create_burst') },
+  { what: 'rooms an address may make after its burst: one a minute',
+    find: [p(`rooms per address at once then ${WORD} a minute`)],
+    value: () => 60 * field('server/src/rooms/room_guard.c', 'create_per_s') },
   { what: 'rooms kept per --max-rooms',
     find: [p(`At most (\\d+) × \`--max-rooms\` rooms are kept`)],
     value: () => define('server/src/app/room_store.c', 'ROOMS_KEPT_PER_OPEN') },
@@ -206,3 +215,16 @@ export const statedLimits = [
     find: [p(`lost \`--max-deliver\` times \\(${NUM}\\)`), p(`\`--max-deliver\` \\(${NUM}\\)`)],
     value: () => field('server/src/experiment/experiment_cli.c', 'max_deliver') },
 ];
+
+// Statements about the parameters' defaults that are arithmetic on them.
+export function paramLimits(params) {
+  const d = (name) => params.get(name).default;
+  return [
+    { what: 'the potential\'s equilibrium distance (nB/mA)^(1/(n−m)) at the defaults (u)',
+      find: [p(`\\(${NUM} u by default\\)`)],
+      value: () => Math.round((d('pot_n') * d('pot_b')) / (d('pot_m') * d('pot_a'))) ** (1 / (d('pot_n') - d('pot_m'))) },
+    { what: 'couzin\'s angular noise (rad/√s)',
+      find: [p(`\\(${NUM} rad/√s = the paper's`)],
+      value: () => d('cz_noise') },
+  ];
+}
