@@ -3,6 +3,14 @@
 // and compared with the value the code uses (a #define, an initializer, the
 // --help text). A statement reworded so that its pattern no longer matches
 // fails too ("stated nowhere"): update the pattern, never drop the check.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { backoffDelay, BACKOFF_MAX_MS } from '../../../client-web/net/connection.js';
+import { CLIP_MAX_MS } from '../../../client-web/record/capture.js';
+import { LOG_MAX_ROWS } from '../../../client-web/record/metrics_log.js';
+import { WINDOWS } from '../../../client-web/record/plots.js';
+import { repoRoot } from './doc_files.mjs';
 import { NUMBER } from './help_options.mjs';
 import { commandCosts, define, field } from './source_values.mjs';
 
@@ -24,9 +32,31 @@ const WORD = '(one|two|three|four|five|six|eight|ten|twenty|\\d+)';
 
 export const WORDS = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, eight: 8, ten: 10, twenty: 20 };
 
+// A shell script's default: `name=${VAR:-N}`.
+function shellDefault(file, variable) {
+  const m = new RegExp(`\\$\\{${variable}:-([0-9.]+)\\}`).exec(readFileSync(path.join(repoRoot, file), 'utf8'));
+  if (!m) throw new Error(`${file}: no \${${variable}:-N}`);
+  return Number(m[1]);
+}
+
 // help(name) reads the parsed --help options; each entry's value(help) gives
-// the number its statements must show.
+// the number its statements must show (a list: one per captured number).
 export const statedLimits = [
+  { what: 'the page\'s reconnection waits (s): doubling from the first, then every …',
+    find: [p(`retries by itself \\(${NUM}, ${NUM}, ${NUM}, ${NUM}, then every ${NUM} s\\)`)],
+    value: () => [0, 1, 2, 3].map((n) => backoffDelay(n) / 1000).concat(BACKOFF_MAX_MS / 1000) },
+  { what: 'the longest clip the page records (s)',
+    find: [p(`MediaRecorder, up to ${NUM} s`)],
+    value: () => CLIP_MAX_MS / 1000 },
+  { what: 'the metrics the page keeps for its CSV, at the default --metrics-hz (hours)',
+    find: [p(`every metrics message the page has received \\(up to ${WORD} hours\\)`)],
+    value: (help) => LOG_MAX_ROWS / help.get('--metrics-hz').default / 3600 },
+  { what: 'the plots\' windows (minutes)',
+    find: [p(`plotted over the last ${NUM}, ${NUM} or ${NUM} minutes`)],
+    value: () => WINDOWS.map((s) => s / 60) },
+  { what: 'each fuzz target\'s time (s)',
+    find: [p(`\`FUZZ_SECONDS\` \\(default ${NUM}\\)`), p(`each libFuzzer target runs for ${NUM} s`)],
+    value: () => shellDefault('scripts/fuzz.sh', 'FUZZ_SECONDS') },
   { what: 'the snapshot rate',
     find: [p(`snapshot rate \\(default ${NUM} Hz\\)`)],
     value: (help) => help.get('--snapshot-hz').default },
