@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 
 import { serverBin } from '../../lib/server.mjs';
 import { lineAt, readDocs, tables } from './doc_files.mjs';
-import { NUMBER, normalizeValue, parseOptions, parseParams, readHelp } from './help_options.mjs';
+import { NUMBER, normalizeValue, parseOptions, parseParams, readEnvFileDefaults, readHelp } from './help_options.mjs';
 import { paramLimits, statedLimits, WORDS } from './stated_limits.mjs';
 
 const help = readHelp(serverBin);
@@ -84,6 +84,24 @@ test('swarmcast --help gives the options and parameters with their defaults', ()
   assert.equal(typeof options.get('--connect-burst').default, 'number');
   assert.equal(typeof options.get('--room-agents').default, 'number'); // "(300): every room …"
   assert.equal(options.get('--deflate').default, 'off');
+});
+
+test('the binary\'s other listing of defaults (--env-file) agrees with what was read from --help', (t) => {
+  const listed = readEnvFileDefaults(serverBin);
+  if (!listed) {
+    t.skip('this binary prints no --env-file');
+    return;
+  }
+  assert.ok(listed.size >= 20, `defaults in --env-file: ${listed.size}`);
+  const problems = [];
+  for (const [flag, text] of listed) {
+    const fromHelp = options.get(flag)?.default;
+    const value = normalizeValue(text.split(/[:;]\s/)[0]);
+    if (typeof value === 'number' || typeof fromHelp === 'number') {
+      if (value !== fromHelp) problems.push(`${flag}: --env-file says ${text}, --help ${fromHelp}`);
+    }
+  }
+  assert.deepEqual(problems, []);
 });
 
 test('tables of defaults in the docs say what swarmcast --help says', () => {

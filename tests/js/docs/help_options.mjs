@@ -90,3 +90,18 @@ export function parseParams(help) {
 export function readHelp(bin, args = ['--help']) {
   return execFileSync(bin, args, { encoding: 'utf8', timeout: 10000 });
 }
+
+// The environment file the binary prints (`swarmcast --env-file`, where it
+// has one): Map flag → default as written ("# --port N: …" then
+// "# default: 8080"), or null when this binary has no such listing.
+export function readEnvFileDefaults(bin) {
+  let text;
+  try {
+    text = execFileSync(bin, ['--env-file'], { encoding: 'utf8', timeout: 10000, stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch {
+    return null;
+  }
+  const out = new Map();
+  for (const m of text.matchAll(/^# (--[a-z0-9-]+)[^\n]*\n# default: ([^\n]*)/gm)) out.set(m[1], m[2].trim());
+  return out;
+}
