@@ -85,3 +85,14 @@ test('every relative link and anchor in the docs resolves', (t) => {
   assert.ok(checked >= 30, `links checked: ${checked}`);
   assert.deepEqual(problems, []);
 });
+
+test('the docs index (docs/README.md) and the README link every page of docs/', () => {
+  const pages = files.filter((p) => p.startsWith('docs/') && p !== 'docs/README.md');
+  const index = linksOf(readDoc('docs/README.md')).map((l) => path.join('docs', l.target.split('#')[0]));
+  const readme = linksOf(readDoc('README.md')).map((l) => l.target.split('#')[0]);
+  assert.deepEqual(pages.filter((p) => !index.includes(p)), [], 'pages missing from docs/README.md');
+  assert.deepEqual(pages.filter((p) => !readme.includes(p)), [], 'pages missing from README.md');
+  for (const pending of PENDING) {
+    assert.ok(index.includes(pending) && readme.includes(pending), `${pending} is linked before it is merged`);
+  }
+});
