@@ -1,4 +1,4 @@
-// Browser test of the page behind relays (README, "Scaled set-up: NATS and
+// Browser test of the page behind relays (docs/DEPLOYING.md, "Scaled set-up: NATS and
 // relays"): a real nats-server, the simulation with --nats and two relays.
 // With ?relays= the page moves to the other relay when its relay dies, and
 // shows "world restarting" while the simulation restarts, then clears it
