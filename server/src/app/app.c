@@ -189,8 +189,6 @@ void app_destroy(app_t *a)
 {
     if (!a) return;
     net_destroy(a->net);
-    /* The leases hold the default room's views: they go first. */
-    relay_leases_destroy(a->leases);
     remote_clients_destroy(a->remote);
     room_free(a->home);
     a->rooms[0] = NULL;
