@@ -104,6 +104,9 @@ typedef struct config {
 } config_t;
 
 enum { CONFIG_RUN = 0, CONFIG_EXIT_OK = 1, CONFIG_EXIT_USAGE = 2 };
+/* --man, --bash-completion, --env-file: the caller prints that text
+ * (server/src/docs/) and exits 0. */
+enum { CONFIG_PRINT_MAN = 3, CONFIG_PRINT_BASH_COMPLETION = 4, CONFIG_PRINT_ENV_FILE = 5 };
 /* --rooms: anyone may make a room, only operators (the control token), or nobody. */
 enum { CONFIG_ROOMS_OPEN = 0, CONFIG_ROOMS_OPERATORS = 1, CONFIG_ROOMS_OFF = 2 };
 extern const char *const config_rooms_names[3];

@@ -31,8 +31,11 @@ int rooms_init(app_t *a)
     room_guard_config_t gc = room_guard_defaults();
     gc.hash_seed = uv_hrtime();
     a->guard = room_guard_create(&gc);
-    if (!a->rooms || !a->slot_room || !a->guard) return -1;
-    return room_store_open(a);
+    if (!a->rooms || !a->slot_room || !a->guard) {
+        fprintf(stderr, "swarmcast: out of memory for %zu rooms\n", a->n_rooms_max);
+        return -1;
+    }
+    return room_store_open(a); /* says why it fails */
 }
 
 void rooms_start_timer(app_t *a)
