@@ -82,7 +82,7 @@ typedef struct config {
     unsigned relay_tag;         /* 1..CONFIG_MAX_RELAY_TAG; 0: a random one */
     const char *relay_name;     /* in its leases and logs; NULL: "relay-<tag>" */
 
-    /* The scaled set-up (README "Scaled set-up: NATS and relays"): the
+    /* The scaled set-up (docs/DEPLOYING.md "Scaled set-up: NATS and relays"): the
      * simulation publishes to NATS and takes relays' viewers' commands. */
     const char *nats_url;       /* "nats://h:p[,nats://h2:p2…]"; NULL: no NATS, one process does everything */
     const char *nats_prefix;    /* subject prefix (swarmcast) */

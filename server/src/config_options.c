@@ -31,7 +31,7 @@ static const config_option_t options[] = {
      "127.0.0.1:PORT+1000;\nany free port with --port 0",
      "/metrics and the detailed /healthz here, never on\nthe public port; off: nowhere"},
 
-    SECTION("A shared world (see README, \"Sharing a world with strangers\"):"),
+    SECTION("A shared world (see docs/DEPLOYING.md, \"Sharing a world with strangers\"):"),
     {OPT_TOKEN, "control-token", "T", "SWARMCAST_CONTROL_TOKEN", NULL, "none: all open",
      "operators present T after connecting (auth); others\nmay watch and steer their own target\n"
      "(make a strong one: openssl rand -base64 18; not r_…,\nwhich is a room's)"},
@@ -85,7 +85,7 @@ static const config_option_t options[] = {
     {OPT_MAX_VIEWS, "max-views", "N", "SWARMCAST_MAX_VIEWS", "256", NULL,
      "distinct views encoded at once; past it viewers share"},
 
-    SECTION("The scaled set-up: NATS and relays (see README, protocol/PROTOCOL.md \"NATS subjects\"):"),
+    SECTION("The scaled set-up: NATS and relays (see docs/DEPLOYING.md, protocol/PROTOCOL.md \"NATS subjects\"):"),
     {OPT_NATS, "nats", "URL[,URL]", "SWARMCAST_NATS", NULL, "none: one process only",
      "publish the stream to these NATS servers and take the\nrelays' viewers' commands"},
     {OPT_NATS_PREFIX, "nats-prefix", "P", "SWARMCAST_NATS_PREFIX", SUBJECT_DEFAULT_PREFIX, NULL, "subject prefix"},
@@ -98,7 +98,7 @@ static const config_option_t options[] = {
     {OPT_MAX_REMOTE, "max-remote-clients", "N", "SWARMCAST_MAX_REMOTE_CLIENTS", "16384", NULL,
      "relays' viewers the simulation serves"},
 
-    SECTION("A relay (README, \"Scaled set-up: NATS and relays\"): `swarmcast relay --nats URL` serves\n"
+    SECTION("A relay (docs/DEPLOYING.md, \"Scaled set-up: NATS and relays\"): `swarmcast relay --nats URL` serves\n"
             "swarmcast.v2 viewers from a simulation's NATS subjects; no simulation of its own:"),
     {OPT_RELAY, "relay", NULL, NULL, NULL, NULL, "the same as the first argument `relay`"},
     {OPT_RELAY_TAG, "relay-tag", "N", "SWARMCAST_RELAY_TAG", NULL, "random", "1..1023, the top bits of its viewers' ids"},

@@ -68,7 +68,7 @@ int main(int argc, char **argv)
     char why[96];
     if (cfg.control_token && token_weakness(cfg.control_token, why, sizeof why))
         fprintf(stderr, "swarmcast: warning: the control token is guessable (%s); make a strong one with "
-                        "`openssl rand -base64 18` (README, \"Sharing a world with strangers\")\n", why);
+                        "`openssl rand -base64 18` (docs/DEPLOYING.md, \"Sharing a world with strangers\")\n", why);
 
     lws_set_log_level(LLL_ERR | LLL_WARN, log_line);
     /* A peer that vanishes mid-write must not kill the process. */
