@@ -203,6 +203,43 @@ suite('rooms through a relay', { skip }, () => {
     assert.equal(seen.length, before, `no more messages once nobody watches (${seen.length - before} in 2 s)`);
   });
 
+  test('a room\'s lease before the relay\'s heartbeat is refused "not_joined", and granted after it', T, async () => {
+    // The test plays a relay of its own tag. Its room's lease can reach the
+    // simulation first (a viewer arrives at the relay just after the
+    // simulation restarted): granting it would greet viewers whose
+    // commands are refused until the heartbeat comes (auth, unanswered).
+    const { code } = await simRoom('before the heartbeat');
+    const tag = 900;
+    const answers = [];
+    const sub = wire.sub(`swarmcast.reply.${tag}`, (subject, reply, payload) => {
+      if (payload[0] === 0x7b) answers.push(JSON.parse(payload.toString('utf8')));
+    });
+    await wire.flush();
+    const lease = (relayName, room) => {
+      const mark = answers.length;
+      wire.pub(`swarmcast.lease.${tag}`, JSON.stringify({ relay: relayName, tag, ...(room && { room }), views: [], clients: 1 }),
+        `swarmcast.reply.${tag}`);
+      return waitUntil(() => answers.length > mark, `the answer to ${relayName}'s lease of ${room || 'the default room'}`,
+        { timeoutMs: 10000 }).then(() => answers[mark]);
+    };
+    try {
+      const early = await lease('fake#1', code);
+      assert.deepEqual({ ok: early.ok, error: early.error, to: early.to, room: early.room },
+        { ok: false, error: 'not_joined', to: 'fake#1', room: code }, JSON.stringify(early));
+      const beat = await lease('fake#1', null);
+      assert.equal(beat.ok, true, JSON.stringify(beat));
+      // Another relay's name on the same tag holds no heartbeat of its own.
+      const other = await lease('other#2', code);
+      assert.equal(other.error, 'not_joined', JSON.stringify(other));
+      const granted = await lease('fake#1', code);
+      assert.equal(granted.ok, true, JSON.stringify(granted));
+      assert.equal(granted.room, code);
+      assert.equal(granted.hello.room, code, 'the room\'s hello');
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+
   test('the relay and the simulation exit 0 on SIGTERM', T, async () => {
     for (const c of clients) c.close();
     const relayExit = await relay.stop();

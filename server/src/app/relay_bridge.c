@@ -243,6 +243,16 @@ static room_t *leased_room(app_t *a, const lease_request_t *req, const char **er
     return NULL;
 }
 
+/* Whether the relay of a lease holds its tag by a live heartbeat (the
+ * default room's lease, under the same name). A relay's room lease can
+ * come first: a viewer of a room arrives at a relay while the simulation,
+ * just restarted, has not heard the relay's heartbeat (sent each second). */
+static bool heartbeat_live(const app_t *a, const lease_request_t *req)
+{
+    const char *holder = relay_leases_name(a->home->leases, req->tag);
+    return holder && strcmp(holder, req->relay) == 0;
+}
+
 /* The answer to a lease granted in room r: the grants, and the hello a v2
  * client of that room would get (the relay patches the id and role, and
  * sets its own public_url: it serves the page). */
@@ -283,7 +293,12 @@ static void on_nats_lease(void *user, const char *subject, const char *reply, co
     if (lease_request_parse((const char *)data, len, &req) < 0 || req.tag != tag) {
         a->bridge_refused++;
         answer = lease_reply_refusal("bad_request", NULL, NULL);
-    } else if (expire_relays(a), !(r = leased_room(a, &req, &error))) { /* a dead relay's tag is free again */
+    } else if (expire_relays(a), req.room[0] && !heartbeat_live(a, &req)) {
+        /* Its viewers' commands would be refused (on_nats_cmd) until the
+         * heartbeat comes, so the room's viewers are not greeted before:
+         * the relay sends its heartbeat, then this lease again. */
+        answer = lease_reply_refusal("not_joined", req.relay, req.room);
+    } else if (!(r = leased_room(a, &req, &error))) { /* a dead relay's tag is free again */
         answer = lease_reply_refusal(error, req.relay, req.room);
     } else {
         lease_view_t granted[LEASE_MAX_VIEWS];

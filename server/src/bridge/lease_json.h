@@ -13,6 +13,8 @@
  *   not announced by the next lease are closed)
  *   {"ok":false,"error":"tag_taken","to":"<relay>"}   (or "bad_request", with no "to")
  *   {"ok":false,"error":"no_room","to":"<relay>","room":"CODE"}  (no such room here)
+ *   {"ok":false,"error":"not_joined","to":"<relay>","room":"CODE"}  (a room's lease
+ *   before the relay's heartbeat: the relay sends its heartbeat, then the room's)
  * Every relay of a tag hears that tag's answers: one takes only those to
  * itself (or to nobody), so that a live relay is not moved off its tag
  * by the refusal of another that asked for it.

@@ -186,6 +186,19 @@ static void replay_viewers(relay_t *r)
     }
 }
 
+/* A room's lease came to the simulation before this relay's heartbeat (it
+ * has just restarted, or the tag is another relay's): the heartbeat goes at
+ * the next tick, and the room's lease after it (rooms go in index order,
+ * the default room first; NATS keeps one publisher's order), so that the
+ * room's waiting viewers are greeted in a tick rather than at the next
+ * second's lease. While the tag is another's, the leases keep their pace. */
+static void heartbeat_first(relay_t *r, relay_room_t *room)
+{
+    if (r->tag_waiting) return;
+    r->rooms[0]->lease_due = true;
+    room->lease_due = true;
+}
+
 static void on_lease_answer(relay_t *r, const char *text, size_t len)
 {
     lease_reply_t a;
@@ -209,6 +222,8 @@ static void on_lease_answer(relay_t *r, const char *text, size_t len)
             change_tag(r);
         else if (room && (strcmp(a.error, "no_room") == 0 || strcmp(a.error, "unavailable") == 0))
             relay_room_refused(r, room, a.error);
+        else if (room && strcmp(a.error, "not_joined") == 0)
+            heartbeat_first(r, room);
         else if (strcmp(a.error, "tag_taken") != 0)
             fprintf(stderr, "swarmcast: relay: the simulation refused the lease%s%s: %s\n", a.room[0] ? " of room " : "",
                     a.room, a.error);
