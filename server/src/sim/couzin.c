@@ -153,7 +153,7 @@ float couzin_turn(float heading, float desired, float max_turn)
 }
 
 KERNEL_CLONES
-void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s)
+void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s, finish_batch_t *out)
 {
     const agents_t *a = &w->cur;
     const sim_params_t *p = world_params_for(w, a->flags[i]); /* its species' */
@@ -178,5 +178,5 @@ void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s)
     if (p->cz_noise > 0.0f) desired += p->cz_noise * sqrtf(w->dt) * gaussian(w, id);
     const float turned = couzin_turn(heading, desired, p->cz_turn_rate * (PI_F / 180.0f) * w->dt);
     const float nvx = p->cz_speed * cosf(turned), nvy = p->cz_speed * sinf(turned);
-    motion_finish(w, i, px + nvx * w->dt, py + nvy * w->dt, nvx, nvy, 0);
+    finish_batch_add(w, out, i, px + nvx * w->dt, py + nvy * w->dt, nvx, nvy, 0);
 }

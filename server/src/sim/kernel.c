@@ -136,6 +136,7 @@ typedef struct pass {
     uint32_t max_candidates; /* a block holding more is sampled */
     uint64_t sample_seed;    /* this tick's: where each cell's slice starts */
     reynolds_batch_t batch;
+    finish_batch_t finish;   /* the other models' agents, ended LANES at a time */
 } pass_t;
 
 /* One cell's agents and where their neighbour candidates are. */
@@ -254,7 +255,7 @@ LANES_INLINE uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_
             olfati_sense(&ps->ocs[s], X, Y, VX, VY, species > 1 ? scratch->species : NULL, (float)s, n,
                          own_place(b, i), px, py, vx, vy, b->pair_wrap, w->width, w->height, &sums);
             neighbours += (uint64_t)sums.neighbours;
-            olfati_agent(w, &ps->ocs[s], i, &sums);
+            olfati_agent(w, &ps->ocs[s], i, &sums, &ps->finish);
             continue;
         }
         if (ps->couzin) {
@@ -263,7 +264,7 @@ LANES_INLINE uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_
                          ps->delayed_positions ? own_place(b, i) : -1, px, py, vx, vy, b->pair_wrap, w->width,
                          w->height, &sums);
             neighbours += (uint64_t)(sums.n_rep + sums.n_ori + sums.n_att);
-            couzin_agent(w, i, &sums);
+            couzin_agent(w, i, &sums, &ps->finish);
             continue;
         }
         /* Density-dependent perception: this agent's own radii, which only
@@ -298,7 +299,7 @@ LANES_INLINE uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_
                                                          k * (p->coh_radius - p->radius_influence * (float)sums.n_coh));
         }
         if (model == MODEL_UNICYCLE)
-            unicycle_agent(w, i, &sums);
+            unicycle_agent(w, i, &sums, &ps->finish);
         else
             batch_add(ps, &quads);
     }
@@ -350,6 +351,7 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t agent_begin, uint32_t age
     ps->common = model == MODEL_REYNOLDS && !ps->delayed_positions && ps->species == 1 &&
                  sense_params_fast_ok(&ps->sps[0]);
     ps->batch = (reynolds_batch_t){.first = agent_begin, .count = 0};
+    ps->finish = (finish_batch_t){.first = agent_begin, .count = 0};
     /* The span holds the largest sample the parameter allows; Olfati-Saber's
      * pairs are dear, so its agents sense fewer (params.h). */
     uint32_t max_candidates = (uint32_t)p->max_candidates;
@@ -413,5 +415,6 @@ uint64_t step_agents(world_t *w, uint32_t agent_begin, uint32_t agent_end, sense
         cur = !cur;
     }
     if (ps.batch.count) reynolds_batch(w, &ps.batch);
+    finish_batch_flush(w, &ps.finish);
     return neighbours;
 }

@@ -1,13 +1,15 @@
 /* models: each flocking model's rule for one agent, given what it sensed.
  * The step kernel (kernel.c) finds the neighbour candidates, senses, calls
- * the model, and the model ends with motion_finish. Every function reads
- * only w->cur and writes only agent i of w->next. */
+ * the model, and the model ends with motion_finish (the Reynolds rules) or
+ * hands its agent's end to a finish_batch_t (the others). Every function
+ * reads only w->cur and writes only agent i of w->next. */
 #ifndef SWARMCAST_MODELS_H
 #define SWARMCAST_MODELS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim/finish_batch.h"
 #include "sim/neighbours.h"
 #include "sim/world.h"
 
@@ -27,7 +29,7 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b);
 
 /* Unicycle agents: constant speed, heading turned by a proportional
  * controller toward k_s ŝ + k_a â + k_c ĉ, gains jittered per tick. */
-void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s);
+void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s, finish_batch_t *out);
 
 /* Olfati-Saber: what an α-agent senses of its neighbours. */
 typedef struct olfati_sums {
@@ -40,6 +42,8 @@ typedef struct olfati_sums {
  * parameters, computed once per step. */
 typedef struct olfati_consts {
     float eps, r_alpha, d_alpha, h_alpha, a_plus_b, a_minus_b, c;
+    float inv_eps, inv_r_alpha, inv_h_span; /* 1/ε, 1/r_α, 1/(1 − h_α) */
+    float c_minus_d;                        /* c − d_α */
     float r2;                   /* interaction range squared (Euclidean) */
     float r_beta2, d_beta_sigma, h_beta;
 } olfati_consts_t;
@@ -53,7 +57,7 @@ void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, cons
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
                   bool pair_wrap, float width, float height, olfati_sums_t *out);
 /* Algorithm 1 (+ γ feedback for olfati2, + β obstacles for olfati3). */
-void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s);
+void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s, finish_batch_t *out);
 
 /* Couzin et al. 2002: what an agent perceives in its three zones. */
 typedef struct couzin_sums {
@@ -85,6 +89,6 @@ bool couzin_direction(const couzin_sums_t *s, float hx, float hy, float *dx, flo
 /* heading turned toward desired (radians) by at most max_turn. */
 float couzin_turn(float heading, float desired, float max_turn);
 /* Noise, the turning limit and the move at constant speed. */
-void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s);
+void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s, finish_batch_t *out);
 
 #endif

@@ -32,7 +32,7 @@ static void add_unit(float *dx, float *dy, float gain, float x, float y)
 }
 
 KERNEL_CLONES
-void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s)
+void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s, finish_batch_t *out)
 {
     const agents_t *a = &w->cur;
     const sim_params_t *p = world_params_for(w, a->flags[i]); /* its species' */
@@ -87,5 +87,5 @@ void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s)
         heading += p->uni_k_heading * jitter[3] * error * w->dt;
     }
     float nvx = speed * cosf(heading), nvy = speed * sinf(heading);
-    motion_finish(w, i, px + nvx * w->dt, py + nvy * w->dt, nvx, nvy, flags);
+    finish_batch_add(w, out, i, px + nvx * w->dt, py + nvy * w->dt, nvx, nvy, flags);
 }
