@@ -53,7 +53,7 @@ LANES_INLINE void copy_species(float *restrict dst, const uint8_t *restrict flag
 /* Copies the candidates of the runs (taken end to end; together at most
  * the span's capacity) into the scratch span, shifted across wrapped
  * edges, then SENSE_FAR padding. Returns how many were copied. */
-LANES_INLINE uint32_t gather(const sources_t *src, const grid_run_t *runs, int n_runs, sense_scratch_t *s)
+LANES_INLINE uint32_t gather_runs(const sources_t *src, const grid_run_t *runs, int n_runs, sense_scratch_t *s)
 {
     uint32_t count = 0;
     for (int r = 0; r < n_runs; r++) {
@@ -188,6 +188,14 @@ static void cell_block_of(const pass_t *ps, uint32_t c, cell_block_t *b)
                                       ps->max_candidates, ps->sample_seed, b->runs, b->own, &b->n_own);
         b->total = ps->max_candidates;
     }
+}
+
+/* Copies a cell's candidates into the span, as its model senses them:
+ * Couzin's as unit headings, once for all the cell's agents. */
+LANES_INLINE void gather(const pass_t *ps, const cell_block_t *b, sense_scratch_t *s)
+{
+    const uint32_t count = gather_runs(&ps->src, b->runs, b->n_runs, s);
+    if (ps->couzin) couzin_headings(s->vx, s->vy, (int32_t)count);
 }
 
 /* Hands agent i's sums to the Reynolds rules, which run for a batch of
@@ -399,12 +407,12 @@ uint64_t step_agents(world_t *w, uint32_t agent_begin, uint32_t agent_end, sense
     int cur = 0;
     uint32_t c = cell_holding(g, agent_begin);
     cell_block_of(&ps, c, &blocks[cur]);
-    gather(&ps.src, blocks[cur].runs, blocks[cur].n_runs, &scratch[cur]);
+    gather(&ps, &blocks[cur], &scratch[cur]);
     while (c < cell_end) {
         const uint32_t next = next_occupied(g, c + 1, cell_end);
         if (next < cell_end) {
             cell_block_of(&ps, next, &blocks[!cur]);
-            gather(&ps.src, blocks[!cur].runs, blocks[!cur].n_runs, &scratch[!cur]);
+            gather(&ps, &blocks[!cur], &scratch[!cur]);
         }
         const cell_block_t *b = &blocks[cur];
         if (ps.common && !b->pair_wrap)

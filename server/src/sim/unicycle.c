@@ -10,10 +10,12 @@
  * Reynolds zones (separation weighted by 1/distance within sep_radius), not
  * from one radius where ŝ = −ĉ; the heading error is wrapped to (−π, π] and
  * steers toward d (the lesson's −k_e e turns away); obstacle avoidance and
- * targets (for agents without neighbours) join d like in the other models. */
+ * targets (for agents without neighbours) join d like in the other models.
+ * Angles and their sines come from angles.h, not libm (within 1.3e-7). */
 #include <math.h>
 #include <stdbool.h>
 
+#include "sim/angles.h"
 #include "sim/clones.h"
 #include "sim/models.h"
 #include "sim/motion.h"
@@ -41,7 +43,7 @@ void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s, finish_ba
 
     /* Speed is a property of the agent, the same every tick. */
     float speed = p->uni_speed_min + (p->uni_speed_max - p->uni_speed_min) * prng_hash_unit(w->seed, SPEED_STREAM, id, 0);
-    float heading = atan2f(vy, vx);
+    float heading = angle_atan2(vy, vx);
 
     float jitter[4];
     for (int k = 0; k < 4; k++) {
@@ -81,11 +83,13 @@ void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s, finish_ba
     if (w->n_predators && p->w_flee > 0 && motion_evade(w, px, py, &away)) add_unit(&dx, &dy, p->w_flee, away.x, away.y);
 
     if (dx != 0.0f || dy != 0.0f) {
-        float error = atan2f(dy, dx) - heading;
+        float error = angle_atan2(dy, dx) - heading;
         if (error > 3.14159265f) error -= 6.28318531f;
         if (error < -3.14159265f) error += 6.28318531f;
         heading += p->uni_k_heading * jitter[3] * error * w->dt;
     }
-    float nvx = speed * cosf(heading), nvy = speed * sinf(heading);
+    float sin_h, cos_h;
+    angle_sincos(heading, &sin_h, &cos_h);
+    float nvx = speed * cos_h, nvy = speed * sin_h;
     finish_batch_add(w, out, i, px + nvx * w->dt, py + nvy * w->dt, nvx, nvy, flags);
 }
