@@ -24,9 +24,10 @@
 static inline double angles_atan_small(double t)
 {
     const double t2 = t * t;
+    /* Constants as products (x/c would divide at run time). */
     const double p =
-        1.0 + t2 * (-1.0 / 3 + t2 * (1.0 / 5 + t2 * (-1.0 / 7 + t2 * (1.0 / 9 + t2 * (-1.0 / 11 + t2 * (1.0 / 13 +
-                                                                                                      t2 * (-1.0 / 15 + t2 / 17)))))));
+        1.0 + t2 * (-(1.0 / 3) + t2 * ((1.0 / 5) + t2 * (-(1.0 / 7) + t2 * ((1.0 / 9) + t2 * (-(1.0 / 11) + t2 * ((1.0 / 13) +
+                                                                                                           t2 * (-(1.0 / 15) + t2 * (1.0 / 17))))))));
     return p * t;
 }
 
@@ -55,11 +56,11 @@ static inline void angle_sincos(float a, float *s, float *c)
     const double k = floor((double)a * (2.0 / ANGLES_PI) + 0.5);
     const double r = ((double)a - k * P1) - k * P2, r2 = r * r;
     const double sr =
-        r * (1.0 + r2 * (-1.0 / 6 + r2 * (1.0 / 120 + r2 * (-1.0 / 5040 + r2 * (1.0 / 362880 + r2 * (-1.0 / 39916800 +
-                                                                                                       r2 / 6227020800.0))))));
+        r * (1.0 + r2 * (-(1.0 / 6) + r2 * ((1.0 / 120) + r2 * (-(1.0 / 5040) + r2 * ((1.0 / 362880) +
+                                                                                 r2 * (-(1.0 / 39916800) + r2 * (1.0 / 6227020800.0)))))));
     const double cr =
-        1.0 + r2 * (-0.5 + r2 * (1.0 / 24 + r2 * (-1.0 / 720 + r2 * (1.0 / 40320 + r2 * (-1.0 / 3628800 +
-                                                                                         r2 * (1.0 / 479001600 - r2 / 87178291200.0))))));
+        1.0 + r2 * (-0.5 + r2 * ((1.0 / 24) + r2 * (-(1.0 / 720) + r2 * ((1.0 / 40320) + r2 * (-(1.0 / 3628800) +
+                                                                                        r2 * ((1.0 / 479001600) - r2 * (1.0 / 87178291200.0)))))));
     switch ((long)k & 3) {
     case 0: *s = (float)sr, *c = (float)cr; break;
     case 1: *s = (float)cr, *c = (float)-sr; break;

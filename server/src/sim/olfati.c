@@ -59,8 +59,13 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
  * in a fixed order at the end (the span is the same whichever thread
  * senses it, so the sums are too). Per pair: two square roots and one
  * division, the constants' divisions done once per step (olfati_consts)
- * and the bump's cosine a polynomial (bump.h), all lane-wise. The arrays
- * must be readable LANES − 1 entries past count. */
+ * and the bump's cosine a polynomial (bump.h), all lane-wise. Every
+ * vector is worked out (in a flock most hold a neighbour, and a test per
+ * vector mispredicts). The agent itself is the candidate at distance 0,
+ * as in the other models (so is one on the very same spot, to which no
+ * direction can be given); with positions from the past, its entry self.
+ * The arrays must be readable LANES − 1 entries past count, those entries
+ * of X/Y out of range (SENSE_FAR in the kernel's spans). */
 KERNEL_CLONES
 void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
@@ -76,10 +81,12 @@ void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, cons
             dy = lanes_select(dy > half_h, dy - height, lanes_select(dy < -half_h, dy + height, dy));
         }
         const lanes_f d2 = dx * dx + dy * dy;
-        lanes_i index;
-        for (int l = 0; l < LANES; l++) index[l] = j0 + l;
-        const lanes_i in = (d2 < k->r2) & (index < count) & (index != self);
-        if (!lanes_any(in)) continue;
+        lanes_i in = (d2 < k->r2) & (d2 > 0.0f);
+        if (self >= 0) { /* positions from the past: its own entry is not at distance 0 */
+            lanes_i index;
+            for (int l = 0; l < LANES; l++) index[l] = j0 + l;
+            in = (d2 < k->r2) & (index != self);
+        }
         /* Another species is no α-neighbour (no lattice, no consensus, not
          * counted) but its body still repels: the gradient's repulsive
          * part only, as the potential treats another kind (else two
