@@ -20,31 +20,32 @@
 #define ANGLES_PI 3.14159265358979323846
 #define ANGLES_TAN_PI_8 0.41421356237309504880
 
-/* atan(t) for |t| ≤ tan(π/8). */
+/* atan(t) for |t| ≤ tan(π/8). The polynomial in t² by Estrin's scheme
+ * (pairs, then pairs of pairs): a third of Horner's chain of dependent
+ * operations. */
 static inline double angles_atan_small(double t)
 {
-    const double t2 = t * t;
+    const double x = t * t, x2 = x * x, x4 = x2 * x2, x8 = x4 * x4;
     /* Constants as products (x/c would divide at run time). */
-    const double p =
-        1.0 + t2 * (-(1.0 / 3) + t2 * ((1.0 / 5) + t2 * (-(1.0 / 7) + t2 * ((1.0 / 9) + t2 * (-(1.0 / 11) + t2 * ((1.0 / 13) +
-                                                                                                           t2 * (-(1.0 / 15) + t2 * (1.0 / 17))))))));
+    const double p01 = 1.0 - (1.0 / 3) * x, p23 = (1.0 / 5) - (1.0 / 7) * x;
+    const double p45 = (1.0 / 9) - (1.0 / 11) * x, p67 = (1.0 / 13) - (1.0 / 15) * x;
+    const double p = (p01 + x2 * p23) + x4 * (p45 + x2 * p67) + x8 * (1.0 / 17);
     return p * t;
 }
 
-/* atan2(y, x) in [−π, π], 0 for (0, 0). */
+/* atan2(y, x) in [−π, π], 0 for (0, 0). Branch-free (headings come in
+ * every direction, so a branch on the octant would be a coin toss). */
 static inline float angle_atan2(float y, float x)
 {
     const double ax = fabs((double)x), ay = fabs((double)y);
-    /* Into the first octant's cone around 0, π/4 or π/2: one division. */
-    double base, t;
-    if (ay <= ANGLES_TAN_PI_8 * ax)
-        base = 0.0, t = ax > 0.0 ? ay / ax : 0.0;
-    else if (ax <= ANGLES_TAN_PI_8 * ay)
-        base = 0.5 * ANGLES_PI, t = -ax / ay;
-    else
-        base = 0.25 * ANGLES_PI, t = (ay - ax) / (ay + ax);
+    /* Into the first octant's cone around 0, π/2 or π/4: one division. */
+    const int near_x = ay <= ANGLES_TAN_PI_8 * ax, near_y = !near_x && ax <= ANGLES_TAN_PI_8 * ay;
+    const double num = near_x ? ay : near_y ? -ax : ay - ax;
+    const double den = near_x ? ax : near_y ? ay : ay + ax;
+    const double base = near_x ? 0.0 : near_y ? 0.5 * ANGLES_PI : 0.25 * ANGLES_PI;
+    const double t = den > 0.0 ? num / (den > 0.0 ? den : 1.0) : 0.0;
     double a = base + angles_atan_small(t);
-    if (x < 0.0f) a = ANGLES_PI - a;
+    a = x < 0.0f ? ANGLES_PI - a : a;
     return (float)(y < 0.0f ? -a : a);
 }
 
@@ -54,19 +55,19 @@ static inline void angle_sincos(float a, float *s, float *c)
     /* a = k·π/2 + r, |r| ≤ π/4 (π/2 in two parts: k·P1 is exact). */
     const double P1 = 1.5707963267341256, P2 = 6.077100506506192e-11;
     const double k = floor((double)a * (2.0 / ANGLES_PI) + 0.5);
-    const double r = ((double)a - k * P1) - k * P2, r2 = r * r;
-    const double sr =
-        r * (1.0 + r2 * (-(1.0 / 6) + r2 * ((1.0 / 120) + r2 * (-(1.0 / 5040) + r2 * ((1.0 / 362880) +
-                                                                                 r2 * (-(1.0 / 39916800) + r2 * (1.0 / 6227020800.0)))))));
-    const double cr =
-        1.0 + r2 * (-0.5 + r2 * ((1.0 / 24) + r2 * (-(1.0 / 720) + r2 * ((1.0 / 40320) + r2 * (-(1.0 / 3628800) +
-                                                                                        r2 * ((1.0 / 479001600) - r2 * (1.0 / 87178291200.0)))))));
-    switch ((long)k & 3) {
-    case 0: *s = (float)sr, *c = (float)cr; break;
-    case 1: *s = (float)cr, *c = (float)-sr; break;
-    case 2: *s = (float)-sr, *c = (float)-cr; break;
-    default: *s = (float)-cr, *c = (float)sr; break;
-    }
+    const double r = ((double)a - k * P1) - k * P2, x = r * r, x2 = x * x, x4 = x2 * x2;
+    /* Both polynomials in r² by Estrin's scheme, as in angles_atan_small. */
+    const double s01 = 1.0 - (1.0 / 6) * x, s23 = (1.0 / 120) - (1.0 / 5040) * x;
+    const double s45 = (1.0 / 362880) - (1.0 / 39916800) * x;
+    const double sr = r * ((s01 + x2 * s23) + x4 * (s45 + x2 * (1.0 / 6227020800.0)));
+    const double c01 = 1.0 - 0.5 * x, c23 = (1.0 / 24) - (1.0 / 720) * x;
+    const double c45 = (1.0 / 40320) - (1.0 / 3628800) * x, c67 = (1.0 / 479001600) - (1.0 / 87178291200.0) * x;
+    const double cr = (c01 + x2 * c23) + x4 * (c45 + x2 * c67);
+    /* The quadrant k mod 4 swaps and negates them (selects, not a branch). */
+    const long q = (long)k;
+    const double s0 = (q & 1) ? cr : sr, c0 = (q & 1) ? sr : cr;
+    *s = (float)((q & 2) ? -s0 : s0);
+    *c = (float)(((q + 1) & 2) ? -c0 : c0);
 }
 
 #endif

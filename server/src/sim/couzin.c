@@ -176,7 +176,6 @@ void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s, finish_bat
     const float speed = sqrtf(vx * vx + vy * vy);
     /* An agent standing still (only ever placed so) sets off along x. */
     const float hx = speed > 0.0f ? vx / speed : 1.0f, hy = speed > 0.0f ? vy / speed : 0.0f;
-    const float heading = angle_atan2(hy, hx);
 
     float dx, dy;
     if (!couzin_direction(s, hx, hy, &dx, &dy)) dx = hx, dy = hy; /* no one perceived: keep going */
@@ -188,11 +187,14 @@ void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s, finish_bat
         dx += p->w_flee * away.x, dy += p->w_flee * away.y, extra = true;
     if (extra && !normalise(&dx, &dy)) dx = hx, dy = hy;
 
-    float desired = angle_atan2(dy, dx);
+    /* The desired direction's angle from the heading (in [−π, π]), the
+     * noise added, wrapped and limited: the heading is rotated by that,
+     * which takes one atan2 where two angles took two. */
+    float desired = angle_atan2(hx * dy - hy * dx, hx * dx + hy * dy);
     if (p->cz_noise > 0.0f) desired += p->cz_noise * sqrtf(w->dt) * gaussian(w, id);
-    const float turned = couzin_turn(heading, desired, p->cz_turn_rate * (PI_F / 180.0f) * w->dt);
+    const float turn = couzin_turn(0.0f, desired, p->cz_turn_rate * (PI_F / 180.0f) * w->dt);
     float sin_t, cos_t;
-    angle_sincos(turned, &sin_t, &cos_t);
-    const float nvx = p->cz_speed * cos_t, nvy = p->cz_speed * sin_t;
+    angle_sincos(turn, &sin_t, &cos_t);
+    const float nvx = p->cz_speed * (hx * cos_t - hy * sin_t), nvy = p->cz_speed * (hx * sin_t + hy * cos_t);
     finish_batch_add(w, out, i, px + nvx * w->dt, py + nvy * w->dt, nvx, nvy, 0);
 }

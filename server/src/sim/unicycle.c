@@ -43,7 +43,9 @@ void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s, finish_ba
 
     /* Speed is a property of the agent, the same every tick. */
     float speed = p->uni_speed_min + (p->uni_speed_max - p->uni_speed_min) * prng_hash_unit(w->seed, SPEED_STREAM, id, 0);
-    float heading = angle_atan2(vy, vx);
+    /* Its unit heading (one at rest, only ever placed so, faces along x). */
+    const float v_len = sqrtf(vx * vx + vy * vy);
+    const float hx = v_len > 0.0f ? vx / v_len : 1.0f, hy = v_len > 0.0f ? vy / v_len : 0.0f;
 
     float jitter[4];
     for (int k = 0; k < 4; k++) {
@@ -82,14 +84,16 @@ void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s, finish_ba
     if (p->w_avoid > 0 && motion_avoid(w, px, py, vx, vy, &avoid)) add_unit(&dx, &dy, p->w_avoid, avoid.x, avoid.y);
     if (w->n_predators && p->w_flee > 0 && motion_evade(w, px, py, &away)) add_unit(&dx, &dy, p->w_flee, away.x, away.y);
 
+    /* The heading turns by k_e·e·dt, e the angle from it to d in [−π, π]:
+     * the heading rotated, rather than an angle of its own turned, which
+     * takes one atan2 where the angles took two. */
+    float turn = 0.0f;
     if (dx != 0.0f || dy != 0.0f) {
-        float error = angle_atan2(dy, dx) - heading;
-        if (error > 3.14159265f) error -= 6.28318531f;
-        if (error < -3.14159265f) error += 6.28318531f;
-        heading += p->uni_k_heading * jitter[3] * error * w->dt;
+        const float error = angle_atan2(hx * dy - hy * dx, hx * dx + hy * dy);
+        turn = p->uni_k_heading * jitter[3] * error * w->dt;
     }
-    float sin_h, cos_h;
-    angle_sincos(heading, &sin_h, &cos_h);
-    float nvx = speed * cos_h, nvy = speed * sin_h;
+    float sin_t, cos_t;
+    angle_sincos(turn, &sin_t, &cos_t);
+    float nvx = speed * (hx * cos_t - hy * sin_t), nvy = speed * (hx * sin_t + hy * cos_t);
     finish_batch_add(w, out, i, px + nvx * w->dt, py + nvy * w->dt, nvx, nvy, flags);
 }
