@@ -73,12 +73,15 @@ void couzin_sense(const couzin_consts_t *k, const float *X, const float *Y, cons
             dy = lanes_select(dy > half_h, dy - height, lanes_select(dy < -half_h, dy + height, dy));
         }
         const lanes_f d2 = dx * dx + dy * dy;
-        lanes_i index;
-        for (int l = 0; l < LANES; l++) index[l] = j0 + l;
         /* Distance 0 is the agent itself (or one on the very same spot,
          * which no zone can place); self is its entry when positions are
-         * from the past. */
-        lanes_i in = (d2 > 0.0f) & (d2 < k->ra2) & (index < count) & (index != self);
+         * from the past. Past count the positions are out of range. */
+        lanes_i in = (d2 > 0.0f) & (d2 < k->ra2);
+        if (self >= 0) {
+            lanes_i index;
+            for (int l = 0; l < LANES; l++) index[l] = j0 + l;
+            in &= index != self;
+        }
         if (S) in &= lanes_load(S + j0) == species;
         /* Lanes out of range may divide by zero: masked out bit by bit. */
         const lanes_f inv = one / lanes_sqrt(d2);

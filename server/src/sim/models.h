@@ -84,8 +84,9 @@ float couzin_reach(const sim_params_t *p);
  * unit headings in place, 0 for a candidate standing still: what
  * couzin_sense takes. */
 void couzin_headings(float *VX, float *VY, int32_t count);
-/* Sums over candidates [0, count), as olfati_sense takes them, but with
- * VX/VY the candidates' unit headings (couzin_headings). */
+/* Sums over candidates [0, count), as olfati_sense takes them (X/Y out of
+ * range past count), but with VX/VY the candidates' unit headings
+ * (couzin_headings). */
 void couzin_sense(const couzin_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
                   bool pair_wrap, float width, float height, couzin_sums_t *out);
