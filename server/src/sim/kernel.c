@@ -261,7 +261,8 @@ LANES_INLINE uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_
         if (ps->olfati) {
             olfati_sums_t sums = {0};
             olfati_sense(&ps->ocs[s], X, Y, VX, VY, species > 1 ? scratch->species : NULL, (float)s, n,
-                         ps->delayed_positions ? own_place(b, i) : -1, px, py, vx, vy, b->pair_wrap, w->width, w->height, &sums);
+                         ps->delayed_positions ? own_place(b, i) : -1, px, py, vx, vy, b->pair_wrap, w->width,
+                         w->height, &sums);
             neighbours += (uint64_t)sums.neighbours;
             olfati_agent(w, &ps->ocs[s], i, &sums, &ps->finish);
             continue;
