@@ -136,7 +136,8 @@ typedef struct pass {
     uint32_t max_candidates; /* a block holding more is sampled */
     uint64_t sample_seed;    /* this tick's: where each cell's slice starts */
     reynolds_batch_t batch;
-    finish_batch_t finish;   /* the other models' agents, ended LANES at a time */
+    finish_batch_t finish;   /* Olfati-Saber's and Couzin's agents, ended LANES at a time */
+    unicycle_batch_t uni;    /* the unicycle's, turned LANES at a time */
 } pass_t;
 
 /* One cell's agents and where their neighbour candidates are. */
@@ -308,7 +309,7 @@ LANES_INLINE uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_
                                                          k * (p->coh_radius - p->radius_influence * (float)sums.n_coh));
         }
         if (model == MODEL_UNICYCLE)
-            unicycle_agent(w, i, &sums, &ps->finish);
+            unicycle_agent(w, i, &sums, &ps->uni);
         else
             batch_add(ps, &quads);
     }
@@ -361,6 +362,7 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t agent_begin, uint32_t age
                  sense_params_fast_ok(&ps->sps[0]);
     ps->batch = (reynolds_batch_t){.first = agent_begin, .count = 0};
     ps->finish = (finish_batch_t){.first = agent_begin, .count = 0};
+    ps->uni = (unicycle_batch_t){.first = agent_begin, .count = 0};
     /* The span holds the largest sample the parameter allows; Olfati-Saber's
      * pairs are dear, so its agents sense fewer (params.h). */
     uint32_t max_candidates = (uint32_t)p->max_candidates;
@@ -425,5 +427,6 @@ uint64_t step_agents(world_t *w, uint32_t agent_begin, uint32_t agent_end, sense
     }
     if (ps.batch.count) reynolds_batch(w, &ps.batch);
     finish_batch_flush(w, &ps.finish);
+    unicycle_flush(w, &ps.uni);
     return neighbours;
 }

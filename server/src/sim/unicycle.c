@@ -17,6 +17,7 @@
 
 #include "sim/angles.h"
 #include "sim/clones.h"
+#include "sim/lanes.h"
 #include "sim/models.h"
 #include "sim/motion.h"
 
@@ -34,7 +35,7 @@ static void add_unit(float *dx, float *dy, float gain, float x, float y)
 }
 
 KERNEL_CLONES
-void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s, finish_batch_t *out)
+void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s, unicycle_batch_t *out)
 {
     const agents_t *a = &w->cur;
     const sim_params_t *p = world_params_for(w, a->flags[i]); /* its species' */
@@ -84,16 +85,36 @@ void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s, finish_ba
     if (p->w_avoid > 0 && motion_avoid(w, px, py, vx, vy, &avoid)) add_unit(&dx, &dy, p->w_avoid, avoid.x, avoid.y);
     if (w->n_predators && p->w_flee > 0 && motion_evade(w, px, py, &away)) add_unit(&dx, &dy, p->w_flee, away.x, away.y);
 
+    /* The turn waits for the batch (unicycle_flush). */
+    if (out->count && i != out->first + (size_t)out->count) unicycle_flush(w, out);
+    if (!out->count) out->first = i;
+    const int k = out->count++;
+    out->px[k] = px, out->py[k] = py, out->hx[k] = hx, out->hy[k] = hy, out->dx[k] = dx, out->dy[k] = dy;
+    out->speed[k] = speed, out->gain[k] = p->uni_k_heading * jitter[3], out->flags[k] = flags;
+    if (out->count == LANES) unicycle_flush(w, out);
+}
+
+KERNEL_CLONES
+void unicycle_flush(const world_t *w, unicycle_batch_t *b)
+{
+    if (!b->count) return;
     /* The heading turns by k_e·e·dt, e the angle from it to d in [−π, π]:
      * the heading rotated, rather than an angle of its own turned, which
-     * takes one atan2 where the angles took two. */
-    float turn = 0.0f;
-    if (dx != 0.0f || dy != 0.0f) {
-        const float error = angle_atan2(hx * dy - hy * dx, hx * dx + hy * dy);
-        turn = p->uni_k_heading * jitter[3] * error * w->dt;
-    }
-    float sin_t, cos_t;
-    angle_sincos(turn, &sin_t, &cos_t);
-    float nvx = speed * (hx * cos_t - hy * sin_t), nvy = speed * (hx * sin_t + hy * cos_t);
-    finish_batch_add(w, out, i, px + nvx * w->dt, py + nvy * w->dt, nvx, nvy, flags);
+     * takes one atan2 where the angles took two. Lanes past count hold
+     * what an earlier batch left; their results are not stored. */
+    const lanes_f hx = lanes_load(b->hx), hy = lanes_load(b->hy), dx = lanes_load(b->dx), dy = lanes_load(b->dy);
+    const lanes_i turning = (dx != 0.0f) | (dy != 0.0f);
+    const lanes_f error = angle_atan2_lanes(hx * dy - hy * dx, hx * dx + hy * dy);
+    const lanes_f turn = lanes_keep(turning, lanes_load(b->gain) * error * w->dt);
+    lanes_f sin_t, cos_t;
+    angle_sincos_lanes(turn, &sin_t, &cos_t);
+    const lanes_f speed = lanes_load(b->speed);
+    const lanes_f nvx = speed * (hx * cos_t - hy * sin_t), nvy = speed * (hx * sin_t + hy * cos_t);
+    float x[LANES], y[LANES], vx[LANES], vy[LANES];
+    lanes_store(x, lanes_load(b->px) + nvx * w->dt);
+    lanes_store(y, lanes_load(b->py) + nvy * w->dt);
+    lanes_store(vx, nvx);
+    lanes_store(vy, nvy);
+    motion_finish_lanes(w, b->first, b->count, x, y, vx, vy, b->flags);
+    b->count = 0;
 }

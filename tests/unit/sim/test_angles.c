@@ -1,6 +1,7 @@
 /* atan2 and sin/cos without libm (sim/angles.h): within their stated
  * error of libm's double functions over the whole domain the heading
- * rules use, with atan2's quadrants and axes right. */
+ * rules use, with atan2's quadrants and axes right, and the lane versions
+ * the scalar ones' bits. */
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -50,11 +51,38 @@ static void sincos_should_stay_within_its_bound_over_many_turns(void **state)
     assert_true(worst <= ANGLES_MAX_ERROR);
 }
 
+static void the_lanes_should_give_the_scalar_bits(void **state)
+{
+    (void)state;
+    /* Every direction and angle the other tests sweep, coarser, plus the
+     * axes, zero and a few far turns. */
+    for (int32_t k = -(1 << 16); k < (1 << 16); k += LANES) {
+        lanes_f x, y, a;
+        for (int l = 0; l < LANES; l++) {
+            const double t = ANGLES_PI * (double)(k + l) / (double)(1 << 15);
+            x[l] = (k + l) % 97 == 0 ? 0.0f : 3.0f * (float)cos(t);
+            y[l] = (k + l) % 89 == 0 ? 0.0f : 3.0f * (float)sin(t);
+            a[l] = (float)(4.0 * t);
+        }
+        const lanes_f at = angle_atan2_lanes(y, x);
+        lanes_f s, c;
+        angle_sincos_lanes(a, &s, &c);
+        for (int l = 0; l < LANES; l++) {
+            float s1, c1;
+            angle_sincos(a[l], &s1, &c1);
+            assert_memory_equal(&at[l], &(float){angle_atan2(y[l], x[l])}, sizeof(float));
+            assert_memory_equal(&s[l], &s1, sizeof(float));
+            assert_memory_equal(&c[l], &c1, sizeof(float));
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(atan2_should_stay_within_its_bound_all_round),
         cmocka_unit_test(sincos_should_stay_within_its_bound_over_many_turns),
+        cmocka_unit_test(the_lanes_should_give_the_scalar_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
