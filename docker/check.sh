@@ -33,12 +33,16 @@
 # have left (`down -v`), builds every image its file names besides swarmcast
 # (built in 4) itself, and refuses to start if the file names an image this
 # run did not build.
-#   6. [6] docker/compose.yaml: validated, then run with a host-network override
+#   6. [9] docker/compose.yaml: validated, then run with a host-network override
 #      (port 18081) until healthy; a parameter and an obstacle are set over
-#      the WebSocket; stopped (exit 0), removed with `down` and brought `up`
-#      again: the state file on the named volume restores both; then removed
-#      with its volume
-#   7. [14] docker/compose-scaled.yml (NATS from docker/nats.Dockerfile with
+#      the WebSocket; a room is made there (create_room, the file's own
+#      settings) and joined by its code at /ws?room=CODE (the hello names
+#      it, its token makes an operator, who sets it up, and frames of its
+#      own flock arrive); stopped (exit 0), removed with `down` and brought
+#      `up` again: the state file on the named volume restores the set-up,
+#      and the room reopens by its code with its name, token and set-up
+#      (SWARMCAST_STATE_DIR, the same volume); then removed with its volume
+#   7. [17] docker/compose-scaled.yml (NATS from docker/nats.Dockerfile with
 #      docker/nats.conf, the simulation with --nats, two relays; Caddy in
 #      front of the relays from docker/caddy.Dockerfile; both images built
 #      here): validated, only Caddy's ports published, run with a
@@ -51,7 +55,10 @@
 #      root taken from the container and verified): /healthz over https://,
 #      a v2 viewer over wss://, six viewers spread over both relays, the
 #      page in Chromium over https:// drawing frames that came over wss://;
-#      then removed with its volumes
+#      a room made at relay 1 and joined by its code at relay 2 (the hello
+#      names it, its token makes an operator there, frames of its own
+#      flock), and after `restart sim` reopened by its code at relay 1 (the
+#      simulation's state volume keeps it); then removed with its volumes
 #   8. [16] docker/compose-https.yml (Caddy from docker/caddy.Dockerfile with
 #      docker/Caddyfile, the server unpublished behind it): the Caddy image
 #      built, the file validated, only Caddy's 80 and 443 published,
@@ -81,9 +88,9 @@
 #      given-back run delivered twice; then `down` leaves no container
 #  10. stop the engine if this script started it (and unmount the network
 #      namespace dockerd leaves bound in /run/docker/netns)
-# Only 127.0.0.1 is contacted. Ends with "P passed, F failed (66 checks)", or,
+# Only 127.0.0.1 is contacted. Ends with "P passed, F failed (72 checks)", or,
 # when steps were left out on purpose (the variables below),
-# "P passed, F failed, N not run: asked by SKIP_POOL=1 (66 checks)";
+# "P passed, F failed, N not run: asked by SKIP_POOL=1 (72 checks)";
 # exit 1 on a failure. The count is the same on every machine.
 #
 # --clean, after the engine answers (step 2), removes every container, volume
@@ -171,7 +178,7 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 # and the last line says so. Keep these numbers in step with the steps'
 # pass/fail calls (a step that counts more than this fails too).
 steps=(install engine base build run compose scaled https pool)
-declare -A step_checks=([install]=1 [engine]=1 [base]=1 [build]=2 [run]=12 [compose]=6 [scaled]=14 [https]=16 [pool]=13)
+declare -A step_checks=([install]=1 [engine]=1 [base]=1 [build]=2 [run]=12 [compose]=9 [scaled]=17 [https]=16 [pool]=13)
 declare -A step_title=([install]="1 (packages)" [engine]="2 (engine)" [base]="3 (base image)" [build]="4 (image)"
   [run]="5 (docker run)" [compose]="6 (compose.yaml)" [scaled]="7 (compose-scaled.yml)" [https]="8 (compose-https.yml)"
   [pool]="9 (compose-pool.yml)")
@@ -635,6 +642,109 @@ ws.on('message', (data, isBinary) => {
   }
 });
 EOF
+# Rooms (protocol/PROTOCOL.md "Rooms"), over swarmcast.v2 so that the same
+# client talks to the server's own port (6) and to the relays (7).
+cat >"$work/ws-room.mjs" <<'JS'
+// create URL FILE: in the default room at URL (its /ws), makes a room
+//   from the defaults with create_room; writes its code, name and token,
+//   and the default room's population, to FILE.
+// join URL FILE: joins the room of FILE by its code at URL?room=CODE,
+//   typed as a person would (lower case, with a dash): the hello must name
+//   the room (canonical code, its name) and make a visitor; the room's
+//   token (auth) must make an operator, who sets a parameter and adds an
+//   obstacle; frames must arrive, of the room's own flock (not the
+//   default room's population).
+// expect URL FILE: after a restart, the room reopens by its code: the
+//   hello names it and shows the parameter, the token still makes an
+//   operator, and the frames show the obstacle.
+import { createRequire } from 'node:module';
+import { readFileSync, writeFileSync } from 'node:fs';
+const [mode, wsDir, wire2, url, file, caFile] = process.argv.slice(2);
+const WebSocket = createRequire(import.meta.url)(wsDir);
+const tlsOptions = caFile ? { ca: readFileSync(caFile) } : {};
+const { Wire2Decoder } = await import(wire2);
+const NAME = 'Check room', W_SEP = 2.75, OX = 500, OY = 400, OR = 30;
+const fail = (m) => { console.log(`${mode}: ${m}`); process.exit(1); };
+setTimeout(() => fail(`timeout (hello: ${!!hello}, frames: ${frames}, operator: ${operator}, acks: ${acks})`), 20000);
+const room = mode === 'create' ? null : JSON.parse(readFileSync(file, 'utf8'));
+const typed = room && `${room.code.slice(0, 4)}-${room.code.slice(4)}`.toLowerCase();
+const ws = new WebSocket(room ? `${url}?room=${typed}` : url, 'swarmcast.v2', tlsOptions);
+const decoder = new Wire2Decoder();
+let hello = null, frame = null, frames = 0, operator = false, acks = 0, asked = false, done = false;
+const finish = (m) => {
+  if (done) return;
+  done = true;
+  console.log(m);
+  ws.removeAllListeners('close');
+  ws.close(1000);
+  ws.on('close', () => process.exit(0));
+};
+ws.on('error', (e) => fail(`socket error: ${e.message}`));
+ws.on('close', (code, reason) => fail(`closed with ${code} "${reason}" (hello: ${!!hello}, frames: ${frames})`));
+const send = (m) => ws.send(JSON.stringify(m));
+const check = () => {
+  if (mode === 'create' && frame && !asked) {
+    asked = true;
+    send({ type: 'create_room', from: 'defaults', name: NAME, id: 1 });
+  }
+  if (mode === 'join' && operator && acks === 2 && frames >= 10) {
+    finish(`joined at ?room=${typed}: the hello names room ${hello.room} "${hello.room_name}" (role ${hello.role}); ` +
+      `its token made an operator who set w_sep=${W_SEP} and an obstacle; ${frames} frames of its own flock ` +
+      `(${frame.population} agents; the default room has ${room.home_population})`);
+  }
+  if (mode === 'expect' && operator && frame && frame.scene) {
+    const obstacles = frame.scene.obstacles;
+    if (!obstacles.some((o) => o.x === OX && o.y === OY && o.r === OR))
+      fail(`the room's obstacles are ${JSON.stringify(obstacles)}, expected one at (${OX}, ${OY}) r ${OR}`);
+    finish(`room ${hello.room} "${hello.room_name}" reopens at ?room=${typed}: w_sep ${W_SEP}, the obstacle, ` +
+      `its token still makes an operator, ${frame.population} agents`);
+  }
+};
+ws.on('message', (data, isBinary) => {
+  if (done) return;
+  if (isBinary) {
+    if (!hello) fail('a frame before the hello');
+    try { frame = decoder.decode(data); } catch (e) { fail(`frame ${frames + 1} does not decode: ${e.message}`); }
+    frames++;
+    if (room && mode === 'join' && frame.population === room.home_population)
+      fail(`the room's frames have the default room's population (${frame.population})`);
+    return check();
+  }
+  const m = JSON.parse(data.toString('utf8'));
+  if (m.type === 'hello') {
+    hello = m;
+    if (room) {
+      if (m.room !== room.code || m.room_name !== room.name)
+        fail(`the hello names room "${m.room}" "${m.room_name}", expected ${room.code} "${room.name}"`);
+      if (m.role !== 'visitor') fail(`the hello makes a ${m.role}, expected a visitor until auth`);
+      if (mode === 'expect') {
+        const p = (m.params || []).find((q) => q.name === 'w_sep');
+        if (!p || p.value !== W_SEP) fail(`the hello says w_sep ${p && p.value}, expected ${W_SEP}`);
+      }
+      send({ type: 'auth', token: room.token, id: 1 });
+    } else if (m.room !== '') fail(`the default room's hello names room "${m.room}"`);
+  } else if (m.type === 'error') {
+    fail(`refused: ${m.code} ${m.message}`);
+  } else if (m.type === 'room_created' && m.id === 1) {
+    if (!/^[2-9A-HJKMNP-Z]{8}$/.test(m.code) || m.path !== `/r/${m.code}` || !/^r_[0-9a-f]{32}$/.test(m.token))
+      fail(`room_created: ${JSON.stringify(m)}`);
+    writeFileSync(file, JSON.stringify({ code: m.code, name: m.name, token: m.token, home_population: frame.population }));
+    return finish(`made room ${m.code} "${m.name}" (${m.path}, its token given once) from the default room ` +
+      `(${frame.population} agents)`);
+  } else if (m.type === 'ack' && m.cmd === 'auth' && m.id === 1) {
+    if (m.role !== 'operator') fail(`auth with the room's token: role ${m.role}`);
+    operator = true;
+    if (mode === 'join') {
+      send({ type: 'set_param', id: 2, name: 'w_sep', value: W_SEP });
+      send({ type: 'add_obstacle', id: 3, x: OX, y: OY, radius: OR });
+    }
+  } else if (m.type === 'ack' && (m.id === 2 || m.id === 3)) {
+    acks++;
+  }
+  check();
+});
+JS
+wire2=$repo/client-web/net/wire2.js
 if out=$(node "$work/ws-check.cjs" "$ws_dir" "ws://127.0.0.1:$port/ws" 2>&1); then
   pass "WebSocket /ws: $out"
 else fail "WebSocket /ws: $out"; fi
@@ -852,6 +962,16 @@ EOF
     compose_ws=ws://127.0.0.1:$compose_port/ws
     if out=$(node "$work/ws-state.cjs" "$ws_dir" set "$compose_ws" 2>&1); then pass "compose: $out"
     else fail "compose: setting up over the WebSocket: $out"; fi
+    # Rooms with the file's own settings (open to all, kept in
+    # SWARMCAST_STATE_DIR on the state volume): one made, joined by its code
+    # and set up, then reopened after down + up below.
+    room_file=$work/compose-room.json
+    rm -f "$room_file"
+    if out=$(node "$work/ws-room.mjs" create "$ws_dir" "$wire2" "$compose_ws" "$room_file" 2>&1); then pass "compose: $out"
+    else fail "compose: making a room over the WebSocket: $out"; fi
+    if [ -s "$room_file" ] && out=$(node "$work/ws-room.mjs" join "$ws_dir" "$wire2" "$compose_ws" "$room_file" 2>&1); then
+      pass "compose: $out"
+    else fail "compose: joining the room by its code: ${out:-no room was made}"; fi
     t0=$(now)
     "$COMPOSE" "${cf[@]}" stop >/dev/null 2>&1
     rc=$("$DOCKER" inspect --format '{{.State.ExitCode}}' "$cid" 2>/dev/null) || rc=gone
@@ -872,6 +992,13 @@ EOF
         pass "compose down + up: $out (state file: $kept)"
       else
         fail "compose down + up did not resume: ${out:-no answer on $compose_port} (state file: $kept)"
+        "$COMPOSE" "${cf[@]}" logs --no-color 2>&1 | tail -20
+      fi
+      kept=$("$DOCKER" exec "$cid" sh -c 'ls /var/lib/swarmcast/rooms | tr "\n" " "' 2>&1 || true)
+      if [ "$up" = 1 ] && [ -s "$room_file" ] && out=$(node "$work/ws-room.mjs" expect "$ws_dir" "$wire2" "$compose_ws" "$room_file" 2>&1); then
+        pass "compose down + up: $out (kept: $kept)"
+      else
+        fail "compose down + up: the room did not reopen by its code: ${out:-no room was made} (kept: $kept)"
         "$COMPOSE" "${cf[@]}" logs --no-color 2>&1 | tail -20
       fi
     else
@@ -1049,6 +1176,38 @@ JS
     else
       fail "scaled: no answer on $front/healthz through Caddy"
       "$COMPOSE" "${sf[@]}" logs --no-color caddy 2>&1 | tail -20
+    fi
+    # Rooms through the relays, with the file's own settings: a room made
+    # at relay 1 is joined by its code at relay 2 (its viewer there made
+    # the room's operator by its token), and after the simulation restarts
+    # (`restart sim`: its state volume keeps the room) it reopens by its code
+    # at relay 1, which asks the simulation for it again.
+    room_file=$work/scaled-room.json
+    rm -f "$room_file"
+    relay_ws=("ws://127.0.0.1:${relay_ports[0]}/ws" "ws://127.0.0.1:${relay_ports[1]}/ws")
+    if out=$(node "$work/ws-room.mjs" create "$ws_dir" "$wire2" "${relay_ws[0]}" "$room_file" 2>&1); then pass "scaled: at relay 1: $out"
+    else fail "scaled: making a room at relay 1: $out"; fi
+    if [ -s "$room_file" ] && out=$(node "$work/ws-room.mjs" join "$ws_dir" "$wire2" "${relay_ws[1]}" "$room_file" 2>&1); then
+      pass "scaled: at relay 2: $out"
+    else fail "scaled: joining the room by its code at relay 2: ${out:-no room was made}"; fi
+    t0=$(now)
+    "$COMPOSE" "${sf[@]}" restart sim >>"$work/compose-scaled.log" 2>&1 || true
+    out="" reopened=0 tries=0
+    if [ -s "$room_file" ]; then
+      # Until the relay hears from the new simulation it turns viewers away
+      # (1013, try again later), as it does any viewer then.
+      while [ "$tries" -lt 30 ]; do
+        tries=$((tries + 1))
+        out=$(node "$work/ws-room.mjs" expect "$ws_dir" "$wire2" "${relay_ws[0]}" "$room_file" 2>&1) && { reopened=1; break; }
+        echo "  (restart sim: try $tries at relay 1: $out)"
+        sleep 1
+      done
+    fi
+    if [ "$reopened" = 1 ]; then
+      pass "scaled: restart sim, $(elapsed "$t0" "$(now)") s later (try $tries) at relay 1: $out"
+    else
+      fail "scaled: after restart sim, the room did not reopen by its code at relay 1 within $(elapsed "$t0" "$(now)") s: ${out:-no room was made}"
+      "$COMPOSE" "${sf[@]}" logs --no-color sim relay1 2>&1 | tail -20
     fi
   else
     cat "$work/compose-scaled.log"; fail "docker-compose up of compose-scaled.yml"

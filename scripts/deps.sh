@@ -8,13 +8,16 @@
 #   scripts/deps.sh test    the above plus cmocka, zlib (swarmcast-wire2-bench
 #                           measures deflate), Chromium, clang
 #                           with libFuzzer's runtime (libclang-rt-14-dev), and
-#                           caddy (the reverse proxy of integration/proxy.test.mjs)
+#                           caddy (the reverse proxy of integration/proxy.test.mjs),
+#                           groff (the ctest man_page renders swarmcast(1)),
+#                           dpkg-dev and lintian (the ctest package_deb builds
+#                           and checks the Debian package)
 # Runs apt-get as root (directly, or through sudo when not root).
 set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libwebsockets-dev libuv1-dev libcjson-dev libnats-dev libutf8proc-dev)
 run_pkgs=(nodejs npm nats-server)
-test_pkgs=(libcmocka-dev zlib1g-dev chromium clang-14 libclang-rt-14-dev caddy)
+test_pkgs=(libcmocka-dev zlib1g-dev chromium clang-14 libclang-rt-14-dev caddy groff-base dpkg-dev lintian)
 
 want=("${build_pkgs[@]}")
 case "${1:-build}" in

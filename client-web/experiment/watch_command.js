@@ -1,4 +1,4 @@
-// The shell line that serves one run of a sweep live (README, "Watching one
+// The shell line that serves one run of a sweep live (docs/RESEARCH.md, "Watching one
 // run of a sweep"): its scenario written by the runner, then the server
 // started with it. Pure: the page shows it beside the runs it lists.
 (function (ns) {

@@ -50,7 +50,7 @@ export function withRoom(url, room) {
   return u.href;
 }
 
-// ?relays=ws://h1:p1/ws,ws://h2:p2/ws: the relays a page may use (README,
+// ?relays=ws://h1:p1/ws,ws://h2:p2/ws: the relays a page may use (docs/DEPLOYING.md,
 // "Scaled set-up: NATS and relays"). The valid ws:// or wss:// URLs of the
 // list, in order, or null when there is none (the page's own server then).
 export function relayUrls(param) {

@@ -4,12 +4,16 @@
 #include <stdbool.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bridge/subjects.h"
+#include "config_help.h"
+#include "config_options.h"
+#include "install_paths.h"
 #include "net/http_headers.h"
 #include "protocol/utf8.h"
 #include "sim/params.h"
@@ -17,144 +21,22 @@
 #ifndef SWARMCAST_DEFAULT_WEB_ROOT
 #define SWARMCAST_DEFAULT_WEB_ROOT "client-web"
 #endif
+/* Options in the table, at most (getopt's copy of it is static). */
+#define CONFIG_MAX_OPTIONS 96
 
-static void usage(FILE *f)
+/* An installed binary's share/swarmcast/client-web, else the source tree's
+ * (a build tree's binary: CMakeLists.txt names it). */
+static char installed_web_root[4096];
+static bool is_installed;
+static void find_web_root(void)
 {
-    fprintf(f,
-            "usage: swarmcast [options]\n"
-            "       swarmcast --scenario FILE [options]   that world, live from tick 0 (one run of a sweep)\n"
-            "       swarmcast --headless --steps N [options]\n"
-            "       swarmcast --headless --replay FILE [--final FILE] [--csv FILE]\n"
-            "       swarmcast relay --nats URL [options]\n"
-            "       swarmcast experiment plan FILE   (docs/EXPERIMENTS.md; swarmcast experiment --help)\n"
-            "       swarmcast worker --nats URL      (runs an experiment pool's runs; swarmcast worker --help)\n"
-            "\n"
-            "Steps a 2-D flock at a fixed rate and streams it to browsers over WebSocket.\n"
-            "Every option can also be set by the environment variable shown.\n"
-            "\n"
-            "  --bind ADDR          SWARMCAST_BIND          address to listen on (127.0.0.1)\n"
-            "  --port N             SWARMCAST_PORT          TCP port, 0 for any free one (8080)\n"
-            "  --agents N           SWARMCAST_AGENTS        initial number of agents (1000)\n"
-            "  --seed N             SWARMCAST_SEED          seed of the world (1)\n"
-            "  --tick-hz N          SWARMCAST_TICK_HZ       simulation steps per second (60)\n"
-            "  --snapshot-hz N      SWARMCAST_SNAPSHOT_HZ   snapshots per second, at most tick-hz (30)\n"
-            "  --world WxH          SWARMCAST_WORLD         world size in units (1600x900)\n"
-            "  --web-root DIR       SWARMCAST_WEB_ROOT      directory of the web client\n"
-            "  --max-clients N      SWARMCAST_MAX_CLIENTS   simultaneous viewers (512)\n"
-            "  --max-agents N       SWARMCAST_MAX_AGENTS    population limit (derived from the world's area and\n"
-            "                                               what this machine steps in half a tick; printed)\n"
-            "  --threads N          SWARMCAST_THREADS       threads that step the world (the machine's cores)\n"
-            "  --set NAME=VALUE                             set a simulation parameter (repeatable)\n"
-            "  --model NAME                                 the same as --set model=NAME\n"
-            "  --metrics-hz N       SWARMCAST_METRICS_HZ    metrics messages per second, 0 for none (4)\n"
-            "  --record FILE                                log every applied command (JSON lines) for --replay\n"
-            "  --final FILE                                 write the final state as JSON at shutdown (- : stdout)\n"
-            "  --record-max-bytes N SWARMCAST_RECORD_MAX_BYTES the command log stops at this size (1073741824)\n"
-            "  --metrics-listen A:P SWARMCAST_METRICS_LISTEN /metrics and the detailed /healthz here, never on\n"
-            "                                               the public port; off: nowhere (127.0.0.1:PORT+1000;\n"
-            "                                               any free port with --port 0)\n"
-            "\n"
-            "A shared world (see README, \"Sharing a world with strangers\"):\n"
-            "  --control-token T    SWARMCAST_CONTROL_TOKEN  operators present T after connecting (auth); others\n"
-            "                                               may watch and steer their own target (none: all open)\n"
-            "                                               (make a strong one: openssl rand -base64 18; not r_…,\n"
-            "                                               which is a room's)\n"
-            "  --allow-origin LIST  SWARMCAST_ALLOW_ORIGIN  comma-separated Origins that may open /ws (any)\n"
-            "  --allow-frame LIST   SWARMCAST_ALLOW_FRAME   comma-separated origins (https://host[:port]) whose\n"
-            "                                               pages may show this one in an <iframe> (none)\n"
-            "  --public-url URL     SWARMCAST_PUBLIC_URL    the address people join at, for the presenter's QR\n"
-            "                                               code, when it is not the page's own (behind a proxy)\n"
-            "  --max-per-address N  SWARMCAST_MAX_PER_ADDRESS WebSocket sessions per remote address (256: a\n"
-            "                                               room behind one NAT; at most --max-clients counts)\n"
-            "  --connect-rate R     SWARMCAST_CONNECT_RATE  new sessions per second per address, after a\n"
-            "  --connect-burst N    SWARMCAST_CONNECT_BURST burst of N; faster ones get HTTP 429 (10, 200)\n"
-            "  --trusted-proxy LIST SWARMCAST_TRUSTED_PROXY comma-separated CIDRs of reverse proxies whose\n"
-            "                                               X-Forwarded-For / Forwarded name the client (none)\n"
-            "  --auth-failures N    SWARMCAST_AUTH_FAILURES wrong tokens per address before each further\n"
-            "                                               guess waits 1 s, doubling up to 30 s (3)\n"
-            "  --rate-scale F       SWARMCAST_RATE_SCALE    every client's command budget times F (1)\n"
-            "  --idle-timeout S     SWARMCAST_IDLE_TIMEOUT  close a client silent this long, pings included (30)\n"
-            "  --stall-timeout S    SWARMCAST_STALL_TIMEOUT close a client that does not read, or leaves a\n"
-            "                                               message half-sent, this long (15)\n"
-            "  --state-file PATH    SWARMCAST_STATE_FILE    keep the operator's set-up here: restored at start,\n"
-            "                                               written every --state-every s and at shutdown\n"
-            "  --state-every S      SWARMCAST_STATE_EVERY   seconds between state-file writes (10)\n"
-            "  --state-agents       SWARMCAST_STATE_AGENTS  the state file keeps the agents too (1: on)\n"
-            "\n"
-            "Rooms (worlds people make from the page, joined at /r/CODE; protocol/PROTOCOL.md \"Rooms\"):\n"
-            "  --rooms WHO          SWARMCAST_ROOMS         who may make a room: open (anyone), operators (the\n"
-            "                                               control token), off (open)\n"
-            "  --max-rooms N        SWARMCAST_MAX_ROOMS     rooms besides the default one (100)\n"
-            "  --room-agents N      SWARMCAST_ROOM_AGENTS   agents of a room made from the defaults (300): every\n"
-            "                                               room takes its agents from the one --max-agents\n"
-            "  --room-idle-stop S   SWARMCAST_ROOM_IDLE_STOP a room nobody watches stops stepping after S (60)\n"
-            "  --room-idle-close S  SWARMCAST_ROOM_IDLE_CLOSE … and closes after S (3600)\n"
-            "  --history-minutes M  SWARMCAST_HISTORY_MINUTES the past each room keeps for the timeline (10; 0:\n"
-            "                                               none)\n"
-            "  --history-mb N       SWARMCAST_HISTORY_MB    … within N MiB per room (256): past it the oldest goes\n"
-            "  --history-total-mb N SWARMCAST_HISTORY_TOTAL_MB … and N MiB over all rooms (1024)\n"
-            "  --keyframe-seconds S SWARMCAST_KEYFRAME_SECONDS a keyframe of the past every S (0.5): a seek re-steps\n"
-            "                                               at most that much\n"
-            "  --timeline-seats N   SWARMCAST_TIMELINE_SEATS viewers looking at the past at once, all rooms (4)\n"
-            "  --experiments DIR    SWARMCAST_EXPERIMENTS   experiments' output folders (DIR/NAME) whose runs the\n"
-            "                                               experiment page may open in a new room (none)\n"
-            "  --state-dir DIR      SWARMCAST_STATE_DIR     keep every room here: a closed room reopens by its\n"
-            "                                               code, a restart keeps them all; the default room's\n"
-            "                                               set-up too, unless --state-file says where\n"
-            "\n"
-            "Streaming (protocol v2, see protocol/PROTOCOL.md):\n"
-            "  --deflate            SWARMCAST_DEFLATE       permessage-deflate for clients that offer it (1: on; off)\n"
-            "  --detail-budget N    SWARMCAST_DETAIL_BUDGET most agents a client may ask to see one by one (200000)\n"
-            "  --max-views N        SWARMCAST_MAX_VIEWS     distinct views encoded at once; past it viewers share (256)\n"
-            "\n"
-            "The scaled set-up: NATS and relays (see README, protocol/PROTOCOL.md \"NATS subjects\"):\n"
-            "  --nats URL[,URL]     SWARMCAST_NATS          publish the stream to these NATS servers and take the\n"
-            "                                               relays' viewers' commands (none: one process only)\n"
-            "  --nats-prefix P      SWARMCAST_NATS_PREFIX   subject prefix (swarmcast)\n"
-            "  --nats-user U        SWARMCAST_NATS_USER     NATS user name (with --nats-password)\n"
-            "  --nats-password W    SWARMCAST_NATS_PASSWORD NATS password\n"
-            "  --nats-creds FILE    SWARMCAST_NATS_CREDS    NATS credentials file (user JWT and seed)\n"
-            "  --nats-nkey-seed FILE SWARMCAST_NATS_NKEY_SEED NATS nkey: a file with the user's seed (SU...) and\n"
-            "                                               public key (U...), as `nk -gen user -pubout` prints\n"
-            "  --max-remote-clients N SWARMCAST_MAX_REMOTE_CLIENTS relays' viewers the simulation serves (16384)\n"
-            "\n"
-            "A relay (README, \"Scaled set-up: NATS and relays\"): `swarmcast relay --nats URL` serves\n"
-            "swarmcast.v2 viewers from a simulation's NATS subjects; no simulation of its own:\n"
-            "  --relay                                      the same as the first argument `relay`\n"
-            "  --relay-tag N        SWARMCAST_RELAY_TAG     1..1023, the top bits of its viewers' ids (random)\n"
-            "  --relay-name NAME    SWARMCAST_RELAY_NAME    how it names itself to the simulation (relay-TAG)\n"
-            "\n"
-            "Headless runs (no network; the same seed and inputs give byte-identical files):\n"
-            "  --headless                                   step the world without serving it, then exit\n"
-            "  --steps N                                    number of steps (a scenario's steps otherwise)\n"
-            "  --scenario FILE      SWARMCAST_SCENARIO      JSON set-up: seed, agents, world, model, params,\n"
-            "                                               obstacles, targets, agent_list, steps; live too: the\n"
-            "                                               server starts with that world (it wins over a saved\n"
-            "                                               --state-file; --agents/--seed/--world/--set win over it)\n"
-            "  --csv FILE                                   metrics per step as CSV (- : stdout)\n"
-            "  --metrics-every K                            a CSV row every K steps (1)\n"
-            "  --replay FILE                                re-run a --record log to its last tick (or to tick\n"
-            "                                               --steps); without --headless: serve it, its whole\n"
-            "                                               run on the timeline\n"
-            "  --help                                       this text and the parameter list\n"
-            "  --version                                    the version\n"
-            "\n"
-            "Parameters (--set, and set_param over the protocol):\n");
-    for (size_t i = 0; i < params_count(); i++) {
-        const param_desc_t *d = params_desc(i);
-        if (d->type == PARAM_ENUM) {
-            char values[128] = "";
-            for (int k = 0; k <= (int)d->max; k++) {
-                strncat(values, k ? "|" : "", sizeof values - strlen(values) - 1);
-                strncat(values, d->enum_names[k], sizeof values - strlen(values) - 1);
-            }
-            fprintf(f, "  %-16s %-22s default %-8s %s\n", d->name, values, d->enum_names[(int)d->def], d->help);
-        } else {
-            char range[48];
-            snprintf(range, sizeof range, "%g..%g %s", d->min, d->max, d->unit);
-            fprintf(f, "  %-16s %-22s default %-8g %s\n", d->name, range, d->def, d->help);
-        }
-    }
+    is_installed = install_share_dir("client-web", installed_web_root, sizeof installed_web_root) == 0;
+}
+static const char *default_web_root(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, find_web_root);
+    return is_installed ? installed_web_root : SWARMCAST_DEFAULT_WEB_ROOT;
 }
 
 static int parse_number(const char *s, double lo, double hi, bool whole, double *out)
@@ -347,18 +229,6 @@ static int check_modes(const config_t *c, size_t n_set_flags, FILE *err)
 
 const char *const config_rooms_names[3] = {"open", "operators", "off"};
 
-enum { OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WORLD, OPT_WEB, OPT_CLIENTS,
-       OPT_MAX_AGENTS, OPT_THREADS, OPT_SET, OPT_HELP, OPT_VERSION, OPT_MODEL, OPT_METRICS_HZ, OPT_RECORD,
-       OPT_FINAL, OPT_HEADLESS, OPT_STEPS, OPT_SCENARIO, OPT_CSV, OPT_METRICS_EVERY, OPT_REPLAY,
-       OPT_RECORD_MAX, OPT_TOKEN, OPT_ORIGIN, OPT_PER_ADDRESS, OPT_IDLE, OPT_STALL, OPT_STATE_FILE,
-       OPT_STATE_EVERY, OPT_STATE_AGENTS, OPT_RATE_SCALE, OPT_DEFLATE, OPT_DETAIL_BUDGET, OPT_MAX_VIEWS,
-       OPT_CONNECT_RATE, OPT_CONNECT_BURST, OPT_AUTH_FAILURES, OPT_ALLOW_FRAME, OPT_PUBLIC_URL,
-       OPT_TRUSTED_PROXY, OPT_METRICS_LISTEN, OPT_ROOMS, OPT_MAX_ROOMS, OPT_ROOM_AGENTS, OPT_ROOM_IDLE_STOP, OPT_ROOM_IDLE_CLOSE, OPT_STATE_DIR, OPT_EXPERIMENTS,
-       OPT_HISTORY_MINUTES, OPT_HISTORY_MB, OPT_HISTORY_TOTAL_MB, OPT_KEYFRAME_SECONDS, OPT_TIMELINE_SEATS,
-       /* The scaled set-up. */
-       OPT_NATS, OPT_NATS_PREFIX, OPT_NATS_USER, OPT_NATS_PASSWORD, OPT_NATS_CREDS, OPT_NATS_NKEY_SEED,
-       OPT_MAX_REMOTE, OPT_RELAY, OPT_RELAY_TAG, OPT_RELAY_NAME };
-
 /* One setting from either source; returns -1 with a message on bad values. */
 static int apply(config_t *c, int opt, const char *value, const char *source, FILE *err)
 {
@@ -487,42 +357,6 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
     return bad ? -1 : 0;
 }
 
-static const struct {
-    int opt;
-    const char *env;
-} env_vars[] = {
-    {OPT_BIND, "SWARMCAST_BIND"},       {OPT_PORT, "SWARMCAST_PORT"},
-    {OPT_AGENTS, "SWARMCAST_AGENTS"},   {OPT_SEED, "SWARMCAST_SEED"},
-    {OPT_TICK, "SWARMCAST_TICK_HZ"},    {OPT_SNAP, "SWARMCAST_SNAPSHOT_HZ"},
-    {OPT_WORLD, "SWARMCAST_WORLD"},     {OPT_WEB, "SWARMCAST_WEB_ROOT"},
-    {OPT_CLIENTS, "SWARMCAST_MAX_CLIENTS"}, {OPT_MAX_AGENTS, "SWARMCAST_MAX_AGENTS"},
-    {OPT_THREADS, "SWARMCAST_THREADS"}, {OPT_METRICS_HZ, "SWARMCAST_METRICS_HZ"},
-    {OPT_RECORD_MAX, "SWARMCAST_RECORD_MAX_BYTES"}, {OPT_TOKEN, "SWARMCAST_CONTROL_TOKEN"},
-    {OPT_ORIGIN, "SWARMCAST_ALLOW_ORIGIN"}, {OPT_PER_ADDRESS, "SWARMCAST_MAX_PER_ADDRESS"},
-    {OPT_IDLE, "SWARMCAST_IDLE_TIMEOUT"}, {OPT_STALL, "SWARMCAST_STALL_TIMEOUT"},
-    {OPT_STATE_FILE, "SWARMCAST_STATE_FILE"}, {OPT_STATE_EVERY, "SWARMCAST_STATE_EVERY"},
-    {OPT_STATE_AGENTS, "SWARMCAST_STATE_AGENTS"}, {OPT_RATE_SCALE, "SWARMCAST_RATE_SCALE"},
-    {OPT_DEFLATE, "SWARMCAST_DEFLATE"}, {OPT_DETAIL_BUDGET, "SWARMCAST_DETAIL_BUDGET"},
-    {OPT_MAX_VIEWS, "SWARMCAST_MAX_VIEWS"},
-    {OPT_ROOMS, "SWARMCAST_ROOMS"}, {OPT_MAX_ROOMS, "SWARMCAST_MAX_ROOMS"}, {OPT_ROOM_AGENTS, "SWARMCAST_ROOM_AGENTS"},
-    {OPT_ROOM_IDLE_STOP, "SWARMCAST_ROOM_IDLE_STOP"}, {OPT_ROOM_IDLE_CLOSE, "SWARMCAST_ROOM_IDLE_CLOSE"},
-    {OPT_STATE_DIR, "SWARMCAST_STATE_DIR"}, {OPT_EXPERIMENTS, "SWARMCAST_EXPERIMENTS"},
-    {OPT_HISTORY_MINUTES, "SWARMCAST_HISTORY_MINUTES"}, {OPT_HISTORY_MB, "SWARMCAST_HISTORY_MB"},
-    {OPT_HISTORY_TOTAL_MB, "SWARMCAST_HISTORY_TOTAL_MB"}, {OPT_KEYFRAME_SECONDS, "SWARMCAST_KEYFRAME_SECONDS"}, {OPT_TIMELINE_SEATS, "SWARMCAST_TIMELINE_SEATS"},
-    {OPT_CONNECT_RATE, "SWARMCAST_CONNECT_RATE"}, {OPT_CONNECT_BURST, "SWARMCAST_CONNECT_BURST"},
-    {OPT_AUTH_FAILURES, "SWARMCAST_AUTH_FAILURES"},
-    {OPT_ALLOW_FRAME, "SWARMCAST_ALLOW_FRAME"}, {OPT_PUBLIC_URL, "SWARMCAST_PUBLIC_URL"},
-    {OPT_TRUSTED_PROXY, "SWARMCAST_TRUSTED_PROXY"},
-    {OPT_METRICS_LISTEN, "SWARMCAST_METRICS_LISTEN"},
-    {OPT_SCENARIO, "SWARMCAST_SCENARIO"},
-    {OPT_RELAY_TAG, "SWARMCAST_RELAY_TAG"}, {OPT_RELAY_NAME, "SWARMCAST_RELAY_NAME"},
-    /* The scaled set-up. */
-    {OPT_NATS, "SWARMCAST_NATS"}, {OPT_NATS_PREFIX, "SWARMCAST_NATS_PREFIX"},
-    {OPT_NATS_USER, "SWARMCAST_NATS_USER"}, {OPT_NATS_PASSWORD, "SWARMCAST_NATS_PASSWORD"},
-    {OPT_NATS_CREDS, "SWARMCAST_NATS_CREDS"}, {OPT_NATS_NKEY_SEED, "SWARMCAST_NATS_NKEY_SEED"},
-    {OPT_MAX_REMOTE, "SWARMCAST_MAX_REMOTE_CLIENTS"},
-};
-
 static int load(config_t *c, int argc, char **argv, FILE *out, FILE *err, bool from_environment);
 
 int config_load(config_t *c, int argc, char **argv, FILE *out, FILE *err)
@@ -537,122 +371,34 @@ int config_load_args(config_t *c, int argc, char **argv, FILE *out, FILE *err)
 
 static int load(config_t *c, int argc, char **argv, FILE *out, FILE *err, bool from_environment)
 {
+    /* What the option table cannot say in a value: the rest of the defaults
+     * are its own (config_options.c), so --help and the manual show them. */
     *c = (config_t){
-        .bind = "127.0.0.1",
-        .port = 8080,
-        .agents = 1000,
-        .seed = 1,
-        .tick_hz = 60,
-        .snapshot_hz = 30,
-        .world_width = 1600,
-        .world_height = 900,
-        .web_root = SWARMCAST_DEFAULT_WEB_ROOT,
-        .max_clients = 512,
-        .max_agents = 1000000,
+        .web_root = default_web_root(),
+        .max_agents = 1000000, /* a live server derives its own (app/app.c) */
         .threads = (int)sysconf(_SC_NPROCESSORS_ONLN),
-        .metrics_hz = 4,
-        .metrics_every = 1,
-        .record_max_bytes = 1ull << 30,
-        .max_per_address = 256,
-        .connect_per_s = 10,
-        .connect_burst = 200,
         .metrics_bind = "127.0.0.1",
-        .auth_free_failures = 3,
-        .rate_scale = 1,
-        .idle_timeout_s = 30,
-        .stall_timeout_s = 15,
-        .state_every_s = 10,
-        .detail_budget = 200000,
-        .max_views = 256,
-        .rooms = CONFIG_ROOMS_OPEN,
-        .max_rooms = 100,
-        .room_agents = 300,
-        .room_idle_stop_s = 60,
-        .history_minutes = 10,
-        .history_mb = 256,
-        .history_total_mb = 1024,
-        .keyframe_seconds = 0.5,
-        .timeline_seats = 4,
-        .room_idle_close_s = 3600,
-        .nats_prefix = SUBJECT_DEFAULT_PREFIX,
-        .max_remote_clients = 16384,
     };
+    for (size_t i = 0; i < config_options_count(); i++) {
+        const config_option_t *o = config_option(i);
+        if (o->def && apply(c, o->id, o->def, "the default", err)) return CONFIG_EXIT_USAGE;
+    }
     if (c->threads < 1) c->threads = 1;
-    for (size_t i = 0; from_environment && i < sizeof env_vars / sizeof env_vars[0]; i++) {
-        const char *v = getenv(env_vars[i].env);
-        if (v && *v && apply(c, env_vars[i].opt, v, env_vars[i].env, err)) return CONFIG_EXIT_USAGE;
+    for (size_t i = 0; from_environment && i < config_options_count(); i++) {
+        const config_option_t *o = config_option(i);
+        const char *v = o->env ? getenv(o->env) : NULL;
+        if (v && *v && apply(c, o->id, v, o->env, err)) return CONFIG_EXIT_USAGE;
     }
 
-    static const struct option options[] = {
-        {"bind", required_argument, NULL, OPT_BIND},
-        {"port", required_argument, NULL, OPT_PORT},
-        {"agents", required_argument, NULL, OPT_AGENTS},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"tick-hz", required_argument, NULL, OPT_TICK},
-        {"snapshot-hz", required_argument, NULL, OPT_SNAP},
-        {"world", required_argument, NULL, OPT_WORLD},
-        {"web-root", required_argument, NULL, OPT_WEB},
-        {"max-clients", required_argument, NULL, OPT_CLIENTS},
-        {"max-agents", required_argument, NULL, OPT_MAX_AGENTS},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"set", required_argument, NULL, OPT_SET},
-        {"help", no_argument, NULL, OPT_HELP},
-        {"version", no_argument, NULL, OPT_VERSION},
-        {"model", required_argument, NULL, OPT_MODEL},
-        {"metrics-hz", required_argument, NULL, OPT_METRICS_HZ},
-        {"record", required_argument, NULL, OPT_RECORD},
-        {"final", required_argument, NULL, OPT_FINAL},
-        {"headless", no_argument, NULL, OPT_HEADLESS},
-        {"steps", required_argument, NULL, OPT_STEPS},
-        {"scenario", required_argument, NULL, OPT_SCENARIO},
-        {"csv", required_argument, NULL, OPT_CSV},
-        {"metrics-every", required_argument, NULL, OPT_METRICS_EVERY},
-        {"replay", required_argument, NULL, OPT_REPLAY},
-        {"record-max-bytes", required_argument, NULL, OPT_RECORD_MAX},
-        {"control-token", required_argument, NULL, OPT_TOKEN},
-        {"allow-origin", required_argument, NULL, OPT_ORIGIN},
-        {"max-per-address", required_argument, NULL, OPT_PER_ADDRESS},
-        {"idle-timeout", required_argument, NULL, OPT_IDLE},
-        {"stall-timeout", required_argument, NULL, OPT_STALL},
-        {"state-file", required_argument, NULL, OPT_STATE_FILE},
-        {"state-every", required_argument, NULL, OPT_STATE_EVERY},
-        {"state-agents", no_argument, NULL, OPT_STATE_AGENTS},
-        {"rate-scale", required_argument, NULL, OPT_RATE_SCALE},
-        {"deflate", no_argument, NULL, OPT_DEFLATE},
-        {"detail-budget", required_argument, NULL, OPT_DETAIL_BUDGET},
-        {"max-views", required_argument, NULL, OPT_MAX_VIEWS},
-        {"rooms", required_argument, NULL, OPT_ROOMS},
-        {"max-rooms", required_argument, NULL, OPT_MAX_ROOMS},
-        {"room-agents", required_argument, NULL, OPT_ROOM_AGENTS},
-        {"room-idle-stop", required_argument, NULL, OPT_ROOM_IDLE_STOP},
-        {"room-idle-close", required_argument, NULL, OPT_ROOM_IDLE_CLOSE},
-        {"state-dir", required_argument, NULL, OPT_STATE_DIR},
-        {"experiments", required_argument, NULL, OPT_EXPERIMENTS},
-        {"history-minutes", required_argument, NULL, OPT_HISTORY_MINUTES},
-        {"history-mb", required_argument, NULL, OPT_HISTORY_MB},
-        {"history-total-mb", required_argument, NULL, OPT_HISTORY_TOTAL_MB},
-        {"keyframe-seconds", required_argument, NULL, OPT_KEYFRAME_SECONDS},
-        {"timeline-seats", required_argument, NULL, OPT_TIMELINE_SEATS},
-        {"connect-rate", required_argument, NULL, OPT_CONNECT_RATE},
-        {"connect-burst", required_argument, NULL, OPT_CONNECT_BURST},
-        {"auth-failures", required_argument, NULL, OPT_AUTH_FAILURES},
-        {"allow-frame", required_argument, NULL, OPT_ALLOW_FRAME},
-        {"public-url", required_argument, NULL, OPT_PUBLIC_URL},
-        {"trusted-proxy", required_argument, NULL, OPT_TRUSTED_PROXY},
-        {"metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN},
-        {"relay", no_argument, NULL, OPT_RELAY},
-        {"relay-tag", required_argument, NULL, OPT_RELAY_TAG},
-        {"relay-name", required_argument, NULL, OPT_RELAY_NAME},
-        /* The scaled set-up. */
-        {"nats", required_argument, NULL, OPT_NATS},
-        {"nats-prefix", required_argument, NULL, OPT_NATS_PREFIX},
-        {"nats-user", required_argument, NULL, OPT_NATS_USER},
-        {"nats-password", required_argument, NULL, OPT_NATS_PASSWORD},
-        {"nats-creds", required_argument, NULL, OPT_NATS_CREDS},
-        {"nats-nkey-seed", required_argument, NULL, OPT_NATS_NKEY_SEED},
-        {"max-remote-clients", required_argument, NULL, OPT_MAX_REMOTE},
-        {NULL, 0, NULL, 0},
-    };
+    /* getopt's table, from the option table. */
+    static struct option options[CONFIG_MAX_OPTIONS + 1];
+    size_t n_options = 0;
+    for (size_t i = 0; i < config_options_count() && n_options < CONFIG_MAX_OPTIONS; i++) {
+        const config_option_t *o = config_option(i);
+        if (o->id)
+            options[n_options++] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->id};
+    }
+    options[n_options] = (struct option){0};
     /* `swarmcast relay …`: the same flags after the mode word. */
     if (argc > 1 && strcmp(argv[1], "relay") == 0) {
         c->relay = true;
@@ -664,9 +410,10 @@ static int load(config_t *c, int argc, char **argv, FILE *out, FILE *err, bool f
     size_t n_set_flags = 0;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
         if (opt == OPT_HELP) {
-            usage(out);
+            config_help(out);
             return CONFIG_EXIT_OK;
         }
+        if (opt == OPT_MAN || opt == OPT_BASH_COMPLETION || opt == OPT_ENV_FILE) return opt == OPT_MAN ? CONFIG_PRINT_MAN : opt == OPT_BASH_COMPLETION ? CONFIG_PRINT_BASH_COMPLETION : CONFIG_PRINT_ENV_FILE;
         if (opt == OPT_VERSION) {
             fprintf(out, "swarmcast %s (commit %s)\n", SWARMCAST_VERSION, SWARMCAST_COMMIT);
             return CONFIG_EXIT_OK;

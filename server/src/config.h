@@ -89,7 +89,7 @@ typedef struct config {
     unsigned relay_tag;         /* 1..CONFIG_MAX_RELAY_TAG; 0: a random one */
     const char *relay_name;     /* in its leases and logs; NULL: "relay-<tag>" */
 
-    /* The scaled set-up (README "Scaled set-up: NATS and relays"): the
+    /* The scaled set-up (docs/DEPLOYING.md "Scaled set-up: NATS and relays"): the
      * simulation publishes to NATS and takes relays' viewers' commands. */
     const char *nats_url;       /* "nats://h:p[,nats://h2:p2…]"; NULL: no NATS, one process does everything */
     const char *nats_prefix;    /* subject prefix (swarmcast) */
@@ -111,6 +111,9 @@ typedef struct config {
 } config_t;
 
 enum { CONFIG_RUN = 0, CONFIG_EXIT_OK = 1, CONFIG_EXIT_USAGE = 2 };
+/* --man, --bash-completion, --env-file: the caller prints that text
+ * (server/src/docs/) and exits 0. */
+enum { CONFIG_PRINT_MAN = 3, CONFIG_PRINT_BASH_COMPLETION = 4, CONFIG_PRINT_ENV_FILE = 5 };
 /* --rooms: anyone may make a room, only operators (the control token), or nobody. */
 enum { CONFIG_ROOMS_OPEN = 0, CONFIG_ROOMS_OPERATORS = 1, CONFIG_ROOMS_OFF = 2 };
 extern const char *const config_rooms_names[3];

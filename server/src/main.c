@@ -8,6 +8,9 @@
 
 #include "app/app.h"
 #include "config.h"
+#include "docs/completion.h"
+#include "docs/env_file.h"
+#include "docs/manual.h"
 #include "experiment/experiment_cli.h"
 #include "experiment/pool_worker.h"
 #include "headless.h"
@@ -49,7 +52,10 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "worker") == 0) return pool_worker_main(argc - 1, argv + 1);
     config_t cfg;
     int rc = config_load(&cfg, argc, argv, stdout, stderr);
-    if (rc != CONFIG_RUN) return rc == CONFIG_EXIT_OK ? 0 : 2;
+    if (rc == CONFIG_PRINT_MAN) manual_write(stdout);
+    if (rc == CONFIG_PRINT_BASH_COMPLETION) completion_write_bash(stdout);
+    if (rc == CONFIG_PRINT_ENV_FILE) env_file_write(stdout);
+    if (rc != CONFIG_RUN) return rc == CONFIG_EXIT_USAGE ? 2 : 0;
     if (cfg.headless) return headless_run(&cfg);
     /* A live server's --scenario: the whole file checked, and its world's
      * size, population and seed in cfg, before anything listens. */
@@ -62,7 +68,7 @@ int main(int argc, char **argv)
     char why[96];
     if (cfg.control_token && token_weakness(cfg.control_token, why, sizeof why))
         fprintf(stderr, "swarmcast: warning: the control token is guessable (%s); make a strong one with "
-                        "`openssl rand -base64 18` (README, \"Sharing a world with strangers\")\n", why);
+                        "`openssl rand -base64 18` (docs/DEPLOYING.md, \"Sharing a world with strangers\")\n", why);
 
     lws_set_log_level(LLL_ERR | LLL_WARN, log_line);
     /* A peer that vanishes mid-write must not kill the process. */

@@ -10,8 +10,15 @@
  * (every agent's 3x3 block far over max_candidates) with the cap at 256 and
  * at its largest, 1024, against a flock of normal density, and the last
  * line is the default population limit (sim/capacity.h) for the default
- * world on this machine. It is not a test: it asserts nothing about
- * speed. */
+ * world on this machine. The last tables set every model against Reynolds
+ * (issue 25): the two stepped alternately on one thread, in a normal flock
+ * and in the crowd, with the ratios. It is not a test: it asserts nothing
+ * about speed.
+ *
+ * The header names the kernels' instruction set. `--isa avx2` runs the
+ * same benchmark on the kernels' AVX2 build (swarmcast-bench-avx2, built
+ * beside this one; sim/clones.h), so that an AVX-512 machine measures both. */
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,11 +26,14 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <limits.h>
 
 #include "machine.h"
 #include "protocol/snapshot.h"
 #include "reference.h"
 #include "sim/capacity.h"
+#include "sim/clones.h"
+#include "sim/kernel_isa.h"
 #include "sim/prng.h"
 #include "sim/world.h"
 
@@ -89,10 +99,13 @@ static bool same_state(const world_t *a, const world_t *b)
 
 static void usage(void)
 {
-    printf("usage: swarmcast-bench [--threads N] [--sizes N,N,...] [--crowd]\n"
-           "  --threads N   threads for the parallel runs (default: the machine's cores)\n"
-           "  --sizes LIST  populations (default 1000,10000,100000,1000000)\n"
-           "  --crowd       only the dense crowd table and the population limit\n");
+    printf("usage: swarmcast-bench [--isa avx512|avx2] [--threads N] [--sizes N,N,...] [--crowd | --vs-reynolds]\n"
+           "  --isa SET       the kernels' build to run: avx512 (this binary on an AVX-512 CPU) or avx2\n"
+           "                  (swarmcast-bench-avx2, beside it: the kernels without their AVX-512 version)\n"
+           "  --threads N     threads for the parallel runs (default: the machine's cores)\n"
+           "  --sizes LIST    populations (default 1000,10000,100000,1000000)\n"
+           "  --crowd         only the dense crowd table, every model against Reynolds and the population limit\n"
+           "  --vs-reynolds   only every model against Reynolds\n");
 }
 
 /* The crowd: CROWD_AGENTS in a CROWD_SIDE square in the middle of the
@@ -131,6 +144,126 @@ static double time_crowd_steps(world_t *w)
     return median(t, CROWD_SAMPLES);
 }
 
+/* Every model against Reynolds (issue 25's goal: each within 1.5× per
+ * agent-step, and Couzin per neighbour pair). */
+#define VERSUS_AGENTS 100000 /* the normal flock */
+#define VERSUS_SAMPLES 15
+#define CROWD_CAP 256
+
+static const char *const model_names[] = {"reynolds", "olfati1", "olfati2", "olfati3", "unicycle", "couzin"};
+#define N_MODELS ((int)(sizeof model_names / sizeof model_names[0]))
+
+/* A one-thread world of n agents running `model`: a normal flock at the
+ * default density times `density` (wrap borders), or the crowd. */
+static int versus_world(world_t *w, int model, size_t n, bool crowd, float density)
+{
+    const float side = sqrtf((float)n * 654.5f / density);
+    world_config_t cfg = {.width = crowd ? 1600.0f : side, .height = crowd ? 900.0f : side, .dt = 1.0f / 60.0f,
+                          .seed = 1, .agents = n, .max_agents = n, .max_targets = 1, .threads = 1};
+    char msg[160];
+    if (world_init(w, &cfg)) return -1;
+    world_set_param(w, (size_t)params_find("model"), model, msg, sizeof msg);
+    if (crowd) world_set_param(w, (size_t)params_find("max_candidates"), CROWD_CAP, msg, sizeof msg);
+    return 0;
+}
+
+/* The median ns per agent-step, the fastest step's and the mean
+ * neighbours of Reynolds ([0]) and of `model` ([1]), their worlds stepped
+ * alternately, so that a change of the machine's load falls on both
+ * alike. On a busy machine the fastest steps are the least disturbed. */
+typedef struct versus {
+    double ns[2], fastest[2], neighbours[2];
+} versus_t;
+
+static int versus_reynolds(int model, size_t n, bool crowd, float density, versus_t *out)
+{
+    world_t w[2];
+    if (versus_world(&w[0], MODEL_REYNOLDS, n, crowd, 1.0f)) return -1;
+    if (versus_world(&w[1], model, n, crowd, density)) {
+        world_free(&w[0]);
+        return -1;
+    }
+    const int samples = crowd ? CROWD_SAMPLES : VERSUS_SAMPLES;
+    double t[2][MAX_SAMPLES];
+    for (int s = -2; s < samples; s++) /* two warm-up steps each */
+        for (int k = 0; k < 2; k++) {
+            if (crowd) pack_crowd(&w[k]);
+            const double t0 = now_ms();
+            world_step(&w[k]);
+            if (s >= 0) t[k][s] = now_ms() - t0;
+        }
+    for (int k = 0; k < 2; k++) {
+        out->ns[k] = median(t[k], samples) * 1e6 / (double)n; /* sorts t[k] */
+        out->fastest[k] = t[k][0] * 1e6 / (double)n;
+        out->neighbours[k] = w[k].mean_neighbours;
+        world_free(&w[k]);
+    }
+    return 0;
+}
+
+/* The density at which `model` has as many neighbours as Reynolds at the
+ * default one (its zones are another size): from one step of each. */
+static int equal_neighbours_density(int model, size_t n, float *density)
+{
+    double nb[2];
+    for (int k = 0; k < 2; k++) {
+        world_t w;
+        if (versus_world(&w, k ? model : MODEL_REYNOLDS, n, false, 1.0f)) return -1;
+        for (int s = 0; s < 3; s++) world_step(&w);
+        nb[k] = w.mean_neighbours;
+        world_free(&w);
+    }
+    *density = nb[1] > 0.0 ? (float)(nb[0] / nb[1]) : 1.0f;
+    return 0;
+}
+
+static void versus_row(const char *model, const char *density, const versus_t *v)
+{
+    const double pair[2] = {v->ns[0] / v->neighbours[0], v->ns[1] / v->neighbours[1]};
+    printf("| %s | %s | %.1f | %.0f | %.0f | %.2f× | %.2f× | %.2f | %.2f | %.2f× |\n", model, density, v->neighbours[1],
+           v->ns[1], v->ns[0], v->ns[1] / v->ns[0], v->fastest[1] / v->fastest[0], pair[1], pair[0], pair[1] / pair[0]);
+    fflush(stdout);
+}
+
+static void versus_header(void)
+{
+    printf("| model | density | neighbours | ns/agent | Reynolds ns/agent | × Reynolds | × Reynolds, fastest steps | "
+           "ns/neighbour pair | Reynolds ns/pair | × Reynolds per pair |\n");
+    printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+}
+
+static int versus_tables(void)
+{
+    printf("\nEvery model against Reynolds, one thread, kernels %s. Each row steps Reynolds and the model\n"
+           "alternately (medians of %d steps each; also the ratio of the fastest step of each, the least disturbed\n"
+           "on a busy machine), so the ratio is of one moment's machine. Normal flock: %d\n"
+           "agents, wrap borders, at the default density (about ten Reynolds neighbours) and at the density where\n"
+           "the model has as many neighbours as Reynolds; Reynolds always at the default density.\n\n",
+           kernel_isa(), VERSUS_SAMPLES, VERSUS_AGENTS);
+    versus_header();
+    for (int m = 1; m < N_MODELS; m++) {
+        versus_t v;
+        float density;
+        if (versus_reynolds(m, VERSUS_AGENTS, false, 1.0f, &v)) return 1;
+        versus_row(model_names[m], "default", &v);
+        if (equal_neighbours_density(m, VERSUS_AGENTS, &density)) return 1;
+        if (versus_reynolds(m, VERSUS_AGENTS, false, density, &v)) return 1;
+        char label[48];
+        snprintf(label, sizeof label, "equal neighbours (×%.2f)", (double)density);
+        versus_row(model_names[m], label, &v);
+    }
+    printf("\nThe crowd (%d agents in %.0f x %.0f u, max_candidates %d: every model senses as many candidates),\n"
+           "one thread, kernels %s, medians of %d steps each, alternately.\n\n",
+           CROWD_AGENTS, (double)CROWD_SIDE, (double)CROWD_SIDE, CROWD_CAP, kernel_isa(), CROWD_SAMPLES);
+    versus_header();
+    for (int m = 1; m < N_MODELS; m++) {
+        versus_t v;
+        if (versus_reynolds(m, CROWD_AGENTS, true, 1.0f, &v)) return 1;
+        versus_row(model_names[m], "crowd", &v);
+    }
+    return 0;
+}
+
 static int crowd_table(int threads)
 {
     printf("\nA crowd: %d agents packed into %.0f x %.0f u of the default 1600 x 900 u world (repacked before each\n"
@@ -141,9 +274,9 @@ static int crowd_table(int threads)
            "normal flock ns/agent |\n",
            threads, threads);
     printf("|---|---:|---:|---:|---:|---:|---:|\n");
-    static const char *const models[] = {"reynolds", "olfati1", "olfati2", "olfati3", "unicycle", "couzin"};
+    static const char *const *const models = model_names;
     const int caps[] = {256, 1024};
-    for (int m = 0; m < (int)(sizeof models / sizeof models[0]); m++) {
+    for (int m = 0; m < N_MODELS; m++) {
         const float side = sqrtf((float)CROWD_AGENTS * 654.5f);
         world_config_t flock_cfg = {.width = side, .height = side, .dt = 1.0f / 60.0f, .seed = 1, .agents = CROWD_AGENTS,
                                     .max_agents = CROWD_AGENTS, .max_targets = 1, .threads = 1};
@@ -173,6 +306,8 @@ static int crowd_table(int threads)
             fflush(stdout);
         }
     }
+    if (versus_tables()) return 1;
+    /* (The derived population limit's line: sim/capacity.c.) */
     capacity_t cap;
     if (capacity_estimate(1600, 900, 60, threads, 64, &cap)) return 1;
     char line[600];
@@ -181,14 +316,63 @@ static int crowd_table(int threads)
     return 0;
 }
 
+/* --isa: the kernels this run must use. This binary's own build when it
+ * has them on this CPU; the AVX2 build is a sibling binary, run in this
+ * one's place with the other arguments. Returns only on an error. */
+static int run_isa(const char *isa, int argc, char **argv, bool *ok)
+{
+    *ok = false;
+    __builtin_cpu_init();
+    if (!strcmp(isa, "avx512")) {
+        if (KERNEL_TOP_LEVEL < 4) return fprintf(stderr, "swarmcast-bench: this is the kernels' AVX2 build\n"), 2;
+        if (!__builtin_cpu_supports("x86-64-v4")) return fprintf(stderr, "swarmcast-bench: this CPU has no AVX-512\n"), 2;
+        *ok = true;
+        return 0;
+    }
+    if (strcmp(isa, "avx2")) return usage(), 2;
+    if (!__builtin_cpu_supports("x86-64-v3")) return fprintf(stderr, "swarmcast-bench: this CPU has no AVX2\n"), 2;
+    if (KERNEL_TOP_LEVEL == 3) {
+        *ok = true;
+        return 0;
+    }
+    char self[PATH_MAX], sibling[PATH_MAX + 32];
+    const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) return perror("swarmcast-bench: /proc/self/exe"), 2;
+    self[len] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash) *slash = '\0';
+    snprintf(sibling, sizeof sibling, "%s/swarmcast-bench-avx2", slash ? self : ".");
+    char *args[64];
+    int n = 0;
+    args[n++] = sibling;
+    for (int a = 1; a < argc && n < 63; a++) {
+        if (!strcmp(argv[a], "--isa")) {
+            a++;
+            continue;
+        }
+        args[n++] = argv[a];
+    }
+    args[n] = NULL;
+    fflush(stdout);
+    execv(sibling, args);
+    fprintf(stderr, "swarmcast-bench: cannot run %s (the kernels' AVX2 build): %s\n", sibling, strerror(errno));
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     int threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     size_t sizes[16] = {1000, 10000, 100000, 1000000};
     int n_sizes = 4;
-    bool crowd_only = false;
+    bool crowd_only = false, versus_only = false;
     for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--crowd")) {
+        if (!strcmp(argv[a], "--isa") && a + 1 < argc) {
+            bool ok;
+            const int rc = run_isa(argv[++a], argc, argv, &ok);
+            if (!ok) return rc;
+        } else if (!strcmp(argv[a], "--vs-reynolds")) {
+            versus_only = true;
+        } else if (!strcmp(argv[a], "--crowd")) {
             crowd_only = true;
         } else if (!strcmp(argv[a], "--threads") && a + 1 < argc) {
             threads = atoi(argv[++a]);
@@ -205,8 +389,9 @@ int main(int argc, char **argv)
 
     char cpu[128];
     machine_cpu_name(cpu, sizeof cpu);
-    printf("swarmcast-bench: %s, %ld cores, kernel %s, compiler %s\n", cpu, sysconf(_SC_NPROCESSORS_ONLN),
-           machine_instruction_set(), __VERSION__);
+    printf("swarmcast-bench: %s (%s), %ld cores, kernels %s, compiler %s\n", cpu, machine_instruction_set(),
+           sysconf(_SC_NPROCESSORS_ONLN), kernel_isa(), __VERSION__);
+    if (versus_only) return versus_tables();
     if (crowd_only) return crowd_table(threads);
     printf("Every model with its default parameters (Reynolds zones 25/50/50 u, field of view 300°;\n"
            "Olfati-Saber d = 25 u, r = 30 u), wrap borders, density set for about ten neighbours per\n"
@@ -217,10 +402,10 @@ int main(int argc, char **argv)
            threads, threads, threads);
     printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
 
-    static const char *const models[] = {"reynolds", "olfati1", "olfati2", "olfati3", "unicycle", "couzin"};
+    static const char *const *const models = model_names;
     const int model_param = params_find("model");
     char msg[160];
-    for (int m = 0; m < (int)(sizeof models / sizeof models[0]); m++) {
+    for (int m = 0; m < N_MODELS; m++) {
         for (int k = 0; k < n_sizes; k++) {
             size_t n = sizes[k];
             /* 10 neighbours in a 50 u disc seen over 300°: one agent per 654 u². */

@@ -395,7 +395,7 @@ test('on a phone (390×844, touch) the panel is a bottom sheet with 44 px target
 test('no page logged a console error or threw', T, async () => {
   assert.deepEqual(pageErrors, [], 'page errors');
   assert.deepEqual(consoleErrors, [], 'console errors');
-  // The README's pictures, from this run (docs/viewer-*.png are refreshed by hand: SWARMCAST_DOCS_SHOTS=1).
+  // The README's and docs/USING.md's pictures, from this run (docs/viewer-*.png are refreshed by hand: SWARMCAST_DOCS_SHOTS=1).
   if (process.env.SWARMCAST_DOCS_SHOTS === '1') {
     copyFileSync(path.join(artifacts, 'ui-desktop.png'), path.join(here, '../../docs/viewer-desktop.png'));
     copyFileSync(path.join(artifacts, 'ui-phone-sheet.png'), path.join(here, '../../docs/viewer-phone.png'));

@@ -49,6 +49,7 @@ class FakeSim {
     this.takenTags = new Set(); // leases with these tags are refused (another relay holds them)
     this.takenFirstTagOf = new Map(); // relay name → the tag of its first lease, refused once seen
     this.announceNext = false; // the next lease answer asks the relay to announce its viewers
+    this.notJoinedOnce = new Set(); // rooms whose next lease is refused "not_joined" (no heartbeat heard yet)
     this.seq = 0;
     this.timer = null;
     // Each relay writes on the subjects of its own tag (P.lease.<tag>, P.cmd.<tag>).
@@ -61,6 +62,13 @@ class FakeSim {
       if (this.takenFirstTagOf.has(name) && !this.takenFirstTagOf.get(name)) this.takenFirstTagOf.set(name, req.tag);
       if (this.takenTags.has(req.tag) || this.takenFirstTagOf.get(name) === req.tag) {
         nc.pub(reply, JSON.stringify({ ok: false, error: 'tag_taken' }));
+        return;
+      }
+      if (req.room) { // a room's lease: its hello, or "not_joined" once if asked
+        const refuse = this.notJoinedOnce.delete(req.room);
+        nc.pub(reply, JSON.stringify(refuse ? { ok: false, error: 'not_joined', to: req.relay, room: req.room }
+          : { ok: true, tag: req.tag, to: req.relay, room: req.room, views: req.views,
+            hello: { ...HELLO, room: req.room, room_name: 'fake room' } }));
         return;
       }
       for (const v of req.views) {
@@ -365,6 +373,20 @@ test('a lease answer addressed to another relay of the same tag is not taken as 
   nc.pub(`swarmcast.reply.${TAG}`, JSON.stringify({ ok: false, error: 'tag_taken', to: me }));
   await waitUntil(() => waiting.test(relay.output()), 'the relay waiting for its tag', WAIT);
   await waitUntil(async () => (await healthz(relay)).status === 200, 'the relay leased again', WAIT);
+});
+
+test('a room\'s lease refused "not_joined" (no heartbeat heard yet): the relay sends its heartbeat, then the room\'s lease again, and greets the viewer', async () => {
+  const code = 'K7PXM3QD';
+  sim.notJoinedOnce.add(code);
+  const mark = sim.leases.length;
+  const v = await viewer(`${relay.wsUrl}?room=${code}`);
+  assert.equal(v.hello.room, code, 'greeted with the room\'s hello');
+  assert.ok(!sim.notJoinedOnce.has(code), 'the first lease of the room was refused');
+  const sent = sim.leases.slice(mark).map((l) => l.room || '');
+  const refused = sent.indexOf(code);
+  assert.deepEqual(sent.slice(refused + 1, refused + 3), ['', code], `the leases after the refusal: ${sent}`);
+  assert.doesNotMatch(relay.output(), /refused the lease of room/, 'not_joined is no refusal to report');
+  v.close();
 });
 
 test('SIGTERM closes the viewers with 1001 and the relay exits cleanly (under ASan: no leak report)', async () => {

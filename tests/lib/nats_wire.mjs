@@ -40,10 +40,10 @@ export class NatsWire {
   }
 }
 
-// ---- bridge messages ('S','B', version 1, type; little-endian) ----------
+// ---- bridge messages ('S','B', version 2, type; little-endian) ----------
 
-const MAGIC = [0x53, 0x42, 1];
-export const ENVELOPE = { OPEN: 1, CLOSE: 2, TEXT: 3, REPLY: 4, KICK: 5 };
+const MAGIC = [0x53, 0x42, 2];
+export const ENVELOPE = { OPEN: 1, CLOSE: 2, TEXT: 3, REPLY: 4, KICK: 5, ROLE: 6 };
 
 function header(type) {
   return Buffer.from([...MAGIC, type]);
@@ -70,16 +70,19 @@ export function newsMsg(key, text) {
   return Buffer.concat([header(3), u16(key), blob(Buffer.from(text, 'utf8'))]);
 }
 
-export function envelopeMsg({ kind, operator = false, clientId, code = 0, text = '' }) {
-  return Buffer.concat([header(4), u8(kind), u8(operator ? 1 : 0), u32(clientId), u16(code),
-    blob(Buffer.from(text, 'utf8'))]);
+/** room: '' (the default room) or a canonical room code. */
+export function envelopeMsg({ kind, operator = false, clientId, code = 0, room = '', text = '' }) {
+  return Buffer.concat([header(4), u8(kind), u8(operator ? 1 : 0), u32(clientId), u16(code), u8(room.length),
+    Buffer.from(room, 'ascii'), blob(Buffer.from(text, 'utf8'))]);
 }
 
-/** { kind, operator, clientId, code, text } of an envelope, or null. */
+/** { kind, operator, clientId, code, room, text } of an envelope, or null. */
 export function decodeEnvelope(b) {
-  if (b.length < 16 || b[0] !== 0x53 || b[1] !== 0x42 || b[2] !== 1 || b[3] !== 4) return null;
-  const len = b.readUInt32LE(12);
-  if (b.length !== 16 + len) return null;
+  if (b.length < 17 || b[0] !== 0x53 || b[1] !== 0x42 || b[2] !== 2 || b[3] !== 4) return null;
+  const roomLen = b[12];
+  if (b.length < 17 + roomLen) return null;
+  const len = b.readUInt32LE(13 + roomLen);
+  if (b.length !== 17 + roomLen + len) return null;
   return { kind: b[4], operator: (b[5] & 1) === 1, clientId: b.readUInt32LE(6), code: b.readUInt16LE(10),
-    text: b.subarray(16).toString('utf8') };
+    room: b.subarray(13, 13 + roomLen).toString('ascii'), text: b.subarray(17 + roomLen).toString('utf8') };
 }

@@ -105,10 +105,11 @@ app_t *app_create(uv_loop_t *loop, const config_t *cfg)
     size_t n_remote = cfg->nats_url ? cfg->max_remote_clients : 0;
     a->n_slots = cfg->max_clients + n_remote;
     a->policy = calloc(a->n_slots, sizeof *a->policy);
-    if (!a->policy || rooms_init(a)) {
+    if (!a->policy) {
         fprintf(stderr, "swarmcast: out of memory\n");
         goto fail;
     }
+    if (rooms_init(a)) goto fail; /* it says why: memory, or a --state-dir it cannot use */
     a->rooms[0] = home_room(a);
     if (!a->rooms[0]) goto fail;
 
@@ -189,8 +190,6 @@ void app_destroy(app_t *a)
 {
     if (!a) return;
     net_destroy(a->net);
-    /* The leases hold the default room's views: they go first. */
-    relay_leases_destroy(a->leases);
     remote_clients_destroy(a->remote);
     room_free(a->home);
     a->rooms[0] = NULL;

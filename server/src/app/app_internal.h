@@ -146,7 +146,7 @@ typedef struct room room_t;
 
 /* The server: what all rooms share. The network, the per-slot budgets,
  * the rooms and who may make them, the population budget they share, the
- * NATS bridge (the default room's) and the counters of the loop thread. */
+ * NATS link to the relays and the counters of the loop thread. */
 struct app {
     uv_loop_t *loop;
     config_t cfg;
@@ -180,16 +180,17 @@ struct app {
     /* The bytes of every room's past, against --history-total-mb. */
     atomic_size_t timeline_bytes;
 
-    /* The scaled set-up (--nats; NULL without it): the default room's.
+    /* The scaled set-up (--nats; NULL without it), for every room: each
+     * room has its own subjects and relays' leases (room.h); a relay's
+     * lease of the default room is its heartbeat and holds its tag.
      * Slots [0, max_clients) are net's, [max_clients, n_slots) the relays'
-     * viewers' (remote slots); every message to a client goes through
-     * client_send / client_close / client_backlog, which route by slot. */
+     * viewers' (remote slots), in whichever room they joined; every message
+     * to a client goes through client_send / client_close / client_backlog,
+     * which route by slot. */
     size_t n_slots;
     nats_link_t *nats;
     remote_clients_t *remote;
-    relay_leases_t *leases;
     uv_timer_t lease_timer; /* expires relays that stopped renewing */
-    char subject_frame[SUBJECT_MAX], subject_news[SUBJECT_MAX];
     uint64_t bridge_refused; /* envelopes dropped: malformed, unknown relay, no free slot */
     /* Census of a relay's viewers (census()): per remote slot, announced
      * since its relay's census began; per tag, leases in a row that
@@ -267,14 +268,20 @@ void timeline_close(room_t *r);
 char *timeline_metrics_text(const app_t *a);
 
 /* relay_bridge.c: the simulation's side of the NATS bridge (--nats).
- * bridge_start connects and subscribes (app_create); send_envelope writes
- * to one relay viewer's relay; remote_close frees a remote slot the way a
- * local close does; publish_bundle publishes a bundle for every relay;
+ * bridge_start connects and subscribes (app_create); bridge_room_subjects
+ * names a room's stream (room_create); send_envelope writes to one relay
+ * viewer's relay; remote_close frees a remote slot the way a local close
+ * does; bridge_room_closing sends a closing room's relay viewers away and
+ * gives up its leases; publish_bundle publishes a room's bundle for the
+ * relays that lease it and bridge_publishing says whether any does;
  * bridge_metrics_text is the bridge's part of /metrics. */
 int bridge_start(app_t *a);
+int bridge_room_subjects(room_t *r);
 void send_envelope(app_t *a, uint32_t client_id, bridge_kind_t kind, uint16_t code, const char *text);
 void remote_close(app_t *a, size_t slot, uint32_t client_id);
-void publish_bundle(app_t *a, const bundle_t *b);
+void bridge_room_closing(app_t *a, room_t *r);
+bool bridge_publishing(const room_t *r);
+void publish_bundle(room_t *r, const bundle_t *b);
 char *bridge_metrics_text(app_t *a);
 
 /* saved_state.c: --state-file. restore_state before the first tick,
@@ -303,6 +310,9 @@ void record_release(room_t *r);
 int rooms_init(app_t *a);
 void rooms_start_timer(app_t *a);
 room_t *rooms_find(const app_t *a, const char *code);
+/* The open room of a canonical code, or the kept one opened again; NULL
+ * (*kept says whether it was there; why, when it was) otherwise. */
+room_t *rooms_find_or_reopen(app_t *a, const char *code, bool *kept, char *why, size_t why_len);
 /* net's room_known: "" (the default room), or a code open or kept. */
 bool rooms_known(void *user, const char *typed);
 room_t *rooms_admit(app_t *a, size_t slot, uint32_t client_id, const char *typed, net_admit_t *admit);

@@ -1,9 +1,8 @@
 /* client_route: every message to a client goes by its slot (loop thread).
  * Slots [0, max_clients) are net's, and their messages go to net; slots
  * past them (--nats) are relays' viewers, and theirs go to the viewer's
- * relay in an envelope (relay_bridge.c). News for everyone goes to this
- * room's viewers in this process and, from the default room, to every
- * relay. */
+ * relay in an envelope (relay_bridge.c). News for everyone goes to the
+ * room's viewers in this process and to the relays that lease the room. */
 #include <stdlib.h>
 
 #include "app_internal.h"
@@ -41,15 +40,15 @@ void client_close(app_t *a, size_t slot, uint32_t client_id, int code, const cha
     }
 }
 
-/* News for everyone in a room: its viewers on this process and, for the
- * default room, every relay's (P.news; relays serve only that room). */
+/* News for everyone in a room: its viewers on this process and the
+ * relays' that lease the room (S.news under the room's stream prefix). */
 void send_latest(room_t *r, unsigned key, const char *text)
 {
     app_t *a = r->app;
     net_send_latest(a->net, r->index, key, text);
-    if (r != a->home || !a->nats || !nats_link_connected(a->nats)) return;
+    if (!bridge_publishing(r) || !nats_link_connected(a->nats)) return;
     size_t len;
     uint8_t *msg = bridge_news_encode((uint16_t)key, text, &len);
-    if (msg) nats_link_publish(a->nats, a->subject_news, NULL, msg, len);
+    if (msg) nats_link_publish(a->nats, r->subject_news, NULL, msg, len);
     free(msg);
 }

@@ -1,9 +1,12 @@
 /* relay_bridge: the simulation's side of the NATS bridge to edge relays
  * (--nats; loop thread). A relay's viewers get remote slots and go through
- * the same sessions as local ones (P.cmd.<tag>); relays lease the views
- * their viewers watch (P.lease.<tag>), and a census closes the viewers a
- * relay no longer has; each bundle is published once for every relay
- * (P.view.…, then P.frame). The messages' formats are bridge/. */
+ * the same sessions as local ones (P.cmd.<tag>), in the room their
+ * envelopes name; relays lease the views their viewers watch, room by room
+ * (P.lease.<tag>: a lease names its room, and the default room's is the
+ * relay's heartbeat), and a census closes the viewers a relay no longer
+ * has; each room's bundle is published once for every relay that leases
+ * it (S.view.…, then S.frame, S being the room's stream prefix). The
+ * messages' formats are bridge/. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +15,7 @@
 #include "bridge/bridge_msg.h"
 #include "protocol/messages.h"
 #include "protocol/snapshot.h"
+#include "protocol/room_messages.h"
 
 /* With --nats, the view a viewer who names none gets (the whole world,
  * detail or LOD by the default budget) is published whether or not a relay
@@ -36,14 +40,56 @@ void send_envelope(app_t *a, uint32_t client_id, bridge_kind_t kind, uint16_t co
     free(msg);
 }
 
-/* A relay's viewer gets a remote slot; -1 (kick) when they are all taken. */
-static long remote_open(app_t *a, uint32_t client_id, bool operator)
+int bridge_room_subjects(room_t *r)
+{
+    const char *prefix = r->cfg->nats_prefix;
+    if (subject_room_prefix(r->stream_prefix, sizeof r->stream_prefix, prefix, r->code) ||
+        subject_frame(r->subject_frame, sizeof r->subject_frame, r->stream_prefix) ||
+        subject_news(r->subject_news, sizeof r->subject_news, r->stream_prefix)) {
+        fprintf(stderr, "swarmcast: room %s: its NATS subjects do not fit under prefix %s\n", r->code, prefix);
+        return -1;
+    }
+    return 0;
+}
+
+bool bridge_publishing(const room_t *r)
+{
+    const app_t *a = r->app;
+    if (!a->nats || !r->stream_prefix[0]) return false;
+    /* The default room publishes its default view whether or not a relay
+     * leases it (bridge_start); another room only while a relay does. */
+    return r == a->home || (r->leases && relay_leases_count(r->leases) > 0);
+}
+
+/* A relay's viewer gets a remote slot in room; -1 (kick) when they are all
+ * taken. operator: the relay gave it the server's role (the control
+ * token, or a server without one); in the default room of a server
+ * without a token everyone is an operator, as on the server itself. */
+static long remote_open(app_t *a, room_t *room, uint32_t client_id, bool operator)
 {
     long index = remote_clients_add(a->remote, client_id);
     if (index < 0) return -1;
     a->remote_seen[index] = true;
-    join_slot(a->home, client_id, a->cfg.max_clients + (size_t)index, operator || a->cfg.control_token == NULL);
+    size_t slot = a->cfg.max_clients + (size_t)index;
+    bool no_token = a->cfg.control_token == NULL;
+    join_slot(room, client_id, slot, operator || (room == a->home && no_token));
+    a->policy[slot].server_operator = operator || no_token;
     return index;
+}
+
+/* An OPEN or TEXT for a client the simulation does not hold: it joins the
+ * room its envelope names, or is sent away. -1 when it was not opened. */
+static long open_for(app_t *a, const bridge_envelope_t *e)
+{
+    room_t *room = e->room[0] ? rooms_find(a, e->room) : a->home;
+    long index = room && !room->closing ? remote_open(a, room, e->client_id, e->operator) : -1;
+    if (index >= 0) return index;
+    a->bridge_refused++;
+    if (!room)
+        send_envelope(a, e->client_id, BRIDGE_KICK, CLOSE_NO_SUCH_ROOM, "no such room");
+    else
+        send_envelope(a, e->client_id, BRIDGE_KICK, 1013, "the simulation serves no more relay viewers");
+    return -1;
 }
 
 /* The same path as a local close (presence, departures), then the slot is free. */
@@ -65,7 +111,7 @@ static void on_nats_cmd(void *user, const char *subject, const char *reply, cons
     bridge_envelope_t e;
     unsigned tag = subject_tag_of(subject);
     if (bridge_envelope_decode(data, len, &e) < 0 || remote_tag_of(e.client_id) != tag ||
-        !relay_leases_live(a->leases, tag)) {
+        !relay_leases_live(a->home->leases, tag)) {
         a->bridge_refused++;
         return;
     }
@@ -74,24 +120,21 @@ static void on_nats_cmd(void *user, const char *subject, const char *reply, cons
     switch (e.kind) {
     case BRIDGE_OPEN:
         if (index < 0) {
-            if (remote_open(a, e.client_id, e.operator) < 0) {
-                a->bridge_refused++;
-                send_envelope(a, e.client_id, BRIDGE_KICK, 1013, "the simulation serves no more relay viewers");
-            }
+            open_for(a, &e);
         } else {
             a->remote_seen[index] = true;
-            /* auth at the relay: the role it granted. */
-            bool operator = e.operator || a->cfg.control_token == NULL;
-            a->policy[slot].operator = operator;
-            presence_set_role(a->home->presence, slot, e.client_id, operator);
+            /* auth with the control token at the relay: the server's role
+             * (a role once given stays for the session, as on the server:
+             * an announcement without the flag takes none away). */
+            room_t *room = room_of_slot(a, slot);
+            if (e.operator && room) {
+                a->policy[slot].operator = a->policy[slot].server_operator = true;
+                presence_set_role(room->presence, slot, e.client_id, true);
+            }
         }
         break;
     case BRIDGE_TEXT:
-        if (index < 0 && (index = remote_open(a, e.client_id, e.operator)) < 0) {
-            a->bridge_refused++;
-            send_envelope(a, e.client_id, BRIDGE_KICK, 1013, "the simulation serves no more relay viewers");
-            break;
-        }
+        if (index < 0 && (index = open_for(a, &e)) < 0) break;
         a->remote_seen[index] = true;
         if (e.text.len > PROTOCOL_MAX_MESSAGE_BYTES) { /* the relay's net bounds it already */
             a->bridge_refused++;
@@ -102,16 +145,33 @@ static void on_nats_cmd(void *user, const char *subject, const char *reply, cons
     case BRIDGE_CLOSE:
         if (index >= 0) remote_close(a, slot, e.client_id);
         break;
-    default: a->bridge_refused++; break; /* REPLY and KICK go the other way */
+    default: a->bridge_refused++; break; /* REPLY, KICK and ROLE go the other way */
     }
 }
 
-/* Relays that stopped renewing their lease: their viewers leave. */
-static void expire_relays(app_t *a)
+/* Leases of the other rooms that were not renewed: a relay whose last
+ * viewer of that room left (or that died). Their views go; the viewers
+ * themselves left with their CLOSE (or go with the relay's heartbeat). */
+static void expire_room_leases(app_t *a)
 {
     unsigned dead[64];
+    for (size_t i = 1; i < a->n_rooms_max; i++) {
+        room_t *r = a->rooms[i];
+        if (!r || !r->leases) continue;
+        bool any = false;
+        while (relay_leases_expire(r->leases, now_ns(), dead, 64) > 0) any = true;
+        if (any) sync_encoder(r);
+    }
+}
+
+/* Relays that stopped renewing their heartbeat (the default room's lease):
+ * their viewers leave, in whichever room they are. */
+static void expire_relays(app_t *a)
+{
+    expire_room_leases(a);
+    unsigned dead[64];
     size_t n;
-    while ((n = relay_leases_expire(a->leases, now_ns(), dead, 64)) > 0) {
+    while ((n = relay_leases_expire(a->home->leases, now_ns(), dead, 64)) > 0) {
         for (size_t k = 0; k < n; k++) {
             uint32_t ids[256];
             size_t closed = 0, got;
@@ -166,9 +226,56 @@ static bool census(app_t *a, unsigned tag, uint32_t reported)
     return true;
 }
 
-/* P.lease.<tag>: a relay's views, renewed every second, for that tag only;
- * the answer goes to P.reply.<tag> whatever reply subject the request
- * names (no relay can make the simulation write on another's). */
+/* The room a lease is for: the default room, an open one, or a kept one
+ * opened again (a relay's viewer is on the way). NULL: none; *error is
+ * the refusal's ("no_room", or "unavailable" for a kept room that cannot
+ * open now: no place or budget). */
+static room_t *leased_room(app_t *a, const lease_request_t *req, const char **error)
+{
+    if (!req->room[0]) return a->home;
+    bool kept = false;
+    char why[160];
+    room_t *r = rooms_find_or_reopen(a, req->room, &kept, why, sizeof why);
+    if (r && !r->closing && (r->leases || (r->leases = relay_leases_create(r->views)))) return r;
+    if (!r && !kept) a->room_codes_wrong++;
+    if (kept && !r) fprintf(stderr, "swarmcast: relay '%s' asked for room %s: %s\n", req->relay, req->room, why);
+    *error = r || kept ? "unavailable" : "no_room";
+    return NULL;
+}
+
+/* Whether the relay of a lease holds its tag by a live heartbeat (the
+ * default room's lease, under the same name). A relay's room lease can
+ * come first: a viewer of a room arrives at a relay while the simulation,
+ * just restarted, has not heard the relay's heartbeat (sent each second). */
+static bool heartbeat_live(const app_t *a, const lease_request_t *req)
+{
+    const char *holder = relay_leases_name(a->home->leases, req->tag);
+    return holder && strcmp(holder, req->relay) == 0;
+}
+
+/* The answer to a lease granted in room r: the grants, and the hello a v2
+ * client of that room would get (the relay patches the id and role, and
+ * sets its own public_url: it serves the page). */
+static char *lease_granted(app_t *a, room_t *r, const lease_request_t *req, const lease_view_t *granted,
+                           bool announce)
+{
+    pthread_mutex_lock(&r->lock);
+    world_info_t info = r->summary.info;
+    pthread_mutex_unlock(&r->lock);
+    hello_info_t h = {0, a->cfg.tick_hz, a->cfg.snapshot_hz, false, r != a->home || a->cfg.control_token != NULL, 2,
+                      NULL, r->code, r->name, config_rooms_names[a->cfg.rooms]};
+    char *hello = msg_hello(&h, &info);
+    char *answer = hello ? lease_reply_format(req->tag, req->relay, req->room, granted, req->n_views, hello, announce)
+                         : NULL;
+    free(hello);
+    return answer;
+}
+
+/* P.lease.<tag>: a relay's views in one room, renewed every second, for
+ * that tag only; the answer goes to P.reply.<tag> whatever reply subject
+ * the request names (no relay can make the simulation write on another's).
+ * The default room's lease is the relay's heartbeat: it holds the tag and
+ * carries the census. */
 static void on_nats_lease(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len)
 {
     (void)reply;
@@ -181,39 +288,52 @@ static void on_nats_lease(void *user, const char *subject, const char *reply, co
     }
     lease_request_t req;
     char *answer = NULL;
+    const char *error = NULL;
+    room_t *r = NULL;
     if (lease_request_parse((const char *)data, len, &req) < 0 || req.tag != tag) {
         a->bridge_refused++;
-        answer = lease_reply_refusal("bad_request", NULL);
+        answer = lease_reply_refusal("bad_request", NULL, NULL);
+    } else if (expire_relays(a), req.room[0] && !heartbeat_live(a, &req)) {
+        /* Its viewers' commands would be refused (on_nats_cmd) until the
+         * heartbeat comes, so the room's viewers are not greeted before:
+         * the relay sends its heartbeat, then this lease again. */
+        answer = lease_reply_refusal("not_joined", req.relay, req.room);
+    } else if (!(r = leased_room(a, &req, &error))) { /* a dead relay's tag is free again */
+        answer = lease_reply_refusal(error, req.relay, req.room);
     } else {
-        expire_relays(a); /* a dead relay's tag is free again */
         lease_view_t granted[LEASE_MAX_VIEWS];
         bool is_new = false;
-        int rc = relay_leases_renew(a->leases, &req, now_ns(), granted, &is_new);
+        int rc = relay_leases_renew(r->leases, &req, now_ns(), granted, &is_new);
         if (rc == RELAY_LEASE_TAG_TAKEN) {
-            answer = lease_reply_refusal("tag_taken", req.relay);
+            answer = lease_reply_refusal("tag_taken", req.relay, req.room);
         } else if (rc == RELAY_LEASE_OK) {
-            pthread_mutex_lock(&a->home->lock);
-            world_info_t info = a->home->summary.info;
-            pthread_mutex_unlock(&a->home->lock);
-            /* The hello a v2 client would get; the relay patches the id and role
-             * (and sets its own public_url: it serves the page). */
-            hello_info_t h = {0, a->cfg.tick_hz, a->cfg.snapshot_hz, false, a->cfg.control_token != NULL, 2, NULL, "", "", "off"};
-            char *hello = msg_hello(&h, &info);
-            bool announce = census(a, req.tag, req.clients);
-            answer = hello ? lease_reply_format(req.tag, req.relay, granted, req.n_views, hello, announce) : NULL;
-            free(hello);
-            if (is_new) fprintf(stderr, "swarmcast: relay '%s' (tag %u) joined\n", req.relay, req.tag);
-            sync_encoder(a->home);
+            bool announce = r == a->home && census(a, req.tag, req.clients);
+            answer = lease_granted(a, r, &req, granted, announce);
+            if (is_new && r == a->home) fprintf(stderr, "swarmcast: relay '%s' (tag %u) joined\n", req.relay, req.tag);
+            sync_encoder(r);
         }
     }
     if (answer) nats_link_publish(a->nats, answer_subject, NULL, answer, strlen(answer));
     free(answer);
 }
 
+void bridge_room_closing(app_t *a, room_t *r)
+{
+    for (size_t s = a->cfg.max_clients; s < a->n_slots; s++) {
+        uint32_t id = a->slot_room[s] == r ? remote_clients_id(a->remote, s - a->cfg.max_clients) : 0;
+        if (!id) continue;
+        send_envelope(a, id, BRIDGE_KICK, CLOSE_ROOM_CLOSED, "room closed");
+        remote_clients_remove(a->remote, s - a->cfg.max_clients);
+    }
+    relay_leases_destroy(r->leases);
+    r->leases = NULL;
+}
+
 /* One view's chunks of a bundle on its subject (P.view.…); nothing when
  * the view is newer than the bundle. */
-static void publish_view(app_t *a, const bundle_t *b, view_spec_t spec)
+static void publish_view(room_t *r, const bundle_t *b, view_spec_t spec)
 {
+    app_t *a = r->app;
     const bundle_view_t *bv = NULL;
     for (size_t k = 0; k < b->n_views && !bv; k++)
         if (b->views[k].view_id == spec.id) bv = &b->views[k];
@@ -221,28 +341,30 @@ static void publish_view(app_t *a, const bundle_t *b, view_spec_t spec)
     char subject[SUBJECT_MAX];
     size_t len;
     uint8_t *msg = NULL;
-    if (subject_view(subject, sizeof subject, a->cfg.nats_prefix, spec.mode, spec.rect) == 0 &&
+    if (subject_view(subject, sizeof subject, r->stream_prefix, spec.mode, spec.rect) == 0 &&
         (msg = bridge_view_encode(b->seq, bv, &spec, &len)))
         nats_link_publish(a->nats, subject, NULL, msg, len);
     free(msg);
 }
 
-/* A bundle for the relays: the default view and each leased view (P.view.…),
- * then the snapshot (P.frame), so that a relay that has the frame has its
- * views. Once per bundle whatever the number of relays and viewers. */
-void publish_bundle(app_t *a, const bundle_t *b)
+/* A room's bundle for the relays: (in the default room) the default view
+ * and each leased view (S.view.…), then the snapshot (S.frame), so that a
+ * relay that has the frame has its views. Once per bundle whatever the
+ * number of relays and viewers; nothing from a room no relay leases. */
+void publish_bundle(room_t *r, const bundle_t *b)
 {
-    if (!a->nats || !nats_link_connected(a->nats)) return; /* a gap, not a backlog */
-    viewer_view_t def = viewers_view_of(a->home->viewers, RELAYS_DEFAULT_VIEWER(a));
-    if (def.view_id && !relay_leases_view_leased(a->leases, def.view_id))
-        publish_view(a, b, (view_spec_t){def.view_id, def.rect, def.mode});
+    app_t *a = r->app;
+    if (!bridge_publishing(r) || !nats_link_connected(a->nats)) return; /* a gap, not a backlog */
+    viewer_view_t def = r == a->home ? viewers_view_of(r->viewers, RELAYS_DEFAULT_VIEWER(a)) : (viewer_view_t){0};
+    if (def.view_id && !relay_leases_view_leased(r->leases, def.view_id))
+        publish_view(r, b, (view_spec_t){def.view_id, def.rect, def.mode});
     size_t n_leased;
-    const relay_leased_view_t *leased = relay_leases_views(a->leases, &n_leased);
+    const relay_leased_view_t *leased = relay_leases_views(r->leases, &n_leased);
     for (size_t i = 0; i < n_leased; i++)
-        publish_view(a, b, (view_spec_t){leased[i].view_id, leased[i].view.rect, leased[i].view.mode});
+        publish_view(r, b, (view_spec_t){leased[i].view_id, leased[i].view.rect, leased[i].view.mode});
     size_t len;
     uint8_t *msg = bridge_snapshot_encode(b, &len);
-    if (msg) nats_link_publish(a->nats, a->subject_frame, NULL, msg, len);
+    if (msg) nats_link_publish(a->nats, r->subject_frame, NULL, msg, len);
     free(msg);
 }
 
@@ -251,8 +373,12 @@ char *bridge_metrics_text(app_t *a)
 {
     char *link = nats_link_metrics_text(a->nats);
     if (!link) return NULL;
-    size_t n_leased;
-    relay_leases_views(a->leases, &n_leased);
+    size_t n_leased = 0;
+    for (size_t i = 0; i < a->n_rooms_max; i++) {
+        size_t n = 0;
+        if (a->rooms[i] && a->rooms[i]->leases) relay_leases_views(a->rooms[i]->leases, &n);
+        n_leased += n;
+    }
     char own[1024];
     snprintf(own, sizeof own,
              "# HELP swarmcast_nats_relays edge relays holding a live lease\n# TYPE swarmcast_nats_relays gauge\n"
@@ -265,7 +391,7 @@ char *bridge_metrics_text(app_t *a)
              "# TYPE swarmcast_nats_refused_total counter\nswarmcast_nats_refused_total %llu\n"
              "# HELP swarmcast_nats_census_closed_total relays' viewers closed because their relay no longer had them\n"
              "# TYPE swarmcast_nats_census_closed_total counter\nswarmcast_nats_census_closed_total %llu\n",
-             relay_leases_count(a->leases), remote_clients_count(a->remote), n_leased,
+             relay_leases_count(a->home->leases), remote_clients_count(a->remote), n_leased,
              (unsigned long long)a->bridge_refused, (unsigned long long)a->census_closed);
     char *both = malloc(strlen(link) + strlen(own) + 1);
     if (both) {
@@ -282,11 +408,11 @@ int bridge_start(app_t *a)
 {
     const config_t *cfg = &a->cfg;
     char cmd[SUBJECT_MAX], lease[SUBJECT_MAX];
-    if (subject_frame(a->subject_frame, sizeof a->subject_frame, cfg->nats_prefix) ||
-        subject_news(a->subject_news, sizeof a->subject_news, cfg->nats_prefix) ||
-        subject_cmd_any(cmd, sizeof cmd, cfg->nats_prefix) || subject_lease_any(lease, sizeof lease, cfg->nats_prefix))
+    if (bridge_room_subjects(a->home) || subject_cmd_any(cmd, sizeof cmd, cfg->nats_prefix) ||
+        subject_lease_any(lease, sizeof lease, cfg->nats_prefix))
         return -1;
-    if (!(a->remote = remote_clients_create(cfg->max_remote_clients)) || !(a->leases = relay_leases_create(a->home->views)) ||
+    if (!(a->remote = remote_clients_create(cfg->max_remote_clients)) ||
+        !(a->home->leases = relay_leases_create(a->home->views)) ||
         !(a->remote_seen = calloc(cfg->max_remote_clients ? cfg->max_remote_clients : 1, sizeof *a->remote_seen)) ||
         !(a->census_ids = calloc(cfg->max_remote_clients ? cfg->max_remote_clients : 1, sizeof *a->census_ids)))
         return -1;

@@ -15,6 +15,12 @@
  * is the same, and a room of a few people holds a few kB, not megabytes. */
 #define ROOM_QUEUE_START 256
 
+/* A target per viewer: net's, and the relays' with --nats (in any room). */
+static size_t room_max_targets(const config_t *cfg)
+{
+    return cfg->max_clients + (cfg->nats_url ? cfg->max_remote_clients : 0);
+}
+
 /* The world from the flags alone: the seed's agents, then --set. A made
  * room has --room-agents of them (the default room --agents): the rooms
  * share one population budget. */
@@ -30,7 +36,7 @@ static int plain_world(room_t *r, char *msg, size_t msg_len)
         .seed = cfg->seed,
         .agents = agents,
         .max_agents = cfg->max_agents > agents ? cfg->max_agents : agents,
-        .max_targets = cfg->max_clients + (r == a->home && cfg->nats_url ? cfg->max_remote_clients : 0),
+        .max_targets = room_max_targets(cfg),
         .threads = cfg->threads,
     };
     if (world_init(&r->world, &wc)) {
@@ -59,7 +65,7 @@ static int copied_world(room_t *r, const summary_t *from, char *msg, size_t msg_
         .seed = from->seed,
         .agents = 0,
         .max_agents = cfg->max_agents,
-        .max_targets = cfg->max_clients,
+        .max_targets = room_max_targets(cfg),
         .threads = cfg->threads,
     };
     if (world_init(&r->world, &wc)) {
@@ -189,8 +195,7 @@ room_t *room_create(app_t *a, size_t index, const room_setup_t *setup, char *msg
     metrics_init(&r->metrics);
 
     /* Per-slot state: a session's slot is the same in every room. */
-    bool remote = r == a->home && cfg->nats_url;
-    size_t n_remote = remote ? cfg->max_remote_clients : 0;
+    size_t n_remote = cfg->nats_url ? cfg->max_remote_clients : 0;
     r->q_cap_max = cfg->max_clients * PENDING_PER_CLIENT + n_remote * PENDING_PER_REMOTE_SLOT;
     r->q_cap = r->taken_cap = r->q_cap_max < ROOM_QUEUE_START ? r->q_cap_max : ROOM_QUEUE_START;
     r->queue = calloc(r->q_cap, sizeof *r->queue);
@@ -282,6 +287,7 @@ void room_free(room_t *r)
     free(r->following);
     free(r->shared_sent);
     encoder_destroy(r->encoder);
+    relay_leases_destroy(r->leases); /* they hold views of the registry below */
     bundle_free(r->current);
     shared_buf_unref(r->v1_frame);
     compose_destroy(r->compose);

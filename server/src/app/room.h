@@ -38,6 +38,12 @@ struct room {
     size_t people;          /* sessions in the room (local and remote) */
     uint64_t empty_since_ns; /* when the last one left (0 while someone is here) */
     bool closing;           /* closed: its people are being sent away, then it is freed */
+    /* --nats: the subjects of its stream (under P for the default room,
+     * P.r.<CODE> for the others: subjects.h), and the relays that lease
+     * views in it (relay_leases.h; NULL until one does, the default
+     * room's from bridge_start). A room no relay leases publishes nothing. */
+    char subject_frame[SUBJECT_MAX], subject_news[SUBJECT_MAX], stream_prefix[SUBJECT_MAX];
+    relay_leases_t *leases;
     room_t *next_closed;    /* in app->closed_rooms, waiting to be freed */
     /* --state-file for the default room; --state-dir/CODE.state for the others. */
     const char *state_path;

@@ -96,7 +96,10 @@ int room_store_open(app_t *a)
         return -1;
     }
     a->kept = calloc(kept_max(a), sizeof *a->kept);
-    if (!a->kept) return -1;
+    if (!a->kept) {
+        fprintf(stderr, "swarmcast: out of memory for --state-dir's rooms\n");
+        return -1;
+    }
     DIR *d = opendir(dir);
     if (!d) {
         fprintf(stderr, "swarmcast: cannot read --state-dir %s: %s\n", dir, strerror(errno));

@@ -16,12 +16,6 @@
 #include "experiment/run_scenario.h"
 #include "rooms/room_guard.h"
 
-/* Close codes of the room protocol (PROTOCOL.md "Rooms"). */
-#define CLOSE_NO_SUCH_ROOM 4404
-#define CLOSE_ROOM_CLOSED 4410
-#define CLOSE_TOO_MANY_CODES 4429
-/* RFC 6455's "try again later": a kept room that cannot reopen now. */
-#define CLOSE_TRY_AGAIN_LATER 1013
 /* How often the lifecycle looks at the rooms. */
 #define ROOMS_CHECK_MS 1000
 
@@ -37,8 +31,11 @@ int rooms_init(app_t *a)
     room_guard_config_t gc = room_guard_defaults();
     gc.hash_seed = uv_hrtime();
     a->guard = room_guard_create(&gc);
-    if (!a->rooms || !a->slot_room || !a->guard) return -1;
-    return room_store_open(a);
+    if (!a->rooms || !a->slot_room || !a->guard) {
+        fprintf(stderr, "swarmcast: out of memory for %zu rooms\n", a->n_rooms_max);
+        return -1;
+    }
+    return room_store_open(a); /* says why it fails */
 }
 
 void rooms_start_timer(app_t *a)
@@ -91,14 +88,12 @@ room_t *rooms_admit(app_t *a, size_t slot, uint32_t client_id, const char *typed
     }
     char code[ROOM_CODE_LEN + 1];
     bool shaped = room_code_normalize(typed, code);
-    room_t *r = shaped ? rooms_find(a, code) : NULL;
-    const kept_room_t *kept = shaped && !r ? room_store_find(a, code) : NULL;
-    if (kept) {
-        /* A close reason holds at most 123 bytes: why is cut to fit. */
+    bool kept = false;
+    /* A close reason holds at most 123 bytes: why is cut to fit. */
+    room_t *r = shaped ? rooms_find_or_reopen(a, code, &kept, admit->refuse_reason, sizeof admit->refuse_reason) : NULL;
+    if (!r && kept) {
         admit->refuse_code = CLOSE_TRY_AGAIN_LATER;
-        r = reopen(a, kept, admit->refuse_reason, sizeof admit->refuse_reason);
-        if (!r) return NULL;
-        admit->refuse_code = 0;
+        return NULL;
     }
     if (!r) {
         a->room_codes_wrong++;
@@ -107,6 +102,14 @@ room_t *rooms_admit(app_t *a, size_t slot, uint32_t client_id, const char *typed
     }
     admit->channel = r->index;
     return r;
+}
+
+room_t *rooms_find_or_reopen(app_t *a, const char *code, bool *kept, char *why, size_t why_len)
+{
+    room_t *r = rooms_find(a, code);
+    const kept_room_t *k = r ? NULL : room_store_find(a, code);
+    *kept = k != NULL;
+    return r ? r : k ? reopen(a, k, why, why_len) : NULL;
 }
 
 void rooms_person_joined(room_t *r)
@@ -155,11 +158,13 @@ static size_t free_index(const app_t *a)
     return 0;
 }
 
-/* Puts a made room in its place and counts it. */
+/* Puts a made room in its place and counts it; with --nats, names its
+ * stream (its code is set by now). */
 static void install(app_t *a, room_t *r)
 {
     a->rooms[r->index] = r;
     a->n_rooms++;
+    if (a->cfg.nats_url) bridge_room_subjects(r);
 }
 
 /* A room whose loop handles may be open goes: they close now, their
@@ -374,6 +379,7 @@ void rooms_close(app_t *a, room_t *r, bool forget, const char *why)
     }
     atomic_fetch_sub(&a->agents_held, r->agents_held);
     r->agents_held = 0;
+    if (a->nats) bridge_room_closing(a, r);
     /* Its sessions are closing: none may be routed to it from here on. */
     for (size_t s = 0; s < a->n_slots; s++)
         if (a->slot_room[s] == r) a->slot_room[s] = NULL;

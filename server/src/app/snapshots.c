@@ -37,7 +37,7 @@ void on_bundles(void *user)
         list = b->next;
         b->next = NULL;
         compose_apply(r->compose, b);
-        if (a->nats && r == a->home) publish_bundle(a, b);
+        if (a->nats) publish_bundle(r, b);
         if (b->v1) {
             net_publish_snapshot(a->net, r->index, shared_buf_data(b->v1), b->v1->len);
             shared_buf_unref(r->v1_frame);

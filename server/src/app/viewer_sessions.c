@@ -188,8 +188,10 @@ static void over_budget(app_t *a, size_t slot, uint32_t client_id, size_t kind, 
 
 /* auth: the operator role for the right token. Guesses are limited per
  * address across connections (net_auth_wait): a refused one is never
- * compared. A relay answers its viewers' auth itself (they arrive with
- * their role), so one from a remote slot is nobody's guess to take. */
+ * compared. A relay answers its viewers' auth with the control token
+ * itself (they arrive with their role), so one from a remote slot is
+ * nobody's guess to take; a room's token it passes on, and the role it
+ * gives is told to the relay (ROLE), which role-checks commands first. */
 static void on_auth(room_t *r, uint32_t client_id, size_t slot, const char *token, int64_t request_id)
 {
     app_t *a = r->app;
@@ -200,7 +202,7 @@ static void on_auth(room_t *r, uint32_t client_id, size_t slot, const char *toke
         over_budget(a, slot, client_id, OPS_CMD_AUTH, request_id, verdict);
         return;
     }
-    if (a->cfg.control_token && is_remote(a, slot)) {
+    if (a->cfg.control_token && is_remote(a, slot) && !room_token_shaped(token)) {
         reply_error(a, slot, client_id, "forbidden", "auth is answered by the relay", request_id, "auth");
         return;
     }
@@ -213,6 +215,7 @@ static void on_auth(room_t *r, uint32_t client_id, size_t slot, const char *toke
         }
         p->operator = true;
         presence_set_role(r->presence, slot, client_id, true);
+        if (is_remote(a, slot)) send_envelope(a, client_id, BRIDGE_ROLE, 0, NULL);
         char *text = msg_auth_ack(request_id, true, current_tick(r));
         if (text) client_send(a, slot, client_id, text);
         free(text);
@@ -328,7 +331,9 @@ static void on_view(room_t *r, uint32_t client_id, size_t slot, const view_reque
 
 /* create_room, room_rename, room_close, rooms: making a room is charged
  * like auth (it is the dearest thing a message can ask for), the others
- * like a name change; then rooms.c's. */
+ * like a name change; then rooms.c's. A relay's viewer's come through its
+ * relay, which has charged them and checked its address's room budget
+ * (the simulation sees only the relay). */
 static void on_room(room_t *r, uint32_t client_id, size_t slot, const room_msg_t *m)
 {
     app_t *a = r->app;
@@ -338,11 +343,6 @@ static void on_room(room_t *r, uint32_t client_id, size_t slot, const room_msg_t
         reply_error(a, slot, client_id, "rate_limited", "too many messages: this one was not applied; wait a moment",
                     m->request_id, room_msg_names[m->kind]);
         if (verdict == POLICY_ABUSIVE) close_abusive(a, slot, client_id);
-        return;
-    }
-    if (is_remote(a, slot)) {
-        reply_error(a, slot, client_id, "forbidden", "rooms are made on the server itself, not through a relay",
-                    m->request_id, room_msg_names[m->kind]);
         return;
     }
     rooms_on_message(a, r, slot, client_id, m);

@@ -324,18 +324,29 @@ int bridge_news_decode(const uint8_t *p, size_t len, bridge_news_t *out)
 
 static bool kind_valid(unsigned k) { return k >= BRIDGE_OPEN && k <= BRIDGE_KIND_LAST; }
 
+/* A room code in its canonical form (one room, one spelling). */
+static bool room_canonical(const char *code)
+{
+    char canonical[ROOM_CODE_LEN + 1];
+    return room_code_normalize(code, canonical) && strcmp(canonical, code) == 0;
+}
+
 uint8_t *bridge_envelope_encode(const bridge_envelope_t *e, size_t *len)
 {
-    if (!kind_valid((unsigned)e->kind)) return NULL;
+    size_t room_len = strnlen(e->room, sizeof e->room);
+    if (!kind_valid((unsigned)e->kind) || room_len > ROOM_CODE_LEN || (room_len && !room_canonical(e->room)))
+        return NULL;
     bool has_text = e->text.present && e->text.data;
     size_t n = has_text ? e->text.len : 0;
     writer_t w = {0};
-    w_reserve(&w, 16 + n);
+    w_reserve(&w, 17 + ROOM_CODE_LEN + n);
     w_header(&w, BRIDGE_MSG_ENVELOPE);
     w_u8(&w, (uint8_t)e->kind);
     w_u8(&w, e->operator ? BRIDGE_ENV_OPERATOR : 0);
     w_u32(&w, e->client_id);
     w_u16(&w, e->code);
+    w_u8(&w, (uint8_t)room_len);
+    w_bytes(&w, e->room, room_len);
     w_blob(&w, has_text ? e->text.data : NULL, n);
     return w_finish(&w, len);
 }
@@ -348,8 +359,13 @@ int bridge_envelope_decode(const uint8_t *p, size_t len, bridge_envelope_t *out)
     uint8_t kind = r_u8(&r), flags = r_u8(&r);
     out->client_id = r_u32(&r);
     out->code = r_u16(&r);
+    uint8_t room_len = r_u8(&r);
+    if (room_len != 0 && room_len != ROOM_CODE_LEN) return -1;
+    for (size_t i = 0; i < room_len; i++) out->room[i] = (char)r_u8(&r);
+    out->room[room_len] = '\0';
     out->text = r_blob(&r);
-    if (r_done(&r) < 0 || !kind_valid(kind) || (flags & ~BRIDGE_ENV_OPERATOR)) return -1;
+    if (r_done(&r) < 0 || !kind_valid(kind) || (flags & ~BRIDGE_ENV_OPERATOR) || (room_len && !room_canonical(out->room)))
+        return -1;
     out->kind = (bridge_kind_t)kind;
     out->operator = flags & BRIDGE_ENV_OPERATOR;
     return 0;

@@ -18,11 +18,13 @@
 #include <stdint.h>
 
 #include "protocol/wire2.h"
+#include "rooms/room_code.h"
 #include "stream/bundle.h"
 #include "stream/count_grid.h"
 #include "stream/encoder.h" /* view_spec_t */
 
-#define BRIDGE_MSG_VERSION 1u
+/* 2: an envelope names its viewer's room (rooms through relays). */
+#define BRIDGE_MSG_VERSION 2u
 #define BRIDGE_MSG_HEADER_BYTES 4u   /* 'S', 'B', version, type */
 #define BRIDGE_ABSENT 0xFFFFFFFFu    /* a view part's length when the part is absent */
 #define BRIDGE_ENV_OPERATOR 0x01u    /* envelope flags bit 0 */
@@ -68,10 +70,11 @@ typedef enum {
     BRIDGE_TEXT = 3,  /* one message of the client (relay → sim) */
     BRIDGE_REPLY = 4, /* a message for the client (sim → relay) */
     BRIDGE_KICK = 5,  /* close the client with code and reason (sim → relay) */
+    BRIDGE_ROLE = 6,  /* the client's role is now the flags' (a room token it sent; sim → relay) */
 } bridge_kind_t;
 /* The kinds are BRIDGE_OPEN … BRIDGE_KIND_LAST: a new kind goes after the
  * last and moves this, which the decoder, the encoder and their tests read. */
-#define BRIDGE_KIND_LAST BRIDGE_KICK
+#define BRIDGE_KIND_LAST BRIDGE_ROLE
 
 /* Envelope (type 4): one client's traffic between a relay and the sim. */
 typedef struct bridge_envelope {
@@ -79,6 +82,7 @@ typedef struct bridge_envelope {
     bool operator;
     uint32_t client_id;
     uint16_t code;       /* KICK: the WebSocket close code; else 0 */
+    char room[ROOM_CODE_LEN + 1]; /* the client's room: "" the default room, else a canonical code */
     bridge_bytes_t text; /* TEXT: the client's JSON; REPLY: JSON for it; KICK: the reason */
 } bridge_envelope_t;
 

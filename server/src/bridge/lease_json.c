@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "protocol/json_strict.h"
+#include "rooms/room_code.h"
 
 static cJSON *parse_strict(const char *text, size_t len)
 {
@@ -60,6 +61,25 @@ static int parse_views(const cJSON *arr, lease_view_t *views, size_t *n)
     return 0;
 }
 
+/* The optional "room": absent is the default room (""); present, a code
+ * in its canonical form. */
+static int get_room(const cJSON *o, char out[ROOM_CODE_LEN + 1])
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "room");
+    out[0] = '\0';
+    if (!v) return 0;
+    char canonical[ROOM_CODE_LEN + 1];
+    if (!cJSON_IsString(v) || !room_code_normalize(v->valuestring, canonical) || strcmp(canonical, v->valuestring) != 0)
+        return -1;
+    memcpy(out, canonical, sizeof canonical);
+    return 0;
+}
+
+static void add_room(cJSON *o, const char *room)
+{
+    if (room && room[0]) cJSON_AddStringToObject(o, "room", room);
+}
+
 int lease_request_parse(const char *text, size_t len, lease_request_t *out)
 {
     memset(out, 0, sizeof *out);
@@ -70,7 +90,8 @@ int lease_request_parse(const char *text, size_t len, lease_request_t *out)
     unsigned tag, clients;
     if (cJSON_IsString(relay) && strlen(relay->valuestring) <= LEASE_NAME_MAX &&
         get_uint(root, "tag", 1, LEASE_TAG_MAX, &tag) == 0 && get_uint(root, "clients", 0, 4294967295.0, &clients) == 0 &&
-        parse_views(cJSON_GetObjectItemCaseSensitive(root, "views"), out->views, &out->n_views) == 0) {
+        parse_views(cJSON_GetObjectItemCaseSensitive(root, "views"), out->views, &out->n_views) == 0 &&
+        get_room(root, out->room) == 0) {
         snprintf(out->relay, sizeof out->relay, "%s", relay->valuestring);
         out->tag = tag;
         out->clients = clients;
@@ -106,6 +127,7 @@ char *lease_request_format(const lease_request_t *req)
     if (!o) return NULL;
     cJSON_AddStringToObject(o, "relay", req->relay);
     cJSON_AddNumberToObject(o, "tag", req->tag);
+    add_room(o, req->room);
     cJSON_AddItemToObject(o, "views", views_json(req->views, req->n_views));
     cJSON_AddNumberToObject(o, "clients", req->clients);
     char *text = cJSON_PrintUnformatted(o);
@@ -113,8 +135,8 @@ char *lease_request_format(const lease_request_t *req)
     return text;
 }
 
-char *lease_reply_format(unsigned tag, const char *to, const lease_view_t *granted, size_t n, const char *hello,
-                         bool announce)
+char *lease_reply_format(unsigned tag, const char *to, const char *room, const lease_view_t *granted, size_t n,
+                         const char *hello, bool announce)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON *h = hello ? cJSON_Parse(hello) : cJSON_CreateNull();
@@ -126,6 +148,7 @@ char *lease_reply_format(unsigned tag, const char *to, const lease_view_t *grant
     cJSON_AddBoolToObject(o, "ok", 1);
     cJSON_AddNumberToObject(o, "tag", tag);
     if (to) cJSON_AddStringToObject(o, "to", to);
+    add_room(o, room);
     cJSON_AddItemToObject(o, "views", views_json(granted, n));
     cJSON_AddItemToObject(o, "hello", h);
     if (announce) cJSON_AddBoolToObject(o, "announce", 1);
@@ -134,13 +157,14 @@ char *lease_reply_format(unsigned tag, const char *to, const lease_view_t *grant
     return text;
 }
 
-char *lease_reply_refusal(const char *error, const char *to)
+char *lease_reply_refusal(const char *error, const char *to, const char *room)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
     cJSON_AddBoolToObject(o, "ok", 0);
     cJSON_AddStringToObject(o, "error", error);
     if (to) cJSON_AddStringToObject(o, "to", to);
+    add_room(o, room);
     char *text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     return text;
@@ -159,6 +183,10 @@ int lease_reply_parse(const char *text, size_t len, lease_reply_t *out)
         return -1;
     }
     if (to) snprintf(out->to, sizeof out->to, "%s", to->valuestring);
+    if (get_room(root, out->room) < 0) {
+        cJSON_Delete(root);
+        return -1;
+    }
     if (cJSON_IsFalse(ok)) {
         const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "error");
         if (cJSON_IsString(e)) {

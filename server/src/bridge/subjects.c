@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rooms/room_code.h"
+
 bool subject_prefix_valid(const char *prefix)
 {
     if (!prefix || !*prefix || strlen(prefix) > SUBJECT_PREFIX_MAX) return false;
@@ -35,6 +37,20 @@ static int subject_printf(char *out, size_t cap, const char *fmt, ...)
     }
     return 0;
 }
+
+int subject_room_prefix(char *out, size_t cap, const char *prefix, const char *code)
+{
+    if (!code || !code[0]) return subject_printf(out, cap, "%s", prefix);
+    char canonical[ROOM_CODE_LEN + 1];
+    /* Only a code in its canonical form: one room, one subject. */
+    if (!room_code_normalize(code, canonical) || strcmp(canonical, code) != 0) {
+        if (cap) out[0] = '\0';
+        return -1;
+    }
+    return subject_printf(out, cap, "%s.r.%s", prefix, code);
+}
+
+int subject_rooms_any(char *out, size_t cap, const char *prefix) { return subject_printf(out, cap, "%s.r.>", prefix); }
 
 int subject_frame(char *out, size_t cap, const char *prefix) { return subject_printf(out, cap, "%s.frame", prefix); }
 int subject_news(char *out, size_t cap, const char *prefix) { return subject_printf(out, cap, "%s.news", prefix); }

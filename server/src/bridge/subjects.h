@@ -1,8 +1,13 @@
 /* subjects: the NATS subject names of the scaled set-up (protocol/PROTOCOL.md,
- * "NATS subjects (scaled set-up)"), all under one prefix P (--nats-prefix):
- *   P.frame                          snapshot, once per bundle (after its views)
- *   P.view.<m>.<L>.<x0>.<y0>.<x1>.<y1>  one view's chunks per seq (m: d or l)
- *   P.news                           latest-key broadcasts
+ * "NATS subjects (scaled set-up)"), all under one prefix P (--nats-prefix).
+ * A room's stream is under its stream prefix S: P for the default room,
+ * P.r.<CODE> for room CODE (subject_room_prefix), so that no subject names
+ * the process that steps the room:
+ *   S.frame                          snapshot, once per bundle (after its views)
+ *   S.view.<m>.<L>.<x0>.<y0>.<x1>.<y1>  one view's chunks per seq (m: d or l)
+ *   S.news                           latest-key broadcasts
+ * and the relays' own subjects, the same for every room (an envelope and a
+ * lease name their room):
  *   P.lease.<tag>                    relay → sim lease requests
  *   P.cmd.<tag>                      relay → sim envelopes
  *   P.reply.<tag>                    sim → one relay
@@ -29,6 +34,13 @@
  * '_' (no wildcard, no empty token), at most SUBJECT_PREFIX_MAX bytes. */
 bool subject_prefix_valid(const char *prefix);
 
+/* The stream prefix of room code ("" or NULL: the default room, whose is P
+ * itself). -1 too for a code that is not one (room_code.h's alphabet). */
+int subject_room_prefix(char *out, size_t cap, const char *prefix, const char *code);
+/* The room streams' wildcard, P.r.> (for NATS permissions and tools). */
+int subject_rooms_any(char *out, size_t cap, const char *prefix);
+
+/* frame, news and view take a stream prefix (P, or a room's). */
 int subject_frame(char *out, size_t cap, const char *prefix);
 int subject_news(char *out, size_t cap, const char *prefix);
 int subject_lease(char *out, size_t cap, const char *prefix, unsigned tag);

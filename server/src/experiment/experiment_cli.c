@@ -9,7 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifndef SWARMCAST_SOURCE_EXPERIMENTS
+#define SWARMCAST_SOURCE_EXPERIMENTS "experiments"
+#endif
+
 #include "experiment/experiment_file.h"
+#include "install_paths.h"
 #include "experiment/merge.h"
 #include "experiment/pool_coordinator.h"
 #include "experiment/run_plan.h"
@@ -18,7 +23,7 @@
 
 enum { EXIT_OK = 0, EXIT_IO = 1, EXIT_USAGE = 2 };
 
-static const char USAGE[] =
+const char experiment_usage[] =
     "usage: swarmcast experiment plan FILE               list the runs as CSV (run_id, point, replicate,\n"
     "                                                    seed, each factor)\n"
     "       swarmcast experiment run FILE --out DIR [--workers N] [--shard I/N | --index I]\n"
@@ -45,8 +50,22 @@ static int usage_error(const char *fmt, const char *arg)
     return EXIT_USAGE;
 }
 
-static int plan(const char *path)
+/* A FILE that is not there and names no folder may be one of the shipped
+ * experiments: PREFIX/share/swarmcast/experiments beside an installed
+ * binary, the source tree's experiments/ beside a built one. */
+static const char *find_experiment(const char *given, char *buf, size_t len)
 {
+    if (strchr(given, '/') || access(given, F_OK) == 0) return given;
+    char dir[4096];
+    if (install_share_dir("experiments", dir, sizeof dir)) snprintf(dir, sizeof dir, "%s", SWARMCAST_SOURCE_EXPERIMENTS);
+    if (snprintf(buf, len, "%s/%s", dir, given) < (int)len && access(buf, R_OK) == 0) return buf;
+    return given;
+}
+
+static int plan(const char *given)
+{
+    char found[4200];
+    const char *path = find_experiment(given, found, sizeof found);
     experiment_t e;
     char msg[400];
     int rc = experiment_load(path, &e, msg, sizeof msg);
@@ -83,6 +102,7 @@ static long long whole(const char *text, long long lo, long long hi)
 static int run(int argc, char **argv)
 {
     const char *file = NULL, *dir = NULL;
+    char found[4200];
     runner_options_t o = {.only = -1, .progress = isatty(STDERR_FILENO) != 0};
     pool_options_t pool = {.ack_wait_s = 30, .max_deliver = 3, .progress = o.progress};
     bool local_only = false;
@@ -125,7 +145,7 @@ static int run(int argc, char **argv)
             pool.max_deliver = (unsigned)n;
             i++;
         } else if (a[0] != '-' && !file) {
-            file = a;
+            file = find_experiment(a, found, sizeof found);
         } else {
             return usage_error("run: unexpected '%s'", a);
         }
@@ -162,13 +182,13 @@ int experiment_main(int argc, char **argv)
 {
     const char *cmd = argc >= 2 ? argv[1] : "";
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-        fputs(USAGE, stdout);
+        fputs(experiment_usage, stdout);
         return EXIT_OK;
     }
     if (strcmp(cmd, "plan") == 0 && argc == 3) return plan(argv[2]);
     if (strcmp(cmd, "run") == 0) return run(argc - 2, argv + 2);
     if (strcmp(cmd, "merge") == 0) return merge(argc - 2, argv + 2);
     if (strcmp(cmd, "scenario") == 0 && argc == 4) return run_scenario_write(argv[2], argv[3], stdout);
-    fputs(USAGE, stderr);
+    fputs(experiment_usage, stderr);
     return EXIT_USAGE;
 }

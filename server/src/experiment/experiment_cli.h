@@ -4,5 +4,7 @@
 
 /* argv[0] is "experiment"; returns the process's exit status. */
 int experiment_main(int argc, char **argv);
+/* `swarmcast experiment --help` (the manual page shows it too). */
+extern const char experiment_usage[];
 
 #endif

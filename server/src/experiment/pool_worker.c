@@ -435,6 +435,11 @@ static void handle(worker_t *w, bound_t *b, natsMsg *msg)
     free(j);
 }
 
+const char pool_worker_usage[] =
+    "usage: swarmcast worker --nats URL [--name NAME]   (or SWARMCAST_NATS=URL)\n"
+    "Runs the runs of every experiment on that NATS (`swarmcast experiment run FILE --out DIR\n"
+    "--nats URL` puts them there), one at a time, until SIGINT or SIGTERM.\n";
+
 static int usage(const char *fmt, const char *arg)
 {
     fprintf(stderr, "swarmcast: worker: ");
@@ -452,9 +457,7 @@ int pool_worker_main(int argc, char **argv)
         else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc)
             name = argv[++i];
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            puts("usage: swarmcast worker --nats URL [--name NAME]   (or SWARMCAST_NATS=URL)\n"
-                 "Runs the runs of every experiment on that NATS (`swarmcast experiment run FILE --out DIR\n"
-                 "--nats URL` puts them there), one at a time, until SIGINT or SIGTERM.");
+            fputs(pool_worker_usage, stdout);
             return 0;
         } else
             return usage("unexpected '%s'", argv[i]);

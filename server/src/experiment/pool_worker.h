@@ -24,5 +24,7 @@
 /* argv[0] is "worker". The exit status: 0 after a signal, 2 bad options,
  * 1 NATS could not be reached. */
 int pool_worker_main(int argc, char **argv);
+/* `swarmcast worker --help` (the manual page shows it too). */
+extern const char pool_worker_usage[];
 
 #endif

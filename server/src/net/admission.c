@@ -328,7 +328,7 @@ int net_on_established(net_t *n, session_t *s, struct lws *wsi)
                         admit.refuse_code ? admit.refuse_reason : "cannot serve this client");
         return 0;
     }
-    net_enqueue(n, s, hello);
+    if (hello[0]) net_enqueue(n, s, hello); /* "": its hello comes later (net_send) */
     free(hello);
     return 0;
 }

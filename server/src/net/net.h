@@ -50,7 +50,9 @@ typedef struct net_callbacks {
     /* A viewer connected, in slot [0, max_clients), asking for room (the
      * upgrade's ?room= argument, "" without one). Returns its hello text
      * (malloc'd; net frees it) with admit->channel set, or NULL to refuse
-     * the connection (admit->refuse_code and _reason say how). */
+     * the connection (admit->refuse_code and _reason say how). An empty
+     * text admits it with its hello still to come (net_send): a relay's
+     * viewer of a room the simulation has not answered for yet. */
     char *(*on_open)(void *user, uint32_t client_id, size_t slot, int protocol, const char *room, net_admit_t *admit);
     /* One complete message of at most max_message_bytes (not NUL-terminated);
      * binary is set for a binary frame, which the protocol does not accept. */

@@ -1,5 +1,5 @@
 /* token_strength: whether a control token looks guessable, so that the
- * server can say so at start. Simple, documented rules (README "Sharing a
+ * server can say so at start. Simple, documented rules (docs/DEPLOYING.md "Sharing a
  * world with strangers"), none of which makes a token strong by itself:
  * shorter than 16 characters; fewer than 8 distinct characters; one class
  * only (digits, lower- or upper-case letters) under 24 characters; a

@@ -9,6 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Close codes of the room protocol (PROTOCOL.md "Rooms"), from the server
+ * and from relays alike. */
+#define CLOSE_NO_SUCH_ROOM 4404
+#define CLOSE_ROOM_CLOSED 4410
+#define CLOSE_TOO_MANY_CODES 4429
+/* RFC 6455's "try again later": a kept room that cannot reopen now. */
+#define CLOSE_TRY_AGAIN_LATER 1013
+
 /* One room, as the list shows it. */
 typedef struct room_info {
     const char *code; /* "" for the default room */

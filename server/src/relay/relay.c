@@ -12,6 +12,7 @@
 
 #include "net_config_for.h"
 #include "relay/relay_internal.h"
+#include "rooms/room_guard.h"
 
 /* Leases are renewed this often (the simulation forgets a relay after 5 s
  * without one), and sent at most this soon after the views changed. */
@@ -23,38 +24,42 @@
 
 /* ---- the clock ------------------------------------------------------------ */
 
+/* One room's round: its lease, its banner, its viewers' views. */
+static void room_timer(relay_t *r, relay_room_t *room, bool connected, uint64_t now)
+{
+    if (connected && (room->lease_due || now - room->lease_sent_ns >= LEASE_EVERY_NS)) relay_send_lease(r, room);
+    bool silent = !connected || now - room->last_frame_ns > FRAME_SILENCE_NS;
+    if (silent && room->sim_hello) {
+        if (!room->restarting) {
+            fprintf(stderr, "swarmcast: relay: %s%s%s; viewers see \"world restarting\"\n",
+                    connected ? "no snapshot for 2 s" : "NATS disconnected", room->code[0] ? " in room " : "",
+                    room->code);
+            r->replay_due = true;
+            relay_show_status(room, true);
+        } else if (now - room->status_sent_ns >= STATUS_REPEAT_NS) {
+            relay_show_status(room, true);
+        }
+    }
+    if (room->viewers) viewers_poll(room->viewers, now);
+    if (room->views && views_changed(room->views)) room->lease_due = true;
+}
+
 static void on_timer(uv_timer_t *t)
 {
     relay_t *r = t->data;
     uint64_t now = now_ns();
     bool connected = nats_link_connected(r->link);
-    if (connected && (r->lease_due || now - r->lease_sent_ns >= LEASE_EVERY_NS)) relay_send_lease(r);
-    bool silent = !connected || now - r->last_frame_ns > FRAME_SILENCE_NS;
-    if (silent && r->sim_hello) {
-        if (!r->restarting) {
-            fprintf(stderr, "swarmcast: relay: %s; viewers see \"world restarting\"\n",
-                    connected ? "no snapshot for 2 s" : "NATS disconnected");
-            r->replay_due = true;
-            relay_show_status(r, true);
-        } else if (now - r->status_sent_ns >= STATUS_REPEAT_NS) {
-            relay_show_status(r, true);
-        }
-    }
-    if (r->viewers) viewers_poll(r->viewers, now);
-    if (r->views && views_changed(r->views)) r->lease_due = true;
+    for (size_t i = 0; i < r->n_rooms_max; i++)
+        if (r->rooms[i]) room_timer(r, r->rooms[i], connected, now);
+    relay_rooms_tick(r, now);
 }
 
 /* ---- life cycle ------------------------------------------------------------ */
 
+/* The default room's stream and our tag's replies. */
 static int subscribe_fixed(relay_t *r)
 {
-    const char *p = r->cfg.nats_prefix;
-    if (subject_frame(r->subj_frame, SUBJECT_MAX, p) || subject_news(r->subj_news, SUBJECT_MAX, p)) return -1;
-    r->sub_frame =
-        nats_link_subscribe(r->link, r->subj_frame, STREAM_PENDING_MSGS, STREAM_PENDING_BYTES, relay_on_frame, r);
-    r->sub_news =
-        nats_link_subscribe(r->link, r->subj_news, REPLY_PENDING_MSGS, REPLY_PENDING_BYTES, relay_on_news, r);
-    if (!r->sub_frame || !r->sub_news) return -1;
+    if (!relay_room_create(r, 0, "")) return -1;
     return relay_listen_for_replies(r);
 }
 
@@ -65,7 +70,7 @@ relay_t *relay_create(uv_loop_t *loop, const config_t *cfg)
     r->loop = loop;
     r->cfg = *cfg;
     cfg = &r->cfg;
-    r->started_ns = r->last_frame_ns = now_ns();
+    r->started_ns = now_ns();
     r->tag = cfg->relay_tag ? cfg->relay_tag : relay_random_tag();
     uint64_t t = now_ns();
     r->instance = (uint32_t)(t ^ (t >> 32) ^ (uint64_t)getpid() * 40503u);
@@ -73,13 +78,15 @@ relay_t *relay_create(uv_loop_t *loop, const config_t *cfg)
         snprintf(r->name, sizeof r->name, "%s", cfg->relay_name);
     else
         snprintf(r->name, sizeof r->name, "relay-%u", r->tag);
-    r->limits = (cmd_limits_t){cfg->world_width, cfg->world_height, cfg->max_agents};
     r->clients = calloc(cfg->max_clients, sizeof *r->clients);
     r->policy = calloc(cfg->max_clients, sizeof *r->policy);
     r->by_id = client_slots_create(cfg->max_clients);
-    r->compose = compose_create(cfg->max_clients, net_headroom());
-    r->stream = relay_stream_create();
-    if (!r->clients || !r->policy || !r->by_id || !r->compose || !r->stream) {
+    /* A relay serves as many rooms at once as the simulation may hold. */
+    r->n_rooms_max = cfg->max_rooms + 1;
+    r->rooms = calloc(r->n_rooms_max, sizeof *r->rooms);
+    room_guard_config_t gc = room_guard_defaults();
+    r->guard = room_guard_create(&gc);
+    if (!r->clients || !r->policy || !r->by_id || !r->rooms || !r->guard) {
         fprintf(stderr, "swarmcast: out of memory for the relay\n");
         goto fail;
     }
@@ -96,8 +103,9 @@ relay_t *relay_create(uv_loop_t *loop, const config_t *cfg)
         goto fail;
     }
     net_config_t nc = net_config_for(cfg);
+    nc.channels = r->n_rooms_max;
     net_callbacks_t cb = {r, relay_on_open, relay_on_message, relay_on_close, relay_on_health, relay_on_metrics, relay_compose_v2,
-                          NULL};
+                          relay_room_known};
     if (!(r->net = net_create(loop, &nc, &cb))) {
         fprintf(stderr, "swarmcast: cannot listen on %s:%d with web root %s\n", cfg->bind, cfg->port, cfg->web_root);
         goto fail;
@@ -135,8 +143,7 @@ void relay_shutdown(relay_t *r)
     /* The simulation hears of every viewer's leaving now rather than when
      * the lease runs out (5 s). */
     for (size_t s = 0; s < r->cfg.max_clients; s++)
-        if (r->clients[s].net_id)
-            relay_send_envelope(r, BRIDGE_CLOSE, r->clients[s].global_id, relay_is_operator(r, s), NULL, 0);
+        if (r->clients[s].net_id && !r->clients[s].waiting) relay_send_envelope(r, BRIDGE_CLOSE, s, NULL, 0);
     net_shutdown(r->net, on_net_closed, r);
 }
 
@@ -144,18 +151,15 @@ void relay_destroy(relay_t *r)
 {
     if (!r) return;
     if (r->link) nats_link_destroy(r->link);
+    r->link = NULL;
     net_destroy(r->net);
-    bundle_free(r->current);
-    compose_destroy(r->compose);
-    viewers_destroy(r->viewers);
-    views_destroy(r->views);
-    relay_stream_destroy(r->stream);
+    r->net = NULL;
+    for (size_t i = 0; r->rooms && i < r->n_rooms_max; i++) relay_room_destroy(r, r->rooms[i]);
+    free(r->rooms);
+    room_guard_destroy(r->guard);
     client_slots_destroy(r->by_id);
     for (size_t s = 0; r->clients && s < r->cfg.max_clients; s++) free(r->clients[s].hello_text);
     free(r->clients);
     free(r->policy);
-    free(r->grants);
-    free(r->listening);
-    free(r->sim_hello);
     free(r);
 }

@@ -22,12 +22,16 @@
 #include "relay/client_slots.h"
 #include "relay/relay.h"
 #include "relay/relay_stream.h"
+#include "rooms/room_code.h"
 #include "stream/compose.h"
 #include "stream/viewers.h"
 #include "stream/views.h"
 
 /* No snapshot for this long: the world is restarting (banner, /healthz 503). */
 #define FRAME_SILENCE_NS 2000000000ull
+/* A room's viewers wait this long for the simulation's first answer about
+ * it, then are told to try again (1013): no simulation holds it now. */
+#define RELAY_ROOM_ANSWER_NS 3000000000ull
 
 /* Subscription limits: view and frame messages are large and frequent (a
  * stale backlog is worse than a gap: beyond these, NATS drops, counted);
@@ -40,6 +44,9 @@
 typedef struct relay_client {
     uint32_t net_id;   /* 0: slot free */
     uint32_t global_id;
+    size_t room;       /* its place in relay->rooms */
+    bool waiting;      /* its room's hello has not come yet: nothing is sent to it */
+    bool control;      /* it has the server's role here (the control token, or none anywhere): OPEN's flag */
     char *hello_text;  /* the viewer's last presence hello, sent again after a simulation restart */
 } relay_client_t;
 
@@ -68,8 +75,45 @@ typedef struct asked {
 typedef struct relay_counters {
     uint64_t frames, bad_messages, forwarded, answered_here, refused_here, leases_sent, leases_answered;
     uint64_t received[OPS_CMD_KINDS], rate_limited[OPS_CMD_KINDS], errors[OPS_ERROR_CODES], abuse_closes;
-    uint64_t replays, tag_changes;
+    uint64_t replays, tag_changes, rooms_opened, room_codes_wrong;
 } relay_counters_t;
+
+/* One room the relay serves: the default room always (place 0: its lease
+ * is the relay's heartbeat), another from its first viewer's arrival to
+ * its last one's leaving (relay_rooms.c). Each has its stream from the
+ * simulation (under its stream prefix: subjects.h), the views its viewers
+ * watch, their lease, and the simulation's hello for it. Its place is its
+ * channel in net: its news and frames go to its viewers only. */
+typedef struct relay_room {
+    struct relay *relay;
+    size_t index;
+    char code[ROOM_CODE_LEN + 1]; /* "": the default room */
+    char stream_prefix[SUBJECT_MAX], subj_frame[SUBJECT_MAX], subj_news[SUBJECT_MAX];
+    nats_link_sub_t *sub_frame, *sub_news;
+    size_t people;     /* viewers in it, greeted or waiting */
+    size_t waiting;    /* … of whom still waiting for its hello */
+    uint64_t opened_ns; /* waiting viewers give up RELAY_ROOM_ANSWER_NS after it */
+
+    cmd_limits_t limits;    /* from the simulation's hello */
+    float world_w, world_h; /* the world the views are cut from */
+    views_t *views;
+    viewers_t *viewers;
+    compose_t *compose;
+    relay_stream_t *stream;
+    bundle_t *current;
+    grant_t *grants;
+    size_t n_grants;
+    listening_t *listening;
+    size_t n_listening, cap_listening;
+    uint32_t tick; /* of the newest snapshot */
+
+    char *sim_hello; /* NULL until the simulation first answered a lease */
+    bool sim_token;  /* the room has a token (its hello says): only a token makes an operator */
+    asked_t asked;
+    bool lease_due;
+    uint64_t lease_sent_ns, lease_answered_ns, last_frame_ns, status_sent_ns;
+    bool restarting; /* the banner is up */
+} relay_room_t;
 
 struct relay {
     uv_loop_t *loop;
@@ -87,36 +131,21 @@ struct relay {
      * relay restarted within the lease's 5 s must not inherit the viewers
      * of the one that died (it is refused the tag until they are gone). */
     uint32_t instance;
-    char subj_frame[SUBJECT_MAX], subj_news[SUBJECT_MAX], subj_lease[SUBJECT_MAX], subj_cmd[SUBJECT_MAX],
-        subj_reply[SUBJECT_MAX];
-    nats_link_sub_t *sub_frame, *sub_news, *sub_reply;
+    char subj_lease[SUBJECT_MAX], subj_cmd[SUBJECT_MAX], subj_reply[SUBJECT_MAX];
+    nats_link_sub_t *sub_reply;
 
     /* Viewers. */
     relay_client_t *clients; /* per slot */
     client_policy_t *policy; /* per slot */
     client_slots_t *by_id;   /* global id → slot */
-    cmd_limits_t limits;     /* from the simulation's hello */
-    float world_w, world_h;  /* the world the views are cut from */
 
-    /* The stream. */
-    views_t *views;
-    viewers_t *viewers;
-    compose_t *compose;
-    relay_stream_t *stream;
-    bundle_t *current;
-    grant_t *grants;
-    size_t n_grants;
-    listening_t *listening;
-    size_t n_listening, cap_listening;
-    uint32_t tick; /* of the newest snapshot */
+    /* Rooms: n_rooms_max = --max-rooms + 1 places, rooms[0] the default
+     * room; a room's wrong codes and rooms made are counted per address
+     * here (the simulation sees only the relay). */
+    relay_room_t **rooms;
+    size_t n_rooms_max;
+    struct room_guard *guard;
 
-    /* The lease and the simulation's state. */
-    char *sim_hello; /* NULL until the simulation first answered a lease */
-    bool sim_token;  /* the simulation has a control token (its hello says) */
-    asked_t asked;
-    bool lease_due;
-    uint64_t lease_sent_ns, lease_answered_ns, last_frame_ns, status_sent_ns;
-    bool restarting;  /* the banner is up */
     bool tag_waiting; /* our fixed tag was refused as taken: waiting for it (said once) */
     bool replay_due;  /* the simulation may have lost our viewers: OPEN them again at its next answer */
     relay_counters_t n;
@@ -130,19 +159,38 @@ static inline uint64_t now_ns(void)
 }
 
 static inline bool relay_is_operator(const relay_t *r, size_t slot) { return r->policy[slot].operator; }
+static inline relay_room_t *relay_room_of(const relay_t *r, size_t slot) { return r->rooms[r->clients[slot].room]; }
 
 /* The conversation with the simulation on the tag's subjects
  * (relay_upstream.c): a viewer's envelope (OPEN, TEXT, CLOSE) under its
- * global id, relay_send_open announcing it with its role; the lease
- * request; a tag to start with; the subjects of the current tag, listening
- * on its reply subject (0 or -1); NATS connected or not. */
-void relay_send_envelope(relay_t *r, bridge_kind_t kind, uint32_t global_id, bool operator, const char *text,
-                         size_t len);
+ * global id and room, relay_send_open announcing it with its role; a
+ * room's lease request; a tag to start with; the subjects of the current
+ * tag, listening on its reply subject (0 or -1); NATS connected or not. */
+void relay_send_envelope(relay_t *r, bridge_kind_t kind, size_t slot, const char *text, size_t len);
 void relay_send_open(relay_t *r, size_t slot);
-void relay_send_lease(relay_t *r);
+void relay_send_lease(relay_t *r, relay_room_t *room);
 unsigned relay_random_tag(void);
 int relay_listen_for_replies(relay_t *r);
 void relay_on_nats_state(void *user, bool connected);
+
+/* The rooms (relay_rooms.c): the default room at start; a room found by
+ * its canonical code, or opened for a viewer (NULL: no place left); a
+ * viewer joining (greeted now when the room's hello is here, else
+ * waiting) and leaving (the room closes with its last viewer); the
+ * waiting viewers greeted or sent away when the simulation answered; and
+ * the timer's round (waiting viewers that got no answer). */
+relay_room_t *relay_room_create(relay_t *r, size_t index, const char *code);
+void relay_room_destroy(relay_t *r, relay_room_t *room);
+relay_room_t *relay_room_find(const relay_t *r, const char *code);
+relay_room_t *relay_room_open(relay_t *r, const char *code);
+/* The viewer's hello (malloc'd; NULL: out of memory), its role set, its
+ * view opened and the simulation told (OPEN). */
+char *relay_room_greet(relay_t *r, relay_room_t *room, size_t slot);
+void relay_room_left(relay_t *r, relay_room_t *room);
+void relay_room_answered(relay_t *r, relay_room_t *room);
+void relay_room_refused(relay_t *r, relay_room_t *room, const char *error);
+void relay_rooms_tick(relay_t *r, uint64_t now);
+bool relay_room_known(void *user, const char *typed);
 
 /* net's callbacks for the viewers' sessions (relay_viewers.c). */
 char *relay_on_open(void *user, uint32_t net_id, size_t slot, int protocol, const char *room, net_admit_t *admit);
@@ -150,14 +198,15 @@ void relay_on_message(void *user, uint32_t net_id, size_t slot, const char *data
 void relay_on_close(void *user, uint32_t net_id, size_t slot);
 int relay_compose_v2(void *user, uint32_t net_id, size_t slot, const uint8_t **data, size_t *len);
 
-/* The stream in (relay_feed.c): the callbacks of the snapshot and news
- * subjects; the banner (restarting or running again); the view subjects
- * listened to, made to match the grants, and the grants of a lease answer. */
+/* The stream in (relay_feed.c): the callbacks of a room's snapshot and
+ * news subjects (user: the room); its banner (restarting or running
+ * again); the view subjects listened to, made to match the grants, and
+ * the grants of a lease answer. */
 void relay_on_frame(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len);
 void relay_on_news(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len);
-void relay_show_status(relay_t *r, bool restarting);
-void relay_sync_subscriptions(relay_t *r);
-void relay_apply_grants(relay_t *r, const lease_reply_t *a);
+void relay_show_status(relay_room_t *room, bool restarting);
+void relay_sync_subscriptions(relay_room_t *room);
+void relay_apply_grants(relay_room_t *room, const lease_reply_t *a);
 
 /* net's callbacks for /healthz and /metrics (relay_http_status.c). */
 char *relay_on_health(void *user, int *status);

@@ -1,9 +1,10 @@
 /* relay_upstream: the relay's own conversation with the simulation, on its
  * tag's subjects (PROTOCOL.md, "NATS subjects"): its viewers' envelopes up
- * (P.cmd.<tag>), the lease every second (P.lease.<tag>: the views its
- * viewers need), and what comes back on P.reply.<tag>: a lease answer (the
- * world and its hello, the grants, a census, or the tag taken by another
- * relay), a reply to one viewer, or a kick. Loop thread only. */
+ * (P.cmd.<tag>, each naming its viewer's room), a lease per room every
+ * second (P.lease.<tag>: the views its viewers in that room need), and
+ * what comes back on P.reply.<tag>: a lease answer (the room's world and
+ * hello, the grants, a census, the tag taken by another relay, or no such
+ * room), a reply to one viewer, a kick, or a role. Loop thread only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +20,13 @@
 
 /* ---- to the simulation ---------------------------------------------- */
 
-void relay_send_envelope(relay_t *r, bridge_kind_t kind, uint32_t global_id, bool operator, const char *text,
-                         size_t len)
+void relay_send_envelope(relay_t *r, bridge_kind_t kind, size_t slot, const char *text, size_t len)
 {
-    bridge_envelope_t e = {.kind = kind, .operator = operator, .client_id = global_id,
+    const relay_client_t *c = &r->clients[slot];
+    bridge_envelope_t e = {.kind = kind, .operator = c->control, .client_id = c->global_id,
                            .text = {(const uint8_t *)text, len, text != NULL}};
-    if (!r->link || !global_id) return; /* shutting down; a viewer whose id was given up (change_tag) */
+    memcpy(e.room, r->rooms[c->room]->code, sizeof e.room);
+    if (!r->link || !c->global_id) return; /* shutting down; a viewer whose id was given up (change_tag) */
     size_t n;
     uint8_t *msg = bridge_envelope_encode(&e, &n);
     if (!msg) return;
@@ -32,10 +34,7 @@ void relay_send_envelope(relay_t *r, bridge_kind_t kind, uint32_t global_id, boo
     free(msg);
 }
 
-void relay_send_open(relay_t *r, size_t slot)
-{
-    relay_send_envelope(r, BRIDGE_OPEN, r->clients[slot].global_id, relay_is_operator(r, slot), NULL, 0);
-}
+void relay_send_open(relay_t *r, size_t slot) { relay_send_envelope(r, BRIDGE_OPEN, slot, NULL, 0); }
 
 /* How this process names itself in its leases: name#instance. */
 static void lease_name(const relay_t *r, char out[LEASE_NAME_MAX + 1])
@@ -43,16 +42,19 @@ static void lease_name(const relay_t *r, char out[LEASE_NAME_MAX + 1])
     snprintf(out, LEASE_NAME_MAX + 1, "%s#%08x", r->name, (unsigned)r->instance);
 }
 
-/* The views the viewers need, to the simulation (every second, and soon
- * after they change). */
-void relay_send_lease(relay_t *r)
+/* The views a room's viewers need, to the simulation (every second, and
+ * soon after they change). The default room's lease is the relay's
+ * heartbeat, and reports all its viewers (the simulation's census). */
+void relay_send_lease(relay_t *r, relay_room_t *room)
 {
     size_t n = 0;
-    const view_spec_t *specs = r->views ? views_specs(r->views, &n) : NULL;
+    const view_spec_t *specs = room->views ? views_specs(room->views, &n) : NULL;
     if (!specs) n = 0;
-    lease_request_t req = {.tag = r->tag, .clients = (uint32_t)net_client_count(r->net)};
+    lease_request_t req = {.tag = r->tag,
+                           .clients = (uint32_t)(room->index == 0 ? net_client_count(r->net) : room->people)};
+    memcpy(req.room, room->code, sizeof req.room);
     lease_name(r, req.relay);
-    asked_t *q = &r->asked;
+    asked_t *q = &room->asked;
     q->n = 0;
     for (size_t i = 0; i < n && i < LEASE_MAX_VIEWS; i++) {
         req.views[i] = (lease_view_t){specs[i].mode, specs[i].rect};
@@ -64,8 +66,14 @@ void relay_send_lease(relay_t *r)
     if (!text) return;
     if (nats_link_publish(r->link, r->subj_lease, r->subj_reply, text, strlen(text)) == 0) r->n.leases_sent++;
     free(text);
-    r->lease_due = false;
-    r->lease_sent_ns = now_ns();
+    room->lease_due = false;
+    room->lease_sent_ns = now_ns();
+}
+
+static void all_leases_due(relay_t *r)
+{
+    for (size_t i = 0; i < r->n_rooms_max; i++)
+        if (r->rooms[i]) r->rooms[i]->lease_due = true;
 }
 
 /* ---- the simulation's answers ---------------------------------------------- */
@@ -117,7 +125,7 @@ static void change_tag(relay_t *r)
         }
     close_everyone(r, 1012, "relay restarting, reconnect");
     relay_listen_for_replies(r);
-    r->lease_due = true;
+    all_leases_due(r);
 }
 
 /* Our fixed tag (--relay-tag) is held by another instance, most likely
@@ -133,34 +141,36 @@ static void wait_for_tag(relay_t *r)
     r->replay_due = true;
 }
 
-/* The views are cut from the simulation's world: made at its first answer,
- * and again (every viewer keeping its connection, getting keys) if a
- * restarted simulation has another size. */
-static int set_world(relay_t *r, float w, float h)
+/* A room's views are cut from its world: made at the simulation's first
+ * answer about it, and again (every viewer keeping its connection, getting
+ * keys) if a restarted simulation has another size. */
+static int set_world(relay_t *r, relay_room_t *room, float w, float h)
 {
-    if (r->viewers && w == r->world_w && h == r->world_h) return 0;
-    viewers_t *old_viewers = r->viewers;
-    views_t *old_views = r->views;
+    if (room->viewers && w == room->world_w && h == room->world_h) return 0;
+    viewers_t *old_viewers = room->viewers;
+    views_t *old_views = room->views;
     views_t *views = views_create(r->cfg.max_views < RELAY_MAX_VIEWS ? r->cfg.max_views : RELAY_MAX_VIEWS);
     viewers_t *viewers = views ? viewers_create(r->cfg.max_clients, views, w, h, (double)r->cfg.detail_budget) : NULL;
     if (!viewers) {
         views_destroy(views);
         return -1;
     }
-    r->views = views;
-    r->viewers = viewers;
-    r->world_w = w;
-    r->world_h = h;
+    room->views = views;
+    room->viewers = viewers;
+    room->world_w = w;
+    room->world_h = h;
     viewers_destroy(old_viewers);
     views_destroy(old_views);
-    free(r->grants);
-    r->grants = NULL;
-    r->n_grants = 0;
-    relay_sync_subscriptions(r);
-    relay_stream_reset(r->stream);
-    for (size_t s = 0; s < r->cfg.max_clients; s++)
-        if (r->clients[s].net_id) viewers_open(r->viewers, s, now_ns());
-    r->lease_due = true;
+    free(room->grants);
+    room->grants = NULL;
+    room->n_grants = 0;
+    relay_sync_subscriptions(room);
+    relay_stream_reset(room->stream);
+    for (size_t s = 0; s < r->cfg.max_clients; s++) {
+        const relay_client_t *c = &r->clients[s];
+        if (c->net_id && c->room == room->index && !c->waiting) viewers_open(room->viewers, s, now_ns());
+    }
+    room->lease_due = true;
     return 0;
 }
 
@@ -170,11 +180,23 @@ static void replay_viewers(relay_t *r)
     r->n.replays++;
     for (size_t s = 0; s < r->cfg.max_clients; s++) {
         relay_client_t *c = &r->clients[s];
-        if (!c->net_id) continue;
+        if (!c->net_id || c->waiting) continue;
         relay_send_open(r, s);
-        if (c->hello_text) relay_send_envelope(r, BRIDGE_TEXT, c->global_id, relay_is_operator(r, s), c->hello_text,
-                                         strlen(c->hello_text));
+        if (c->hello_text) relay_send_envelope(r, BRIDGE_TEXT, s, c->hello_text, strlen(c->hello_text));
     }
+}
+
+/* A room's lease came to the simulation before this relay's heartbeat (it
+ * has just restarted, or the tag is another relay's): the heartbeat goes at
+ * the next tick, and the room's lease after it (rooms go in index order,
+ * the default room first; NATS keeps one publisher's order), so that the
+ * room's waiting viewers are greeted in a tick rather than at the next
+ * second's lease. While the tag is another's, the leases keep their pace. */
+static void heartbeat_first(relay_t *r, relay_room_t *room)
+{
+    if (r->tag_waiting) return;
+    r->rooms[0]->lease_due = true;
+    room->lease_due = true;
 }
 
 static void on_lease_answer(relay_t *r, const char *text, size_t len)
@@ -191,31 +213,44 @@ static void on_lease_answer(relay_t *r, const char *text, size_t len)
         return;
     }
     r->n.leases_answered++;
+    relay_room_t *room = relay_room_find(r, a.room);
+    bool home = room && room->index == 0;
     if (!a.ok) {
-        if (strcmp(a.error, "tag_taken") == 0 && r->cfg.relay_tag)
+        if (strcmp(a.error, "tag_taken") == 0 && !a.room[0] && r->cfg.relay_tag)
             wait_for_tag(r);
-        else if (strcmp(a.error, "tag_taken") == 0)
+        else if (strcmp(a.error, "tag_taken") == 0 && !a.room[0])
             change_tag(r);
-        else
-            fprintf(stderr, "swarmcast: relay: the simulation refused the lease: %s\n", a.error);
+        else if (room && (strcmp(a.error, "no_room") == 0 || strcmp(a.error, "unavailable") == 0))
+            relay_room_refused(r, room, a.error);
+        else if (room && strcmp(a.error, "not_joined") == 0)
+            heartbeat_first(r, room);
+        else if (strcmp(a.error, "tag_taken") != 0)
+            fprintf(stderr, "swarmcast: relay: the simulation refused the lease%s%s: %s\n", a.room[0] ? " of room " : "",
+                    a.room, a.error);
         free(a.hello);
         return;
     }
-    r->lease_answered_ns = now_ns();
-    r->tag_waiting = false;
+    if (!room) { /* a room whose last viewer left meanwhile */
+        free(a.hello);
+        return;
+    }
+    room->lease_answered_ns = now_ns();
+    if (home) r->tag_waiting = false;
     relay_world_t w;
-    if (relay_hello_world(a.hello, &w) == 0 && set_world(r, (float)w.width, (float)w.height) == 0) {
-        r->limits = (cmd_limits_t){(float)w.width, (float)w.height, w.max_agents ? w.max_agents : r->cfg.max_agents};
-        if (w.control_token && !r->cfg.control_token && !r->sim_token)
+    if (relay_hello_world(a.hello, &w) == 0 && set_world(r, room, (float)w.width, (float)w.height) == 0) {
+        room->limits = (cmd_limits_t){(float)w.width, (float)w.height, w.max_agents ? w.max_agents : r->cfg.max_agents};
+        if (home && w.control_token && !r->cfg.control_token && !room->sim_token)
             fprintf(stderr, "swarmcast: relay: the simulation has a control token and this relay none: its viewers "
                             "stay visitors (start the relay with the same --control-token)\n");
-        r->sim_token = w.control_token;
-        free(r->sim_hello);
-        r->sim_hello = a.hello;
+        room->sim_token = w.control_token;
+        free(room->sim_hello);
+        room->sim_hello = a.hello;
         a.hello = NULL;
     }
     free(a.hello);
-    if (r->views) relay_apply_grants(r, &a);
+    if (room->views) relay_apply_grants(room, &a);
+    relay_room_answered(r, room);
+    if (!home) return;
     if (r->replay_due) {
         r->replay_due = false;
         replay_viewers(r);
@@ -224,7 +259,7 @@ static void on_lease_answer(relay_t *r, const char *text, size_t len)
          * it has, announced again, stay; the rest it closes. */
         r->n.replays++;
         for (size_t s = 0; s < r->cfg.max_clients; s++)
-            if (r->clients[s].net_id) relay_send_open(r, s);
+            if (r->clients[s].net_id && !r->clients[s].waiting) relay_send_open(r, s);
     }
 }
 
@@ -258,11 +293,15 @@ static void on_reply(void *user, const char *subject, const char *reply, const u
         /* A code a close frame may carry (RFC 6455 7.4), else policy violation. */
         int code = e.code >= 1000 && e.code <= 4999 && e.code != 1005 && e.code != 1006 && e.code != 1015 ? e.code : 1008;
         net_close(r->net, slot, net_id, code, reason);
+    } else if (e.kind == BRIDGE_ROLE) {
+        /* The simulation made it an operator (its room's token): its
+         * commands pass the relay's role check from now on. */
+        r->policy[slot].operator = true;
     }
 }
 
 void relay_on_nats_state(void *user, bool connected)
 {
     relay_t *r = user;
-    if (connected) r->lease_due = true;
+    if (connected) all_leases_due(r);
 }

@@ -20,10 +20,12 @@
  * (not in the paper) join d like in the other models, so that the live
  * world's features keep working; with neither present it is the paper's
  * model. Noise comes from the world's counter-based generator by (tick,
- * id), so a step is the same whatever the thread count. */
+ * id), so a step is the same whatever the thread count. Angles and their
+ * sines come from angles.h, not libm (within 1.3e-7). */
 #include <math.h>
 #include <stdbool.h>
 
+#include "sim/angles.h"
 #include "sim/clones.h"
 #include "sim/lanes.h"
 #include "sim/models.h"
@@ -50,7 +52,8 @@ float couzin_reach(const sim_params_t *p) { return p->cz_r_r + p->cz_dr_o + p->c
 
 /* Eight candidates at a time, one accumulator per lane, lanes summed in a
  * fixed order at the end: the span is the same whichever thread senses
- * it, so the sums are too. */
+ * it, so the sums are too. VX/VY are the candidates' unit headings
+ * (couzin_headings), worked out once per cell rather than once per pair. */
 KERNEL_CLONES
 void couzin_sense(const couzin_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
@@ -70,14 +73,16 @@ void couzin_sense(const couzin_consts_t *k, const float *X, const float *Y, cons
             dy = lanes_select(dy > half_h, dy - height, lanes_select(dy < -half_h, dy + height, dy));
         }
         const lanes_f d2 = dx * dx + dy * dy;
-        lanes_i index;
-        for (int l = 0; l < LANES; l++) index[l] = j0 + l;
         /* Distance 0 is the agent itself (or one on the very same spot,
          * which no zone can place); self is its entry when positions are
-         * from the past. */
-        lanes_i in = (d2 > 0.0f) & (d2 < k->ra2) & (index < count) & (index != self);
+         * from the past. Past count the positions are out of range. */
+        lanes_i in = (d2 > 0.0f) & (d2 < k->ra2);
+        if (self >= 0) {
+            lanes_i index;
+            for (int l = 0; l < LANES; l++) index[l] = j0 + l;
+            in &= index != self;
+        }
         if (S) in &= lanes_load(S + j0) == species;
-        if (!lanes_any(in)) continue;
         /* Lanes out of range may divide by zero: masked out bit by bit. */
         const lanes_f inv = one / lanes_sqrt(d2);
         const lanes_f ux = dx * inv, uy = dy * inv;
@@ -85,14 +90,10 @@ void couzin_sense(const couzin_consts_t *k, const float *X, const float *Y, cons
         const lanes_i rep = in & (d2 < k->rr2);
         const lanes_i ori = in & ~rep & (d2 < k->ro2);
         const lanes_i att = in & ~rep & ~ori;
-        const lanes_f vxj = lanes_load(VX + j0), vyj = lanes_load(VY + j0);
-        const lanes_f s2 = vxj * vxj + vyj * vyj;
-        const lanes_i moving = s2 > 0.0f;
-        const lanes_f vinv = one / lanes_sqrt(lanes_select(moving, s2, one));
         rx -= lanes_keep(rep, ux);
         ry -= lanes_keep(rep, uy);
-        ox += lanes_keep(ori & moving, vxj * vinv);
-        oy += lanes_keep(ori & moving, vyj * vinv);
+        ox += lanes_keep(ori, lanes_load(VX + j0));
+        oy += lanes_keep(ori, lanes_load(VY + j0));
         ax += lanes_keep(att, ux);
         ay += lanes_keep(att, uy);
         nr += lanes_keep(rep, one);
@@ -102,6 +103,20 @@ void couzin_sense(const couzin_consts_t *k, const float *X, const float *Y, cons
     const quad_f q0 = lanes_sum4(rx, ry, ox, oy), q1 = lanes_sum4(ax, ay, nr, no), q2 = lanes_sum4(na, zero, zero, zero);
     *out = (couzin_sums_t){.rep_x = q0[0], .rep_y = q0[1], .ori_x = q0[2], .ori_y = q0[3], .att_x = q1[0],
                            .att_y = q1[1], .n_rep = (int)q1[2], .n_ori = (int)q1[3], .n_att = (int)q2[0]};
+}
+
+KERNEL_CLONES
+void couzin_headings(float *VX, float *VY, int32_t count)
+{
+    const lanes_f zero = {0}, one = zero + 1.0f;
+    for (int32_t j0 = 0; j0 < count; j0 += LANES) {
+        const lanes_f vxj = lanes_load(VX + j0), vyj = lanes_load(VY + j0);
+        const lanes_f s2 = vxj * vxj + vyj * vyj;
+        const lanes_i moving = s2 > 0.0f;
+        const lanes_f vinv = one / lanes_sqrt(lanes_select(moving, s2, one));
+        lanes_store(VX + j0, lanes_keep(moving, vxj * vinv));
+        lanes_store(VY + j0, lanes_keep(moving, vyj * vinv));
+    }
 }
 
 /* (x, y) scaled to length 1; false (and unchanged) when it has none. */
@@ -119,7 +134,9 @@ static float gaussian(const world_t *w, uint32_t id)
 {
     const float u1 = 1.0f - prng_hash_unit(w->seed, NOISE_STREAM, w->tick, (uint64_t)id * 2); /* (0, 1] */
     const float u2 = prng_hash_unit(w->seed, NOISE_STREAM, w->tick, (uint64_t)id * 2 + 1);
-    return sqrtf(-2.0f * logf(u1)) * cosf(2.0f * PI_F * u2);
+    float s, c;
+    angle_sincos(2.0f * PI_F * u2, &s, &c);
+    return sqrtf(-2.0f * logf(u1)) * c;
 }
 
 bool couzin_direction(const couzin_sums_t *s, float hx, float hy, float *dx, float *dy)
@@ -153,7 +170,7 @@ float couzin_turn(float heading, float desired, float max_turn)
 }
 
 KERNEL_CLONES
-void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s)
+void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s, finish_batch_t *out)
 {
     const agents_t *a = &w->cur;
     const sim_params_t *p = world_params_for(w, a->flags[i]); /* its species' */
@@ -162,7 +179,6 @@ void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s)
     const float speed = sqrtf(vx * vx + vy * vy);
     /* An agent standing still (only ever placed so) sets off along x. */
     const float hx = speed > 0.0f ? vx / speed : 1.0f, hy = speed > 0.0f ? vy / speed : 0.0f;
-    const float heading = atan2f(hy, hx);
 
     float dx, dy;
     if (!couzin_direction(s, hx, hy, &dx, &dy)) dx = hx, dy = hy; /* no one perceived: keep going */
@@ -174,9 +190,14 @@ void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s)
         dx += p->w_flee * away.x, dy += p->w_flee * away.y, extra = true;
     if (extra && !normalise(&dx, &dy)) dx = hx, dy = hy;
 
-    float desired = atan2f(dy, dx);
+    /* The desired direction's angle from the heading (in [−π, π]), the
+     * noise added, wrapped and limited: the heading is rotated by that,
+     * which takes one atan2 where two angles took two. */
+    float desired = angle_atan2(hx * dy - hy * dx, hx * dx + hy * dy);
     if (p->cz_noise > 0.0f) desired += p->cz_noise * sqrtf(w->dt) * gaussian(w, id);
-    const float turned = couzin_turn(heading, desired, p->cz_turn_rate * (PI_F / 180.0f) * w->dt);
-    const float nvx = p->cz_speed * cosf(turned), nvy = p->cz_speed * sinf(turned);
-    motion_finish(w, i, px + nvx * w->dt, py + nvy * w->dt, nvx, nvy, 0);
+    const float turn = couzin_turn(0.0f, desired, p->cz_turn_rate * (PI_F / 180.0f) * w->dt);
+    float sin_t, cos_t;
+    angle_sincos(turn, &sin_t, &cos_t);
+    const float nvx = p->cz_speed * (hx * cos_t - hy * sin_t), nvy = p->cz_speed * (hx * sin_t + hy * cos_t);
+    finish_batch_add(w, out, i, px + nvx * w->dt, py + nvy * w->dt, nvx, nvy, 0);
 }

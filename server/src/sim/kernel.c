@@ -53,7 +53,7 @@ LANES_INLINE void copy_species(float *restrict dst, const uint8_t *restrict flag
 /* Copies the candidates of the runs (taken end to end; together at most
  * the span's capacity) into the scratch span, shifted across wrapped
  * edges, then SENSE_FAR padding. Returns how many were copied. */
-LANES_INLINE uint32_t gather(const sources_t *src, const grid_run_t *runs, int n_runs, sense_scratch_t *s)
+LANES_INLINE uint32_t gather_runs(const sources_t *src, const grid_run_t *runs, int n_runs, sense_scratch_t *s)
 {
     uint32_t count = 0;
     for (int r = 0; r < n_runs; r++) {
@@ -136,6 +136,8 @@ typedef struct pass {
     uint32_t max_candidates; /* a block holding more is sampled */
     uint64_t sample_seed;    /* this tick's: where each cell's slice starts */
     reynolds_batch_t batch;
+    finish_batch_t finish;   /* Olfati-Saber's and Couzin's agents, ended LANES at a time */
+    unicycle_batch_t uni;    /* the unicycle's, turned LANES at a time */
 } pass_t;
 
 /* One cell's agents and where their neighbour candidates are. */
@@ -187,6 +189,14 @@ static void cell_block_of(const pass_t *ps, uint32_t c, cell_block_t *b)
                                       ps->max_candidates, ps->sample_seed, b->runs, b->own, &b->n_own);
         b->total = ps->max_candidates;
     }
+}
+
+/* Copies a cell's candidates into the span, as its model senses them:
+ * Couzin's as unit headings, once for all the cell's agents. */
+LANES_INLINE void gather(const pass_t *ps, const cell_block_t *b, sense_scratch_t *s)
+{
+    const uint32_t count = gather_runs(&ps->src, b->runs, b->n_runs, s);
+    if (ps->couzin) couzin_headings(s->vx, s->vy, (int32_t)count);
 }
 
 /* Hands agent i's sums to the Reynolds rules, which run for a batch of
@@ -252,9 +262,10 @@ LANES_INLINE uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_
         if (ps->olfati) {
             olfati_sums_t sums = {0};
             olfati_sense(&ps->ocs[s], X, Y, VX, VY, species > 1 ? scratch->species : NULL, (float)s, n,
-                         own_place(b, i), px, py, vx, vy, b->pair_wrap, w->width, w->height, &sums);
+                         ps->delayed_positions ? own_place(b, i) : -1, px, py, vx, vy, b->pair_wrap, w->width,
+                         w->height, &sums);
             neighbours += (uint64_t)sums.neighbours;
-            olfati_agent(w, &ps->ocs[s], i, &sums);
+            olfati_agent(w, &ps->ocs[s], i, &sums, &ps->finish);
             continue;
         }
         if (ps->couzin) {
@@ -263,7 +274,7 @@ LANES_INLINE uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_
                          ps->delayed_positions ? own_place(b, i) : -1, px, py, vx, vy, b->pair_wrap, w->width,
                          w->height, &sums);
             neighbours += (uint64_t)(sums.n_rep + sums.n_ori + sums.n_att);
-            couzin_agent(w, i, &sums);
+            couzin_agent(w, i, &sums, &ps->finish);
             continue;
         }
         /* Density-dependent perception: this agent's own radii, which only
@@ -298,7 +309,7 @@ LANES_INLINE uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_
                                                          k * (p->coh_radius - p->radius_influence * (float)sums.n_coh));
         }
         if (model == MODEL_UNICYCLE)
-            unicycle_agent(w, i, &sums);
+            unicycle_agent(w, i, &sums, &ps->uni);
         else
             batch_add(ps, &quads);
     }
@@ -350,6 +361,8 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t agent_begin, uint32_t age
     ps->common = model == MODEL_REYNOLDS && !ps->delayed_positions && ps->species == 1 &&
                  sense_params_fast_ok(&ps->sps[0]);
     ps->batch = (reynolds_batch_t){.first = agent_begin, .count = 0};
+    ps->finish = (finish_batch_t){.first = agent_begin, .count = 0};
+    ps->uni = (unicycle_batch_t){.first = agent_begin, .count = 0};
     /* The span holds the largest sample the parameter allows; Olfati-Saber's
      * pairs are dear, so its agents sense fewer (params.h). */
     uint32_t max_candidates = (uint32_t)p->max_candidates;
@@ -397,12 +410,12 @@ uint64_t step_agents(world_t *w, uint32_t agent_begin, uint32_t agent_end, sense
     int cur = 0;
     uint32_t c = cell_holding(g, agent_begin);
     cell_block_of(&ps, c, &blocks[cur]);
-    gather(&ps.src, blocks[cur].runs, blocks[cur].n_runs, &scratch[cur]);
+    gather(&ps, &blocks[cur], &scratch[cur]);
     while (c < cell_end) {
         const uint32_t next = next_occupied(g, c + 1, cell_end);
         if (next < cell_end) {
             cell_block_of(&ps, next, &blocks[!cur]);
-            gather(&ps.src, blocks[!cur].runs, blocks[!cur].n_runs, &scratch[!cur]);
+            gather(&ps, &blocks[!cur], &scratch[!cur]);
         }
         const cell_block_t *b = &blocks[cur];
         if (ps.common && !b->pair_wrap)
@@ -413,5 +426,7 @@ uint64_t step_agents(world_t *w, uint32_t agent_begin, uint32_t agent_end, sense
         cur = !cur;
     }
     if (ps.batch.count) reynolds_batch(w, &ps.batch);
+    finish_batch_flush(w, &ps.finish);
+    unicycle_flush(w, &ps.uni);
     return neighbours;
 }

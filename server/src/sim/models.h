@@ -1,13 +1,15 @@
 /* models: each flocking model's rule for one agent, given what it sensed.
  * The step kernel (kernel.c) finds the neighbour candidates, senses, calls
- * the model, and the model ends with motion_finish. Every function reads
- * only w->cur and writes only agent i of w->next. */
+ * the model, and the model ends with motion_finish (the Reynolds rules) or
+ * hands its agent's end to a finish_batch_t (the others). Every function
+ * reads only w->cur and writes only agent i of w->next. */
 #ifndef SWARMCAST_MODELS_H
 #define SWARMCAST_MODELS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim/finish_batch.h"
 #include "sim/neighbours.h"
 #include "sim/world.h"
 
@@ -26,8 +28,25 @@ typedef struct reynolds_batch {
 void reynolds_batch(const world_t *w, const reynolds_batch_t *b);
 
 /* Unicycle agents: constant speed, heading turned by a proportional
- * controller toward k_s ŝ + k_a â + k_c ĉ, gains jittered per tick. */
-void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s);
+ * controller toward k_s ŝ + k_a â + k_c ĉ, gains jittered per tick.
+ * unicycle_agent works out agent i's desired direction and leaves the
+ * turn, whose atan2 and sin/cos are most of the rule's cost, to
+ * unicycle_flush, which turns up to LANES consecutive agents at once
+ * (each agent's result is the same whichever batch it is in). */
+typedef struct unicycle_batch {
+    size_t first; /* agents first … first + count − 1 */
+    int count;
+    float px[LANES], py[LANES]; /* where they are */
+    float hx[LANES], hy[LANES]; /* their unit headings */
+    float dx[LANES], dy[LANES]; /* their desired directions (0: keep going) */
+    float speed[LANES];         /* their own speeds */
+    float gain[LANES];          /* k_e times this tick's jitter */
+    uint8_t flags[LANES];
+} unicycle_batch_t;
+
+void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s, unicycle_batch_t *out);
+/* Turns and moves the batch's agents into w->next; the batch is then empty. */
+void unicycle_flush(const world_t *w, unicycle_batch_t *b);
 
 /* Olfati-Saber: what an α-agent senses of its neighbours. */
 typedef struct olfati_sums {
@@ -40,20 +59,24 @@ typedef struct olfati_sums {
  * parameters, computed once per step. */
 typedef struct olfati_consts {
     float eps, r_alpha, d_alpha, h_alpha, a_plus_b, a_minus_b, c;
+    float inv_eps, inv_r_alpha, inv_h_span; /* 1/ε, 1/r_α, 1/(1 − h_α) */
+    float c_minus_d;                        /* c − d_α */
     float r2;                   /* interaction range squared (Euclidean) */
     float r_beta2, d_beta_sigma, h_beta;
 } olfati_consts_t;
 
 olfati_consts_t olfati_consts(const sim_params_t *p);
 /* Sums over candidates [0, count) of X/Y/VX/VY (relative positions taken
- * from (px, py), shortest displacement when pair_wrap), skipping self and,
- * when S is given, candidates whose S is not this species. The arrays must
- * be readable LANES − 1 entries past count (the kernel's spans are). */
+ * from (px, py), shortest displacement when pair_wrap), skipping self (or,
+ * when self < 0, whoever is at distance 0) and, when S is given, candidates
+ * whose S is not this species. The arrays must be readable LANES − 1
+ * entries past count, where X/Y are out of range (SENSE_FAR: the kernel's
+ * spans are). */
 void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
                   bool pair_wrap, float width, float height, olfati_sums_t *out);
 /* Algorithm 1 (+ γ feedback for olfati2, + β obstacles for olfati3). */
-void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s);
+void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s, finish_batch_t *out);
 
 /* Couzin et al. 2002: what an agent perceives in its three zones. */
 typedef struct couzin_sums {
@@ -74,7 +97,13 @@ typedef struct couzin_consts {
 couzin_consts_t couzin_consts(const sim_params_t *p);
 /* The outer radius of the zone of attraction, r_r + Δr_o + Δr_a. */
 float couzin_reach(const sim_params_t *p);
-/* Sums over candidates [0, count), as olfati_sense takes them. */
+/* VX/VY[0, count) (readable and writable LANES − 1 past count) turned into
+ * unit headings in place, 0 for a candidate standing still: what
+ * couzin_sense takes. */
+void couzin_headings(float *VX, float *VY, int32_t count);
+/* Sums over candidates [0, count), as olfati_sense takes them (X/Y out of
+ * range past count), but with VX/VY the candidates' unit headings
+ * (couzin_headings). */
 void couzin_sense(const couzin_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
                   bool pair_wrap, float width, float height, couzin_sums_t *out);
@@ -85,6 +114,6 @@ bool couzin_direction(const couzin_sums_t *s, float hx, float hy, float *dx, flo
 /* heading turned toward desired (radians) by at most max_turn. */
 float couzin_turn(float heading, float desired, float max_turn);
 /* Noise, the turning limit and the move at constant speed. */
-void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s);
+void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s, finish_batch_t *out);
 
 #endif

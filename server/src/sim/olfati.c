@@ -20,6 +20,7 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "sim/bump.h"
 #include "sim/clones.h"
 #include "sim/lanes.h"
 #include "sim/models.h"
@@ -29,12 +30,8 @@ static float sigma_norm(float z2, float eps) { return (sqrtf(1.0f + eps * z2) - 
 
 static float sigma_1(float z) { return z / sqrtf(1.0f + z * z); }
 
-static float bump(float z, float h)
-{
-    if (z < h) return z >= 0.0f ? 1.0f : 0.0f;
-    if (z >= 1.0f) return 0.0f;
-    return 0.5f * (1.0f + cosf(3.14159265f * (z - h) / (1.0f - h)));
-}
+/* ρ_h(z): the polynomial bump (bump.h), the same in the pair loop and here. */
+static float bump(float z, float h) { return bump_of(z, h, 1.0f / (1.0f - h)); }
 
 olfati_consts_t olfati_consts(const sim_params_t *p)
 {
@@ -44,6 +41,10 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         .r_alpha = sigma_norm(p->os_r * p->os_r, eps),
         .d_alpha = sigma_norm(p->os_d * p->os_d, eps),
         .h_alpha = p->os_h_alpha,
+        .inv_eps = 1.0f / eps,
+        .inv_r_alpha = 1.0f / sigma_norm(p->os_r * p->os_r, eps),
+        .inv_h_span = 1.0f / (1.0f - p->os_h_alpha),
+        .c_minus_d = fabsf(a - b) / sqrtf(4.0f * a * b) - sigma_norm(p->os_d * p->os_d, eps),
         .a_plus_b = a + b,
         .a_minus_b = a - b,
         .c = fabsf(a - b) / sqrtf(4.0f * a * b),
@@ -54,28 +55,25 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
     };
 }
 
-/* bump(u, h) with its cosine's argument π(u − h)/(1 − h) already worked
- * out (lane-wise, the same bits as bump's own). */
-static inline float bump_at(float u, float h, float arg)
-{
-    if (u < h) return u >= 0.0f ? 1.0f : 0.0f;
-    if (u >= 1.0f) return 0.0f;
-    return 0.5f * (1.0f + cosf(arg));
-}
-
-/* Eight candidates at a time: the square roots and divisions of the pair
- * terms lane-wise (the same IEEE operations as one pair at a time, so the
- * same bits), the cosine lane by lane (libm's), and the sums added in
- * candidate order, as a loop over single pairs would. The arrays must be
- * readable LANES − 1 entries past count. */
+/* Eight candidates at a time, one accumulator per lane, the lanes summed
+ * in a fixed order at the end (the span is the same whichever thread
+ * senses it, so the sums are too). Per pair: two square roots and one
+ * division, the constants' divisions done once per step (olfati_consts)
+ * and the bump's cosine a polynomial (bump.h), all lane-wise. Every
+ * vector is worked out (in a flock most hold a neighbour, and a test per
+ * vector mispredicts). The agent itself is the candidate at distance 0,
+ * as in the other models (so is one on the very same spot, to which no
+ * direction can be given); with positions from the past, its entry self.
+ * The arrays must be readable LANES − 1 entries past count, those entries
+ * of X/Y out of range (SENSE_FAR in the kernel's spans). */
 KERNEL_CLONES
 void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
                   bool pair_wrap, float width, float height, olfati_sums_t *out)
 {
     const lanes_f zero = {0}, one = zero + 1.0f;
-    const float half_w = 0.5f * width, half_h = 0.5f * height, cos_scale = 1.0f - k->h_alpha;
-    olfati_sums_t sums = *out;
+    const float half_w = 0.5f * width, half_h = 0.5f * height;
+    lanes_f gx = zero, gy = zero, cx = zero, cy = zero, nn = zero;
     for (int32_t j0 = 0; j0 < count; j0 += LANES) {
         lanes_f dx = lanes_load(X + j0) - px, dy = lanes_load(Y + j0) - py;
         if (pair_wrap) { /* motion_wrap_delta, lane by lane */
@@ -83,39 +81,41 @@ void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, cons
             dy = lanes_select(dy > half_h, dy - height, lanes_select(dy < -half_h, dy + height, dy));
         }
         const lanes_f d2 = dx * dx + dy * dy;
-        lanes_i index;
-        for (int l = 0; l < LANES; l++) index[l] = j0 + l;
-        const lanes_i in = ~(d2 >= k->r2) & (index < count) & (index != self);
+        lanes_i in = (d2 < k->r2) & (d2 > 0.0f);
+        if (self >= 0) { /* positions from the past: its own entry is not at distance 0 */
+            lanes_i index;
+            for (int l = 0; l < LANES; l++) index[l] = j0 + l;
+            in = (d2 < k->r2) & (index != self);
+        }
         /* Another species is no α-neighbour (no lattice, no consensus, not
          * counted) but its body still repels: the gradient's repulsive
          * part only, as the potential treats another kind (else two
          * species gathered at one target pass through each other). */
         const lanes_i own = S ? in & (lanes_load(S + j0) == species) : in;
-        if (!lanes_any(in)) continue;
-        const lanes_f root = lanes_sqrt(one + k->eps * d2);
-        const lanes_f z = (root - one) / k->eps; /* σ-norm */
-        const lanes_f u = z / k->r_alpha;
-        const lanes_f arg = 3.14159265f * (u - k->h_alpha) / cos_scale;
-        const lanes_f shifted = z - k->d_alpha + k->c;
-        const lanes_f phi = 0.5f * (k->a_plus_b * (shifted / lanes_sqrt(one + shifted * shifted)) + k->a_minus_b);
-        lanes_f rho = zero;
-        for (int l = 0; l < LANES; l++)
-            if (in[l]) rho[l] = bump_at(u[l], k->h_alpha, arg[l]);
-        const lanes_f inv = one / root; /* n_ij = d · inv */
+        /* Lanes out of range may hold anything (even NaN): every sum
+         * below keeps only the lanes in range, bit by bit. */
+        const lanes_f root = lanes_sqrt(one + k->eps * d2);  /* √(1 + ε‖d‖²) */
+        const lanes_f z = (root - one) * k->inv_eps;         /* σ-norm */
+        const lanes_f shifted = z + k->c_minus_d;            /* z − d_α + c */
+        const lanes_f hyp = lanes_sqrt(one + shifted * shifted);
+        const lanes_f q = one / (root * hyp);                /* both reciprocals from one division */
+        const lanes_f inv = q * hyp;                         /* 1/root: n_ij = d · inv */
+        const lanes_f phi = 0.5f * (k->a_plus_b * (shifted * (q * root)) + k->a_minus_b);
+        const lanes_f rho = bump_lanes(z * k->inv_r_alpha, k->h_alpha, k->inv_h_span);
         const lanes_f phi_alpha = rho * lanes_select(own, phi, lanes_select(phi < 0.0f, phi, zero));
-        const lanes_f gx = phi_alpha * dx * inv, gy = phi_alpha * dy * inv;
-        const lanes_f cx = rho * (lanes_load(VX + j0) - vx), cy = rho * (lanes_load(VY + j0) - vy);
-        for (int l = 0; l < LANES; l++) {
-            if (!in[l]) continue;
-            sums.grad_x += gx[l];
-            sums.grad_y += gy[l];
-            if (!own[l]) continue;
-            sums.cons_x += cx[l];
-            sums.cons_y += cy[l];
-            sums.neighbours++;
-        }
+        const lanes_f g = lanes_keep(in, phi_alpha * inv);
+        gx += g * dx;
+        gy += g * dy;
+        cx += lanes_keep(own, rho * (lanes_load(VX + j0) - vx));
+        cy += lanes_keep(own, rho * (lanes_load(VY + j0) - vy));
+        nn += lanes_keep(own, one);
     }
-    *out = sums;
+    const quad_f q0 = lanes_sum4(gx, gy, cx, cy), q1 = lanes_sum4(nn, zero, zero, zero);
+    out->grad_x += q0[0];
+    out->grad_y += q0[1];
+    out->cons_x += q0[2];
+    out->cons_y += q0[3];
+    out->neighbours += (int)q1[0];
 }
 
 /* The β-agents of every obstacle within reach: their share of u. */
@@ -150,7 +150,7 @@ static vec2 beta_feedback(const world_t *w, const olfati_consts_t *k, float px, 
     return u;
 }
 
-void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s)
+void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s, finish_batch_t *out)
 {
     const agents_t *a = &w->cur;
     const sim_params_t *p = world_params_for(w, a->flags[i]); /* its species' gains */
@@ -191,5 +191,5 @@ void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const ol
         nvx *= m;
         nvy *= m;
     }
-    motion_finish(w, i, px + nvx * w->dt, py + nvy * w->dt, nvx, nvy, 0);
+    finish_batch_add(w, out, i, px + nvx * w->dt, py + nvy * w->dt, nvx, nvy, 0);
 }

@@ -10,11 +10,14 @@
  * Reynolds zones (separation weighted by 1/distance within sep_radius), not
  * from one radius where ŝ = −ĉ; the heading error is wrapped to (−π, π] and
  * steers toward d (the lesson's −k_e e turns away); obstacle avoidance and
- * targets (for agents without neighbours) join d like in the other models. */
+ * targets (for agents without neighbours) join d like in the other models.
+ * Angles and their sines come from angles.h, not libm (within 1.3e-7). */
 #include <math.h>
 #include <stdbool.h>
 
+#include "sim/angles.h"
 #include "sim/clones.h"
+#include "sim/lanes.h"
 #include "sim/models.h"
 #include "sim/motion.h"
 
@@ -32,7 +35,7 @@ static void add_unit(float *dx, float *dy, float gain, float x, float y)
 }
 
 KERNEL_CLONES
-void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s)
+void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s, unicycle_batch_t *out)
 {
     const agents_t *a = &w->cur;
     const sim_params_t *p = world_params_for(w, a->flags[i]); /* its species' */
@@ -41,7 +44,9 @@ void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s)
 
     /* Speed is a property of the agent, the same every tick. */
     float speed = p->uni_speed_min + (p->uni_speed_max - p->uni_speed_min) * prng_hash_unit(w->seed, SPEED_STREAM, id, 0);
-    float heading = atan2f(vy, vx);
+    /* Its unit heading (one at rest, only ever placed so, faces along x). */
+    const float v_len = sqrtf(vx * vx + vy * vy);
+    const float hx = v_len > 0.0f ? vx / v_len : 1.0f, hy = v_len > 0.0f ? vy / v_len : 0.0f;
 
     float jitter[4];
     for (int k = 0; k < 4; k++) {
@@ -80,12 +85,36 @@ void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s)
     if (p->w_avoid > 0 && motion_avoid(w, px, py, vx, vy, &avoid)) add_unit(&dx, &dy, p->w_avoid, avoid.x, avoid.y);
     if (w->n_predators && p->w_flee > 0 && motion_evade(w, px, py, &away)) add_unit(&dx, &dy, p->w_flee, away.x, away.y);
 
-    if (dx != 0.0f || dy != 0.0f) {
-        float error = atan2f(dy, dx) - heading;
-        if (error > 3.14159265f) error -= 6.28318531f;
-        if (error < -3.14159265f) error += 6.28318531f;
-        heading += p->uni_k_heading * jitter[3] * error * w->dt;
-    }
-    float nvx = speed * cosf(heading), nvy = speed * sinf(heading);
-    motion_finish(w, i, px + nvx * w->dt, py + nvy * w->dt, nvx, nvy, flags);
+    /* The turn waits for the batch (unicycle_flush). */
+    if (out->count && i != out->first + (size_t)out->count) unicycle_flush(w, out);
+    if (!out->count) out->first = i;
+    const int k = out->count++;
+    out->px[k] = px, out->py[k] = py, out->hx[k] = hx, out->hy[k] = hy, out->dx[k] = dx, out->dy[k] = dy;
+    out->speed[k] = speed, out->gain[k] = p->uni_k_heading * jitter[3], out->flags[k] = flags;
+    if (out->count == LANES) unicycle_flush(w, out);
+}
+
+KERNEL_CLONES
+void unicycle_flush(const world_t *w, unicycle_batch_t *b)
+{
+    if (!b->count) return;
+    /* The heading turns by k_e·e·dt, e the angle from it to d in [−π, π]:
+     * the heading rotated, rather than an angle of its own turned, which
+     * takes one atan2 where the angles took two. Lanes past count hold
+     * what an earlier batch left; their results are not stored. */
+    const lanes_f hx = lanes_load(b->hx), hy = lanes_load(b->hy), dx = lanes_load(b->dx), dy = lanes_load(b->dy);
+    const lanes_i turning = (dx != 0.0f) | (dy != 0.0f);
+    const lanes_f error = angle_atan2_lanes(hx * dy - hy * dx, hx * dx + hy * dy);
+    const lanes_f turn = lanes_keep(turning, lanes_load(b->gain) * error * w->dt);
+    lanes_f sin_t, cos_t;
+    angle_sincos_lanes(turn, &sin_t, &cos_t);
+    const lanes_f speed = lanes_load(b->speed);
+    const lanes_f nvx = speed * (hx * cos_t - hy * sin_t), nvy = speed * (hx * sin_t + hy * cos_t);
+    float x[LANES], y[LANES], vx[LANES], vy[LANES];
+    lanes_store(x, lanes_load(b->px) + nvx * w->dt);
+    lanes_store(y, lanes_load(b->py) + nvy * w->dt);
+    lanes_store(vx, nvx);
+    lanes_store(vy, nvy);
+    motion_finish_lanes(w, b->first, b->count, x, y, vx, vy, b->flags);
+    b->count = 0;
 }

@@ -191,7 +191,11 @@ static float top_speed(const sim_params_t *p)
     return fmaxf(p->max_speed, fmaxf(p->cz_speed, p->uni_speed_max));
 }
 
-/* The grid's cells must hold every model's and every species' reach. With
+/* The grid's cells must hold the running model's reach for every species:
+ * Olfati-Saber's range r, Couzin's zone of attraction, the other models'
+ * zones (a cell wider than the reach only adds candidates to sense out of
+ * range: Olfati-Saber's 30 u in cells of the Reynolds zones' 50 u would
+ * sense (50/30)² ≈ 2.8 times as many). With
  * delayed positions a neighbour is sensed where it was delay_ticks ago but
  * found in the grid where it is now, and it may have flown up to its top
  * speed times the delay since: the cells grow by that much, so that the
@@ -202,11 +206,13 @@ static float max_radius(const world_t *w)
 {
     float r = 0.0f, flown = 0.0f;
     const bool delayed_positions = w->params.delay_ticks > 0 && w->params.delay_mode != DELAY_VELOCITIES;
+    const model_t model = w->params.model;
+    const bool olfati = model == MODEL_OLFATI1 || model == MODEL_OLFATI2 || model == MODEL_OLFATI3;
     for (int s = 0; s < SIM_MAX_SPECIES; s++) {
         const sim_params_t *p = &w->species_params[s];
-        r = fmaxf(r, fmaxf(fmaxf(p->sep_radius, p->os_r), fmaxf(p->ali_radius, p->coh_radius)));
+        r = fmaxf(r, olfati ? p->os_r : fmaxf(p->sep_radius, fmaxf(p->ali_radius, p->coh_radius)));
         /* Couzin's zones only while it runs: they may reach far. */
-        if (w->params.model == MODEL_COUZIN) r = fmaxf(r, couzin_reach(p));
+        if (model == MODEL_COUZIN) r = fmaxf(r, couzin_reach(p));
         if (delayed_positions) flown = fmaxf(flown, top_speed(p) * (float)w->params.delay_ticks * w->dt);
     }
     return r + flown;

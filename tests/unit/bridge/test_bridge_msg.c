@@ -274,6 +274,7 @@ static void every_envelope_kind_survives_a_round_trip(void **state)
                                .client_id = (3u << 22) | 12345u,
                                .code = kind == BRIDGE_KICK ? 1008 : 0,
                                .text = {(const uint8_t *)text, strlen(text), true}};
+        if (kind % 2) memcpy(e.room, "K7PXM3QD", sizeof e.room); /* a room's viewer, or the default room's */
         size_t len = 0;
         uint8_t *msg = bridge_envelope_encode(&e, &len);
         assert_non_null(msg);
@@ -284,6 +285,7 @@ static void every_envelope_kind_survives_a_round_trip(void **state)
         assert_int_equal(d.operator, kind % 2);
         assert_int_equal(d.client_id, e.client_id);
         assert_int_equal(d.code, e.code);
+        assert_string_equal(d.room, e.room);
         assert_bytes(d.text, text);
         assert_only_whole_accepted(msg, len, dec_envelope);
         assert_header_checked(msg, len, dec_envelope);
@@ -312,14 +314,14 @@ static void an_envelope_of_unknown_kind_or_flags_is_refused(void **state)
     bridge_envelope_t e = {.kind = (bridge_kind_t)0, .client_id = 7};
     size_t len = 0;
     assert_null(bridge_envelope_encode(&e, &len));
-    e.kind = (bridge_kind_t)6;
+    e.kind = (bridge_kind_t)(BRIDGE_KIND_LAST + 1);
     assert_null(bridge_envelope_encode(&e, &len));
     e.kind = BRIDGE_TEXT;
     uint8_t *msg = bridge_envelope_encode(&e, &len);
     bridge_envelope_t d;
     msg[4] = 0; /* kind */
     assert_int_equal(bridge_envelope_decode(msg, len, &d), -1);
-    msg[4] = 6;
+    msg[4] = BRIDGE_KIND_LAST + 1;
     assert_int_equal(bridge_envelope_decode(msg, len, &d), -1);
     msg[4] = BRIDGE_TEXT;
     msg[5] = 0x02; /* an unknown flag */
@@ -327,6 +329,38 @@ static void an_envelope_of_unknown_kind_or_flags_is_refused(void **state)
     msg[5] = 0x01;
     assert_int_equal(bridge_envelope_decode(msg, len, &d), 0);
     assert_true(d.operator);
+    free(msg);
+}
+
+/* A room code travels in its canonical form only: the encoder refuses any
+ * other, and so does the decoder (lower case, a letter left out of the
+ * alphabet, another length). */
+static void an_envelope_names_its_room_in_canonical_form_only(void **state)
+{
+    (void)state;
+    static const char *bad[] = {"k7pxm3qd", "K7PXM3Q0", "K7PXM3Q", "K7PX-M3Q"};
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        bridge_envelope_t e = {.kind = BRIDGE_OPEN, .client_id = (1u << 22) | 1u};
+        snprintf(e.room, sizeof e.room, "%s", bad[i]);
+        assert_null(bridge_envelope_encode(&e, &len));
+    }
+    bridge_envelope_t e = {.kind = BRIDGE_OPEN, .client_id = (1u << 22) | 1u};
+    memcpy(e.room, "K7PXM3QD", sizeof e.room);
+    uint8_t *msg = bridge_envelope_encode(&e, &len);
+    assert_non_null(msg);
+    /* room_len is at byte 12 (header 4, kind, flags, id 4, code 2), the code after it. */
+    assert_int_equal(msg[12], 8);
+    bridge_envelope_t d;
+    msg[13] = 'k';
+    assert_int_equal(bridge_envelope_decode(msg, len, &d), -1);
+    msg[13] = 'O';
+    assert_int_equal(bridge_envelope_decode(msg, len, &d), -1);
+    msg[13] = 'K';
+    assert_int_equal(bridge_envelope_decode(msg, len, &d), 0);
+    assert_string_equal(d.room, "K7PXM3QD");
+    msg[12] = 7; /* another length: the bytes no longer line up either */
+    assert_int_equal(bridge_envelope_decode(msg, len, &d), -1);
     free(msg);
 }
 
@@ -347,6 +381,31 @@ static void a_message_of_one_type_is_refused_by_another_types_decoder(void **sta
 }
 
 /* ---- Subjects ----------------------------------------------------------- */
+
+/* A room's stream is under P.r.<CODE>, the default room's under P itself;
+ * no subject names a process, and only a canonical code makes one. */
+static void a_rooms_stream_is_under_its_code(void **state)
+{
+    (void)state;
+    char prefix[SUBJECT_MAX], s[SUBJECT_MAX];
+    assert_int_equal(subject_room_prefix(prefix, sizeof prefix, "swarmcast", ""), 0);
+    assert_string_equal(prefix, "swarmcast");
+    assert_int_equal(subject_room_prefix(prefix, sizeof prefix, "swarmcast", NULL), 0);
+    assert_string_equal(prefix, "swarmcast");
+    assert_int_equal(subject_room_prefix(prefix, sizeof prefix, "swarmcast", "K7PXM3QD"), 0);
+    assert_string_equal(prefix, "swarmcast.r.K7PXM3QD");
+    assert_int_equal(subject_frame(s, sizeof s, prefix), 0);
+    assert_string_equal(s, "swarmcast.r.K7PXM3QD.frame");
+    assert_int_equal(subject_view(s, sizeof s, prefix, WIRE2_LOD, wire2_rect_world()), 0);
+    assert_string_equal(s, "swarmcast.r.K7PXM3QD.view.l.0.0.0.1.1");
+    static const char *bad[] = {"k7pxm3qd", "K7PX-M3QD", "K7PXM3Q0", "K7PXM3Q", "*", ">", "K7PX.M3QD"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(subject_room_prefix(prefix, sizeof prefix, "swarmcast", bad[i]), -1);
+        assert_string_equal(prefix, "");
+    }
+    assert_int_equal(subject_rooms_any(s, sizeof s, "p"), 0);
+    assert_string_equal(s, "p.r.>");
+}
 
 static void subjects_are_named_under_the_prefix(void **state)
 {
@@ -424,8 +483,10 @@ int main(void)
         cmocka_unit_test(every_envelope_kind_survives_a_round_trip),
         cmocka_unit_test(an_envelope_without_text_has_an_empty_one),
         cmocka_unit_test(an_envelope_of_unknown_kind_or_flags_is_refused),
+        cmocka_unit_test(an_envelope_names_its_room_in_canonical_form_only),
         cmocka_unit_test(a_message_of_one_type_is_refused_by_another_types_decoder),
         cmocka_unit_test(subjects_are_named_under_the_prefix),
+        cmocka_unit_test(a_rooms_stream_is_under_its_code),
         cmocka_unit_test(the_tag_of_a_subject_is_its_last_token_in_range),
         cmocka_unit_test(a_subject_that_does_not_fit_or_an_invalid_view_gives_minus_one),
         cmocka_unit_test(a_prefix_must_be_dot_separated_plain_tokens),

@@ -115,7 +115,21 @@ static void a_lease_request_survives_format_and_parse(void **state)
     assert_int_equal(back.views[0].mode, WIRE2_DETAIL);
     assert_true(wire2_rect_equal(back.views[0].rect, req.views[0].rect));
     assert_int_equal(back.views[1].mode, WIRE2_LOD);
+    assert_string_equal(back.room, ""); /* no "room": the default room's */
+    assert_null(strstr(text, "room"));
     free(text);
+    /* A room's lease names it, in its canonical form only. */
+    snprintf(req.room, sizeof req.room, "%s", "K7PXM3QD");
+    text = lease_request_format(&req);
+    assert_int_equal(lease_request_parse(text, strlen(text), &back), 0);
+    assert_string_equal(back.room, "K7PXM3QD");
+    free(text);
+    static const char *bad_rooms[] = {"\"k7pxm3qd\"", "\"K7PX-M3QD\"", "\"K7PXM3Q0\"", "\"\"", "7", "\"K7PXM3QDX\""};
+    for (size_t i = 0; i < sizeof bad_rooms / sizeof bad_rooms[0]; i++) {
+        char bad[160];
+        snprintf(bad, sizeof bad, "{\"relay\":\"r\",\"tag\":1,\"room\":%s,\"views\":[],\"clients\":0}", bad_rooms[i]);
+        if (lease_request_parse(bad, strlen(bad), &back) != -1) fail_msg("accepted: %s", bad);
+    }
 }
 
 static void a_lease_request_with_a_bad_field_is_refused(void **state)
@@ -144,7 +158,7 @@ static void a_lease_reply_carries_the_granted_views_and_the_hello(void **state)
 {
     (void)state;
     lease_view_t granted[1] = {{WIRE2_LOD, {3, 0, 0, 8, 8}}};
-    char *text = lease_reply_format(9, "edge-1#0000002a", granted, 1, "{\"type\":\"hello\",\"client\":0}", false);
+    char *text = lease_reply_format(9, "edge-1#0000002a", "", granted, 1, "{\"type\":\"hello\",\"client\":0}", false);
     lease_reply_t r;
     assert_int_equal(lease_reply_parse(text, strlen(text), &r), 0);
     assert_true(r.ok);
@@ -156,17 +170,25 @@ static void a_lease_reply_carries_the_granted_views_and_the_hello(void **state)
     assert_string_equal(r.hello, "{\"type\":\"hello\",\"client\":0}");
     free(r.hello);
     free(text);
-    text = lease_reply_format(9, NULL, granted, 1, "{\"type\":\"hello\",\"client\":0}", true);
+    text = lease_reply_format(9, NULL, "K7PXM3QD", granted, 1, "{\"type\":\"hello\",\"client\":0}", true);
     assert_int_equal(lease_reply_parse(text, strlen(text), &r), 0);
     assert_true(r.announce);
     assert_string_equal(r.to, "");
+    assert_string_equal(r.room, "K7PXM3QD");
     free(r.hello);
     free(text);
-    text = lease_reply_refusal("tag_taken", "edge-2#00000001");
+    text = lease_reply_refusal("tag_taken", "edge-2#00000001", NULL);
     assert_int_equal(lease_reply_parse(text, strlen(text), &r), 0);
     assert_false(r.ok);
     assert_string_equal(r.error, "tag_taken");
     assert_string_equal(r.to, "edge-2#00000001");
+    assert_string_equal(r.room, "");
+    free(text);
+    text = lease_reply_refusal("no_room", "edge-2#00000001", "K7PXM3QD");
+    assert_int_equal(lease_reply_parse(text, strlen(text), &r), 0);
+    assert_false(r.ok);
+    assert_string_equal(r.error, "no_room");
+    assert_string_equal(r.room, "K7PXM3QD");
     free(text);
     /* "to" is a name of at most LEASE_NAME_MAX bytes, or absent. */
     const char *bad[] = {"{\"ok\":false,\"error\":\"tag_taken\",\"to\":7}",

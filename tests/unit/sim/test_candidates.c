@@ -189,6 +189,12 @@ static void below_the_cap_results_should_be_identical_to_the_largest_cap(void **
             set_param(&at_cap, "delay_mode", DELAY_POSITIONS);
             set_param(&widest, "delay_mode", DELAY_POSITIONS);
         }
+        if (!strcmp(configs[c][0], "model") && strcmp(configs[c][1], "0") && strcmp(configs[c][1], "4")) {
+            /* Olfati-Saber's cells follow its range r: at 50 u its blocks
+             * are as full as the other models' 50 u zones make theirs. */
+            set_param(&at_cap, "os_r", 50);
+            set_param(&widest, "os_r", 50);
+        }
         set_param(&widest, "max_candidates", 1024);
         uint32_t most = 0;
         for (int s = 0; s < 15; s++) {
@@ -264,7 +270,7 @@ static void every_model_should_step_a_capped_crowd_with_bounded_work(void **stat
  * sample and leave themselves out; the others see all cap). With delayed
  * positions an agent's own entry is left out by its place, not by
  * distance: an agent the sample left out must not lose some other
- * candidate as "itself". Olfati-Saber leaves itself out by place always. */
+ * candidate as "itself" (Olfati-Saber included). */
 static void an_agent_left_out_of_the_sample_should_sense_all_of_it(void **state)
 {
     (void)state;
@@ -276,7 +282,10 @@ static void an_agent_left_out_of_the_sample_should_sense_all_of_it(void **state)
         set_param(&w, "fov_sep", 360);
         set_param(&w, "fov_ali", 360);
         set_param(&w, "fov_coh", 360);
-        if (m == 1) set_param(&w, "model", MODEL_OLFATI1);
+        if (m == 1) {
+            set_param(&w, "model", MODEL_OLFATI1);
+            set_param(&w, "os_r", 50); /* its cells follow its range: as wide as the 50 u zones */
+        }
         set_param(&w, "delay_ticks", 1);
         set_param(&w, "delay_mode", DELAY_POSITIONS);
         /* Cells of the 50 u zones plus the 2.5 u a neighbour may have flown

@@ -138,18 +138,26 @@ static void unicycle_agents_should_keep_their_own_constant_speed(void **state)
     world_free(&w);
 }
 
+/* Random headings of 150 agents have a polarization near 1/√150 ≈ 0.08; a
+ * flock of them heads one way. One world's polarization after 40 s is
+ * chaotic (over seeds 1–10 it spans 0.39–0.72, mean 0.62, and the last bit
+ * of an angle moves it by as much), so the test takes the mean of four. */
 static void unicycle_agents_should_flock_into_a_common_heading(void **state)
 {
     (void)state;
-    world_t w;
-    make_world(&w, 500, 500, 150, 4);
-    set_param(&w, "model", MODEL_UNICYCLE);
-    double start = polarization(&w);
-    for (int t = 0; t < 40 * 60; t++) world_step(&w);
-    double end = polarization(&w);
-    print_message("unicycle polarization %.3f -> %.3f\n", start, end);
-    assert_true(end > 0.7);
-    world_free(&w);
+    double start = 0.0, end = 0.0;
+    for (uint32_t seed = 1; seed <= 4; seed++) {
+        world_t w;
+        make_world(&w, 500, 500, 150, seed);
+        set_param(&w, "model", MODEL_UNICYCLE);
+        start += polarization(&w) / 4.0;
+        for (int t = 0; t < 40 * 60; t++) world_step(&w);
+        end += polarization(&w) / 4.0;
+        world_free(&w);
+    }
+    print_message("unicycle polarization, mean of 4 worlds: %.3f -> %.3f\n", start, end);
+    assert_true(start < 0.2);
+    assert_true(end > 0.55);
 }
 
 static void a_blind_separation_zone_should_still_let_cohesion_see_behind(void **state)

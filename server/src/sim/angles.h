@@ -1,0 +1,136 @@
+/* angles: atan2 and sin/cos for the per-agent heading rules (unicycle,
+ * Couzin) without libm. libm's versions were most of those models' time
+ * beside the neighbour loop; these are a few dozen operations, one value
+ * at a time or (the _lanes versions, the same operations) eight at once,
+ * for a rule that batches its agents (the unicycle's). The two copies are
+ * on purpose: one value in eight double lanes costs a one-agent caller
+ * (Couzin) 1.4 times its step.
+ *
+ * Both work in double and round once to float, with Taylor series whose
+ * first left-out term bounds the truncation: atan on |t| ≤ tan(π/8) to t¹⁷
+ * (|t|¹⁹/19 < 3·10⁻⁹), sin and cos on |r| ≤ π/4 to r¹³ and r¹⁴ (< 3·10⁻¹⁴).
+ * So each result is within ANGLES_MAX_ERROR of the exact value
+ * (test_angles.c checks it against libm's double functions over the
+ * domain). Only IEEE +, −, ×, ÷ and floor: the same bits on every target. */
+#ifndef SWARMCAST_ANGLES_H
+#define SWARMCAST_ANGLES_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "sim/lanes.h"
+
+/* Largest absolute error of angle_atan2 (radians) and angle_sincos, a
+ * little over half a float ulp at π (and at 1). */
+#define ANGLES_MAX_ERROR 1.3e-7
+
+#define ANGLES_PI 3.14159265358979323846
+#define ANGLES_TAN_PI_8 0.41421356237309504880
+
+/* atan(t) for |t| ≤ tan(π/8). The polynomial in t² by Estrin's scheme
+ * (pairs, then pairs of pairs): a third of Horner's chain of dependent
+ * operations. */
+static inline double angles_atan_small(double t)
+{
+    const double x = t * t, x2 = x * x, x4 = x2 * x2, x8 = x4 * x4;
+    /* Constants as products (x/c would divide at run time). */
+    const double p01 = 1.0 - (1.0 / 3) * x, p23 = (1.0 / 5) - (1.0 / 7) * x;
+    const double p45 = (1.0 / 9) - (1.0 / 11) * x, p67 = (1.0 / 13) - (1.0 / 15) * x;
+    const double p = (p01 + x2 * p23) + x4 * (p45 + x2 * p67) + x8 * (1.0 / 17);
+    return p * t;
+}
+
+/* atan2(y, x) in [−π, π], 0 for (0, 0). Branch-free (headings come in
+ * every direction, so a branch on the octant would be a coin toss). */
+static inline float angle_atan2(float y, float x)
+{
+    const double ax = fabs((double)x), ay = fabs((double)y);
+    /* Into the first octant's cone around 0, π/2 or π/4: one division. */
+    const int near_x = ay <= ANGLES_TAN_PI_8 * ax, near_y = !near_x && ax <= ANGLES_TAN_PI_8 * ay;
+    const double num = near_x ? ay : near_y ? -ax : ay - ax;
+    const double den = near_x ? ax : near_y ? ay : ay + ax;
+    const double base = near_x ? 0.0 : near_y ? 0.5 * ANGLES_PI : 0.25 * ANGLES_PI;
+    const double t = den > 0.0 ? num / (den > 0.0 ? den : 1.0) : 0.0;
+    double a = base + angles_atan_small(t);
+    a = x < 0.0f ? ANGLES_PI - a : a;
+    return (float)(y < 0.0f ? -a : a);
+}
+
+/* sin(a) and cos(a), for |a| up to a few thousand radians. */
+static inline void angle_sincos(float a, float *s, float *c)
+{
+    /* a = k·π/2 + r, |r| ≤ π/4 (π/2 in two parts: k·P1 is exact). */
+    const double P1 = 1.5707963267341256, P2 = 6.077100506506192e-11;
+    const double k = floor((double)a * (2.0 / ANGLES_PI) + 0.5);
+    const double r = ((double)a - k * P1) - k * P2, x = r * r, x2 = x * x, x4 = x2 * x2;
+    /* Both polynomials in r² by Estrin's scheme, as in angles_atan_small. */
+    const double s01 = 1.0 - (1.0 / 6) * x, s23 = (1.0 / 120) - (1.0 / 5040) * x;
+    const double s45 = (1.0 / 362880) - (1.0 / 39916800) * x;
+    const double sr = r * ((s01 + x2 * s23) + x4 * (s45 + x2 * (1.0 / 6227020800.0)));
+    const double c01 = 1.0 - 0.5 * x, c23 = (1.0 / 24) - (1.0 / 720) * x;
+    const double c45 = (1.0 / 40320) - (1.0 / 3628800) * x, c67 = (1.0 / 479001600) - (1.0 / 87178291200.0) * x;
+    const double cr = (c01 + x2 * c23) + x4 * (c45 + x2 * c67);
+    /* The quadrant k mod 4 swaps and negates them (selects, not a branch). */
+    const long q = (long)k;
+    const double s0 = (q & 1) ? cr : sr, c0 = (q & 1) ? sr : cr;
+    *s = (float)((q & 2) ? -s0 : s0);
+    *c = (float)(((q + 1) & 2) ? -c0 : c0);
+}
+
+/* The same two for eight values at once, in double lanes, with the same
+ * operations in the same order: each lane's bits are the scalar
+ * function's (test_angles.c), the chains of dependent operations run side
+ * by side instead of one after the other. */
+typedef double angles_d __attribute__((vector_size(LANES * sizeof(double))));
+typedef int64_t angles_m __attribute__((vector_size(LANES * sizeof(int64_t))));
+
+/* mask ? a : b for double lanes (a mask lane is all ones or all zeros). */
+#define angles_select(mask, a, b) ((angles_d)(((angles_m)(a) & (mask)) | ((angles_m)(b) & ~(mask))))
+
+LANES_INLINE angles_d angles_atan_small_lanes(angles_d t)
+{
+    const angles_d x = t * t, x2 = x * x, x4 = x2 * x2, x8 = x4 * x4;
+    const angles_d p01 = 1.0 - (1.0 / 3) * x, p23 = (1.0 / 5) - (1.0 / 7) * x;
+    const angles_d p45 = (1.0 / 9) - (1.0 / 11) * x, p67 = (1.0 / 13) - (1.0 / 15) * x;
+    const angles_d p = (p01 + x2 * p23) + x4 * (p45 + x2 * p67) + x8 * (1.0 / 17);
+    return p * t;
+}
+
+LANES_INLINE lanes_f angle_atan2_lanes(lanes_f yf, lanes_f xf)
+{
+    const angles_d zero = {0};
+    const angles_d x = __builtin_convertvector(xf, angles_d), y = __builtin_convertvector(yf, angles_d);
+    const angles_m sign = (angles_m){0} + INT64_MIN;
+    const angles_d ax = (angles_d)((angles_m)x & ~sign), ay = (angles_d)((angles_m)y & ~sign);
+    const angles_m near_x = ay <= ANGLES_TAN_PI_8 * ax, near_y = ~near_x & (ax <= ANGLES_TAN_PI_8 * ay);
+    const angles_d num = angles_select(near_x, ay, angles_select(near_y, -ax, ay - ax));
+    const angles_d den = angles_select(near_x, ax, angles_select(near_y, ay, ay + ax));
+    const angles_d base = angles_select(near_x, zero, angles_select(near_y, zero + 0.5 * ANGLES_PI, zero + 0.25 * ANGLES_PI));
+    const angles_m positive = den > 0.0;
+    const angles_d t = angles_select(positive, num / angles_select(positive, den, zero + 1.0), zero);
+    angles_d a = base + angles_atan_small_lanes(t);
+    a = angles_select(x < 0.0, ANGLES_PI - a, a);
+    return __builtin_convertvector(angles_select(y < 0.0, -a, a), lanes_f);
+}
+
+LANES_INLINE void angle_sincos_lanes(lanes_f af, lanes_f *s, lanes_f *c)
+{
+    const double P1 = 1.5707963267341256, P2 = 6.077100506506192e-11;
+    const angles_d a = __builtin_convertvector(af, angles_d);
+    angles_d k = a * (2.0 / ANGLES_PI) + 0.5;
+    for (int l = 0; l < LANES; l++) k[l] = floor(k[l]);
+    const angles_d r = (a - k * P1) - k * P2, x = r * r, x2 = x * x, x4 = x2 * x2;
+    const angles_d s01 = 1.0 - (1.0 / 6) * x, s23 = (1.0 / 120) - (1.0 / 5040) * x;
+    const angles_d s45 = (1.0 / 362880) - (1.0 / 39916800) * x;
+    const angles_d sr = r * ((s01 + x2 * s23) + x4 * (s45 + x2 * (1.0 / 6227020800.0)));
+    const angles_d c01 = 1.0 - 0.5 * x, c23 = (1.0 / 24) - (1.0 / 720) * x;
+    const angles_d c45 = (1.0 / 40320) - (1.0 / 3628800) * x, c67 = (1.0 / 479001600) - (1.0 / 87178291200.0) * x;
+    const angles_d cr = (c01 + x2 * c23) + x4 * (c45 + x2 * c67);
+    const angles_m q = __builtin_convertvector(k, angles_m);
+    const angles_m odd = (q & 1) != 0;
+    const angles_d s0 = angles_select(odd, cr, sr), c0 = angles_select(odd, sr, cr);
+    *s = __builtin_convertvector(angles_select((q & 2) != 0, -s0, s0), lanes_f);
+    *c = __builtin_convertvector(angles_select(((q + 1) & 2) != 0, -c0, c0), lanes_f);
+}
+
+#endif
