@@ -52,6 +52,10 @@ bool motion_avoid(const world_t *w, float px, float py, float vx, float vy, vec2
 
 const target_t *motion_nearest_target(const world_t *w, float px, float py, vec2 *delta)
 {
+    if (target_index_covers(&w->target_index, px, py)) {
+        const long k = target_index_nearest(&w->target_index, w->targets, px, py, &delta->x, &delta->y);
+        return k >= 0 ? &w->targets[k] : NULL;
+    }
     bool wrap = w->params.border == BORDER_WRAP;
     float best = INFINITY;
     const target_t *found = NULL;

@@ -235,6 +235,7 @@ int world_init(world_t *w, const world_config_t *cfg)
     grid_init(&w->grid);
     w->threads = cfg->threads > 1 ? cfg->threads : 1;
     bool ok = (!w->max_targets || (w->targets = calloc(w->max_targets, sizeof *w->targets))) &&
+              target_index_init(&w->target_index, w->max_targets) == 0 &&
               (w->scratch = calloc(2 * (size_t)w->threads, sizeof *w->scratch)) &&
               (w->task_pairs = calloc((size_t)w->threads * TASKS_PER_THREAD, sizeof *w->task_pairs)) &&
               (w->threads == 1 || (w->pool = workers_create(w->threads)));
@@ -278,6 +279,7 @@ void world_free(world_t *w)
     grid_free(&w->grid);
     free(w->targets);
     w->targets = NULL;
+    target_index_free(&w->target_index);
     w->n = w->cap = 0;
 }
 
@@ -616,6 +618,11 @@ void world_step(world_t *w)
     /* Obstacles move first, so that no agent is left inside one that moved
      * onto it: agents are pushed out against the obstacles' new places. */
     move_obstacles(w);
+    /* The targets by place, for this step's nearest-target look-ups; the
+     * commands between steps may move them, so it is valid only until the
+     * step ends (look-ups outside a step scan). */
+    target_index_build(&w->target_index, w->targets, w->n_targets, w->width, w->height,
+                       w->params.border == BORDER_WRAP);
 
     /* Re-sort the state by grid cell (cur → next by the grid's permutation,
      * then swap), so that neighbours are close in memory for steering. */
@@ -632,6 +639,7 @@ void world_step(world_t *w)
     for (int t = 0; t < n_tasks; t++) pairs += w->task_pairs[t];
     w->mean_neighbours = w->n ? (double)pairs / (double)w->n : 0.0;
     w->stepped_n = w->n;
+    w->target_index.valid = false;
     move_references(w);
     predators_hunt(w);
     w->tick++;

@@ -13,6 +13,7 @@
 #include "sim/neighbours.h"
 #include "sim/params.h"
 #include "sim/prng.h"
+#include "sim/target_index.h"
 #include "sim/workers.h"
 
 #define SIM_MAX_OBSTACLES 64
@@ -88,6 +89,7 @@ typedef struct world {
 
     target_t *targets; /* sorted by client_id */
     size_t n_targets, max_targets;
+    target_index_t target_index; /* the targets by place, valid during a step (target_index.h) */
     float gamma_x, gamma_y; /* Olfati-Saber's virtual reference when no client has a target */
     predator_t predators[SIM_MAX_PREDATORS];
     size_t n_predators;
