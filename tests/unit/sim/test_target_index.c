@@ -32,6 +32,17 @@ static long scan(const target_t *t, size_t n, float px, float py, float W, float
     return found;
 }
 
+/* One question to a fresh index of t. */
+static long ask(const target_t *t, size_t n, float W, float H, bool wrap, float px, float py, float *dx, float *dy)
+{
+    target_index_t index;
+    assert_int_equal(target_index_init(&index, n), 0);
+    target_index_build(&index, t, n, W, H, wrap);
+    const long k = target_index_nearest(&index, t, px, py, dx, dy);
+    target_index_free(&index);
+    return k;
+}
+
 /* Asks both about many points (inside, on the edges) and compares. */
 static void compare(const target_t *t, size_t n, float W, float H, bool wrap, uint64_t seed)
 {
@@ -92,16 +103,11 @@ static void ties_should_go_to_the_first_in_the_table(void **state)
     }
     compare(t, 64, 800, 800, false, 1);
     compare(t, 64, 800, 800, true, 2);
-    target_index_t index;
-    assert_int_equal(target_index_init(&index, 64), 0);
-    target_index_build(&index, t, 64, 800, 800, false);
-    float dx, dy;
+    float dx, dy, sx, sy;
     /* (100, 100) is as far from (50, 50), (150, 50), (50, 150), (150, 150). */
-    const long k = target_index_nearest(&index, t, 100.0f, 100.0f, &dx, &dy);
-    float sx, sy;
+    const long k = ask(t, 64, 800, 800, false, 100.0f, 100.0f, &dx, &dy);
     assert_int_equal(k, scan(t, 64, 100.0f, 100.0f, 800, 800, false, &sx, &sy));
     assert_int_equal(k, 0);
-    target_index_free(&index);
 }
 
 static void wrapped_worlds_should_find_targets_across_the_edge(void **state)
@@ -111,15 +117,10 @@ static void wrapped_worlds_should_find_targets_across_the_edge(void **state)
     targets_at_random(t, 32, 1000, 1000, 9);
     for (size_t k = 0; k < 32; k++) t[k].x = 400 + (float)k, t[k].y = 500; /* all in the middle */
     t[31].x = 995, t[31].y = 2;                                            /* but one in a corner */
-    target_index_t index;
-    assert_int_equal(target_index_init(&index, 32), 0);
-    target_index_build(&index, t, 32, 1000, 1000, true);
     float dx, dy;
-    assert_int_equal(target_index_nearest(&index, t, 3.0f, 997.0f, &dx, &dy), 31); /* across the corner */
+    assert_int_equal(ask(t, 32, 1000, 1000, true, 3.0f, 997.0f, &dx, &dy), 31); /* across the corner */
     assert_true(dx < 0.0f && dy > 0.0f && dx * dx + dy * dy < 100.0f);
-    target_index_build(&index, t, 32, 1000, 1000, false);
-    assert_int_equal(target_index_nearest(&index, t, 3.0f, 997.0f, &dx, &dy), 0); /* bounded: the middle's first */
-    target_index_free(&index);
+    assert_int_equal(ask(t, 32, 1000, 1000, false, 3.0f, 997.0f, &dx, &dy), 0); /* bounded: the middle's first */
     compare(t, 32, 1000, 1000, true, 5);
 }
 
@@ -134,12 +135,8 @@ static void targets_outside_the_world_should_still_be_found(void **state)
     t[30].x = 5000, t[30].y = -4000;    /* far away */
     compare(t, 40, 1600, 900, false, 6);
     compare(t, 40, 1600, 900, true, 7);
-    target_index_t index;
-    assert_int_equal(target_index_init(&index, 40), 0);
-    target_index_build(&index, t, 40, 1600, 900, false);
     float dx, dy;
-    assert_int_equal(target_index_nearest(&index, t, 1.0f, 10.0f, &dx, &dy), 5);
-    target_index_free(&index);
+    assert_int_equal(ask(t, 40, 1600, 900, false, 1.0f, 10.0f, &dx, &dy), 5);
 }
 
 static void few_targets_should_leave_the_index_to_a_scan(void **state)
