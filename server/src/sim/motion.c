@@ -50,15 +50,12 @@ bool motion_avoid(const world_t *w, float px, float py, float vx, float vy, vec2
     return true;
 }
 
-const target_t *motion_nearest_target(const world_t *w, float px, float py, vec2 *delta)
+/* Outside a step (no places copied): the scan one by one. */
+static long nearest_target_scan_one_by_one(const world_t *w, float px, float py)
 {
-    if (target_index_covers(&w->target_index, px, py)) {
-        const long k = target_index_nearest(&w->target_index, w->targets, px, py, &delta->x, &delta->y);
-        return k >= 0 ? &w->targets[k] : NULL;
-    }
     bool wrap = w->params.border == BORDER_WRAP;
     float best = INFINITY;
-    const target_t *found = NULL;
+    long found = -1;
     for (size_t k = 0; k < w->n_targets; k++) {
         float dx = w->targets[k].x - px, dy = w->targets[k].y - py;
         if (wrap) {
@@ -66,13 +63,62 @@ const target_t *motion_nearest_target(const world_t *w, float px, float py, vec2
             dy = motion_wrap_delta(dy, w->height);
         }
         float d2 = dx * dx + dy * dy;
-        if (d2 < best) {
-            best = d2;
-            found = &w->targets[k];
-            *delta = (vec2){dx, dy};
-        }
+        if (d2 < best) best = d2, found = (long)k;
     }
     return found;
+}
+
+/* The scan, eight targets at a time: each lane keeps the nearest of its
+ * targets (strictly nearer wins, so the first of equals), then the lanes'
+ * least (the lowest index among equals) is the table's first nearest —
+ * what a scan one by one finds, with its displacement computed again by
+ * the same operations. */
+KERNEL_CLONES
+static long nearest_target_scan(const world_t *w, float px, float py)
+{
+    const bool wrap = w->params.border == BORDER_WRAP;
+    const lanes_f zero = {0}, W = zero + w->width, H = zero + w->height;
+    lanes_f best = zero + INFINITY;
+    lanes_i best_k = (lanes_i){0} - 1;
+    const target_index_t *t = &w->target_index; /* its places: padded with NaN, which is never nearest */
+    lanes_i k = {0, 1, 2, 3, 4, 5, 6, 7};
+    for (size_t base = 0; base < t->n_places; base += LANES, k += LANES) {
+        lanes_f dx = lanes_load(t->xs + base) - px, dy = lanes_load(t->ys + base) - py;
+        if (wrap) { /* motion_wrap_delta, lane by lane */
+            dx = lanes_select(dx > 0.5f * W, dx - W, lanes_select(dx < -0.5f * W, dx + W, dx));
+            dy = lanes_select(dy > 0.5f * H, dy - H, lanes_select(dy < -0.5f * H, dy + H, dy));
+        }
+        const lanes_f d2 = dx * dx + dy * dy;
+        const lanes_i closer = d2 < best;
+        best = lanes_select(closer, d2, best);
+        best_k = (closer & k) | (~closer & best_k);
+    }
+    long found = -1;
+    float least = INFINITY;
+    for (int l = 0; l < LANES; l++)
+        if (best_k[l] >= 0 && (best[l] < least || (best[l] == least && best_k[l] < found)))
+            least = best[l], found = best_k[l];
+    return found;
+}
+
+const target_t *motion_nearest_target(const world_t *w, float px, float py, vec2 *delta)
+{
+    /* Through the index, while that costs less than the scan below (a
+     * look-up's cells and targets are each dearer than a step of it). */
+    size_t budget = w->n_targets / 4;
+    if (target_index_covers(&w->target_index, px, py)) {
+        const long k = target_index_nearest(&w->target_index, w->targets, px, py, &delta->x, &delta->y, &budget);
+        if (k != TARGET_INDEX_GAVE_UP) return k >= 0 ? &w->targets[k] : NULL;
+    }
+    const long k = w->target_index.places ? nearest_target_scan(w, px, py) : nearest_target_scan_one_by_one(w, px, py);
+    if (k < 0) return NULL;
+    float dx = w->targets[k].x - px, dy = w->targets[k].y - py;
+    if (w->params.border == BORDER_WRAP) {
+        dx = motion_wrap_delta(dx, w->width);
+        dy = motion_wrap_delta(dy, w->height);
+    }
+    *delta = (vec2){dx, dy};
+    return &w->targets[k];
 }
 
 /* Obstacles are solid: an agent that ends a step inside one is put back on

@@ -55,14 +55,18 @@ LANES_INLINE void nearest_target_lanes(const world_t *w, lanes_f px, lanes_f py,
     const lanes_f W = zero + w->width, H = zero + w->height;
     lanes_f best = zero + INFINITY, bx = zero, by = zero;
     /* Many targets: each lane asks the index (target_index.h), which
-     * answers as this scan would. */
+     * answers as this scan would, while the lanes' look-ups one by one
+     * cost less than the scan's vectors. */
     bool indexed = w->target_index.valid;
     for (int k = 0; k < LANES && indexed; k++) indexed = target_index_covers(&w->target_index, px[k], py[k]);
+    size_t budget = w->n_targets / 8 + LANES;
     for (int k = 0; k < LANES && indexed; k++) {
         float dx, dy;
-        if (target_index_nearest(&w->target_index, w->targets, px[k], py[k], &dx, &dy) >= 0)
-            best[k] = 0.0f, bx[k] = dx, by[k] = dy;
+        const long nearest = target_index_nearest(&w->target_index, w->targets, px[k], py[k], &dx, &dy, &budget);
+        if (nearest >= 0) best[k] = 0.0f, bx[k] = dx, by[k] = dy;
+        indexed = nearest != TARGET_INDEX_GAVE_UP;
     }
+    if (!indexed) best = zero + INFINITY, bx = by = zero;
     for (size_t k = 0; k < w->n_targets && !indexed; k++) {
         lanes_f dx = w->targets[k].x - px, dy = w->targets[k].y - py;
         if (wrap) { /* motion_wrap_delta, lane by lane */

@@ -9,7 +9,14 @@
 int target_index_init(target_index_t *t, size_t max_targets)
 {
     memset(t, 0, sizeof *t);
-    if (max_targets < TARGET_INDEX_FROM) return 0; /* never built: nothing to hold */
+    t->xs = malloc((max_targets + 8) * sizeof *t->xs);
+    t->ys = malloc((max_targets + 8) * sizeof *t->ys);
+    if (!t->xs || !t->ys) {
+        target_index_free(t);
+        return -1;
+    }
+    t->cap = max_targets;
+    if (max_targets < TARGET_INDEX_FROM) return 0; /* never binned: no cells */
     t->start = calloc(max_targets + 1, sizeof *t->start);
     t->entries = calloc(max_targets, sizeof *t->entries);
     t->outside = calloc(max_targets, sizeof *t->outside);
@@ -17,7 +24,6 @@ int target_index_init(target_index_t *t, size_t max_targets)
         target_index_free(t);
         return -1;
     }
-    t->cap = max_targets;
     return 0;
 }
 
@@ -26,6 +32,8 @@ void target_index_free(target_index_t *t)
     free(t->start);
     free(t->entries);
     free(t->outside);
+    free(t->xs);
+    free(t->ys);
     memset(t, 0, sizeof *t);
 }
 
@@ -49,7 +57,13 @@ static int cell_y(const target_index_t *t, float y)
 void target_index_build(target_index_t *t, const target_t *targets, size_t n, float width, float height, bool wrap)
 {
     t->valid = false;
-    if (n < TARGET_INDEX_FROM || n > t->cap || !(width > 0.0f) || !(height > 0.0f)) return;
+    t->places = n <= t->cap;
+    if (t->places) {
+        for (size_t k = 0; k < n; k++) t->xs[k] = targets[k].x, t->ys[k] = targets[k].y;
+        for (size_t k = n; k < n + 8; k++) t->xs[k] = t->ys[k] = NAN; /* never nearest */
+        t->n_places = n;
+    }
+    if (n < TARGET_INDEX_FROM || !t->start || n > t->cap || !(width > 0.0f) || !(height > 0.0f)) return;
     /* About one target per cell, the cells about square. */
     int nx = (int)lround(sqrt((double)n * (double)width / (double)height));
     nx = nx < 1 ? 1 : (nx > (int)n ? (int)n : nx);
@@ -107,26 +121,32 @@ static inline void consider(const target_index_t *t, const target_t *targets, ui
 }
 
 static inline void visit_cell(const target_index_t *t, const target_t *targets, int col, int row, float px,
-                              float py, best_t *b)
+                              float py, best_t *b, size_t *seen)
 {
-    if (t->wrap) {
-        col = ((col % t->nx) + t->nx) % t->nx;
-        row = ((row % t->ny) + t->ny) % t->ny;
+    if (t->wrap) { /* rings reach at most one grid beyond either edge */
+        col += col < 0 ? t->nx : (col >= t->nx ? -t->nx : 0);
+        row += row < 0 ? t->ny : (row >= t->ny ? -t->ny : 0);
     } else if (col < 0 || col >= t->nx || row < 0 || row >= t->ny) {
         return;
     }
     const size_t c = (size_t)row * (size_t)t->nx + (size_t)col;
+    *seen += TARGET_INDEX_CELL_COST + t->start[c + 1] - t->start[c]; /* the cell, then its targets */
     for (uint32_t e = t->start[c]; e < t->start[c + 1]; e++) consider(t, targets, t->entries[e], px, py, b);
 }
 
 long target_index_nearest(const target_index_t *t, const target_t *targets, float px, float py, float *dx,
-                          float *dy)
+                          float *dy, size_t *budget)
 {
     best_t b = {INFINITY, 0.0f, 0.0f, -1};
+    size_t seen = t->n_outside;
     for (size_t k = 0; k < t->n_outside; k++) consider(t, targets, t->outside[k], px, py, &b);
     const int cx = cell_x(t, px), cy = cell_y(t, py);
     const int rings = t->nx > t->ny ? t->nx : t->ny; /* by then every cell was seen */
     for (int r = 0; r <= rings; r++) {
+        if (seen > *budget) {
+            *budget = 0;
+            return TARGET_INDEX_GAVE_UP;
+        }
         /* Every target not yet seen lies in a cell r or more cells away
          * along some axis (the shorter way round when wrapping), so at
          * least r − 1 whole cells from the point. */
@@ -135,18 +155,23 @@ long target_index_nearest(const target_index_t *t, const target_t *targets, floa
             if (reach > 0.0 && reach * reach > (double)b.d2) break;
         }
         if (r == 0) {
-            visit_cell(t, targets, cx, cy, px, py, &b);
+            visit_cell(t, targets, cx, cy, px, py, &b, &seen);
             continue;
         }
         for (int col = cx - r; col <= cx + r; col++) { /* the ring's top and bottom rows */
-            visit_cell(t, targets, col, cy - r, px, py, &b);
-            visit_cell(t, targets, col, cy + r, px, py, &b);
+            visit_cell(t, targets, col, cy - r, px, py, &b, &seen);
+            visit_cell(t, targets, col, cy + r, px, py, &b, &seen);
         }
         for (int row = cy - r + 1; row <= cy + r - 1; row++) { /* and its sides */
-            visit_cell(t, targets, cx - r, row, px, py, &b);
-            visit_cell(t, targets, cx + r, row, px, py, &b);
+            visit_cell(t, targets, cx - r, row, px, py, &b, &seen);
+            visit_cell(t, targets, cx + r, row, px, py, &b, &seen);
         }
     }
+    if (seen > *budget) {
+        *budget = 0;
+        return TARGET_INDEX_GAVE_UP;
+    }
+    *budget -= seen;
     if (b.k >= 0) *dx = b.dx, *dy = b.dy;
     return b.k;
 }

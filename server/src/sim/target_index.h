@@ -36,6 +36,11 @@ typedef struct target_index {
     uint32_t *outside;    /* table indices of targets outside the world */
     size_t n_outside;
     size_t cap;           /* targets (and cells) there is room for */
+    /* The targets' places side by side (padded with NaN to a whole vector),
+     * for scans a vector at a time; n_places of them, valid with places. */
+    float *xs, *ys;
+    size_t n_places;
+    bool places;
 } target_index_t;
 
 /* Room for up to max_targets targets. 0, or -1 when out of memory. */
@@ -44,15 +49,27 @@ void target_index_free(target_index_t *t);
 
 /* Bins n targets of a width × height world; wrap: the border wraps.
  * Allocates nothing. Leaves the index invalid (callers scan) when there
- * are fewer than TARGET_INDEX_FROM. */
+ * are fewer than TARGET_INDEX_FROM; the places are copied whatever n. */
 void target_index_build(target_index_t *t, const struct target *targets, size_t n, float width, float height,
                         bool wrap);
 
+/* What a look-up counts for each cell it visits, in targets looked at. */
+#define TARGET_INDEX_CELL_COST 4
+/* What target_index_nearest returns when it gave up. */
+#define TARGET_INDEX_GAVE_UP (-2)
+
 /* The index in the table of the target nearest to (px, py) and, in *dx,
  * *dy, the displacement to it; −1 when there is none. Only for a valid
- * index and a point inside the world (callers scan otherwise). */
+ * index and a point inside the world (callers scan otherwise).
+ *
+ * Targets all about as far from the point (a ring of them round a crowd)
+ * leave the rings nothing to skip: it would look at all of them one by
+ * one, dearer than a scan's vectors. So it gives up (TARGET_INDEX_GAVE_UP,
+ * and the caller scans) once it has looked at more than *budget targets,
+ * and takes what it looked at off *budget: a caller asking for several
+ * points shares one budget among them. */
 long target_index_nearest(const target_index_t *t, const struct target *targets, float px, float py, float *dx,
-                          float *dy);
+                          float *dy, size_t *budget);
 
 /* Whether target_index_nearest may be asked about (px, py). */
 static inline bool target_index_covers(const target_index_t *t, float px, float py)

@@ -639,7 +639,7 @@ void world_step(world_t *w)
     for (int t = 0; t < n_tasks; t++) pairs += w->task_pairs[t];
     w->mean_neighbours = w->n ? (double)pairs / (double)w->n : 0.0;
     w->stepped_n = w->n;
-    w->target_index.valid = false;
+    w->target_index.valid = w->target_index.places = false;
     move_references(w);
     predators_hunt(w);
     w->tick++;

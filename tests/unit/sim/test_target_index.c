@@ -38,7 +38,8 @@ static long ask(const target_t *t, size_t n, float W, float H, bool wrap, float 
     target_index_t index;
     assert_int_equal(target_index_init(&index, n), 0);
     target_index_build(&index, t, n, W, H, wrap);
-    const long k = target_index_nearest(&index, t, px, py, dx, dy);
+    size_t budget = (size_t)-1;
+    const long k = target_index_nearest(&index, t, px, py, dx, dy, &budget);
     target_index_free(&index);
     return k;
 }
@@ -60,7 +61,8 @@ static void compare(const target_t *t, size_t n, float W, float H, bool wrap, ui
         if (!target_index_covers(&index, px, py)) continue;
         float sx = 0, sy = 0, ix = 0, iy = 0;
         long want = scan(t, n, px, py, W, H, wrap, &sx, &sy);
-        long got = target_index_nearest(&index, t, px, py, &ix, &iy);
+        size_t budget = (size_t)-1;
+        long got = target_index_nearest(&index, t, px, py, &ix, &iy, &budget);
         assert_int_equal(got, want);
         assert_memory_equal(&ix, &sx, sizeof ix);
         assert_memory_equal(&iy, &sy, sizeof iy);
@@ -155,6 +157,31 @@ static void few_targets_should_leave_the_index_to_a_scan(void **state)
     target_index_free(&index);
 }
 
+static void a_ring_of_equally_far_targets_should_exhaust_the_budget(void **state)
+{
+    (void)state;
+    static target_t t[64];
+    memset(t, 0, sizeof t);
+    for (size_t k = 0; k < 64; k++) {
+        const float a = 6.28318531f * (float)k / 64.0f;
+        t[k].x = 500.0f + 200.0f * cosf(a), t[k].y = 500.0f + 200.0f * sinf(a);
+    }
+    target_index_t index;
+    assert_int_equal(target_index_init(&index, 64), 0);
+    target_index_build(&index, t, 64, 1000, 1000, false);
+    float dx, dy;
+    size_t budget = 20;
+    assert_int_equal(target_index_nearest(&index, t, 500.0f, 500.0f, &dx, &dy, &budget), TARGET_INDEX_GAVE_UP);
+    assert_int_equal(budget, 0);
+    budget = 100000;
+    assert_true(target_index_nearest(&index, t, 500.0f, 500.0f, &dx, &dy, &budget) >= 0);
+    assert_true(budget < 100000 - 64); /* it looked at every target */
+    budget = 100000;
+    assert_true(target_index_nearest(&index, t, 700.0f, 500.0f, &dx, &dy, &budget) == 0); /* on one */
+    assert_true(budget > 100000 - 64);                                                   /* far fewer */
+    target_index_free(&index);
+}
+
 /* In a world: a step with many targets (the index in use) moves every
  * agent as a step whose look-ups scan (a world of one thread, the same
  * targets; the index is switched off by leaving it unbuilt). */
@@ -176,7 +203,9 @@ static void a_world_should_step_the_same_with_the_index(void **state)
         world_set_param(&a, (size_t)params_find("model"), model, msg, sizeof msg);
         world_set_param(&b, (size_t)params_find("model"), model, msg, sizeof msg);
         for (uint32_t k = 0; k < 200; k++) {
-            const float x = 800.0f * prng_hash_unit(5, 0, k, 0), y = 600.0f * prng_hash_unit(5, 1, k, 0);
+            float x = 800.0f * prng_hash_unit(5, 0, k, 0), y = 600.0f * prng_hash_unit(5, 1, k, 0);
+            if (k >= 100) /* half on a ring, where look-ups give up and scan */
+                x = 400.0f + 250.0f * cosf(0.0628f * (float)k), y = 300.0f + 250.0f * sinf(0.0628f * (float)k);
             assert_int_equal(world_set_target(&a, k + 1, x, y), SIM_OK);
             assert_int_equal(world_set_target(&b, k + 1, x, y), SIM_OK);
         }
@@ -198,6 +227,7 @@ int main(void)
         cmocka_unit_test(wrapped_worlds_should_find_targets_across_the_edge),
         cmocka_unit_test(targets_outside_the_world_should_still_be_found),
         cmocka_unit_test(few_targets_should_leave_the_index_to_a_scan),
+        cmocka_unit_test(a_ring_of_equally_far_targets_should_exhaust_the_budget),
         cmocka_unit_test(a_world_should_step_the_same_with_the_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
