@@ -76,19 +76,15 @@ static long nearest_target_scan_one_by_one(const world_t *w, float px, float py)
 KERNEL_CLONES
 static long nearest_target_scan(const world_t *w, float px, float py)
 {
-    const bool wrap = w->params.border == BORDER_WRAP;
-    const lanes_f zero = {0}, W = zero + w->width, H = zero + w->height;
+    const lanes_f zero = {0};
     lanes_f best = zero + INFINITY;
     lanes_i best_k = (lanes_i){0} - 1;
     const target_index_t *t = &w->target_index; /* its places: padded with NaN, which is never nearest */
     lanes_i k = {0, 1, 2, 3, 4, 5, 6, 7};
     for (size_t base = 0; base < t->n_places; base += LANES, k += LANES) {
-        lanes_f dx = lanes_load(t->xs + base) - px, dy = lanes_load(t->ys + base) - py;
-        if (wrap) { /* motion_wrap_delta, lane by lane */
-            dx = lanes_select(dx > 0.5f * W, dx - W, lanes_select(dx < -0.5f * W, dx + W, dx));
-            dy = lanes_select(dy > 0.5f * H, dy - H, lanes_select(dy < -0.5f * H, dy + H, dy));
-        }
-        const lanes_f d2 = dx * dx + dy * dy;
+        lanes_f dx, dy;
+        const lanes_f d2 = motion_d2_lanes(w, lanes_load(t->xs + base), lanes_load(t->ys + base), zero + px,
+                                           zero + py, &dx, &dy);
         const lanes_i closer = d2 < best;
         best = lanes_select(closer, d2, best);
         best_k = (closer & k) | (~closer & best_k);

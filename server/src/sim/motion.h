@@ -23,6 +23,21 @@ static inline float motion_wrap_delta(float d, float extent)
     return d;
 }
 
+/* The squared distance from (px, py) to eight places (x, y), and the
+ * displacement to each in *dx, *dy: the shortest way round when the world
+ * wraps (motion_wrap_delta, lane by lane). */
+LANES_INLINE lanes_f motion_d2_lanes(const world_t *w, lanes_f x, lanes_f y, lanes_f px, lanes_f py, lanes_f *dx,
+                                     lanes_f *dy)
+{
+    *dx = x - px, *dy = y - py;
+    if (w->params.border == BORDER_WRAP) {
+        const lanes_f W = (lanes_f){0} + w->width, H = (lanes_f){0} + w->height;
+        *dx = lanes_select(*dx > 0.5f * W, *dx - W, lanes_select(*dx < -0.5f * W, *dx + W, *dx));
+        *dy = lanes_select(*dy > 0.5f * H, *dy - H, lanes_select(*dy < -0.5f * H, *dy + H, *dy));
+    }
+    return *dx * *dx + *dy * *dy;
+}
+
 /* Displacement from (x, y) to the nearest target; NULL if there is none. */
 const target_t *motion_nearest_target(const world_t *w, float x, float y, vec2 *delta);
 

@@ -50,9 +50,7 @@ LANES_INLINE lanes_f param_lanes(const sim_params_t *const ps[LANES], bool unifo
  * nearer wins: the first of equals). found: lanes that have one. */
 LANES_INLINE void nearest_target_lanes(const world_t *w, lanes_f px, lanes_f py, lanes_f *tx, lanes_f *ty, lanes_i *found)
 {
-    const bool wrap = w->params.border == BORDER_WRAP;
     const lanes_f zero = {0};
-    const lanes_f W = zero + w->width, H = zero + w->height;
     lanes_f best = zero + INFINITY, bx = zero, by = zero;
     /* Many targets: each lane asks the index (target_index.h), which
      * answers as this scan would, while the lanes' look-ups one by one
@@ -68,12 +66,8 @@ LANES_INLINE void nearest_target_lanes(const world_t *w, lanes_f px, lanes_f py,
     }
     if (!indexed) best = zero + INFINITY, bx = by = zero;
     for (size_t k = 0; k < w->n_targets && !indexed; k++) {
-        lanes_f dx = w->targets[k].x - px, dy = w->targets[k].y - py;
-        if (wrap) { /* motion_wrap_delta, lane by lane */
-            dx = lanes_select(dx > 0.5f * W, dx - W, lanes_select(dx < -0.5f * W, dx + W, dx));
-            dy = lanes_select(dy > 0.5f * H, dy - H, lanes_select(dy < -0.5f * H, dy + H, dy));
-        }
-        const lanes_f d2 = dx * dx + dy * dy;
+        lanes_f dx, dy;
+        const lanes_f d2 = motion_d2_lanes(w, zero + w->targets[k].x, zero + w->targets[k].y, px, py, &dx, &dy);
         const lanes_i closer = d2 < best;
         best = lanes_select(closer, d2, best);
         bx = lanes_select(closer, dx, bx);
