@@ -499,6 +499,19 @@ int world_remove_obstacle(world_t *w, uint32_t id)
     return SIM_E_NOT_FOUND;
 }
 
+uint32_t world_candidate_cap_of(size_t n, uint32_t max_candidates)
+{
+    const size_t share = n ? SIM_CANDIDATE_BUDGET / n : SIM_CANDIDATE_BUDGET;
+    const uint32_t cap = share > SIM_CANDIDATE_FLOOR ? (share < max_candidates ? (uint32_t)share : max_candidates)
+                                                     : SIM_CANDIDATE_FLOOR;
+    return cap < max_candidates ? cap : max_candidates;
+}
+
+uint32_t world_candidate_cap(const world_t *w)
+{
+    return world_candidate_cap_of(w->n, (uint32_t)w->params.max_candidates);
+}
+
 /* Below this population a step of a normal flock takes well under a
  * millisecond and waking the other threads costs more than it saves … */
 #define PARALLEL_MIN_AGENTS 16384

@@ -183,6 +183,27 @@ int world_agents_placed(world_t *w);
 /* One fixed time step: re-sort by cell, steer, integrate, apply borders. */
 void world_step(world_t *w);
 
+/* The work bound of a large crowd (issue 25). max_candidates bounds what
+ * one agent senses; in a large population that alone would let a crowd
+ * cost N·max_candidates pair tests, and the population limit is costed
+ * for the dearest crowd anyone can set up. So all agents together sense at
+ * most about SIM_CANDIDATE_BUDGET candidates a step: each at most
+ * max_candidates, and at most SIM_CANDIDATE_BUDGET / N — but never fewer
+ * than SIM_CANDIDATE_FLOOR, more than a flock of normal density holds in
+ * its 3x3 block (about 34 at ten neighbours, the benchmark's flock), so a
+ * normal flock is never sampled whatever its size. The budget is 20,480
+ * agents at the default 256: below that nothing changes; 50,000 agents
+ * sense at most 128 each. A constant, not a measurement, so that a world
+ * steps alike on every machine. */
+#define SIM_CANDIDATE_BUDGET 5242880u
+#define SIM_CANDIDATE_FLOOR 128u
+
+/* How many candidates each agent of w senses at most in its next step. */
+uint32_t world_candidate_cap(const world_t *w);
+
+/* The same for a population of n under max_candidates. */
+uint32_t world_candidate_cap_of(size_t n, uint32_t max_candidates);
+
 /* The smallest population whose step runs on the world's threads when the
  * last step saw this many neighbours per agent (fewer run on the calling
  * thread alone: waking the others would cost more than it saves). */
