@@ -4,11 +4,93 @@
 
 #include "sim/clones.h"
 
+_Static_assert(SIM_MAX_OBSTACLES % LANES == 0, "the obstacles' places are whole vectors");
+
+void motion_copy_obstacle_places(world_t *w)
+{
+    obstacle_places_t *op = &w->obstacle_places;
+    for (size_t k = 0; k < SIM_MAX_OBSTACLES; k++) {
+        const bool there = k < w->n_obstacles;
+        op->x[k] = there ? w->obstacles[k].x : NAN;
+        op->y[k] = there ? w->obstacles[k].y : NAN;
+        op->r[k] = there ? w->obstacles[k].r : NAN;
+    }
+    op->n = w->n_obstacles;
+    op->valid = true;
+}
+
+/* What motion_avoid's test of each obstacle (below) finds for eight
+ * obstacles at once, with the same operations: which may steer (in reach,
+ * and either the agent is inside its buffer or the path enters it within
+ * the look-ahead), and for them the displacement, its square and the hit.
+ * The order-dependent part (the nearest hit, the last buffer the agent is
+ * inside) is left to the caller, obstacle by obstacle in table order. */
+typedef struct avoid_lanes {
+    lanes_f dx, dy, d2, t_hit;
+    lanes_i inside, steers;
+} avoid_lanes_t;
+
+LANES_INLINE avoid_lanes_t avoid_test_lanes(const world_t *w, size_t base, float px, float py, float ux, float uy,
+                                            float look)
+{
+    const obstacle_places_t *op = &w->obstacle_places;
+    const lanes_f zero = {0};
+    avoid_lanes_t a;
+    const lanes_f R = lanes_load(op->r + base) + w->params.obstacle_buffer;
+    a.d2 = motion_d2_lanes(w, lanes_load(op->x + base), lanes_load(op->y + base), zero + px, zero + py, &a.dx, &a.dy);
+    const lanes_f reach = R + look;
+    const lanes_i in_reach = a.d2 <= reach * reach;
+    a.inside = in_reach & (a.d2 < R * R);
+    const lanes_f along = a.dx * ux + a.dy * uy, perp2 = a.d2 - along * along;
+    const lanes_i enters = (along > 0.0f) & (perp2 < R * R);
+    a.t_hit = along - lanes_sqrt(lanes_select(enters, R * R - perp2, zero));
+    a.steers = a.inside | (in_reach & enters & (a.t_hit <= look));
+    return a;
+}
+
+/* motion_avoid during a step: the tests eight obstacles at a time over
+ * their places, then the obstacles that may steer in table order. */
+KERNEL_CLONES
+static bool avoid_by_lanes(const world_t *w, float px, float py, float speed, float vx, float vy, vec2 *out)
+{
+    const sim_params_t *p = &w->params;
+    const float ux = vx / speed, uy = vy / speed, look = speed * p->avoid_lookahead;
+    float best_t = INFINITY, sx = 0.0f, sy = 0.0f;
+    for (size_t base = 0; base < w->obstacle_places.n; base += LANES) {
+        const avoid_lanes_t a = avoid_test_lanes(w, base, px, py, ux, uy, look);
+        if (!lanes_any(a.steers)) continue;
+        for (int l = 0; l < LANES; l++) {
+            if (!a.steers[l]) continue;
+            const float dx = a.dx[l], dy = a.dy[l];
+            if (a.inside[l]) { /* already inside the buffer: straight out */
+                float d = sqrtf(a.d2[l]);
+                best_t = 0.0f;
+                sx = d > 0.0f ? -dx / d : -uy;
+                sy = d > 0.0f ? -dy / d : ux;
+                continue;
+            }
+            const float t_hit = a.t_hit[l];
+            if (t_hit >= best_t) continue;
+            best_t = t_hit;
+            float hx = ux * t_hit - dx, hy = uy * t_hit - dy;
+            float lateral = hx * -uy + hy * ux;
+            if (lateral == 0.0f) lateral = 1.0f;
+            float side = lateral > 0.0f ? 1.0f : -1.0f;
+            sx = -uy * side;
+            sy = ux * side;
+        }
+    }
+    if (best_t == INFINITY) return false;
+    *out = (vec2){sx * p->max_force, sy * p->max_force};
+    return true;
+}
+
 bool motion_avoid(const world_t *w, float px, float py, float vx, float vy, vec2 *out)
 {
     const sim_params_t *p = &w->params;
     float speed = sqrtf(vx * vx + vy * vy);
     if (!(speed > 0.0f) || w->n_obstacles == 0) return false;
+    if (w->obstacle_places.valid) return avoid_by_lanes(w, px, py, speed, vx, vy, out);
     float ux = vx / speed, uy = vy / speed;
     float look = speed * p->avoid_lookahead;
     bool wrap = p->border == BORDER_WRAP;
@@ -137,42 +219,68 @@ static vec2 from_centre(const world_t *w, const obstacle_t *o, float x, float y)
  * left at the edge of their union), and loses the inward part of its
  * velocity. Steering avoids obstacles; this guarantees it when steering
  * alone cannot (a crowd pushing, an obstacle moving onto agents). */
+/* The first obstacle (in table order) that (x, y) is inside, looked for
+ * eight at a time over the obstacles' places during a step; n_obstacles
+ * when none. */
+KERNEL_CLONES
+static size_t first_obstacle_holding(const world_t *w, float x, float y)
+{
+    const obstacle_places_t *op = &w->obstacle_places;
+    if (!op->valid) {
+        for (size_t k = 0; k < w->n_obstacles; k++) {
+            vec2 d = from_centre(w, &w->obstacles[k], x, y);
+            if (d.x * d.x + d.y * d.y < w->obstacles[k].r * w->obstacles[k].r) return k;
+        }
+        return w->n_obstacles;
+    }
+    const lanes_f zero = {0};
+    for (size_t base = 0; base < op->n; base += LANES) {
+        lanes_f dx, dy; /* centre − point: the same square as point − centre, wrapped alike */
+        const lanes_f d2 = motion_d2_lanes(w, lanes_load(op->x + base), lanes_load(op->y + base), zero + x, zero + y,
+                                           &dx, &dy);
+        const lanes_f r = lanes_load(op->r + base);
+        const lanes_i inside = d2 < r * r;
+        if (!lanes_any(inside)) continue;
+        for (int l = 0; l < LANES; l++)
+            if (inside[l]) return base + (size_t)l;
+    }
+    return w->n_obstacles;
+}
+
 static void push_out_of_obstacles(const world_t *w, float *x, float *y, float *vx, float *vy)
 {
-    for (size_t k = 0; k < w->n_obstacles; k++) {
-        const obstacle_t *o = &w->obstacles[k];
-        vec2 d = from_centre(w, o, *x, *y);
-        float d2 = d.x * d.x + d.y * d.y;
-        if (d2 >= o->r * o->r) continue;
-        float len = sqrtf(d2);
-        float ux = len > 0.0f ? d.x / len : 1.0f, uy = len > 0.0f ? d.y / len : 0.0f;
-        const float bx = *x - d.x, by = *y - d.y; /* the ray starts at the centre */
-        float t = o->r;
-        for (size_t round = 0; round <= w->n_obstacles; round++) {
-            bool inside = false;
-            for (size_t m = 0; m < w->n_obstacles; m++) {
-                const obstacle_t *om = &w->obstacles[m];
-                vec2 q = from_centre(w, om, bx, by); /* base − centre m */
-                float px = q.x + ux * t, py = q.y + uy * t;
-                if (px * px + py * py >= om->r * om->r) continue;
-                /* |q + u s| = r_m at s = −q·u + √((q·u)² − |q|² + r_m²), the far root. */
-                float qu = q.x * ux + q.y * uy;
-                float disc = qu * qu - (q.x * q.x + q.y * q.y) + om->r * om->r;
-                t = fmaxf(t, -qu + sqrtf(fmaxf(disc, 0.0f)));
-                inside = true;
-            }
-            if (!inside) break;
-            t = t * 1.0001f + 1e-4f; /* a hair outside, so rounding cannot leave it inside */
+    const size_t k = first_obstacle_holding(w, *x, *y);
+    if (k == w->n_obstacles) return;
+    const obstacle_t *o = &w->obstacles[k];
+    vec2 d = from_centre(w, o, *x, *y);
+    float d2 = d.x * d.x + d.y * d.y;
+    float len = sqrtf(d2);
+    float ux = len > 0.0f ? d.x / len : 1.0f, uy = len > 0.0f ? d.y / len : 0.0f;
+    const float bx = *x - d.x, by = *y - d.y; /* the ray starts at the centre */
+    float t = o->r;
+    for (size_t round = 0; round <= w->n_obstacles; round++) {
+        bool inside = false;
+        for (size_t m = 0; m < w->n_obstacles; m++) {
+            const obstacle_t *om = &w->obstacles[m];
+            vec2 q = from_centre(w, om, bx, by); /* base − centre m */
+            float px = q.x + ux * t, py = q.y + uy * t;
+            if (px * px + py * py >= om->r * om->r) continue;
+            /* |q + u s| = r_m at s = −q·u + √((q·u)² − |q|² + r_m²), the far root. */
+            float qu = q.x * ux + q.y * uy;
+            float disc = qu * qu - (q.x * q.x + q.y * q.y) + om->r * om->r;
+            t = fmaxf(t, -qu + sqrtf(fmaxf(disc, 0.0f)));
+            inside = true;
         }
-        t = t * 1.0001f + 1e-4f;
-        *x = bx + ux * t;
-        *y = by + uy * t;
-        float vn = *vx * ux + *vy * uy;
-        if (vn < 0.0f) {
-            *vx -= vn * ux;
-            *vy -= vn * uy;
-        }
-        return;
+        if (!inside) break;
+        t = t * 1.0001f + 1e-4f; /* a hair outside, so rounding cannot leave it inside */
+    }
+    t = t * 1.0001f + 1e-4f;
+    *x = bx + ux * t;
+    *y = by + uy * t;
+    float vn = *vx * ux + *vy * uy;
+    if (vn < 0.0f) {
+        *vx -= vn * ux;
+        *vy -= vn * uy;
     }
 }
 

@@ -37,6 +37,15 @@ typedef struct obstacle {
                        operator's, the scenario's or the state file's */
 } obstacle_t;
 
+/* The obstacles' places side by side, copied at the start of a step for
+ * the lane-wise look at every obstacle (motion.c); lanes past n hold NaN,
+ * which no test passes. */
+typedef struct obstacle_places {
+    float x[SIM_MAX_OBSTACLES], y[SIM_MAX_OBSTACLES], r[SIM_MAX_OBSTACLES];
+    size_t n;
+    bool valid; /* during a step */
+} obstacle_places_t;
+
 typedef struct target {
     uint32_t client_id;
     float x, y;
@@ -85,6 +94,7 @@ typedef struct world {
 
     obstacle_t obstacles[SIM_MAX_OBSTACLES];
     size_t n_obstacles;
+    obstacle_places_t obstacle_places;
     uint32_t next_obstacle_id;
 
     target_t *targets; /* sorted by client_id */
