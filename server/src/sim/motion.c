@@ -181,9 +181,9 @@ static long nearest_target_scan(const world_t *w, float px, float py)
 
 const target_t *motion_nearest_target(const world_t *w, float px, float py, vec2 *delta)
 {
-    /* Through the index, while that costs less than the scan below (a
-     * look-up's cells and targets are each dearer than a step of it). */
-    size_t budget = w->n_targets / 4;
+    /* Through the index, while that costs less than the scan below, which
+     * looks at eight targets a step. */
+    size_t budget = w->n_targets / LANES;
     if (target_index_covers(&w->target_index, px, py)) {
         const long k = target_index_nearest(&w->target_index, w->targets, px, py, &delta->x, &delta->y, &budget);
         if (k != TARGET_INDEX_GAVE_UP) return k >= 0 ? &w->targets[k] : NULL;
