@@ -5,7 +5,15 @@
 
 const char *machine_instruction_set(void)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
+    /* A build for one level (SWARMCAST_KERNEL_ARCH) runs that level's code,
+     * whatever more the CPU could do. */
+#if defined(SWARMCAST_ONE_ARCH) && defined(__AVX512F__)
+    return "x86-64-v4 (AVX-512), this build's only level";
+#elif defined(SWARMCAST_ONE_ARCH) && defined(__AVX2__)
+    return "x86-64-v3 (AVX2), this build's only level";
+#elif defined(SWARMCAST_ONE_ARCH)
+    return "x86-64 baseline (SSE2), this build's only level";
+#elif defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("x86-64-v4")) return "x86-64-v4 (AVX-512)";
     if (__builtin_cpu_supports("x86-64-v3")) return "x86-64-v3 (AVX2)";

@@ -22,6 +22,7 @@
 
 #include "machine.h"
 #include "protocol/snapshot.h"
+#include "capacity_rows.h"
 #include "reference.h"
 #include "sim/capacity.h"
 #include "sim/prng.h"
@@ -89,10 +90,12 @@ static bool same_state(const world_t *a, const world_t *b)
 
 static void usage(void)
 {
-    printf("usage: swarmcast-bench [--threads N] [--sizes N,N,...] [--crowd]\n"
+    printf("usage: swarmcast-bench [--threads N] [--sizes N,N,...] [--crowd] [--limit] [--million]\n"
            "  --threads N   threads for the parallel runs (default: the machine's cores)\n"
            "  --sizes LIST  populations (default 1000,10000,100000,1000000)\n"
-           "  --crowd       only the dense crowd table and the population limit\n");
+           "  --crowd       only the dense crowd table and the population limit\n"
+           "  --limit       only the population limit\n"
+           "  --million     only the million Reynolds agents' row\n");
 }
 
 /* The crowd: CROWD_AGENTS in a CROWD_SIDE square in the middle of the
@@ -173,12 +176,7 @@ static int crowd_table(int threads)
             fflush(stdout);
         }
     }
-    capacity_t cap;
-    if (capacity_estimate(1600, 900, 60, threads, 64, &cap)) return 1;
-    char line[600];
-    capacity_describe(&cap, line, sizeof line);
-    printf("\nDefault population limit for 1600 x 900 u at 60 Hz on %d threads, 64 clients:\n%s\n", threads, line);
-    return 0;
+    return bench_limit_row(threads);
 }
 
 int main(int argc, char **argv)
@@ -186,9 +184,13 @@ int main(int argc, char **argv)
     int threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     size_t sizes[16] = {1000, 10000, 100000, 1000000};
     int n_sizes = 4;
-    bool crowd_only = false;
+    bool crowd_only = false, limit_only = false, million_only = false;
     for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--crowd")) {
+        if (!strcmp(argv[a], "--limit")) {
+            limit_only = true;
+        } else if (!strcmp(argv[a], "--million")) {
+            million_only = true;
+        } else if (!strcmp(argv[a], "--crowd")) {
             crowd_only = true;
         } else if (!strcmp(argv[a], "--threads") && a + 1 < argc) {
             threads = atoi(argv[++a]);
@@ -207,6 +209,8 @@ int main(int argc, char **argv)
     machine_cpu_name(cpu, sizeof cpu);
     printf("swarmcast-bench: %s, %ld cores, kernel %s, compiler %s\n", cpu, sysconf(_SC_NPROCESSORS_ONLN),
            machine_instruction_set(), __VERSION__);
+    if (limit_only || million_only)
+        return (limit_only && bench_limit_row(threads)) || (million_only && bench_million_row(threads));
     if (crowd_only) return crowd_table(threads);
     printf("Every model with its default parameters (Reynolds zones 25/50/50 u, field of view 300°;\n"
            "Olfati-Saber d = 25 u, r = 30 u), wrap borders, density set for about ten neighbours per\n"
@@ -267,5 +271,5 @@ int main(int argc, char **argv)
             if (reynolds) ref_free(&ref);
         }
     }
-    return crowd_table(threads);
+    return crowd_table(threads) || bench_million_row(threads);
 }

@@ -10,7 +10,11 @@
  * produce the same bits; only their speed differs. Sanitizer builds keep one
  * version: the clones' resolver runs before the sanitizer runtime is up. */
 #if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+/* SWARMCAST_ONE_ARCH (cmake -DSWARMCAST_KERNEL_ARCH=x86-64-v3): one
+ * version, built for that level, e.g. to measure the AVX2 kernels on an
+ * AVX-512 machine. */
+#if __has_attribute(target_clones) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) &&           \
+    !defined(SWARMCAST_ONE_ARCH)
 #define KERNEL_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
 #endif
