@@ -22,6 +22,7 @@
 
 #include "machine.h"
 #include "protocol/snapshot.h"
+#include "bench_time.h"
 #include "capacity_rows.h"
 #include "reference.h"
 #include "sim/capacity.h"
@@ -30,24 +31,6 @@
 
 #define MAX_SAMPLES 64
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, by_value);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* Steps needed for a stable median without taking all day. */
 static int samples_for(size_t n) { return n >= 1000000 ? 7 : (n >= 100000 ? 15 : 41); }

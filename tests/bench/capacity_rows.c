@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_time.h"
 #include "sim/capacity.h"
 #include "sim/world.h"
 #include "stream/capture.h"
@@ -20,18 +21,6 @@
 #define MILLION_WARM_UP 3
 #define MILLION_SAMPLES 7
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int bench_limit_row(int threads)
 {
@@ -66,15 +55,13 @@ int bench_million_row(int threads)
         if (capture_world(&c, &w)) return 1;
         copy[s] = now_ms() - t0;
     }
-    qsort(step, MILLION_SAMPLES, sizeof *step, by_value);
-    qsort(copy, MILLION_SAMPLES, sizeof *copy, by_value);
+    const double step_ms = median(step, MILLION_SAMPLES), copy_ms = median(copy, MILLION_SAMPLES);
     printf("\nA million Reynolds agents (default parameters, the model table's density: %.1f neighbours each), "
            "%d threads; median of %d steps:\n\n"
            "| agents | threads | ms/step | ns/agent-step (all threads) | snapshot copy ms (simulation thread, after the step) |\n"
            "|---:|---:|---:|---:|---:|\n"
            "| 1000000 | %d | %.1f | %.1f | %.1f |\n",
-           w.mean_neighbours, threads, MILLION_SAMPLES, threads, step[MILLION_SAMPLES / 2],
-           step[MILLION_SAMPLES / 2] * 1e6 / MILLION, copy[MILLION_SAMPLES / 2]);
+           w.mean_neighbours, threads, MILLION_SAMPLES, threads, step_ms, step_ms * 1e6 / MILLION, copy_ms);
     fflush(stdout);
     free(c.x), free(c.y), free(c.vx), free(c.vy), free(c.id), free(c.flags), free(c.targets);
     world_free(&w);
