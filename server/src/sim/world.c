@@ -235,6 +235,7 @@ int world_init(world_t *w, const world_config_t *cfg)
     w->max_targets = cfg->max_targets;
     grid_init(&w->grid);
     w->threads = cfg->threads > 1 ? cfg->threads : 1;
+    grid_set_parts(&w->grid, w->threads); /* the grid is configured below */
     bool ok = (!w->max_targets || (w->targets = calloc(w->max_targets, sizeof *w->targets))) &&
               target_index_init(&w->target_index, w->max_targets) == 0 &&
               (w->scratch = calloc(2 * (size_t)w->threads, sizeof *w->scratch)) &&
@@ -541,6 +542,33 @@ static void run_tasks(world_t *w, workers_fn fn, int n_tasks)
         for (int t = 0; t < n_tasks; t++) fn(w, t, 0);
 }
 
+/* The grid's build in parts, one per thread (grid.h). */
+static void grid_count_task(void *ctx, int task, int thread)
+{
+    (void)thread;
+    world_t *w = ctx;
+    grid_count_part(&w->grid, w->n, w->cur.x, w->cur.y, task);
+}
+
+static void grid_place_task(void *ctx, int task, int thread)
+{
+    (void)thread;
+    world_t *w = ctx;
+    grid_place_part(&w->grid, w->n, task);
+}
+
+/* Bins the agents: on every thread when the step runs on them. */
+static void build_grid(world_t *w)
+{
+    if (task_count(w) == 1 || !grid_in_parts(&w->grid)) {
+        grid_build(&w->grid, w->n, w->cur.x, w->cur.y);
+        return;
+    }
+    run_tasks(w, grid_count_task, w->threads);
+    grid_sum_parts(&w->grid);
+    run_tasks(w, grid_place_task, w->threads);
+}
+
 /* Copies task's share of the agents from cur into next in cell order. */
 static void permute_task(void *ctx, int task, int thread)
 {
@@ -641,7 +669,7 @@ void world_step(world_t *w)
 
     /* Re-sort the state by grid cell (cur → next by the grid's permutation,
      * then swap), so that neighbours are close in memory for steering. */
-    grid_build(&w->grid, w->n, w->cur.x, w->cur.y);
+    build_grid(w);
     run_tasks(w, permute_task, task_count(w));
     swap_arrays(&w->cur, &w->next, true);
 
