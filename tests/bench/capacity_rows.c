@@ -28,6 +28,11 @@ int bench_limit_row(int threads)
     if (capacity_estimate(DEFAULT_WIDTH, DEFAULT_HEIGHT, DEFAULT_TICK_HZ, threads, DEFAULT_CLIENTS, &cap)) return 1;
     char line[700];
     capacity_describe(&cap, line, sizeof line);
+    printf("\nThe calibration's crowds (1,200 agents in 20 x 20 u, %d targets round them), one thread:\n\n"
+           "| crowd | ns/agent-step at 1024 candidates | at %u |\n|---|---:|---:|\n",
+           DEFAULT_CLIENTS, SIM_CANDIDATE_FLOOR);
+    for (int k = 0; k < CAPACITY_CASES; k++)
+        printf("| %s | %.0f | %.0f |\n", cap.costs.cases[k].name, cap.costs.cases[k].ns_max, cap.costs.cases[k].ns_floor);
     printf("\nDefault population limit (sim/capacity.h) for %d x %d u at %d Hz on %d threads, %d clients' targets:\n"
            "limit: %zu agents\n%s\n",
            DEFAULT_WIDTH, DEFAULT_HEIGHT, DEFAULT_TICK_HZ, threads, DEFAULT_CLIENTS, cap.max_agents, line);

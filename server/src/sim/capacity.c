@@ -160,9 +160,12 @@ int capacity_measure(size_t targets, capacity_costs_t *costs)
     /* The calibration crowd is small enough that the candidate budget
      * leaves it the sample it asks for (world.h). */
     _Static_assert(CROWD_AGENTS * SIM_MAX_CANDIDATES <= SIM_CANDIDATE_BUDGET, "the crowd must get its whole sample");
+    _Static_assert(sizeof crowd_cases / sizeof crowd_cases[0] == CAPACITY_CASES, "every case has its figures");
     for (size_t c = 0; c < sizeof crowd_cases / sizeof crowd_cases[0]; c++) {
         double ns, neighbours;
         if (time_crowd(&crowd_cases[c], SIM_MAX_CANDIDATES, targets, &ns, &neighbours)) return -1;
+        costs->cases[c].name = crowd_cases[c].name;
+        costs->cases[c].ns_max = ns;
         if (c == 0) costs->reynolds_ns = ns;
         if (ns > costs->worst_ns) {
             costs->worst_ns = ns;
@@ -170,6 +173,7 @@ int capacity_measure(size_t targets, capacity_costs_t *costs)
             costs->worst_neighbours = neighbours;
         }
         if (time_crowd(&crowd_cases[c], SIM_CANDIDATE_FLOOR, targets, &ns, &neighbours)) return -1;
+        costs->cases[c].ns_floor = ns;
         if (ns > costs->floor_ns) {
             costs->floor_ns = ns;
             costs->floor_case = crowd_cases[c].name;

@@ -55,6 +55,16 @@
 #define CAPACITY_CROWD_SHARE 1.0
 #define CAPACITY_NORMAL_SHARE 0.5
 
+/* The calibration's crowd cases (capacity.c). */
+#define CAPACITY_CASES 5
+
+/* One case's figures, ns per agent-step on one thread. */
+typedef struct capacity_case {
+    const char *name; /* static text */
+    double ns_max;    /* at max_candidates 1024 */
+    double ns_floor;  /* at SIM_CANDIDATE_FLOOR */
+} capacity_case_t;
+
 /* One thread's cost of a step, in ns per agent. */
 typedef struct capacity_costs {
     double worst_ns;          /* the dearest crowd at the largest sample (max_candidates 1024) */
@@ -66,6 +76,7 @@ typedef struct capacity_costs {
     double reynolds_ns;       /* the same crowd with Reynolds' default parameters */
     double normal_ns;         /* a flock of normal density (about ten neighbours), default parameters */
     int candidates;           /* max_candidates in the crowds: its largest value */
+    capacity_case_t cases[CAPACITY_CASES]; /* every case's figures (the worst are above) */
 } capacity_costs_t;
 
 typedef struct capacity {
