@@ -4,11 +4,11 @@
 
 #include "sim/clones.h"
 
-_Static_assert(SIM_MAX_OBSTACLES % LANES == 0, "the obstacles' places are whole vectors");
+_Static_assert(SIM_MAX_OBSTACLES % LANES == 0 && SIM_MAX_PREDATORS % LANES == 0, "the places are whole vectors");
 
-void motion_copy_obstacle_places(world_t *w)
+void motion_copy_places(world_t *w)
 {
-    obstacle_places_t *op = &w->obstacle_places;
+    step_places_t *op = &w->places;
     for (size_t k = 0; k < SIM_MAX_OBSTACLES; k++) {
         const bool there = k < w->n_obstacles;
         op->x[k] = there ? w->obstacles[k].x : NAN;
@@ -16,6 +16,14 @@ void motion_copy_obstacle_places(world_t *w)
         op->r[k] = there ? w->obstacles[k].r : NAN;
     }
     op->n = w->n_obstacles;
+    for (size_t k = 0; k < SIM_MAX_PREDATORS; k++) {
+        const bool there = k < w->n_predators;
+        op->pred_x[k] = there ? w->predators[k].x : NAN;
+        op->pred_y[k] = there ? w->predators[k].y : NAN;
+        op->pred_vx[k] = there ? w->predators[k].vx : NAN;
+        op->pred_vy[k] = there ? w->predators[k].vy : NAN;
+    }
+    op->n_predators = w->n_predators;
     op->valid = true;
 }
 
@@ -33,7 +41,7 @@ typedef struct avoid_lanes {
 LANES_INLINE avoid_lanes_t avoid_test_lanes(const world_t *w, size_t base, float px, float py, float ux, float uy,
                                             float look)
 {
-    const obstacle_places_t *op = &w->obstacle_places;
+    const step_places_t *op = &w->places;
     const lanes_f zero = {0};
     avoid_lanes_t a;
     const lanes_f R = lanes_load(op->r + base) + w->params.obstacle_buffer;
@@ -56,7 +64,7 @@ static bool avoid_by_lanes(const world_t *w, float px, float py, float speed, fl
     const sim_params_t *p = &w->params;
     const float ux = vx / speed, uy = vy / speed, look = speed * p->avoid_lookahead;
     float best_t = INFINITY, sx = 0.0f, sy = 0.0f;
-    for (size_t base = 0; base < w->obstacle_places.n; base += LANES) {
+    for (size_t base = 0; base < w->places.n; base += LANES) {
         const avoid_lanes_t a = avoid_test_lanes(w, base, px, py, ux, uy, look);
         if (!lanes_any(a.steers)) continue;
         for (int l = 0; l < LANES; l++) {
@@ -90,7 +98,7 @@ bool motion_avoid(const world_t *w, float px, float py, float vx, float vy, vec2
     const sim_params_t *p = &w->params;
     float speed = sqrtf(vx * vx + vy * vy);
     if (!(speed > 0.0f) || w->n_obstacles == 0) return false;
-    if (w->obstacle_places.valid) return avoid_by_lanes(w, px, py, speed, vx, vy, out);
+    if (w->places.valid) return avoid_by_lanes(w, px, py, speed, vx, vy, out);
     float ux = vx / speed, uy = vy / speed;
     float look = speed * p->avoid_lookahead;
     bool wrap = p->border == BORDER_WRAP;
@@ -225,7 +233,7 @@ static vec2 from_centre(const world_t *w, const obstacle_t *o, float x, float y)
 KERNEL_CLONES
 static size_t first_obstacle_holding(const world_t *w, float x, float y)
 {
-    const obstacle_places_t *op = &w->obstacle_places;
+    const step_places_t *op = &w->places;
     if (!op->valid) {
         for (size_t k = 0; k < w->n_obstacles; k++) {
             vec2 d = from_centre(w, &w->obstacles[k], x, y);
@@ -309,8 +317,44 @@ void motion_finish(const world_t *w, size_t i, float x, float y, float vx, float
     motion_finish_lanes(w, i, 1, xs, ys, vxs, vys, fs);
 }
 
+/* motion_evade during a step: each predator's term eight at a time over
+ * the predators' places, with the same operations, then summed in table
+ * order (the sum's rounding depends on its order). */
+KERNEL_CLONES
+static bool evade_by_lanes(const world_t *w, float x, float y, vec2 *away)
+{
+    const sim_params_t *p = &w->params;
+    const step_places_t *op = &w->places;
+    const lanes_f zero = {0}, one = zero + 1.0f;
+    float ax = 0.0f, ay = 0.0f;
+    bool near = false;
+    for (size_t base = 0; base < op->n_predators; base += LANES) {
+        lanes_f dx = x - lanes_load(op->pred_x + base), dy = y - lanes_load(op->pred_y + base);
+        if (p->border == BORDER_WRAP) { /* motion_wrap_delta, lane by lane */
+            const lanes_f W = zero + w->width, H = zero + w->height;
+            dx = lanes_select(dx > 0.5f * W, dx - W, lanes_select(dx < -0.5f * W, dx + W, dx));
+            dy = lanes_select(dy > 0.5f * H, dy - H, lanes_select(dy < -0.5f * H, dy + H, dy));
+        }
+        const lanes_f d2 = dx * dx + dy * dy;
+        const lanes_i feared = d2 < p->fear_radius * p->fear_radius;
+        if (!lanes_any(feared)) continue;
+        const lanes_f time = lanes_sqrt(d2) / p->predator_speed;
+        const lanes_f lead = lanes_select(time < one, time, one); /* fminf(time, 1) for these lanes */
+        dx -= lanes_load(op->pred_vx + base) * lead; /* away from where it will be */
+        dy -= lanes_load(op->pred_vy + base) * lead;
+        const lanes_f l2 = dx * dx + dy * dy;
+        const lanes_i counts = feared & (l2 > 0.0f);
+        const lanes_f tx = dx / l2, ty = dy / l2; /* unit vector over distance: nearer counts more */
+        for (int l = 0; l < LANES; l++)
+            if (counts[l]) ax += tx[l], ay += ty[l], near = true;
+    }
+    *away = (vec2){ax, ay};
+    return near && (ax != 0.0f || ay != 0.0f);
+}
+
 bool motion_evade(const world_t *w, float x, float y, vec2 *away)
 {
+    if (w->places.valid) return evade_by_lanes(w, x, y, away);
     const sim_params_t *p = &w->params;
     const bool wrap = p->border == BORDER_WRAP;
     float ax = 0.0f, ay = 0.0f;

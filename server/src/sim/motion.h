@@ -39,10 +39,10 @@ LANES_INLINE lanes_f motion_d2_lanes(const world_t *w, lanes_f x, lanes_f y, lan
 }
 
 /* Copies the obstacles' places for the lane-wise looks at them (world.h's
- * obstacle_places_t), valid until w->obstacle_places.valid is cleared: the
+ * step_places_t), valid until w->places.valid is cleared: the
  * world does at the start of a step, and clears it at the end (commands
  * between steps move obstacles). The answers are the same either way. */
-void motion_copy_obstacle_places(world_t *w);
+void motion_copy_places(world_t *w);
 
 /* Displacement from (x, y) to the nearest target; NULL if there is none. */
 const target_t *motion_nearest_target(const world_t *w, float x, float y, vec2 *delta);

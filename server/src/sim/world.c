@@ -665,7 +665,7 @@ void world_step(world_t *w)
      * step ends (look-ups outside a step scan). */
     target_index_build(&w->target_index, w->targets, w->n_targets, w->width, w->height,
                        w->params.border == BORDER_WRAP);
-    motion_copy_obstacle_places(w);
+    motion_copy_places(w);
 
     /* Re-sort the state by grid cell (cur → next by the grid's permutation,
      * then swap), so that neighbours are close in memory for steering. */
@@ -682,7 +682,7 @@ void world_step(world_t *w)
     for (int t = 0; t < n_tasks; t++) pairs += w->task_pairs[t];
     w->mean_neighbours = w->n ? (double)pairs / (double)w->n : 0.0;
     w->stepped_n = w->n;
-    w->target_index.valid = w->target_index.places = w->obstacle_places.valid = false;
+    w->target_index.valid = w->target_index.places = w->places.valid = false;
     move_references(w);
     predators_hunt(w);
     w->tick++;

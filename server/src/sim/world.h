@@ -37,14 +37,17 @@ typedef struct obstacle {
                        operator's, the scenario's or the state file's */
 } obstacle_t;
 
-/* The obstacles' places side by side, copied at the start of a step for
- * the lane-wise look at every obstacle (motion.c); lanes past n hold NaN,
- * which no test passes. */
-typedef struct obstacle_places {
+/* The obstacles' and predators' places side by side, copied at the start
+ * of a step for the lane-wise looks at every one of them (motion.c);
+ * lanes past the count hold NaN, which no test passes. */
+typedef struct places {
     float x[SIM_MAX_OBSTACLES], y[SIM_MAX_OBSTACLES], r[SIM_MAX_OBSTACLES];
     size_t n;
+    float pred_x[SIM_MAX_PREDATORS], pred_y[SIM_MAX_PREDATORS], pred_vx[SIM_MAX_PREDATORS],
+        pred_vy[SIM_MAX_PREDATORS];
+    size_t n_predators;
     bool valid; /* during a step */
-} obstacle_places_t;
+} step_places_t;
 
 typedef struct target {
     uint32_t client_id;
@@ -94,7 +97,7 @@ typedef struct world {
 
     obstacle_t obstacles[SIM_MAX_OBSTACLES];
     size_t n_obstacles;
-    obstacle_places_t obstacle_places;
+    step_places_t places;
     uint32_t next_obstacle_id;
 
     target_t *targets; /* sorted by client_id */

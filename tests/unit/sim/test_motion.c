@@ -1,4 +1,4 @@
-/* motion: the lane-wise looks at the obstacles during a step (their places
+/* motion: the lane-wise looks at the obstacles and predators during a step (their places
  * copied side by side) answer exactly as the looks one by one do: the same
  * avoidance steer, bit for bit, and the same push out of an obstacle, in
  * bounded and wrapped worlds, with obstacles overlapping, on the edges and
@@ -49,9 +49,9 @@ static void the_lanes_should_steer_round_obstacles_as_one_by_one(void **state)
                 float a = prng_range(&rng, 0.0f, 6.2831853f), s = prng_range(&rng, 0.0f, 200.0f);
                 float vx = s * cosf(a), vy = s * sinf(a);
                 vec2 one = {0, 0}, lanes = {0, 0};
-                w.obstacle_places.valid = false;
+                w.places.valid = false;
                 bool by_one = motion_avoid(&w, px, py, vx, vy, &one);
-                motion_copy_obstacle_places(&w);
+                motion_copy_places(&w);
                 bool by_lanes = motion_avoid(&w, px, py, vx, vy, &lanes);
                 assert_int_equal(by_one, by_lanes);
                 assert_memory_equal(&one, &lanes, sizeof one);
@@ -78,9 +78,9 @@ static void the_lanes_should_push_out_of_obstacles_as_one_by_one(void **state)
                 float got[2][4];
                 for (int lanes = 0; lanes < 2; lanes++) {
                     if (lanes)
-                        motion_copy_obstacle_places(&w);
+                        motion_copy_places(&w);
                     else
-                        w.obstacle_places.valid = false;
+                        w.places.valid = false;
                     motion_finish(&w, 0, x, y, vx, vy, 0);
                     got[lanes][0] = w.next.x[0], got[lanes][1] = w.next.y[0];
                     got[lanes][2] = w.next.vx[0], got[lanes][3] = w.next.vy[0];
@@ -93,11 +93,44 @@ static void the_lanes_should_push_out_of_obstacles_as_one_by_one(void **state)
         }
 }
 
+static void the_lanes_should_flee_predators_as_one_by_one(void **state)
+{
+    (void)state;
+    for (int border = 0; border < 3; border++)
+        for (size_t count = 1; count <= SIM_MAX_PREDATORS; count += 5) {
+            world_t w;
+            make(&w, border, 0, (uint32_t)(count + 7 * border));
+            prng_t rng;
+            prng_seed(&rng, (uint32_t)count, 14);
+            w.n_predators = count;
+            for (size_t k = 0; k < count; k++)
+                w.predators[k] = (predator_t){prng_range(&rng, 0.0f, 1000.0f), prng_range(&rng, 0.0f, 600.0f),
+                                              prng_range(&rng, -200.0f, 200.0f), prng_range(&rng, -200.0f, 200.0f)};
+            w.predators[0].x = 0.0f; /* on an edge */
+            int fled = 0;
+            for (int q = 0; q < 3000; q++) {
+                float x = prng_range(&rng, 0.0f, 1000.0f), y = prng_range(&rng, 0.0f, 600.0f);
+                if (q % 13 == 0) x = w.predators[q % count].x, y = w.predators[q % count].y; /* on one */
+                vec2 one = {0, 0}, lanes = {0, 0};
+                w.places.valid = false;
+                const bool by_one = motion_evade(&w, x, y, &one);
+                motion_copy_places(&w);
+                const bool by_lanes = motion_evade(&w, x, y, &lanes);
+                assert_int_equal(by_one, by_lanes);
+                assert_memory_equal(&one, &lanes, sizeof one);
+                fled += by_one;
+            }
+            assert_true(fled > 0);
+            world_free(&w);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_lanes_should_steer_round_obstacles_as_one_by_one),
         cmocka_unit_test(the_lanes_should_push_out_of_obstacles_as_one_by_one),
+        cmocka_unit_test(the_lanes_should_flee_predators_as_one_by_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
