@@ -123,9 +123,11 @@ static inline void consider(const target_index_t *t, const target_t *targets, ui
 static inline void visit_cell(const target_index_t *t, const target_t *targets, int col, int row, float px,
                               float py, best_t *b, size_t *seen)
 {
-    if (t->wrap) { /* rings reach at most one grid beyond either edge */
-        col += col < 0 ? t->nx : (col >= t->nx ? -t->nx : 0);
-        row += row < 0 ? t->ny : (row >= t->ny ? -t->ny : 0);
+    if (t->wrap) { /* a ring may reach past either edge, by several grids where one axis has few cells */
+        while (col < 0) col += t->nx;
+        while (col >= t->nx) col -= t->nx;
+        while (row < 0) row += t->ny;
+        while (row >= t->ny) row -= t->ny;
     } else if (col < 0 || col >= t->nx || row < 0 || row >= t->ny) {
         return;
     }
