@@ -170,11 +170,12 @@ static long nearest_target_scan(const world_t *w, float px, float py)
     lanes_f best = zero + INFINITY;
     lanes_i best_k = (lanes_i){0} - 1;
     const target_index_t *t = &w->target_index; /* its places: padded with NaN, which is never nearest */
+    const bool wrap = motion_targets_wrap(w, px, px, py, py);
     lanes_i k = {0, 1, 2, 3, 4, 5, 6, 7};
     for (size_t base = 0; base < t->n_places; base += LANES, k += LANES) {
         lanes_f dx, dy;
-        const lanes_f d2 = motion_d2_lanes(w, lanes_load(t->xs + base), lanes_load(t->ys + base), zero + px,
-                                           zero + py, &dx, &dy);
+        const lanes_f d2 = motion_d2_lanes_wrapping(w, wrap, lanes_load(t->xs + base), lanes_load(t->ys + base),
+                                                    zero + px, zero + py, &dx, &dy);
         const lanes_i closer = d2 < best;
         best = lanes_select(closer, d2, best);
         best_k = (closer & k) | (~closer & best_k);

@@ -65,9 +65,13 @@ LANES_INLINE void nearest_target_lanes(const world_t *w, lanes_f px, lanes_f py,
         indexed = nearest != TARGET_INDEX_GAVE_UP;
     }
     if (!indexed) best = zero + INFINITY, bx = by = zero;
+    float x0 = px[0], x1 = px[0], y0 = py[0], y1 = py[0]; /* the lanes' box: wrapping is rare */
+    for (int k = 1; k < LANES; k++) x0 = fminf(x0, px[k]), x1 = fmaxf(x1, px[k]), y0 = fminf(y0, py[k]), y1 = fmaxf(y1, py[k]);
+    const bool wrap = !indexed && motion_targets_wrap(w, x0, x1, y0, y1);
     for (size_t k = 0; k < w->n_targets && !indexed; k++) {
         lanes_f dx, dy;
-        const lanes_f d2 = motion_d2_lanes(w, zero + w->targets[k].x, zero + w->targets[k].y, px, py, &dx, &dy);
+        const lanes_f d2 =
+            motion_d2_lanes_wrapping(w, wrap, zero + w->targets[k].x, zero + w->targets[k].y, px, py, &dx, &dy);
         const lanes_i closer = d2 < best;
         best = lanes_select(closer, d2, best);
         bx = lanes_select(closer, dx, bx);

@@ -62,6 +62,13 @@ void target_index_build(target_index_t *t, const target_t *targets, size_t n, fl
         for (size_t k = 0; k < n; k++) t->xs[k] = targets[k].x, t->ys[k] = targets[k].y;
         for (size_t k = n; k < n + 8; k++) t->xs[k] = t->ys[k] = NAN; /* never nearest */
         t->n_places = n;
+        t->box = true;
+        t->min_x = t->min_y = INFINITY, t->max_x = t->max_y = -INFINITY;
+        for (size_t k = 0; k < n; k++) {
+            t->box &= isfinite(t->xs[k]) && isfinite(t->ys[k]);
+            t->min_x = fminf(t->min_x, t->xs[k]), t->max_x = fmaxf(t->max_x, t->xs[k]);
+            t->min_y = fminf(t->min_y, t->ys[k]), t->max_y = fmaxf(t->max_y, t->ys[k]);
+        }
     }
     if (n < TARGET_INDEX_FROM || !t->start || n > t->cap || !(width > 0.0f) || !(height > 0.0f)) return;
     /* About one target per cell, the cells about square. */

@@ -41,6 +41,10 @@ typedef struct target_index {
     float *xs, *ys;
     size_t n_places;
     bool places;
+    /* The box round the places (box: all finite), to tell when no
+     * displacement to them can wrap (motion_targets_wrap). */
+    bool box;
+    float min_x, max_x, min_y, max_y;
 } target_index_t;
 
 /* Room for up to max_targets targets. 0, or -1 when out of memory. */
