@@ -11,6 +11,12 @@
 #include "protocol/snapshot.h"
 #include "stream/capture.h"
 
+/* From this many agents on a snapshot's copy (21 bytes an agent: 1.4 MB
+ * here, a fraction of a millisecond) is handed to the copier thread, which
+ * starts with the first such world; a smaller one is copied at once, so
+ * that the rooms of ordinary size keep their three threads. */
+#define COPY_ASYNC_FROM 65536
+
 /* Bundles the loop has not taken yet: past this many the oldest is
  * dropped (its views' rings then have a gap, and clients get keys). */
 #define MAX_PENDING_BUNDLES 8
@@ -29,7 +35,7 @@ struct encoder {
     pthread_t thread;
     bool started;
     pthread_t copier;
-    bool copier_started;
+    bool copier_started, copier_failed; /* the simulation thread's (encoder_submit), then encoder_stop's */
 
     /* The copier's (the simulation thread's when there is no copier). */
     capture_t filling;
@@ -286,14 +292,15 @@ encoder_t *encoder_create(uv_loop_t *loop, size_t v1_headroom, void (*on_bundles
         return e; /* started stays false: encoder_destroy frees it after the loop ran */
     }
     e->started = true;
-    /* Without a copier the simulation thread copies (encoder_submit). */
-    e->copier_started = pthread_create(&e->copier, NULL, copier_main, e) == 0;
     return e;
 }
 
 int encoder_submit(encoder_t *e, const world_t *w)
 {
-    if (e->copier_started) {
+    /* Without a copier the simulation thread copies. */
+    if (w->n >= COPY_ASYNC_FROM && !e->copier_started && e->started && !e->copier_failed)
+        e->copier_failed = !(e->copier_started = pthread_create(&e->copier, NULL, copier_main, e) == 0);
+    if (e->copier_started && w->n >= COPY_ASYNC_FROM) {
         encoder_wait_copied(e); /* one copy at a time */
         pthread_mutex_lock(&e->lock);
         e->source = w;
@@ -301,6 +308,7 @@ int encoder_submit(encoder_t *e, const world_t *w)
         pthread_mutex_unlock(&e->lock);
         return 0;
     }
+    encoder_wait_copied(e); /* filling is the copier's until then */
     if (capture_world(&e->filling, w)) return -1;
     pthread_mutex_lock(&e->lock);
     hand_over_filled(e);
