@@ -104,14 +104,14 @@ void capacity_of(const capacity_costs_t *costs, float width, float height, doubl
 /* Both: measure, then the bounds. 0, or -1 when the calibration failed. */
 int capacity_estimate(float width, float height, double tick_hz, int threads, size_t targets, capacity_t *out);
 
-/* One line for the server's start-up message: "max agents 52,311 (time
- * bound; the area bound is 90,000): the dearest crowd costs 3,956 ns per
+/* One line for the server's start-up message: "max agents 12,432 (time
+ * bound; the area bound is 90,000): the dearest crowd costs 3,543 ns per
  * agent-step at 1024 candidates (olfati3 with every option but species)
- * and 510 ns at 128 (couzin with every option), which 52,311 agents sense
- * at most, so 2 threads step them within a 16.7 ms period; Reynolds'
- * default crowd 686 ns, a normal flock 66 ns (within half a period);
- * area bound: one agent per 16 u² of 1600 x 900 u". Returns what
- * snprintf returns. */
+ * and 1,863 ns at 128 (olfati3 with every option but species); 12,432
+ * agents sense at most 421 each, so 2 threads step them within a 16.7 ms
+ * period; Reynolds' default crowd 739 ns, a normal flock 60 ns (within
+ * half a period); area bound: one agent per 16 u² of 1600 x 900 u".
+ * Returns what snprintf returns. */
 int capacity_describe(const capacity_t *c, char *buf, size_t len);
 
 #endif
