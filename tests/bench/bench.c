@@ -30,6 +30,8 @@
 
 #include "machine.h"
 #include "protocol/snapshot.h"
+#include "bench_time.h"
+#include "capacity_rows.h"
 #include "reference.h"
 #include "sim/capacity.h"
 #include "sim/clones.h"
@@ -39,24 +41,6 @@
 
 #define MAX_SAMPLES 64
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, by_value);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* Steps needed for a stable median without taking all day. */
 static int samples_for(size_t n) { return n >= 1000000 ? 7 : (n >= 100000 ? 15 : 41); }
@@ -99,13 +83,16 @@ static bool same_state(const world_t *a, const world_t *b)
 
 static void usage(void)
 {
-    printf("usage: swarmcast-bench [--isa avx512|avx2] [--threads N] [--sizes N,N,...] [--crowd | --vs-reynolds]\n"
+    printf("usage: swarmcast-bench [--isa avx512|avx2] [--threads N] [--sizes N,N,...]\n"
+           "                       [--crowd | --vs-reynolds | --limit | --million]\n"
            "  --isa SET       the kernels' build to run: avx512 (this binary on an AVX-512 CPU) or avx2\n"
            "                  (swarmcast-bench-avx2, beside it: the kernels without their AVX-512 version)\n"
            "  --threads N     threads for the parallel runs (default: the machine's cores)\n"
            "  --sizes LIST    populations (default 1000,10000,100000,1000000)\n"
            "  --crowd         only the dense crowd table, every model against Reynolds and the population limit\n"
-           "  --vs-reynolds   only every model against Reynolds\n");
+           "  --vs-reynolds   only every model against Reynolds\n"
+           "  --limit         only the population limit\n"
+           "  --million       only the million Reynolds agents' row\n");
 }
 
 /* The crowd: CROWD_AGENTS in a CROWD_SIDE square in the middle of the
@@ -307,13 +294,7 @@ static int crowd_table(int threads)
         }
     }
     if (versus_tables()) return 1;
-    /* (The derived population limit's line: sim/capacity.c.) */
-    capacity_t cap;
-    if (capacity_estimate(1600, 900, 60, threads, 64, &cap)) return 1;
-    char line[600];
-    capacity_describe(&cap, line, sizeof line);
-    printf("\nDefault population limit for 1600 x 900 u at 60 Hz on %d threads, 64 clients:\n%s\n", threads, line);
-    return 0;
+    return bench_limit_row(threads);
 }
 
 /* --isa: the kernels this run must use. This binary's own build when it
@@ -364,7 +345,7 @@ int main(int argc, char **argv)
     int threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     size_t sizes[16] = {1000, 10000, 100000, 1000000};
     int n_sizes = 4;
-    bool crowd_only = false, versus_only = false;
+    bool crowd_only = false, versus_only = false, limit_only = false, million_only = false;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--isa") && a + 1 < argc) {
             bool ok;
@@ -372,6 +353,10 @@ int main(int argc, char **argv)
             if (!ok) return rc;
         } else if (!strcmp(argv[a], "--vs-reynolds")) {
             versus_only = true;
+        } else if (!strcmp(argv[a], "--limit")) {
+            limit_only = true;
+        } else if (!strcmp(argv[a], "--million")) {
+            million_only = true;
         } else if (!strcmp(argv[a], "--crowd")) {
             crowd_only = true;
         } else if (!strcmp(argv[a], "--threads") && a + 1 < argc) {
@@ -392,6 +377,8 @@ int main(int argc, char **argv)
     printf("swarmcast-bench: %s (%s), %ld cores, kernels %s, compiler %s\n", cpu, machine_instruction_set(),
            sysconf(_SC_NPROCESSORS_ONLN), kernel_isa(), __VERSION__);
     if (versus_only) return versus_tables();
+    if (limit_only || million_only)
+        return (limit_only && bench_limit_row(threads)) || (million_only && bench_million_row(threads));
     if (crowd_only) return crowd_table(threads);
     printf("Every model with its default parameters (Reynolds zones 25/50/50 u, field of view 300°;\n"
            "Olfati-Saber d = 25 u, r = 30 u), wrap borders, density set for about ten neighbours per\n"
@@ -452,5 +439,5 @@ int main(int argc, char **argv)
             if (reynolds) ref_free(&ref);
         }
     }
-    return crowd_table(threads);
+    return crowd_table(threads) || bench_million_row(threads);
 }

@@ -221,9 +221,10 @@ test('a flood of resets to max_agents, add_agents bursts and heavy parameters ne
       assert.ok(afterFlood[i].minTicks > 0, `${b.name}: the tick advanced in every second after the flood: ${describe(afterFlood[i])}`);
       // Recovery: within RECOVERY_MS some whole second runs at least half
       // the configured tick rate. Half, not all: the server's default
-      // population limit is what this machine steps within half a tick, so
-      // the full rate is due, and half leaves room for a busy two-core
-      // machine (this test's own clients read every snapshot on it too).
+      // population limit is what this machine steps within one period in
+      // the dearest crowd (half a period in a normal flock), so the full
+      // rate is due, and half leaves room for a busy two-core machine
+      // (this test's own clients read every snapshot on it too).
       const best = Math.max(...afterFlood[i].ticks);
       assert.ok(best >= tickHz / 2, `${b.name}: the tick rate recovers to at least ${tickHz / 2}/s within ${RECOVERY_MS} ms: ${describe(afterFlood[i])}`);
     }

@@ -17,9 +17,10 @@
 #include "sim/params.h"
 #include "world_setup.h"
 
-/* Without --max-agents: what this machine steps within half a tick in the
- * dearest crowd anyone could set up, and what the world's area holds (see
- * sim/capacity.h), so that no command can freeze the world. */
+/* Without --max-agents: what this machine steps within one period in the
+ * dearest crowd anyone could set up (and within half a period in a normal
+ * flock), and what the world's area holds (see sim/capacity.h), so that no
+ * command can make a tick overrun by more than a period. */
 static size_t population_limit(const config_t *cfg)
 {
     capacity_t cap;
@@ -27,7 +28,7 @@ static size_t population_limit(const config_t *cfg)
         fprintf(stderr, "swarmcast: cannot calibrate the population limit; keeping %zu\n", cfg->max_agents);
         return cfg->max_agents;
     }
-    char line[512];
+    char line[700];
     capacity_describe(&cap, line, sizeof line);
     fprintf(stderr, "swarmcast: %s (--max-agents overrides)\n", line);
     if (cfg->agents > cap.max_agents) {

@@ -3,8 +3,9 @@
  * nobody watches rests (no ticks) until someone comes back. At each tick
  * it takes the commands the loop queued
  * and the departures, applies them (the one point of the tick where the
- * world changes from outside) and steps; every snapshot period it hands a
- * copy of the world to the encoder, and after each round of ticks it hands
+ * world changes from outside) and steps; every snapshot period it hands the
+ * world to the encoder, whose copier thread copies it while this thread
+ * sleeps until the next tick (stream/encoder.h), and after each round of ticks it hands
  * its replies and a summary to the loop (publish). It does no network I/O;
  * its disk I/O is the command log's buffered writes (command_log.c). */
 /* pthread_setname_np: the simulation thread is named in top, perf and the tests. */
@@ -243,7 +244,8 @@ static bool sleep_until(room_t *r, uint64_t deadline_ns, bool *woke)
 
 /* Fixed-step clock: every due tick runs (commands, then one step while not
  * paused), up to MAX_CATCH_UP at once; when a snapshot's period has come the
- * world is copied for the encoder worker, once whatever the number of viewers. */
+ * world is handed to the encoder's copier, once whatever the number of
+ * viewers, and left alone until the copy is done. */
 void *sim_main(void *arg)
 {
     room_t *r = arg;
@@ -254,6 +256,9 @@ void *sim_main(void *arg)
     uint64_t second_start_ns = now_ns(), second_ticks = 0;
     bool woke;
     while (sleep_until(r, next_due, &woke)) {
+        /* The last snapshot's copy ran while this thread slept: it must be
+         * done before the commands change the world. */
+        encoder_wait_copied(r->encoder);
         uint64_t now = now_ns();
         if (woke) {
             next_due = now; /* rested: no catching up on the ticks nobody missed */
@@ -320,5 +325,6 @@ void *sim_main(void *arg)
         capture_state(r, now);
         record_flush_due(r, now);
     }
+    encoder_wait_copied(r->encoder); /* the world outlives no copy of it */
     return NULL;
 }

@@ -112,14 +112,15 @@ static double time_steps(world_t *w, void (*prepare)(world_t *))
     return t[TIMED_STEPS / 2];
 }
 
-/* One crowd case: ns per agent-step and the neighbours each sensed. */
-static int time_crowd(const crowd_case_t *c, size_t targets, double *ns, double *neighbours)
+/* One crowd case at a sample of `candidates`: ns per agent-step and the
+ * neighbours each sensed. */
+static int time_crowd(const crowd_case_t *c, int candidates, size_t targets, double *ns, double *neighbours)
 {
     world_config_t cfg = {.width = CROWD_WORLD, .height = CROWD_WORLD, .dt = 1.0f / 60.0f, .seed = 1,
                           .agents = CROWD_AGENTS, .max_agents = CROWD_AGENTS, .max_targets = targets, .threads = 1};
     world_t w;
     if (world_init(&w, &cfg)) return -1;
-    int rc = set(&w, "max_candidates", SIM_MAX_CANDIDATES);
+    int rc = set(&w, "max_candidates", candidates);
     for (const setting_t *s = c->settings; !rc && s->name; s++) rc = set(&w, s->name, s->value);
     const float centre = 0.5f * CROWD_WORLD;
     /* Obstacles on a ring round the crowd: looked at, never entered. */
@@ -154,15 +155,29 @@ static int time_flock(double *ns)
 
 int capacity_measure(size_t targets, capacity_costs_t *costs)
 {
-    *costs = (capacity_costs_t){.worst_ns = 0, .worst_case = crowd_cases[0].name, .candidates = SIM_MAX_CANDIDATES};
+    *costs = (capacity_costs_t){.worst_case = crowd_cases[0].name, .floor_case = crowd_cases[0].name,
+                                .candidates = SIM_MAX_CANDIDATES};
+    /* The calibration crowd is small enough that the candidate budget
+     * leaves it the sample it asks for (world.h). */
+    _Static_assert(CROWD_AGENTS * SIM_MAX_CANDIDATES <= SIM_CANDIDATE_BUDGET, "the crowd must get its whole sample");
+    _Static_assert(sizeof crowd_cases / sizeof crowd_cases[0] == CAPACITY_CASES, "every case has its figures");
     for (size_t c = 0; c < sizeof crowd_cases / sizeof crowd_cases[0]; c++) {
         double ns, neighbours;
-        if (time_crowd(&crowd_cases[c], targets, &ns, &neighbours)) return -1;
+        if (time_crowd(&crowd_cases[c], SIM_MAX_CANDIDATES, targets, &ns, &neighbours)) return -1;
+        costs->cases[c].name = crowd_cases[c].name;
+        costs->cases[c].ns_max = ns;
         if (c == 0) costs->reynolds_ns = ns;
         if (ns > costs->worst_ns) {
             costs->worst_ns = ns;
             costs->worst_case = crowd_cases[c].name;
             costs->worst_neighbours = neighbours;
+        }
+        if (time_crowd(&crowd_cases[c], SIM_CANDIDATE_FLOOR, targets, &ns, &neighbours)) return -1;
+        costs->cases[c].ns_floor = ns;
+        if (ns > costs->floor_ns) {
+            costs->floor_ns = ns;
+            costs->floor_case = crowd_cases[c].name;
+            costs->floor_neighbours = neighbours;
         }
     }
     return time_flock(&costs->normal_ns);
@@ -175,19 +190,59 @@ static size_t count_of(double x)
     return x > 1e12 ? (size_t)1e12 : (size_t)x;
 }
 
+/* The dearest crowd's ns per agent-step at c candidates: the line through
+ * its figures at the floor and at the largest sample (capacity.h). */
+static double crowd_ns(const capacity_costs_t *costs, double c)
+{
+    const double lo = (double)SIM_CANDIDATE_FLOOR, hi = (double)SIM_MAX_CANDIDATES;
+    const double at_lo = costs->floor_ns > 0.0 ? costs->floor_ns : costs->worst_ns;
+    const double slope = (costs->worst_ns - at_lo) / (hi - lo);
+    const double ns = at_lo + slope * (c - lo);
+    return ns > 1e-3 ? ns : 1e-3;
+}
+
+/* Does a population of n fit a period of period_ns on f threads' worth? */
+static bool fits(const capacity_costs_t *costs, double n, double period_ns, double f)
+{
+    const double cap = (double)world_candidate_cap_of(n < 1e12 ? (size_t)n : (size_t)1e12, SIM_MAX_CANDIDATES);
+    return n * crowd_ns(costs, cap) <= CAPACITY_CROWD_SHARE * period_ns * f &&
+           n * costs->normal_ns <= CAPACITY_NORMAL_SHARE * period_ns * f;
+}
+
+/* The largest population that fits, by bisection (the work grows with n). */
+static double largest_fitting(const capacity_costs_t *costs, double period_ns, double f)
+{
+    double lo = 1.0, hi = 1e12;
+    if (!fits(costs, lo, period_ns, f)) return 1.0;
+    if (fits(costs, hi, period_ns, f)) return hi;
+    while (hi - lo > 0.5) {
+        const double mid = floor(0.5 * (lo + hi));
+        if (mid <= lo) break;
+        if (fits(costs, mid, period_ns, f))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 void capacity_of(const capacity_costs_t *costs, float width, float height, double tick_hz, int threads,
                  capacity_t *out)
 {
     if (threads < 1) threads = 1;
     *out = (capacity_t){.costs = *costs, .width = width, .height = height, .tick_hz = tick_hz, .threads = threads};
     out->area_agents = count_of((double)width * (double)height / CAPACITY_AREA_PER_AGENT);
-    /* One thread's share of half a tick, then all threads' — but a step
-     * runs on all threads only from world_parallel_from agents on: if one
-     * thread cannot step that many, fewer is the bound. */
-    const double ns = costs->worst_ns > 0.0 ? costs->worst_ns : 1.0;
-    const double one = 0.5e9 / tick_hz / ns;
-    const double all = one * (1.0 + CAPACITY_THREAD_SHARE * (double)(threads - 1));
-    const bool parallel = threads > 1 && one + 1.0 >= (double)world_parallel_from(costs->worst_neighbours);
+    /* One thread's bound, then all threads' — but a step runs on all
+     * threads only from world_parallel_from agents on: if one thread
+     * cannot step that many, fewer is the bound. The crowd with fewer
+     * neighbours goes parallel later: that one decides. */
+    const double period_ns = 1e9 / tick_hz;
+    const double one = largest_fitting(costs, period_ns, 1.0);
+    const double all = largest_fitting(costs, period_ns, 1.0 + CAPACITY_THREAD_SHARE * (double)(threads - 1));
+    const double neighbours = costs->floor_neighbours > 0.0 && costs->floor_neighbours < costs->worst_neighbours
+                                  ? costs->floor_neighbours
+                                  : costs->worst_neighbours;
+    const bool parallel = threads > 1 && one + 1.0 >= (double)world_parallel_from(neighbours);
     out->time_agents = count_of(parallel ? all : one);
     out->max_agents = out->time_agents < out->area_agents ? out->time_agents : out->area_agents;
 }
@@ -215,17 +270,19 @@ static const char *grouped(size_t v, char buf[32])
 
 int capacity_describe(const capacity_t *c, char *buf, size_t len)
 {
-    char max[32], area[32], time_bound[32], worst[32];
+    char max[32], area[32], time_bound[32], worst[32], at_floor[32];
     const bool by_time = c->time_agents <= c->area_agents;
+    const uint32_t cap = world_candidate_cap_of(c->time_agents, SIM_MAX_CANDIDATES);
     return snprintf(buf, len,
-                    "max agents %s (%s bound; the %s bound is %s): with max_candidates at %d a crowd costs at worst "
-                    "%s ns per agent-step (%s), so %d thread%s step %s agents in half a %.1f ms tick; "
-                    "Reynolds' default crowd %.0f ns, a normal flock %.0f ns; area bound: one agent per %.0f u² "
-                    "of %.0f x %.0f u",
+                    "max agents %s (%s bound; the %s bound is %s): the dearest crowd costs %s ns per agent-step at "
+                    "%d candidates (%s) and %s ns at %u (%s); %s agents sense at most %u each, so %d thread%s "
+                    "step them within a %.1f ms period; Reynolds' default crowd %.0f ns, a normal flock %.0f ns "
+                    "(within half a period); area bound: one agent per %.0f u² of %.0f x %.0f u",
                     grouped(c->max_agents, max), by_time ? "time" : "area", by_time ? "area" : "time",
-                    grouped(by_time ? c->area_agents : c->time_agents, area), c->costs.candidates,
-                    grouped(count_of(c->costs.worst_ns), worst), c->costs.worst_case, c->threads,
-                    c->threads == 1 ? "" : "s", grouped(c->time_agents, time_bound), 1e3 / c->tick_hz,
-                    c->costs.reynolds_ns, c->costs.normal_ns, CAPACITY_AREA_PER_AGENT, (double)c->width,
-                    (double)c->height);
+                    grouped(by_time ? c->area_agents : c->time_agents, area),
+                    grouped(count_of(c->costs.worst_ns), worst), c->costs.candidates, c->costs.worst_case,
+                    grouped(count_of(c->costs.floor_ns), at_floor), SIM_CANDIDATE_FLOOR, c->costs.floor_case,
+                    grouped(c->time_agents, time_bound), cap, c->threads, c->threads == 1 ? "" : "s",
+                    1e3 / c->tick_hz, c->costs.reynolds_ns, c->costs.normal_ns, CAPACITY_AREA_PER_AGENT,
+                    (double)c->width, (double)c->height);
 }

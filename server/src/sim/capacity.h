@@ -6,13 +6,39 @@
  *    one per 16 u² the agents already cover the world about twice over;
  *    more add no visible flock, only work and bandwidth (6 bytes per agent
  *    in every snapshot: 540 kB for 1600 x 900 u at this bound);
- *  - a time bound: the agents this machine (and build) steps within half a
- *    tick in the dearest case anyone can set up — a crowd in which every
- *    agent senses the largest sample (max_candidates 1024) with the dearest
- *    model and options — measured at start in a short calibration. The
- *    other half of the tick is for commands, snapshots, metrics and jitter.
+ *  - a time bound: the most agents N for which this machine (and build)
+ *     - steps the dearest crowd anyone can set up within one period
+ *       (CAPACITY_CROWD_SHARE): a crowd in which every agent senses the
+ *       largest sample it may (max_candidates 1024, but in a population
+ *       over 20,480 at most SIM_CANDIDATE_BUDGET / N, never below
+ *       SIM_CANDIDATE_FLOOR: world.h) with the dearest model and options
+ *       and every client's target round it. A tick of it then overruns
+ *       by what else the tick does (commands, the snapshot's copy, metrics
+ *       within their 5 %), which is far less than one period: no sequence
+ *       of commands overruns a tick by more than one period (issue 25);
+ *     - and steps a flock of normal density (about ten neighbours, the
+ *       default parameters) within half a period (CAPACITY_NORMAL_SHARE),
+ *       so that the ordinary world keeps half of every tick to spare.
+ *    Both are measured at start in a short calibration.
  *
- * The calibration (capacity_measure) takes about 50-150 ms; what follows
+ * The arithmetic (capacity_of), for a period P = 1 / tick_hz and threads
+ * counted as f = 1 + CAPACITY_THREAD_SHARE·(threads − 1):
+ *
+ *    cap(N)   = min(1024, max(SIM_CANDIDATE_FLOOR, SIM_CANDIDATE_BUDGET / N))
+ *    crowd(c) = the dearest crowd's ns per agent-step at c candidates: the
+ *               straight line through its figures at SIM_CANDIDATE_FLOOR
+ *               and at 1024 (the dearest case at each end: the line lies
+ *               above every case in between, each being about linear in c)
+ *    N fits  ⇔  N·crowd(cap(N)) ≤ CAPACITY_CROWD_SHARE·P·f
+ *               and N·normal ≤ CAPACITY_NORMAL_SHARE·P·f
+ *
+ * N·crowd(cap(N)) grows with N, so the largest N that fits is found by
+ * bisection. Past SIM_CANDIDATE_BUDGET / SIM_CANDIDATE_FLOOR = 40,960
+ * agents every crowd costs its floor figure: at 60 Hz on two threads, the
+ * limit reaches 50,000 when the dearest crowd at 128 candidates costs at
+ * most 16.67 ms · 1.8 / 50,000 = 600 ns per agent-step on one thread.
+ *
+ * The calibration (capacity_measure) takes about 0.1-0.3 s; what follows
  * from its figures (capacity_of) is plain arithmetic, so that a caller (or
  * a test) can ask for several world sizes, tick rates and thread counts. */
 #ifndef SWARMCAST_CAPACITY_H
@@ -25,15 +51,32 @@
 /* What each thread beyond the first is counted as: the re-sort's binning
  * runs on one thread, and the threads share caches and memory bandwidth. */
 #define CAPACITY_THREAD_SHARE 0.8
+/* The share of a period the dearest crowd may take, and a normal flock. */
+#define CAPACITY_CROWD_SHARE 1.0
+#define CAPACITY_NORMAL_SHARE 0.5
+
+/* The calibration's crowd cases (capacity.c). */
+#define CAPACITY_CASES 5
+
+/* One case's figures, ns per agent-step on one thread. */
+typedef struct capacity_case {
+    const char *name; /* static text */
+    double ns_max;    /* at max_candidates 1024 */
+    double ns_floor;  /* at SIM_CANDIDATE_FLOOR */
+} capacity_case_t;
 
 /* One thread's cost of a step, in ns per agent. */
 typedef struct capacity_costs {
-    double worst_ns;          /* the dearest crowd */
+    double worst_ns;          /* the dearest crowd at the largest sample (max_candidates 1024) */
     const char *worst_case;   /* which one (static text) */
     double worst_neighbours;  /* neighbours each agent sensed in it */
+    double floor_ns;          /* the dearest crowd at SIM_CANDIDATE_FLOOR candidates */
+    const char *floor_case;   /* which one */
+    double floor_neighbours;
     double reynolds_ns;       /* the same crowd with Reynolds' default parameters */
     double normal_ns;         /* a flock of normal density (about ten neighbours), default parameters */
     int candidates;           /* max_candidates in the crowds: its largest value */
+    capacity_case_t cases[CAPACITY_CASES]; /* every case's figures (the worst are above) */
 } capacity_costs_t;
 
 typedef struct capacity {
@@ -61,12 +104,14 @@ void capacity_of(const capacity_costs_t *costs, float width, float height, doubl
 /* Both: measure, then the bounds. 0, or -1 when the calibration failed. */
 int capacity_estimate(float width, float height, double tick_hz, int threads, size_t targets, capacity_t *out);
 
-/* One line for the server's start-up message: "max agents 3,791 (time
- * bound; the area bound is 90,000): with max_candidates at 1024 a crowd
- * costs at worst 3,956 ns per agent-step (olfati3 with every option but
- * species), so 2 threads step 3,791 agents in half a 16.7 ms tick;
- * Reynolds' default crowd 686 ns, a normal flock 66 ns; area bound: one
- * agent per 16 u² of 1600 x 900 u". Returns what snprintf returns. */
+/* One line for the server's start-up message: "max agents 12,432 (time
+ * bound; the area bound is 90,000): the dearest crowd costs 3,543 ns per
+ * agent-step at 1024 candidates (olfati3 with every option but species)
+ * and 1,863 ns at 128 (olfati3 with every option but species); 12,432
+ * agents sense at most 421 each, so 2 threads step them within a 16.7 ms
+ * period; Reynolds' default crowd 739 ns, a normal flock 60 ns (within
+ * half a period); area bound: one agent per 16 u² of 1600 x 900 u".
+ * Returns what snprintf returns. */
 int capacity_describe(const capacity_t *c, char *buf, size_t len);
 
 #endif

@@ -14,8 +14,11 @@ void grid_free(grid_t *g)
     free(g->cursor);
     free(g->cell_of);
     free(g->order);
+    free(g->part_counts);
     grid_init(g);
 }
+
+static int size_part_counts(grid_t *g);
 
 static int axis_cells(float extent, float min_cell)
 {
@@ -46,7 +49,31 @@ int grid_configure(grid_t *g, float width, float height, float min_cell)
     g->ny = ny;
     g->inv_cell_w = (float)nx / width;
     g->inv_cell_h = (float)ny / height;
+    return size_part_counts(g);
+}
+
+/* Room for parts × cells counts, or none (whole builds) past the bound. */
+static int size_part_counts(grid_t *g)
+{
+    const size_t want = (size_t)g->parts * (size_t)g->nx * (size_t)g->ny;
+    if (g->parts <= 1 || want > GRID_MAX_PART_COUNTS) return 0;
+    if (want <= g->part_counts_cap) return 0;
+    uint32_t *counts = realloc(g->part_counts, want * sizeof *counts);
+    if (!counts) return -1;
+    g->part_counts = counts;
+    g->part_counts_cap = want;
     return 0;
+}
+
+int grid_set_parts(grid_t *g, int parts)
+{
+    g->parts = parts;
+    return size_part_counts(g);
+}
+
+bool grid_in_parts(const grid_t *g)
+{
+    return g->parts > 1 && g->part_counts && (size_t)g->parts * (size_t)g->nx * (size_t)g->ny <= g->part_counts_cap;
 }
 
 int grid_reserve(grid_t *g, size_t n)
@@ -87,6 +114,46 @@ void grid_build(grid_t *g, size_t n, const float *restrict x, const float *restr
     /* Stable: agents keep their relative order within a cell, so the same
      * input always gives the same permutation. */
     for (size_t i = 0; i < n; i++) order[cursor[cell_of[i]]++] = (uint32_t)i;
+}
+
+static size_t part_begin(size_t n, int part, int parts) { return n * (size_t)part / (size_t)parts; }
+
+void grid_count_part(grid_t *g, size_t n, const float *restrict x, const float *restrict y, int part)
+{
+    const size_t cells = (size_t)g->nx * (size_t)g->ny;
+    uint32_t *restrict counts = g->part_counts + (size_t)part * cells, *restrict cell_of = g->cell_of;
+    const grid_t shape = *g;
+    memset(counts, 0, cells * sizeof *counts);
+    for (size_t i = part_begin(n, part, g->parts), end = part_begin(n, part + 1, g->parts); i < end; i++) {
+        uint32_t c = (uint32_t)(grid_cell_y(&shape, y[i]) * shape.nx + grid_cell_x(&shape, x[i]));
+        cell_of[i] = c;
+        counts[c]++;
+    }
+}
+
+void grid_sum_parts(grid_t *g)
+{
+    const size_t cells = (size_t)g->nx * (size_t)g->ny;
+    uint32_t *restrict start = g->cell_start, *restrict counts = g->part_counts;
+    uint32_t sum = 0;
+    for (size_t c = 0; c < cells; c++) {
+        start[c] = sum;
+        for (int p = 0; p < g->parts; p++) { /* each part's count becomes its cursor */
+            const uint32_t count = counts[(size_t)p * cells + c];
+            counts[(size_t)p * cells + c] = sum;
+            sum += count;
+        }
+    }
+    start[cells] = sum;
+}
+
+void grid_place_part(grid_t *g, size_t n, int part)
+{
+    const size_t cells = (size_t)g->nx * (size_t)g->ny;
+    uint32_t *restrict cursor = g->part_counts + (size_t)part * cells, *restrict order = g->order;
+    const uint32_t *restrict cell_of = g->cell_of;
+    for (size_t i = part_begin(n, part, g->parts), end = part_begin(n, part + 1, g->parts); i < end; i++)
+        order[cursor[cell_of[i]]++] = (uint32_t)i;
 }
 
 int grid_block(const grid_t *g, int cx, int cy, bool wrap, uint32_t cells[9])

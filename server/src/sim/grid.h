@@ -21,7 +21,16 @@ typedef struct grid {
     uint32_t *cell_of;    /* per agent, in the order given to grid_build */
     uint32_t *order;      /* order[k] = index (in the given order) of the k-th agent in cell order */
     size_t cells_cap, agents_cap;
+    /* A build in parts (grid_build_part): each part's count per cell, then
+     * its cursor; parts × cells entries, NULL when that would be too many
+     * (the build then runs whole). */
+    uint32_t *part_counts;
+    int parts;
+    size_t part_counts_cap;
 } grid_t;
+
+/* The most entries part_counts may take (16 MB): past that a build runs whole. */
+#define GRID_MAX_PART_COUNTS (1u << 22)
 
 void grid_init(grid_t *g);
 void grid_free(grid_t *g);
@@ -34,6 +43,19 @@ int grid_reserve(grid_t *g, size_t n);
 /* Bins n agents (positions inside [0,width]x[0,height]; outside values are
  * clamped to the edge cells). No allocation. */
 void grid_build(grid_t *g, size_t n, const float *x, const float *y);
+
+/* The same build in `parts` parts that may run on different threads: every
+ * part's grid_count_part (agents [n·part/parts, n·(part+1)/parts)), then
+ * grid_sum_parts, then every part's grid_place_part. The result is
+ * grid_build's, entry for entry (part p's agents of a cell follow part
+ * p − 1's: the sort stays stable). grid_set_parts says how many parts
+ * (before grid_configure, which makes room for their counts: 0 or −1);
+ * grid_in_parts whether a build may run in them now. */
+int grid_set_parts(grid_t *g, int parts);
+bool grid_in_parts(const grid_t *g);
+void grid_count_part(grid_t *g, size_t n, const float *x, const float *y, int part);
+void grid_sum_parts(grid_t *g);
+void grid_place_part(grid_t *g, size_t n, int part);
 
 static inline int grid_cell_x(const grid_t *g, float x)
 {

@@ -365,7 +365,7 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t agent_begin, uint32_t age
     ps->uni = (unicycle_batch_t){.first = agent_begin, .count = 0};
     /* The span holds the largest sample the parameter allows; Olfati-Saber's
      * pairs are dear, so its agents sense fewer (params.h). */
-    uint32_t max_candidates = (uint32_t)p->max_candidates;
+    uint32_t max_candidates = world_candidate_cap(w); /* fewer in a large population */
     if (ps->olfati && max_candidates > SIM_OLFATI_MAX_CANDIDATES) max_candidates = SIM_OLFATI_MAX_CANDIDATES;
     ps->max_candidates = max_candidates < span_cap ? max_candidates : span_cap;
     ps->sample_seed = prng_mix(prng_mix(w->seed ^ SAMPLE_STREAM) ^ w->tick);

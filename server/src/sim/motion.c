@@ -4,11 +4,101 @@
 
 #include "sim/clones.h"
 
+_Static_assert(SIM_MAX_OBSTACLES % LANES == 0 && SIM_MAX_PREDATORS % LANES == 0, "the places are whole vectors");
+
+void motion_copy_places(world_t *w)
+{
+    step_places_t *op = &w->places;
+    for (size_t k = 0; k < SIM_MAX_OBSTACLES; k++) {
+        const bool there = k < w->n_obstacles;
+        op->x[k] = there ? w->obstacles[k].x : NAN;
+        op->y[k] = there ? w->obstacles[k].y : NAN;
+        op->r[k] = there ? w->obstacles[k].r : NAN;
+    }
+    op->n = w->n_obstacles;
+    for (size_t k = 0; k < SIM_MAX_PREDATORS; k++) {
+        const bool there = k < w->n_predators;
+        op->pred_x[k] = there ? w->predators[k].x : NAN;
+        op->pred_y[k] = there ? w->predators[k].y : NAN;
+        op->pred_vx[k] = there ? w->predators[k].vx : NAN;
+        op->pred_vy[k] = there ? w->predators[k].vy : NAN;
+    }
+    op->n_predators = w->n_predators;
+    op->valid = true;
+}
+
+/* What motion_avoid's test of each obstacle (below) finds for eight
+ * obstacles at once, with the same operations: which may steer (in reach,
+ * and either the agent is inside its buffer or the path enters it within
+ * the look-ahead), and for them the displacement, its square and the hit.
+ * The order-dependent part (the nearest hit, the last buffer the agent is
+ * inside) is left to the caller, obstacle by obstacle in table order. */
+typedef struct avoid_lanes {
+    lanes_f dx, dy, d2, t_hit;
+    lanes_i inside, steers;
+} avoid_lanes_t;
+
+LANES_INLINE avoid_lanes_t avoid_test_lanes(const world_t *w, size_t base, float px, float py, float ux, float uy,
+                                            float look)
+{
+    const step_places_t *op = &w->places;
+    const lanes_f zero = {0};
+    avoid_lanes_t a;
+    const lanes_f R = lanes_load(op->r + base) + w->params.obstacle_buffer;
+    a.d2 = motion_d2_lanes(w, lanes_load(op->x + base), lanes_load(op->y + base), zero + px, zero + py, &a.dx, &a.dy);
+    const lanes_f reach = R + look;
+    const lanes_i in_reach = a.d2 <= reach * reach;
+    a.inside = in_reach & (a.d2 < R * R);
+    const lanes_f along = a.dx * ux + a.dy * uy, perp2 = a.d2 - along * along;
+    const lanes_i enters = (along > 0.0f) & (perp2 < R * R);
+    a.t_hit = along - lanes_sqrt(lanes_select(enters, R * R - perp2, zero));
+    a.steers = a.inside | (in_reach & enters & (a.t_hit <= look));
+    return a;
+}
+
+/* motion_avoid during a step: the tests eight obstacles at a time over
+ * their places, then the obstacles that may steer in table order. */
+KERNEL_CLONES
+static bool avoid_by_lanes(const world_t *w, float px, float py, float speed, float vx, float vy, vec2 *out)
+{
+    const sim_params_t *p = &w->params;
+    const float ux = vx / speed, uy = vy / speed, look = speed * p->avoid_lookahead;
+    float best_t = INFINITY, sx = 0.0f, sy = 0.0f;
+    for (size_t base = 0; base < w->places.n; base += LANES) {
+        const avoid_lanes_t a = avoid_test_lanes(w, base, px, py, ux, uy, look);
+        if (!lanes_any(a.steers)) continue;
+        for (int l = 0; l < LANES; l++) {
+            if (!a.steers[l]) continue;
+            const float dx = a.dx[l], dy = a.dy[l];
+            if (a.inside[l]) { /* already inside the buffer: straight out */
+                float d = sqrtf(a.d2[l]);
+                best_t = 0.0f;
+                sx = d > 0.0f ? -dx / d : -uy;
+                sy = d > 0.0f ? -dy / d : ux;
+                continue;
+            }
+            const float t_hit = a.t_hit[l];
+            if (t_hit >= best_t) continue;
+            best_t = t_hit;
+            float hx = ux * t_hit - dx, hy = uy * t_hit - dy;
+            float lateral = hx * -uy + hy * ux;
+            if (lateral == 0.0f) lateral = 1.0f;
+            float side = lateral > 0.0f ? 1.0f : -1.0f;
+            sx = -uy * side;
+            sy = ux * side;
+        }
+    }
+    if (best_t == INFINITY) return false;
+    *out = (vec2){sx * p->max_force, sy * p->max_force};
+    return true;
+}
+
 bool motion_avoid(const world_t *w, float px, float py, float vx, float vy, vec2 *out)
 {
     const sim_params_t *p = &w->params;
     float speed = sqrtf(vx * vx + vy * vy);
     if (!(speed > 0.0f) || w->n_obstacles == 0) return false;
+    if (w->places.valid) return avoid_by_lanes(w, px, py, speed, vx, vy, out);
     float ux = vx / speed, uy = vy / speed;
     float look = speed * p->avoid_lookahead;
     bool wrap = p->border == BORDER_WRAP;
@@ -50,11 +140,12 @@ bool motion_avoid(const world_t *w, float px, float py, float vx, float vy, vec2
     return true;
 }
 
-const target_t *motion_nearest_target(const world_t *w, float px, float py, vec2 *delta)
+/* Outside a step (no places copied): the scan one by one. */
+static long nearest_target_scan_one_by_one(const world_t *w, float px, float py)
 {
     bool wrap = w->params.border == BORDER_WRAP;
     float best = INFINITY;
-    const target_t *found = NULL;
+    long found = -1;
     for (size_t k = 0; k < w->n_targets; k++) {
         float dx = w->targets[k].x - px, dy = w->targets[k].y - py;
         if (wrap) {
@@ -62,13 +153,59 @@ const target_t *motion_nearest_target(const world_t *w, float px, float py, vec2
             dy = motion_wrap_delta(dy, w->height);
         }
         float d2 = dx * dx + dy * dy;
-        if (d2 < best) {
-            best = d2;
-            found = &w->targets[k];
-            *delta = (vec2){dx, dy};
-        }
+        if (d2 < best) best = d2, found = (long)k;
     }
     return found;
+}
+
+/* The scan, eight targets at a time: each lane keeps the nearest of its
+ * targets (strictly nearer wins, so the first of equals), then the lanes'
+ * least (the lowest index among equals) is the table's first nearest —
+ * what a scan one by one finds, with its displacement computed again by
+ * the same operations. */
+KERNEL_CLONES
+static long nearest_target_scan(const world_t *w, float px, float py)
+{
+    const lanes_f zero = {0};
+    lanes_f best = zero + INFINITY;
+    lanes_i best_k = (lanes_i){0} - 1;
+    const target_index_t *t = &w->target_index; /* its places: padded with NaN, which is never nearest */
+    const bool wrap = motion_targets_wrap(w, px, px, py, py);
+    lanes_i k = {0, 1, 2, 3, 4, 5, 6, 7};
+    for (size_t base = 0; base < t->n_places; base += LANES, k += LANES) {
+        lanes_f dx, dy;
+        const lanes_f d2 = motion_d2_lanes_wrapping(w, wrap, lanes_load(t->xs + base), lanes_load(t->ys + base),
+                                                    zero + px, zero + py, &dx, &dy);
+        const lanes_i closer = d2 < best;
+        best = lanes_select(closer, d2, best);
+        best_k = (closer & k) | (~closer & best_k);
+    }
+    long found = -1;
+    float least = INFINITY;
+    for (int l = 0; l < LANES; l++)
+        if (best_k[l] >= 0 && (best[l] < least || (best[l] == least && best_k[l] < found)))
+            least = best[l], found = best_k[l];
+    return found;
+}
+
+const target_t *motion_nearest_target(const world_t *w, float px, float py, vec2 *delta)
+{
+    /* Through the index, while that costs less than the scan below, which
+     * looks at eight targets a step. */
+    size_t budget = w->n_targets / LANES;
+    if (target_index_covers(&w->target_index, px, py)) {
+        const long k = target_index_nearest(&w->target_index, w->targets, px, py, &delta->x, &delta->y, &budget);
+        if (k != TARGET_INDEX_GAVE_UP) return k >= 0 ? &w->targets[k] : NULL;
+    }
+    const long k = w->target_index.places ? nearest_target_scan(w, px, py) : nearest_target_scan_one_by_one(w, px, py);
+    if (k < 0) return NULL;
+    float dx = w->targets[k].x - px, dy = w->targets[k].y - py;
+    if (w->params.border == BORDER_WRAP) {
+        dx = motion_wrap_delta(dx, w->width);
+        dy = motion_wrap_delta(dy, w->height);
+    }
+    *delta = (vec2){dx, dy};
+    return &w->targets[k];
 }
 
 /* Obstacles are solid: an agent that ends a step inside one is put back on
@@ -91,42 +228,68 @@ static vec2 from_centre(const world_t *w, const obstacle_t *o, float x, float y)
  * left at the edge of their union), and loses the inward part of its
  * velocity. Steering avoids obstacles; this guarantees it when steering
  * alone cannot (a crowd pushing, an obstacle moving onto agents). */
+/* The first obstacle (in table order) that (x, y) is inside, looked for
+ * eight at a time over the obstacles' places during a step; n_obstacles
+ * when none. */
+KERNEL_CLONES
+static size_t first_obstacle_holding(const world_t *w, float x, float y)
+{
+    const step_places_t *op = &w->places;
+    if (!op->valid) {
+        for (size_t k = 0; k < w->n_obstacles; k++) {
+            vec2 d = from_centre(w, &w->obstacles[k], x, y);
+            if (d.x * d.x + d.y * d.y < w->obstacles[k].r * w->obstacles[k].r) return k;
+        }
+        return w->n_obstacles;
+    }
+    const lanes_f zero = {0};
+    for (size_t base = 0; base < op->n; base += LANES) {
+        lanes_f dx, dy; /* centre − point: the same square as point − centre, wrapped alike */
+        const lanes_f d2 = motion_d2_lanes(w, lanes_load(op->x + base), lanes_load(op->y + base), zero + x, zero + y,
+                                           &dx, &dy);
+        const lanes_f r = lanes_load(op->r + base);
+        const lanes_i inside = d2 < r * r;
+        if (!lanes_any(inside)) continue;
+        for (int l = 0; l < LANES; l++)
+            if (inside[l]) return base + (size_t)l;
+    }
+    return w->n_obstacles;
+}
+
 static void push_out_of_obstacles(const world_t *w, float *x, float *y, float *vx, float *vy)
 {
-    for (size_t k = 0; k < w->n_obstacles; k++) {
-        const obstacle_t *o = &w->obstacles[k];
-        vec2 d = from_centre(w, o, *x, *y);
-        float d2 = d.x * d.x + d.y * d.y;
-        if (d2 >= o->r * o->r) continue;
-        float len = sqrtf(d2);
-        float ux = len > 0.0f ? d.x / len : 1.0f, uy = len > 0.0f ? d.y / len : 0.0f;
-        const float bx = *x - d.x, by = *y - d.y; /* the ray starts at the centre */
-        float t = o->r;
-        for (size_t round = 0; round <= w->n_obstacles; round++) {
-            bool inside = false;
-            for (size_t m = 0; m < w->n_obstacles; m++) {
-                const obstacle_t *om = &w->obstacles[m];
-                vec2 q = from_centre(w, om, bx, by); /* base − centre m */
-                float px = q.x + ux * t, py = q.y + uy * t;
-                if (px * px + py * py >= om->r * om->r) continue;
-                /* |q + u s| = r_m at s = −q·u + √((q·u)² − |q|² + r_m²), the far root. */
-                float qu = q.x * ux + q.y * uy;
-                float disc = qu * qu - (q.x * q.x + q.y * q.y) + om->r * om->r;
-                t = fmaxf(t, -qu + sqrtf(fmaxf(disc, 0.0f)));
-                inside = true;
-            }
-            if (!inside) break;
-            t = t * 1.0001f + 1e-4f; /* a hair outside, so rounding cannot leave it inside */
+    const size_t k = first_obstacle_holding(w, *x, *y);
+    if (k == w->n_obstacles) return;
+    const obstacle_t *o = &w->obstacles[k];
+    vec2 d = from_centre(w, o, *x, *y);
+    float d2 = d.x * d.x + d.y * d.y;
+    float len = sqrtf(d2);
+    float ux = len > 0.0f ? d.x / len : 1.0f, uy = len > 0.0f ? d.y / len : 0.0f;
+    const float bx = *x - d.x, by = *y - d.y; /* the ray starts at the centre */
+    float t = o->r;
+    for (size_t round = 0; round <= w->n_obstacles; round++) {
+        bool inside = false;
+        for (size_t m = 0; m < w->n_obstacles; m++) {
+            const obstacle_t *om = &w->obstacles[m];
+            vec2 q = from_centre(w, om, bx, by); /* base − centre m */
+            float px = q.x + ux * t, py = q.y + uy * t;
+            if (px * px + py * py >= om->r * om->r) continue;
+            /* |q + u s| = r_m at s = −q·u + √((q·u)² − |q|² + r_m²), the far root. */
+            float qu = q.x * ux + q.y * uy;
+            float disc = qu * qu - (q.x * q.x + q.y * q.y) + om->r * om->r;
+            t = fmaxf(t, -qu + sqrtf(fmaxf(disc, 0.0f)));
+            inside = true;
         }
-        t = t * 1.0001f + 1e-4f;
-        *x = bx + ux * t;
-        *y = by + uy * t;
-        float vn = *vx * ux + *vy * uy;
-        if (vn < 0.0f) {
-            *vx -= vn * ux;
-            *vy -= vn * uy;
-        }
-        return;
+        if (!inside) break;
+        t = t * 1.0001f + 1e-4f; /* a hair outside, so rounding cannot leave it inside */
+    }
+    t = t * 1.0001f + 1e-4f;
+    *x = bx + ux * t;
+    *y = by + uy * t;
+    float vn = *vx * ux + *vy * uy;
+    if (vn < 0.0f) {
+        *vx -= vn * ux;
+        *vy -= vn * uy;
     }
 }
 
@@ -155,8 +318,44 @@ void motion_finish(const world_t *w, size_t i, float x, float y, float vx, float
     motion_finish_lanes(w, i, 1, xs, ys, vxs, vys, fs);
 }
 
+/* motion_evade during a step: each predator's term eight at a time over
+ * the predators' places, with the same operations, then summed in table
+ * order (the sum's rounding depends on its order). */
+KERNEL_CLONES
+static bool evade_by_lanes(const world_t *w, float x, float y, vec2 *away)
+{
+    const sim_params_t *p = &w->params;
+    const step_places_t *op = &w->places;
+    const lanes_f zero = {0}, one = zero + 1.0f;
+    float ax = 0.0f, ay = 0.0f;
+    bool near = false;
+    for (size_t base = 0; base < op->n_predators; base += LANES) {
+        lanes_f dx = x - lanes_load(op->pred_x + base), dy = y - lanes_load(op->pred_y + base);
+        if (p->border == BORDER_WRAP) { /* motion_wrap_delta, lane by lane */
+            const lanes_f W = zero + w->width, H = zero + w->height;
+            dx = lanes_select(dx > 0.5f * W, dx - W, lanes_select(dx < -0.5f * W, dx + W, dx));
+            dy = lanes_select(dy > 0.5f * H, dy - H, lanes_select(dy < -0.5f * H, dy + H, dy));
+        }
+        const lanes_f d2 = dx * dx + dy * dy;
+        const lanes_i feared = d2 < p->fear_radius * p->fear_radius;
+        if (!lanes_any(feared)) continue;
+        const lanes_f time = lanes_sqrt(d2) / p->predator_speed;
+        const lanes_f lead = lanes_select(time < one, time, one); /* fminf(time, 1) for these lanes */
+        dx -= lanes_load(op->pred_vx + base) * lead; /* away from where it will be */
+        dy -= lanes_load(op->pred_vy + base) * lead;
+        const lanes_f l2 = dx * dx + dy * dy;
+        const lanes_i counts = feared & (l2 > 0.0f);
+        const lanes_f tx = dx / l2, ty = dy / l2; /* unit vector over distance: nearer counts more */
+        for (int l = 0; l < LANES; l++)
+            if (counts[l]) ax += tx[l], ay += ty[l], near = true;
+    }
+    *away = (vec2){ax, ay};
+    return near && (ax != 0.0f || ay != 0.0f);
+}
+
 bool motion_evade(const world_t *w, float x, float y, vec2 *away)
 {
+    if (w->places.valid) return evade_by_lanes(w, x, y, away);
     const sim_params_t *p = &w->params;
     const bool wrap = p->border == BORDER_WRAP;
     float ax = 0.0f, ay = 0.0f;

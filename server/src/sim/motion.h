@@ -23,6 +23,47 @@ static inline float motion_wrap_delta(float d, float extent)
     return d;
 }
 
+/* The squared distance from (px, py) to eight places (x, y), and the
+ * displacement to each in *dx, *dy: the shortest way round when the world
+ * wraps (motion_wrap_delta, lane by lane). */
+LANES_INLINE lanes_f motion_d2_lanes_wrapping(const world_t *w, bool wrap, lanes_f x, lanes_f y, lanes_f px,
+                                              lanes_f py, lanes_f *dx, lanes_f *dy)
+{
+    *dx = x - px, *dy = y - py;
+    if (wrap) {
+        const lanes_f W = (lanes_f){0} + w->width, H = (lanes_f){0} + w->height;
+        *dx = lanes_select(*dx > 0.5f * W, *dx - W, lanes_select(*dx < -0.5f * W, *dx + W, *dx));
+        *dy = lanes_select(*dy > 0.5f * H, *dy - H, lanes_select(*dy < -0.5f * H, *dy + H, *dy));
+    }
+    return *dx * *dx + *dy * *dy;
+}
+
+LANES_INLINE lanes_f motion_d2_lanes(const world_t *w, lanes_f x, lanes_f y, lanes_f px, lanes_f py, lanes_f *dx,
+                                     lanes_f *dy)
+{
+    return motion_d2_lanes_wrapping(w, w->params.border == BORDER_WRAP, x, y, px, py, dx, dy);
+}
+
+/* Whether a displacement from a point in [x0, x1] × [y0, y1] to a target
+ * may take the wrapped way (false: the plain difference is already the
+ * shortest, bit for bit, for every target), by the box round the targets'
+ * places during a step. */
+static inline bool motion_targets_wrap(const world_t *w, float x0, float x1, float y0, float y1)
+{
+    const target_index_t *t = &w->target_index;
+    if (w->params.border != BORDER_WRAP) return false;
+    if (!t->places || !t->box) return true;
+    /* A difference is monotone in each operand, rounding included. */
+    return !(t->max_x - x0 <= 0.5f * w->width && t->min_x - x1 >= -0.5f * w->width &&
+             t->max_y - y0 <= 0.5f * w->height && t->min_y - y1 >= -0.5f * w->height);
+}
+
+/* Copies the obstacles' places for the lane-wise looks at them (world.h's
+ * step_places_t), valid until w->places.valid is cleared: the
+ * world does at the start of a step, and clears it at the end (commands
+ * between steps move obstacles). The answers are the same either way. */
+void motion_copy_places(world_t *w);
+
 /* Displacement from (x, y) to the nearest target; NULL if there is none. */
 const target_t *motion_nearest_target(const world_t *w, float x, float y, vec2 *delta);
 

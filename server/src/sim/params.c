@@ -34,7 +34,7 @@ static const param_desc_t registry[] = {
     {"fov_sep", PARAM_FLOAT, 0, 360, 300, "deg", "field of view of separation; the blind angle behind is 360 - fov", F(fov_sep), NULL},
     {"fov_ali", PARAM_FLOAT, 0, 360, 300, "deg", "field of view of alignment", F(fov_ali), NULL},
     {"fov_coh", PARAM_FLOAT, 0, 360, 300, "deg", "field of view of cohesion", F(fov_coh), NULL},
-    {"max_candidates", PARAM_INT, 16, SIM_MAX_CANDIDATES, 256, "agents", "the most neighbour candidates one agent senses per step: where the 3x3 block of grid cells around it holds more, it senses an even sample of them (a share of each cell), which bounds a step's work in a dense crowd; Olfati-Saber agents sense at most 256", F(max_candidates), NULL},
+    {"max_candidates", PARAM_INT, 16, SIM_MAX_CANDIDATES, 256, "agents", "the most neighbour candidates one agent senses per step: where the 3x3 block of grid cells around it holds more, it senses an even sample of them (a share of each cell), which bounds a step's work in a dense crowd; Olfati-Saber agents sense at most 256; in a population over 20,480 every agent senses at most 5,242,880 / N of them (but at least 128), so that a crowd's step costs at most about 5.2 million candidate tests", F(max_candidates), NULL},
     {"w_sep", PARAM_FLOAT, 0, 20, 1.5, "", "separation weight", F(w_sep), NULL},
     {"w_ali", PARAM_FLOAT, 0, 20, 1, "", "alignment weight", F(w_ali), NULL},
     {"w_coh", PARAM_FLOAT, 0, 20, 1, "", "cohesion weight", F(w_coh), NULL},

@@ -1,6 +1,7 @@
 #include "sim/world.h"
 
 #include "sim/models.h"
+#include "sim/motion.h"
 #include "sim/predators.h"
 
 #include <math.h>
@@ -250,7 +251,9 @@ int world_init(world_t *w, const world_config_t *cfg)
     w->max_targets = cfg->max_targets;
     grid_init(&w->grid);
     w->threads = cfg->threads > 1 ? cfg->threads : 1;
+    grid_set_parts(&w->grid, w->threads); /* the grid is configured below */
     bool ok = (!w->max_targets || (w->targets = calloc(w->max_targets, sizeof *w->targets))) &&
+              target_index_init(&w->target_index, w->max_targets) == 0 &&
               (w->scratch = calloc(2 * (size_t)w->threads, sizeof *w->scratch)) &&
               (w->task_pairs = calloc((size_t)w->threads * TASKS_PER_THREAD, sizeof *w->task_pairs)) &&
               (w->threads == 1 || (w->pool = workers_create(w->threads)));
@@ -294,6 +297,7 @@ void world_free(world_t *w)
     grid_free(&w->grid);
     free(w->targets);
     w->targets = NULL;
+    target_index_free(&w->target_index);
     w->n = w->cap = 0;
 }
 
@@ -513,6 +517,19 @@ int world_remove_obstacle(world_t *w, uint32_t id)
     return SIM_E_NOT_FOUND;
 }
 
+uint32_t world_candidate_cap_of(size_t n, uint32_t max_candidates)
+{
+    const size_t share = n ? SIM_CANDIDATE_BUDGET / n : SIM_CANDIDATE_BUDGET;
+    const uint32_t cap = share > SIM_CANDIDATE_FLOOR ? (share < max_candidates ? (uint32_t)share : max_candidates)
+                                                     : SIM_CANDIDATE_FLOOR;
+    return cap < max_candidates ? cap : max_candidates;
+}
+
+uint32_t world_candidate_cap(const world_t *w)
+{
+    return world_candidate_cap_of(w->n, (uint32_t)w->params.max_candidates);
+}
+
 /* Below this population a step of a normal flock takes well under a
  * millisecond and waking the other threads costs more than it saves … */
 #define PARALLEL_MIN_AGENTS 16384
@@ -539,6 +556,33 @@ static void run_tasks(world_t *w, workers_fn fn, int n_tasks)
         workers_run(w->pool, fn, w, n_tasks);
     else
         for (int t = 0; t < n_tasks; t++) fn(w, t, 0);
+}
+
+/* The grid's build in parts, one per thread (grid.h). */
+static void grid_count_task(void *ctx, int task, int thread)
+{
+    (void)thread;
+    world_t *w = ctx;
+    grid_count_part(&w->grid, w->n, w->cur.x, w->cur.y, task);
+}
+
+static void grid_place_task(void *ctx, int task, int thread)
+{
+    (void)thread;
+    world_t *w = ctx;
+    grid_place_part(&w->grid, w->n, task);
+}
+
+/* Bins the agents: on every thread when the step runs on them. */
+static void build_grid(world_t *w)
+{
+    if (task_count(w) == 1 || !grid_in_parts(&w->grid)) {
+        grid_build(&w->grid, w->n, w->cur.x, w->cur.y);
+        return;
+    }
+    run_tasks(w, grid_count_task, w->threads);
+    grid_sum_parts(&w->grid);
+    run_tasks(w, grid_place_task, w->threads);
 }
 
 /* Copies task's share of the agents from cur into next in cell order. */
@@ -632,10 +676,16 @@ void world_step(world_t *w)
     /* Obstacles move first, so that no agent is left inside one that moved
      * onto it: agents are pushed out against the obstacles' new places. */
     move_obstacles(w);
+    /* The targets by place, for this step's nearest-target look-ups; the
+     * commands between steps may move them, so it is valid only until the
+     * step ends (look-ups outside a step scan). */
+    target_index_build(&w->target_index, w->targets, w->n_targets, w->width, w->height,
+                       w->params.border == BORDER_WRAP);
+    motion_copy_places(w);
 
     /* Re-sort the state by grid cell (cur → next by the grid's permutation,
      * then swap), so that neighbours are close in memory for steering. */
-    grid_build(&w->grid, w->n, w->cur.x, w->cur.y);
+    build_grid(w);
     run_tasks(w, permute_task, task_count(w));
     swap_arrays(&w->cur, &w->next, true);
 
@@ -648,6 +698,7 @@ void world_step(world_t *w)
     for (int t = 0; t < n_tasks; t++) pairs += w->task_pairs[t];
     w->mean_neighbours = w->n ? (double)pairs / (double)w->n : 0.0;
     w->stepped_n = w->n;
+    w->target_index.valid = w->target_index.places = w->places.valid = false;
     move_references(w);
     predators_hunt(w);
     w->tick++;

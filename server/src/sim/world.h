@@ -13,6 +13,7 @@
 #include "sim/neighbours.h"
 #include "sim/params.h"
 #include "sim/prng.h"
+#include "sim/target_index.h"
 #include "sim/workers.h"
 
 #define SIM_MAX_OBSTACLES 64
@@ -35,6 +36,18 @@ typedef struct obstacle {
     uint32_t owner; /* client id of the visitor who made it (it goes when they leave); 0: nobody's, the
                        operator's, the scenario's or the state file's */
 } obstacle_t;
+
+/* The obstacles' and predators' places side by side, copied at the start
+ * of a step for the lane-wise looks at every one of them (motion.c);
+ * lanes past the count hold NaN, which no test passes. */
+typedef struct places {
+    float x[SIM_MAX_OBSTACLES], y[SIM_MAX_OBSTACLES], r[SIM_MAX_OBSTACLES];
+    size_t n;
+    float pred_x[SIM_MAX_PREDATORS], pred_y[SIM_MAX_PREDATORS], pred_vx[SIM_MAX_PREDATORS],
+        pred_vy[SIM_MAX_PREDATORS];
+    size_t n_predators;
+    bool valid; /* during a step */
+} step_places_t;
 
 typedef struct target {
     uint32_t client_id;
@@ -84,10 +97,12 @@ typedef struct world {
 
     obstacle_t obstacles[SIM_MAX_OBSTACLES];
     size_t n_obstacles;
+    step_places_t places;
     uint32_t next_obstacle_id;
 
     target_t *targets; /* sorted by client_id */
     size_t n_targets, max_targets;
+    target_index_t target_index; /* the targets by place, valid during a step (target_index.h) */
     float gamma_x, gamma_y; /* Olfati-Saber's virtual reference when no client has a target */
     predator_t predators[SIM_MAX_PREDATORS];
     size_t n_predators;
@@ -182,6 +197,27 @@ int world_agents_placed(world_t *w);
 
 /* One fixed time step: re-sort by cell, steer, integrate, apply borders. */
 void world_step(world_t *w);
+
+/* The work bound of a large crowd (issue 25). max_candidates bounds what
+ * one agent senses; in a large population that alone would let a crowd
+ * cost N·max_candidates pair tests, and the population limit is costed
+ * for the dearest crowd anyone can set up. So all agents together sense at
+ * most about SIM_CANDIDATE_BUDGET candidates a step: each at most
+ * max_candidates, and at most SIM_CANDIDATE_BUDGET / N — but never fewer
+ * than SIM_CANDIDATE_FLOOR, more than a flock of normal density holds in
+ * its 3x3 block (about 34 at ten neighbours, the benchmark's flock), so a
+ * normal flock is never sampled whatever its size. The budget is 20,480
+ * agents at the default 256: below that nothing changes; 50,000 agents
+ * sense at most 128 each. A constant, not a measurement, so that a world
+ * steps alike on every machine. */
+#define SIM_CANDIDATE_BUDGET 5242880u
+#define SIM_CANDIDATE_FLOOR 128u
+
+/* How many candidates each agent of w senses at most in its next step. */
+uint32_t world_candidate_cap(const world_t *w);
+
+/* The same for a population of n under max_candidates. */
+uint32_t world_candidate_cap_of(size_t n, uint32_t max_candidates);
 
 /* The smallest population whose step runs on the world's threads when the
  * last step saw this many neighbours per agent (fewer run on the calling

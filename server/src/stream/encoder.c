@@ -11,6 +11,12 @@
 #include "protocol/snapshot.h"
 #include "stream/capture.h"
 
+/* From this many agents on a snapshot's copy (21 bytes an agent: 1.4 MB
+ * here, a fraction of a millisecond) is handed to the copier thread, which
+ * starts with the first such world; a smaller one is copied at once, so
+ * that the rooms of ordinary size keep their three threads. */
+#define COPY_ASYNC_FROM 65536
+
 /* Bundles the loop has not taken yet: past this many the oldest is
  * dropped (its views' rings then have a gap, and clients get keys). */
 #define MAX_PENDING_BUNDLES 8
@@ -28,8 +34,10 @@ struct encoder {
     size_t v1_headroom;
     pthread_t thread;
     bool started;
+    pthread_t copier;
+    bool copier_started, copier_failed; /* the simulation thread's (encoder_submit), then encoder_stop's */
 
-    /* Simulation thread only. */
+    /* The copier's (the simulation thread's when there is no copier). */
     capture_t filling;
 
     /* Worker only. */
@@ -45,6 +53,10 @@ struct encoder {
     /* Shared, under lock. */
     pthread_mutex_t lock;
     pthread_cond_t cond;
+    /* A world to copy (the simulation thread leaves it alone until the
+     * copy is done), the copier's wake-up and the simulation's. */
+    const world_t *source;
+    pthread_cond_t copy_cond, copied_cond;
     bool stop, fresh, want_v1;
     capture_t ready, working; /* working: the worker's while it encodes (swapped under lock) */
     view_spec_t *views;
@@ -223,6 +235,42 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* Under lock: the copy in filling becomes the snapshot the worker takes next. */
+static void hand_over_filled(encoder_t *e)
+{
+    if (e->fresh) e->stats.replaced++;
+    capture_t filled = e->filling;
+    e->filling = e->ready;
+    e->ready = filled;
+    e->fresh = true;
+    pthread_cond_signal(&e->cond);
+}
+
+/* The copier: copies the world the simulation thread handed over while
+ * that thread goes on (to its sleep until the next tick), so that a large
+ * world's copy (a million agents: 21 MB) is not part of its tick. It
+ * finishes a copy it was handed before it stops. */
+static void *copier_main(void *arg)
+{
+    encoder_t *e = arg;
+    pthread_setname_np(pthread_self(), "swarmcast-copy");
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        while (!e->stop && !e->source) pthread_cond_wait(&e->copy_cond, &e->lock);
+        if (!e->source) break; /* stopped */
+        const world_t *w = e->source;
+        pthread_mutex_unlock(&e->lock);
+        const int rc = capture_world(&e->filling, w);
+        if (rc) fprintf(stderr, "swarmcast: out of memory for a copy of the world; snapshot not sent\n");
+        pthread_mutex_lock(&e->lock);
+        if (!rc) hand_over_filled(e);
+        e->source = NULL;
+        pthread_cond_broadcast(&e->copied_cond);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
 /* ---- the other threads ------------------------------------------------------- */
 
 encoder_t *encoder_create(uv_loop_t *loop, size_t v1_headroom, void (*on_bundles)(void *user), void *user)
@@ -235,6 +283,8 @@ encoder_t *encoder_create(uv_loop_t *loop, size_t v1_headroom, void (*on_bundles
     e->v1_headroom = v1_headroom;
     pthread_mutex_init(&e->lock, NULL);
     pthread_cond_init(&e->cond, NULL);
+    pthread_cond_init(&e->copy_cond, NULL);
+    pthread_cond_init(&e->copied_cond, NULL);
     uv_async_init(loop, &e->wake, on_wake);
     e->wake.data = e;
     if (pthread_create(&e->thread, NULL, worker_main, e)) {
@@ -247,16 +297,31 @@ encoder_t *encoder_create(uv_loop_t *loop, size_t v1_headroom, void (*on_bundles
 
 int encoder_submit(encoder_t *e, const world_t *w)
 {
+    /* Without a copier the simulation thread copies. */
+    if (w->n >= COPY_ASYNC_FROM && !e->copier_started && e->started && !e->copier_failed)
+        e->copier_failed = !(e->copier_started = pthread_create(&e->copier, NULL, copier_main, e) == 0);
+    if (e->copier_started && w->n >= COPY_ASYNC_FROM) {
+        encoder_wait_copied(e); /* one copy at a time */
+        pthread_mutex_lock(&e->lock);
+        e->source = w;
+        pthread_cond_signal(&e->copy_cond);
+        pthread_mutex_unlock(&e->lock);
+        return 0;
+    }
+    encoder_wait_copied(e); /* filling is the copier's until then */
     if (capture_world(&e->filling, w)) return -1;
     pthread_mutex_lock(&e->lock);
-    if (e->fresh) e->stats.replaced++;
-    capture_t filled = e->filling;
-    e->filling = e->ready;
-    e->ready = filled;
-    e->fresh = true;
-    pthread_cond_signal(&e->cond);
+    hand_over_filled(e);
     pthread_mutex_unlock(&e->lock);
     return 0;
+}
+
+void encoder_wait_copied(encoder_t *e)
+{
+    if (!e || !e->copier_started) return;
+    pthread_mutex_lock(&e->lock);
+    while (e->source) pthread_cond_wait(&e->copied_cond, &e->lock);
+    pthread_mutex_unlock(&e->lock);
 }
 
 int encoder_set_views(encoder_t *e, const view_spec_t *views, size_t n)
@@ -303,7 +368,10 @@ void encoder_stop(encoder_t *e)
     pthread_mutex_lock(&e->lock);
     e->stop = true;
     pthread_cond_signal(&e->cond);
+    pthread_cond_signal(&e->copy_cond);
     pthread_mutex_unlock(&e->lock);
+    if (e->copier_started) pthread_join(e->copier, NULL);
+    e->copier_started = false;
     pthread_join(e->thread, NULL);
     e->started = false;
     uv_close((uv_handle_t *)&e->wake, NULL);
@@ -327,5 +395,7 @@ void encoder_destroy(encoder_t *e)
     capture_free(&e->scene_prev);
     pthread_mutex_destroy(&e->lock);
     pthread_cond_destroy(&e->cond);
+    pthread_cond_destroy(&e->copy_cond);
+    pthread_cond_destroy(&e->copied_cond);
     free(e);
 }

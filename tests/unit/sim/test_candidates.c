@@ -55,6 +55,36 @@ static void a_dense_crowd_should_sense_at_most_max_candidates_each_and_fewer_wit
     }
 }
 
+static void a_large_population_should_share_the_candidate_budget(void **state)
+{
+    (void)state;
+    /* The arithmetic: max_candidates up to the population's share of the
+     * budget, never below the floor (nor above max_candidates). */
+    assert_int_equal(world_candidate_cap_of(1000, 1024), 1024);
+    assert_int_equal(world_candidate_cap_of(SIM_CANDIDATE_BUDGET / 256, 256), 256);
+    assert_int_equal(world_candidate_cap_of(SIM_CANDIDATE_BUDGET / 256 + 1000, 256), 244); /* 5,242,880 / 21,480 */
+    assert_int_equal(world_candidate_cap_of(40000, 1024), 131);
+    assert_int_equal(world_candidate_cap_of(50000, 1024), SIM_CANDIDATE_FLOOR);
+    assert_int_equal(world_candidate_cap_of(1000000, 1024), SIM_CANDIDATE_FLOOR);
+    assert_int_equal(world_candidate_cap_of(1000000, 16), 16);
+    assert_int_equal(world_candidate_cap_of(0, 300), 300);
+    /* In a world: 60,000 agents crowded together sense the floor each, at
+     * most, whatever max_candidates says; a tenth as many sense more. */
+    const size_t populations[] = {60000, 6000};
+    for (int k = 0; k < 2; k++) {
+        world_t w;
+        make_world(&w, 1600, 900, populations[k], 1);
+        set_param(&w, "max_candidates", 1024);
+        const uint32_t cap = world_candidate_cap(&w);
+        assert_int_equal(cap, k == 0 ? SIM_CANDIDATE_FLOOR : 873);
+        crowd(&w, 790, 440, 20, 0, 0);
+        world_step(&w);
+        assert_true(pairs_seen(&w) <= (double)w.n * cap);
+        assert_true(pairs_seen(&w) > 0.5 * (double)w.n * cap); /* the crowd does fill its sample */
+        world_free(&w);
+    }
+}
+
 static void olfati_saber_agents_should_sense_at_most_their_own_bound_whatever_the_cap(void **state)
 {
     (void)state;
@@ -329,6 +359,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_dense_crowd_should_sense_at_most_max_candidates_each_and_fewer_with_a_lower_cap),
+        cmocka_unit_test(a_large_population_should_share_the_candidate_budget),
         cmocka_unit_test(olfati_saber_agents_should_sense_at_most_their_own_bound_whatever_the_cap),
         cmocka_unit_test(a_capped_crowd_should_still_push_apart_agents_inside_the_separation_radius),
         cmocka_unit_test(below_the_cap_results_should_be_identical_to_the_largest_cap),

@@ -11,8 +11,10 @@
 #include "sim/capacity.h"
 #include "sim/world.h"
 
-/* A crowd that costs 1000 ns per agent-step, seeing 500 neighbours each. */
+/* A crowd that costs 1000 ns per agent-step, seeing 500 neighbours each,
+ * whatever its sample. */
 static const capacity_costs_t costs = {.worst_ns = 1000.0, .worst_case = "a test crowd", .worst_neighbours = 500.0,
+                                       .floor_ns = 1000.0, .floor_case = "a test crowd", .floor_neighbours = 500.0,
                                        .reynolds_ns = 400.0, .normal_ns = 50.0, .candidates = 1024};
 
 static void the_area_bound_should_be_one_agent_per_sixteen_square_units(void **state)
@@ -27,27 +29,63 @@ static void the_area_bound_should_be_one_agent_per_sixteen_square_units(void **s
     assert_int_equal(small.area_agents, 1); /* never none */
 }
 
-static void the_time_bound_should_fit_the_dearest_step_in_half_a_tick(void **state)
+static void the_time_bound_should_fit_the_dearest_crowd_in_a_period(void **state)
 {
     (void)state;
     capacity_t c;
     capacity_of(&costs, 1e5f, 1e5f, 60, 1, &c);
-    /* Half of 16.67 ms at 1000 ns per agent. */
-    assert_int_equal(c.time_agents, 8333);
-    assert_int_equal(c.max_agents, 8333); /* the world is vast: time decides */
-    capacity_of(&costs, 1e5f, 1e5f, 60, 2, &c);
-    assert_int_equal(c.time_agents, (size_t)(0.5e9 / 60 / 1000.0 * (1.0 + CAPACITY_THREAD_SHARE)));
-    capacity_of(&costs, 1e5f, 1e5f, 30, 1, &c);
+    /* 16.67 ms at 1000 ns per agent. */
     assert_int_equal(c.time_agents, 16666);
+    assert_int_equal(c.max_agents, 16666); /* the world is vast: time decides */
+    capacity_of(&costs, 1e5f, 1e5f, 60, 2, &c);
+    assert_in_range(c.time_agents, 29999, 30000); /* 1.8 × 16.67 ms at 1000 ns, give or take rounding */
+    capacity_of(&costs, 1e5f, 1e5f, 30, 1, &c);
+    assert_int_equal(c.time_agents, 33333);
+}
+
+static void a_normal_flock_should_fit_half_a_period(void **state)
+{
+    (void)state;
+    capacity_costs_t cheap_crowd = costs;
+    cheap_crowd.worst_ns = cheap_crowd.floor_ns = 10.0;
+    cheap_crowd.normal_ns = 100.0; /* dearer than the crowd: it decides */
+    capacity_t c;
+    capacity_of(&cheap_crowd, 1e5f, 1e5f, 60, 1, &c);
+    assert_int_equal(c.time_agents, 83333);
+}
+
+static void past_the_candidate_budget_the_crowd_should_cost_its_floor_figure(void **state)
+{
+    (void)state;
+    /* 2,000 ns at 1024 candidates, 200 ns at the floor of 128. */
+    capacity_costs_t crowd = costs;
+    crowd.worst_ns = 2000.0, crowd.floor_ns = 200.0;
+    capacity_t c;
+    capacity_of(&crowd, 1e5f, 1e5f, 60, 2, &c);
+    /* 1.8 × 16.67 ms at 200 ns: 150,000, where every agent senses 128. */
+    assert_int_equal(c.time_agents, 150000);
+    assert_int_equal(world_candidate_cap_of(c.time_agents, 1024), SIM_CANDIDATE_FLOOR);
+    /* A dearer floor: the bound falls below 40,960 agents, where each
+     * senses more; the cost is read off the line between the two figures
+     * at the population's own sample, and the next agent would not fit. */
+    crowd.floor_ns = 1000.0;
+    capacity_of(&crowd, 1e5f, 1e5f, 60, 2, &c);
+    const double n = (double)c.time_agents, period = 1e9 / 60 * 1.8;
+    const double per = 1000.0 + (1000.0 / 896.0) * ((double)world_candidate_cap_of(c.time_agents, 1024) - 128.0);
+    const double next = 1000.0 + (1000.0 / 896.0) * ((double)world_candidate_cap_of(c.time_agents + 1, 1024) - 128.0);
+    assert_true(n * per <= period);
+    assert_true((n + 1) * next > period);
+    assert_true(c.time_agents < 30000 && c.time_agents > 15000);
 }
 
 static void a_population_too_small_to_go_parallel_should_be_bounded_by_one_thread(void **state)
 {
     (void)state;
     /* Few neighbours: the world steps fewer than 16,384 agents on one
-     * thread, and one thread fits only 8,333 of them. */
+     * thread, and one thread fits only 8,333 of them (at 2,000 ns). */
     capacity_costs_t sparse = costs;
-    sparse.worst_neighbours = 1.0;
+    sparse.worst_neighbours = sparse.floor_neighbours = 1.0;
+    sparse.worst_ns = sparse.floor_ns = 2000.0;
     assert_true(world_parallel_from(sparse.worst_neighbours) > 8334);
     capacity_t one, two;
     capacity_of(&sparse, 1e5f, 1e5f, 60, 1, &one);
@@ -63,8 +101,8 @@ static void more_threads_a_lower_tick_rate_or_a_larger_world_should_never_give_f
     for (size_t k = 0; k < sizeof neighbours / sizeof neighbours[0]; k++)
         for (size_t m = 0; m < sizeof ns / sizeof ns[0]; m++) {
             capacity_costs_t cc = costs;
-            cc.worst_neighbours = neighbours[k];
-            cc.worst_ns = ns[m];
+            cc.worst_neighbours = cc.floor_neighbours = neighbours[k];
+            cc.worst_ns = cc.floor_ns = ns[m];
             size_t before = 0;
             for (int threads = 1; threads <= 16; threads++) {
                 capacity_t c;
@@ -131,15 +169,17 @@ static void the_description_should_group_thousands(void **state)
     capacity_of(&costs, 1e5f, 1e5f, 60, 1, &c);
     char line[600];
     capacity_describe(&c, line, sizeof line);
-    assert_non_null(strstr(line, "max agents 8,333 (time bound"));
-    assert_non_null(strstr(line, "1,000 ns per agent-step (a test crowd)"));
+    assert_non_null(strstr(line, "max agents 16,666 (time bound"));
+    assert_non_null(strstr(line, "1,000 ns per agent-step at 1024 candidates (a test crowd)"));
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_area_bound_should_be_one_agent_per_sixteen_square_units),
-        cmocka_unit_test(the_time_bound_should_fit_the_dearest_step_in_half_a_tick),
+        cmocka_unit_test(the_time_bound_should_fit_the_dearest_crowd_in_a_period),
+        cmocka_unit_test(a_normal_flock_should_fit_half_a_period),
+        cmocka_unit_test(past_the_candidate_budget_the_crowd_should_cost_its_floor_figure),
         cmocka_unit_test(a_population_too_small_to_go_parallel_should_be_bounded_by_one_thread),
         cmocka_unit_test(more_threads_a_lower_tick_rate_or_a_larger_world_should_never_give_fewer_agents),
         cmocka_unit_test(a_crowd_should_go_parallel_with_fewer_agents_than_a_sparse_flock),

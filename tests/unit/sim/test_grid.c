@@ -275,9 +275,44 @@ static void a_crowded_cell_should_be_sampled_alike_over_ticks(void **state)
     grid_free(&g);
 }
 
+/* A build in parts, on any number of parts, is the whole build's, entry
+ * for entry (agents of one cell keep their order). */
+static void a_build_in_parts_should_equal_the_whole_build(void **state)
+{
+    (void)state;
+    enum { AGENTS = 5000 };
+    static float x[AGENTS], y[AGENTS];
+    prng_t rng;
+    prng_seed(&rng, 4, 1);
+    for (int i = 0; i < AGENTS; i++) x[i] = prng_range(&rng, 0.0f, 300.0f), y[i] = prng_range(&rng, 0.0f, 200.0f);
+    x[7] = -5.0f, y[9] = 250.0f; /* outside: the edge cells */
+    grid_t whole;
+    grid_init(&whole);
+    assert_int_equal(grid_configure(&whole, 300, 200, 10), 0);
+    assert_int_equal(grid_reserve(&whole, AGENTS), 0);
+    grid_build(&whole, AGENTS, x, y);
+    for (int parts = 2; parts <= 5; parts++) {
+        grid_t g;
+        grid_init(&g);
+        assert_int_equal(grid_set_parts(&g, parts), 0);
+        assert_int_equal(grid_configure(&g, 300, 200, 10), 0);
+        assert_int_equal(grid_reserve(&g, AGENTS), 0);
+        assert_true(grid_in_parts(&g));
+        for (int p = parts - 1; p >= 0; p--) grid_count_part(&g, AGENTS, x, y, p); /* any order */
+        grid_sum_parts(&g);
+        for (int p = 0; p < parts; p++) grid_place_part(&g, AGENTS, p);
+        const size_t cells = (size_t)g.nx * (size_t)g.ny;
+        assert_memory_equal(g.cell_start, whole.cell_start, (cells + 1) * sizeof *g.cell_start);
+        assert_memory_equal(g.order, whole.order, AGENTS * sizeof *g.order);
+        grid_free(&g);
+    }
+    grid_free(&whole);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_build_in_parts_should_equal_the_whole_build),
         cmocka_unit_test(grid_should_find_every_neighbour_across_cell_edges),
         cmocka_unit_test(grid_should_find_neighbours_across_the_border_when_wrapping),
         cmocka_unit_test(grid_should_count_each_neighbour_once_when_the_world_is_two_cells_wide),

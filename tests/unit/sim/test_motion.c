@@ -1,0 +1,136 @@
+/* motion: the lane-wise looks at the obstacles and predators during a step (their places
+ * copied side by side) answer exactly as the looks one by one do: the same
+ * avoidance steer, bit for bit, and the same push out of an obstacle, in
+ * bounded and wrapped worlds, with obstacles overlapping, on the edges and
+ * round the agent. */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sim/motion.h"
+#include "sim/prng.h"
+#include "sim/world.h"
+
+static void make(world_t *w, int border, size_t obstacles, uint32_t seed)
+{
+    world_config_t cfg = {.width = 1000, .height = 600, .dt = 1.0f / 60.0f, .seed = seed, .agents = 8,
+                          .max_agents = 8, .max_targets = 1, .threads = 1};
+    assert_int_equal(world_init(w, &cfg), 0);
+    char msg[160];
+    assert_int_equal(world_set_param(w, (size_t)params_find("border"), border, msg, sizeof msg), SIM_OK);
+    prng_t rng;
+    prng_seed(&rng, seed, 11);
+    for (size_t k = 0; k < obstacles; k++) {
+        float x = prng_range(&rng, -20.0f, 1020.0f), y = prng_range(&rng, -20.0f, 620.0f);
+        if (k % 7 == 3) x = 0.0f;                        /* on an edge */
+        if (k % 11 == 5) y = 600.0f;
+        if (k % 5 == 1) x = 500.0f + 40.0f * (float)(k % 3), y = 300.0f; /* overlapping, round the middle */
+        assert_int_equal(world_add_obstacle(w, x, y, prng_range(&rng, 1.0f, 60.0f), NULL), SIM_OK);
+    }
+}
+
+static void the_lanes_should_steer_round_obstacles_as_one_by_one(void **state)
+{
+    (void)state;
+    const size_t counts[] = {1, 7, 8, 9, 33, SIM_MAX_OBSTACLES};
+    for (int border = 0; border < 3; border++)
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            world_t w;
+            make(&w, border, counts[c], (uint32_t)(c + 10 * border + 1));
+            prng_t rng;
+            prng_seed(&rng, (uint32_t)c, 12);
+            int steered = 0;
+            for (int q = 0; q < 3000; q++) {
+                float px = prng_range(&rng, 0.0f, 1000.0f), py = prng_range(&rng, 0.0f, 600.0f);
+                if (q % 9 == 0) px = 500.0f, py = 300.0f; /* among the overlapping ones */
+                float a = prng_range(&rng, 0.0f, 6.2831853f), s = prng_range(&rng, 0.0f, 200.0f);
+                float vx = s * cosf(a), vy = s * sinf(a);
+                vec2 one = {0, 0}, lanes = {0, 0};
+                w.places.valid = false;
+                bool by_one = motion_avoid(&w, px, py, vx, vy, &one);
+                motion_copy_places(&w);
+                bool by_lanes = motion_avoid(&w, px, py, vx, vy, &lanes);
+                assert_int_equal(by_one, by_lanes);
+                assert_memory_equal(&one, &lanes, sizeof one);
+                steered += by_one;
+            }
+            assert_true(steered > 0); /* the obstacles were in the way */
+            world_free(&w);
+        }
+}
+
+static void the_lanes_should_push_out_of_obstacles_as_one_by_one(void **state)
+{
+    (void)state;
+    for (int border = 0; border < 3; border++)
+        for (size_t count = 1; count <= SIM_MAX_OBSTACLES; count += 9) {
+            world_t w;
+            make(&w, border, count, (uint32_t)(count + 100 * border));
+            prng_t rng;
+            prng_seed(&rng, (uint32_t)count, 13);
+            int pushed = 0;
+            for (int q = 0; q < 2000; q++) {
+                const float x = prng_range(&rng, 0.0f, 1000.0f), y = prng_range(&rng, 0.0f, 600.0f);
+                const float vx = prng_range(&rng, -150.0f, 150.0f), vy = prng_range(&rng, -150.0f, 150.0f);
+                float got[2][4];
+                for (int lanes = 0; lanes < 2; lanes++) {
+                    if (lanes)
+                        motion_copy_places(&w);
+                    else
+                        w.places.valid = false;
+                    motion_finish(&w, 0, x, y, vx, vy, 0);
+                    got[lanes][0] = w.next.x[0], got[lanes][1] = w.next.y[0];
+                    got[lanes][2] = w.next.vx[0], got[lanes][3] = w.next.vy[0];
+                }
+                assert_memory_equal(got[0], got[1], sizeof got[0]);
+                pushed += got[0][0] != x || got[0][1] != y;
+            }
+            assert_true(pushed > 0); /* some points were inside */
+            world_free(&w);
+        }
+}
+
+static void the_lanes_should_flee_predators_as_one_by_one(void **state)
+{
+    (void)state;
+    for (int border = 0; border < 3; border++)
+        for (size_t count = 1; count <= SIM_MAX_PREDATORS; count += 5) {
+            world_t w;
+            make(&w, border, 0, (uint32_t)(count + 7 * border));
+            prng_t rng;
+            prng_seed(&rng, (uint32_t)count, 14);
+            w.n_predators = count;
+            for (size_t k = 0; k < count; k++)
+                w.predators[k] = (predator_t){prng_range(&rng, 0.0f, 1000.0f), prng_range(&rng, 0.0f, 600.0f),
+                                              prng_range(&rng, -200.0f, 200.0f), prng_range(&rng, -200.0f, 200.0f)};
+            w.predators[0].x = 0.0f; /* on an edge */
+            int fled = 0;
+            for (int q = 0; q < 3000; q++) {
+                float x = prng_range(&rng, 0.0f, 1000.0f), y = prng_range(&rng, 0.0f, 600.0f);
+                if (q % 13 == 0) x = w.predators[q % count].x, y = w.predators[q % count].y; /* on one */
+                vec2 one = {0, 0}, lanes = {0, 0};
+                w.places.valid = false;
+                const bool by_one = motion_evade(&w, x, y, &one);
+                motion_copy_places(&w);
+                const bool by_lanes = motion_evade(&w, x, y, &lanes);
+                assert_int_equal(by_one, by_lanes);
+                assert_memory_equal(&one, &lanes, sizeof one);
+                fled += by_one;
+            }
+            assert_true(fled > 0);
+            world_free(&w);
+        }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_lanes_should_steer_round_obstacles_as_one_by_one),
+        cmocka_unit_test(the_lanes_should_push_out_of_obstacles_as_one_by_one),
+        cmocka_unit_test(the_lanes_should_flee_predators_as_one_by_one),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
