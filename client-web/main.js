@@ -43,6 +43,7 @@ import { actionCentre, fillHeightView, fitsAsStrip } from './input/phone_start.j
 import { formatCode, roomFromPath } from './rooms/code.js';
 import { readRoomToken, takeFragmentToken, writeRoomToken } from './rooms/token.js';
 import { createRooms } from './rooms/rooms.js';
+import { createTimeline } from './timeline/timeline.js';
 
 function safeStorage(name) {
   try {
@@ -244,6 +245,7 @@ const connection = new Connection({
       viewer.hello(hello);
       presenter.hello(hello);
       rooms.hello(hello);
+      timeline.hello(hello, hello.protocol);
       hoverObstacleId = null;
       dirty = true;
     },
@@ -257,6 +259,7 @@ const connection = new Connection({
       world = { width: fr.width, height: fr.height };
       seeFrame(hooks, s, fr);
       meters.snapshot(performance.now(), fr.tick);
+      timeline.frame(fr.tick);
       role.seeObstacles(fr.tick, fr.obstacles);
       input.refreshHover();
       // No `dirty` here: the viewer knows whether this frame changed anything
@@ -276,6 +279,7 @@ const connection = new Connection({
       }
       if (hands.onMessage(msg)) return;
       if (rooms.onMessage(msg)) return;
+      if (timeline.onMessage(msg)) return;
       if (msg.type === 'ack') {
         hooks.lastAck = msg;
         role.reply(msg);
@@ -365,6 +369,14 @@ const rooms = createRooms({
   hooks,
 });
 rooms.setRole(role);
+
+// The timeline bar: the kept past of this room, for this page alone.
+const timeline = createTimeline({
+  root: document.getElementById('timeline'),
+  send: (command) => connection.send(command),
+  keyTarget: window,
+});
+hooks.timeline = timeline.state;
 
 // A portrait phone starts with the world's height on its screen, centred
 // on the flock (phone_start.js), once: after that the camera is the

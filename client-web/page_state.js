@@ -37,6 +37,7 @@ export function createPageState({ send, inputKind, viewer }) {
     role: null, // 'operator' | 'visitor': from hello, then from an accepted `auth`
     controlToken: false, // hello's control_token: the server has one
     send, // (command) → the id used, or null: connection.send
+    timeline: null, // the timeline bar's state: { mode, tick, from, to, speed, error, available } (timeline/timeline.js)
     rates: null, // the status line's figures: { tickRate, snapshotRate, kbitIn, rttMs, fps } (meters.js)
     inputKind, // 'mouse' | 'touch': which hint is shown
     viewer, // viewer.js: camera, overlays (overlays.add(fn)), options, stats, kind

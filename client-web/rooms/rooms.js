@@ -25,23 +25,10 @@
 import { formatCode, parseCode, roomHref } from './code.js';
 import { NEW_ROOM_CHOICES, ROOM_NAME_MAX, choiceByKey, cleanRoomName, createRoomCommand, mayCreateRooms } from './choices.js';
 import { operatorLink, readRoomToken, writeRoomToken } from './token.js';
+import { el, button } from '../dom.js';
 
 // How long "close room" waits for the second press.
 export const CLOSE_CONFIRM_MS = 4000;
-
-function el(tag, className, text) {
-  const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (text != null) e.textContent = text;
-  return e;
-}
-
-function button(className, text, title) {
-  const b = el('button', `btn ${className}`, text);
-  b.type = 'button';
-  if (title) b.title = title;
-  return b;
-}
 
 // "room K7PX-M3QD · Group 3", or "main room".
 export function roomLabel(code, name) {

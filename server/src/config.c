@@ -182,11 +182,21 @@ static int check_modes(const config_t *c, size_t n_set_flags, FILE *err)
     }
     if (!c->headless) {
         /* A live server runs a --scenario's world until stopped (its "steps" unused). */
-        const char *only_headless = c->steps_given ? "--steps" : c->csv ? "--csv"
-                                    : c->replay                        ? "--replay"
-                                                                       : NULL;
+        const char *only_headless = c->steps_given ? "--steps" : c->csv ? "--csv" : NULL;
         if (only_headless) {
             fprintf(err, "swarmcast: %s needs --headless\n", only_headless);
+            return -1;
+        }
+        /* A served --replay: the log's header sets up the world, which
+         * nothing may change. */
+        const char *served_clash = !c->replay ? NULL : c->scenario ? "--scenario" : c->seed_given ? "--seed"
+                                   : c->agents_given ? "--agents" : c->world_given ? "--world"
+                                   : n_set_flags ? "--set/--model" : c->record ? "--record"
+                                   : c->state_file ? "--state-file" : c->state_dir ? "--state-dir"
+                                   : c->nats_url ? "--nats" : NULL;
+        if (served_clash) {
+            fprintf(err, "swarmcast: %s cannot be used with a served --replay (the log's header sets up the world)\n",
+                     served_clash);
             return -1;
         }
         return check_nats(c, err);
@@ -309,6 +319,11 @@ static int apply(config_t *c, int opt, const char *value, const char *source, FI
         break;
     case OPT_MAX_ROOMS: bad = parse_number(value, 0, 4096, true, &v); if (!bad) c->max_rooms = (size_t)v; break;
     case OPT_ROOM_AGENTS: bad = parse_number(value, 0, 1e8, true, &v); if (!bad) c->room_agents = (size_t)v; break;
+    case OPT_HISTORY_MINUTES: bad = parse_number(value, 0, 1440, false, &v); if (!bad) c->history_minutes = v; break;
+    case OPT_HISTORY_MB: bad = parse_number(value, 1, 1048576, false, &v); if (!bad) c->history_mb = v; break;
+    case OPT_HISTORY_TOTAL_MB: bad = parse_number(value, 1, 1048576, false, &v); if (!bad) c->history_total_mb = v; break;
+    case OPT_KEYFRAME_SECONDS: bad = parse_number(value, 0.05, 60, false, &v); if (!bad) c->keyframe_seconds = v; break;
+    case OPT_TIMELINE_SEATS: bad = parse_number(value, 0, 64, true, &v); if (!bad) c->timeline_seats = (size_t)v; break;
     case OPT_ROOM_IDLE_STOP: bad = parse_number(value, 0.1, 604800, false, &v); if (!bad) c->room_idle_stop_s = v; break;
     case OPT_ROOM_IDLE_CLOSE: bad = parse_number(value, 0.1, 31536000, false, &v); if (!bad) c->room_idle_close_s = v; break;
     case OPT_STATE_DIR: c->state_dir = *value ? value : NULL; break;

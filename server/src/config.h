@@ -71,6 +71,13 @@ typedef struct config {
     const char *state_dir;      /* every room's set-up kept here (the default room's too, without
                                    --state-file): a closed room reopens by its code; NULL: none */
 
+    /* The timeline (PROTOCOL.md "Timeline"): each room keeps its past. */
+    double history_minutes;     /* the past kept behind the live tick (0: none) */
+    double history_mb;          /* … within this many MiB per room (keyframes and commands) … */
+    double history_total_mb;    /* … and this many over all rooms */
+    double keyframe_seconds;    /* a keyframe every this long: a seek re-steps at most this much */
+    size_t timeline_seats;      /* viewers scrubbing at once, across rooms */
+
     /* Streaming (protocol v2). */
     bool deflate;               /* permessage-deflate for clients that offer it */
     size_t detail_budget;       /* the largest budget a client's view request may name */

@@ -77,6 +77,18 @@ static const config_option_t options[] = {
      "keep every room here: a closed room reopens by its\ncode, a restart keeps them all; the default room's\n"
      "set-up too, unless --state-file says where"},
 
+    SECTION("The timeline (each room's past; protocol/PROTOCOL.md \"Timeline\"):"),
+    {OPT_HISTORY_MINUTES, "history-minutes", "M", "SWARMCAST_HISTORY_MINUTES", "10", NULL,
+     "the past each room keeps for the timeline (0: none)"},
+    {OPT_HISTORY_MB, "history-mb", "N", "SWARMCAST_HISTORY_MB", "256", NULL,
+     "… within N MiB per room: past it the oldest goes"},
+    {OPT_HISTORY_TOTAL_MB, "history-total-mb", "N", "SWARMCAST_HISTORY_TOTAL_MB", "1024", NULL,
+     "… and N MiB over all rooms"},
+    {OPT_KEYFRAME_SECONDS, "keyframe-seconds", "S", "SWARMCAST_KEYFRAME_SECONDS", "0.5", NULL,
+     "a keyframe of the past every S: a seek re-steps at\nmost that much"},
+    {OPT_TIMELINE_SEATS, "timeline-seats", "N", "SWARMCAST_TIMELINE_SEATS", "4", NULL,
+     "viewers looking at the past at once, all rooms"},
+
     SECTION("Streaming (protocol v2, see protocol/PROTOCOL.md):"),
     {OPT_DEFLATE, "deflate", NULL, "SWARMCAST_DEFLATE", NULL, "off; 1: on",
      "permessage-deflate for clients that offer it"},
@@ -113,7 +125,8 @@ static const config_option_t options[] = {
      "server starts with that world (it wins over a saved\n--state-file; --agents/--seed/--world/--set win over it)"},
     {OPT_CSV, "csv", "FILE", NULL, NULL, NULL, "metrics per step as CSV (- : stdout)"},
     {OPT_METRICS_EVERY, "metrics-every", "K", NULL, "1", NULL, "a CSV row every K steps"},
-    {OPT_REPLAY, "replay", "FILE", NULL, NULL, NULL, "re-run a --record log to its last tick\n(or to tick --steps)"},
+    {OPT_REPLAY, "replay", "FILE", NULL, NULL, NULL,
+     "re-run a --record log to its last tick\n(or to tick --steps); without --headless: serve it,\nits whole run on the timeline"},
 
     SECTION("This program's own texts:"),
     {OPT_HELP, "help", NULL, NULL, NULL, NULL, "this text and the parameter list"},

@@ -22,6 +22,8 @@ enum {
     OPT_MAX_REMOTE, OPT_RELAY, OPT_RELAY_TAG, OPT_RELAY_NAME,
     /* The generated texts. */
     OPT_MAN, OPT_BASH_COMPLETION, OPT_ENV_FILE,
+    /* The timeline. (An id is getopt's return value: none may be '?', 63.) */
+    OPT_HISTORY_MINUTES, OPT_HISTORY_MB, OPT_HISTORY_TOTAL_MB, OPT_KEYFRAME_SECONDS, OPT_TIMELINE_SEATS,
 };
 
 typedef struct config_option {

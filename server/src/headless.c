@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "persist/record.h"
+#include "replay_log.h"
 #include "persist/state_json.h"
 #include "sim/commands.h"
 #include "sim/metrics.h"
@@ -23,6 +24,7 @@ typedef struct run {
     FILE *csv;
     uint64_t steps; /* steps this run has made */
     uint64_t commands, refused; /* replay: commands applied, and those the world refused */
+    double started;             /* replay: when the world was ready (the time of its steps) */
 } run_t;
 
 static double now_s(void)
@@ -138,19 +140,6 @@ static void run_free(run_t *r)
     if (r->have_world) world_free(&r->world);
 }
 
-/* Applies one set-up command; on refusal says which part of the input it came from. */
-static int apply_setup(run_t *r, const sim_cmd_t *cmd, const char *what, size_t index)
-{
-    sim_result_t res;
-    sim_apply(&r->world, cmd, &res);
-    if (res.status == SIM_OK) return EXIT_OK;
-    if (index != (size_t)-1)
-        fprintf(stderr, "swarmcast: %s[%zu]: %s\n", what, index, res.message);
-    else
-        fprintf(stderr, "swarmcast: %s: %s\n", what, res.message);
-    return EXIT_USAGE;
-}
-
 /* ---- a run from flags and a scenario ---------------------------------------- */
 
 static int run_scenario(run_t *r)
@@ -171,102 +160,35 @@ static int run_scenario(run_t *r)
 
 /* ---- a replay of a --record log --------------------------------------------- */
 
+static int replay_ready(void *user, world_t *w)
+{
+    (void)w;
+    run_t *r = user;
+    r->started = now_s();
+    return csv_open(r);
+}
+
+static int replay_step(void *user, world_t *w)
+{
+    (void)w;
+    return step(user);
+}
+
 static int run_replay(run_t *r)
 {
     const config_t *cfg = r->cfg;
-    FILE *log = fopen(cfg->replay, "r");
-    if (!log) {
-        fprintf(stderr, "swarmcast: cannot read %s: %s\n", cfg->replay, strerror(errno));
-        return EXIT_USAGE;
-    }
-    char *line = NULL;
-    size_t line_cap = 0;
-    size_t line_no = 1;
-    char msg[400];
-    int rc = EXIT_OK;
-    record_header_t h;
-    if (getline(&line, &line_cap, log) < 0) {
-        fprintf(stderr, "swarmcast: %s: empty, not a --record log\n", cfg->replay);
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    if (record_parse_header(line, &h, msg, sizeof msg)) {
-        fprintf(stderr, "swarmcast: %s:1: not a --record header: %s\n", cfg->replay, msg);
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    world_config_t wc = {
-        .width = h.width,
-        .height = h.height,
-        .dt = (float)(1.0 / h.tick_hz),
-        .seed = h.seed,
-        .agents = 0,
-        .max_agents = h.max_agents,
-        .max_targets = h.max_targets,
-        .threads = cfg->threads,
-    };
-    if (world_init(&r->world, &wc)) {
-        fprintf(stderr, "swarmcast: cannot create the world of %s\n", cfg->replay);
-        rc = EXIT_IO;
-        goto done;
-    }
-    r->have_world = true;
-    /* As the server started: parameters, then the agents drawn from the seed. */
-    for (size_t i = 0; i < params_count(); i++) {
-        sim_cmd_t set = {.kind = CMD_SET_PARAM, .request_id = -1, .param = (int)i, .value = params_get(&h.params, i)};
-        if ((rc = apply_setup(r, &set, "header params", (size_t)-1))) goto done;
-    }
-    sim_cmd_t reset = {.kind = CMD_RESET, .request_id = -1, .has_seed = true, .seed = h.seed, .has_agents = true,
-                       .agents = (uint32_t)h.agents};
-    if ((rc = apply_setup(r, &reset, "header agents", (size_t)-1))) goto done;
-
-    double started = now_s();
-    if ((rc = csv_open(r))) goto done;
-    bool ended = false;
-    uint64_t end_tick = 0;
-    while (!rc && getline(&line, &line_cap, log) >= 0) {
-        line_no++;
-        if (line[0] == '\n' || line[0] == '\0') continue;
-        record_entry_t e;
-        if (ended || record_parse_entry(line, &h, &e, msg, sizeof msg)) {
-            fprintf(stderr, "swarmcast: %s:%zu: %s\n", cfg->replay, line_no,
-                    ended ? "text after the end_tick line" : msg);
-            rc = EXIT_USAGE;
-            break;
-        }
-        if (e.tick < r->world.tick) {
-            fprintf(stderr, "swarmcast: %s:%zu: tick %llu is before the world's tick %llu (log out of order)\n",
-                    cfg->replay, line_no, (unsigned long long)e.tick, (unsigned long long)r->world.tick);
-            rc = EXIT_USAGE;
-            break;
-        }
-        /* The server applies a tick's commands before that tick's step. */
-        while (!rc && r->world.tick < e.tick) rc = step(r);
-        if (rc) break;
-        if (e.end) {
-            ended = true;
-            end_tick = e.tick;
-            continue;
-        }
-        sim_result_t res;
-        sim_apply(&r->world, &e.cmd, &res);
-        r->commands++;
-        r->refused += res.status != SIM_OK;
-    }
-    if (!rc && ferror(log)) {
-        fprintf(stderr, "swarmcast: cannot read %s: %s\n", cfg->replay, strerror(errno));
-        rc = EXIT_IO;
-    }
-    if (rc) goto done;
-    if (!ended && !cfg->steps_given)
+    replay_hooks_t hooks = {.ready = replay_ready, .step = replay_step, .user = r};
+    replay_result_t res;
+    int rc = replay_log_run(cfg->replay, cfg->threads, &r->world, &r->have_world, &hooks, &res);
+    r->commands = res.commands;
+    r->refused = res.refused;
+    if (rc) return rc;
+    if (!res.ended && !cfg->steps_given)
         fprintf(stderr, "swarmcast: %s has no end_tick line (the server did not stop cleanly); replayed to tick %llu\n",
                 cfg->replay, (unsigned long long)r->world.tick);
-    uint64_t until = cfg->steps_given ? cfg->steps : ended ? end_tick : r->world.tick;
+    uint64_t until = cfg->steps_given ? cfg->steps : res.ended ? res.end_tick : r->world.tick;
     while (!rc && r->world.tick < until) rc = step(r);
-    if (!rc) rc = finish(r, started);
-done:
-    free(line);
-    fclose(log);
+    if (!rc) rc = finish(r, r->started);
     return rc;
 }
 

@@ -27,7 +27,7 @@ export class V2Client extends Client {
     ws.removeAllListeners('message');
     this.decoder = new Wire2Decoder();
     this.state = null;
-    this.frames = [];        // { at, bytes, seq, keyed, mode, rect, count, digest, paused }
+    this.frames = [];        // { at, bytes, seq, tick, keyed, mode, rect, count, digest, paused }
     this.binaryBytes = 0;
     ws.on('message', (data, isBinary) => {
       if (isBinary) {
@@ -36,7 +36,7 @@ export class V2Client extends Client {
           const s = this.decoder.decode(data);
           this.state = s;
           this.frames.push({
-            at: Date.now(), bytes: data.length, seq: s.seq, keyed: s.keyed, paused: s.paused, mode: s.mode,
+            at: Date.now(), bytes: data.length, seq: s.seq, tick: s.tick, keyed: s.keyed, paused: s.paused, mode: s.mode,
             rect: s.rect ? { level: s.rect.level, x0: s.rect.x0, y0: s.rect.y0, x1: s.rect.x1, y1: s.rect.y1 } : null,
             count: s.count, digest: s.mode === 'detail' ? digestOf(s) : null,
           });

@@ -7,6 +7,7 @@
 #define SWARMCAST_APP_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +39,9 @@
 #include "stream/shared_buf.h"
 #include "stream/viewers.h"
 #include "stream/views.h"
+#include "protocol/timeline_decode.h"
+#include "timeline/history.h"
+#include "timeline/scrubbers.h"
 
 /* Two threads share this state:
  *
@@ -171,6 +175,10 @@ struct app {
     /* The population budget all rooms share: agents held (each room's
      * simulation thread takes and gives back) against max_agents. */
     _Atomic size_t agents_held;
+    /* The timeline's seats in use, across rooms, against --timeline-seats. */
+    atomic_size_t timeline_seats_used;
+    /* The bytes of every room's past, against --history-total-mb. */
+    atomic_size_t timeline_bytes;
 
     /* The scaled set-up (--nats; NULL without it), for every room: each
      * room has its own subjects and relays' leases (room.h); a relay's
@@ -243,6 +251,21 @@ void send_latest(room_t *r, unsigned key, const char *text);
 void sync_encoder(room_t *r);
 void on_bundles(void *user);
 int compose_v2(void *user, uint32_t client_id, size_t slot, const uint8_t **data, size_t *len);
+
+/* timeline_sessions.c: the viewers' timeline messages, their seats and the
+ * frames of the past on their way out (loop thread). */
+int timeline_open(room_t *r, char *msg, size_t msg_len);
+void on_timeline(room_t *r, uint32_t client_id, size_t slot, const timeline_request_t *req);
+void timeline_deliver(room_t *r);
+/* A scrubbing viewer whose view changed (its camera moved) sees the same moment in the new view. */
+void timeline_follow_views(room_t *r);
+/* 1 with a frame of the past for a scrubbing client, 0 when it has none
+ * new, -1 when the client watches live (compose as usual). */
+int timeline_compose(room_t *r, size_t slot, uint32_t client_id, const uint8_t **data, size_t *len);
+void timeline_left(room_t *r, size_t slot, uint32_t client_id);
+void timeline_close(room_t *r);
+/* The timeline's series of /metrics (all rooms). */
+char *timeline_metrics_text(const app_t *a);
 
 /* relay_bridge.c: the simulation's side of the NATS bridge (--nats).
  * bridge_start connects and subscribes (app_create); bridge_room_subjects

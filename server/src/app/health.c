@@ -97,15 +97,18 @@ char *on_metrics(void *user)
     stream_gauges_t sg = {views_count(home->views), net_protocol_count(a->net, 1), net_protocol_count(a->net, 2)};
     char *stream = stream_metrics_text(&es, &cs, &sg);
     char *rooms = rooms_metrics_text(a);
+    char *timeline = timeline_metrics_text(a);
     char *bridge = a->nats ? bridge_metrics_text(a) : NULL;
     char *all = NULL;
-    if (ops && stream && rooms &&
-        (all = malloc(strlen(ops) + strlen(stream) + strlen(rooms) + (bridge ? strlen(bridge) : 0) + 1))) {
+    if (ops && stream && rooms && timeline &&
+        (all = malloc(strlen(ops) + strlen(stream) + strlen(rooms) + strlen(timeline) + (bridge ? strlen(bridge) : 0) + 1))) {
         strcpy(all, ops);
         strcat(all, stream);
         strcat(all, rooms);
+        strcat(all, timeline);
         if (bridge) strcat(all, bridge);
     }
+    free(timeline);
     free(ops);
     free(stream);
     free(rooms);

@@ -42,6 +42,7 @@ void on_wake(uv_async_t *handle)
     state_image_t *captured = room->state_captured;
     room->state_captured = NULL;
     pthread_mutex_unlock(&room->lock);
+    timeline_deliver(room);
 
     for (size_t i = 0; i < out.len; i++) {
         const reply_t *r = &out.items[i];

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app_internal.h"
+#include "replay_log.h"
 #include "sim/params.h"
 #include "world_setup.h"
 
@@ -100,6 +101,67 @@ static int scenario_world(room_t *r, const char *path, char *msg, size_t msg_len
     return 0;
 }
 
+/* A served --replay: the recording re-run (replay_log.c, as --headless
+ * --replay runs it) with every tick going into the room's past, so that
+ * the whole run is on the timeline; the room then shows its last tick,
+ * paused, and takes no commands. */
+static int replay_ready(void *user, world_t *w)
+{
+    (void)w;
+    room_t *r = user;
+    char msg[160];
+    if (timeline_open(r, msg, sizeof msg)) {
+        fprintf(stderr, "swarmcast: %s\n", msg);
+        return 1;
+    }
+    history_started(r->history, &r->world);
+    return 0;
+}
+
+static int replay_step(void *user, world_t *w)
+{
+    room_t *r = user;
+    world_step(w);
+    history_stepped(r->history, w);
+    return 0;
+}
+
+static void replay_applied(void *user, uint64_t tick, const sim_cmd_t *cmd, const world_t *w)
+{
+    room_t *r = user;
+    history_applied(r->history, tick, cmd, w);
+}
+
+static int replay_world(room_t *r, char *msg, size_t msg_len)
+{
+    const config_t *cfg = r->cfg;
+    replay_hooks_t hooks = {.ready = replay_ready, .step = replay_step, .applied = replay_applied, .user = r};
+    replay_result_t res;
+    bool have_world;
+    fprintf(stderr, "swarmcast: replaying %s into the timeline …\n", cfg->replay);
+    int rc = replay_log_run(cfg->replay, cfg->threads, &r->world, &have_world, &hooks, &res);
+    while (!rc && res.ended && r->world.tick < res.end_tick) rc = replay_step(r, &r->world);
+    if (rc) {
+        if (have_world) world_free(&r->world);
+        timeline_close(r);
+        history_destroy(r->history);
+        r->history = NULL;
+        snprintf(msg, msg_len, "cannot serve %s (above: why)", cfg->replay);
+        return -1;
+    }
+    if (!res.ended)
+        fprintf(stderr, "swarmcast: %s has no end_tick line (the server did not stop cleanly); served to tick %llu\n",
+                cfg->replay, (unsigned long long)r->world.tick);
+    history_stats_t h;
+    history_get_stats(r->history, &h);
+    fprintf(stderr, "swarmcast: %s: ticks %llu … %llu on the timeline (%zu keyframes, %.1f MiB), %llu commands\n",
+            cfg->replay, (unsigned long long)h.from, (unsigned long long)h.to, h.keyframes, (double)h.bytes / 1048576.0,
+            (unsigned long long)res.commands);
+    r->world.paused = true;
+    r->replaying = true;
+    return 0;
+}
+
 room_t *room_create(app_t *a, size_t index, const room_setup_t *setup, char *msg, size_t msg_len)
 {
     room_t *r = calloc(1, sizeof *r);
@@ -112,7 +174,8 @@ room_t *room_create(app_t *a, size_t index, const room_setup_t *setup, char *msg
     r->index = index;
     if (index == 0) a->home = r; /* plain_world asks */
     const config_t *cfg = r->cfg;
-    int rc = setup->from == ROOM_FROM_SCENARIO ? scenario_world(r, setup->scenario_path, msg, msg_len)
+    int rc = setup->from == ROOM_FROM_REPLAY   ? replay_world(r, msg, msg_len)
+             : setup->from == ROOM_FROM_SCENARIO ? scenario_world(r, setup->scenario_path, msg, msg_len)
              : setup->from == ROOM_FROM_WORLD  ? copied_world(r, setup->copy, msg, msg_len)
                                                : plain_world(r, msg, msg_len);
     if (rc) {
@@ -150,6 +213,10 @@ room_t *room_create(app_t *a, size_t index, const room_setup_t *setup, char *msg
     if (!r->queue || !r->taken || !r->slot_client || !r->pending || !r->selections || !r->inspecting ||
         !r->presence || !r->views || !r->viewers || !r->compose) {
         snprintf(msg, msg_len, "out of memory for a room");
+        room_free(r);
+        return NULL;
+    }
+    if (timeline_open(r, msg, msg_len)) {
         room_free(r);
         return NULL;
     }
@@ -204,6 +271,7 @@ void room_close_handles(room_t *r)
 {
     if (!r->handles_open) return;
     r->handles_open = false;
+    timeline_close(r);
     encoder_stop(r->encoder);
     uv_close((uv_handle_t *)&r->wake_loop, NULL);
 }
@@ -211,6 +279,13 @@ void room_close_handles(room_t *r)
 void room_free(room_t *r)
 {
     if (!r) return;
+    timeline_close(r);
+    history_destroy(r->history);
+    free(r->slot_seat);
+    free(r->scrub_next);
+    free(r->scrub_sent);
+    free(r->following);
+    free(r->shared_sent);
     encoder_destroy(r->encoder);
     relay_leases_destroy(r->leases); /* they hold views of the registry below */
     bundle_free(r->current);

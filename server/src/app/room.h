@@ -98,10 +98,26 @@ struct room {
     state_image_t *state_captured; /* the simulation's copy of the set-up, for the loop to write */
     bool state_in_flight;          /* captured or being written: no new capture until done */
     summary_t summary;
+
+    /* The timeline (timeline/, PROTOCOL.md "Timeline"); NULL with
+     * --history-minutes 0. The history is written by the simulation thread
+     * and read by the seats' threads under its own lock; the seats are the
+     * loop's to hand out. */
+    history_t *history;
+    scrubbers_t *scrubbers;
+    int *slot_seat;            /* per slot, loop only: the seat its client holds, or -1 (it watches live) */
+    shared_buf_t **scrub_next; /* per seat, loop only: a frame of the past waiting for net … */
+    shared_buf_t **scrub_sent; /* … and the one net is writing */
+    int shared_seat;           /* loop only: the seat an operator shares with everyone watching live, or -1 */
+    bool *following;           /* per slot, loop only: its viewer follows the shared seat */
+    shared_buf_t *shared_frame; /* loop only: the shared seat's newest frame … */
+    uint64_t shared_seq;       /* … its number, and per slot the number each follower was sent: */
+    uint64_t *shared_sent;
+    bool replaying; /* a served --replay: the recording's end, paused, its whole run the past; no commands */
 };
 
 /* How a new room's world is made (room_create). */
-typedef enum { ROOM_FROM_FLAGS, ROOM_FROM_SCENARIO, ROOM_FROM_WORLD, ROOM_FROM_STATE } room_source_t;
+typedef enum { ROOM_FROM_FLAGS, ROOM_FROM_SCENARIO, ROOM_FROM_WORLD, ROOM_FROM_STATE, ROOM_FROM_REPLAY } room_source_t;
 
 typedef struct room_setup {
     room_source_t from;

@@ -110,6 +110,7 @@ static void apply_one(room_t *r, const sim_cmd_t *cmd, size_t slot, bool reply)
     sim_apply(&r->world, cmd, &res);
     budget_settle(r);
     record_command(r, tick, cmd);
+    if (r->history) history_applied(r->history, tick, cmd, &r->world);
     if (res.status == SIM_OK)
         r->counters.applied[cmd->kind]++;
     else
@@ -249,6 +250,7 @@ void *sim_main(void *arg)
 {
     room_t *r = arg;
     pthread_setname_np(pthread_self(), SIM_THREAD_NAME);
+    if (r->history && !r->replaying) history_started(r->history, &r->world); /* a replay's past is its run */
     uint64_t next_due = now_ns() + r->period_ns;
     /* The tick rate, per whole second (healthz: each room's rate and its slowest second). */
     uint64_t second_start_ns = now_ns(), second_ticks = 0;
@@ -270,6 +272,7 @@ void *sim_main(void *arg)
                 uint64_t began = now_ns();
                 world_step(&r->world);
                 ops_observe_step(&r->counters, (double)(now_ns() - began) / 1e9);
+                if (r->history) history_stepped(r->history, &r->world);
             }
             r->counters.ticks++;
             ran_ticks++;

@@ -48,6 +48,7 @@ void on_bundles(void *user)
     }
     viewers_set_grid(r->viewers, &r->current->grid);
     viewers_poll(r->viewers, now_ns());
+    timeline_follow_views(r);
     sync_encoder(r);
     net_publish_v2(a->net, r->index);
 }
@@ -57,6 +58,8 @@ int compose_v2(void *user, uint32_t client_id, size_t slot, const uint8_t **data
     app_t *a = user;
     room_t *r = room_of_slot(a, slot);
     if (!r) return 0;
+    int past = timeline_compose(r, slot, client_id, data, len);
+    if (past >= 0) return past; /* it looks at the past: no live frames meanwhile */
     viewer_view_t v = viewers_view_of(r->viewers, slot);
     return v.view_id ? compose_frame(r->compose, slot, client_id, v.view_id, data, len) : 0;
 }

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include <string.h>
+
 #include "app_internal.h"
 #include "people/auth_guess.h"
 #include "protocol/classify.h"
@@ -148,11 +150,15 @@ void on_close(void *user, uint32_t client_id, size_t slot)
         uint32_t *grown = realloc(d->ids, cap * sizeof *grown);
         if (grown) d->ids = grown, d->cap = cap;
     }
-    if (d->len < d->cap)
+    if (r->replaying) {
+        /* A recording's clients are not these: nobody's leaving changes it. */
+    } else if (d->len < d->cap) {
         d->ids[d->len++] = client_id;
-    else
+    } else {
         fprintf(stderr, "swarmcast: out of memory: client %u's target stays\n", (unsigned)client_id);
+    }
     pthread_mutex_unlock(&r->lock);
+    timeline_left(r, slot, client_id);
     if (!is_remote(a, slot)) viewers_close(r->viewers, slot);
     sync_encoder(r);
 }
@@ -362,6 +368,16 @@ void on_message(void *user, uint32_t client_id, size_t slot, const char *data, s
     case CLASSIFIED_VIEW: on_view(r, client_id, slot, &m.view); return;
     case CLASSIFIED_ROOM: on_room(r, client_id, slot, &m.room); return;
     case CLASSIFIED_INVALID:
+        if (strcmp(m.err.code, "unknown_command") == 0) {
+            /* Nobody else knew the type: it may be the timeline's (not in
+             * classify: a relay does not serve the timeline). */
+            timeline_request_t treq;
+            int trc = timeline_decode(data, len, &treq, &m.err);
+            if (trc == TIMELINE_DECODED) {
+                on_timeline(r, client_id, slot, &treq);
+                return;
+            }
+        }
         reply_error(a, slot, client_id, m.err.code, m.err.message, m.err.request_id, m.err.cmd);
         charge_refused(a, client_id, slot);
         return;
@@ -369,6 +385,13 @@ void on_message(void *user, uint32_t client_id, size_t slot, const char *data, s
     }
     sim_cmd_t cmd = m.cmd;
     const char *name = cmd_name(cmd.kind);
+    if (r->replaying) {
+        reply_error(a, slot, client_id, "forbidden",
+                    "this room replays a recording: nothing changes it (use the timeline to move through it)",
+                    cmd.request_id, name);
+        charge_refused(a, client_id, slot);
+        return;
+    }
     if (!policy_allows(p, cmd.kind)) {
         char message[160];
         snprintf(message, sizeof message, "%s needs the operator role: send auth with the control token", name);

@@ -211,6 +211,15 @@ void net_flush_now(net_t *n, session_t *s)
     if (s->ping_due || net_has_pending(n, s)) lws_callback_on_writable(s->wsi);
 }
 
+void net_wake_v2(net_t *n, size_t slot, uint32_t client_id)
+{
+    session_t *s = slot < n->cfg.max_clients ? n->slots[slot] : NULL;
+    if (!s || s->client_id != client_id || s->closing || s->protocol != 2) return;
+    note_pending(n, s);
+    s->snap_seq = n->channels[s->channel].v2_seq - 1; /* owed a frame: compose_v2 decides which */
+    net_flush_now(n, s);
+}
+
 size_t net_backlog(const net_t *n, size_t slot, uint32_t client_id)
 {
     const session_t *s = slot < n->cfg.max_clients ? n->slots[slot] : NULL;

@@ -152,6 +152,10 @@ void net_publish_snapshot(net_t *n, size_t channel, uint8_t *frame, size_t len);
  * at once when it can write (so, like net_send_latest, not from inside a
  * net callback), else when it can; one still busy skips to the newest. */
 void net_publish_v2(net_t *n, size_t channel);
+/* Asks compose_v2 for one v2 client's frame now (or when it can write):
+ * a frame of its own (the timeline's) rather than the channel's newest.
+ * Like net_publish_v2, not from inside a net callback. */
+void net_wake_v2(net_t *n, size_t slot, uint32_t client_id);
 /* Sessions speaking protocol 1 or 2: in all, and in one channel. */
 size_t net_protocol_count(const net_t *n, int protocol);
 size_t net_channel_protocol_count(const net_t *n, size_t channel, int protocol);

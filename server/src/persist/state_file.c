@@ -1,4 +1,5 @@
 #include "persist/state_file.h"
+#include "sim/world_image.h"
 
 #include <cJSON.h>
 #include <errno.h>
@@ -97,14 +98,7 @@ int state_image_capture(state_image_t *img, const world_t *w, bool with_agents)
     memcpy(img->predators, w->predators, w->n_predators * sizeof *w->predators);
     size_t n = w->n;
     bool failed = agents_alloc(&img->list, n) != 0;
-    if (!failed) {
-        memcpy(img->list.x, w->cur.x, n * sizeof(float));
-        memcpy(img->list.y, w->cur.y, n * sizeof(float));
-        memcpy(img->list.vx, w->cur.vx, n * sizeof(float));
-        memcpy(img->list.vy, w->cur.vy, n * sizeof(float));
-        memcpy(img->list.id, w->cur.id, n * sizeof(uint32_t));
-        memcpy(img->list.flags, w->cur.flags, n);
-    }
+    if (!failed) agents_copy(&img->list, &w->cur, n);
     /* Per-id arrays: ids are 0 … n−1. */
     img->radius_ali = copy_floats(w->radius_ali, n, &failed);
     img->radius_coh = copy_floats(w->radius_coh, n, &failed);
@@ -687,17 +681,7 @@ int state_file_parse(const char *text, size_t len, const cmd_limits_t *limits, s
 
 int state_image_apply(const state_image_t *img, world_t *w, char *msg, size_t msg_len)
 {
-    char why[160];
-    /* Every parameter for every species, then each species' own values. */
-    for (size_t i = 0; i < params_count(); i++)
-        if (world_set_param(w, i, params_get(&img->params, i), why, sizeof why) != SIM_OK) goto fail;
-    for (int s = 1; s < SIM_MAX_SPECIES; s++)
-        for (size_t i = 0; i < params_count(); i++) {
-            double v = params_get(&img->species_params[s], i);
-            if (v != params_get(&w->species_params[s], i) &&
-                world_set_species_param(w, s, i, v, why, sizeof why) != SIM_OK)
-                goto fail;
-        }
+    if (world_adopt_params(w, &img->params, img->species_params)) goto fail;
     /* The population as a reset draws it (speeds follow the parameters
      * just set); that also clears obstacles and restarts the tick. */
     if (world_reset(w, img->seed, img->agents) != SIM_OK) goto fail;
@@ -706,12 +690,7 @@ int state_image_apply(const state_image_t *img, world_t *w, char *msg, size_t ms
          * neighbour sums run in storage order, so that is what keeps the
          * restored world on the saved one's path bit for bit. */
         size_t n = img->agents;
-        memcpy(w->cur.x, img->list.x, n * sizeof(float));
-        memcpy(w->cur.y, img->list.y, n * sizeof(float));
-        memcpy(w->cur.vx, img->list.vx, n * sizeof(float));
-        memcpy(w->cur.vy, img->list.vy, n * sizeof(float));
-        memcpy(w->cur.id, img->list.id, n * sizeof(uint32_t));
-        memcpy(w->cur.flags, img->list.flags, n);
+        agents_copy(&w->cur, &img->list, n);
         w->tick = img->tick;
         /* Today the generator's state follows from the seed and the number
          * of agents ever drawn, which the reset above repeats; it is kept

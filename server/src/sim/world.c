@@ -30,6 +30,16 @@ void agents_free(agents_t *a)
     memset(a, 0, sizeof *a);
 }
 
+void agents_copy(agents_t *dst, const agents_t *src, size_t n)
+{
+    memcpy(dst->x, src->x, n * sizeof *src->x);
+    memcpy(dst->y, src->y, n * sizeof *src->y);
+    memcpy(dst->vx, src->vx, n * sizeof *src->vx);
+    memcpy(dst->vy, src->vy, n * sizeof *src->vy);
+    memcpy(dst->id, src->id, n * sizeof *src->id);
+    memcpy(dst->flags, src->flags, n * sizeof *src->flags);
+}
+
 /* Grows one array from old to n entries plus SENSE_LANES of padding, which
  * the neighbour kernel may read past the last agent; new memory is zeroed so
  * that those reads see finite numbers. */

@@ -132,6 +132,8 @@ typedef struct world_info {
 
 /* Frees one population's arrays and zeroes it. */
 void agents_free(agents_t *a);
+/* Copies the first n entries of every array of src into dst (both hold n). */
+void agents_copy(agents_t *dst, const agents_t *src, size_t n);
 
 int world_init(world_t *w, const world_config_t *cfg);
 world_info_t world_info(const world_t *w);

@@ -195,4 +195,9 @@ int compose_frame(compose_t *c, size_t slot, uint32_t client_id, uint32_t view_i
     return 1;
 }
 
+void compose_forget(compose_t *c, size_t slot)
+{
+    if (slot < c->n_slots) c->sent[slot] = (sent_t){0};
+}
+
 void compose_get_stats(const compose_t *c, compose_stats_t *out) { *out = c->stats; }

@@ -37,6 +37,9 @@ void compose_apply(compose_t *c, const bundle_t *b);
  * has nothing new (up to date, or its view is not encoded yet). The
  * client then counts as having been sent it. */
 int compose_frame(compose_t *c, size_t slot, uint32_t client_id, uint32_t view_id, const uint8_t **data, size_t *len);
+/* The client in slot holds nothing of the stream any more (it was sent
+ * other frames: the timeline's past): its next frame is a key with the scene. */
+void compose_forget(compose_t *c, size_t slot);
 void compose_get_stats(const compose_t *c, compose_stats_t *out);
 
 #endif

@@ -166,6 +166,16 @@ size_t views_count(const views_t *r) { return r->n; }
 
 bool views_changed(const views_t *r) { return r->changed; }
 
+bool views_spec_of(const views_t *r, uint32_t id, view_spec_t *out)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->items[i].spec.id == id) {
+            *out = r->items[i].spec;
+            return true;
+        }
+    return false;
+}
+
 const view_spec_t *views_specs(views_t *r, size_t *n)
 {
     view_spec_t *specs = realloc(r->specs, (r->n ? r->n : 1) * sizeof *specs);

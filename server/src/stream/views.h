@@ -42,6 +42,8 @@ void views_release(views_t *r, uint32_t id);
 size_t views_count(const views_t *r);
 /* Whether the set of views changed since the last views_specs. */
 bool views_changed(const views_t *r);
+/* The spec of view id (false when there is none); changes nothing. */
+bool views_spec_of(const views_t *r, uint32_t id, view_spec_t *out);
 /* The current views for the encoder (pointer valid until the next change). */
 const view_spec_t *views_specs(views_t *r, size_t *n);
 

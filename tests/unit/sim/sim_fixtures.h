@@ -36,6 +36,19 @@ static inline void place(world_t *w, size_t id, float x, float y, float vx, floa
     w->cur.vy[id] = vy;
 }
 
+/* Two worlds hold the same agents, bit for bit, in the same order. */
+static inline void assert_same_state(const world_t *a, const world_t *b)
+{
+    assert_int_equal(a->n, b->n);
+    assert_int_equal(a->tick, b->tick);
+    assert_memory_equal(a->cur.x, b->cur.x, a->n * sizeof(float));
+    assert_memory_equal(a->cur.y, b->cur.y, a->n * sizeof(float));
+    assert_memory_equal(a->cur.vx, b->cur.vx, a->n * sizeof(float));
+    assert_memory_equal(a->cur.vy, b->cur.vy, a->n * sizeof(float));
+    assert_memory_equal(a->cur.id, b->cur.id, a->n * sizeof(uint32_t));
+    assert_memory_equal(a->cur.flags, b->cur.flags, a->n);
+}
+
 static inline size_t index_of(const world_t *w, uint32_t id)
 {
     for (size_t i = 0; i < w->n; i++)

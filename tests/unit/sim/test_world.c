@@ -3,18 +3,6 @@
 
 #include "sim_fixtures.h"
 
-static void assert_same_state(const world_t *a, const world_t *b)
-{
-    assert_int_equal(a->n, b->n);
-    assert_int_equal(a->tick, b->tick);
-    assert_memory_equal(a->cur.x, b->cur.x, a->n * sizeof(float));
-    assert_memory_equal(a->cur.y, b->cur.y, a->n * sizeof(float));
-    assert_memory_equal(a->cur.vx, b->cur.vx, a->n * sizeof(float));
-    assert_memory_equal(a->cur.vy, b->cur.vy, a->n * sizeof(float));
-    assert_memory_equal(a->cur.id, b->cur.id, a->n * sizeof(uint32_t));
-    assert_memory_equal(a->cur.flags, b->cur.flags, a->n);
-}
-
 static void same_seed_and_same_commands_should_give_a_bit_identical_world(void **state)
 {
     (void)state;

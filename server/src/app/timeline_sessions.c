@@ -1,0 +1,441 @@
+/* timeline_sessions: the loop's side of the timeline (PROTOCOL.md,
+ * "Timeline"). A viewer's timeline message takes one of the room's seats
+ * (timeline/scrubbers.h) and asks it for a tick, a playback or a pause; the
+ * seat's thread rebuilds that past from the room's history and wakes the
+ * room (on_wake → timeline_deliver); the frame goes to that viewer alone
+ * through net (net_wake_v2 → compose_v2 → timeline_compose), in place of
+ * the live stream's, until it asks for live again. An operator may share
+ * its seat: every viewer of the room watching live then gets that seat's
+ * frames (the whole world) until the operator goes live. Nothing here touches
+ * the world, its command queue or its log: scrubbing changes nothing for
+ * anyone else. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "app_internal.h"
+#include "protocol/timeline_messages.h"
+
+/* What the N+1st scrubber is told to wait before trying again: seats are
+ * held while someone looks at the past, typically a few seconds. */
+#define TIMELINE_RETRY_MS 2000
+
+static void wake_room(void *user)
+{
+    room_t *r = user;
+    uv_async_send(&r->wake_loop);
+}
+
+static uint64_t keyframe_ticks(const config_t *cfg)
+{
+    double k = round(cfg->keyframe_seconds * cfg->tick_hz);
+    return k >= 1 ? (uint64_t)k : 1;
+}
+
+int timeline_open(room_t *r, char *msg, size_t msg_len)
+{
+    const config_t *cfg = r->cfg;
+    bool recording = cfg->replay && r->index == 0; /* a served --replay: its whole run is the past */
+    if (r->history) return 0; /* opened already (the replay's) */
+    r->shared_seat = -1;
+    if (cfg->history_minutes <= 0 && !recording) return 0;
+    history_limits_t lim = {
+        .keyframe_ticks = keyframe_ticks(cfg),
+        .window_ticks = recording ? UINT64_MAX : (uint64_t)llround(cfg->history_minutes * 60.0 * cfg->tick_hz),
+        .max_bytes = (size_t)(cfg->history_mb * 1048576.0),
+        .shared_bytes = &r->app->timeline_bytes,
+        .shared_max = (size_t)(cfg->history_total_mb * 1048576.0),
+    };
+    size_t seats = cfg->timeline_seats;
+    r->history = history_create(&lim);
+    r->slot_seat = malloc(r->app->n_slots * sizeof *r->slot_seat);
+    r->scrub_next = calloc(seats ? seats : 1, sizeof *r->scrub_next);
+    r->scrub_sent = calloc(seats ? seats : 1, sizeof *r->scrub_sent);
+    r->following = calloc(r->app->n_slots, sizeof *r->following);
+    r->shared_sent = calloc(r->app->n_slots, sizeof *r->shared_sent);
+    if (r->slot_seat)
+        for (size_t i = 0; i < r->app->n_slots; i++) r->slot_seat[i] = -1;
+    if (seats && r->history) {
+        scrubbers_config_t sc = {
+            .world = {.width = r->world.width, .height = r->world.height, .dt = r->world.dt, .seed = r->world.seed,
+                      .max_agents = r->world.max_agents, .max_targets = r->world.max_targets, .threads = 1},
+            .tick_hz = cfg->tick_hz,
+            .frame_hz = cfg->snapshot_hz,
+            .seats = seats,
+            .in_use = &r->app->timeline_seats_used,
+            .headroom = net_headroom(),
+            .notify = wake_room,
+            .user = r,
+        };
+        r->scrubbers = scrubbers_create(r->history, &sc);
+    }
+    if (r->history && r->slot_seat && r->scrub_next && r->scrub_sent && r->following && r->shared_sent &&
+        (!seats || r->scrubbers))
+        return 0;
+    snprintf(msg, msg_len, "out of memory for the room's timeline");
+    return -1;
+}
+
+void timeline_close(room_t *r)
+{
+    /* The seats' threads wake the room through its handle: they stop first. */
+    scrubbers_destroy(r->scrubbers);
+    r->scrubbers = NULL;
+    for (size_t i = 0; r->scrub_next && i < r->cfg->timeline_seats; i++) {
+        shared_buf_unref(r->scrub_next[i]);
+        shared_buf_unref(r->scrub_sent[i]);
+        r->scrub_next[i] = r->scrub_sent[i] = NULL;
+    }
+    shared_buf_unref(r->shared_frame);
+    r->shared_frame = NULL;
+    r->shared_seat = -1;
+}
+
+/* ---- answers --------------------------------------------------------------- */
+
+static void send_text(room_t *r, size_t slot, uint32_t client_id, char *text)
+{
+    if (text) client_send(r->app, slot, client_id, text);
+    free(text);
+}
+
+static void refuse(room_t *r, size_t slot, uint32_t client_id, const timeline_request_t *req, const char *code,
+                   const char *message, int64_t retry_ms)
+{
+    history_stats_t w = {0};
+    if (r->history) history_get_stats(r->history, &w);
+    send_text(r, slot, client_id, msg_timeline_error(code, message, req ? req->request_id : -1, w.from, w.to, retry_ms));
+}
+
+/* Where the client is on the timeline, to the client. */
+static void tell_state(room_t *r, size_t slot, uint32_t client_id, const timeline_request_t *req, const char *why)
+{
+    history_stats_t w;
+    history_get_stats(r->history, &w);
+    int seat = r->slot_seat[slot];
+    timeline_state_t s = {.op = req ? timeline_op_names[req->op] : NULL,
+                          .request_id = req ? req->request_id : -1,
+                          .mode = "live",
+                          .tick = w.to,
+                          .speed = 1,
+                          .from = w.from,
+                          .to = w.to,
+                          .keyframe_ticks = keyframe_ticks(r->cfg),
+                          .why = why};
+    if (seat < 0 && r->following[slot] && r->shared_seat >= 0) seat = r->shared_seat;
+    if (seat >= 0) {
+        scrub_request_t cur = scrubbers_current(r->scrubbers, seat);
+        s.mode = r->slot_seat[slot] < 0 ? "following" : cur.playing ? "playing" : "paused";
+        s.tick = (uint64_t)floor(cur.position);
+        s.speed = cur.speed ? cur.speed : 1;
+    }
+    send_text(r, slot, client_id, msg_timeline(&s));
+}
+
+/* ---- seats ------------------------------------------------------------------ */
+
+/* A follower back on the live stream: its next frame is a live key. */
+static void unfollow(room_t *r, size_t slot, uint32_t client_id)
+{
+    if (!r->following[slot]) return;
+    r->following[slot] = false;
+    compose_forget(r->compose, slot);
+    net_wake_v2(r->app->net, slot, client_id);
+}
+
+/* The operator stopped sharing (went live, left): its followers go back
+ * to live, and are told why. */
+static void end_share(room_t *r)
+{
+    if (r->shared_seat < 0) return;
+    r->shared_seat = -1;
+    shared_buf_unref(r->shared_frame);
+    r->shared_frame = NULL;
+    for (size_t slot = 0; slot < r->app->n_slots; slot++) {
+        if (!r->following[slot]) continue;
+        uint32_t client_id = r->slot_client[slot];
+        unfollow(r, slot, client_id);
+        tell_state(r, slot, client_id, NULL, "share_ended");
+    }
+}
+
+/* Everyone in the room watching live on its own (v2, no seat, not a
+ * relay's) follows the operator's seat, whose view becomes the whole world;
+ * one rebuild serves them all. */
+static void start_share(room_t *r, size_t slot, int seat)
+{
+    r->shared_seat = seat;
+    scrub_request_t q = scrubbers_current(r->scrubbers, seat);
+    q.rect = wire2_rect_world();
+    q.mode = r->world.n <= r->cfg->detail_budget ? WIRE2_DETAIL : WIRE2_LOD;
+    if (!q.playing) q.position = floor(q.position);
+    for (size_t k = 0; k < r->app->n_slots; k++) {
+        uint32_t client_id = r->slot_client[k];
+        if (k == slot || !client_id || r->slot_seat[k] >= 0 || is_remote(r->app, k) ||
+            viewers_view_of(r->viewers, k).view_id == 0)
+            continue;
+        r->following[k] = true;
+        r->shared_sent[k] = r->shared_seq;
+    }
+    scrubbers_request(r->scrubbers, seat, &q); /* a frame for them at once */
+    for (size_t k = 0; k < r->app->n_slots; k++)
+        if (r->following[k]) tell_state(r, k, r->slot_client[k], NULL, "shared");
+}
+
+/* Back to the live stream: the seat goes, and the next live frame is a key
+ * with the scene (the client's decoder holds the past's). */
+static void go_live(room_t *r, size_t slot, uint32_t client_id)
+{
+    unfollow(r, slot, client_id);
+    int seat = r->slot_seat[slot];
+    if (seat < 0) return;
+    if (seat == r->shared_seat) end_share(r);
+    scrubbers_release(r->scrubbers, seat);
+    r->slot_seat[slot] = -1;
+    shared_buf_unref(r->scrub_next[seat]);
+    r->scrub_next[seat] = NULL;
+    compose_forget(r->compose, slot);
+    net_wake_v2(r->app->net, slot, client_id);
+}
+
+/* The client's seat, taken now when it has none (*fresh): -1 when none is free. */
+static int seat_for(room_t *r, size_t slot, uint32_t client_id, bool *fresh)
+{
+    *fresh = r->slot_seat[slot] < 0;
+    if (!*fresh) return r->slot_seat[slot];
+    int seat = scrubbers_acquire(r->scrubbers, slot, client_id);
+    if (seat < 0) return -1;
+    r->slot_seat[slot] = seat;
+    shared_buf_unref(r->scrub_next[seat]);
+    r->scrub_next[seat] = NULL;
+    return seat;
+}
+
+/* The view the client watches live is the one it sees of the past. */
+static void with_view(room_t *r, size_t slot, scrub_request_t *q)
+{
+    view_spec_t spec;
+    viewer_view_t v = viewers_view_of(r->viewers, slot);
+    if (v.view_id && views_spec_of(r->views, v.view_id, &spec)) q->rect = spec.rect, q->mode = spec.mode;
+    else q->rect = wire2_rect_world(), q->mode = WIRE2_DETAIL;
+}
+
+void on_timeline(room_t *r, uint32_t client_id, size_t slot, const timeline_request_t *req)
+{
+    app_t *a = r->app;
+    policy_verdict_t verdict = policy_charge(&a->policy[slot], POLICY_COST_VIEW, now_ns());
+    if (verdict != POLICY_OK) {
+        refuse(r, slot, client_id, req, "rate_limited", "too many messages: this one was not applied; wait a moment", -1);
+        if (verdict == POLICY_ABUSIVE) client_close(a, slot, client_id, 1008, "too many commands");
+        return;
+    }
+    if (is_remote(a, slot)) {
+        refuse(r, slot, client_id, req, "unsupported", "the timeline is served by the simulation server, not yet through a relay", -1);
+        return;
+    }
+    if (!r->history || !r->scrubbers) {
+        refuse(r, slot, client_id, req, "unavailable", "this server keeps no past (--history-minutes 0 or --timeline-seats 0)", -1);
+        return;
+    }
+    if (viewers_view_of(r->viewers, slot).view_id == 0) {
+        refuse(r, slot, client_id, req, "bad_request", "the timeline needs the swarmcast.v2 sub-protocol", -1);
+        return;
+    }
+    history_stats_t w;
+    history_get_stats(r->history, &w);
+    if (req->op == TIMELINE_WINDOW) {
+        tell_state(r, slot, client_id, req, NULL);
+        return;
+    }
+    if (req->op == TIMELINE_LIVE) {
+        go_live(r, slot, client_id);
+        tell_state(r, slot, client_id, req, NULL);
+        return;
+    }
+    if (req->op == TIMELINE_SEEK && (req->tick < w.from || req->tick > w.to)) {
+        refuse(r, slot, client_id, req, "out_of_window",
+               req->tick < w.from ? "that tick is older than the past this server keeps (from … to)"
+                                  : "that tick has not happened yet (the newest is to)",
+               -1);
+        return;
+    }
+    if (req->op == TIMELINE_SHARE) {
+        int own = r->slot_seat[slot];
+        if (!r->app->policy[slot].operator) {
+            refuse(r, slot, client_id, req, "forbidden", "share needs the operator role: send auth with the control token", -1);
+        } else if (own < 0) {
+            refuse(r, slot, client_id, req, "bad_request", "share shows everyone what you look at: seek or pause first", -1);
+        } else if (r->shared_seat >= 0 && r->shared_seat != own) {
+            refuse(r, slot, client_id, req, "timeline_busy", "another operator is sharing a moment; try again later",
+                   TIMELINE_RETRY_MS);
+        } else {
+            start_share(r, slot, own);
+            tell_state(r, slot, client_id, req, NULL);
+        }
+        return;
+    }
+    r->following[slot] = false; /* a follower who moves on its own takes a seat of its own */
+    bool fresh;
+    int seat = seat_for(r, slot, client_id, &fresh);
+    if (seat < 0) {
+        refuse(r, slot, client_id, req, "timeline_busy",
+               "every seat for looking at the past is taken (--timeline-seats); try again later", TIMELINE_RETRY_MS);
+        return;
+    }
+    scrub_request_t q = scrubbers_current(r->scrubbers, seat);
+    if (fresh) q = (scrub_request_t){.position = (double)w.to, .speed = 1}; /* from what it watched: the present */
+    if (seat != r->shared_seat) with_view(r, slot, &q);
+    switch (req->op) {
+    case TIMELINE_SEEK: q.position = (double)req->tick, q.playing = false; break;
+    case TIMELINE_PLAY: q.position = floor(q.position), q.playing = true, q.speed = req->speed; break;
+    case TIMELINE_PAUSE: q.position = floor(q.position), q.playing = false; break;
+    case TIMELINE_STEP: {
+        double to = floor(q.position) + (double)req->by;
+        q.position = to < (double)w.from ? (double)w.from : to > (double)w.to ? (double)w.to : to;
+        q.playing = false;
+        break;
+    }
+    default: break;
+    }
+    scrubbers_request(r->scrubbers, seat, &q);
+    tell_state(r, slot, client_id, req, NULL);
+}
+
+/* ---- frames on their way out -------------------------------------------------- */
+
+void timeline_deliver(room_t *r)
+{
+    if (!r->scrubbers || r->closing) return;
+    for (size_t seat = 0; seat < r->cfg->timeline_seats; seat++) {
+        size_t slot;
+        uint32_t client_id;
+        if (!scrubbers_holder(r->scrubbers, (int)seat, &slot, &client_id) || r->slot_seat[slot] != (int)seat) continue;
+        scrub_output_t out;
+        scrubbers_take(r->scrubbers, (int)seat, &out);
+        if (out.frame) {
+            shared_buf_unref(r->scrub_next[seat]);
+            r->scrub_next[seat] = out.frame;
+            net_wake_v2(r->app->net, slot, client_id);
+            if ((int)seat == r->shared_seat) {
+                shared_buf_unref(r->shared_frame);
+                r->shared_frame = shared_buf_ref(out.frame);
+                r->shared_seq++;
+                for (size_t k = 0; k < r->app->n_slots; k++)
+                    if (r->following[k]) net_wake_v2(r->app->net, k, r->slot_client[k]);
+            }
+        }
+        if (out.reached_live) {
+            go_live(r, slot, client_id);
+            tell_state(r, slot, client_id, NULL, "reached_live");
+        } else if (out.stopped_at_start) {
+            tell_state(r, slot, client_id, NULL, "reached_start");
+        } else if (out.error) {
+            tell_state(r, slot, client_id, NULL, "window_moved");
+        }
+    }
+}
+
+void timeline_follow_views(room_t *r)
+{
+    if (!r->scrubbers) return;
+    for (size_t seat = 0; seat < r->cfg->timeline_seats; seat++) {
+        size_t slot;
+        uint32_t client_id;
+        if (!scrubbers_holder(r->scrubbers, (int)seat, &slot, &client_id) || r->slot_seat[slot] != (int)seat ||
+            (int)seat == r->shared_seat)
+            continue;
+        scrub_request_t now = scrubbers_current(r->scrubbers, (int)seat), moved = now;
+        with_view(r, slot, &moved);
+        if (wire2_rect_equal(moved.rect, now.rect) && moved.mode == now.mode) continue;
+        if (!moved.playing) moved.position = floor(moved.position);
+        scrubbers_request(r->scrubbers, (int)seat, &moved); /* the same moment, the new view */
+    }
+}
+
+int timeline_compose(room_t *r, size_t slot, uint32_t client_id, const uint8_t **data, size_t *len)
+{
+    (void)client_id; /* the slot's seat is released when its client leaves (timeline_left) */
+    if (!r->slot_seat || slot >= r->app->n_slots) return -1;
+    if (r->slot_seat[slot] < 0 && r->following[slot]) {
+        if (!r->shared_frame || r->shared_sent[slot] == r->shared_seq) return 0;
+        r->shared_sent[slot] = r->shared_seq;
+        *data = shared_buf_data(r->shared_frame);
+        *len = r->shared_frame->len;
+        return 1;
+    }
+    if (r->slot_seat[slot] < 0) return -1;
+    int seat = r->slot_seat[slot];
+    if (!r->scrub_next[seat]) return 0;
+    shared_buf_unref(r->scrub_sent[seat]);
+    r->scrub_sent[seat] = r->scrub_next[seat];
+    r->scrub_next[seat] = NULL;
+    *data = shared_buf_data(r->scrub_sent[seat]);
+    *len = r->scrub_sent[seat]->len;
+    return 1;
+}
+
+void timeline_left(room_t *r, size_t slot, uint32_t client_id)
+{
+    if (!r->slot_seat || slot >= r->app->n_slots) return;
+    r->following[slot] = false;
+    if (r->slot_seat[slot] < 0) return;
+    int seat = r->slot_seat[slot];
+    if (seat == r->shared_seat) end_share(r);
+    scrubbers_release(r->scrubbers, seat);
+    r->slot_seat[slot] = -1;
+    shared_buf_unref(r->scrub_next[seat]);
+    r->scrub_next[seat] = NULL;
+    (void)client_id;
+}
+
+/* ---- /metrics ----------------------------------------------------------------- */
+
+char *timeline_metrics_text(const app_t *a)
+{
+    size_t bytes = 0, keyframes = 0, commands = 0;
+    uint64_t rebuilds = 0, restores = 0, frames = 0, evicted = 0;
+    double last = 0, max = 0;
+    history_stats_t home = {0};
+    for (size_t i = 0; i < a->n_rooms_max; i++) {
+        room_t *r = a->rooms[i];
+        if (!r || r->closing || !r->history) continue;
+        history_stats_t h;
+        history_get_stats(r->history, &h);
+        if (r == a->home) home = h;
+        bytes += h.bytes, keyframes += h.keyframes, commands += h.commands, evicted += h.keyframes_evicted;
+        if (!r->scrubbers) continue;
+        scrubbers_stats_t s;
+        scrubbers_get_stats(r->scrubbers, &s);
+        rebuilds += s.rebuilds, restores += s.restores, frames += s.frames;
+        if (s.rebuilds) last = s.rebuild_seconds_last;
+        if (s.rebuild_seconds_max > max) max = s.rebuild_seconds_max;
+    }
+    char *text = malloc(4096);
+    if (!text) return NULL;
+    snprintf(text, 4096,
+             "# HELP swarmcast_timeline_bytes memory of the kept past, all rooms (keyframes and commands)\n"
+             "# TYPE swarmcast_timeline_bytes gauge\nswarmcast_timeline_bytes %zu\n"
+             "# HELP swarmcast_timeline_keyframes keyframes kept, all rooms\n# TYPE swarmcast_timeline_keyframes gauge\n"
+             "swarmcast_timeline_keyframes %zu\n"
+             "# HELP swarmcast_timeline_commands commands kept, all rooms\n# TYPE swarmcast_timeline_commands gauge\n"
+             "swarmcast_timeline_commands %zu\n"
+             "# HELP swarmcast_timeline_keyframes_evicted_total keyframes dropped for the window or the budget\n"
+             "# TYPE swarmcast_timeline_keyframes_evicted_total counter\nswarmcast_timeline_keyframes_evicted_total %llu\n"
+             "# HELP swarmcast_timeline_window_ticks the default room's kept past, in ticks\n"
+             "# TYPE swarmcast_timeline_window_ticks gauge\nswarmcast_timeline_window_ticks %llu\n"
+             "# HELP swarmcast_timeline_seats_used seats of viewers looking at the past, all rooms\n"
+             "# TYPE swarmcast_timeline_seats_used gauge\nswarmcast_timeline_seats_used %zu\n"
+             "# HELP swarmcast_timeline_frames_total frames of the past sent\n"
+             "# TYPE swarmcast_timeline_frames_total counter\nswarmcast_timeline_frames_total %llu\n"
+             "# HELP swarmcast_timeline_rebuilds_total worlds of the past rebuilt for a frame\n"
+             "# TYPE swarmcast_timeline_rebuilds_total counter\nswarmcast_timeline_rebuilds_total %llu\n"
+             "# HELP swarmcast_timeline_restores_total rebuilds that started from a keyframe (the others advanced)\n"
+             "# TYPE swarmcast_timeline_restores_total counter\nswarmcast_timeline_restores_total %llu\n"
+             "# HELP swarmcast_timeline_rebuild_seconds the last rebuild's time on a seat's thread\n"
+             "# TYPE swarmcast_timeline_rebuild_seconds gauge\nswarmcast_timeline_rebuild_seconds %.6f\n"
+             "# HELP swarmcast_timeline_rebuild_seconds_max the longest rebuild's time on a seat's thread\n"
+             "# TYPE swarmcast_timeline_rebuild_seconds_max gauge\nswarmcast_timeline_rebuild_seconds_max %.6f\n",
+             bytes, keyframes, commands, (unsigned long long)evicted, (unsigned long long)(home.to - home.from),
+             (size_t)atomic_load(&((app_t *)a)->timeline_seats_used), (unsigned long long)frames,
+             (unsigned long long)rebuilds, (unsigned long long)restores, last, max);
+    return text;
+}

@@ -1,0 +1,124 @@
+/* history: a room's kept past, for the timeline. Keyframes (exact world
+ * images, sim/world_image.h) every keyframe_ticks, plus every command the
+ * simulation applied since the oldest of them, each with the tick it was
+ * applied at and a sequence number. The world at any tick T of the window
+ * is the newest keyframe at or before T, then the logged commands re-applied
+ * and steps re-taken up to T, exactly as --replay does it: the simulation is
+ * deterministic, so that is the world that was.
+ *
+ * "The world at tick T" is the one a live snapshot of tick T showed: after
+ * the step that reached T, before the commands applied at T.
+ *
+ * Bounds: the window (window_ticks behind the newest tick) and a memory
+ * budget (max_bytes, and the server's over all rooms, shared_max): the
+ * oldest keyframe goes, with the commands before the next one, when any is
+ * passed; at least one keyframe is always kept. A
+ * reset (the world's tick going back) starts the past again: ticks before it
+ * would be ambiguous.
+ *
+ * Threads: the simulation thread writes (history_started, history_stepped,
+ * history_applied); scrubbing threads read (history_window, history_plan).
+ * They meet under the history's own mutex, held only to link or unlink a
+ * keyframe and to copy a span of commands: a keyframe is captured outside
+ * it, and read outside it by reference (refcounted), so that a scrubber
+ * never holds the simulation up for longer than that copy. */
+#ifndef SWARMCAST_TIMELINE_HISTORY_H
+#define SWARMCAST_TIMELINE_HISTORY_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/commands.h"
+#include "sim/world.h"
+#include "sim/world_image.h"
+
+typedef struct history history_t;
+
+typedef struct history_limits {
+    uint64_t keyframe_ticks; /* a keyframe every this many ticks (≥ 1) */
+    uint64_t window_ticks;   /* the past kept behind the newest tick */
+    size_t max_bytes;        /* keyframes + commands; at least one keyframe is kept whatever its size */
+    /* The server's budget over every room's past: the bytes of all the
+     * histories that share the counter (NULL: none), and their cap. A
+     * history over it gives up its oldest keyframes, as over its own. */
+    atomic_size_t *shared_bytes;
+    size_t shared_max;
+} history_limits_t;
+
+/* One applied command, as the command log has it. */
+typedef struct history_cmd {
+    uint64_t seq;  /* 0, 1, 2, … in the order applied */
+    uint64_t tick; /* the world's tick when it was applied */
+    sim_cmd_t cmd;
+} history_cmd_t;
+
+typedef struct keyframe keyframe_t;
+
+/* The world at some tick: restore it from `from` (NULL: the caller's world
+ * already holds the state up to have_seq and have_tick, and advances
+ * instead), then apply cmds in order, stepping while the tick is before
+ * each one's, and step on to the target. */
+typedef struct history_plan {
+    keyframe_t *from;   /* a reference: history_plan_done releases it */
+    history_cmd_t *cmds; /* the caller's buffer, grown as needed */
+    size_t n_cmds, cmds_cap;
+    uint64_t target;
+    uint64_t epoch;     /* the world the plan belongs to (+1 per reset) */
+    uint64_t next_seq;  /* the seq after the last command of the plan */
+} history_plan_t;
+
+typedef struct history_stats {
+    uint64_t from, to;      /* the window: oldest keyframe's tick, newest tick */
+    uint64_t epoch;
+    size_t keyframes, commands;
+    size_t bytes;
+    uint64_t keyframes_taken, keyframes_evicted, capture_failures;
+} history_stats_t;
+
+enum {
+    HISTORY_OK = 0,
+    HISTORY_BEFORE = -1, /* the tick is older than the window */
+    HISTORY_AFTER = -2,  /* the tick is newer than the newest */
+    HISTORY_EMPTY = -3,  /* nothing kept yet */
+    HISTORY_NO_MEMORY = -4,
+};
+
+history_t *history_create(const history_limits_t *limits);
+void history_destroy(history_t *h);
+
+/* Simulation thread. The world as it starts (or was reset): the past starts
+ * again with a keyframe of it. */
+void history_started(history_t *h, const world_t *w);
+/* After a step: the newest tick, and a keyframe when one is due. */
+void history_stepped(history_t *h, const world_t *w);
+/* After sim_apply of cmd at tick `tick` (the world's tick before it), which
+ * left the world w: logged; a reset (w's tick went back) starts the past
+ * again. */
+void history_applied(history_t *h, uint64_t tick, const sim_cmd_t *cmd, const world_t *w);
+
+/* Any thread. */
+void history_get_stats(history_t *h, history_stats_t *out);
+
+/* The plan for the world at target (any thread). A caller whose world is of
+ * epoch have_epoch at have_tick with commands applied up to have_seq (the
+ * plan's next_seq of its last plan) passes them, and gets a plan without a
+ * keyframe when advancing its world is no dearer than restoring; have_tick
+ * UINT64_MAX: no world. HISTORY_OK, or one of the codes above. */
+int history_plan(history_t *h, uint64_t target, uint64_t have_epoch, uint64_t have_tick, uint64_t have_seq,
+                 history_plan_t *plan);
+/* Releases the plan's keyframe reference (the command buffer is kept for the next plan). */
+void history_plan_done(history_plan_t *plan);
+/* Frees the plan's buffer too. */
+void history_plan_free(history_plan_t *plan);
+
+/* Carries out a plan on w: 0, or -1 when out of memory or *cancel became
+ * true (checked before each step; NULL: never). After -1, w is not the
+ * world of the plan. */
+int history_run_plan(const history_plan_t *plan, world_t *w, const atomic_bool *cancel);
+
+/* The image of a keyframe, and its tick. */
+const world_image_t *keyframe_image(const keyframe_t *k);
+
+#endif
