@@ -8,8 +8,10 @@
 
 #include <stddef.h>
 
+/* An id is what getopt_long returns for its option: they start past every
+ * character, so that none is '?' (an unknown option) or ':'. */
 enum {
-    OPT_BIND = 1, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WORLD, OPT_WEB, OPT_CLIENTS,
+    OPT_BIND = 256, OPT_PORT, OPT_AGENTS, OPT_SEED, OPT_TICK, OPT_SNAP, OPT_WORLD, OPT_WEB, OPT_CLIENTS,
     OPT_MAX_AGENTS, OPT_THREADS, OPT_SET, OPT_HELP, OPT_VERSION, OPT_MODEL, OPT_METRICS_HZ, OPT_RECORD,
     OPT_FINAL, OPT_HEADLESS, OPT_STEPS, OPT_SCENARIO, OPT_CSV, OPT_METRICS_EVERY, OPT_REPLAY,
     OPT_RECORD_MAX, OPT_TOKEN, OPT_ORIGIN, OPT_PER_ADDRESS, OPT_IDLE, OPT_STALL, OPT_STATE_FILE,
@@ -22,7 +24,7 @@ enum {
     OPT_MAX_REMOTE, OPT_RELAY, OPT_RELAY_TAG, OPT_RELAY_NAME,
     /* The generated texts. */
     OPT_MAN, OPT_BASH_COMPLETION, OPT_ENV_FILE,
-    /* The timeline. (An id is getopt's return value: none may be '?', 63.) */
+    /* The timeline. */
     OPT_HISTORY_MINUTES, OPT_HISTORY_MB, OPT_HISTORY_TOTAL_MB, OPT_KEYFRAME_SECONDS, OPT_TIMELINE_SEATS,
 };
 

@@ -104,12 +104,37 @@ static void test_help_lists_every_option(void **state)
     free(text);
 }
 
+/* An option nobody has is a usage error that names itself and prints
+ * nothing on the output (getopt's '?' is no option's id: once it was the
+ * bash completion's, and `swarmcast --bogus` printed the completion). */
+static void test_an_unknown_option_is_a_usage_error(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < config_options_count(); i++) {
+        const config_option_t *o = config_option(i);
+        if (o->id) assert_true(o->id > 255); /* past every character getopt_long returns */
+    }
+    static config_t c;
+    char *out_text = NULL, *err_text = NULL;
+    size_t out_len = 0, err_len = 0;
+    FILE *out = open_memstream(&out_text, &out_len), *err = open_memstream(&err_text, &err_len);
+    char *argv[] = {"swarmcast", "--bogus", NULL};
+    assert_int_equal(config_load(&c, 2, argv, out, err), CONFIG_EXIT_USAGE);
+    fclose(out);
+    fclose(err);
+    assert_int_equal(out_len, 0);
+    assert_non_null(strstr(err_text, "see --help"));
+    free(out_text);
+    free(err_text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_option_once),
         cmocka_unit_test(test_defaults_parse_and_hold),
         cmocka_unit_test(test_help_lists_every_option),
+        cmocka_unit_test(test_an_unknown_option_is_a_usage_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
