@@ -188,6 +188,11 @@ relay_room_t *relay_room_open(relay_t *r, const char *code);
 char *relay_room_greet(relay_t *r, relay_room_t *room, size_t slot);
 void relay_room_left(relay_t *r, relay_room_t *room);
 void relay_room_answered(relay_t *r, relay_room_t *room);
+/* The simulation closed the room (it kicks each viewer 4410): its hello no
+ * longer holds, so that a viewer arriving before the relay's room goes
+ * waits for the answer to the room's next lease, sent now ("no_room":
+ * 4404), instead of being greeted into a room that is gone. */
+void relay_room_gone(relay_room_t *room);
 void relay_room_refused(relay_t *r, relay_room_t *room, const char *error);
 void relay_rooms_tick(relay_t *r, uint64_t now);
 bool relay_room_known(void *user, const char *typed);

@@ -137,6 +137,14 @@ void relay_room_left(relay_t *r, relay_room_t *room)
     close_if_empty(r, room);
 }
 
+void relay_room_gone(relay_room_t *room)
+{
+    if (room->index == 0 || !room->sim_hello) return;
+    free(room->sim_hello);
+    room->sim_hello = NULL;
+    room->lease_due = true;
+}
+
 void relay_room_answered(relay_t *r, relay_room_t *room)
 {
     if (!room->waiting || !room->sim_hello || !room->viewers) return;
