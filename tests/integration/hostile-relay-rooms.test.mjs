@@ -223,6 +223,42 @@ suite('the worst visitors of a relay\'s rooms', { skip }, () => {
     assertMemory('wrong codes');
   });
 
+  test('(a2) one address\'s burst of wrong codes holds at most 2 of the relay\'s places: a real room still opens meanwhile', T, async () => {
+    const room = await makeRoom('opened during a burst');
+    // The simulation stopped: rooms wait for its answer (up to 3 s), so that
+    // the burst's rooms are all held when the real room's viewer comes.
+    process.kill(sim.proc.pid, 'SIGSTOP');
+    let burst, joining, heldAtJoin;
+    try {
+      burst = Array.from({ length: 12 }, () => {
+        let opened;
+        const upgraded = new Promise((resolve) => { opened = resolve; });
+        const done = session(`${relay.wsUrl}?room=${randomCode()}`, '127.0.25.1', { onOpen: () => opened() });
+        return { upgraded: Promise.race([upgraded, done]), done };
+      });
+      await withTimeout(Promise.all(burst.map((b) => b.upgraded)), 5000, 'the burst\'s upgrades');
+      heldAtJoin = (await health(relay)).rooms;
+      let joinClose = null;
+      joining = session(`${relay.wsUrl}?room=${room.code}`, '127.0.25.2');
+      joining.then((s) => { joinClose = s.outcome; });
+      await sleep(500);
+      assert.equal(joinClose, null, `the real room's viewer waits for the simulation (relay rooms ${heldAtJoin}), not: ${joinClose}`);
+    } finally {
+      process.kill(sim.proc.pid, 'SIGCONT');
+    }
+    const resumed = performance.now();
+    const outcomes = await Promise.all(burst.map((b) => b.done.then((s) => s.outcome)));
+    const joined = (await joining).outcome;
+    console.log(`# one address's burst: 12 wrong codes: ${JSON.stringify(tally(outcomes))}; relay rooms while they waited ${heldAtJoin}; the real room's viewer: ${joined}`);
+    assert.equal(joined, 'hello', 'the real room opened');
+    assert.ok(heldAtJoin <= 2 + 2, `the burst held at most 2 places besides the default room and the bystander's: ${heldAtJoin}`);
+    assert.equal(outcomes.filter((o) => o === 'closed 4404').length, 2, JSON.stringify(tally(outcomes)));
+    assert.ok(outcomes.every((o) => o === 'closed 4404' || o === 'closed 1013'), JSON.stringify(tally(outcomes)));
+    await relayRoomsBack('one address\'s burst');
+    await sleep(1000);
+    await assertBystander('after the simulation resumed', resumed + 1000, performance.now());
+  });
+
   test('(b) viewers flooding messages while they wait for their hello are closed or greeted, nobody else notices', T, async () => {
     const room = await makeRoom('flooded while joining');
     const from = performance.now();
