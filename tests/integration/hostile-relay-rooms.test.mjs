@@ -6,6 +6,8 @@
 //   (a) shaped-but-wrong codes from many addresses at once, more rooms than
 //       the relay's --max-rooms: each is 4404 (or 1013 while the relay is
 //       full), the relay's rooms all go away, a real room still opens;
+//       (a2) one address's burst holds at most 2 places while the
+//       simulation has not answered, so a real room opens meanwhile;
 //   (b) viewers that flood messages while still waiting for their hello;
 //   (c) 1,000 connect/disconnect cycles to one room through the relay: the
 //       relay room opens and closes with them, memory comes back;
@@ -13,7 +15,8 @@
 //   (e) a rogue NATS client (no auth in this set-up): garbage and huge
 //       messages on a room's stream subjects, leases and envelopes naming
 //       wrong tags, no room or non-canonical codes, garbage on the relay's
-//       reply subject: nothing crashes, the counters count them;
+//       reply subject: nothing crashes, the counters count them; (e2)
+//       forged well-formed snapshots and large news of one room;
 //   (f) the simulation killed (SIGKILL) and started again with the same
 //       --state-dir while relay viewers are in rooms; then both exit 0.
 // Skipped when nats-server is not installed (scripts/deps.sh test).
