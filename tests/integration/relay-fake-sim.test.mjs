@@ -50,6 +50,7 @@ class FakeSim {
     this.takenFirstTagOf = new Map(); // relay name → the tag of its first lease, refused once seen
     this.announceNext = false; // the next lease answer asks the relay to announce its viewers
     this.notJoinedOnce = new Set(); // rooms whose next lease is refused "not_joined" (no heartbeat heard yet)
+    this.closedRooms = new Set(); // rooms whose leases are refused "no_room" (closed by their operator)
     this.seq = 0;
     this.timer = null;
     // Each relay writes on the subjects of its own tag (P.lease.<tag>, P.cmd.<tag>).
@@ -66,6 +67,10 @@ class FakeSim {
       }
       if (req.room) { // a room's lease: its hello, or "not_joined" once if asked
         const refuse = this.notJoinedOnce.delete(req.room);
+        if (this.closedRooms.has(req.room)) {
+          nc.pub(reply, JSON.stringify({ ok: false, error: 'no_room', to: req.relay, room: req.room }));
+          return;
+        }
         nc.pub(reply, JSON.stringify(refuse ? { ok: false, error: 'not_joined', to: req.relay, room: req.room }
           : { ok: true, tag: req.tag, to: req.relay, room: req.room, views: req.views,
             hello: { ...HELLO, room: req.room, room_name: 'fake room' } }));
@@ -387,6 +392,34 @@ test('a room\'s lease refused "not_joined" (no heartbeat heard yet): the relay s
   assert.deepEqual(sent.slice(refused + 1, refused + 3), ['', code], `the leases after the refusal: ${sent}`);
   assert.doesNotMatch(relay.output(), /refused the lease of room/, 'not_joined is no refusal to report');
   v.close();
+});
+
+test('a room closed at the simulation (its viewers kicked 4410): a viewer arriving before the relay\'s room goes is not greeted into it', async () => {
+  const code = 'M3QD7PXK';
+  const first = await viewer(`${relay.wsUrl}?room=${code}`);
+  const stays = await viewer(`${relay.wsUrl}?room=${code}`); // the kick of its own is still on the way
+  // The room closes: its leases are answered "no_room" from now on, and
+  // the simulation kicks its viewers; no lease is answered meanwhile, so
+  // that the newcomer arrives while the relay still serves the room.
+  sim.answering = false;
+  sim.closedRooms.add(code);
+  nc.pub(`swarmcast.reply.${TAG}`, envelopeMsg({ kind: ENVELOPE.KICK, clientId: first.hello.client_id, code: 4410,
+    text: 'room closed' }));
+  assert.equal((await first.closed).code, 4410);
+  const late = new WebSocket(`${relay.wsUrl}?room=${code}`, ['swarmcast.v2']);
+  const texts = [];
+  late.on('message', (d, binary) => { if (!binary) texts.push(JSON.parse(d.toString()).type); });
+  const lateClosed = new Promise((resolve) => late.on('close', (c) => resolve(c)));
+  try {
+    await new Promise((resolve) => late.on('open', resolve));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual(texts, [], 'no hello of a room the simulation closed');
+  } finally {
+    sim.answering = true;
+  }
+  assert.equal(await lateClosed, 4404, 'the newcomer is told there is no such room');
+  assert.equal((await stays.closed).code, 4410, 'the one still there is told the room closed');
+  assert.deepEqual(texts, []);
 });
 
 test('SIGTERM closes the viewers with 1001 and the relay exits cleanly (under ASan: no leak report)', async () => {

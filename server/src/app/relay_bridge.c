@@ -78,14 +78,21 @@ static long remote_open(app_t *a, room_t *room, uint32_t client_id, bool operato
 }
 
 /* An OPEN or TEXT for a client the simulation does not hold: it joins the
- * room its envelope names, or is sent away. -1 when it was not opened. */
+ * room its envelope names, or is sent away. A kept room is opened again,
+ * as for a lease: a simulation just restarted hears a relay announce its
+ * viewers again (replay) before, or without, the lease of their room, and
+ * must not tell them a room it keeps is no room. -1 when it was not opened. */
 static long open_for(app_t *a, const bridge_envelope_t *e)
 {
-    room_t *room = e->room[0] ? rooms_find(a, e->room) : a->home;
+    bool kept = false;
+    char why[160];
+    room_t *room = e->room[0] ? rooms_find_or_reopen(a, e->room, &kept, why, sizeof why) : a->home;
     long index = room && !room->closing ? remote_open(a, room, e->client_id, e->operator) : -1;
     if (index >= 0) return index;
     a->bridge_refused++;
-    if (!room)
+    if (!room && kept)
+        send_envelope(a, e->client_id, BRIDGE_KICK, CLOSE_TRY_AGAIN_LATER, "the room cannot open now; try again later");
+    else if (!room)
         send_envelope(a, e->client_id, BRIDGE_KICK, CLOSE_NO_SUCH_ROOM, "no such room");
     else
         send_envelope(a, e->client_id, BRIDGE_KICK, 1013, "the simulation serves no more relay viewers");

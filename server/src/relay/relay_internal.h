@@ -32,6 +32,14 @@
 /* A room's viewers wait this long for the simulation's first answer about
  * it, then are told to try again (1013): no simulation holds it now. */
 #define RELAY_ROOM_ANSWER_NS 3000000000ull
+/* Rooms one address may have opened here that the simulation has not
+ * answered for yet. Each holds one of the relay's --max-rooms places until
+ * the answer (a tick or so; 3 s without a simulation), and a wrong code
+ * spends its address's budget only then: without this, one address's burst
+ * of shaped codes (30 before room_guard stops it) fills the places, and the
+ * viewers of real rooms this relay does not serve yet are told 1013. A
+ * class joining one room opens it once. */
+#define RELAY_ROOMS_ASKED_PER_ADDRESS 2
 
 /* Subscription limits: view and frame messages are large and frequent (a
  * stale backlog is worse than a gap: beyond these, NATS drops, counted);
@@ -93,6 +101,8 @@ typedef struct relay_room {
     size_t people;     /* viewers in it, greeted or waiting */
     size_t waiting;    /* … of whom still waiting for its hello */
     uint64_t opened_ns; /* waiting viewers give up RELAY_ROOM_ANSWER_NS after it */
+    addr_key_t opener;  /* the address of the viewer that opened it (has_opener) */
+    bool has_opener;
 
     cmd_limits_t limits;    /* from the simulation's hello */
     float world_w, world_h; /* the world the views are cut from */
@@ -188,6 +198,13 @@ relay_room_t *relay_room_open(relay_t *r, const char *code);
 char *relay_room_greet(relay_t *r, relay_room_t *room, size_t slot);
 void relay_room_left(relay_t *r, relay_room_t *room);
 void relay_room_answered(relay_t *r, relay_room_t *room);
+/* The simulation closed the room (it kicks each viewer 4410): its hello no
+ * longer holds, so that a viewer arriving before the relay's room goes
+ * waits for the answer to the room's next lease, sent now ("no_room":
+ * 4404), instead of being greeted into a room that is gone. */
+void relay_room_gone(relay_room_t *room);
+/* Rooms opened from addr still without the simulation's hello. */
+size_t relay_rooms_unanswered_from(const relay_t *r, const addr_key_t *addr);
 void relay_room_refused(relay_t *r, relay_room_t *room, const char *error);
 void relay_rooms_tick(relay_t *r, uint64_t now);
 bool relay_room_known(void *user, const char *typed);

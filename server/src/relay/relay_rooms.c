@@ -137,6 +137,24 @@ void relay_room_left(relay_t *r, relay_room_t *room)
     close_if_empty(r, room);
 }
 
+void relay_room_gone(relay_room_t *room)
+{
+    if (room->index == 0 || !room->sim_hello) return;
+    free(room->sim_hello);
+    room->sim_hello = NULL;
+    room->lease_due = true;
+}
+
+size_t relay_rooms_unanswered_from(const relay_t *r, const addr_key_t *addr)
+{
+    size_t n = 0;
+    for (size_t i = 1; i < r->n_rooms_max; i++) {
+        const relay_room_t *room = r->rooms[i];
+        if (room && !room->sim_hello && room->has_opener && addr_key_equal(&room->opener, addr)) n++;
+    }
+    return n;
+}
+
 void relay_room_answered(relay_t *r, relay_room_t *room)
 {
     if (!room->waiting || !room->sim_hello || !room->viewers) return;

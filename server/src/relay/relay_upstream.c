@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "protocol/room_messages.h"
 #include "protocol/utf8.h"
 #include "relay/relay_internal.h"
 #include "relay/relay_lease.h"
@@ -292,6 +293,7 @@ static void on_reply(void *user, const char *subject, const char *reply, const u
         text_copy(reason, sizeof reason, (const char *)e.text.data, e.text.len);
         /* A code a close frame may carry (RFC 6455 7.4), else policy violation. */
         int code = e.code >= 1000 && e.code <= 4999 && e.code != 1005 && e.code != 1006 && e.code != 1015 ? e.code : 1008;
+        if (code == CLOSE_ROOM_CLOSED) relay_room_gone(relay_room_of(r, slot));
         net_close(r->net, slot, net_id, code, reason);
     } else if (e.kind == BRIDGE_ROLE) {
         /* The simulation made it an operator (its room's token): its

@@ -258,8 +258,14 @@ static relay_room_t *room_for(relay_t *r, uint32_t net_id, size_t slot, const ch
         if (known) room_guard_code_wrong(r->guard, &addr, now_ms);
         return refuse_room(admit, CLOSE_NO_SUCH_ROOM, "no such room");
     }
-    relay_room_t *room = relay_room_open(r, code);
+    relay_room_t *room = relay_room_find(r, code);
+    if (room) return room;
+    if (known && relay_rooms_unanswered_from(r, &addr) >= RELAY_ROOMS_ASKED_PER_ADDRESS)
+        return refuse_room(admit, CLOSE_TRY_AGAIN_LATER, "this address is opening too many rooms at once; try again later");
+    room = relay_room_open(r, code);
     if (!room) return refuse_room(admit, CLOSE_TRY_AGAIN_LATER, "this relay serves its most rooms; try again later");
+    if (known) room->opener = addr;
+    room->has_opener = known;
     return room;
 }
 
