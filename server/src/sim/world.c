@@ -32,6 +32,8 @@ void agents_free(agents_t *a)
 
 void agents_copy(agents_t *dst, const agents_t *src, size_t n)
 {
+    /* A world of no agents may have no arrays at all (memcpy wants them). */
+    if (n == 0) return;
     memcpy(dst->x, src->x, n * sizeof *src->x);
     memcpy(dst->y, src->y, n * sizeof *src->y);
     memcpy(dst->vx, src->vx, n * sizeof *src->vx);
