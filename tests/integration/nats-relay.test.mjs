@@ -16,7 +16,7 @@ import path from 'node:path';
 
 import { startServer, httpGet, healthz, waitUntil, sleep } from '../lib/server.mjs';
 import { connectV2 } from '../lib/client_v2.mjs';
-import { findNatsServer, startNats, startRelay } from '../lib/nats.mjs';
+import { findNatsServer, startNats, startRelay, waitHealthy } from '../lib/nats.mjs';
 
 const AGENTS = 300;
 const TOKEN = 'nats-relay-test-token';
@@ -32,17 +32,6 @@ async function metric(server, name) {
   const { body } = await httpGet(server.metricsPort, '/metrics');
   const m = new RegExp(`^${name.replace(/[{}"]/g, (c) => `\\${c}`)} ([0-9.e+-]+)$`, 'm').exec(body);
   return m ? Number(m[1]) : 0;
-}
-
-/** Waits until the process's /healthz answers 200 (a relay: connected and fed frames). */
-function waitHealthy(server, what, timeoutMs = 30000) {
-  let last = null;
-  return waitUntil(async () => {
-    last = await healthz(server);
-    return last.status === 200;
-  }, `${what}: /healthz 200`, { timeoutMs, intervalMs: 200 }).catch((e) => {
-    throw new Error(`${e.message}; last: ${last && last.status} ${last && last.text}\n${server.output()}`);
-  });
 }
 
 /** The number of frames `c` has decoded; waits for `n` more after `from`. */

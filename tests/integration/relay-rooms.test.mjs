@@ -12,9 +12,9 @@
 import { test, describe as suite, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startServer, healthz, waitUntil, sleep, withTimeout } from '../lib/server.mjs';
+import { startServer, waitUntil, sleep, withTimeout } from '../lib/server.mjs';
 import { connectV2, SUBPROTOCOL_V2 } from '../lib/client_v2.mjs';
-import { findNatsServer, startNats, startRelay } from '../lib/nats.mjs';
+import { findNatsServer, startNats, startRelay, waitHealthy } from '../lib/nats.mjs';
 import { NatsWire } from '../lib/nats_wire.mjs';
 import WebSocket from 'ws';
 
@@ -25,16 +25,6 @@ const T = { timeout: 90000 };
 
 const natsBin = findNatsServer();
 const skip = natsBin ? false : 'nats-server not found: install it with scripts/deps.sh test (Debian package nats-server)';
-
-function waitHealthy(server, what, timeoutMs = 30000) {
-  let last = null;
-  return waitUntil(async () => {
-    last = await healthz(server);
-    return last.status === 200;
-  }, `${what}: /healthz 200`, { timeoutMs, intervalMs: 200 }).catch((e) => {
-    throw new Error(`${e.message}; last: ${last && last.status} ${last && last.text}\n${server.output()}`);
-  });
-}
 
 /** Sends a message with an id and waits for its ack (or error) by that id. */
 async function request(client, msg, what) {

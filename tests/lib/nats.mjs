@@ -10,7 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-import { spawnServer, withTimeout, sleep, webRoot } from './server.mjs';
+import { spawnServer, withTimeout, sleep, webRoot, healthz, waitUntil } from './server.mjs';
 
 /** The nats-server binary, or null when it is not installed. */
 export function findNatsServer() {
@@ -132,4 +132,15 @@ export async function startNats({ bin = findNatsServer(), args = [], env = {} } 
 export function startRelay(natsUrl, { args = [], env = {}, startTimeoutMs = 10000 } = {}) {
   return spawnServer(['relay', '--nats', natsUrl, '--bind', '127.0.0.1', '--port', '0', '--web-root', webRoot, ...args],
     { env, startTimeoutMs });
+}
+
+/** Waits until the process's /healthz answers 200 (a relay: connected and fed frames). */
+export function waitHealthy(server, what, timeoutMs = 30000) {
+  let last = null;
+  return waitUntil(async () => {
+    last = await healthz(server);
+    return last.status === 200;
+  }, `${what}: /healthz 200`, { timeoutMs, intervalMs: 200 }).catch((e) => {
+    throw new Error(`${e.message}; last: ${last && last.status} ${last && last.text}\n${server.output()}`);
+  });
 }
