@@ -168,7 +168,6 @@ static inline uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-static inline bool relay_is_operator(const relay_t *r, size_t slot) { return r->policy[slot].operator; }
 static inline relay_room_t *relay_room_of(const relay_t *r, size_t slot) { return r->rooms[r->clients[slot].room]; }
 
 /* The conversation with the simulation on the tag's subjects
