@@ -370,3 +370,32 @@ int bridge_envelope_decode(const uint8_t *p, size_t len, bridge_envelope_t *out)
     out->operator = flags & BRIDGE_ENV_OPERATOR;
     return 0;
 }
+
+/* ---- A scrubbing viewer's view ----------------------------------------- */
+
+void bridge_scrub_view_encode(wire2_mode_t mode, wire2_rect_t rect, uint8_t out[BRIDGE_SCRUB_VIEW_BYTES])
+{
+    out[0] = (uint8_t)mode;
+    out[1] = rect.level;
+    put_u16(out + 2, rect.x0);
+    put_u16(out + 4, rect.y0);
+    put_u16(out + 6, rect.x1);
+    put_u16(out + 8, rect.y1);
+}
+
+int bridge_scrub_view_decode(bridge_bytes_t text, wire2_mode_t *mode, wire2_rect_t *rect)
+{
+    if (!text.present || text.len != BRIDGE_SCRUB_VIEW_BYTES) return -1;
+    reader_t r = {text.data, text.len, false};
+    uint8_t m = r_u8(&r);
+    wire2_rect_t got;
+    got.level = r_u8(&r);
+    got.x0 = r_u16(&r);
+    got.y0 = r_u16(&r);
+    got.x1 = r_u16(&r);
+    got.y1 = r_u16(&r);
+    if (r_done(&r) < 0 || (m != WIRE2_DETAIL && m != WIRE2_LOD) || !wire2_rect_valid(got)) return -1;
+    *mode = (wire2_mode_t)m;
+    *rect = got;
+    return 0;
+}

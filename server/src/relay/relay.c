@@ -158,7 +158,10 @@ void relay_destroy(relay_t *r)
     free(r->rooms);
     room_guard_destroy(r->guard);
     client_slots_destroy(r->by_id);
-    for (size_t s = 0; r->clients && s < r->cfg.max_clients; s++) free(r->clients[s].hello_text);
+    for (size_t s = 0; r->clients && s < r->cfg.max_clients; s++) {
+        free(r->clients[s].hello_text);
+        relay_scrub_left(r, s);
+    }
     free(r->clients);
     free(r->policy);
     free(r);

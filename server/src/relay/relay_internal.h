@@ -56,6 +56,14 @@ typedef struct relay_client {
     bool waiting;      /* its room's hello has not come yet: nothing is sent to it */
     bool control;      /* it has the server's role here (the control token, or none anywhere): OPEN's flag */
     char *hello_text;  /* the viewer's last presence hello, sent again after a simulation restart */
+    /* The timeline (relay_scrub.c): it looks at the past (no live frames);
+     * its newest frame of the past not yet sent, and the one net sends;
+     * the view last told the simulation for them. */
+    bool scrubbing;
+    shared_buf_t *past_next, *past_sent;
+    bool scrub_view_known;
+    wire2_mode_t scrub_mode;
+    wire2_rect_t scrub_rect;
 } relay_client_t;
 
 /* A view subject listened to: the simulation view granted for some local views. */
@@ -84,6 +92,7 @@ typedef struct relay_counters {
     uint64_t frames, bad_messages, forwarded, answered_here, refused_here, leases_sent, leases_answered;
     uint64_t received[OPS_CMD_KINDS], rate_limited[OPS_CMD_KINDS], errors[OPS_ERROR_CODES], abuse_closes;
     uint64_t replays, tag_changes, rooms_opened, room_codes_wrong;
+    uint64_t timeline_forwarded, past_frames;
 } relay_counters_t;
 
 /* One room the relay serves: the default room always (place 0: its lease
@@ -158,6 +167,7 @@ struct relay {
 
     bool tag_waiting; /* our fixed tag was refused as taken: waiting for it (said once) */
     bool replay_due;  /* the simulation may have lost our viewers: OPEN them again at its next answer */
+    size_t n_scrubbing; /* viewers looking at the past */
     relay_counters_t n;
 };
 
@@ -223,6 +233,21 @@ void relay_on_news(void *user, const char *subject, const char *reply, const uin
 void relay_show_status(relay_room_t *room, bool restarting);
 void relay_sync_subscriptions(relay_room_t *room);
 void relay_apply_grants(relay_room_t *room, const lease_reply_t *a);
+
+/* The timeline's viewers (relay_scrub.c): a timeline message forwarded
+ * (after the viewer's view); the views of a room's scrubbing viewers told
+ * again when they changed; a PAST envelope (frame: a v2 frame, or len 0:
+ * a seat and no frame yet) and a LIVE one for a viewer; every viewer back
+ * to live (a simulation that restarted holds no seat of ours); a viewer
+ * gone; and its frame: 1 a frame of the past, 0 none new, -1 it watches
+ * live (compose as usual). */
+void relay_scrub_forward(relay_t *r, size_t slot, const char *data, size_t len);
+void relay_scrub_follow_views(relay_t *r, const relay_room_t *room);
+void relay_scrub_past(relay_t *r, size_t slot, const uint8_t *frame, size_t len);
+void relay_scrub_live(relay_t *r, size_t slot);
+void relay_scrub_all_live(relay_t *r);
+void relay_scrub_left(relay_t *r, size_t slot);
+int relay_scrub_compose(relay_t *r, size_t slot, const uint8_t **data, size_t *len);
 
 /* net's callbacks for /healthz and /metrics (relay_http_status.c). */
 char *relay_on_health(void *user, int *status);

@@ -179,6 +179,7 @@ static int set_world(relay_t *r, relay_room_t *room, float w, float h)
 static void replay_viewers(relay_t *r)
 {
     r->n.replays++;
+    relay_scrub_all_live(r); /* the simulation holds no seat of theirs now */
     for (size_t s = 0; s < r->cfg.max_clients; s++) {
         relay_client_t *c = &r->clients[s];
         if (!c->net_id || c->waiting) continue;
@@ -295,6 +296,10 @@ static void on_reply(void *user, const char *subject, const char *reply, const u
         int code = e.code >= 1000 && e.code <= 4999 && e.code != 1005 && e.code != 1006 && e.code != 1015 ? e.code : 1008;
         if (code == CLOSE_ROOM_CLOSED) relay_room_gone(relay_room_of(r, slot));
         net_close(r->net, slot, net_id, code, reason);
+    } else if (e.kind == BRIDGE_PAST) {
+        relay_scrub_past(r, slot, e.text.data, e.text.len);
+    } else if (e.kind == BRIDGE_LIVE) {
+        relay_scrub_live(r, slot);
     } else if (e.kind == BRIDGE_ROLE) {
         /* The simulation made it an operator (its room's token): its
          * commands pass the relay's role check from now on. */

@@ -332,6 +332,31 @@ static void an_envelope_of_unknown_kind_or_flags_is_refused(void **state)
     free(msg);
 }
 
+/* A scrubbing viewer's view (SCRUB_VIEW's text) survives a round trip, and
+ * another length, an unknown mode or an invalid rect is refused. */
+static void a_scrub_view_survives_a_round_trip_and_a_bad_one_is_refused(void **state)
+{
+    (void)state;
+    wire2_rect_t rect = {3, 1, 2, 5, 7}, got;
+    wire2_mode_t mode;
+    uint8_t text[BRIDGE_SCRUB_VIEW_BYTES + 1] = {0};
+    bridge_scrub_view_encode(WIRE2_LOD, rect, text);
+    bridge_bytes_t b = {text, BRIDGE_SCRUB_VIEW_BYTES, true};
+    assert_int_equal(bridge_scrub_view_decode(b, &mode, &got), 0);
+    assert_int_equal(mode, WIRE2_LOD);
+    assert_true(wire2_rect_equal(got, rect));
+    for (size_t cut = 0; cut < BRIDGE_SCRUB_VIEW_BYTES; cut++)
+        assert_int_equal(bridge_scrub_view_decode((bridge_bytes_t){text, cut, true}, &mode, &got), -1);
+    assert_int_equal(bridge_scrub_view_decode((bridge_bytes_t){text, BRIDGE_SCRUB_VIEW_BYTES + 1, true}, &mode, &got), -1);
+    assert_int_equal(bridge_scrub_view_decode((bridge_bytes_t){0}, &mode, &got), -1);
+    text[0] = 2; /* no such mode */
+    assert_int_equal(bridge_scrub_view_decode(b, &mode, &got), -1);
+    bridge_scrub_view_encode(WIRE2_DETAIL, (wire2_rect_t){0, 0, 0, 2, 1}, text); /* x1 past a level-0 world */
+    assert_int_equal(bridge_scrub_view_decode(b, &mode, &got), -1);
+    bridge_scrub_view_encode(WIRE2_DETAIL, (wire2_rect_t){2, 1, 1, 1, 2}, text); /* empty */
+    assert_int_equal(bridge_scrub_view_decode(b, &mode, &got), -1);
+}
+
 /* A room code travels in its canonical form only: the encoder refuses any
  * other, and so does the decoder (lower case, a letter left out of the
  * alphabet, another length). */
@@ -484,6 +509,7 @@ int main(void)
         cmocka_unit_test(an_envelope_without_text_has_an_empty_one),
         cmocka_unit_test(an_envelope_of_unknown_kind_or_flags_is_refused),
         cmocka_unit_test(an_envelope_names_its_room_in_canonical_form_only),
+        cmocka_unit_test(a_scrub_view_survives_a_round_trip_and_a_bad_one_is_refused),
         cmocka_unit_test(a_message_of_one_type_is_refused_by_another_types_decoder),
         cmocka_unit_test(subjects_are_named_under_the_prefix),
         cmocka_unit_test(a_rooms_stream_is_under_its_code),
