@@ -1,5 +1,5 @@
 /* Fuzz target: the NATS bridge's binary messages (server/src/bridge/bridge_msg.c).
- * Any input goes to all four strict decoders. Invariants:
+ * Any input goes to all five strict decoders. Invariants:
  *   - at most one decoder accepts it, the one bridge_msg_type names;
  *   - decoded byte ranges lie inside the input;
  *   - an accepted message encodes back to exactly the input (each message
@@ -92,6 +92,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t len)
             same_bytes(bridge_news_encode(nw.key, text, &n), &n, p, len, "news");
             free(text);
         }
+    }
+    bridge_shared_t sh;
+    if (bridge_shared_decode(p, len, &sh) == 0) {
+        accepted++;
+        REQUIRE(type == BRIDGE_MSG_SHARED, "shared accepted, type %d", type);
+        REQUIRE(inside(sh.text, p, len) && inside(sh.frame, p, len), "shared bytes outside the input");
+        same_bytes(bridge_shared_encode(sh.share_id, sh.text, sh.frame, &n), &n, p, len, "shared");
     }
     bridge_envelope_t e;
     if (bridge_envelope_decode(p, len, &e) == 0) {

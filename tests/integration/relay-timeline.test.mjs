@@ -6,7 +6,8 @@
 // it then (digest for digest), while the relay's other viewers stay live;
 // `live` brings it back. The seats, refusals and budgets are the
 // simulation's, and one relay holds at most half the seats; a seat goes
-// with its viewer, and with a relay that vanished. A flood of timeline
+// with its viewer, and with a relay that vanished. An operator's share
+// reaches the relay's viewers. A flood of timeline
 // messages stops at the relay's budget; bogus envelopes on NATS change
 // nothing.
 //
@@ -87,7 +88,7 @@ suite('the timeline through a relay', { skip }, () => {
     assert.equal(stepped.tick, chosen[3]);
     const { frame: back } = await scrub.waitFrame((f) => f.tick === chosen[3], `the frame ${-by} tick(s) back`, { from: stepFrom });
     assert.equal(back.digest, seen.get(chosen[3]).digest, 'a step lands on the world live viewers saw');
-    // live: the next frame is a live key.
+    // live: the next frame is a live key (it may come before the answer).
     const liveAgain = scrub.frames.length;
     const answer = await timeline(scrub, { op: 'live' });
     assert.equal(answer.mode, 'live');
@@ -151,6 +152,54 @@ suite('the timeline through a relay', { skip }, () => {
     await waitUntil(async () => (await seatsUsed()) === 0, 'every seat free again', { timeoutMs: 10000 });
   });
 
+  test('an operator\'s share reaches the relay\'s viewers: they follow it, may leave it, and go live when it ends', T, async () => {
+    const op = track(await connectV2(sim.wsUrl)); // a server without a token: everyone is an operator
+    const [a, b] = [track(await connectV2(relay.wsUrl)), track(await connectV2(relay.wsUrl))];
+    await a.waitFrame((f) => f.tick > 90, 'a\'s frames past tick 90');
+    const paused = await timeline(op, { op: 'pause' });
+    const tick = paused.tick - 30;
+    await timeline(op, { op: 'seek', tick });
+    const [fromA, fromB] = [a.frames.length, b.frames.length];
+    const shared = await timeline(op, { op: 'share' });
+    assert.equal(shared.type, 'timeline', JSON.stringify(shared));
+    const told = await a.waitText((m) => m.type === 'timeline' && m.why === 'shared', 'the news of the share at the relay');
+    assert.equal(told.mode, 'following');
+    assert.equal(told.tick, tick);
+    await a.waitFrame((f) => f.tick === tick && f.keyed, `a at tick ${tick}`, { from: fromA });
+    await b.waitFrame((f) => f.tick === tick && f.keyed, `b at tick ${tick}`, { from: fromB });
+    const still = a.frames.length;
+    await sleep(400);
+    assert.equal(a.frames.length, still, 'a follower of a paused share gets no live frames');
+    // b leaves the shared moment (its live key may come before the answer);
+    // a follows the operator one step on.
+    const bLive = b.frames.length;
+    assert.equal((await timeline(b, { op: 'live' })).mode, 'live');
+    await b.waitFrame((f, i) => i >= bLive && f.tick > tick + 30, 'b live again', { from: bLive })
+      .then(({ frame }) => assert.ok(frame.keyed, 'b\'s first live frame is a key'));
+    const fromA2 = a.frames.length;
+    await timeline(op, { op: 'step', by: 1 });
+    await a.waitFrame((f) => f.tick === tick + 1, 'a one tick on', { from: fromA2 });
+    assert.ok(!b.frames.slice(bLive).some((f) => f.tick === tick + 1), 'b no longer follows');
+    // The operator goes live: so does the relay's follower.
+    const aLive = a.frames.length;
+    await timeline(op, { op: 'live' });
+    const ended = await a.waitText((m) => m.type === 'timeline' && m.why === 'share_ended', 'the end of the share at the relay');
+    assert.equal(ended.mode, 'live');
+    await a.waitFrame((f, i) => i >= aLive && f.tick > tick + 30, 'a live again', { from: aLive })
+      .then(({ frame }) => assert.ok(frame.keyed, 'a\'s first live frame is a key'));
+    // An operator at the relay shares for the simulation's own viewers.
+    const p2 = await timeline(a, { op: 'pause' });
+    assert.equal(p2.mode, 'paused');
+    const fromOp = op.frames.length;
+    assert.equal((await timeline(a, { op: 'share' })).type, 'timeline');
+    await op.waitText((m) => m.type === 'timeline' && m.why === 'shared', 'the simulation\'s viewer told of the relay operator\'s share');
+    await op.waitFrame((f) => f.tick === p2.tick && f.keyed, 'the simulation\'s viewer at the shared tick', { from: fromOp });
+    await timeline(a, { op: 'live' });
+    await op.waitText((m) => m.type === 'timeline' && m.why === 'share_ended', 'the end of the relay operator\'s share');
+    for (const c of [op, a, b]) c.close();
+    await waitUntil(async () => (await seatsUsed()) === 0, 'every seat free again', { timeoutMs: 10000 });
+  });
+
   test('hostile: a flood of timeline messages stops at the relay; bogus envelopes change nothing; a vanished relay frees its seats', T, async () => {
     const flood = track(await connectV2(flooded.wsUrl));
     const watcher = track(await connectV2(flooded.wsUrl));
@@ -192,10 +241,11 @@ suite('the timeline through a relay', { skip }, () => {
       envelopeMsg({ kind: ENVELOPE.LIVE, clientId: id }),
     ];
     for (const m of bogusToRelay) wire.pub(`swarmcast.reply.${tag}`, m);
+    wire.pub('swarmcast.shared', Buffer.from([0x53, 0x42, 2, 5, 1, 0]));
     await wire.flush();
     await waitUntil(async () => (await metric(sim, 'swarmcast_nats_refused_total')) >= refusedBefore + 5,
       'the simulation refused the bogus envelopes', { timeoutMs: 5000 });
-    await waitUntil(async () => (await metric(flooded, 'swarmcast_relay_bad_messages_total')) >= badBefore + 2,
+    await waitUntil(async () => (await metric(flooded, 'swarmcast_relay_bad_messages_total')) >= badBefore + 3,
       'the relay refused the bogus envelopes', { timeoutMs: 5000 });
     // The watcher (its relay told LIVE without scrubbing) is live as before,
     // and may still scrub.

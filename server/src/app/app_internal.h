@@ -311,6 +311,12 @@ bool bridge_scrub_view(const app_t *a, size_t slot, wire2_rect_t *rect, wire2_mo
 bool bridge_seat_fair(const app_t *a, size_t slot);
 void bridge_send_past(app_t *a, size_t slot, uint32_t client_id, const shared_buf_t *frame);
 void bridge_send_live(app_t *a, size_t slot, uint32_t client_id);
+/* An operator's share, for the relays' viewers of the room (S.shared): it
+ * began (a new number), a frame of it, it ended. Nothing when no relay
+ * leases the room. */
+void bridge_share_begin(room_t *r);
+void bridge_share_frame(room_t *r, const shared_buf_t *frame);
+void bridge_share_end(room_t *r);
 
 /* saved_state.c: --state-file. restore_state before the first tick,
  * capture_state on the simulation thread, state_write_queue on the loop,

@@ -11,11 +11,17 @@
  *    one first when it takes a seat (its relay holds back the live frames
  *    from then on), and LIVE sends it back to the live stream;
  *  - one relay holds at most half the seats (rounded up), so that the
- *    viewers of one relay cannot keep everyone else from the past.
+ *    viewers of one relay cannot keep everyone else from the past;
+ *  - an operator's share reaches the relays' viewers of the room through
+ *    one message per frame on the room's S.shared, whatever their number:
+ *    each relay hands it to its viewers who watch live.
  * Loop thread. */
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "app_internal.h"
+#include "protocol/timeline_messages.h"
 
 /* The seats one relay's viewers may hold together, of the server's. */
 static size_t relay_seat_share(size_t seats) { return seats > 1 ? (seats + 1) / 2 : seats; }
@@ -77,3 +83,45 @@ void bridge_send_live(app_t *a, size_t slot, uint32_t client_id)
     if (!is_remote(a, slot) || remote_clients_id(a->remote, slot - a->cfg.max_clients) != client_id) return;
     send_envelope_bytes(a, client_id, BRIDGE_LIVE, 0, NULL, 0);
 }
+
+/* What a relay's viewer following the share is told: the same message as
+ * the simulation's own followers (why: "shared", or "share_ended" live). */
+static char *share_news(room_t *r, const char *why)
+{
+    history_stats_t w;
+    history_get_stats(r->history, &w);
+    double k = round(r->cfg->keyframe_seconds * r->cfg->tick_hz);
+    timeline_state_t s = {.request_id = -1, .mode = "live", .tick = w.to, .speed = 1, .from = w.from, .to = w.to,
+                          .keyframe_ticks = k >= 1 ? (uint64_t)k : 1, .why = why};
+    if (r->shared_seat >= 0) {
+        scrub_request_t cur = scrubbers_current(r->scrubbers, r->shared_seat);
+        s.mode = "following";
+        s.tick = (uint64_t)floor(cur.position);
+        s.speed = cur.speed ? cur.speed : 1;
+    }
+    return msg_timeline(&s);
+}
+
+static void publish_share(room_t *r, const char *why, const shared_buf_t *frame)
+{
+    app_t *a = r->app;
+    char subject[SUBJECT_MAX];
+    if (!bridge_publishing(r) || !nats_link_connected(a->nats) ||
+        subject_shared(subject, sizeof subject, r->stream_prefix) < 0)
+        return;
+    char *text = share_news(r, why);
+    if (!text) return;
+    bridge_bytes_t t = {(const uint8_t *)text, strlen(text), true};
+    bridge_bytes_t f = frame ? (bridge_bytes_t){shared_buf_data(frame), frame->len, true} : (bridge_bytes_t){0};
+    size_t len;
+    uint8_t *msg = bridge_shared_encode(r->share_id, t, f, &len);
+    if (msg) nats_link_publish(a->nats, subject, NULL, msg, len);
+    free(msg);
+    free(text);
+}
+
+void bridge_share_begin(room_t *r) { r->share_id++; }
+
+void bridge_share_frame(room_t *r, const shared_buf_t *frame) { publish_share(r, "shared", frame); }
+
+void bridge_share_end(room_t *r) { publish_share(r, "share_ended", NULL); }

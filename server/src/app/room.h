@@ -113,6 +113,7 @@ struct room {
     shared_buf_t *shared_frame; /* loop only: the shared seat's newest frame … */
     uint64_t shared_seq;       /* … its number, and per slot the number each follower was sent: */
     uint64_t *shared_sent;
+    uint32_t share_id;         /* loop only: the number of the newest share, for relays (S.shared) */
     bool replaying; /* a served --replay: the recording's end, paused, its whole run the past; no commands */
 };
 

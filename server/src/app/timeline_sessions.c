@@ -150,6 +150,7 @@ static void end_share(room_t *r)
     r->shared_seat = -1;
     shared_buf_unref(r->shared_frame);
     r->shared_frame = NULL;
+    bridge_share_end(r);
     for (size_t slot = 0; slot < r->app->n_slots; slot++) {
         if (!r->following[slot]) continue;
         uint32_t client_id = r->slot_client[slot];
@@ -177,6 +178,7 @@ static void start_share(room_t *r, size_t slot, int seat)
         r->shared_sent[k] = r->shared_seq;
     }
     scrubbers_request(r->scrubbers, seat, &q); /* a frame for them at once */
+    bridge_share_begin(r); /* and for the relays' viewers watching live */
     for (size_t k = 0; k < r->app->n_slots; k++)
         if (r->following[k]) tell_state(r, k, r->slot_client[k], NULL, "shared");
 }
@@ -318,6 +320,7 @@ void timeline_deliver(room_t *r)
                 r->shared_seq++;
                 for (size_t k = 0; k < r->app->n_slots; k++)
                     if (r->following[k]) net_wake_v2(r->app->net, k, r->slot_client[k]);
+                bridge_share_frame(r, out.frame);
             }
             if (is_remote(r->app, slot)) { /* a relay's viewer: the frame goes to its relay now */
                 bridge_send_past(r->app, slot, client_id, out.frame);

@@ -199,7 +199,7 @@ static int r_done(const reader_t *r) { return !r->failed && r->left == 0 ? 0 : -
 int bridge_msg_type(const uint8_t *p, size_t len)
 {
     if (!p || len < BRIDGE_MSG_HEADER_BYTES || p[0] != 'S' || p[1] != 'B' || p[2] != BRIDGE_MSG_VERSION) return -1;
-    if (p[3] < BRIDGE_MSG_SNAPSHOT || p[3] > BRIDGE_MSG_ENVELOPE) return -1;
+    if (p[3] < BRIDGE_MSG_SNAPSHOT || p[3] > BRIDGE_MSG_SHARED) return -1;
     return p[3];
 }
 
@@ -317,6 +317,30 @@ int bridge_news_decode(const uint8_t *p, size_t len, bridge_news_t *out)
     if (r_header(&r, BRIDGE_MSG_NEWS) < 0) return -1;
     out->key = r_u16(&r);
     out->text = r_blob(&r);
+    return r_done(&r);
+}
+
+/* ---- Shared ------------------------------------------------------------- */
+
+uint8_t *bridge_shared_encode(uint32_t share_id, bridge_bytes_t text, bridge_bytes_t frame, size_t *len)
+{
+    writer_t w = {0};
+    w_reserve(&w, 16 + text.len + frame.len);
+    w_header(&w, BRIDGE_MSG_SHARED);
+    w_u32(&w, share_id);
+    w_blob(&w, text.data, text.len);
+    w_optional(&w, frame);
+    return w_finish(&w, len);
+}
+
+int bridge_shared_decode(const uint8_t *p, size_t len, bridge_shared_t *out)
+{
+    reader_t r = {p, len, false};
+    memset(out, 0, sizeof *out);
+    if (r_header(&r, BRIDGE_MSG_SHARED) < 0) return -1;
+    out->share_id = r_u32(&r);
+    out->text = r_blob(&r);
+    out->frame = r_optional(&r);
     return r_done(&r);
 }
 

@@ -34,6 +34,7 @@ enum bridge_msg_type {
     BRIDGE_MSG_VIEW = 2,
     BRIDGE_MSG_NEWS = 3,
     BRIDGE_MSG_ENVELOPE = 4,
+    BRIDGE_MSG_SHARED = 5,
 };
 
 typedef struct bridge_bytes {
@@ -92,7 +93,17 @@ typedef struct bridge_envelope {
     bridge_bytes_t text; /* TEXT: the client's JSON; REPLY: JSON for it; KICK: the reason */
 } bridge_envelope_t;
 
-/* The message type of p (1 … 4), or -1 when p has no valid magic/version
+/* Shared (type 5): an operator's shared moment in one room (PROTOCOL.md,
+ * "Timeline", share), for the relays' viewers who watch that room live:
+ * the share's number (a new number: a new share), the timeline message its
+ * followers are told (JSON), and its newest frame of the past (a v2 frame),
+ * absent when the share ended. */
+typedef struct bridge_shared {
+    uint32_t share_id;
+    bridge_bytes_t text, frame;
+} bridge_shared_t;
+
+/* The message type of p (1 … 5), or -1 when p has no valid magic/version
  * header or an unknown type. */
 int bridge_msg_type(const uint8_t *p, size_t len);
 
@@ -108,6 +119,10 @@ uint8_t *bridge_view_encode(uint32_t seq, const bundle_view_t *v, const view_spe
 uint8_t *bridge_view_encode_parts(uint32_t seq, uint32_t sim_view_id, wire2_mode_t mode, wire2_rect_t rect,
                                   bridge_bytes_t key, bridge_bytes_t delta, bridge_bytes_t key_delta, size_t *len);
 int bridge_view_decode(const uint8_t *p, size_t len, bridge_view_t *out);
+
+/* frame absent (present false): the share ended. */
+uint8_t *bridge_shared_encode(uint32_t share_id, bridge_bytes_t text, bridge_bytes_t frame, size_t *len);
+int bridge_shared_decode(const uint8_t *p, size_t len, bridge_shared_t *out);
 
 /* text is NUL-terminated. */
 uint8_t *bridge_news_encode(uint16_t key, const char *text, size_t *len);

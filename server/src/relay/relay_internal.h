@@ -61,6 +61,8 @@ typedef struct relay_client {
      * the view last told the simulation for them. */
     bool scrubbing;
     shared_buf_t *past_next, *past_sent;
+    bool following;       /* it follows an operator's share (its room's shared_frame) … */
+    uint32_t shared_sent; /* … of which it was sent the frame of this number */
     bool scrub_view_known;
     wire2_mode_t scrub_mode;
     wire2_rect_t scrub_rect;
@@ -105,8 +107,13 @@ typedef struct relay_room {
     struct relay *relay;
     size_t index;
     char code[ROOM_CODE_LEN + 1]; /* "": the default room */
-    char stream_prefix[SUBJECT_MAX], subj_frame[SUBJECT_MAX], subj_news[SUBJECT_MAX];
-    nats_link_sub_t *sub_frame, *sub_news;
+    char stream_prefix[SUBJECT_MAX], subj_frame[SUBJECT_MAX], subj_news[SUBJECT_MAX], subj_shared[SUBJECT_MAX];
+    nats_link_sub_t *sub_frame, *sub_news, *sub_shared;
+    /* An operator's share (S.shared, relay_scrub.c): under way, its number,
+     * its newest frame and that frame's number here. */
+    bool sharing;
+    uint32_t share_id, shared_seq;
+    shared_buf_t *shared_frame;
     size_t people;     /* viewers in it, greeted or waiting */
     size_t waiting;    /* … of whom still waiting for its hello */
     uint64_t opened_ns; /* waiting viewers give up RELAY_ROOM_ANSWER_NS after it */
@@ -248,6 +255,9 @@ void relay_scrub_live(relay_t *r, size_t slot);
 void relay_scrub_all_live(relay_t *r);
 void relay_scrub_left(relay_t *r, size_t slot);
 int relay_scrub_compose(relay_t *r, size_t slot, const uint8_t **data, size_t *len);
+/* S.shared's callback (user: the room); the share's end in a room that goes. */
+void relay_on_shared(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len);
+void relay_share_forget(relay_room_t *room);
 
 /* net's callbacks for /healthz and /metrics (relay_http_status.c). */
 char *relay_on_health(void *user, int *status);

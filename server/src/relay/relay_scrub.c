@@ -8,7 +8,11 @@
  *  - down, the PAST envelopes: from the first (empty: a seat taken) the
  *    viewer gets no live frame, and each frame of the past in one;
  *    LIVE sends it back to the live stream, whose next frame for it is
- *    a key with the scene (its decoder holds the past's).
+ *    a key with the scene (its decoder holds the past's);
+ *  - an operator's share, once per frame for the room (S.shared): every
+ *    viewer of the room who watches live when it begins follows it (as on
+ *    the simulation), until it ends, or the viewer leaves it with `live`
+ *    (LIVE) or takes a seat of its own (PAST).
  * Loop thread only. */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +23,7 @@ static void stop(relay_t *r, relay_client_t *c)
 {
     if (c->scrubbing) r->n_scrubbing--;
     c->scrubbing = false;
+    c->following = false;
     c->scrub_view_known = false;
     shared_buf_unref(c->past_next);
     shared_buf_unref(c->past_sent);
@@ -77,6 +82,7 @@ void relay_scrub_past(relay_t *r, size_t slot, const uint8_t *frame, size_t len)
     relay_client_t *c = &r->clients[slot];
     if (!c->scrubbing) r->n_scrubbing++;
     c->scrubbing = true;
+    c->following = false; /* a seat of its own */
     if (len) {
         shared_buf_t *b = shared_buf_new(net_headroom(), len);
         if (!b) return; /* this frame is lost; the next one replaces it */
@@ -91,7 +97,7 @@ void relay_scrub_past(relay_t *r, size_t slot, const uint8_t *frame, size_t len)
 void relay_scrub_live(relay_t *r, size_t slot)
 {
     relay_client_t *c = &r->clients[slot];
-    bool was = c->scrubbing;
+    bool was = c->scrubbing || c->following;
     stop(r, c);
     if (!was) return;
     relay_room_t *room = relay_room_of(r, slot);
@@ -101,8 +107,8 @@ void relay_scrub_live(relay_t *r, size_t slot)
 
 void relay_scrub_all_live(relay_t *r)
 {
-    for (size_t s = 0; s < r->cfg.max_clients && r->n_scrubbing; s++)
-        if (r->clients[s].net_id && r->clients[s].scrubbing) relay_scrub_live(r, s);
+    for (size_t s = 0; s < r->cfg.max_clients; s++)
+        if (r->clients[s].net_id && (r->clients[s].scrubbing || r->clients[s].following)) relay_scrub_live(r, s);
 }
 
 void relay_scrub_left(relay_t *r, size_t slot) { stop(r, &r->clients[slot]); }
@@ -110,6 +116,14 @@ void relay_scrub_left(relay_t *r, size_t slot) { stop(r, &r->clients[slot]); }
 int relay_scrub_compose(relay_t *r, size_t slot, const uint8_t **data, size_t *len)
 {
     relay_client_t *c = &r->clients[slot];
+    if (c->following) {
+        const relay_room_t *room = relay_room_of(r, slot);
+        if (!room->shared_frame || c->shared_sent == room->shared_seq) return 0;
+        c->shared_sent = room->shared_seq;
+        *data = shared_buf_data(room->shared_frame);
+        *len = room->shared_frame->len;
+        return 1;
+    }
     if (!c->scrubbing) return -1;
     if (!c->past_next) return 0;
     shared_buf_unref(c->past_sent); /* net is done with it: a new compose */
@@ -118,4 +132,80 @@ int relay_scrub_compose(relay_t *r, size_t slot, const uint8_t **data, size_t *l
     *data = shared_buf_data(c->past_sent);
     *len = c->past_sent->len;
     return 1;
+}
+
+/* ---- an operator's share ------------------------------------------------ */
+
+static void tell(relay_t *r, size_t slot, bridge_bytes_t text)
+{
+    char *copy = malloc(text.len + 1);
+    if (!copy) return;
+    if (text.len) memcpy(copy, text.data, text.len);
+    copy[text.len] = '\0';
+    net_send(r->net, slot, r->clients[slot].net_id, copy);
+    free(copy);
+}
+
+/* The share ended: its followers back to live, told why. */
+static void share_ended(relay_t *r, relay_room_t *room, bridge_bytes_t text)
+{
+    room->sharing = false;
+    shared_buf_unref(room->shared_frame);
+    room->shared_frame = NULL;
+    for (size_t s = 0; s < r->cfg.max_clients; s++) {
+        relay_client_t *c = &r->clients[s];
+        if (!c->net_id || !c->following || c->room != room->index) continue;
+        relay_scrub_live(r, s);
+        if (text.present) tell(r, s, text);
+    }
+}
+
+/* A new share: everyone of the room watching live follows it, told so. */
+static void share_began(relay_t *r, relay_room_t *room, uint32_t id, bridge_bytes_t text)
+{
+    room->sharing = true;
+    room->share_id = id;
+    for (size_t s = 0; s < r->cfg.max_clients; s++) {
+        relay_client_t *c = &r->clients[s];
+        if (!c->net_id || c->waiting || c->scrubbing || c->following || c->room != room->index) continue;
+        c->following = true;
+        c->shared_sent = room->shared_seq;
+        tell(r, s, text);
+    }
+}
+
+void relay_on_shared(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len)
+{
+    relay_room_t *room = user;
+    relay_t *r = room->relay;
+    (void)subject, (void)reply;
+    bridge_shared_t m;
+    if (bridge_shared_decode(data, len, &m)) {
+        r->n.bad_messages++;
+        return;
+    }
+    if (!room->viewers) return; /* no hello yet: nobody here watches */
+    if (!m.frame.present) {
+        if (room->sharing && m.share_id == room->share_id) share_ended(r, room, m.text);
+        return;
+    }
+    if (room->sharing && m.share_id != room->share_id) share_ended(r, room, (bridge_bytes_t){0}); /* its end was lost */
+    shared_buf_t *b = shared_buf_new(net_headroom(), m.frame.len);
+    if (!b) return;
+    if (m.frame.len) memcpy(shared_buf_data(b), m.frame.data, m.frame.len);
+    if (!room->sharing) share_began(r, room, m.share_id, m.text);
+    shared_buf_unref(room->shared_frame);
+    room->shared_frame = b;
+    room->shared_seq++;
+    r->n.past_frames++;
+    for (size_t s = 0; s < r->cfg.max_clients; s++)
+        if (r->clients[s].net_id && r->clients[s].following && r->clients[s].room == room->index)
+            net_wake_v2(r->net, s, r->clients[s].net_id);
+}
+
+void relay_share_forget(relay_room_t *room)
+{
+    shared_buf_unref(room->shared_frame);
+    room->shared_frame = NULL;
+    room->sharing = false;
 }
