@@ -262,4 +262,14 @@ suite('the timeline through a relay', { skip }, () => {
     await waitUntil(async () => (await seatsUsed()) === 0, 'the vanished relay\'s seats free', { timeoutMs: 20000, intervalMs: 250 });
     assert.equal(await metric(sim, 'swarmcast_nats_relays'), 1, 'one relay left');
   });
+
+  test('the relay and the simulation exit 0 on SIGTERM while a relay viewer scrubs (under ASan: nothing leaked)', T, async () => {
+    const last = track(await connectV2(relay.wsUrl));
+    const paused = await timeline(last, { op: 'pause' });
+    await last.waitFrame((f) => f.tick === paused.tick && f.keyed, 'its frame of the past');
+    const relayExit = await relay.stop();
+    assert.deepEqual(relayExit, { code: 0, signal: null }, `the relay's exit\n${relay.output()}`);
+    const simExit = await sim.stop();
+    assert.deepEqual(simExit, { code: 0, signal: null }, `the simulation's exit\n${sim.output()}`);
+  });
 });
