@@ -8,7 +8,9 @@
  * its seat: every viewer of the room watching live then gets that seat's
  * frames (the whole world) until the operator goes live. Nothing here touches
  * the world, its command queue or its log: scrubbing changes nothing for
- * anyone else. */
+ * anyone else. A relay's viewer goes through the same code on its remote
+ * slot; where it differs (its view, where its frames go, its relay's share
+ * of the seats, the share for relays) the calls are relay_timeline.c's. */
 #include <math.h>
 #include <stdlib.h>
 
