@@ -263,6 +263,20 @@ suite('the timeline through a relay', { skip }, () => {
     assert.equal(await metric(sim, 'swarmcast_nats_relays'), 1, 'one relay left');
   });
 
+  test('a relay viewer scrubbing when the simulation restarts is live again on the same connection', T, async () => {
+    const v = track(await connectV2(relay.wsUrl));
+    const paused = await timeline(v, { op: 'pause' });
+    await v.waitFrame((f) => f.tick === paused.tick && f.keyed, 'its frame of the past');
+    await sim.stop({ signal: 'SIGKILL' });
+    sim = await startServer({ agents: AGENTS, seed: 5,
+      args: ['--nats', nats.url, '--rate-scale', '10', '--keyframe-seconds', '0.5', '--timeline-seats', String(SEATS)] });
+    const from = v.frames.length;
+    await v.waitFrame((f, i) => i > from + 10, 'live frames of the restarted simulation', { from, timeoutMs: 30000 });
+    assert.ok(v.frames.slice(from).some((f) => f.keyed), 'live again from a key');
+    assert.equal(await metric(relay, 'swarmcast_relay_scrubbing'), 0);
+    assert.equal(v.ws.readyState, 1, 'the same connection');
+  });
+
   test('the relay and the simulation exit 0 on SIGTERM while a relay viewer scrubs (under ASan: nothing leaked)', T, async () => {
     const last = track(await connectV2(relay.wsUrl));
     const paused = await timeline(last, { op: 'pause' });

@@ -245,7 +245,8 @@ void relay_apply_grants(relay_room_t *room, const lease_reply_t *a);
  * (after the viewer's view); the views of a room's scrubbing viewers told
  * again when they changed; a PAST envelope (frame: a v2 frame, or len 0:
  * a seat and no frame yet) and a LIVE one for a viewer; every viewer back
- * to live (a simulation that restarted holds no seat of ours); a viewer
+ * to live, the simulation told (it restarted and holds no seat of ours,
+ * or lost touch for a while and frees them); a viewer
  * gone; and its frame: 1 a frame of the past, 0 none new, -1 it watches
  * live (compose as usual). */
 void relay_scrub_forward(relay_t *r, size_t slot, const char *data, size_t len);

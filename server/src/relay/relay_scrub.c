@@ -107,8 +107,15 @@ void relay_scrub_live(relay_t *r, size_t slot)
 
 void relay_scrub_all_live(relay_t *r)
 {
-    for (size_t s = 0; s < r->cfg.max_clients; s++)
-        if (r->clients[s].net_id && (r->clients[s].scrubbing || r->clients[s].following)) relay_scrub_live(r, s);
+    static const char live[] = "{\"type\":\"timeline\",\"op\":\"live\"}";
+    for (size_t s = 0; s < r->cfg.max_clients; s++) {
+        const relay_client_t *c = &r->clients[s];
+        if (!c->net_id || (!c->scrubbing && !c->following)) continue;
+        /* A simulation that only lost touch for a while may still hold
+         * the seat: it is told, and frees it (its answer tells the viewer). */
+        if (c->scrubbing) relay_send_envelope(r, BRIDGE_TEXT, s, live, sizeof live - 1);
+        relay_scrub_live(r, s);
+    }
 }
 
 void relay_scrub_left(relay_t *r, size_t slot) { stop(r, &r->clients[slot]); }

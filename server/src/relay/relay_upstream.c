@@ -179,13 +179,13 @@ static int set_world(relay_t *r, relay_room_t *room, float w, float h)
 static void replay_viewers(relay_t *r)
 {
     r->n.replays++;
-    relay_scrub_all_live(r); /* the simulation holds no seat of theirs now */
     for (size_t s = 0; s < r->cfg.max_clients; s++) {
         relay_client_t *c = &r->clients[s];
         if (!c->net_id || c->waiting) continue;
         relay_send_open(r, s);
         if (c->hello_text) relay_send_envelope(r, BRIDGE_TEXT, s, c->hello_text, strlen(c->hello_text));
     }
+    relay_scrub_all_live(r); /* the simulation may hold no seat of theirs now */
 }
 
 /* A room's lease came to the simulation before this relay's heartbeat (it
