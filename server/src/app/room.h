@@ -105,6 +105,7 @@ struct room {
      * loop's to hand out. */
     history_t *history;
     scrubbers_t *scrubbers;
+    uint32_t share_id; /* loop only: the number of the newest share, for relays (S.shared: relay_timeline.c) */
     int *slot_seat;            /* per slot, loop only: the seat its client holds, or -1 (it watches live) */
     shared_buf_t **scrub_next; /* per seat, loop only: a frame of the past waiting for net … */
     shared_buf_t **scrub_sent; /* … and the one net is writing */
@@ -113,7 +114,6 @@ struct room {
     shared_buf_t *shared_frame; /* loop only: the shared seat's newest frame … */
     uint64_t shared_seq;       /* … its number, and per slot the number each follower was sent: */
     uint64_t *shared_sent;
-    uint32_t share_id;         /* loop only: the number of the newest share, for relays (S.shared) */
     bool replaying; /* a served --replay: the recording's end, paused, its whole run the past; no commands */
 };
 
