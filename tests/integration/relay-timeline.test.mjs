@@ -152,7 +152,7 @@ suite('the timeline through a relay', { skip }, () => {
     await waitUntil(async () => (await seatsUsed()) === 0, 'every seat free again', { timeoutMs: 10000 });
   });
 
-  test('an operator\'s share reaches the relay\'s viewers: they follow it, may leave it, and go live when it ends', T, async () => {
+  test('an operator\'s share reaches the relay\'s viewers, and one who comes meanwhile: they follow it, may leave it, and go live when it ends', T, async () => {
     const op = track(await connectV2(sim.wsUrl)); // a server without a token: everyone is an operator
     const [a, b] = [track(await connectV2(relay.wsUrl)), track(await connectV2(relay.wsUrl))];
     await a.waitFrame((f) => f.tick > 90, 'a\'s frames past tick 90');
@@ -180,6 +180,18 @@ suite('the timeline through a relay', { skip }, () => {
     await timeline(op, { op: 'step', by: 1 });
     await a.waitFrame((f) => f.tick === tick + 1, 'a one tick on', { from: fromA2 });
     assert.ok(!b.frames.slice(bLive).some((f) => f.tick === tick + 1), 'b no longer follows');
+    // c comes to the relay during the share: it follows it too, told so,
+    // and its first frame is the moment shown.
+    const c = track(await connectV2(relay.wsUrl));
+    const toldC = await c.waitText((m) => m.type === 'timeline' && m.why === 'shared', 'the late relay viewer told of the share');
+    assert.equal(toldC.mode, 'following');
+    assert.equal(toldC.tick, tick + 1);
+    const { frame: firstC } = await c.waitFrame(() => true, 'the late relay viewer\'s first frame');
+    assert.ok(firstC.keyed && firstC.tick === tick + 1, `c's first frame: ${JSON.stringify(firstC)}`);
+    assert.equal(firstC.digest, a.frames.findLast((f) => f.tick === tick + 1).digest, 'c sees what a sees');
+    const cLive = c.frames.length;
+    assert.equal((await timeline(c, { op: 'live' })).mode, 'live');
+    await c.waitFrame((f, i) => i >= cLive && f.tick > tick + 30, 'c live again', { from: cLive });
     // The operator goes live: so does the relay's follower.
     const aLive = a.frames.length;
     await timeline(op, { op: 'live' });
@@ -196,7 +208,7 @@ suite('the timeline through a relay', { skip }, () => {
     await op.waitFrame((f) => f.tick === p2.tick && f.keyed, 'the simulation\'s viewer at the shared tick', { from: fromOp });
     await timeline(a, { op: 'live' });
     await op.waitText((m) => m.type === 'timeline' && m.why === 'share_ended', 'the end of the relay operator\'s share');
-    for (const c of [op, a, b]) c.close();
+    for (const v of [op, a, b, c]) v.close();
     await waitUntil(async () => (await seatsUsed()) === 0, 'every seat free again', { timeoutMs: 10000 });
   });
 

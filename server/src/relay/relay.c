@@ -42,6 +42,7 @@ static void room_timer(relay_t *r, relay_room_t *room, bool connected, uint64_t 
     }
     if (room->viewers) viewers_poll(room->viewers, now);
     if (room->views && views_changed(room->views)) room->lease_due = true;
+    relay_share_tell_late(r, room);
 }
 
 static void on_timer(uv_timer_t *t)

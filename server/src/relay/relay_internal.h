@@ -63,6 +63,7 @@ typedef struct relay_client {
     shared_buf_t *past_next, *past_sent;
     bool following;       /* it follows an operator's share (its room's shared_frame) … */
     uint32_t shared_sent; /* … of which it was sent the frame of this number */
+    bool share_untold;    /* it came during the share: it follows, and is told so at the next timer round */
     bool scrub_view_known;
     wire2_mode_t scrub_mode;
     wire2_rect_t scrub_rect;
@@ -110,10 +111,12 @@ typedef struct relay_room {
     char stream_prefix[SUBJECT_MAX], subj_frame[SUBJECT_MAX], subj_news[SUBJECT_MAX], subj_shared[SUBJECT_MAX];
     nats_link_sub_t *sub_frame, *sub_news, *sub_shared;
     /* An operator's share (S.shared, relay_scrub.c): under way, its number,
-     * its newest frame and that frame's number here. */
+     * its newest frame and that frame's number here, and what a follower
+     * is told (for a viewer who comes meanwhile). */
     bool sharing;
     uint32_t share_id, shared_seq;
     shared_buf_t *shared_frame;
+    char *shared_text;
     size_t people;     /* viewers in it, greeted or waiting */
     size_t waiting;    /* … of whom still waiting for its hello */
     uint64_t opened_ns; /* waiting viewers give up RELAY_ROOM_ANSWER_NS after it */
@@ -256,9 +259,13 @@ void relay_scrub_live(relay_t *r, size_t slot);
 void relay_scrub_all_live(relay_t *r);
 void relay_scrub_left(relay_t *r, size_t slot);
 int relay_scrub_compose(relay_t *r, size_t slot, const uint8_t **data, size_t *len);
-/* S.shared's callback (user: the room); the share's end in a room that goes. */
+/* S.shared's callback (user: the room); the share's end in a room that goes;
+ * a viewer greeted in the room (it follows a share under way, as on the
+ * simulation); the timer's round (those told so). */
 void relay_on_shared(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len);
 void relay_share_forget(relay_room_t *room);
+void relay_share_join(relay_t *r, const relay_room_t *room, size_t slot);
+void relay_share_tell_late(relay_t *r, const relay_room_t *room);
 
 /* net's callbacks for /healthz and /metrics (relay_http_status.c). */
 char *relay_on_health(void *user, int *status);

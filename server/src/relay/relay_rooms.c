@@ -126,6 +126,7 @@ char *relay_room_greet(relay_t *r, relay_room_t *room, size_t slot)
     viewers_open(room->viewers, slot, now_ns());
     if (views_changed(room->views)) room->lease_due = true;
     relay_send_open(r, slot);
+    relay_share_join(r, room, slot);
     return hello;
 }
 

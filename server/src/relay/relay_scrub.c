@@ -24,6 +24,7 @@ static void stop(relay_t *r, relay_client_t *c)
     if (c->scrubbing) r->n_scrubbing--;
     c->scrubbing = false;
     c->following = false;
+    c->share_untold = false;
     c->scrub_view_known = false;
     shared_buf_unref(c->past_next);
     shared_buf_unref(c->past_sent);
@@ -82,7 +83,7 @@ void relay_scrub_past(relay_t *r, size_t slot, const uint8_t *frame, size_t len)
     relay_client_t *c = &r->clients[slot];
     if (!c->scrubbing) r->n_scrubbing++;
     c->scrubbing = true;
-    c->following = false; /* a seat of its own */
+    c->following = c->share_untold = false; /* a seat of its own */
     if (len) {
         shared_buf_t *b = shared_buf_new(net_headroom(), len);
         if (!b) return; /* this frame is lost; the next one replaces it */
@@ -156,14 +157,13 @@ static void tell(relay_t *r, size_t slot, bridge_bytes_t text)
 /* The share ended: its followers back to live, told why. */
 static void share_ended(relay_t *r, relay_room_t *room, bridge_bytes_t text)
 {
-    room->sharing = false;
-    shared_buf_unref(room->shared_frame);
-    room->shared_frame = NULL;
+    relay_share_forget(room);
     for (size_t s = 0; s < r->cfg.max_clients; s++) {
         relay_client_t *c = &r->clients[s];
         if (!c->net_id || !c->following || c->room != room->index) continue;
+        bool told = !c->share_untold;
         relay_scrub_live(r, s);
-        if (text.present) tell(r, s, text);
+        if (text.present && told) tell(r, s, text);
     }
 }
 
@@ -201,6 +201,13 @@ void relay_on_shared(void *user, const char *subject, const char *reply, const u
     if (!b) return;
     if (m.frame.len) memcpy(shared_buf_data(b), m.frame.data, m.frame.len);
     if (!room->sharing) share_began(r, room, m.share_id, m.text);
+    char *text = malloc(m.text.len + 1);
+    if (text) {
+        if (m.text.len) memcpy(text, m.text.data, m.text.len);
+        text[m.text.len] = '\0';
+        free(room->shared_text);
+        room->shared_text = text;
+    }
     shared_buf_unref(room->shared_frame);
     room->shared_frame = b;
     room->shared_seq++;
@@ -214,5 +221,27 @@ void relay_share_forget(relay_room_t *room)
 {
     shared_buf_unref(room->shared_frame);
     room->shared_frame = NULL;
+    free(room->shared_text);
+    room->shared_text = NULL;
     room->sharing = false;
+}
+
+void relay_share_join(relay_t *r, const relay_room_t *room, size_t slot)
+{
+    relay_client_t *c = &r->clients[slot];
+    if (!room->sharing || !room->shared_frame || !room->shared_text) return;
+    c->following = true;
+    c->shared_sent = room->shared_seq - 1; /* its first frame is the moment shown */
+    c->share_untold = true; /* net sends its hello first: the news goes at the timer's round */
+}
+
+void relay_share_tell_late(relay_t *r, const relay_room_t *room)
+{
+    if (!room->sharing || !room->shared_text) return;
+    for (size_t s = 0; s < r->cfg.max_clients; s++) {
+        relay_client_t *c = &r->clients[s];
+        if (!c->net_id || !c->share_untold || c->room != room->index) continue;
+        c->share_untold = false;
+        net_send(r->net, s, c->net_id, room->shared_text);
+    }
 }
