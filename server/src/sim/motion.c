@@ -285,33 +285,58 @@ static size_t first_obstacle_holding(const world_t *w, float x, float y)
     return w->n_obstacles;
 }
 
-/* The first obstacle from `from` on (table order) holding the point t
- * along the ray from (bx, by) in direction (ux, uy), as push_out's test
- * one by one finds it (the same operations), looked for eight at a time
- * over the obstacles' places during a step; n_obstacles when none. A
- * crowd pushed into overlapping obstacles tests the ray's point against
- * every obstacle once per obstacle it crosses. */
+/* How far along the ray from (bx, by) in direction (ux, uy), starting at
+ * t, the push out below ends (before its last hair), as its rounds one by
+ * one find it, bit for bit: each round takes the obstacles in table order
+ * and, for each holding the ray's point at the current t, moves t to the
+ * far root of that obstacle (if farther); rounds repeat while any held it.
+ * Per obstacle, all but the point's test is the same in every round (the
+ * displacement q from its centre, its far root), so those are computed
+ * once, eight obstacles at a time; each round then tests eight points per
+ * vector. A crowd pushed into overlapping obstacles crosses many of them,
+ * round after round. */
 KERNEL_CLONES
-static size_t next_holding_ray(const world_t *w, size_t from, float bx, float by, float ux, float uy, float t)
+static float ray_exit_by_lanes(const world_t *w, float bx, float by, float ux, float uy, float t)
 {
     const step_places_t *op = &w->places;
     const lanes_f zero = {0};
     const bool wrap = w->params.border == BORDER_WRAP;
-    const lanes_i k0 = {0, 1, 2, 3, 4, 5, 6, 7};
-    for (size_t base = from - from % LANES; base < op->n; base += LANES) {
+    float qxs[SIM_MAX_OBSTACLES], qys[SIM_MAX_OBSTACLES], r2s[SIM_MAX_OBSTACLES], roots[SIM_MAX_OBSTACLES];
+    for (size_t base = 0; base < op->n; base += LANES) {
         lanes_f qx = bx - lanes_load(op->x + base), qy = by - lanes_load(op->y + base); /* base − centre */
         if (wrap) { /* motion_wrap_delta, lane by lane */
             const lanes_f W = zero + w->width, H = zero + w->height;
             qx = lanes_select(qx > 0.5f * W, qx - W, lanes_select(qx < -0.5f * W, qx + W, qx));
             qy = lanes_select(qy > 0.5f * H, qy - H, lanes_select(qy < -0.5f * H, qy + H, qy));
         }
-        const lanes_f px = qx + ux * t, py = qy + uy * t, r = lanes_load(op->r + base);
-        const lanes_i holds = (px * px + py * py < r * r) & (k0 + (int32_t)base >= (int32_t)from);
-        if (!lanes_any(holds)) continue;
-        for (int l = 0; l < LANES; l++)
-            if (holds[l]) return base + (size_t)l;
+        const lanes_f r = lanes_load(op->r + base), r2 = r * r;
+        /* |q + u s| = r at s = −q·u + √((q·u)² − |q|² + r²), the far root. */
+        const lanes_f qu = qx * ux + qy * uy, disc = qu * qu - (qx * qx + qy * qy) + r2;
+        lanes_store(qxs + base, qx), lanes_store(qys + base, qy), lanes_store(r2s + base, r2);
+        lanes_store(roots + base, -qu + lanes_sqrt(lanes_select(disc > 0.0f, disc, zero)));
     }
-    return w->n_obstacles;
+    const lanes_i lane = {0, 1, 2, 3, 4, 5, 6, 7};
+    for (size_t round = 0; round <= op->n; round++) {
+        bool inside = false;
+        for (size_t base = 0; base < op->n; base += LANES) {
+            const lanes_f qx = lanes_load(qxs + base), qy = lanes_load(qys + base), r2 = lanes_load(r2s + base);
+            int from = 0;
+            for (;;) { /* the lanes from `from` on that hold the point at the current t (padding: NaN, never) */
+                const lanes_f px = qx + ux * t, py = qy + uy * t;
+                const lanes_i holds = (px * px + py * py < r2) & (lane >= from);
+                if (!lanes_any(holds)) break;
+                int l = from;
+                while (!holds[l]) l++;
+                const float root = roots[base + (size_t)l];
+                t = root > t ? root : t; /* fmaxf: t is at least a radius, root never NaN */
+                inside = true;
+                from = l + 1;
+            }
+        }
+        if (!inside) break;
+        t = t * 1.0001f + 1e-4f; /* a hair outside, so rounding cannot leave it inside */
+    }
+    return t;
 }
 
 static void push_out_of_obstacles(const world_t *w, float *x, float *y, float *vx, float *vy)
@@ -325,13 +350,10 @@ static void push_out_of_obstacles(const world_t *w, float *x, float *y, float *v
     float ux = len > 0.0f ? d.x / len : 1.0f, uy = len > 0.0f ? d.y / len : 0.0f;
     const float bx = *x - d.x, by = *y - d.y; /* the ray starts at the centre */
     float t = o->r;
-    for (size_t round = 0; round <= w->n_obstacles; round++) {
+    if (w->places.valid) t = ray_exit_by_lanes(w, bx, by, ux, uy, t);
+    for (size_t round = 0; round <= w->n_obstacles && !w->places.valid; round++) {
         bool inside = false;
         for (size_t m = 0; m < w->n_obstacles; m++) {
-            if (w->places.valid) { /* skip to the next obstacle holding the ray's point, eight at a time */
-                m = next_holding_ray(w, m, bx, by, ux, uy, t);
-                if (m == w->n_obstacles) break;
-            }
             const obstacle_t *om = &w->obstacles[m];
             vec2 q = from_centre(w, om, bx, by); /* base − centre m */
             float px = q.x + ux * t, py = q.y + uy * t;
