@@ -19,7 +19,12 @@
  *     - and steps a flock of normal density (about ten neighbours, the
  *       default parameters) within half a period (CAPACITY_NORMAL_SHARE),
  *       so that the ordinary world keeps half of every tick to spare.
- *    Both are measured at start in a short calibration.
+ *    Both are measured at start in a short calibration: each figure the
+ *    median of CAPACITY_ROUNDS rounds. The crowds are set up as the
+ *    dearest commands can set them up (capacity_dress_crowd): the
+ *    obstacles laid over the crowd, the predators in it, every client's
+ *    target on a ring round it. swarmcast-bench --limit checks the result
+ *    by stepping that many agents so set up on the bench's threads.
  *
  * The arithmetic (capacity_of), for a period P = 1 / tick_hz and threads
  * counted as f = 1 + CAPACITY_THREAD_SHARE·(threads − 1):
@@ -38,7 +43,7 @@
  * limit reaches 50,000 when the dearest crowd at 128 candidates costs at
  * most 16.67 ms · 1.8 / 50,000 = 600 ns per agent-step on one thread.
  *
- * The calibration (capacity_measure) takes about 0.1-0.3 s; what follows
+ * The calibration (capacity_measure) takes about 0.2-0.5 s; what follows
  * from its figures (capacity_of) is plain arithmetic, so that a caller (or
  * a test) can ask for several world sizes, tick rates and thread counts. */
 #ifndef SWARMCAST_CAPACITY_H
