@@ -204,13 +204,8 @@ LANES_INLINE void sense_lanes(sense_acc_t *a, lanes_f dx, lanes_f dy, lanes_f VX
         for (int k = 0; k < SENSE_LANES; k++) index[k] = j0 + k;
         apart &= index != me->self;
     }
-    /* The fast variants' one view, applied once to both zones (below:
-     * the generic variant's per-zone views). */
-    lanes_i seen = apart;
-    if (!mode.generic && !sees_everything)
-        seen &= lanes_in_view(me->vx * dx + me->vy * dy, d2, me->k_fov[ZONE_ALI], mode.wide);
-    lanes_i m_sep = (d2 < sp->sep2) & seen;
-    lanes_i m_ali = (d2 < me->ali2) & seen;
+    lanes_i m_sep = (d2 < sp->sep2) & apart;
+    lanes_i m_ali = (d2 < me->ali2) & apart;
     lanes_i m_coh = coh_is_ali ? m_ali : (d2 < me->coh2) & apart;
     /* Alignment and cohesion (and being someone's neighbour) are for the
      * agent's own kind; separation keeps it off every body, of any kind
@@ -221,28 +216,33 @@ LANES_INLINE void sense_lanes(sense_acc_t *a, lanes_f dx, lanes_f dy, lanes_f VX
         m_ali &= kind;
         m_coh &= kind;
     }
-    if (mode.generic && !sees_everything) {
+    if (!sees_everything) {
         /* Each zone's view, computed once when zones share it (the
          * default: all three see 300°). */
         const lanes_f dot = me->vx * dx + me->vy * dy;
-        lanes_i all = m_ali | ~m_ali; /* all ones */
-        const lanes_i v_ali =
-            me->sees_all[ZONE_ALI] ? all : lanes_in_view(dot, d2, me->k_fov[ZONE_ALI], sp->wide[ZONE_ALI]);
-        const lanes_i v_sep = me->sep_view_is_ali      ? v_ali
-                              : me->sees_all[ZONE_SEP] ? all
-                                                       : lanes_in_view(dot, d2, me->k_fov[ZONE_SEP], sp->wide[ZONE_SEP]);
-        m_sep &= v_sep;
-        m_ali &= v_ali;
-        if (me->coh_is_ali)
+        if (!mode.generic) {
+            const lanes_i v = lanes_in_view(dot, d2, me->k_fov[ZONE_ALI], mode.wide);
+            m_sep &= v;
+            m_ali &= v;
             m_coh = m_ali;
-        else
-            m_coh &= me->coh_view_is_ali      ? v_ali
-                     : me->sees_all[ZONE_COH] ? all
-                                              : lanes_in_view(dot, d2, me->k_fov[ZONE_COH], sp->wide[ZONE_COH]);
+        } else {
+            lanes_i all = m_ali | ~m_ali; /* all ones */
+            const lanes_i v_ali =
+                me->sees_all[ZONE_ALI] ? all : lanes_in_view(dot, d2, me->k_fov[ZONE_ALI], sp->wide[ZONE_ALI]);
+            const lanes_i v_sep = me->sep_view_is_ali      ? v_ali
+                                  : me->sees_all[ZONE_SEP] ? all
+                                                           : lanes_in_view(dot, d2, me->k_fov[ZONE_SEP], sp->wide[ZONE_SEP]);
+            m_sep &= v_sep;
+            m_ali &= v_ali;
+            if (me->coh_is_ali)
+                m_coh = m_ali;
+            else
+                m_coh &= me->coh_view_is_ali      ? v_ali
+                         : me->sees_all[ZONE_COH] ? all
+                                                  : lanes_in_view(dot, d2, me->k_fov[ZONE_COH], sp->wide[ZONE_COH]);
+        }
     }
-    /* neighbours of its kind in any zone (in the fast variants kind is
-     * apart, which m_sep is inside, and m_coh is m_ali) */
-    const lanes_i m = mode.generic ? m_ali | m_coh | (m_sep & kind) : m_ali | m_sep;
+    const lanes_i m = m_ali | m_coh | (m_sep & kind); /* neighbours of its kind in any zone */
     /* Lanes with d2 = 0 divide by zero here; their result is masked out
      * bit by bit (IEEE division by zero is defined, not trapped). */
     const lanes_f inv_d2 = one / d2;
