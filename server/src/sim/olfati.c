@@ -25,13 +25,9 @@
 #include "sim/lanes.h"
 #include "sim/models.h"
 #include "sim/motion.h"
+#include "sim/olfati_beta.h"
 
 static float sigma_norm(float z2, float eps) { return (sqrtf(1.0f + eps * z2) - 1.0f) / eps; }
-
-static float sigma_1(float z) { return z / sqrtf(1.0f + z * z); }
-
-/* ρ_h(z): the polynomial bump (bump.h), the same in the pair loop and here. */
-static float bump(float z, float h) { return bump_of(z, h, 1.0f / (1.0f - h)); }
 
 olfati_consts_t olfati_consts(const sim_params_t *p)
 {
@@ -118,38 +114,6 @@ void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, cons
     out->neighbours += (int)q1[0];
 }
 
-/* The β-agents of every obstacle within reach: their share of u. */
-static vec2 beta_feedback(const world_t *w, const olfati_consts_t *k, float px, float py, float vx, float vy)
-{
-    const sim_params_t *p = &w->params;
-    const bool wrap = p->border == BORDER_WRAP;
-    vec2 u = {0.0f, 0.0f};
-    for (size_t o = 0; o < w->n_obstacles; o++) {
-        const obstacle_t *ob = &w->obstacles[o];
-        float qx = px - ob->x, qy = py - ob->y; /* q − y */
-        if (wrap) {
-            qx = motion_wrap_delta(qx, w->width);
-            qy = motion_wrap_delta(qy, w->height);
-        }
-        float dist = sqrtf(qx * qx + qy * qy);
-        if (!(dist > 0.0f)) continue;
-        float ax = qx / dist, ay = qy / dist, mu = ob->r / dist;
-        /* q̂ − q = (R − ‖q − y‖) a: from the agent to the obstacle's surface. */
-        float hx = (ob->r - dist) * ax, hy = (ob->r - dist) * ay;
-        float h2 = hx * hx + hy * hy;
-        if (h2 >= k->r_beta2) continue;
-        float along = vx * ax + vy * ay;
-        float phx = mu * (vx - along * ax), phy = mu * (vy - along * ay); /* p̂ = μ (I − a aᵀ) p */
-        float z = sigma_norm(h2, k->eps);
-        float b = bump(z / k->d_beta_sigma, k->h_beta);
-        float phi_beta = b * (sigma_1(z - k->d_beta_sigma) - 1.0f);
-        float inv = 1.0f / sqrtf(1.0f + k->eps * h2);
-        u.x += p->os_c1_beta * phi_beta * hx * inv + p->os_c2_beta * b * (phx - vx);
-        u.y += p->os_c1_beta * phi_beta * hy * inv + p->os_c2_beta * b * (phy - vy);
-    }
-    return u;
-}
-
 void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s, finish_batch_t *out)
 {
     const agents_t *a = &w->cur;
@@ -179,7 +143,7 @@ void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const ol
         uy += p->os_c1_gamma * to_ref.y - p->os_c2_gamma * (vy - ref_vy);
     }
     if (p->model == MODEL_OLFATI3) {
-        vec2 beta = beta_feedback(w, k, px, py, vx, vy);
+        vec2 beta = olfati_beta_feedback(w, k, px, py, vx, vy);
         ux += beta.x;
         uy += beta.y;
     }
