@@ -85,19 +85,55 @@ static int copied_world(room_t *r, const summary_t *from, char *msg, size_t msg_
 /* --scenario (the default room), or a shipped scenario (a new room): the
  * world exactly as `--headless --scenario` builds it (world_setup.c), so
  * that with nobody steering it steps as that run did, tick for tick. */
-static int scenario_world(room_t *r, const char *path, char *msg, size_t msg_len)
+static int scenario_world(room_t *r, const char *path, uint64_t *steps, char *msg, size_t msg_len)
 {
     config_t cfg = *r->cfg;
     config_t resolved;
     cfg.scenario = path;
     if (r != r->app->home) {
         /* A room made from the page: the scenario decides, not the flags. */
-        cfg.agents_given = cfg.seed_given = cfg.world_given = false;
+        cfg.agents_given = cfg.seed_given = cfg.world_given = cfg.steps_given = false;
         cfg.n_sets = 0;
         if (world_setup_resolve(&cfg, &resolved, msg, msg_len)) return -1;
         cfg = resolved;
     }
-    if (world_setup(&cfg, &r->world, NULL, msg, msg_len)) return -1;
+    if (world_setup(&cfg, &r->world, steps, msg, msg_len)) return -1;
+    return 0;
+}
+
+/* A run of a sweep opened in a room: its steps are stepped now, each into
+ * the room's past, so that the whole run is on the timeline at once (as a
+ * served --replay's is); the room then waits at the run's end, paused. The
+ * stepping holds the thread that makes the room (the loop's), so a run
+ * bigger than this many agent-steps (about a second of stepping) is not:
+ * its room runs live from tick 0 instead, its past kept as it goes. */
+#define RUN_PAST_MAX_AGENT_STEPS 30000000.0
+
+static int run_into_past(room_t *r, uint64_t steps, char *msg, size_t msg_len)
+{
+    if ((double)steps * (double)r->world.n > RUN_PAST_MAX_AGENT_STEPS) {
+        fprintf(stderr, "swarmcast: a run of %llu steps of %zu agents is too long to step now: served live from tick 0\n",
+                (unsigned long long)steps, r->world.n);
+        return 0;
+    }
+    r->whole_run = true;
+    if (timeline_open(r, msg, msg_len)) {
+        world_free(&r->world);
+        timeline_close(r);
+        history_destroy(r->history);
+        r->history = NULL;
+        return -1;
+    }
+    if (!r->history) { /* no past kept (--history-minutes 0): live from tick 0 */
+        r->whole_run = false;
+        return 0;
+    }
+    history_started(r->history, &r->world);
+    for (uint64_t k = 0; k < steps; k++) {
+        world_step(&r->world);
+        history_stepped(r->history, &r->world);
+    }
+    r->world.paused = true;
     return 0;
 }
 
@@ -174,10 +210,12 @@ room_t *room_create(app_t *a, size_t index, const room_setup_t *setup, char *msg
     r->index = index;
     if (index == 0) a->home = r; /* plain_world asks */
     const config_t *cfg = r->cfg;
+    uint64_t run_steps = 0;
     int rc = setup->from == ROOM_FROM_REPLAY   ? replay_world(r, msg, msg_len)
-             : setup->from == ROOM_FROM_SCENARIO ? scenario_world(r, setup->scenario_path, msg, msg_len)
+             : setup->from == ROOM_FROM_SCENARIO ? scenario_world(r, setup->scenario_path, setup->whole_run ? &run_steps : NULL, msg, msg_len)
              : setup->from == ROOM_FROM_WORLD  ? copied_world(r, setup->copy, msg, msg_len)
                                                : plain_world(r, msg, msg_len);
+    if (!rc && setup->whole_run) rc = run_into_past(r, run_steps, msg, msg_len);
     if (rc) {
         free(r);
         return NULL;

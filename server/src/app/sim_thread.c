@@ -250,7 +250,8 @@ void *sim_main(void *arg)
 {
     room_t *r = arg;
     pthread_setname_np(pthread_self(), SIM_THREAD_NAME);
-    if (r->history && !r->replaying) history_started(r->history, &r->world); /* a replay's past is its run */
+    if (r->history && !r->replaying && !r->whole_run)
+        history_started(r->history, &r->world); /* a replay's past is its run; so is a run's room's */
     uint64_t next_due = now_ns() + r->period_ns;
     /* The tick rate, per whole second (healthz: each room's rate and its slowest second). */
     uint64_t second_start_ns = now_ns(), second_ticks = 0;
