@@ -104,18 +104,14 @@ static int scenario_world(room_t *r, const char *path, uint64_t *steps, char *ms
 /* A run of a sweep opened in a room: its steps are stepped now, each into
  * the room's past, so that the whole run is on the timeline at once (as a
  * served --replay's is); the room then waits at the run's end, paused. The
- * stepping holds the thread that makes the room (the loop's), so a run
- * bigger than this many agent-steps (about a second of stepping) is not:
- * its room runs live from tick 0 instead, its past kept as it goes. */
-#define RUN_PAST_MAX_AGENT_STEPS 30000000.0
+ * stepping holds the thread that makes the room (the loop's), so it stops
+ * after RUN_PAST_MAX_SECONDS: a longer run's room then goes on live from
+ * the tick it reached (the same world, tick for tick: nobody has steered
+ * it), its past from tick 0 kept as it runs. */
+#define RUN_PAST_MAX_SECONDS 1.0
 
 static int run_into_past(room_t *r, uint64_t steps, char *msg, size_t msg_len)
 {
-    if ((double)steps * (double)r->world.n > RUN_PAST_MAX_AGENT_STEPS) {
-        fprintf(stderr, "swarmcast: a run of %llu steps of %zu agents is too long to step now: served live from tick 0\n",
-                (unsigned long long)steps, r->world.n);
-        return 0;
-    }
     r->whole_run = true;
     if (timeline_open(r, msg, msg_len)) {
         world_free(&r->world);
@@ -129,11 +125,16 @@ static int run_into_past(room_t *r, uint64_t steps, char *msg, size_t msg_len)
         return 0;
     }
     history_started(r->history, &r->world);
-    for (uint64_t k = 0; k < steps; k++) {
+    uint64_t until = now_ns() + (uint64_t)(RUN_PAST_MAX_SECONDS * 1e9);
+    while (r->world.tick < steps && now_ns() < until) {
         world_step(&r->world);
         history_stepped(r->history, &r->world);
     }
-    r->world.paused = true;
+    if (r->world.tick >= steps)
+        r->world.paused = true;
+    else
+        fprintf(stderr, "swarmcast: a run of %llu steps of %zu agents: %llu stepped ahead, the rest live\n",
+                (unsigned long long)steps, r->world.n, (unsigned long long)r->world.tick);
     return 0;
 }
 

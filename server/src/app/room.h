@@ -114,8 +114,9 @@ struct room {
     uint64_t shared_seq;       /* … its number, and per slot the number each follower was sent: */
     uint64_t *shared_sent;
     bool replaying; /* a served --replay: the recording's end, paused, its whole run the past; no commands */
-    bool whole_run; /* a run of a sweep stepped into the past when made (room.c): paused at its end, the
-                       whole run on the timeline; commands as in any room */
+    bool whole_run; /* a run of a sweep stepped into the past when made (room.c): the whole run on the
+                       timeline, paused at its end (or, a run too long for that, what a second of stepping
+                       reached, live from there); commands as in any room */
 };
 
 /* How a new room's world is made (room_create). */
@@ -126,7 +127,7 @@ typedef struct room_setup {
     const summary_t *copy;     /* ROOM_FROM_WORLD: the parameters, seed and population to copy */
     const char *scenario_path; /* ROOM_FROM_SCENARIO */
     bool whole_run;            /* ROOM_FROM_SCENARIO: step the scenario's run (its steps) into the
-                                  room's past now, within RUN_PAST_MAX_AGENT_STEPS, and pause there */
+                                  room's past now (within RUN_PAST_MAX_SECONDS), and pause there */
 } room_setup_t;
 
 /* A room in place index of app->rooms, its world built as setup says, its
