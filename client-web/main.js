@@ -325,6 +325,8 @@ const connection = new Connection({
         if (Array.isArray(msg.species_values)) hooks.params[msg.name] = msg.species_values[0];
         else if (msg.species == null || msg.species === 0) hooks.params[msg.name] = msg.value;
         panel.onParam(msg);
+      } else if (msg.type === 'metrics' && msg.past === true) {
+        plots.onPastMetrics(msg); // the metrics of the tick of the past shown here
       } else if (msg.type === 'metrics') {
         hooks.metrics = msg;
         plots.onMetrics(msg);

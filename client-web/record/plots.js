@@ -16,9 +16,12 @@
 // the captions give the values of that moment — the metrics message the
 // page read at that tick (or the newest before it). The page keeps its own
 // history for this (metrics_log.js): the messages it received, with their
-// ticks, are exactly the values of those moments, and nothing more need
-// cross the network. A tick older than the page's first message has no
-// values here (the page opened later): the bar says so.
+// ticks, are exactly the values of those moments, and the cursor is placed
+// on the plots' time axis by them. For a tick from before the page opened
+// (a late joiner, a run's room stepped ahead), the server sends the
+// metrics of the tick shown (`"past": true`, PROTOCOL.md "Timeline"):
+// the captions give those; the cursor needs the page's own rows (a time
+// on its axis), so then it is not drawn.
 
 import { METRICS, MetricsLog, formatMetric } from './metrics_log.js';
 import { SPECIES_COLORS } from '../draw/palette.js';
@@ -61,6 +64,7 @@ export function createPlots(deps) {
   let timerDue = 0;
   let cursorTick = null; // the timeline's tick, while the page shows the past
   let moment = null; // the log's row for it (MetricsLog.atTick), or null
+  let served = null; // the server's metrics of a tick of the past: { tick, values }
 
   // ---- DOM ----
   const bar = el('div', 'plots-bar');
@@ -199,13 +203,22 @@ export function createPlots(deps) {
     ctx.restore();
   }
 
+  // The values of tick `tick`: the newest row at or before it, of the
+  // page's own or the server's: { tick, values } or null.
+  function valuesAt(tick) {
+    const own = log.atTick(tick);
+    const theirs = served && served.tick <= tick ? served : null;
+    if (own && theirs) return theirs.tick > own.tick ? theirs : own;
+    return own ?? theirs;
+  }
+
   // The bar's words for the moment the captions show.
-  function showMoment() {
+  function showMoment(values) {
     momentLabel.hidden = cursorTick === null;
     if (cursorTick === null) return;
-    if (moment) {
+    if (values) {
       momentLabel.textContent = `at tick ${cursorTick.toLocaleString('en-US')}`;
-      momentLabel.title = `the values of tick ${cursorTick} (the metrics of tick ${moment.tick})`;
+      momentLabel.title = `the values of tick ${cursorTick} (the metrics of tick ${values.tick})`;
     } else {
       const first = log.firstTick();
       momentLabel.textContent = `no metrics of tick ${cursorTick.toLocaleString('en-US')} here`;
@@ -247,9 +260,10 @@ export function createPlots(deps) {
     status.hidden = !loadFailed && log.length > 0;
     const past = cursorTick !== null;
     moment = past ? log.atTick(cursorTick) : null;
-    showMoment();
+    const values = past ? valuesAt(cursorTick) : null;
+    showMoment(values);
     for (const f of figures) {
-      const text = formatMetric(f.m, past ? moment?.values[f.i] : log.latest(f.i));
+      const text = formatMetric(f.m, past ? values?.values[f.i] : log.latest(f.i));
       if (text !== f.shown) {
         f.shown = text;
         f.value.textContent = text;
@@ -290,16 +304,24 @@ export function createPlots(deps) {
       cursorTick = next;
       if (next === null) {
         moment = null;
+        served = null;
         draw(true);
       } else {
         draw(false, CURSOR_REDRAW_MS);
       }
     },
+    // The server's metrics of a tick of the past (`"past": true`): not the
+    // live log's (nor the CSV's), only what the captions show of that moment.
+    onPastMetrics(msg) {
+      if (!Number.isFinite(msg.tick)) return;
+      served = { tick: msg.tick, values: METRICS.map((m) => (typeof msg[m.key] === 'number' && Number.isFinite(msg[m.key]) ? msg[m.key] : null)) };
+      if (cursorTick !== null) draw(false, CURSOR_REDRAW_MS);
+    },
     // What the captions show: null while live, else { tick, metricsTick
-    // (the row's: null when the page has none that old), values }.
+    // (the row's: null when none is known that old), values }.
     moment() {
       if (cursorTick === null) return null;
-      const m = log.atTick(cursorTick);
+      const m = valuesAt(cursorTick);
       return { tick: cursorTick, metricsTick: m?.tick ?? null, values: m?.values ?? null };
     },
   };

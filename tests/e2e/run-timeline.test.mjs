@@ -6,13 +6,14 @@
 //   SWARMCAST_BIN=build/server/swarmcast node --test tests/e2e/run-timeline.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { startServer } from '../lib/server.mjs';
 import { launchChromium, newPage, waitInPage, closeBrowserAndServer } from '../lib/chromium.mjs';
 import { WATCHED_RUNS, runExperiment } from '../lib/experiment_page.mjs';
+import { METRICS, formatMetric } from '../../client-web/record/metrics_log.js';
 
 const T = { timeout: 90000 };
 const WAIT_MS = 20000;
@@ -61,6 +62,18 @@ test('a run chosen on the results page opens in a new tab with its whole run on 
   }, STEPS / 2);
   await waitInPage(tab, (t) => window.swarmcast.tick === t && window.swarmcast.framesDrawn > 0, STEPS / 2,
     `the run at tick ${STEPS / 2}`, WAIT_MS);
+  // The plots give the values of that moment (the server's: the page never
+  // saw the run's past live): the run's own, as results.csv has them.
+  const runId = await page.locator('#ticks select.runs option').first().getAttribute('value');
+  const row = readFileSync(path.join(out, 'results.csv'), 'utf8').split('\n')
+    .map((l) => l.split(',')).find((c) => c[0] === runId && Number(c[6]) === STEPS / 2);
+  assert.ok(row, `results.csv has run ${runId} at tick ${STEPS / 2}`);
+  await waitInPage(tab, (t) => window.swarmcast.plots.moment()?.metricsTick === t, STEPS / 2,
+    'the metrics of that tick', WAIT_MS);
+  // (the captions follow within a tenth of a second)
+  const want = formatMetric(METRICS.find((m) => m.key === 'polarization'), Number(row[7]));
+  await waitInPage(tab, (text) => document.querySelector('#panel figure.plot[data-metric="polarization"] .plot-value')
+    .textContent === text, want, `the caption to read ${want}`, WAIT_MS);
   // The results page links to the room too (opened as its operator: the token is kept).
   const link = page.locator('#ticks .watch-lines a.room-link');
   assert.match(await link.getAttribute('href'), /\/r\/[A-Z0-9]{8}\?t=0$/);

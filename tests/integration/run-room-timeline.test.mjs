@@ -95,10 +95,16 @@ test('a run opened in a room: the whole run on its timeline, paused at its end, 
       // The whole run is on the timeline, from tick 0 …
       const w = await windowOf(inside);
       assert.deepEqual([w.from, w.to], [0, STEPS]);
-      // … and any tick of it can be shown.
+      // … and any tick of it can be shown, with the metrics of that moment:
+      // the run's, as it recorded them.
       const before = inside.frames.length;
+      const seeking = inside.mark();
       inside.send({ type: 'timeline', op: 'seek', tick: 150 });
       await inside.waitFrame((f) => f.tick === 150 && f.keyed, 'the frame of tick 150', { from: before });
+      const then = await inside.waitText((x) => x.type === 'metrics' && x.past === true, 'the metrics of tick 150',
+        { after: seeking });
+      assert.equal(then.tick, 150);
+      assert.ok(close(then.polarization, recorded[150].polarization), `polarization at 150: ${then.polarization} vs the run's ${recorded[150].polarization}`);
       inside.send({ type: 'timeline', op: 'seek', tick: 0 });
       await inside.waitFrame((f) => f.tick === 0, 'the frame of tick 0', { from: before });
       inside.close();

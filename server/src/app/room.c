@@ -1,6 +1,7 @@
 /* room: making a room's world and its parts, starting and stopping its
  * simulation thread, and freeing it (room.h says what a room holds). The
  * registry of rooms, their codes and lifecycle are rooms.c's. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,11 +126,23 @@ static int run_into_past(room_t *r, uint64_t steps, char *msg, size_t msg_len)
         return 0;
     }
     history_started(r->history, &r->world);
+    /* The metrics on the way, as often as live viewers get them: the
+     * plots of a viewer looking at the run's past give its values. */
+    past_metrics_open(r, steps);
+    uint64_t every = r->cfg->metrics_hz > 0 ? (uint64_t)fmax(1, llround(r->cfg->tick_hz / r->cfg->metrics_hz)) : 0;
+    metrics_state_t ms;
+    metrics_init(&ms);
+    metrics_config_t mc = room_metrics_config(r);
     uint64_t until = now_ns() + (uint64_t)(RUN_PAST_MAX_SECONDS * 1e9);
-    while (r->world.tick < steps && now_ns() < until) {
+    for (;;) {
+        metrics_t m;
+        if (r->metrics_past && every && r->world.tick % every == 0 && metrics_compute(&ms, &r->world, &mc, &m) == 0)
+            metrics_past_add(r->metrics_past, &m);
+        if (r->world.tick >= steps || now_ns() >= until) break;
         world_step(&r->world);
         history_stepped(r->history, &r->world);
     }
+    metrics_free(&ms);
     if (r->world.tick >= steps)
         r->world.paused = true;
     else
@@ -259,6 +272,7 @@ room_t *room_create(app_t *a, size_t index, const room_setup_t *setup, char *msg
         room_free(r);
         return NULL;
     }
+    if (!r->metrics_past) past_metrics_open(r, 0);
     r->started_ns = r->last_tick_ns = now_ns();
     r->period_ns = (uint64_t)(1e9 / cfg->tick_hz);
     r->summary = (summary_t){world_info(&r->world), r->world.tick, r->world.n, r->world.seed, r->world.paused, r->last_tick_ns, 0, 0, {0}};
@@ -320,6 +334,8 @@ void room_free(room_t *r)
     if (!r) return;
     timeline_close(r);
     history_destroy(r->history);
+    metrics_past_destroy(r->metrics_past);
+    free(r->past_metrics_sent);
     free(r->slot_seat);
     free(r->scrub_next);
     free(r->scrub_sent);

@@ -316,6 +316,7 @@ void timeline_deliver(room_t *r)
             shared_buf_unref(r->scrub_next[seat]);
             r->scrub_next[seat] = out.frame;
             net_wake_v2(r->app->net, slot, client_id);
+            past_metrics_send(r, (int)seat, slot, client_id, out.tick); /* that moment's values, for the plots */
             if ((int)seat == r->shared_seat) {
                 shared_buf_unref(r->shared_frame);
                 r->shared_frame = shared_buf_ref(out.frame);
