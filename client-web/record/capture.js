@@ -133,6 +133,7 @@ export function createCapture(deps) {
     const b = el('button', 'btn btn-span-mark', text);
     b.type = 'button';
     b.title = title;
+    b.setAttribute('aria-label', title);
     b.addEventListener('click', (ev) => {
       if (ev.detail > 0) b.blur();
       input.value = String(shownTick());
@@ -143,9 +144,13 @@ export function createCapture(deps) {
   spanBtn.type = 'button';
   spanBtn.dataset.action = 'clip-span';
   spanBtn.title = 'record ticks A to B of the kept past as a WebM video (played at 1×)';
-  spanRow.append(
-    el('span', 'capture-span-label', 'A'), fromInput, markBtn('here', 'A = the moment shown', fromInput),
-    el('span', 'capture-span-label', 'B'), toInput, markBtn('here', 'B = the moment shown', toInput), spanBtn);
+  // Each end kept together on one line: its letter, its tick, "here".
+  const end = (letter, input) => {
+    const group = el('span', 'capture-span-end');
+    group.append(el('span', 'capture-span-label', letter), input, markBtn('here', `${letter} = the moment shown`, input));
+    return group;
+  };
+  spanRow.append(end('A', fromInput), end('B', toInput), spanBtn);
   if (timeline && type) root.append(spanRow);
 
   // The tick on screen: the past's while scrubbing, else the newest.

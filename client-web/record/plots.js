@@ -163,7 +163,7 @@ export function createPlots(deps) {
     const t1 = now() / 1000;
     const first = log.length ? log.t[log.firstIndexSince(now(), windowS)] : t1 - windowS;
     const lo = Math.max(t1 - windowS, Math.min(first, t1 - 5));
-    return [moment ? Math.min(lo, moment.t - windowS * 0.05) : lo, t1];
+    return [moment && moment.t < lo ? moment.t - windowS * 0.05 : lo, t1];
   }
 
   function seriesFor(i, t) {
