@@ -49,7 +49,8 @@ async function withExperiment(name, experiment, fn) {
   const dir = mkdtempSync(path.join(tmpdir(), 'swarmcast-runroom-'));
   try {
     const runs = readResults(await runExperiment(dir, name, experiment));
-    const server = await startServer({ args: ['--rate-scale', '10', '--experiments', dir] });
+    // --max-agents: a sanitizer's build measures a smaller population budget.
+    const server = await startServer({ agents: 50, args: ['--rate-scale', '10', '--max-agents', '20000', '--experiments', dir] });
     try {
       await fn(server, runs);
     } finally {
