@@ -272,6 +272,10 @@ char *timeline_metrics_text(const app_t *a);
  * Opens the room's store (for a past of about `ticks`; 0: the window);
  * without it the past has no metrics, and nothing else changes. */
 void past_metrics_open(room_t *r, uint64_t ticks);
+/* After a step of a past stepped ahead (a run's room, a served --replay),
+ * on the thread making the room: the metrics of that tick are kept, as
+ * often as live viewers get them (room->metrics is the working memory). */
+void past_metrics_stepped(room_t *r, const world_t *w);
 /* Loop thread: a seat's viewer shown tick `tick` of the past is sent the
  * metrics of it ({"type":"metrics","past":true,…}), once per row. */
 void past_metrics_send(room_t *r, int seat, size_t slot, uint32_t client_id, uint64_t tick);

@@ -31,6 +31,18 @@ void past_metrics_open(room_t *r, uint64_t ticks)
     }
 }
 
+void past_metrics_stepped(room_t *r, const world_t *w)
+{
+    const config_t *cfg = r->cfg;
+    if (!r->metrics_past || cfg->metrics_hz <= 0) return;
+    uint64_t every = (uint64_t)fmax(1, llround(cfg->tick_hz / cfg->metrics_hz));
+    if (w->tick % every) return;
+    metrics_t m;
+    metrics_config_t mc = metrics_default_config(w);
+    mc.max_pairs = room_metrics_config(r).max_pairs;
+    if (metrics_compute(&r->metrics, w, &mc, &m) == 0) metrics_past_add(r->metrics_past, &m);
+}
+
 void past_metrics_send(room_t *r, int seat, size_t slot, uint32_t client_id, uint64_t tick)
 {
     metrics_t m;

@@ -129,20 +129,13 @@ static int run_into_past(room_t *r, uint64_t steps, char *msg, size_t msg_len)
     /* The metrics on the way, as often as live viewers get them: the
      * plots of a viewer looking at the run's past give its values. */
     past_metrics_open(r, steps);
-    uint64_t every = r->cfg->metrics_hz > 0 ? (uint64_t)fmax(1, llround(r->cfg->tick_hz / r->cfg->metrics_hz)) : 0;
-    metrics_state_t ms;
-    metrics_init(&ms);
-    metrics_config_t mc = room_metrics_config(r);
     uint64_t until = now_ns() + (uint64_t)(RUN_PAST_MAX_SECONDS * 1e9);
     for (;;) {
-        metrics_t m;
-        if (r->metrics_past && every && r->world.tick % every == 0 && metrics_compute(&ms, &r->world, &mc, &m) == 0)
-            metrics_past_add(r->metrics_past, &m);
+        past_metrics_stepped(r, &r->world);
         if (r->world.tick >= steps || now_ns() >= until) break;
         world_step(&r->world);
         history_stepped(r->history, &r->world);
     }
-    metrics_free(&ms);
     if (r->world.tick >= steps)
         r->world.paused = true;
     else
@@ -165,6 +158,8 @@ static int replay_ready(void *user, world_t *w)
         return 1;
     }
     history_started(r->history, &r->world);
+    past_metrics_open(r, UINT64_MAX); /* the whole recording: as many rows as a room keeps */
+    past_metrics_stepped(r, &r->world);
     return 0;
 }
 
@@ -173,6 +168,7 @@ static int replay_step(void *user, world_t *w)
     room_t *r = user;
     world_step(w);
     history_stepped(r->history, w);
+    past_metrics_stepped(r, w);
     return 0;
 }
 
@@ -224,6 +220,7 @@ room_t *room_create(app_t *a, size_t index, const room_setup_t *setup, char *msg
     r->index = index;
     if (index == 0) a->home = r; /* plain_world asks */
     const config_t *cfg = r->cfg;
+    metrics_init(&r->metrics); /* before the world: a run or a recording stepped ahead computes its metrics */
     uint64_t run_steps = 0;
     int rc = setup->from == ROOM_FROM_REPLAY   ? replay_world(r, msg, msg_len)
              : setup->from == ROOM_FROM_SCENARIO ? scenario_world(r, setup->scenario_path, setup->whole_run ? &run_steps : NULL, msg, msg_len)
@@ -231,6 +228,9 @@ room_t *room_create(app_t *a, size_t index, const room_setup_t *setup, char *msg
                                                : plain_world(r, msg, msg_len);
     if (!rc && setup->whole_run) rc = run_into_past(r, run_steps, msg, msg_len);
     if (rc) {
+        metrics_free(&r->metrics);
+        metrics_past_destroy(r->metrics_past);
+        free(r->past_metrics_sent);
         free(r);
         return NULL;
     }
@@ -244,7 +244,6 @@ room_t *room_create(app_t *a, size_t index, const room_setup_t *setup, char *msg
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
     pthread_cond_init(&r->stop_cond, &attr);
     pthread_condattr_destroy(&attr);
-    metrics_init(&r->metrics);
 
     /* Per-slot state: a session's slot is the same in every room. */
     size_t n_remote = cfg->nats_url ? cfg->max_remote_clients : 0;
