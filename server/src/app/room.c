@@ -102,15 +102,11 @@ static int scenario_world(room_t *r, const char *path, uint64_t *steps, char *ms
     return 0;
 }
 
-/* A run of a sweep opened in a room: its steps are stepped now, each into
- * the room's past, so that the whole run is on the timeline at once (as a
- * served --replay's is); the room then waits at the run's end, paused. The
- * stepping holds the thread that makes the room (the loop's), so it stops
- * after RUN_PAST_MAX_SECONDS: a longer run's room then goes on live from
- * the tick it reached (the same world, tick for tick: nobody has steered
- * it), its past from tick 0 kept as it runs. */
-#define RUN_PAST_MAX_SECONDS 1.0
-
+/* A run of a sweep opened in a room: its whole run goes into the room's
+ * past, as a served --replay's does, and the room then waits at the run's
+ * end, paused. The stepping is the room's own thread's (run_ahead in
+ * sim_thread.c), paced: the loop that makes the room, and every other room,
+ * must not wait for a run that anyone who may make a room can ask for. */
 static int run_into_past(room_t *r, uint64_t steps, char *msg, size_t msg_len)
 {
     r->whole_run = true;
@@ -129,18 +125,11 @@ static int run_into_past(room_t *r, uint64_t steps, char *msg, size_t msg_len)
     /* The metrics on the way, as often as live viewers get them: the
      * plots of a viewer looking at the run's past give its values. */
     past_metrics_open(r, steps);
-    uint64_t until = now_ns() + (uint64_t)(RUN_PAST_MAX_SECONDS * 1e9);
-    for (;;) {
-        past_metrics_stepped(r, &r->world);
-        if (r->world.tick >= steps || now_ns() >= until) break;
-        world_step(&r->world);
-        history_stepped(r->history, &r->world);
-    }
+    past_metrics_stepped(r, &r->world);
     if (r->world.tick >= steps)
         r->world.paused = true;
     else
-        fprintf(stderr, "swarmcast: a run of %llu steps of %zu agents: %llu stepped ahead, the rest live\n",
-                (unsigned long long)steps, r->world.n, (unsigned long long)r->world.tick);
+        r->run_ahead_to = steps;
     return 0;
 }
 

@@ -121,9 +121,9 @@ struct room {
         uint32_t client_id; /* per seat: the viewer last sent the metrics of a past tick (0: none) … */
         uint64_t tick;      /* … and that row's tick */
     } *past_metrics_sent;
-    bool whole_run; /* a run of a sweep stepped into the past when made (room.c): the whole run on the
-                       timeline, paused at its end (or, a run too long for that, what a second of stepping
-                       reached, live from there); commands as in any room */
+    bool whole_run; /* a run of a sweep stepped into the past (room.c, sim_thread.c): the whole run on
+                       the timeline, paused at its end; commands as in any room once it is there */
+    uint64_t run_ahead_to; /* sim thread: the run's last tick while it is still being stepped, else 0 */
 };
 
 /* How a new room's world is made (room_create). */
