@@ -25,6 +25,12 @@ const WATCHERS = opt('watchers', 1);
 const KEYFRAME_S = opt('keyframe-seconds', 0.5);
 const HISTORY_MIN = opt('history-minutes', 10);
 const HISTORY_MB = opt('history-mb', 256);
+// The server in a session of its own (as a service runs), so that the
+// kernel's autogroup scheduling shares the cores between it and this
+// harness rather than letting the harness's decoding outweigh the seats'
+// niced threads; --same-session measures the old way.
+const OWN_SESSION = !process.argv.includes('--same-session');
+const WORLD = (() => { const i = process.argv.indexOf('--world'); return i > 0 ? process.argv[i + 1] : null; })();
 
 async function metrics(server) {
   const { body } = await httpGet(server.metricsPort, '/metrics');
@@ -33,6 +39,9 @@ async function metrics(server) {
     bytes: get('swarmcast_timeline_bytes'), keyframes: get('swarmcast_timeline_keyframes'),
     window: get('swarmcast_timeline_window_ticks'), ticks: get('swarmcast_ticks_total'),
     overruns: get('swarmcast_tick_overruns_total'), rebuildMax: get('swarmcast_timeline_rebuild_seconds_max'),
+    requests: get('swarmcast_timeline_requests_total'), steps: get('swarmcast_timeline_steps_total'),
+    phase: Object.fromEntries(['wait', 'restore', 'steps', 'encode'].map((p) => [p,
+      Number(new RegExp(`^swarmcast_timeline_seconds_total\\{phase="${p}"\\} ([0-9.e+-]+)$`, 'm').exec(body)?.[1])])),
   };
 }
 
@@ -45,8 +54,9 @@ const server = await startServer({
   agents: AGENTS,
   args: ['--max-agents', String(Math.max(AGENTS, 1000)), '--history-minutes', String(HISTORY_MIN),
     '--history-mb', String(HISTORY_MB), '--keyframe-seconds', String(KEYFRAME_S),
-    '--timeline-seats', String(Math.max(SCRUBBERS, 1)), '--max-clients', String(SCRUBBERS + WATCHERS + 8)],
-  startTimeoutMs: 60000,
+    '--timeline-seats', String(Math.max(SCRUBBERS, 1)), '--max-clients', String(SCRUBBERS + WATCHERS + 8),
+    ...(WORLD ? ['--world', WORLD] : [])],
+  startTimeoutMs: 60000, ownSession: OWN_SESSION,
 });
 try {
   const watchers = [];
@@ -93,6 +103,13 @@ try {
     + `${(after.bytes / 1048576).toFixed(1)} MiB kept, ${(after.bytes / 1048576 / Math.max(after.window / 3600, 1e-9)).toFixed(2)} MiB per minute`);
   console.log(`seeks: ${latencies.length} by ${SCRUBBERS} scrubber(s): p50 ${pct(latencies, 0.5).toFixed(1)} ms, `
     + `p95 ${pct(latencies, 0.95).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms; longest rebuild ${(after.rebuildMax * 1000).toFixed(1)} ms`);
+  const served = after.requests - before.requests;
+  const per = (p) => ((after.phase[p] - before.phase[p]) / Math.max(served, 1) * 1000).toFixed(1);
+  console.log(`where a seek's time went on the server (mean of ${served} requests): wait for the seat's thread ${per('wait')} ms, `
+    + `restore ${per('restore')} ms, ${((after.steps - before.steps) / Math.max(served, 1)).toFixed(1)} steps ${per('steps')} ms, `
+    + `encode ${per('encode')} ms; the rest of the mean ${(latencies.reduce((a, b) => a + b, 0) / latencies.length).toFixed(1)} ms `
+    + `is the hand-over to the loop, the network and this client's decoding`);
+  console.log(`server in ${OWN_SESSION ? 'its own session' : "this harness's session"}`);
   console.log(`live: ${((after.ticks - before.ticks) / seconds).toFixed(1)} ticks/s, ${after.overruns - before.overruns} overruns; `
     + `watchers' snapshots/s min ${Math.min(...watchedRates).toFixed(1)}, median ${pct(watchedRates, 0.5).toFixed(1)}`);
   console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}, machine up ${(uptime() / 3600).toFixed(1)} h`);

@@ -113,6 +113,7 @@ struct room {
     shared_buf_t *shared_frame; /* loop only: the shared seat's newest frame … */
     uint64_t shared_seq;       /* … its number, and per slot the number each follower was sent: */
     uint64_t *shared_sent;
+    bool *share_untold;        /* per slot, loop only: joined during a share, not yet told it follows it */
     bool replaying; /* a served --replay: the recording's end, paused, its whole run the past; no commands */
 };
 
