@@ -117,7 +117,10 @@ static shared_buf_t *encode(seat_t *st, const scrub_request_t *req)
     if (capture_world(&st->cap, &st->world)) return NULL;
     snap_view_t v;
     capture_view(&st->cap, &v);
-    /* The frame names its place on the timeline (the world's tick until a reset). */
+    /* The frame names its place on the timeline as its tick and seq (the
+     * world's tick until a reset; after one, the world's tick counts again
+     * from 0 while the timeline goes on). */
+    v.tick = (uint32_t)st->world_pos;
     if (wire2_world_quantize(&st->q, &v, (uint32_t)st->world_pos)) return NULL;
     if (st->enc && (!wire2_rect_equal(wire2_view_enc_rect(st->enc), req->rect) || wire2_view_enc_mode(st->enc) != req->mode)) {
         wire2_view_enc_free(st->enc);
