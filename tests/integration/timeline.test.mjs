@@ -36,12 +36,15 @@ function liveByTick(client) {
   return out;
 }
 
+/** A directory for a recorded run: its log and the three --final files (live, headless replay, served replay). */
+function runFiles(name) {
+  const dir = mkdtempSync(path.join(tmpdir(), `swarmcast-${name}-`));
+  const file = (f) => path.join(dir, f);
+  return { dir, log: file('run.jsonl'), finalLive: file('live.json'), finalReplay: file('replay.json'), finalServed: file('served.json') };
+}
+
 test('a seek shows the world of that tick exactly as live viewers saw it, with steering; others stay live; the log is untouched', T, async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'swarmcast-timeline-'));
-  const log = path.join(dir, 'run.jsonl');
-  const finalLive = path.join(dir, 'live.json');
-  const finalReplay = path.join(dir, 'replay.json');
-  const finalServed = path.join(dir, 'served.json');
+  const { dir, log, finalLive, finalReplay, finalServed } = runFiles('timeline');
   let seen;
   let chosen;
   const server = await startServer({
@@ -362,11 +365,7 @@ function liveByPlace(client, resetTicks) {
 }
 
 test('the past spans a reset: seeks on both sides and across it, live and served, match what was broadcast', T, async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'swarmcast-timeline-reset-'));
-  const log = path.join(dir, 'run.jsonl');
-  const finalLive = path.join(dir, 'live.json');
-  const finalReplay = path.join(dir, 'replay.json');
-  const finalServed = path.join(dir, 'served.json');
+  const { dir, log, finalLive, finalReplay, finalServed } = runFiles('timeline-reset');
   let seen;
   let chosen;
   let resetAt;
