@@ -382,6 +382,11 @@ test('the past spans a reset: seeks on both sides and across it, live and served
     await sleep(700);
     const ack = await steer.command({ type: 'reset', seed: 77, agents: 600 });
     resetAt = ack.tick; // the place of the reset: the new world's tick k is at resetAt + k
+    // Those watching live are told where the live world's ticks now start on the timeline.
+    const told = await live.waitText((m) => m.type === 'timeline' && m.why === 'reset', 'the news of the reset');
+    assert.equal(told.base, resetAt);
+    assert.equal(told.mode, 'live');
+    assert.equal(told.from, 0);
     await sleep(600);
     await steer.command({ type: 'add_obstacle', x: 800, y: 450, radius: 50 });
     await steer.command({ type: 'set_target', x: 1200, y: 200 });

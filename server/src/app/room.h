@@ -114,6 +114,7 @@ struct room {
     uint64_t shared_seq;       /* … its number, and per slot the number each follower was sent: */
     uint64_t *shared_sent;
     bool *share_untold;        /* per slot, loop only: joined during a share, not yet told it follows it */
+    uint64_t base_told;        /* loop only: the history's base the live viewers were last told (a reset moves it) */
     bool replaying; /* a served --replay: the recording's end, paused, its whole run the past; no commands */
 };
 

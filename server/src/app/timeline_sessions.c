@@ -350,9 +350,23 @@ void timeline_deliver(room_t *r)
     }
 }
 
+/* After a reset the live world's ticks start again while the timeline goes
+ * on: everyone watching live is told the new base, so that a page places
+ * the live frames (base + their tick) on its timeline. */
+static void tell_reset(room_t *r)
+{
+    history_stats_t w;
+    history_get_stats(r->history, &w);
+    if (w.base == r->base_told) return;
+    r->base_told = w.base;
+    for (size_t k = 0; k < r->app->n_slots; k++)
+        if (watches_live(r, k) && !r->following[k]) tell_state(r, k, r->slot_client[k], NULL, "reset");
+}
+
 void timeline_follow_views(room_t *r)
 {
     if (!r->scrubbers) return;
+    tell_reset(r);
     for (size_t seat = 0; seat < r->cfg->timeline_seats; seat++) {
         size_t slot;
         uint32_t client_id;
