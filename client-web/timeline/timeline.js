@@ -25,7 +25,7 @@ function isFormControl(target) {
 // page's; keyTarget: where the keys are heard (the window).
 export function createTimeline({ root, send, location = window.location, keyTarget = null }) {
   let tickHz = 60;
-  const state = { mode: 'live', tick: 0, from: 0, to: 0, speed: 1, error: null, available: false };
+  const state = { mode: 'live', tick: 0, from: 0, to: 0, base: 0, speed: 1, error: null, available: false };
   let speed = 1;
   let pendingSeek = null;
   let lastSeekAt = 0;
@@ -130,15 +130,17 @@ export function createTimeline({ root, send, location = window.location, keyTarg
     },
     /** Each frame decoded: while live, the window's end follows it. */
     frame(tick) {
-      if (state.mode === 'live' && tick > state.to) {
-        state.to = tick;
+      // A live frame's tick is the world's; on the timeline it is base + tick (base moves at a reset).
+      const place = (state.base || 0) + tick;
+      if (state.mode === 'live' && place > state.to) {
+        state.to = place;
         show();
       }
     },
     /** The server's answers; true when the message was the timeline's. */
     onMessage(msg) {
       if (msg.type === 'timeline') {
-        Object.assign(state, { mode: msg.mode, tick: msg.tick, from: msg.from, to: msg.to, speed: msg.speed, error: null });
+        Object.assign(state, { mode: msg.mode, tick: msg.tick, from: msg.from, to: msg.to, speed: msg.speed, base: msg.base ?? 0, error: null });
         show();
         return true;
       }

@@ -22,12 +22,15 @@ import { timelineRequest as timeline, liveByTick, seekMatchesLive } from '../lib
 
 const T = { timeout: 60000 };
 
+/** A directory for a recorded run: its log and the three --final files (live, headless replay, served replay). */
+function runFiles(name) {
+  const dir = mkdtempSync(path.join(tmpdir(), `swarmcast-${name}-`));
+  const file = (f) => path.join(dir, f);
+  return { dir, log: file('run.jsonl'), finalLive: file('live.json'), finalReplay: file('replay.json'), finalServed: file('served.json') };
+}
+
 test('a seek shows the world of that tick exactly as live viewers saw it, with steering; others stay live; the log is untouched', T, async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'swarmcast-timeline-'));
-  const log = path.join(dir, 'run.jsonl');
-  const finalLive = path.join(dir, 'live.json');
-  const finalReplay = path.join(dir, 'replay.json');
-  const finalServed = path.join(dir, 'served.json');
+  const { dir, log, finalLive, finalReplay, finalServed } = runFiles('timeline');
   let seen;
   let chosen;
   const server = await startServer({
@@ -259,7 +262,7 @@ test('a truncated, hand-edited or hostile recording is refused at open with its 
   }
 });
 
-test('an operator shares a moment: everyone watching live follows it with one rebuild; a viewer may leave it; live ends it', T, async () => {
+test('an operator shares a moment: everyone watching live follows it with one rebuild, and so does a viewer who comes meanwhile; a viewer may leave it; live ends it', T, async () => {
   const server = await startServer({ agents: 500, args: ['--keyframe-seconds', '0.5'] });
   try {
     const op = await connectV2(server.wsUrl);
@@ -288,6 +291,26 @@ test('an operator shares a moment: everyone watching live follows it with one re
     await timeline(op, { op: 'step', by: 1 });
     await a.waitFrame((f) => f.tick === tick + 1, 'a one tick on', { from: fromA2 });
     assert.ok(!b.frames.slice(bLive).some((f) => f.tick === tick + 1 && f.seq === f.tick), 'b no longer follows');
+    // c comes during the share: it is told, and its first frame is the moment shown (a key, with the scene).
+    const c = await connectV2(server.wsUrl);
+    const toldC = await c.waitText((m) => m.type === 'timeline' && m.why === 'shared', 'the late viewer told of the share');
+    assert.equal(toldC.mode, 'following');
+    assert.equal(toldC.tick, tick + 1);
+    const { frame: firstC } = await c.waitFrame(() => true, 'the late viewer\'s first frame');
+    assert.ok(firstC.keyed && firstC.tick === tick + 1, `c's first frame: ${JSON.stringify(firstC)}`);
+    assert.equal(firstC.digest, a.frames.findLast((f) => f.tick === tick + 1).digest, 'c sees what a sees');
+    const w = await timeline(c, { op: 'window' });
+    assert.equal(w.mode, 'following');
+    // … follows the operator on …
+    const fromC = c.frames.length;
+    await timeline(op, { op: 'step', by: 1 });
+    await c.waitFrame((f) => f.tick === tick + 2, 'c one tick on', { from: fromC });
+    // … and may leave it.
+    const cBack = await timeline(c, { op: 'live' });
+    assert.equal(cBack.mode, 'live');
+    const cLive = c.frames.length;
+    await c.waitFrame((f, i) => i >= cLive && f.tick > tick + 30, 'c live again', { from: cLive });
+    c.close();
     // The operator goes live: so does everyone who followed.
     await timeline(op, { op: 'live' });
     const ended = await a.waitText((m) => m.type === 'timeline' && m.why === 'share_ended', 'the end of the share');
@@ -295,6 +318,140 @@ test('an operator shares a moment: everyone watching live follows it with one re
     const aLive = a.frames.length;
     await a.waitFrame((f, i) => i >= aLive && f.tick > tick + 30, 'a live again', { from: aLive });
     for (const c of [op, a, b]) c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+/** Live frames by place on the timeline: the world's tick, plus the tick of
+ * each reset passed (a frame whose tick went back is after one). */
+function liveByPlace(client, resetTicks) {
+  const out = new Map();
+  let base = 0;
+  let resets = 0;
+  let last = -1;
+  for (const f of client.frames) {
+    if (f.mode !== 'detail') continue;
+    if (f.tick < last) base = resetTicks[resets++];
+    last = f.tick;
+    if (!out.has(base + f.tick)) out.set(base + f.tick, f);
+  }
+  return out;
+}
+
+test('the past spans a reset: seeks on both sides and across it, live and served, match what was broadcast', T, async () => {
+  const { dir, log, finalLive, finalReplay, finalServed } = runFiles('timeline-reset');
+  let seen;
+  let chosen;
+  let resetAt;
+  const server = await startServer({
+    agents: 900, seed: 12,
+    args: ['--record', log, '--final', finalLive, '--keyframe-seconds', '0.5', '--rate-scale', '100'],
+  });
+  try {
+    const live = await connectV2(server.wsUrl);
+    const scrub = await connectV2(server.wsUrl);
+    const steer = await connect(server.wsUrl);
+    await sleep(800);
+    await steer.command({ type: 'set_target', x: 300, y: 300 });
+    await sleep(700);
+    const ack = await steer.command({ type: 'reset', seed: 77, agents: 600 });
+    resetAt = ack.tick; // the place of the reset: the new world's tick k is at resetAt + k
+    // Those watching live are told where the live world's ticks now start on the timeline.
+    const told = await live.waitText((m) => m.type === 'timeline' && m.why === 'reset', 'the news of the reset');
+    assert.equal(told.base, resetAt);
+    assert.equal(told.mode, 'live');
+    assert.equal(told.from, 0);
+    await sleep(600);
+    await steer.command({ type: 'add_obstacle', x: 800, y: 450, radius: 50 });
+    await steer.command({ type: 'set_target', x: 1200, y: 200 });
+    await sleep(900);
+    seen = liveByPlace(live, [resetAt]);
+    const places = [...seen.keys()].sort((x, y) => x - y);
+    const before = places.filter((p) => p < resetAt);
+    const after = places.filter((p) => p > resetAt);
+    assert.ok(before.length > 20 && after.length > 20, `live places: ${before.length} before the reset, ${after.length} after`);
+    assert.equal(seen.get(after[0]).count, 600);
+    assert.equal(seen.get(before.at(-1)).count, 900);
+    const w = await timeline(scrub, { op: 'window' });
+    assert.equal(w.from, 0, 'the ticks before the reset are kept');
+    assert.equal(w.base, resetAt, 'the live world\'s tick 0 is at the reset');
+    assert.ok(w.to >= after.at(-1), JSON.stringify(w));
+    // Both sides, the edges of the reset, and across it both ways.
+    chosen = [before[3], after[2], before.at(-1), after[0], after.at(-2), before[Math.floor(before.length / 2)],
+      after[Math.floor(after.length / 2)]];
+    for (const place of chosen) {
+      const from = scrub.frames.length;
+      const answer = await timeline(scrub, { op: 'seek', tick: place });
+      assert.equal(answer.type, 'timeline', JSON.stringify(answer));
+      assert.equal(answer.tick, place);
+      const { frame } = await scrub.waitFrame((f) => f.tick === place, `the frame of place ${place}`, { from });
+      assert.equal(frame.count, seen.get(place).count, `place ${place}: the population of that side`);
+      assert.equal(frame.digest, seen.get(place).digest, `place ${place}: the scrubbed world is the one broadcast live`);
+    }
+    for (const c of [live, scrub, steer]) c.close();
+  } finally {
+    await server.stop();
+  }
+  await runOk(['--headless', '--replay', log, '--final', finalReplay]);
+  assert.equal(readFileSync(finalReplay, 'utf8'), readFileSync(finalLive, 'utf8'), 'the replay ends in the live world');
+  // Served, the recording keeps its whole run, the reset inside it.
+  const replayed = await spawnServer(['--bind', '127.0.0.1', '--port', '0', '--web-root', webRoot, '--replay', log,
+    '--final', finalServed], { startTimeoutMs: 30000 });
+  try {
+    const viewer = await connectV2(replayed.wsUrl);
+    const w = await timeline(viewer, { op: 'window' });
+    assert.equal(w.from, 0);
+    assert.equal(w.base, resetAt);
+    for (const place of chosen) {
+      const from = viewer.frames.length;
+      const answer = await timeline(viewer, { op: 'seek', tick: place });
+      assert.equal(answer.type, 'timeline', JSON.stringify(answer));
+      const { frame } = await viewer.waitFrame((f) => f.tick === place, `the served frame of place ${place}`, { from });
+      assert.equal(frame.digest, seen.get(place).digest, `served place ${place} is the one broadcast live`);
+    }
+    viewer.close();
+  } finally {
+    await replayed.stop();
+  }
+  assert.equal(readFileSync(finalServed, 'utf8'), readFileSync(finalReplay, 'utf8'), 'served, the log ends where the headless replay does');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a paused tick shows the world the pause found; what commands did while paused shows from the next tick', T, async () => {
+  const server = await startServer({ agents: 400, seed: 3, args: ['--keyframe-seconds', '0.5'] });
+  try {
+    const live = await connectV2(server.wsUrl);
+    const scrub = await connectV2(server.wsUrl);
+    const steer = await connect(server.wsUrl);
+    await sleep(700);
+    const paused = await steer.command({ type: 'pause' });
+    // The pause was applied at place P; the world stands there.
+    const at = paused.tick;
+    const fromLive = live.frames.length;
+    await live.waitFrame((f) => f.tick === at && f.paused, 'a live frame of the paused world', { from: fromLive });
+    await steer.command({ type: 'add_agents', x: 400, y: 300, count: 25 });
+    await steer.command({ type: 'add_obstacle', x: 600, y: 300, radius: 40 });
+    const changed = live.frames.length;
+    const { frame: liveChanged } = await live.waitFrame((f) => f.tick === at && f.count === 425, 'the live frame with the new agents', { from: changed });
+    const stepped = await steer.command({ type: 'step' });
+    assert.equal(stepped.tick, at);
+    const w = await timeline(scrub, { op: 'window' });
+    assert.equal(w.to, at + 1, 'a step command moves the timeline on');
+    // At P: the world as the pause found it (400 agents), not what was broadcast once the commands applied.
+    let from = scrub.frames.length;
+    await timeline(scrub, { op: 'seek', tick: at });
+    const { frame: atP } = await scrub.waitFrame((f) => f.tick === at, 'the paused place', { from });
+    assert.equal(atP.count, 400);
+    assert.notEqual(atP.digest, liveChanged.digest);
+    // At P + 1: what the commands did, stepped once (the step command's tick).
+    const liveNext = live.frames.findLast((f) => f.tick === at + 1);
+    from = scrub.frames.length;
+    await timeline(scrub, { op: 'seek', tick: at + 1 });
+    const { frame: atNext } = await scrub.waitFrame((f) => f.tick === at + 1, 'the place after the step', { from });
+    assert.equal(atNext.count, 425);
+    if (liveNext) assert.equal(atNext.digest, liveNext.digest, 'P + 1 is what live viewers saw after the step');
+    for (const c of [live, scrub, steer]) c.close();
   } finally {
     await server.stop();
   }

@@ -61,10 +61,10 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  *   stop()   SIGTERM, then waits (with a timeout) for the exit; resolves to
  *            { code, signal }. Kills with SIGKILL if it does not end in time.
  */
-export async function startServer({ agents = 300, seed = 7, args = [], env = {}, startTimeoutMs = 10000, testRooms = TEST_ROOMS } = {}) {
+export async function startServer({ agents = 300, seed = 7, args = [], env = {}, startTimeoutMs = 10000, testRooms = TEST_ROOMS, ownSession = false } = {}) {
   const argv = ['--bind', '127.0.0.1', '--port', '0', '--agents', String(agents),
     '--seed', String(seed), '--web-root', webRoot, ...args];
-  if (!(testRooms > 0)) return spawnServer(argv, { env, startTimeoutMs });
+  if (!(testRooms > 0)) return spawnServer(argv, { env, startTimeoutMs, ownSession });
   // The rooms' viewers are sessions: a --max-clients the suite gave makes
   // room for them, so that the suite's own clients find the places it
   // counted on.
@@ -127,12 +127,15 @@ export const SERVER_OWN_CONNECT_LIMITS = { SWARMCAST_CONNECT_RATE: '', SWARMCAST
  * the same handle as startServer. The relay mode (`swarmcast relay …`) is
  * started this way (lib/nats.mjs).
  */
-export async function spawnServer(argv, { env = {}, startTimeoutMs = 10000 } = {}) {
+export async function spawnServer(argv, { env = {}, startTimeoutMs = 10000, ownSession = false } = {}) {
   if (!existsSync(serverBin)) {
     throw new Error(`server binary not found: ${serverBin} (set SWARMCAST_BIN)`);
   }
+  // ownSession: the server in a session of its own (setsid), as a service
+  // runs; with the kernel's autogroups the scheduler then shares the cores
+  // between it and the test's own process instead of among all their threads.
   const proc = spawn(serverBin, argv, {
-    stdio: ['ignore', 'pipe', 'pipe'], env: { ...TEST_CONNECT_LIMITS, ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'], env: { ...TEST_CONNECT_LIMITS, ...process.env, ...env }, detached: ownSession,
   });
   running.add(proc);
   let out = '';

@@ -273,6 +273,8 @@ void timeline_follow_views(room_t *r);
  * new, -1 when the client watches live (compose as usual). */
 int timeline_compose(room_t *r, size_t slot, uint32_t client_id, const uint8_t **data, size_t *len);
 void timeline_left(room_t *r, size_t slot, uint32_t client_id);
+/* A v2 viewer came into the room: during a share, it follows it. */
+void timeline_joined(room_t *r, size_t slot, uint32_t client_id);
 void timeline_close(room_t *r);
 /* The timeline's series of /metrics (all rooms). */
 char *timeline_metrics_text(const app_t *a);

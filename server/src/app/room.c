@@ -329,6 +329,7 @@ void room_free(room_t *r)
     free(r->scrub_sent);
     free(r->following);
     free(r->shared_sent);
+    free(r->share_untold);
     encoder_destroy(r->encoder);
     relay_leases_destroy(r->leases); /* they hold views of the registry below */
     bundle_free(r->current);

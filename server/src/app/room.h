@@ -115,6 +115,8 @@ struct room {
     shared_buf_t *shared_frame; /* loop only: the shared seat's newest frame … */
     uint64_t shared_seq;       /* … its number, and per slot the number each follower was sent: */
     uint64_t *shared_sent;
+    bool *share_untold;        /* per slot, loop only: joined during a share, not yet told it follows it */
+    uint64_t base_told;        /* loop only: the history's base the live viewers were last told (a reset moves it) */
     bool replaying; /* a served --replay: the recording's end, paused, its whole run the past; no commands */
     metrics_past_t *metrics_past; /* the metrics computed, by tick (past_metrics.c), or NULL */
     struct past_metrics_sent {

@@ -126,6 +126,7 @@ char *on_open(void *user, uint32_t client_id, size_t slot, int protocol, const c
                           r != a->home || a->cfg.control_token != NULL, protocol, a->cfg.public_url,
                           r->code, r->name, config_rooms_names[a->cfg.rooms]};
     if (protocol == 2) viewers_open(r->viewers, slot, now_ns());
+    if (protocol == 2) timeline_joined(r, slot, client_id);
     sync_encoder(r);
     return msg_hello(&hello, &info);
 }

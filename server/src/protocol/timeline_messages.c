@@ -31,8 +31,9 @@ char *msg_timeline(const timeline_state_t *s)
     else why[0] = '\0';
     int len = snprintf(buf, sizeof buf,
                        "{\"type\":\"timeline\",\"id\":%s,\"op\":%s,\"mode\":\"%s\",\"tick\":%" PRIu64
-                       ",\"speed\":%.17g,\"from\":%" PRIu64 ",\"to\":%" PRIu64 ",\"keyframe_ticks\":%" PRIu64 "%s}",
-                       id, op, s->mode, s->tick, s->speed, s->from, s->to, s->keyframe_ticks, why);
+                       ",\"speed\":%.17g,\"from\":%" PRIu64 ",\"to\":%" PRIu64 ",\"base\":%" PRIu64
+                       ",\"keyframe_ticks\":%" PRIu64 "%s}",
+                       id, op, s->mode, s->tick, s->speed, s->from, s->to, s->base, s->keyframe_ticks, why);
     return copy(buf, len);
 }
 

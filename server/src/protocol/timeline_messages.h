@@ -14,6 +14,7 @@ typedef struct timeline_state {
     uint64_t tick;    /* what is shown (live: the newest tick) */
     double speed;
     uint64_t from, to; /* the window: the oldest and newest ticks kept */
+    uint64_t base;     /* the tick on the timeline of the live world's tick 0 (0 until a reset) */
     uint64_t keyframe_ticks;
     const char *why;  /* the mode changed by itself: "reached_live", "reached_start"; or NULL */
 } timeline_state_t;

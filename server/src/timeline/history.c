@@ -7,7 +7,7 @@
 
 struct keyframe {
     atomic_uint refs;
-    uint64_t tick;
+    uint64_t pos;     /* its place on the timeline (the image has the world's tick) */
     uint64_t cmd_seq; /* the first command not in the image */
     size_t bytes;
     world_image_t img;
@@ -23,7 +23,8 @@ struct history {
     history_cmd_t *cmds; /* ring, oldest at cmd_head; seqs are consecutive */
     size_t cmd_head, cmd_len, cmd_cap;
     uint64_t next_seq;
-    uint64_t newest_tick;
+    uint64_t newest_pos;
+    uint64_t base;      /* the place of the world's tick 0: a place is base + the world's tick */
     uint64_t epoch;
     size_t kf_bytes;
     bool force_keyframe; /* over the budget with one keyframe left: the next step takes another */
@@ -118,8 +119,8 @@ static void evict_oldest_locked(history_t *h)
  * after it is not yet at or before the window's start. */
 static void evict_locked(history_t *h)
 {
-    uint64_t start = h->newest_tick > h->lim.window_ticks ? h->newest_tick - h->lim.window_ticks : 0;
-    while (h->kf_len > 1 && kf_at(h, 1)->tick <= start) evict_oldest_locked(h);
+    uint64_t start = h->newest_pos > h->lim.window_ticks ? h->newest_pos - h->lim.window_ticks : 0;
+    while (h->kf_len > 1 && kf_at(h, 1)->pos <= start) evict_oldest_locked(h);
     while (h->kf_len > 1 && over_budget_locked(h)) evict_oldest_locked(h);
     /* One keyframe left and still over: the commands after it are what grows; a fresh keyframe lets them go. */
     h->force_keyframe = h->kf_len == 1 && h->cmd_len > 0 && over_budget_locked(h);
@@ -141,13 +142,13 @@ static int push_keyframe_locked(history_t *h, keyframe_t *k)
     return 0;
 }
 
-/* A keyframe of w, linked in; restart: the past before it goes first. */
+/* A keyframe of w (after a step: before the commands at its place), linked
+ * in; restart: the past before it goes first. */
 static void take_keyframe(history_t *h, const world_t *w, bool restart)
 {
     keyframe_t *k = calloc(1, sizeof *k);
     if (k && world_image_capture(&k->img, w) == 0) {
         atomic_init(&k->refs, 1);
-        k->tick = w->tick;
         k->bytes = world_image_bytes(&k->img) + sizeof *k;
     } else {
         free(k);
@@ -158,8 +159,9 @@ static void take_keyframe(history_t *h, const world_t *w, bool restart)
         clear_locked(h);
         h->epoch++;
     }
-    h->newest_tick = w->tick;
+    h->newest_pos = h->base + w->tick;
     if (k) {
+        k->pos = h->newest_pos;
         k->cmd_seq = h->next_seq;
         if (push_keyframe_locked(h, k)) keyframe_unref(k), k = NULL;
     }
@@ -169,17 +171,23 @@ static void take_keyframe(history_t *h, const world_t *w, bool restart)
     pthread_mutex_unlock(&h->lock);
 }
 
-void history_started(history_t *h, const world_t *w) { take_keyframe(h, w, true); }
+void history_started(history_t *h, const world_t *w)
+{
+    pthread_mutex_lock(&h->lock);
+    h->base = 0; /* the timeline starts at the world's tick */
+    pthread_mutex_unlock(&h->lock);
+    take_keyframe(h, w, true);
+}
 
 void history_stepped(history_t *h, const world_t *w)
 {
-    uint64_t last = h->kf_len ? kf_at(h, h->kf_len - 1)->tick : 0;
-    if (!h->kf_len || h->force_keyframe || w->tick >= last + h->lim.keyframe_ticks) {
+    uint64_t last = h->kf_len ? kf_at(h, h->kf_len - 1)->pos : 0;
+    if (!h->kf_len || h->force_keyframe || h->base + w->tick >= last + h->lim.keyframe_ticks) {
         take_keyframe(h, w, !h->kf_len);
         return;
     }
     pthread_mutex_lock(&h->lock);
-    h->newest_tick = w->tick;
+    h->newest_pos = h->base + w->tick;
     evict_locked(h);
     pthread_mutex_unlock(&h->lock);
 }
@@ -201,17 +209,14 @@ static int push_cmd_locked(history_t *h, const history_cmd_t *c)
 
 void history_applied(history_t *h, uint64_t tick, const sim_cmd_t *cmd, const world_t *w)
 {
-    if (w->tick < tick) { /* a reset: the ticks start again */
-        pthread_mutex_lock(&h->lock);
-        h->next_seq++;
-        pthread_mutex_unlock(&h->lock);
-        take_keyframe(h, w, true);
-        return;
-    }
     history_cmd_t c = {.tick = tick, .cmd = *cmd};
     pthread_mutex_lock(&h->lock);
+    c.pos = h->base + tick;
     c.seq = h->next_seq++;
-    h->newest_tick = w->tick; /* a step command moves it */
+    /* A step command moves the place on; a reset (the world's ticks start
+     * again) keeps it: the new world's tick 0 is here, its tick 1 one step on. */
+    if (w->tick < tick) h->base = c.pos - w->tick;
+    h->newest_pos = h->base + w->tick;
     if (h->kf_len && push_cmd_locked(h, &c)) {
         /* Out of memory: the past cannot be rebuilt across this command;
          * it starts again at the next step. */
@@ -226,8 +231,9 @@ void history_get_stats(history_t *h, history_stats_t *out)
 {
     pthread_mutex_lock(&h->lock);
     *out = (history_stats_t){
-        .from = h->kf_len ? kf_at(h, 0)->tick : 0,
-        .to = h->newest_tick,
+        .from = h->kf_len ? kf_at(h, 0)->pos : 0,
+        .to = h->newest_pos,
+        .base = h->base,
         .epoch = h->epoch,
         .keyframes = h->kf_len,
         .commands = h->cmd_len,
@@ -239,7 +245,7 @@ void history_get_stats(history_t *h, history_stats_t *out)
     pthread_mutex_unlock(&h->lock);
 }
 
-static int copy_cmds_locked(const history_t *h, uint64_t from_seq, uint64_t before_tick, history_plan_t *p)
+static int copy_cmds_locked(const history_t *h, uint64_t from_seq, uint64_t before_pos, history_plan_t *p)
 {
     p->n_cmds = 0;
     p->next_seq = from_seq;
@@ -248,7 +254,7 @@ static int copy_cmds_locked(const history_t *h, uint64_t from_seq, uint64_t befo
     size_t i = from_seq > oldest ? (size_t)(from_seq - oldest) : 0;
     for (; i < h->cmd_len; i++) {
         const history_cmd_t *c = cmd_at(h, i);
-        if (c->tick >= before_tick) break;
+        if (c->pos >= before_pos) break;
         if (p->n_cmds == p->cmds_cap) {
             size_t cap = p->cmds_cap ? 2 * p->cmds_cap : 64;
             history_cmd_t *grown = realloc(p->cmds, cap * sizeof *grown);
@@ -261,7 +267,7 @@ static int copy_cmds_locked(const history_t *h, uint64_t from_seq, uint64_t befo
     return 0;
 }
 
-int history_plan(history_t *h, uint64_t target, uint64_t have_epoch, uint64_t have_tick, uint64_t have_seq,
+int history_plan(history_t *h, uint64_t target, uint64_t have_epoch, uint64_t have_pos, uint64_t have_seq,
                  history_plan_t *plan)
 {
     plan->from = NULL;
@@ -270,21 +276,22 @@ int history_plan(history_t *h, uint64_t target, uint64_t have_epoch, uint64_t ha
     pthread_mutex_lock(&h->lock);
     int rc = HISTORY_OK;
     if (!h->kf_len) rc = HISTORY_EMPTY;
-    else if (target < kf_at(h, 0)->tick) rc = HISTORY_BEFORE;
-    else if (target > h->newest_tick) rc = HISTORY_AFTER;
+    else if (target < kf_at(h, 0)->pos) rc = HISTORY_BEFORE;
+    else if (target > h->newest_pos) rc = HISTORY_AFTER;
     if (rc) {
         pthread_mutex_unlock(&h->lock);
         return rc;
     }
     size_t k = h->kf_len - 1;
-    while (kf_at(h, k)->tick > target) k--; /* the oldest is at or before target */
+    while (kf_at(h, k)->pos > target) k--; /* the oldest is at or before target */
     keyframe_t *kf = kf_at(h, k);
     plan->epoch = h->epoch;
     /* The caller's world is on the way when it is of this past, not ahead
      * of the target, not behind the keyframe, and its commands are kept. */
     uint64_t oldest_seq = h->cmd_len ? cmd_at(h, 0)->seq : h->next_seq;
-    bool advance = have_tick != UINT64_MAX && have_epoch == h->epoch && have_tick <= target &&
-                   have_tick >= kf->tick && have_seq >= oldest_seq && have_seq >= kf->cmd_seq;
+    bool advance = have_pos != UINT64_MAX && have_epoch == h->epoch && have_pos <= target &&
+                   have_pos >= kf->pos && have_seq >= oldest_seq && have_seq >= kf->cmd_seq;
+    plan->start = advance ? have_pos : kf->pos;
     if (!advance) {
         atomic_fetch_add(&kf->refs, 1);
         plan->from = kf;
@@ -311,17 +318,20 @@ void history_plan_free(history_plan_t *plan)
 int history_run_plan(const history_plan_t *plan, world_t *w, const atomic_bool *cancel)
 {
     if (plan->from && world_image_restore(&plan->from->img, w)) return -1;
+    uint64_t pos = plan->start; /* w's place: one on per step, as the world's tick but across resets */
     for (size_t i = 0; i < plan->n_cmds; i++) {
         const history_cmd_t *c = &plan->cmds[i];
         /* As the simulation did: a tick's commands before its step. */
-        while (w->tick < c->tick) {
+        for (; pos < c->pos; pos++) {
             if (cancel && atomic_load(cancel)) return -1;
             world_step(w);
         }
+        uint64_t before = w->tick;
         sim_result_t res;
         sim_apply(w, &c->cmd, &res);
+        if (w->tick > before) pos += w->tick - before; /* a step command; a reset stays at its place */
     }
-    while (w->tick < plan->target) {
+    for (; pos < plan->target; pos++) {
         if (cancel && atomic_load(cancel)) return -1;
         world_step(w);
     }

@@ -30,6 +30,7 @@ typedef struct seat {
     size_t slot;
     uint32_t client_id;
     uint64_t gen, served_gen; /* requests made, and the newest one taken */
+    uint64_t asked_ns;        /* when the newest request was made */
     uint64_t tenure;          /* +1 per holder: a frame made for the last one is not the next one's */
     scrub_request_t req;      /* while playing, position follows the playback */
     shared_buf_t *frame;      /* made, not yet taken */
@@ -39,8 +40,9 @@ typedef struct seat {
     atomic_bool cancel; /* released or stopping: a rebuild stops at its next step */
     /* The seat's thread only. */
     world_t world;
+    bool world_ready; /* world_init'd (on the seat's thread: its workers inherit the nice) */
     bool have_world;
-    uint64_t world_epoch, world_seq;
+    uint64_t world_epoch, world_seq, world_pos; /* the seat's world: its history's epoch, commands, place */
     history_plan_t plan;
     capture_t cap;
     wire2_world_t q;
@@ -66,18 +68,39 @@ static uint64_t clock_ns(void)
 
 /* ---- a frame of the past -------------------------------------------------- */
 
+/* Where one rebuild's time went (seconds), for the stats. */
+typedef struct rebuild_cost {
+    double restore, steps;
+    uint64_t stepped;
+} rebuild_cost_t;
+
 /* The seat's world at target: advanced from where it is when that is on the
  * way, else restored from a keyframe and re-stepped. */
-static int rebuild(seat_t *st, uint64_t target, bool *restored)
+static int rebuild(seat_t *st, uint64_t target, bool *restored, rebuild_cost_t *cost)
 {
     scrubbers_t *s = st->owner;
-    int rc = history_plan(s->history, target, st->world_epoch, st->have_world ? st->world.tick : UINT64_MAX,
+    if (!st->world_ready) return HISTORY_NO_MEMORY;
+    int rc = history_plan(s->history, target, st->world_epoch, st->have_world ? st->world_pos : UINT64_MAX,
                           st->world_seq, &st->plan);
     if (rc) return rc;
     *restored = st->plan.from != NULL;
     st->have_world = false; /* until the plan is through */
-    if (history_run_plan(&st->plan, &st->world, &st->cancel) == 0) {
+    uint64_t t0 = clock_ns();
+    int failed = 0;
+    if (st->plan.from) {
+        /* The restore apart from the steps, to tell their costs apart. */
+        failed = world_image_restore(keyframe_image(st->plan.from), &st->world);
+        history_plan_done(&st->plan);
+    }
+    uint64_t t1 = clock_ns();
+    if (!failed) failed = history_run_plan(&st->plan, &st->world, &st->cancel);
+    uint64_t t2 = clock_ns();
+    cost->restore = (double)(t1 - t0) / 1e9;
+    cost->steps = (double)(t2 - t1) / 1e9;
+    cost->stepped = target - st->plan.start;
+    if (!failed) {
         st->have_world = true;
+        st->world_pos = target;
         st->world_epoch = st->plan.epoch;
         st->world_seq = st->plan.next_seq;
     } else {
@@ -94,7 +117,11 @@ static shared_buf_t *encode(seat_t *st, const scrub_request_t *req)
     if (capture_world(&st->cap, &st->world)) return NULL;
     snap_view_t v;
     capture_view(&st->cap, &v);
-    if (wire2_world_quantize(&st->q, &v, (uint32_t)st->world.tick)) return NULL;
+    /* The frame names its place on the timeline as its tick and seq (the
+     * world's tick until a reset; after one, the world's tick counts again
+     * from 0 while the timeline goes on). */
+    v.tick = (uint32_t)st->world_pos;
+    if (wire2_world_quantize(&st->q, &v, (uint32_t)st->world_pos)) return NULL;
     if (st->enc && (!wire2_rect_equal(wire2_view_enc_rect(st->enc), req->rect) || wire2_view_enc_mode(st->enc) != req->mode)) {
         wire2_view_enc_free(st->enc);
         st->enc = NULL;
@@ -148,6 +175,10 @@ static void *seat_main(void *arg)
     pthread_setname_np(pthread_self(), SEAT_THREAD_NAME);
     if (setpriority(PRIO_PROCESS, (id_t)gettid(), SEAT_NICE))
         fprintf(stderr, "swarmcast: cannot lower a scrubbing thread's priority: %s\n", strerror(errno));
+    /* The world after the nice: threads inherit it, and a world of more
+     * than one thread starts its workers here. */
+    st->world_ready = world_init(&st->world, &s->cfg.world) == 0;
+    if (!st->world_ready) fprintf(stderr, "swarmcast: out of memory for a scrubbing seat's world\n");
     uint64_t frame_ns = (uint64_t)(1e9 / s->cfg.frame_hz), next_frame_ns = 0, last_ns = 0;
     pthread_mutex_lock(&s->lock);
     while (wait_for_work(st, next_frame_ns)) {
@@ -159,7 +190,7 @@ static void *seat_main(void *arg)
         last_ns = now;
         next_frame_ns = now + frame_ns;
         scrub_request_t req = st->req;
-        uint64_t tenure = st->tenure;
+        uint64_t tenure = st->tenure, asked_ns = st->asked_ns;
         history_stats_t window;
         history_get_stats(s->history, &window);
         bool reached_live = false, at_start = false;
@@ -174,17 +205,27 @@ static void *seat_main(void *arg)
 
         uint64_t target = (uint64_t)floor(req.position);
         bool restored = false;
+        rebuild_cost_t cost = {0};
         uint64_t began = clock_ns();
-        int rc = reached_live ? 0 : rebuild(st, target, &restored);
-        double took = (double)(clock_ns() - began) / 1e9;
+        int rc = reached_live ? 0 : rebuild(st, target, &restored, &cost);
+        uint64_t rebuilt = clock_ns();
         shared_buf_t *frame = !rc && !reached_live && st->have_world ? encode(st, &req) : NULL;
+        double took = (double)(rebuilt - began) / 1e9, encoding = (double)(clock_ns() - rebuilt) / 1e9;
 
         pthread_mutex_lock(&s->lock);
+        if (fresh) {
+            s->stats.requests_served++;
+            s->stats.wait_seconds += (double)(began - asked_ns) / 1e9;
+        }
         if (!reached_live && !rc) {
             s->stats.rebuilds++;
             s->stats.restores += restored;
             s->stats.rebuild_seconds_last = took;
             if (took > s->stats.rebuild_seconds_max) s->stats.rebuild_seconds_max = took;
+            s->stats.restore_seconds += cost.restore;
+            s->stats.step_seconds += cost.steps;
+            s->stats.steps += cost.stepped;
+            if (frame) s->stats.encode_seconds += encoding;
         }
         bool tell = false;
         if (st->in_use && st->tenure == tenure) {
@@ -218,7 +259,7 @@ scrubbers_t *scrubbers_create(history_t *history, const scrubbers_config_t *cfg)
     if (!s) return NULL;
     s->history = history;
     s->cfg = *cfg;
-    s->cfg.world.threads = 1;
+    if (s->cfg.world.threads < 1) s->cfg.world.threads = 1;
     s->cfg.world.agents = 0;
     if (!(s->seats = calloc(cfg->seats ? cfg->seats : 1, sizeof *s->seats))) {
         free(s);
@@ -245,7 +286,7 @@ void scrubbers_destroy(scrubbers_t *s)
         seat_t *st = &s->seats[i];
         if (!st->started) continue;
         pthread_join(st->thread, NULL);
-        world_free(&st->world);
+        if (st->world_ready) world_free(&st->world);
         history_plan_free(&st->plan);
         capture_free(&st->cap);
         wire2_world_free(&st->q);
@@ -291,11 +332,9 @@ int scrubbers_acquire(scrubbers_t *s, size_t slot, uint32_t client_id)
     if (got >= 0) {
         seat_t *st = &s->seats[got];
         if (!st->started) {
-            if (world_init(&st->world, &s->cfg.world) == 0 &&
-                pthread_create(&st->thread, NULL, seat_main, st) == 0)
+            if (pthread_create(&st->thread, NULL, seat_main, st) == 0) {
                 st->started = true;
-            else {
-                world_free(&st->world);
+            } else {
                 atomic_fetch_sub(s->cfg.in_use, 1);
                 got = -1;
             }
@@ -322,6 +361,7 @@ void scrubbers_request(scrubbers_t *s, int seat, const scrub_request_t *req)
     seat_t *st = &s->seats[seat];
     st->req = *req;
     st->gen++;
+    st->asked_ns = clock_ns();
     st->reached_live = st->stopped_at_start = false;
     st->error = 0;
     pthread_cond_broadcast(&s->cond);

@@ -30,7 +30,7 @@
 typedef struct scrubbers scrubbers_t;
 
 typedef struct scrubbers_config {
-    world_config_t world;    /* the room's world, for each seat's copy (threads: 1) */
+    world_config_t world;    /* the room's world, for each seat's copy; its threads: a rebuild's (the result is the same for any count) */
     double tick_hz;          /* ticks per second of the live world */
     double frame_hz;         /* frames per second while playing */
     size_t seats;            /* seats in this room, and in all rooms together */
@@ -81,10 +81,19 @@ void scrubbers_take(scrubbers_t *s, int seat, scrub_output_t *out);
 bool scrubbers_holder(scrubbers_t *s, int seat, size_t *slot, uint32_t *client_id);
 size_t scrubbers_count(const scrubbers_t *s);
 
-/* The newest rebuild's cost on a seat's thread, for /metrics and benchmarks. */
+/* The newest rebuild's cost on a seat's thread, and where the time of the
+ * requests went (sums over every request served, for /metrics and
+ * benchmarks: a seek's latency is wait + restore + steps + encode on the
+ * server, then the loop's hand-over and the network). */
 typedef struct scrubbers_stats {
     uint64_t frames, rebuilds, restores;
     double rebuild_seconds_last, rebuild_seconds_max;
+    uint64_t requests_served;  /* fresh requests taken by a seat's thread */
+    double wait_seconds;       /* from the request to its seat's thread taking it */
+    double restore_seconds;    /* restoring keyframes */
+    double step_seconds;       /* re-applying commands and re-stepping */
+    uint64_t steps;            /* steps re-taken */
+    double encode_seconds;     /* the view's frame */
 } scrubbers_stats_t;
 void scrubbers_get_stats(scrubbers_t *s, scrubbers_stats_t *out);
 

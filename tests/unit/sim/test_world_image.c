@@ -91,11 +91,51 @@ static void an_image_restores_twice_into_the_same_world(void **state)
     world_free(&b);
 }
 
+/* The timeline re-applies a reset rather than keeping an image after it: a
+ * restored world that meets the reset (another seed and population, the
+ * features' state drawn again) and a paused stretch with a step must go on
+ * as the live world did. */
+static void a_restored_world_goes_through_a_reset_as_the_original(void **state)
+{
+    (void)state;
+    world_t a, b;
+    make_rich_world(&a, 23);
+    world_image_t img = {0};
+    assert_int_equal(world_image_capture(&img, &a), 0);
+    make_world(&b, 800, 450, 700, 4); /* more agents than the image: the restore shrinks it */
+    for (int k = 0; k < 3; k++) world_step(&b);
+    assert_int_equal(world_image_restore(&img, &b), 0);
+    const sim_cmd_t cmds[] = {
+        {.kind = CMD_RESET, .request_id = -1, .has_seed = true, .seed = 77, .has_agents = true, .agents = 250},
+        {.kind = CMD_PAUSE, .request_id = -1},
+        {.kind = CMD_ADD_AGENTS, .client_id = 2, .request_id = -1, .x = 200, .y = 200, .count = 9},
+        {.kind = CMD_STEP, .request_id = -1},
+        {.kind = CMD_RESUME, .request_id = -1},
+    };
+    for (int k = 0; k < 7; k++) world_step(&a), world_step(&b);
+    for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
+        sim_result_t ra, rb;
+        sim_apply(&a, &cmds[c], &ra);
+        sim_apply(&b, &cmds[c], &rb);
+        assert_int_equal(ra.status, SIM_OK);
+        assert_int_equal(rb.status, SIM_OK);
+        assert_same_world(&a, &b);
+    }
+    assert_int_equal(a.tick, 1); /* the reset's tick 0, then the step command's */
+    assert_int_equal(a.n, 259);
+    for (int k = 0; k < 25; k++) world_step(&a), world_step(&b);
+    assert_same_world(&a, &b);
+    world_image_free(&img);
+    world_free(&a);
+    world_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(restored_world_steps_as_the_original),
         cmocka_unit_test(an_image_restores_twice_into_the_same_world),
+        cmocka_unit_test(a_restored_world_goes_through_a_reset_as_the_original),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

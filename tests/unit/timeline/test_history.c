@@ -2,7 +2,9 @@
  * first, never the last one), and a plan rebuilds the world of any tick of
  * the window exactly as the live world was at that tick — from a keyframe,
  * or by advancing a world already on the way — with the commands re-applied
- * where the live world applied them. Bad ticks are refused. */
+ * where the live world applied them. Bad ticks are refused. The past spans
+ * a reset (its places go on while the world's ticks start again), and a
+ * paused place is the world the pause found. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -244,27 +246,149 @@ static void ticks_outside_the_window_are_refused(void **state)
     world_free(&w);
 }
 
-static void a_reset_starts_the_past_again(void **state)
+/* w as an image, compared with want (the world's tick included). */
+static void assert_same_world(const world_t *w, const world_image_t *want)
+{
+    world_image_t img = {0};
+    assert_int_equal(world_image_capture(&img, w), 0);
+    assert_int_equal(img.tick, want->tick);
+    assert_int_equal(img.seed, want->seed);
+    assert_int_equal(img.n, want->n);
+    assert_memory_equal(img.cur.x, want->cur.x, img.n * sizeof(float));
+    assert_memory_equal(img.cur.vx, want->cur.vx, img.n * sizeof(float));
+    assert_memory_equal(img.cur.id, want->cur.id, img.n * sizeof(uint32_t));
+    assert_int_equal(img.n_obstacles, want->n_obstacles);
+    assert_int_equal(img.paused, want->paused);
+    world_image_free(&img);
+}
+
+/* Plans place `pos` from scratch and checks it is want. */
+static void assert_place_is(history_t *h, world_t *past, uint64_t pos, const world_image_t *want)
+{
+    history_plan_t plan = {0};
+    assert_int_equal(history_plan(h, pos, 0, UINT64_MAX, 0, &plan), HISTORY_OK);
+    assert_int_equal(history_run_plan(&plan, past, NULL), 0);
+    history_plan_free(&plan);
+    assert_same_world(past, want);
+}
+
+/* A live world of n agents with its history (a keyframe every `every`
+ * ticks), and an empty world to rebuild the past in. */
+static history_t *start_live(world_t *w, world_t *past, size_t n, uint32_t seed, uint64_t every)
+{
+    make_world(w, WORLD_W, WORLD_H, n, seed);
+    make_world(past, WORLD_W, WORLD_H, 0, 1);
+    history_t *h = make_history(every, 1000, 1u << 30);
+    history_started(h, w);
+    return h;
+}
+
+static void the_past_spans_a_reset(void **state)
 {
     (void)state;
-    world_t w;
-    make_world(&w, WORLD_W, WORLD_H, 30, 3);
-    history_t *h = make_history(10, 1000, 1u << 30);
-    history_started(h, &w);
-    for (int t = 0; t < 50; t++) live_tick(h, &w, NULL, 0);
-    history_stats_t before, after;
-    history_get_stats(h, &before);
-    sim_cmd_t reset = {.kind = CMD_RESET, .request_id = -1, .has_agents = true, .agents = 40};
-    live_tick(h, &w, &reset, 1);
-    history_get_stats(h, &after);
-    assert_int_equal(after.epoch, before.epoch + 1);
-    assert_int_equal(after.from, 0);
-    assert_int_equal(after.to, 1);
+    world_t w, past;
+    history_t *h = start_live(&w, &past, 60, 3, 16);
+    enum { RESET_AT = 50, END = 130 };
+    world_image_t *seen = calloc(END + 1, sizeof *seen);
+    for (int p = 0; p < END; p++) {
+        assert_int_equal(world_image_capture(&seen[p], &w), 0); /* what place p's snapshot showed */
+        sim_cmd_t cmds[2];
+        size_t n = 0;
+        if (p == RESET_AT) { /* a target, then a reset to another seed and population, then a target */
+            cmds[n++] = (sim_cmd_t){.kind = CMD_SET_TARGET, .client_id = 2, .request_id = -1, .x = 100, .y = 100};
+            cmds[n++] = (sim_cmd_t){.kind = CMD_RESET, .request_id = -1, .has_seed = true, .seed = 99,
+                                    .has_agents = true, .agents = 40};
+        }
+        if (p == RESET_AT + 5) cmds[n++] = (sim_cmd_t){.kind = CMD_ADD_OBSTACLE, .client_id = 2, .request_id = -1,
+                                                       .x = 300, .y = 200, .radius = 30};
+        live_tick(h, &w, cmds, n);
+    }
+    assert_int_equal(world_image_capture(&seen[END], &w), 0);
+    assert_int_equal(w.tick, END - RESET_AT); /* the world's ticks started again … */
+    history_stats_t s;
+    history_get_stats(h, &s);
+    assert_int_equal(s.from, 0); /* … the timeline kept the ticks before the reset */
+    assert_int_equal(s.to, END);
+    assert_int_equal(s.base, RESET_AT);
+    /* Every place, on both sides of the reset and across it, in any order. */
+    const uint64_t places[] = {RESET_AT, RESET_AT + 1, 3, RESET_AT - 1, RESET_AT + 2, END, 64, RESET_AT + 5, RESET_AT + 6, 0};
+    for (size_t k = 0; k < sizeof places / sizeof places[0]; k++) assert_place_is(h, &past, places[k], &seen[places[k]]);
+    assert_int_equal(seen[RESET_AT + 1].tick, 1);
+    assert_int_equal(seen[RESET_AT].n, 60);
+    assert_int_equal(seen[RESET_AT + 1].n, 40);
+    /* A world on the way advances across the reset. */
     history_plan_t plan = {0};
-    assert_int_equal(history_plan(h, 30, 0, UINT64_MAX, 0, &plan), HISTORY_AFTER); /* that tick 30 is gone */
+    assert_int_equal(history_plan(h, RESET_AT - 2, 0, UINT64_MAX, 0, &plan), HISTORY_OK);
+    assert_int_equal(history_run_plan(&plan, &past, NULL), 0);
+    uint64_t epoch = plan.epoch, seq = plan.next_seq;
+    history_plan_done(&plan);
+    assert_int_equal(history_plan(h, RESET_AT + 3, epoch, RESET_AT - 2, seq, &plan), HISTORY_OK);
+    assert_null(plan.from);
+    assert_int_equal(history_run_plan(&plan, &past, NULL), 0);
     history_plan_free(&plan);
+    assert_same_world(&past, &seen[RESET_AT + 3]);
+    for (int p = 0; p <= END; p++) world_image_free(&seen[p]);
+    free(seen);
     history_destroy(h);
     world_free(&w);
+    world_free(&past);
+}
+
+/* One tick as the simulation thread runs it, paused or not: the commands,
+ * then a step unless the world is paused. */
+static void loop_tick(history_t *h, world_t *w, const sim_cmd_t *cmd)
+{
+    if (cmd) {
+        uint64_t tick = w->tick;
+        sim_result_t res;
+        sim_apply(w, cmd, &res);
+        assert_int_equal(res.status, SIM_OK);
+        history_applied(h, tick, cmd, w);
+    }
+    if (w->paused) return;
+    world_step(w);
+    history_stepped(h, w);
+}
+
+static void a_paused_place_is_the_world_the_pause_found(void **state)
+{
+    (void)state;
+    world_t w, past;
+    history_t *h = start_live(&w, &past, 50, 8, 10);
+    for (int t = 0; t < 25; t++) loop_tick(h, &w, NULL);
+    world_image_t found = {0}, after_step = {0};
+    assert_int_equal(world_image_capture(&found, &w), 0); /* place 25, as its snapshot showed it */
+    sim_cmd_t pause = {.kind = CMD_PAUSE, .request_id = -1};
+    sim_cmd_t obstacle = {.kind = CMD_ADD_OBSTACLE, .client_id = 2, .request_id = -1, .x = 200, .y = 200, .radius = 30};
+    sim_cmd_t more = {.kind = CMD_ADD_AGENTS, .client_id = 2, .request_id = -1, .x = 300, .y = 300, .count = 7};
+    sim_cmd_t step = {.kind = CMD_STEP, .request_id = -1};
+    loop_tick(h, &w, &pause); /* the world stands at 25 … */
+    loop_tick(h, &w, NULL);
+    loop_tick(h, &w, &obstacle); /* … while commands change it … */
+    loop_tick(h, &w, &more);
+    history_stats_t s;
+    history_get_stats(h, &s);
+    assert_int_equal(s.to, 25);
+    assert_int_equal(w.n, 57);
+    loop_tick(h, &w, &step); /* … and a step takes it, changed, to 26 */
+    assert_int_equal(world_image_capture(&after_step, &w), 0);
+    history_get_stats(h, &s);
+    assert_int_equal(s.to, 26);
+    /* 25 is the world the pause found: not paused yet, no obstacle, 50 agents. */
+    assert_place_is(h, &past, 25, &found);
+    assert_false(past.paused);
+    assert_int_equal(past.n, 50);
+    assert_int_equal(past.n_obstacles, 0);
+    /* 26 has what the pause's commands did. */
+    assert_place_is(h, &past, 26, &after_step);
+    assert_true(past.paused);
+    assert_int_equal(past.n, 57);
+    assert_int_equal(past.n_obstacles, 1);
+    world_image_free(&found);
+    world_image_free(&after_step);
+    history_destroy(h);
+    world_free(&w);
+    world_free(&past);
 }
 
 int main(void)
@@ -276,7 +400,8 @@ int main(void)
         cmocka_unit_test(a_plan_rebuilds_any_tick_exactly),
         cmocka_unit_test(a_world_on_the_way_advances_instead),
         cmocka_unit_test(ticks_outside_the_window_are_refused),
-        cmocka_unit_test(a_reset_starts_the_past_again),
+        cmocka_unit_test(the_past_spans_a_reset),
+        cmocka_unit_test(a_paused_place_is_the_world_the_pause_found),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
