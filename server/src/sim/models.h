@@ -29,23 +29,21 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b);
 
 /* Unicycle agents: constant speed, heading turned by a proportional
  * controller toward k_s ŝ + k_a â + k_c ĉ, gains jittered per tick.
- * unicycle_agent works out agent i's desired direction and leaves the
- * turn, whose atan2 and sin/cos are most of the rule's cost, to
- * unicycle_flush, which turns up to LANES consecutive agents at once
- * (each agent's result is the same whichever batch it is in). */
+ * unicycle_agent keeps what agent i sensed; unicycle_flush runs the rule
+ * for up to LANES consecutive agents at once, one per vector lane, as
+ * reynolds_batch does (each agent's result is the same whichever batch it
+ * is in). */
 typedef struct unicycle_batch {
     size_t first; /* agents first … first + count − 1 */
     int count;
-    float px[LANES], py[LANES]; /* where they are */
-    float hx[LANES], hy[LANES]; /* their unit headings */
-    float dx[LANES], dy[LANES]; /* their desired directions (0: keep going) */
-    float speed[LANES];         /* their own speeds */
-    float gain[LANES];          /* k_e times this tick's jitter */
-    uint8_t flags[LANES];
+    /* What each sensed (sense_sums_t, field by field). */
+    float sep_x[LANES], sep_y[LANES], ali_x[LANES], ali_y[LANES], coh_x[LANES], coh_y[LANES];
+    float pair_x[LANES], pair_y[LANES];
+    int n_ali[LANES], n_any[LANES], n_ahead[LANES];
 } unicycle_batch_t;
 
 void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s, unicycle_batch_t *out);
-/* Turns and moves the batch's agents into w->next; the batch is then empty. */
+/* Steers and moves the batch's agents into w->next; the batch is then empty. */
 void unicycle_flush(const world_t *w, unicycle_batch_t *b);
 
 /* Olfati-Saber: what an α-agent senses of its neighbours. */
