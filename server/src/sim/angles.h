@@ -2,9 +2,9 @@
  * Couzin) without libm. libm's versions were most of those models' time
  * beside the neighbour loop; these are a few dozen operations, one value
  * at a time or (the _lanes versions, the same operations) eight at once,
- * for a rule that batches its agents (the unicycle's). The two copies are
- * on purpose: one value in eight double lanes costs a one-agent caller
- * (Couzin) 1.4 times its step.
+ * for the rules, which batch their agents. The one-value versions are the
+ * reference the lanes are tested against (test_angles.c) and serve any
+ * caller with one value.
  *
  * Both work in double and round once to float, with Taylor series whose
  * first left-out term bounds the truncation: atan on |t| ≤ tan(π/8) to t¹⁷

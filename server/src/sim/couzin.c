@@ -27,6 +27,7 @@
 
 #include "sim/angles.h"
 #include "sim/clones.h"
+#include "sim/heading_lanes.h"
 #include "sim/lanes.h"
 #include "sim/models.h"
 #include "sim/motion.h"
@@ -129,75 +130,145 @@ static bool normalise(float *x, float *y)
     return true;
 }
 
-/* A standard normal draw for agent id at this tick (Box-Muller). */
-static float gaussian(const world_t *w, uint32_t id)
+/* normalise in every lane: the lanes where (x, y) has a length. */
+LANES_INLINE lanes_i normalise_lanes(lanes_f *x, lanes_f *y)
 {
-    const float u1 = 1.0f - prng_hash_unit(w->seed, NOISE_STREAM, w->tick, (uint64_t)id * 2); /* (0, 1] */
-    const float u2 = prng_hash_unit(w->seed, NOISE_STREAM, w->tick, (uint64_t)id * 2 + 1);
-    float s, c;
-    angle_sincos(2.0f * PI_F * u2, &s, &c);
-    return sqrtf(-2.0f * logf(u1)) * c;
+    const lanes_f len = lanes_sqrt(*x * *x + *y * *y);
+    const lanes_i some = len > 0.0f;
+    const lanes_f by = lanes_select(some, len, (lanes_f){0} + 1.0f);
+    *x = lanes_select(some, *x / by, *x);
+    *y = lanes_select(some, *y / by, *y);
+    return some;
+}
+
+/* couzin_direction for eight agents: the lanes where something was
+ * perceived (elsewhere d is left as it was). */
+LANES_INLINE lanes_i direction_lanes(const couzin_batch_t *b, lanes_f hx, lanes_f hy, lanes_f *dx, lanes_f *dy)
+{
+    lanes_i n_rep, n_ori, n_att;
+    memcpy(&n_rep, b->n_rep, sizeof n_rep);
+    memcpy(&n_ori, b->n_ori, sizeof n_ori);
+    memcpy(&n_att, b->n_att, sizeof n_att);
+    /* Repulsion has priority. */
+    lanes_f rx = lanes_load(b->rep_x), ry = lanes_load(b->rep_y);
+    const lanes_i repelled = n_rep > 0, away = normalise_lanes(&rx, &ry);
+    lanes_f ox = lanes_load(b->ori_x) + hx, oy = lanes_load(b->ori_y) + hy, ax = lanes_load(b->att_x),
+            ay = lanes_load(b->att_y);
+    const lanes_i has_o = (n_ori > 0) & normalise_lanes(&ox, &oy), has_a = (n_att > 0) & normalise_lanes(&ax, &ay);
+    lanes_f mx = lanes_select(has_o, lanes_select(has_a, 0.5f * (ox + ax), ox), ax);
+    lanes_f my = lanes_select(has_o, lanes_select(has_a, 0.5f * (oy + ay), oy), ay);
+    const lanes_i mixed = (has_o | has_a) & normalise_lanes(&mx, &my);
+    *dx = lanes_select(repelled, rx, lanes_select(mixed, mx, *dx));
+    *dy = lanes_select(repelled, ry, lanes_select(mixed, my, *dy));
+    return (repelled & away) | (~repelled & mixed);
 }
 
 bool couzin_direction(const couzin_sums_t *s, float hx, float hy, float *dx, float *dy)
 {
-    if (s->n_rep > 0) { /* repulsion has priority */
-        *dx = s->rep_x, *dy = s->rep_y;
-        return normalise(dx, dy);
+    couzin_batch_t b = {.count = 1};
+    for (int k = 0; k < LANES; k++) {
+        b.rep_x[k] = s->rep_x, b.rep_y[k] = s->rep_y, b.ori_x[k] = s->ori_x, b.ori_y[k] = s->ori_y;
+        b.att_x[k] = s->att_x, b.att_y[k] = s->att_y, b.n_rep[k] = s->n_rep, b.n_ori[k] = s->n_ori;
+        b.n_att[k] = s->n_att;
     }
-    float ox = s->ori_x + hx, oy = s->ori_y + hy, ax = s->att_x, ay = s->att_y;
-    const bool has_o = s->n_ori > 0 && normalise(&ox, &oy);
-    const bool has_a = s->n_att > 0 && normalise(&ax, &ay);
-    if (has_o && has_a)
-        *dx = 0.5f * (ox + ax), *dy = 0.5f * (oy + ay);
-    else if (has_o)
-        *dx = ox, *dy = oy;
-    else if (has_a)
-        *dx = ax, *dy = ay;
-    else
-        return false;
-    return normalise(dx, dy);
+    const lanes_f zero = {0};
+    lanes_f x = zero, y = zero;
+    const lanes_i found = direction_lanes(&b, zero + hx, zero + hy, &x, &y);
+    if (found[0]) *dx = x[0], *dy = y[0];
+    return found[0] != 0;
+}
+
+/* couzin_turn for eight headings. */
+LANES_INLINE lanes_f turn_lanes(lanes_f heading, lanes_f desired, lanes_f max_turn)
+{
+    lanes_f error = desired - heading;
+    error = lanes_select(error > PI_F, error - 2.0f * PI_F, error);
+    error = lanes_select(error < -PI_F, error + 2.0f * PI_F, error);
+    error = lanes_select(error > max_turn, max_turn, error);
+    error = lanes_select(error < -max_turn, -max_turn, error);
+    return heading + error;
 }
 
 float couzin_turn(float heading, float desired, float max_turn)
 {
-    float error = desired - heading;
-    if (error > PI_F) error -= 2.0f * PI_F;
-    if (error < -PI_F) error += 2.0f * PI_F;
-    if (error > max_turn) error = max_turn;
-    if (error < -max_turn) error = -max_turn;
-    return heading + error;
+    const lanes_f zero = {0};
+    return turn_lanes(zero + heading, zero + desired, zero + max_turn)[0];
+}
+
+void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s, couzin_batch_t *out)
+{
+    if (out->count && i != out->first + (size_t)out->count) couzin_flush(w, out);
+    if (!out->count) out->first = i;
+    const int k = out->count++;
+    out->rep_x[k] = s->rep_x, out->rep_y[k] = s->rep_y, out->ori_x[k] = s->ori_x, out->ori_y[k] = s->ori_y;
+    out->att_x[k] = s->att_x, out->att_y[k] = s->att_y;
+    out->n_rep[k] = s->n_rep, out->n_ori[k] = s->n_ori, out->n_att[k] = s->n_att;
+    if (out->count == LANES) couzin_flush(w, out);
+}
+
+/* Standard normal draws for the batch's agents at this tick (Box-Muller),
+ * 0 in lanes past count. */
+LANES_INLINE lanes_f gaussians(const world_t *w, const couzin_batch_t *b)
+{
+    const uint64_t key = prng_hash_key(prng_hash_stream(w->seed, NOISE_STREAM), w->tick);
+    const lanes_f zero = {0};
+    lanes_f u2 = zero, root = zero;
+    for (int k = 0; k < b->count; k++) {
+        const uint64_t id = w->cur.id[b->first + (size_t)k];
+        const float u1 = 1.0f - prng_hash_unit_of(key, id * 2); /* (0, 1] */
+        u2[k] = prng_hash_unit_of(key, id * 2 + 1);
+        root[k] = -2.0f * logf(u1);
+    }
+    lanes_f s, c;
+    angle_sincos_lanes(2.0f * PI_F * u2, &s, &c);
+    return lanes_sqrt(root) * c;
 }
 
 KERNEL_CLONES
-void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s, finish_batch_t *out)
+void couzin_flush(const world_t *w, couzin_batch_t *b)
 {
+    if (!b->count) return;
     const agents_t *a = &w->cur;
-    const sim_params_t *p = world_params_for(w, a->flags[i]); /* its species' */
-    const uint32_t id = a->id[i];
-    const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
-    const float speed = sqrtf(vx * vx + vy * vy);
-    /* An agent standing still (only ever placed so) sets off along x. */
-    const float hx = speed > 0.0f ? vx / speed : 1.0f, hy = speed > 0.0f ? vy / speed : 0.0f;
+    const size_t i0 = b->first;
+    const int count = b->count;
+    const lanes_f zero = {0};
+    /* Lanes past count hold what an earlier batch left; their results
+     * are not stored. */
+    const heading_lanes_t h = heading_lanes_load(w, i0);
+    const sim_params_t *ps[LANES];
+    lanes_f speed = zero, noise = zero, turn_rate = zero;
+    for (int k = 0; k < LANES; k++) {
+        ps[k] = k < count ? world_params_for(w, a->flags[i0 + k]) : &w->params;
+        speed[k] = ps[k]->cz_speed, noise[k] = ps[k]->cz_noise, turn_rate[k] = ps[k]->cz_turn_rate;
+    }
+    const lanes_f hx = h.hx, hy = h.hy;
 
-    float dx, dy;
-    if (!couzin_direction(s, hx, hy, &dx, &dy)) dx = hx, dy = hy; /* no one perceived: keep going */
-    vec2 avoid, away;
-    bool extra = false;
-    if (p->w_avoid > 0 && motion_avoid(w, px, py, vx, vy, &avoid) && normalise(&avoid.x, &avoid.y))
-        dx += p->w_avoid * avoid.x, dy += p->w_avoid * avoid.y, extra = true;
-    if (w->n_predators && p->w_flee > 0 && motion_evade(w, px, py, &away) && normalise(&away.x, &away.y))
-        dx += p->w_flee * away.x, dy += p->w_flee * away.y, extra = true;
-    if (extra && !normalise(&dx, &dy)) dx = hx, dy = hy;
+    lanes_f dx = hx, dy = hy; /* no one perceived: keep going */
+    direction_lanes(b, hx, hy, &dx, &dy);
+    if (w->n_obstacles || w->n_predators) {
+        for (int k = 0; k < count; k++) {
+            const sim_params_t *p = ps[k];
+            float x = dx[k], y = dy[k];
+            vec2 avoid, away;
+            bool extra = false;
+            if (p->w_avoid > 0 && motion_avoid(w, h.px[k], h.py[k], h.vx[k], h.vy[k], &avoid) &&
+                normalise(&avoid.x, &avoid.y))
+                x += p->w_avoid * avoid.x, y += p->w_avoid * avoid.y, extra = true;
+            if (w->n_predators && p->w_flee > 0 && motion_evade(w, h.px[k], h.py[k], &away) && normalise(&away.x, &away.y))
+                x += p->w_flee * away.x, y += p->w_flee * away.y, extra = true;
+            if (extra && !normalise(&x, &y)) x = hx[k], y = hy[k];
+            dx[k] = x, dy[k] = y;
+        }
+    }
 
     /* The desired direction's angle from the heading (in [−π, π]), the
      * noise added, wrapped and limited: the heading is rotated by that,
      * which takes one atan2 where two angles took two. */
-    float desired = angle_atan2(hx * dy - hy * dx, hx * dx + hy * dy);
-    if (p->cz_noise > 0.0f) desired += p->cz_noise * sqrtf(w->dt) * gaussian(w, id);
-    const float turn = couzin_turn(0.0f, desired, p->cz_turn_rate * (PI_F / 180.0f) * w->dt);
-    float sin_t, cos_t;
-    angle_sincos(turn, &sin_t, &cos_t);
-    const float nvx = p->cz_speed * (hx * cos_t - hy * sin_t), nvy = p->cz_speed * (hx * sin_t + hy * cos_t);
-    finish_batch_add(w, out, i, px + nvx * w->dt, py + nvy * w->dt, nvx, nvy, 0);
+    lanes_f desired = angle_atan2_lanes(hx * dy - hy * dx, hx * dx + hy * dy);
+    const lanes_i noisy = noise > 0.0f;
+    if (lanes_any(noisy)) desired = lanes_select(noisy, desired + noise * sqrtf(w->dt) * gaussians(w, b), desired);
+    const lanes_f turn = turn_lanes(zero, desired, turn_rate * (PI_F / 180.0f) * w->dt);
+    const uint8_t flags[LANES] = {0};
+    heading_lanes_turn(w, &h, i0, count, turn, speed, flags);
+    b->count = 0;
 }

@@ -136,8 +136,9 @@ typedef struct pass {
     uint32_t max_candidates; /* a block holding more is sampled */
     uint64_t sample_seed;    /* this tick's: where each cell's slice starts */
     reynolds_batch_t batch;
-    finish_batch_t finish;   /* Olfati-Saber's and Couzin's agents, ended LANES at a time */
-    unicycle_batch_t uni;    /* the unicycle's, turned LANES at a time */
+    finish_batch_t finish;   /* Olfati-Saber's agents, ended LANES at a time */
+    unicycle_batch_t uni;    /* the unicycle's, steered LANES at a time */
+    couzin_batch_t cz;       /* Couzin's, steered LANES at a time */
 } pass_t;
 
 /* One cell's agents and where their neighbour candidates are. */
@@ -274,7 +275,7 @@ LANES_INLINE uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_
                          ps->delayed_positions ? own_place(b, i) : -1, px, py, vx, vy, b->pair_wrap, w->width,
                          w->height, &sums);
             neighbours += (uint64_t)(sums.n_rep + sums.n_ori + sums.n_att);
-            couzin_agent(w, i, &sums, &ps->finish);
+            couzin_agent(w, i, &sums, &ps->cz);
             continue;
         }
         /* Density-dependent perception: this agent's own radii, which only
@@ -363,6 +364,7 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t agent_begin, uint32_t age
     ps->batch = (reynolds_batch_t){.first = agent_begin, .count = 0};
     ps->finish = (finish_batch_t){.first = agent_begin, .count = 0};
     ps->uni = (unicycle_batch_t){.first = agent_begin, .count = 0};
+    ps->cz = (couzin_batch_t){.first = agent_begin, .count = 0};
     /* The span holds the largest sample the parameter allows; Olfati-Saber's
      * pairs are dear, so its agents sense fewer (params.h). */
     uint32_t max_candidates = world_candidate_cap(w); /* fewer in a large population */
@@ -428,5 +430,6 @@ uint64_t step_agents(world_t *w, uint32_t agent_begin, uint32_t agent_end, sense
     if (ps.batch.count) reynolds_batch(w, &ps.batch);
     finish_batch_flush(w, &ps.finish);
     unicycle_flush(w, &ps.uni);
+    couzin_flush(w, &ps.cz);
     return neighbours;
 }

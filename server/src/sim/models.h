@@ -111,7 +111,19 @@ void couzin_sense(const couzin_consts_t *k, const float *X, const float *Y, cons
 bool couzin_direction(const couzin_sums_t *s, float hx, float hy, float *dx, float *dy);
 /* heading turned toward desired (radians) by at most max_turn. */
 float couzin_turn(float heading, float desired, float max_turn);
-/* Noise, the turning limit and the move at constant speed. */
-void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s, finish_batch_t *out);
+/* couzin_agent keeps what agent i perceived; couzin_flush runs the rule
+ * (noise, the turning limit and the move at constant speed) for up to
+ * LANES consecutive agents at once, one per vector lane (each agent's
+ * result is the same whichever batch it is in). */
+typedef struct couzin_batch {
+    size_t first; /* agents first … first + count − 1 */
+    int count;
+    float rep_x[LANES], rep_y[LANES], ori_x[LANES], ori_y[LANES], att_x[LANES], att_y[LANES];
+    int n_rep[LANES], n_ori[LANES], n_att[LANES];
+} couzin_batch_t;
+
+void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s, couzin_batch_t *out);
+/* Steers and moves the batch's agents into w->next; the batch is then empty. */
+void couzin_flush(const world_t *w, couzin_batch_t *b);
 
 #endif

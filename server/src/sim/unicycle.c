@@ -22,6 +22,7 @@
 
 #include "sim/angles.h"
 #include "sim/clones.h"
+#include "sim/heading_lanes.h"
 #include "sim/lanes.h"
 #include "sim/models.h"
 #include "sim/motion.h"
@@ -122,11 +123,11 @@ void unicycle_flush(const world_t *w, unicycle_batch_t *b)
     const agents_t *a = &w->cur;
     const size_t i0 = b->first;
     const int count = b->count;
-    const lanes_f zero = {0}, one = zero + 1.0f;
+    const lanes_f zero = {0};
     /* Lanes past count hold what an earlier batch left; their results
      * are not stored. */
-    const lanes_f px = lanes_load(a->x + i0), py = lanes_load(a->y + i0), vx = lanes_load(a->vx + i0),
-                  vy = lanes_load(a->vy + i0);
+    const heading_lanes_t h = heading_lanes_load(w, i0);
+    const lanes_f vx = h.vx, vy = h.vy, hx = h.hx, hy = h.hy;
     const sim_params_t *ps[LANES];
     for (int k = 0; k < LANES; k++) ps[k] = k < count ? world_params_for(w, a->flags[i0 + k]) : &w->params;
     lanes_f p[UNI_PARAMS];
@@ -145,12 +146,6 @@ void unicycle_flush(const world_t *w, unicycle_batch_t *b)
     const lanes_f speed = p[SPEED_MIN] + (p[SPEED_MAX] - p[SPEED_MIN]) * u_speed;
     lanes_f jitter[4];
     for (int j = 0; j < 4; j++) jitter[j] = p[JITTER_MIN] + (p[JITTER_MAX] - p[JITTER_MIN]) * u_jitter[j];
-    /* The unit heading (one at rest, only ever placed so, faces along x). */
-    const lanes_f v_len = lanes_sqrt(vx * vx + vy * vy);
-    const lanes_i moving = v_len > 0.0f;
-    const lanes_f hx = lanes_select(moving, vx / lanes_select(moving, v_len, one), one);
-    const lanes_f hy = lanes_keep(moving, vy / lanes_select(moving, v_len, one));
-
     /* d: a zone that saw no one has a zero sum, which add_unit skips; the
      * alignment term also adds the agent's own velocity, so it needs the
      * count. */
@@ -183,9 +178,9 @@ void unicycle_flush(const world_t *w, unicycle_batch_t *b)
             const sim_params_t *pk = ps[k];
             float x = dx[k], y = dy[k];
             vec2 avoid, away;
-            if (pk->w_avoid > 0 && motion_avoid(w, px[k], py[k], vx[k], vy[k], &avoid))
+            if (pk->w_avoid > 0 && motion_avoid(w, h.px[k], h.py[k], vx[k], vy[k], &avoid))
                 add_unit(&x, &y, pk->w_avoid, avoid.x, avoid.y);
-            if (w->n_predators && pk->w_flee > 0 && motion_evade(w, px[k], py[k], &away))
+            if (w->n_predators && pk->w_flee > 0 && motion_evade(w, h.px[k], h.py[k], &away))
                 add_unit(&x, &y, pk->w_flee, away.x, away.y);
             dx[k] = x, dy[k] = y;
         }
@@ -197,14 +192,6 @@ void unicycle_flush(const world_t *w, unicycle_batch_t *b)
     const lanes_i turning = (dx != 0.0f) | (dy != 0.0f);
     const lanes_f error = angle_atan2_lanes(hx * dy - hy * dx, hx * dx + hy * dy);
     const lanes_f turn = lanes_keep(turning, p[K_HEADING] * jitter[3] * error * w->dt);
-    lanes_f sin_t, cos_t;
-    angle_sincos_lanes(turn, &sin_t, &cos_t);
-    const lanes_f nvx = speed * (hx * cos_t - hy * sin_t), nvy = speed * (hx * sin_t + hy * cos_t);
-    float x[LANES], y[LANES], out_vx[LANES], out_vy[LANES];
-    lanes_store(x, px + nvx * w->dt);
-    lanes_store(y, py + nvy * w->dt);
-    lanes_store(out_vx, nvx);
-    lanes_store(out_vy, nvy);
-    motion_finish_lanes(w, i0, count, x, y, out_vx, out_vy, flags);
+    heading_lanes_turn(w, &h, i0, count, turn, speed, flags);
     b->count = 0;
 }
