@@ -51,6 +51,62 @@ couzin_consts_t couzin_consts(const sim_params_t *p)
 
 float couzin_reach(const sim_params_t *p) { return p->cz_r_r + p->cz_dr_o + p->cz_dr_a; }
 
+/* Per-lane partial sums of one agent's perception; the counts are
+ * integers (a mask lane is −1, so subtracting it counts one). */
+typedef struct couzin_acc {
+    lanes_f rx, ry, ox, oy, ax, ay;
+    lanes_i nr, no, na;
+} couzin_acc_t;
+
+/* Adds candidates [0, count). Each call site passes constants for
+ * `general` (a self to leave out by index, species or per-pair wrapping
+ * may occur) and `blind`, so that the common case (none of them) runs a
+ * loop with no tests of them inside; every variant gives the same bits. */
+LANES_INLINE void couzin_span(couzin_acc_t *acc, const couzin_consts_t *k, const float *X, const float *Y,
+                             const float *VX, const float *VY, const float *S, float species, int32_t count,
+                             int32_t self, float px, float py, float hx, float hy, bool pair_wrap, float width,
+                             float height, const bool general, const bool blind)
+{
+    const lanes_f one = (lanes_f){0} + 1.0f;
+    const float half_w = 0.5f * width, half_h = 0.5f * height;
+    couzin_acc_t a = *acc;
+    for (int32_t j0 = 0; j0 < count; j0 += LANES) {
+        lanes_f dx = lanes_load(X + j0) - px, dy = lanes_load(Y + j0) - py;
+        if (general && pair_wrap) { /* motion_wrap_delta, lane by lane */
+            dx = lanes_select(dx > half_w, dx - width, lanes_select(dx < -half_w, dx + width, dx));
+            dy = lanes_select(dy > half_h, dy - height, lanes_select(dy < -half_h, dy + height, dy));
+        }
+        const lanes_f d2 = dx * dx + dy * dy;
+        /* Distance 0 is the agent itself (or one on the very same spot,
+         * which no zone can place); self is its entry when positions are
+         * from the past. Past count the positions are out of range. */
+        lanes_i in = (d2 > 0.0f) & (d2 < k->ra2);
+        if (general && self >= 0) {
+            lanes_i index;
+            for (int l = 0; l < LANES; l++) index[l] = j0 + l;
+            in &= index != self;
+        }
+        if (general && S) in &= lanes_load(S + j0) == species;
+        /* Lanes out of range may divide by zero: masked out bit by bit. */
+        const lanes_f inv = one / lanes_sqrt(d2);
+        const lanes_f ux = dx * inv, uy = dy * inv;
+        if (blind) in &= hx * ux + hy * uy >= k->cos_half; /* inside the field of perception */
+        const lanes_i near = d2 < k->rr2, rep = in & near;
+        const lanes_i beyond = in & ~near; /* orientation or attraction */
+        const lanes_i ori = beyond & (d2 < k->ro2), att = beyond & ~ori;
+        a.rx -= lanes_keep(rep, ux);
+        a.ry -= lanes_keep(rep, uy);
+        a.ox += lanes_keep(ori, lanes_load(VX + j0));
+        a.oy += lanes_keep(ori, lanes_load(VY + j0));
+        a.ax += lanes_keep(att, ux);
+        a.ay += lanes_keep(att, uy);
+        a.nr -= rep;
+        a.no -= ori;
+        a.na -= att;
+    }
+    *acc = a;
+}
+
 /* Eight candidates at a time, one accumulator per lane, lanes summed in a
  * fixed order at the end: the span is the same whichever thread senses
  * it, so the sums are too. VX/VY are the candidates' unit headings
@@ -60,48 +116,24 @@ void couzin_sense(const couzin_consts_t *k, const float *X, const float *Y, cons
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
                   bool pair_wrap, float width, float height, couzin_sums_t *out)
 {
-    const lanes_f zero = {0}, one = zero + 1.0f;
-    const float half_w = 0.5f * width, half_h = 0.5f * height;
+    const lanes_f zero = {0};
     /* The agent's own unit heading; one standing still sees all round. */
     const float speed = sqrtf(vx * vx + vy * vy);
     const bool blind = k->blind && speed > 0.0f;
     const float hx = speed > 0.0f ? vx / speed : 0.0f, hy = speed > 0.0f ? vy / speed : 0.0f;
-    lanes_f rx = zero, ry = zero, ox = zero, oy = zero, ax = zero, ay = zero, nr = zero, no = zero, na = zero;
-    for (int32_t j0 = 0; j0 < count; j0 += LANES) {
-        lanes_f dx = lanes_load(X + j0) - px, dy = lanes_load(Y + j0) - py;
-        if (pair_wrap) { /* motion_wrap_delta, lane by lane */
-            dx = lanes_select(dx > half_w, dx - width, lanes_select(dx < -half_w, dx + width, dx));
-            dy = lanes_select(dy > half_h, dy - height, lanes_select(dy < -half_h, dy + height, dy));
-        }
-        const lanes_f d2 = dx * dx + dy * dy;
-        /* Distance 0 is the agent itself (or one on the very same spot,
-         * which no zone can place); self is its entry when positions are
-         * from the past. Past count the positions are out of range. */
-        lanes_i in = (d2 > 0.0f) & (d2 < k->ra2);
-        if (self >= 0) {
-            lanes_i index;
-            for (int l = 0; l < LANES; l++) index[l] = j0 + l;
-            in &= index != self;
-        }
-        if (S) in &= lanes_load(S + j0) == species;
-        /* Lanes out of range may divide by zero: masked out bit by bit. */
-        const lanes_f inv = one / lanes_sqrt(d2);
-        const lanes_f ux = dx * inv, uy = dy * inv;
-        if (blind) in &= hx * ux + hy * uy >= k->cos_half; /* inside the field of perception */
-        const lanes_i rep = in & (d2 < k->rr2);
-        const lanes_i ori = in & ~rep & (d2 < k->ro2);
-        const lanes_i att = in & ~rep & ~ori;
-        rx -= lanes_keep(rep, ux);
-        ry -= lanes_keep(rep, uy);
-        ox += lanes_keep(ori, lanes_load(VX + j0));
-        oy += lanes_keep(ori, lanes_load(VY + j0));
-        ax += lanes_keep(att, ux);
-        ay += lanes_keep(att, uy);
-        nr += lanes_keep(rep, one);
-        no += lanes_keep(ori, one);
-        na += lanes_keep(att, one);
-    }
-    const quad_f q0 = lanes_sum4(rx, ry, ox, oy), q1 = lanes_sum4(ax, ay, nr, no), q2 = lanes_sum4(na, zero, zero, zero);
+    couzin_acc_t a = {zero, zero, zero, zero, zero, zero, {0}, {0}, {0}};
+    if (self >= 0 || S || pair_wrap)
+        couzin_span(&a, k, X, Y, VX, VY, S, species, count, self, px, py, hx, hy, pair_wrap, width, height, true, blind);
+    else if (blind)
+        couzin_span(&a, k, X, Y, VX, VY, S, species, count, self, px, py, hx, hy, pair_wrap, width, height, false, true);
+    else
+        couzin_span(&a, k, X, Y, VX, VY, S, species, count, self, px, py, hx, hy, pair_wrap, width, height, false, false);
+    /* The counts are whole numbers far below 2^24: as floats their sums
+     * are exact in any order. */
+    const lanes_f nr = __builtin_convertvector(a.nr, lanes_f), no = __builtin_convertvector(a.no, lanes_f),
+                  na = __builtin_convertvector(a.na, lanes_f);
+    const quad_f q0 = lanes_sum4(a.rx, a.ry, a.ox, a.oy), q1 = lanes_sum4(a.ax, a.ay, nr, no),
+                 q2 = lanes_sum4(na, zero, zero, zero);
     *out = (couzin_sums_t){.rep_x = q0[0], .rep_y = q0[1], .ori_x = q0[2], .ori_y = q0[3], .att_x = q1[0],
                            .att_y = q1[1], .n_rep = (int)q1[2], .n_ori = (int)q1[3], .n_att = (int)q2[0]};
 }
