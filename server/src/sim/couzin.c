@@ -32,6 +32,7 @@
 #include "sim/models.h"
 #include "sim/motion.h"
 #include "sim/prng.h"
+#include "sim/prng_lanes.h"
 
 #define PI_F 3.14159265f
 /* Stream of the counter-based generator for the angular noise. */
@@ -243,14 +244,11 @@ void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s, couzin_bat
 LANES_INLINE lanes_f gaussians(const world_t *w, const couzin_batch_t *b)
 {
     const uint64_t key = prng_hash_key(prng_hash_stream(w->seed, NOISE_STREAM), w->tick);
-    const lanes_f zero = {0};
-    lanes_f u2 = zero, root = zero;
-    for (int k = 0; k < b->count; k++) {
-        const uint64_t id = w->cur.id[b->first + (size_t)k];
-        const float u1 = 1.0f - prng_hash_unit_of(key, id * 2); /* (0, 1] */
-        u2[k] = prng_hash_unit_of(key, id * 2 + 1);
-        root[k] = -2.0f * logf(u1);
-    }
+    const prng_lanes_t id = prng_ids_lanes(w->cur.id, b->first, b->count), keys = (prng_lanes_t){0} + key;
+    const lanes_f u1 = 1.0f - prng_hash_unit_lanes(keys, id * 2); /* (0, 1] */
+    const lanes_f u2 = prng_hash_unit_lanes(keys, id * 2 + 1);
+    lanes_f root = {0};
+    for (int k = 0; k < b->count; k++) root[k] = -2.0f * logf(u1[k]);
     lanes_f s, c;
     angle_sincos_lanes(2.0f * PI_F * u2, &s, &c);
     return lanes_sqrt(root) * c;

@@ -131,8 +131,8 @@ typedef struct pass {
     sense_params_t sps[SIM_MAX_SPECIES];     /* each species' sensing */
     olfati_consts_t ocs[SIM_MAX_SPECIES];    /* … and Olfati-Saber terms */
     couzin_consts_t ccs[SIM_MAX_SPECIES];    /* … and Couzin's zones */
-    bool wrap, olfati, couzin, density, delayed, delayed_positions;
-    bool common; /* Reynolds' common case: see reynolds_cell */
+    bool wrap, olfati, couzin, unicycle, density, delayed, delayed_positions;
+    bool common; /* Reynolds' (or the unicycle's) common case: see reynolds_cell */
     uint32_t max_candidates; /* a block holding more is sampled */
     uint64_t sample_seed;    /* this tick's: where each cell's slice starts */
     reynolds_batch_t batch;
@@ -217,7 +217,8 @@ LANES_INLINE void batch_add(pass_t *ps, const sense_quads_t *quads)
  * scratch span: one species, alignment and cohesion the same zone, one
  * view for all zones, no per-pair wrapping, no extra counts — what
  * sense_fast_ok accepts, decided once for the pass. The same results as
- * the general path, with nothing per agent but what this case needs. */
+ * the general path, with nothing per agent but what this case needs. The
+ * unicycle senses as Reynolds does, so its common case runs here too. */
 LANES_INLINE uint64_t reynolds_cell(pass_t *ps, const cell_block_t *b, const sense_scratch_t *scratch)
 {
     const agents_t *a = &ps->w->cur;
@@ -238,7 +239,12 @@ LANES_INLINE uint64_t reynolds_cell(pass_t *ps, const cell_block_t *b, const sen
             sense_span(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_NARROW_VIEW);
         const sense_quads_t quads = sense_finish(&acc, false);
         neighbours += (uint64_t)quads.q[1][2];
-        batch_add(ps, &quads);
+        if (ps->unicycle) {
+            const sense_sums_t sums = sense_sums_of(quads);
+            unicycle_agent(ps->w, i, &sums, &ps->uni);
+        } else {
+            batch_add(ps, &quads);
+        }
     }
     return neighbours;
 }
@@ -331,6 +337,7 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t agent_begin, uint32_t age
     ps->wrap = p->border == BORDER_WRAP;
     ps->olfati = model == MODEL_OLFATI1 || model == MODEL_OLFATI2 || model == MODEL_OLFATI3;
     ps->couzin = model == MODEL_COUZIN;
+    ps->unicycle = model == MODEL_UNICYCLE;
     ps->density = p->density_radii && model == MODEL_REYNOLDS;
     /* Each species senses with its own zones, views and Olfati-Saber terms. */
     ps->species = p->species > 1 ? p->species : 1;
@@ -359,7 +366,7 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t agent_begin, uint32_t age
     ps->delayed_positions = ps->delayed && !ps->src.x;
     /* Reynolds' common case (see reynolds_cell); pair_wrap, which depends
      * on the cell, is left to each cell. */
-    ps->common = model == MODEL_REYNOLDS && !ps->delayed_positions && ps->species == 1 &&
+    ps->common = (model == MODEL_REYNOLDS || model == MODEL_UNICYCLE) && !ps->delayed_positions && ps->species == 1 &&
                  sense_params_fast_ok(&ps->sps[0]);
     ps->batch = (reynolds_batch_t){.first = agent_begin, .count = 0};
     ps->finish = (finish_batch_t){.first = agent_begin, .count = 0};

@@ -39,11 +39,15 @@ static inline uint64_t prng_hash_stream(uint64_t seed, uint64_t a)
     return prng_mix(prng_mix(seed + 0x9e3779b97f4a7c15ull) ^ a);
 }
 
-static inline uint64_t prng_hash_key(uint64_t stream, uint64_t b) { return prng_mix(stream ^ (b + 0x632be59bd9b4e019ull)); }
+/* What the second and third stages add to b and c (prng_lanes.h too). */
+#define PRNG_HASH_B 0x632be59bd9b4e019ull
+#define PRNG_HASH_C 0x8cb92ba72f3d8dd7ull
+
+static inline uint64_t prng_hash_key(uint64_t stream, uint64_t b) { return prng_mix(stream ^ (b + PRNG_HASH_B)); }
 
 static inline float prng_hash_unit_of(uint64_t key, uint64_t c)
 {
-    return (float)(prng_mix(key ^ (c + 0x8cb92ba72f3d8dd7ull)) >> 40) * (1.0f / 16777216.0f);
+    return (float)(prng_mix(key ^ (c + PRNG_HASH_C)) >> 40) * (1.0f / 16777216.0f);
 }
 
 /* Uniform in [0, 1), 24 random bits. */

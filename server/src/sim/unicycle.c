@@ -27,6 +27,7 @@
 #include "sim/models.h"
 #include "sim/motion.h"
 #include "sim/prng.h"
+#include "sim/prng_lanes.h"
 
 /* Streams of the counter-based generator (arbitrary distinct constants). */
 #define SPEED_STREAM 0x756e695f7370ull
@@ -137,12 +138,10 @@ void unicycle_flush(const world_t *w, unicycle_batch_t *b)
      * jitter is drawn anew each tick. */
     const uint64_t speeds = prng_hash_stream(w->seed, SPEED_STREAM);
     const uint64_t jitters = prng_hash_key(prng_hash_stream(w->seed, JITTER_STREAM), w->tick);
-    lanes_f u_speed = zero, u_jitter[4] = {zero, zero, zero, zero};
-    for (int k = 0; k < count; k++) {
-        const uint64_t id = a->id[i0 + (size_t)k];
-        u_speed[k] = prng_hash_unit_of(prng_hash_key(speeds, id), 0);
-        for (int j = 0; j < 4; j++) u_jitter[j][k] = prng_hash_unit_of(jitters, id * 4 + (uint64_t)j);
-    }
+    const prng_lanes_t id = prng_ids_lanes(a->id, i0, count), none = {0};
+    const lanes_f u_speed = prng_hash_unit_lanes(prng_hash_key_lanes(speeds, id), none);
+    lanes_f u_jitter[4];
+    for (int j = 0; j < 4; j++) u_jitter[j] = prng_hash_unit_lanes(none + jitters, id * 4 + (uint64_t)j);
     const lanes_f speed = p[SPEED_MIN] + (p[SPEED_MAX] - p[SPEED_MIN]) * u_speed;
     lanes_f jitter[4];
     for (int j = 0; j < 4; j++) jitter[j] = p[JITTER_MIN] + (p[JITTER_MAX] - p[JITTER_MIN]) * u_jitter[j];
