@@ -113,12 +113,21 @@ LANES_INLINE lanes_f angle_atan2_lanes(lanes_f yf, lanes_f xf)
     return __builtin_convertvector(angles_select(y < 0.0, -a, a), lanes_f);
 }
 
+/* floor(y) for |y| < 2^51, lane by lane, exactly: y rounded to an integer
+ * by adding and taking away 1.5·2^52, less one where that rounded up.
+ * Vector operations only (floor lane by lane may be a call per lane). */
+LANES_INLINE angles_d angles_floor_lanes(angles_d y)
+{
+    const angles_d zero = {0}, big = zero + 6755399441055744.0;
+    const angles_d r = (y + big) - big;
+    return r - angles_select(r > y, zero + 1.0, zero);
+}
+
 LANES_INLINE void angle_sincos_lanes(lanes_f af, lanes_f *s, lanes_f *c)
 {
     const double P1 = 1.5707963267341256, P2 = 6.077100506506192e-11;
     const angles_d a = __builtin_convertvector(af, angles_d);
-    angles_d k = a * (2.0 / ANGLES_PI) + 0.5;
-    for (int l = 0; l < LANES; l++) k[l] = floor(k[l]);
+    const angles_d k = angles_floor_lanes(a * (2.0 / ANGLES_PI) + 0.5);
     const angles_d r = (a - k * P1) - k * P2, x = r * r, x2 = x * x, x4 = x2 * x2;
     const angles_d s01 = 1.0 - (1.0 / 6) * x, s23 = (1.0 / 120) - (1.0 / 5040) * x;
     const angles_d s45 = (1.0 / 362880) - (1.0 / 39916800) * x;
@@ -126,11 +135,13 @@ LANES_INLINE void angle_sincos_lanes(lanes_f af, lanes_f *s, lanes_f *c)
     const angles_d c01 = 1.0 - 0.5 * x, c23 = (1.0 / 24) - (1.0 / 720) * x;
     const angles_d c45 = (1.0 / 40320) - (1.0 / 3628800) * x, c67 = (1.0 / 479001600) - (1.0 / 87178291200.0) * x;
     const angles_d cr = (c01 + x2 * c23) + x4 * (c45 + x2 * c67);
-    const angles_m q = __builtin_convertvector(k, angles_m);
-    const angles_m odd = (q & 1) != 0;
+    /* The quadrant k mod 4 (in doubles: AVX2 has no conversion to int64
+     * lanes), as the scalar version's k & 1, k & 2 and (k + 1) & 2. */
+    const angles_d q = k - 4.0 * angles_floor_lanes(k * 0.25);
+    const angles_m odd = (q == 1.0) | (q == 3.0);
     const angles_d s0 = angles_select(odd, cr, sr), c0 = angles_select(odd, sr, cr);
-    *s = __builtin_convertvector(angles_select((q & 2) != 0, -s0, s0), lanes_f);
-    *c = __builtin_convertvector(angles_select(((q + 1) & 2) != 0, -c0, c0), lanes_f);
+    *s = __builtin_convertvector(angles_select(q >= 2.0, -s0, s0), lanes_f);
+    *c = __builtin_convertvector(angles_select((q == 1.0) | (q == 2.0), -c0, c0), lanes_f);
 }
 
 #endif
