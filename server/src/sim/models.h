@@ -1,7 +1,8 @@
 /* models: each flocking model's rule for one agent, given what it sensed.
  * The step kernel (kernel.c) finds the neighbour candidates, senses, calls
- * the model, and the model ends with motion_finish (the Reynolds rules) or
- * hands its agent's end to a finish_batch_t (the others). Every function
+ * the model. Reynolds, the unicycle and Couzin keep each agent's sums and
+ * run their rule for LANES consecutive agents at once; Olfati-Saber
+ * decides one agent at a time and hands its end to a finish_batch_t. Every function
  * reads only w->cur and writes only agent i of w->next. */
 #ifndef SWARMCAST_MODELS_H
 #define SWARMCAST_MODELS_H
