@@ -30,6 +30,7 @@
 #include "sim/heading_lanes.h"
 #include "sim/lanes.h"
 #include "sim/models.h"
+#include "sim/neighbours_avx512.h"
 #include "sim/motion.h"
 #include "sim/prng.h"
 #include "sim/prng_lanes.h"
@@ -47,6 +48,9 @@ couzin_consts_t couzin_consts(const sim_params_t *p)
         .ra2 = r_a * r_a,
         .cos_half = cosf(p->cz_fov * (PI_F / 360.0f)),
         .blind = p->cz_fov < 360.0f,
+#ifdef SENSE_HAS_AVX512
+        .avx512 = sense_avx512_usable(),
+#endif
     };
 }
 
@@ -108,6 +112,53 @@ LANES_INLINE void couzin_span(couzin_acc_t *acc, const couzin_consts_t *k, const
     *acc = a;
 }
 
+#ifdef SENSE_HAS_AVX512
+/* couzin_span's common case (general false) with AVX-512's mask registers,
+ * as neighbours_avx512.h does for Reynolds: compares write masks, each sum
+ * is one merge-masked add or subtract. The same IEEE operations on the same
+ * lanes; a lane the portable loop adds +0 to is left as it was, which is
+ * the same since no accumulator is ever −0 (they start at +0). */
+static __attribute__((noinline)) SENSE_AVX512_TARGET void
+couzin_span_avx512(couzin_acc_t *acc, const couzin_consts_t *k, const float *X, const float *Y, const float *VX,
+                   const float *VY, int32_t count, float px, float py, float hx, float hy, bool blind)
+{
+    const __m256 PX = _mm256_set1_ps(px), PY = _mm256_set1_ps(py), zero = _mm256_setzero_ps();
+    const __m256 one = _mm256_set1_ps(1.0f), ra2 = _mm256_set1_ps(k->ra2), ro2 = _mm256_set1_ps(k->ro2);
+    const __m256 rr2 = _mm256_set1_ps(k->rr2), HX = _mm256_set1_ps(hx), HY = _mm256_set1_ps(hy);
+    const __m256 cos_half = _mm256_set1_ps(k->cos_half);
+    const __m256i one_i = _mm256_set1_epi32(1);
+    __m256 rx = (__m256)acc->rx, ry = (__m256)acc->ry, ox = (__m256)acc->ox, oy = (__m256)acc->oy;
+    __m256 ax = (__m256)acc->ax, ay = (__m256)acc->ay;
+    __m256i nr = (__m256i)acc->nr, no = (__m256i)acc->no, na = (__m256i)acc->na;
+    for (int32_t j0 = 0; j0 < count; j0 += LANES) {
+        const __m256 dx = _mm256_sub_ps(_mm256_loadu_ps(X + j0), PX);
+        const __m256 dy = _mm256_sub_ps(_mm256_loadu_ps(Y + j0), PY);
+        const __m256 d2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
+        __mmask8 in = _mm256_mask_cmp_ps_mask(_mm256_cmp_ps_mask(d2, zero, _CMP_GT_OQ), d2, ra2, _CMP_LT_OQ);
+        const __m256 inv = _mm256_div_ps(one, _mm256_sqrt_ps(d2));
+        const __m256 ux = _mm256_mul_ps(dx, inv), uy = _mm256_mul_ps(dy, inv);
+        if (blind)
+            in = _mm256_mask_cmp_ps_mask(in, _mm256_add_ps(_mm256_mul_ps(HX, ux), _mm256_mul_ps(HY, uy)), cos_half,
+                                         _CMP_GE_OQ);
+        const __mmask8 near = _mm256_cmp_ps_mask(d2, rr2, _CMP_LT_OQ);
+        const __mmask8 rep = in & near, beyond = in & (__mmask8)~near;
+        const __mmask8 ori = _mm256_mask_cmp_ps_mask(beyond, d2, ro2, _CMP_LT_OQ), att = beyond & (__mmask8)~ori;
+        rx = _mm256_mask_sub_ps(rx, rep, rx, ux);
+        ry = _mm256_mask_sub_ps(ry, rep, ry, uy);
+        ox = _mm256_mask_add_ps(ox, ori, ox, _mm256_loadu_ps(VX + j0));
+        oy = _mm256_mask_add_ps(oy, ori, oy, _mm256_loadu_ps(VY + j0));
+        ax = _mm256_mask_add_ps(ax, att, ax, ux);
+        ay = _mm256_mask_add_ps(ay, att, ay, uy);
+        nr = _mm256_mask_add_epi32(nr, rep, nr, one_i);
+        no = _mm256_mask_add_epi32(no, ori, no, one_i);
+        na = _mm256_mask_add_epi32(na, att, na, one_i);
+    }
+    acc->rx = (lanes_f)rx, acc->ry = (lanes_f)ry, acc->ox = (lanes_f)ox, acc->oy = (lanes_f)oy;
+    acc->ax = (lanes_f)ax, acc->ay = (lanes_f)ay;
+    acc->nr = (lanes_i)nr, acc->no = (lanes_i)no, acc->na = (lanes_i)na;
+}
+#endif
+
 /* Eight candidates at a time, one accumulator per lane, lanes summed in a
  * fixed order at the end: the span is the same whichever thread senses
  * it, so the sums are too. VX/VY are the candidates' unit headings
@@ -125,6 +176,10 @@ void couzin_sense(const couzin_consts_t *k, const float *X, const float *Y, cons
     couzin_acc_t a = {zero, zero, zero, zero, zero, zero, {0}, {0}, {0}};
     if (self >= 0 || S || pair_wrap)
         couzin_span(&a, k, X, Y, VX, VY, S, species, count, self, px, py, hx, hy, pair_wrap, width, height, true, blind);
+#ifdef SENSE_HAS_AVX512
+    else if (k->avx512)
+        couzin_span_avx512(&a, k, X, Y, VX, VY, count, px, py, hx, hy, blind);
+#endif
     else if (blind)
         couzin_span(&a, k, X, Y, VX, VY, S, species, count, self, px, py, hx, hy, pair_wrap, width, height, false, true);
     else

@@ -91,6 +91,7 @@ typedef struct couzin_consts {
     float rr2, ro2, ra2; /* squared outer radii of the three zones */
     float cos_half;      /* cos(α/2): perceived iff ĥ·r̂ ≥ this */
     bool blind;          /* α < 360° */
+    bool avx512;         /* sensed with AVX-512's mask registers (the same sums) */
 } couzin_consts_t;
 
 couzin_consts_t couzin_consts(const sim_params_t *p);
