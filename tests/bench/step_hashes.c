@@ -80,6 +80,13 @@ static const char *const configs[] = {
     "separation=1",
     "separation=1 species=2 TGT",
     "personal_space=0",
+    "model=4 OBS TGT species=2",
+    "model=4 predators=3 border=1",
+    "model=4 leader_rule=1 TGT delay_ticks=3",
+    "model=5",
+    "model=5 OBS TGT species=2",
+    "model=5 predators=3 border=1 cz_fov=360",
+    "model=5 cz_noise=0 TGT delay_ticks=3",
 };
 
 static int run(const char *config, int threads)

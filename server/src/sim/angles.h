@@ -2,9 +2,9 @@
  * Couzin) without libm. libm's versions were most of those models' time
  * beside the neighbour loop; these are a few dozen operations, one value
  * at a time or (the _lanes versions, the same operations) eight at once,
- * for a rule that batches its agents (the unicycle's). The two copies are
- * on purpose: one value in eight double lanes costs a one-agent caller
- * (Couzin) 1.4 times its step.
+ * for the rules, which batch their agents. The one-value versions are the
+ * reference the lanes are tested against (test_angles.c) and serve any
+ * caller with one value.
  *
  * Both work in double and round once to float, with Taylor series whose
  * first left-out term bounds the truncation: atan on |t| ≤ tan(π/8) to t¹⁷
@@ -80,12 +80,20 @@ static inline void angle_sincos(float a, float *s, float *c)
 /* The same two for eight values at once, in double lanes, with the same
  * operations in the same order: each lane's bits are the scalar
  * function's (test_angles.c), the chains of dependent operations run side
- * by side instead of one after the other. */
-typedef double angles_d __attribute__((vector_size(LANES * sizeof(double))));
-typedef int64_t angles_m __attribute__((vector_size(LANES * sizeof(int64_t))));
+ * by side instead of one after the other. The doubles go four at a time
+ * (two halves of the eight): a vector of eight doubles is wider than an
+ * AVX2 register, and GCC turns its comparisons into scalar code there. */
+typedef double angles_d __attribute__((vector_size(4 * sizeof(double))));
+typedef int64_t angles_m __attribute__((vector_size(4 * sizeof(int64_t))));
 
 /* mask ? a : b for double lanes (a mask lane is all ones or all zeros). */
 #define angles_select(mask, a, b) ((angles_d)(((angles_m)(a) & (mask)) | ((angles_m)(b) & ~(mask))))
+
+/* Lanes 0–3 (half 0) or 4–7 (half 1) of v as doubles, and back. */
+#define angles_half(v, h) \
+    __builtin_convertvector((h) ? __builtin_shufflevector(v, v, 4, 5, 6, 7) : __builtin_shufflevector(v, v, 0, 1, 2, 3), angles_d)
+#define angles_join(lo, hi) \
+    __builtin_shufflevector(__builtin_convertvector(lo, quad_f), __builtin_convertvector(hi, quad_f), 0, 1, 2, 3, 4, 5, 6, 7)
 
 LANES_INLINE angles_d angles_atan_small_lanes(angles_d t)
 {
@@ -96,10 +104,10 @@ LANES_INLINE angles_d angles_atan_small_lanes(angles_d t)
     return p * t;
 }
 
-LANES_INLINE lanes_f angle_atan2_lanes(lanes_f yf, lanes_f xf)
+/* angle_atan2 of four (y, x) in double lanes, before rounding to float. */
+LANES_INLINE angles_d angles_atan2_half(angles_d y, angles_d x)
 {
     const angles_d zero = {0};
-    const angles_d x = __builtin_convertvector(xf, angles_d), y = __builtin_convertvector(yf, angles_d);
     const angles_m sign = (angles_m){0} + INT64_MIN;
     const angles_d ax = (angles_d)((angles_m)x & ~sign), ay = (angles_d)((angles_m)y & ~sign);
     const angles_m near_x = ay <= ANGLES_TAN_PI_8 * ax, near_y = ~near_x & (ax <= ANGLES_TAN_PI_8 * ay);
@@ -110,15 +118,30 @@ LANES_INLINE lanes_f angle_atan2_lanes(lanes_f yf, lanes_f xf)
     const angles_d t = angles_select(positive, num / angles_select(positive, den, zero + 1.0), zero);
     angles_d a = base + angles_atan_small_lanes(t);
     a = angles_select(x < 0.0, ANGLES_PI - a, a);
-    return __builtin_convertvector(angles_select(y < 0.0, -a, a), lanes_f);
+    return angles_select(y < 0.0, -a, a);
 }
 
-LANES_INLINE void angle_sincos_lanes(lanes_f af, lanes_f *s, lanes_f *c)
+LANES_INLINE lanes_f angle_atan2_lanes(lanes_f yf, lanes_f xf)
+{
+    return angles_join(angles_atan2_half(angles_half(yf, 0), angles_half(xf, 0)),
+                       angles_atan2_half(angles_half(yf, 1), angles_half(xf, 1)));
+}
+
+/* floor(y) for |y| < 2^51, lane by lane, exactly: y rounded to an integer
+ * by adding and taking away 1.5·2^52, less one where that rounded up.
+ * Vector operations only (floor lane by lane may be a call per lane). */
+LANES_INLINE angles_d angles_floor_lanes(angles_d y)
+{
+    const angles_d zero = {0}, big = zero + 6755399441055744.0;
+    const angles_d r = (y + big) - big;
+    return r - angles_select(r > y, zero + 1.0, zero);
+}
+
+/* angle_sincos of four values in double lanes, before rounding to float. */
+LANES_INLINE void angles_sincos_half(angles_d a, angles_d *s, angles_d *c)
 {
     const double P1 = 1.5707963267341256, P2 = 6.077100506506192e-11;
-    const angles_d a = __builtin_convertvector(af, angles_d);
-    angles_d k = a * (2.0 / ANGLES_PI) + 0.5;
-    for (int l = 0; l < LANES; l++) k[l] = floor(k[l]);
+    const angles_d k = angles_floor_lanes(a * (2.0 / ANGLES_PI) + 0.5);
     const angles_d r = (a - k * P1) - k * P2, x = r * r, x2 = x * x, x4 = x2 * x2;
     const angles_d s01 = 1.0 - (1.0 / 6) * x, s23 = (1.0 / 120) - (1.0 / 5040) * x;
     const angles_d s45 = (1.0 / 362880) - (1.0 / 39916800) * x;
@@ -126,11 +149,22 @@ LANES_INLINE void angle_sincos_lanes(lanes_f af, lanes_f *s, lanes_f *c)
     const angles_d c01 = 1.0 - 0.5 * x, c23 = (1.0 / 24) - (1.0 / 720) * x;
     const angles_d c45 = (1.0 / 40320) - (1.0 / 3628800) * x, c67 = (1.0 / 479001600) - (1.0 / 87178291200.0) * x;
     const angles_d cr = (c01 + x2 * c23) + x4 * (c45 + x2 * c67);
-    const angles_m q = __builtin_convertvector(k, angles_m);
-    const angles_m odd = (q & 1) != 0;
+    /* The quadrant k mod 4 (in doubles: AVX2 has no conversion to int64
+     * lanes), as the scalar version's k & 1, k & 2 and (k + 1) & 2. */
+    const angles_d q = k - 4.0 * angles_floor_lanes(k * 0.25);
+    const angles_m odd = (q == 1.0) | (q == 3.0);
     const angles_d s0 = angles_select(odd, cr, sr), c0 = angles_select(odd, sr, cr);
-    *s = __builtin_convertvector(angles_select((q & 2) != 0, -s0, s0), lanes_f);
-    *c = __builtin_convertvector(angles_select(((q + 1) & 2) != 0, -c0, c0), lanes_f);
+    *s = angles_select(q >= 2.0, -s0, s0);
+    *c = angles_select((q == 1.0) | (q == 2.0), -c0, c0);
+}
+
+LANES_INLINE void angle_sincos_lanes(lanes_f af, lanes_f *s, lanes_f *c)
+{
+    angles_d s_lo, c_lo, s_hi, c_hi;
+    angles_sincos_half(angles_half(af, 0), &s_lo, &c_lo);
+    angles_sincos_half(angles_half(af, 1), &s_hi, &c_hi);
+    *s = angles_join(s_lo, s_hi);
+    *c = angles_join(c_lo, c_hi);
 }
 
 #endif

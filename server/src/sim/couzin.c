@@ -27,10 +27,13 @@
 
 #include "sim/angles.h"
 #include "sim/clones.h"
+#include "sim/heading_lanes.h"
 #include "sim/lanes.h"
 #include "sim/models.h"
+#include "sim/neighbours_avx512.h"
 #include "sim/motion.h"
 #include "sim/prng.h"
+#include "sim/prng_lanes.h"
 
 #define PI_F 3.14159265f
 /* Stream of the counter-based generator for the angular noise. */
@@ -45,10 +48,116 @@ couzin_consts_t couzin_consts(const sim_params_t *p)
         .ra2 = r_a * r_a,
         .cos_half = cosf(p->cz_fov * (PI_F / 360.0f)),
         .blind = p->cz_fov < 360.0f,
+#ifdef SENSE_HAS_AVX512
+        .avx512 = sense_avx512_usable(),
+#endif
     };
 }
 
 float couzin_reach(const sim_params_t *p) { return p->cz_r_r + p->cz_dr_o + p->cz_dr_a; }
+
+/* Per-lane partial sums of one agent's perception; the counts are
+ * integers (a mask lane is −1, so subtracting it counts one). */
+typedef struct couzin_acc {
+    lanes_f rx, ry, ox, oy, ax, ay;
+    lanes_i nr, no, na;
+} couzin_acc_t;
+
+/* Adds candidates [0, count). Each call site passes constants for
+ * `general` (a self to leave out by index, species or per-pair wrapping
+ * may occur) and `blind`, so that the common case (none of them) runs a
+ * loop with no tests of them inside; every variant gives the same bits. */
+LANES_INLINE void couzin_span(couzin_acc_t *acc, const couzin_consts_t *k, const float *X, const float *Y,
+                             const float *VX, const float *VY, const float *S, float species, int32_t count,
+                             int32_t self, float px, float py, float hx, float hy, bool pair_wrap, float width,
+                             float height, const bool general, const bool blind)
+{
+    const lanes_f one = (lanes_f){0} + 1.0f;
+    const float half_w = 0.5f * width, half_h = 0.5f * height;
+    couzin_acc_t a = *acc;
+    for (int32_t j0 = 0; j0 < count; j0 += LANES) {
+        lanes_f dx = lanes_load(X + j0) - px, dy = lanes_load(Y + j0) - py;
+        if (general && pair_wrap) { /* motion_wrap_delta, lane by lane */
+            dx = lanes_select(dx > half_w, dx - width, lanes_select(dx < -half_w, dx + width, dx));
+            dy = lanes_select(dy > half_h, dy - height, lanes_select(dy < -half_h, dy + height, dy));
+        }
+        const lanes_f d2 = dx * dx + dy * dy;
+        /* Distance 0 is the agent itself (or one on the very same spot,
+         * which no zone can place); self is its entry when positions are
+         * from the past. Past count the positions are out of range. */
+        lanes_i in = (d2 > 0.0f) & (d2 < k->ra2);
+        if (general && self >= 0) {
+            lanes_i index;
+            for (int l = 0; l < LANES; l++) index[l] = j0 + l;
+            in &= index != self;
+        }
+        if (general && S) in &= lanes_load(S + j0) == species;
+        /* Lanes out of range may divide by zero: masked out bit by bit. */
+        const lanes_f inv = one / lanes_sqrt(d2);
+        const lanes_f ux = dx * inv, uy = dy * inv;
+        if (blind) in &= hx * ux + hy * uy >= k->cos_half; /* inside the field of perception */
+        const lanes_i near = d2 < k->rr2, rep = in & near;
+        const lanes_i beyond = in & ~near; /* orientation or attraction */
+        const lanes_i ori = beyond & (d2 < k->ro2), att = beyond & ~ori;
+        a.rx -= lanes_keep(rep, ux);
+        a.ry -= lanes_keep(rep, uy);
+        a.ox += lanes_keep(ori, lanes_load(VX + j0));
+        a.oy += lanes_keep(ori, lanes_load(VY + j0));
+        a.ax += lanes_keep(att, ux);
+        a.ay += lanes_keep(att, uy);
+        a.nr -= rep;
+        a.no -= ori;
+        a.na -= att;
+    }
+    *acc = a;
+}
+
+#ifdef SENSE_HAS_AVX512
+/* couzin_span's common case (general false) with AVX-512's mask registers,
+ * as neighbours_avx512.h does for Reynolds: compares write masks, each sum
+ * is one merge-masked add or subtract. The same IEEE operations on the same
+ * lanes; a lane the portable loop adds +0 to is left as it was, which is
+ * the same since no accumulator is ever −0 (they start at +0). */
+static __attribute__((noinline)) SENSE_AVX512_TARGET void
+couzin_span_avx512(couzin_acc_t *acc, const couzin_consts_t *k, const float *X, const float *Y, const float *VX,
+                   const float *VY, int32_t count, float px, float py, float hx, float hy, bool blind)
+{
+    const __m256 PX = _mm256_set1_ps(px), PY = _mm256_set1_ps(py), zero = _mm256_setzero_ps();
+    const __m256 one = _mm256_set1_ps(1.0f), ra2 = _mm256_set1_ps(k->ra2), ro2 = _mm256_set1_ps(k->ro2);
+    const __m256 rr2 = _mm256_set1_ps(k->rr2), HX = _mm256_set1_ps(hx), HY = _mm256_set1_ps(hy);
+    const __m256 cos_half = _mm256_set1_ps(k->cos_half);
+    const __m256i one_i = _mm256_set1_epi32(1);
+    __m256 rx = (__m256)acc->rx, ry = (__m256)acc->ry, ox = (__m256)acc->ox, oy = (__m256)acc->oy;
+    __m256 ax = (__m256)acc->ax, ay = (__m256)acc->ay;
+    __m256i nr = (__m256i)acc->nr, no = (__m256i)acc->no, na = (__m256i)acc->na;
+    for (int32_t j0 = 0; j0 < count; j0 += LANES) {
+        const __m256 dx = _mm256_sub_ps(_mm256_loadu_ps(X + j0), PX);
+        const __m256 dy = _mm256_sub_ps(_mm256_loadu_ps(Y + j0), PY);
+        const __m256 d2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
+        __mmask8 in = _mm256_mask_cmp_ps_mask(_mm256_cmp_ps_mask(d2, zero, _CMP_GT_OQ), d2, ra2, _CMP_LT_OQ);
+        const __m256 inv = _mm256_div_ps(one, _mm256_sqrt_ps(d2));
+        const __m256 ux = _mm256_mul_ps(dx, inv), uy = _mm256_mul_ps(dy, inv);
+        if (blind)
+            in = _mm256_mask_cmp_ps_mask(in, _mm256_add_ps(_mm256_mul_ps(HX, ux), _mm256_mul_ps(HY, uy)), cos_half,
+                                         _CMP_GE_OQ);
+        const __mmask8 near = _mm256_cmp_ps_mask(d2, rr2, _CMP_LT_OQ);
+        const __mmask8 rep = in & near, beyond = in & (__mmask8)~near;
+        const __mmask8 ori = _mm256_mask_cmp_ps_mask(beyond, d2, ro2, _CMP_LT_OQ), att = beyond & (__mmask8)~ori;
+        rx = _mm256_mask_sub_ps(rx, rep, rx, ux);
+        ry = _mm256_mask_sub_ps(ry, rep, ry, uy);
+        ox = _mm256_mask_add_ps(ox, ori, ox, _mm256_loadu_ps(VX + j0));
+        oy = _mm256_mask_add_ps(oy, ori, oy, _mm256_loadu_ps(VY + j0));
+        ax = _mm256_mask_add_ps(ax, att, ax, ux);
+        ay = _mm256_mask_add_ps(ay, att, ay, uy);
+        nr = _mm256_mask_add_epi32(nr, rep, nr, one_i);
+        no = _mm256_mask_add_epi32(no, ori, no, one_i);
+        na = _mm256_mask_add_epi32(na, att, na, one_i);
+    }
+    acc->rx = (lanes_f)rx, acc->ry = (lanes_f)ry, acc->ox = (lanes_f)ox, acc->oy = (lanes_f)oy;
+    acc->ax = (lanes_f)ax, acc->ay = (lanes_f)ay;
+    acc->nr = (lanes_i)nr, acc->no = (lanes_i)no, acc->na = (lanes_i)na;
+}
+#endif
 
 /* Eight candidates at a time, one accumulator per lane, lanes summed in a
  * fixed order at the end: the span is the same whichever thread senses
@@ -59,48 +168,28 @@ void couzin_sense(const couzin_consts_t *k, const float *X, const float *Y, cons
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
                   bool pair_wrap, float width, float height, couzin_sums_t *out)
 {
-    const lanes_f zero = {0}, one = zero + 1.0f;
-    const float half_w = 0.5f * width, half_h = 0.5f * height;
+    const lanes_f zero = {0};
     /* The agent's own unit heading; one standing still sees all round. */
     const float speed = sqrtf(vx * vx + vy * vy);
     const bool blind = k->blind && speed > 0.0f;
     const float hx = speed > 0.0f ? vx / speed : 0.0f, hy = speed > 0.0f ? vy / speed : 0.0f;
-    lanes_f rx = zero, ry = zero, ox = zero, oy = zero, ax = zero, ay = zero, nr = zero, no = zero, na = zero;
-    for (int32_t j0 = 0; j0 < count; j0 += LANES) {
-        lanes_f dx = lanes_load(X + j0) - px, dy = lanes_load(Y + j0) - py;
-        if (pair_wrap) { /* motion_wrap_delta, lane by lane */
-            dx = lanes_select(dx > half_w, dx - width, lanes_select(dx < -half_w, dx + width, dx));
-            dy = lanes_select(dy > half_h, dy - height, lanes_select(dy < -half_h, dy + height, dy));
-        }
-        const lanes_f d2 = dx * dx + dy * dy;
-        /* Distance 0 is the agent itself (or one on the very same spot,
-         * which no zone can place); self is its entry when positions are
-         * from the past. Past count the positions are out of range. */
-        lanes_i in = (d2 > 0.0f) & (d2 < k->ra2);
-        if (self >= 0) {
-            lanes_i index;
-            for (int l = 0; l < LANES; l++) index[l] = j0 + l;
-            in &= index != self;
-        }
-        if (S) in &= lanes_load(S + j0) == species;
-        /* Lanes out of range may divide by zero: masked out bit by bit. */
-        const lanes_f inv = one / lanes_sqrt(d2);
-        const lanes_f ux = dx * inv, uy = dy * inv;
-        if (blind) in &= hx * ux + hy * uy >= k->cos_half; /* inside the field of perception */
-        const lanes_i rep = in & (d2 < k->rr2);
-        const lanes_i ori = in & ~rep & (d2 < k->ro2);
-        const lanes_i att = in & ~rep & ~ori;
-        rx -= lanes_keep(rep, ux);
-        ry -= lanes_keep(rep, uy);
-        ox += lanes_keep(ori, lanes_load(VX + j0));
-        oy += lanes_keep(ori, lanes_load(VY + j0));
-        ax += lanes_keep(att, ux);
-        ay += lanes_keep(att, uy);
-        nr += lanes_keep(rep, one);
-        no += lanes_keep(ori, one);
-        na += lanes_keep(att, one);
-    }
-    const quad_f q0 = lanes_sum4(rx, ry, ox, oy), q1 = lanes_sum4(ax, ay, nr, no), q2 = lanes_sum4(na, zero, zero, zero);
+    couzin_acc_t a = {zero, zero, zero, zero, zero, zero, {0}, {0}, {0}};
+    if (self >= 0 || S || pair_wrap)
+        couzin_span(&a, k, X, Y, VX, VY, S, species, count, self, px, py, hx, hy, pair_wrap, width, height, true, blind);
+#ifdef SENSE_HAS_AVX512
+    else if (k->avx512)
+        couzin_span_avx512(&a, k, X, Y, VX, VY, count, px, py, hx, hy, blind);
+#endif
+    else if (blind)
+        couzin_span(&a, k, X, Y, VX, VY, S, species, count, self, px, py, hx, hy, pair_wrap, width, height, false, true);
+    else
+        couzin_span(&a, k, X, Y, VX, VY, S, species, count, self, px, py, hx, hy, pair_wrap, width, height, false, false);
+    /* The counts are whole numbers far below 2^24: as floats their sums
+     * are exact in any order. */
+    const lanes_f nr = __builtin_convertvector(a.nr, lanes_f), no = __builtin_convertvector(a.no, lanes_f),
+                  na = __builtin_convertvector(a.na, lanes_f);
+    const quad_f q0 = lanes_sum4(a.rx, a.ry, a.ox, a.oy), q1 = lanes_sum4(a.ax, a.ay, nr, no),
+                 q2 = lanes_sum4(na, zero, zero, zero);
     *out = (couzin_sums_t){.rep_x = q0[0], .rep_y = q0[1], .ori_x = q0[2], .ori_y = q0[3], .att_x = q1[0],
                            .att_y = q1[1], .n_rep = (int)q1[2], .n_ori = (int)q1[3], .n_att = (int)q2[0]};
 }
@@ -129,75 +218,142 @@ static bool normalise(float *x, float *y)
     return true;
 }
 
-/* A standard normal draw for agent id at this tick (Box-Muller). */
-static float gaussian(const world_t *w, uint32_t id)
+/* normalise in every lane: the lanes where (x, y) has a length. */
+LANES_INLINE lanes_i normalise_lanes(lanes_f *x, lanes_f *y)
 {
-    const float u1 = 1.0f - prng_hash_unit(w->seed, NOISE_STREAM, w->tick, (uint64_t)id * 2); /* (0, 1] */
-    const float u2 = prng_hash_unit(w->seed, NOISE_STREAM, w->tick, (uint64_t)id * 2 + 1);
-    float s, c;
-    angle_sincos(2.0f * PI_F * u2, &s, &c);
-    return sqrtf(-2.0f * logf(u1)) * c;
+    const lanes_f len = lanes_sqrt(*x * *x + *y * *y);
+    const lanes_i some = len > 0.0f;
+    const lanes_f by = lanes_select(some, len, (lanes_f){0} + 1.0f);
+    *x = lanes_select(some, *x / by, *x);
+    *y = lanes_select(some, *y / by, *y);
+    return some;
+}
+
+/* couzin_direction for eight agents: the lanes where something was
+ * perceived (elsewhere d is left as it was). */
+LANES_INLINE lanes_i direction_lanes(const couzin_batch_t *b, lanes_f hx, lanes_f hy, lanes_f *dx, lanes_f *dy)
+{
+    lanes_i n_rep, n_ori, n_att;
+    memcpy(&n_rep, b->n_rep, sizeof n_rep);
+    memcpy(&n_ori, b->n_ori, sizeof n_ori);
+    memcpy(&n_att, b->n_att, sizeof n_att);
+    /* Repulsion has priority. */
+    lanes_f rx = lanes_load(b->rep_x), ry = lanes_load(b->rep_y);
+    const lanes_i repelled = n_rep > 0, away = normalise_lanes(&rx, &ry);
+    lanes_f ox = lanes_load(b->ori_x) + hx, oy = lanes_load(b->ori_y) + hy, ax = lanes_load(b->att_x),
+            ay = lanes_load(b->att_y);
+    const lanes_i has_o = (n_ori > 0) & normalise_lanes(&ox, &oy), has_a = (n_att > 0) & normalise_lanes(&ax, &ay);
+    lanes_f mx = lanes_select(has_o, lanes_select(has_a, 0.5f * (ox + ax), ox), ax);
+    lanes_f my = lanes_select(has_o, lanes_select(has_a, 0.5f * (oy + ay), oy), ay);
+    const lanes_i mixed = (has_o | has_a) & normalise_lanes(&mx, &my);
+    *dx = lanes_select(repelled, rx, lanes_select(mixed, mx, *dx));
+    *dy = lanes_select(repelled, ry, lanes_select(mixed, my, *dy));
+    return (repelled & away) | (~repelled & mixed);
 }
 
 bool couzin_direction(const couzin_sums_t *s, float hx, float hy, float *dx, float *dy)
 {
-    if (s->n_rep > 0) { /* repulsion has priority */
-        *dx = s->rep_x, *dy = s->rep_y;
-        return normalise(dx, dy);
+    couzin_batch_t b = {.count = 1};
+    for (int k = 0; k < LANES; k++) {
+        b.rep_x[k] = s->rep_x, b.rep_y[k] = s->rep_y, b.ori_x[k] = s->ori_x, b.ori_y[k] = s->ori_y;
+        b.att_x[k] = s->att_x, b.att_y[k] = s->att_y, b.n_rep[k] = s->n_rep, b.n_ori[k] = s->n_ori;
+        b.n_att[k] = s->n_att;
     }
-    float ox = s->ori_x + hx, oy = s->ori_y + hy, ax = s->att_x, ay = s->att_y;
-    const bool has_o = s->n_ori > 0 && normalise(&ox, &oy);
-    const bool has_a = s->n_att > 0 && normalise(&ax, &ay);
-    if (has_o && has_a)
-        *dx = 0.5f * (ox + ax), *dy = 0.5f * (oy + ay);
-    else if (has_o)
-        *dx = ox, *dy = oy;
-    else if (has_a)
-        *dx = ax, *dy = ay;
-    else
-        return false;
-    return normalise(dx, dy);
+    const lanes_f zero = {0};
+    lanes_f x = zero, y = zero;
+    const lanes_i found = direction_lanes(&b, zero + hx, zero + hy, &x, &y);
+    if (found[0]) *dx = x[0], *dy = y[0];
+    return found[0] != 0;
+}
+
+/* couzin_turn for eight headings. */
+LANES_INLINE lanes_f turn_lanes(lanes_f heading, lanes_f desired, lanes_f max_turn)
+{
+    lanes_f error = desired - heading;
+    error = lanes_select(error > PI_F, error - 2.0f * PI_F, error);
+    error = lanes_select(error < -PI_F, error + 2.0f * PI_F, error);
+    error = lanes_select(error > max_turn, max_turn, error);
+    error = lanes_select(error < -max_turn, -max_turn, error);
+    return heading + error;
 }
 
 float couzin_turn(float heading, float desired, float max_turn)
 {
-    float error = desired - heading;
-    if (error > PI_F) error -= 2.0f * PI_F;
-    if (error < -PI_F) error += 2.0f * PI_F;
-    if (error > max_turn) error = max_turn;
-    if (error < -max_turn) error = -max_turn;
-    return heading + error;
+    const lanes_f zero = {0};
+    return turn_lanes(zero + heading, zero + desired, zero + max_turn)[0];
+}
+
+void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s, couzin_batch_t *out)
+{
+    if (out->count && i != out->first + (size_t)out->count) couzin_flush(w, out);
+    if (!out->count) out->first = i;
+    const int k = out->count++;
+    out->rep_x[k] = s->rep_x, out->rep_y[k] = s->rep_y, out->ori_x[k] = s->ori_x, out->ori_y[k] = s->ori_y;
+    out->att_x[k] = s->att_x, out->att_y[k] = s->att_y;
+    out->n_rep[k] = s->n_rep, out->n_ori[k] = s->n_ori, out->n_att[k] = s->n_att;
+    if (out->count == LANES) couzin_flush(w, out);
+}
+
+/* Standard normal draws for the batch's agents at this tick (Box-Muller),
+ * 0 in lanes past count. */
+LANES_INLINE lanes_f gaussians(const world_t *w, const couzin_batch_t *b)
+{
+    const uint64_t key = prng_hash_key(prng_hash_stream(w->seed, NOISE_STREAM), w->tick);
+    const prng_lanes_t id = prng_ids_lanes(w->cur.id, b->first, b->count), keys = (prng_lanes_t){0} + key;
+    const lanes_f u1 = 1.0f - prng_hash_unit_lanes(keys, id * 2); /* (0, 1] */
+    const lanes_f u2 = prng_hash_unit_lanes(keys, id * 2 + 1);
+    lanes_f root = {0};
+    for (int k = 0; k < b->count; k++) root[k] = -2.0f * logf(u1[k]);
+    lanes_f s, c;
+    angle_sincos_lanes(2.0f * PI_F * u2, &s, &c);
+    return lanes_sqrt(root) * c;
 }
 
 KERNEL_CLONES
-void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s, finish_batch_t *out)
+void couzin_flush(const world_t *w, couzin_batch_t *b)
 {
+    if (!b->count) return;
     const agents_t *a = &w->cur;
-    const sim_params_t *p = world_params_for(w, a->flags[i]); /* its species' */
-    const uint32_t id = a->id[i];
-    const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
-    const float speed = sqrtf(vx * vx + vy * vy);
-    /* An agent standing still (only ever placed so) sets off along x. */
-    const float hx = speed > 0.0f ? vx / speed : 1.0f, hy = speed > 0.0f ? vy / speed : 0.0f;
+    const size_t i0 = b->first;
+    const int count = b->count;
+    const lanes_f zero = {0};
+    /* Lanes past count hold what an earlier batch left; their results
+     * are not stored. */
+    const heading_lanes_t h = heading_lanes_load(w, i0);
+    const sim_params_t *ps[LANES];
+    lanes_f speed = zero, noise = zero, turn_rate = zero;
+    for (int k = 0; k < LANES; k++) {
+        ps[k] = k < count ? world_params_for(w, a->flags[i0 + k]) : &w->params;
+        speed[k] = ps[k]->cz_speed, noise[k] = ps[k]->cz_noise, turn_rate[k] = ps[k]->cz_turn_rate;
+    }
+    const lanes_f hx = h.hx, hy = h.hy;
 
-    float dx, dy;
-    if (!couzin_direction(s, hx, hy, &dx, &dy)) dx = hx, dy = hy; /* no one perceived: keep going */
-    vec2 avoid, away;
-    bool extra = false;
-    if (p->w_avoid > 0 && motion_avoid(w, px, py, vx, vy, &avoid) && normalise(&avoid.x, &avoid.y))
-        dx += p->w_avoid * avoid.x, dy += p->w_avoid * avoid.y, extra = true;
-    if (w->n_predators && p->w_flee > 0 && motion_evade(w, px, py, &away) && normalise(&away.x, &away.y))
-        dx += p->w_flee * away.x, dy += p->w_flee * away.y, extra = true;
-    if (extra && !normalise(&dx, &dy)) dx = hx, dy = hy;
+    lanes_f dx = hx, dy = hy; /* no one perceived: keep going */
+    direction_lanes(b, hx, hy, &dx, &dy);
+    if (w->n_obstacles || w->n_predators) {
+        for (int k = 0; k < count; k++) {
+            const sim_params_t *p = ps[k];
+            float x = dx[k], y = dy[k];
+            vec2 avoid, away;
+            bool extra = false;
+            if (p->w_avoid > 0 && motion_avoid(w, h.px[k], h.py[k], h.vx[k], h.vy[k], &avoid) &&
+                normalise(&avoid.x, &avoid.y))
+                x += p->w_avoid * avoid.x, y += p->w_avoid * avoid.y, extra = true;
+            if (w->n_predators && p->w_flee > 0 && motion_evade(w, h.px[k], h.py[k], &away) && normalise(&away.x, &away.y))
+                x += p->w_flee * away.x, y += p->w_flee * away.y, extra = true;
+            if (extra && !normalise(&x, &y)) x = hx[k], y = hy[k];
+            dx[k] = x, dy[k] = y;
+        }
+    }
 
     /* The desired direction's angle from the heading (in [−π, π]), the
      * noise added, wrapped and limited: the heading is rotated by that,
      * which takes one atan2 where two angles took two. */
-    float desired = angle_atan2(hx * dy - hy * dx, hx * dx + hy * dy);
-    if (p->cz_noise > 0.0f) desired += p->cz_noise * sqrtf(w->dt) * gaussian(w, id);
-    const float turn = couzin_turn(0.0f, desired, p->cz_turn_rate * (PI_F / 180.0f) * w->dt);
-    float sin_t, cos_t;
-    angle_sincos(turn, &sin_t, &cos_t);
-    const float nvx = p->cz_speed * (hx * cos_t - hy * sin_t), nvy = p->cz_speed * (hx * sin_t + hy * cos_t);
-    finish_batch_add(w, out, i, px + nvx * w->dt, py + nvy * w->dt, nvx, nvy, 0);
+    lanes_f desired = angle_atan2_lanes(hx * dy - hy * dx, hx * dx + hy * dy);
+    const lanes_i noisy = noise > 0.0f;
+    if (lanes_any(noisy)) desired = lanes_select(noisy, desired + noise * sqrtf(w->dt) * gaussians(w, b), desired);
+    const lanes_f turn = turn_lanes(zero, desired, turn_rate * (PI_F / 180.0f) * w->dt);
+    const uint8_t flags[LANES] = {0};
+    heading_lanes_turn(w, &h, i0, count, turn, speed, flags);
+    b->count = 0;
 }

@@ -1,6 +1,6 @@
 /* finish_batch: the ends of up to LANES consecutive agents' steps, handed
- * to motion_finish_lanes together. The models that decide one agent at a
- * time (Olfati-Saber, unicycle, Couzin) write their agent's new position
+ * to motion_finish_lanes together. A model that decides one agent at a
+ * time (Olfati-Saber) writes its agent's new position
  * and velocity here instead of calling motion_finish: a batch of one
  * reloads the four values it just stored as vectors, which waits for the
  * stores to land (store forwarding fails), and that wait cost more than

@@ -132,14 +132,15 @@ typedef struct pass {
     sense_params_t sps[SIM_MAX_SPECIES];     /* each species' sensing */
     olfati_consts_t ocs[SIM_MAX_SPECIES];    /* … and Olfati-Saber terms */
     couzin_consts_t ccs[SIM_MAX_SPECIES];    /* … and Couzin's zones */
-    bool wrap, olfati, couzin, density, delayed, delayed_positions;
-    bool common; /* Reynolds' common case: see reynolds_cell */
+    bool wrap, olfati, couzin, unicycle, density, delayed, delayed_positions;
+    bool common; /* Reynolds' (or the unicycle's) common case: see reynolds_cell */
     bool avx512; /* … sensed by reynolds_cell_avx512 */
     uint32_t max_candidates; /* a block holding more is sampled */
     uint64_t sample_seed;    /* this tick's: where each cell's slice starts */
     reynolds_batch_t batch;
-    finish_batch_t finish;   /* Olfati-Saber's and Couzin's agents, ended LANES at a time */
-    unicycle_batch_t uni;    /* the unicycle's, turned LANES at a time */
+    finish_batch_t finish;   /* Olfati-Saber's agents, ended LANES at a time */
+    unicycle_batch_t uni;    /* the unicycle's, steered LANES at a time */
+    couzin_batch_t cz;       /* Couzin's, steered LANES at a time */
 } pass_t;
 
 /* One cell's agents and where their neighbour candidates are. */
@@ -222,11 +223,17 @@ LANES_INLINE sense_self_t common_self(const sense_params_t *sp, float vx, float 
     return (sense_self_t){.vx = vx, .vy = vy, .ali2 = sp->ali2, .k_fov = {[ZONE_ALI] = sp->cos_half2[ZONE_ALI] * v2}};
 }
 
-/* Its sums handed on to the rules; returns its neighbour count. */
-LANES_INLINE uint64_t common_done(pass_t *ps, const sense_acc_t *acc)
+/* Agent i's sums handed on to the rules (Reynolds' or the unicycle's);
+ * returns its neighbour count. */
+LANES_INLINE uint64_t common_done(pass_t *ps, uint32_t i, const sense_acc_t *acc)
 {
     const sense_quads_t quads = sense_finish(acc, false);
-    batch_add(ps, &quads);
+    if (ps->unicycle) {
+        const sense_sums_t sums = sense_sums_of(quads);
+        unicycle_agent(ps->w, i, &sums, &ps->uni);
+    } else {
+        batch_add(ps, &quads);
+    }
     return (uint64_t)quads.q[1][2];
 }
 
@@ -234,7 +241,8 @@ LANES_INLINE uint64_t common_done(pass_t *ps, const sense_acc_t *acc)
  * scratch span: one species, alignment and cohesion the same zone, one
  * view for all zones, no per-pair wrapping, no extra counts — what
  * sense_fast_ok accepts, decided once for the pass. The same results as
- * the general path, with nothing per agent but what this case needs.
+ * the general path, with nothing per agent but what this case needs. The
+ * unicycle senses as Reynolds does, so its common case runs here too.
  * SENSE_SPAN is the sensing loop: sense_span, or sense_span_avx512 in
  * reynolds_cell_avx512 (the same bits). */
 #define REYNOLDS_CELL_BODY(SENSE_SPAN)                                                                    \
@@ -253,7 +261,7 @@ LANES_INLINE uint64_t common_done(pass_t *ps, const sense_acc_t *acc)
             SENSE_SPAN(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_WIDE_VIEW);                    \
         else                                                                                              \
             SENSE_SPAN(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_NARROW_VIEW);                  \
-        neighbours += common_done(ps, &acc);                                                              \
+        neighbours += common_done(ps, i, &acc);                                                           \
     }                                                                                                     \
     return neighbours
 
@@ -306,7 +314,7 @@ LANES_INLINE uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_
                          ps->delayed_positions ? own_place(b, i) : -1, px, py, vx, vy, b->pair_wrap, w->width,
                          w->height, &sums);
             neighbours += (uint64_t)(sums.n_rep + sums.n_ori + sums.n_att);
-            couzin_agent(w, i, &sums, &ps->finish);
+            couzin_agent(w, i, &sums, &ps->cz);
             continue;
         }
         /* Density-dependent perception: this agent's own radii, which only
@@ -362,6 +370,7 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t agent_begin, uint32_t age
     ps->wrap = p->border == BORDER_WRAP;
     ps->olfati = model == MODEL_OLFATI1 || model == MODEL_OLFATI2 || model == MODEL_OLFATI3;
     ps->couzin = model == MODEL_COUZIN;
+    ps->unicycle = model == MODEL_UNICYCLE;
     ps->density = p->density_radii && model == MODEL_REYNOLDS;
     /* Each species senses with its own zones, views and Olfati-Saber terms. */
     ps->species = p->species > 1 ? p->species : 1;
@@ -390,7 +399,7 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t agent_begin, uint32_t age
     ps->delayed_positions = ps->delayed && !ps->src.x;
     /* Reynolds' common case (see reynolds_cell); pair_wrap, which depends
      * on the cell, is left to each cell. */
-    ps->common = model == MODEL_REYNOLDS && !ps->delayed_positions && ps->species == 1 &&
+    ps->common = (model == MODEL_REYNOLDS || model == MODEL_UNICYCLE) && !ps->delayed_positions && ps->species == 1 &&
                  sense_params_fast_ok(&ps->sps[0]);
 #ifdef SENSE_HAS_AVX512
     ps->avx512 = ps->common && sense_avx512_usable();
@@ -400,6 +409,7 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t agent_begin, uint32_t age
     ps->batch = (reynolds_batch_t){.first = agent_begin, .count = 0};
     ps->finish = (finish_batch_t){.first = agent_begin, .count = 0};
     ps->uni = (unicycle_batch_t){.first = agent_begin, .count = 0};
+    ps->cz = (couzin_batch_t){.first = agent_begin, .count = 0};
     /* The span holds the largest sample the parameter allows; Olfati-Saber's
      * pairs are dear, so its agents sense fewer (params.h). */
     uint32_t max_candidates = world_candidate_cap(w); /* fewer in a large population */
@@ -470,5 +480,6 @@ uint64_t step_agents(world_t *w, uint32_t agent_begin, uint32_t agent_end, sense
     if (ps.batch.count) reynolds_batch(w, &ps.batch);
     finish_batch_flush(w, &ps.finish);
     unicycle_flush(w, &ps.uni);
+    couzin_flush(w, &ps.cz);
     return neighbours;
 }

@@ -1,7 +1,8 @@
 /* models: each flocking model's rule for one agent, given what it sensed.
  * The step kernel (kernel.c) finds the neighbour candidates, senses, calls
- * the model, and the model ends with motion_finish (the Reynolds rules) or
- * hands its agent's end to a finish_batch_t (the others). Every function
+ * the model. Reynolds, the unicycle and Couzin keep each agent's sums and
+ * run their rule for LANES consecutive agents at once; Olfati-Saber
+ * decides one agent at a time and hands its end to a finish_batch_t. Every function
  * reads only w->cur and writes only agent i of w->next. */
 #ifndef SWARMCAST_MODELS_H
 #define SWARMCAST_MODELS_H
@@ -29,23 +30,21 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b);
 
 /* Unicycle agents: constant speed, heading turned by a proportional
  * controller toward k_s ŝ + k_a â + k_c ĉ, gains jittered per tick.
- * unicycle_agent works out agent i's desired direction and leaves the
- * turn, whose atan2 and sin/cos are most of the rule's cost, to
- * unicycle_flush, which turns up to LANES consecutive agents at once
- * (each agent's result is the same whichever batch it is in). */
+ * unicycle_agent keeps what agent i sensed; unicycle_flush runs the rule
+ * for up to LANES consecutive agents at once, one per vector lane, as
+ * reynolds_batch does (each agent's result is the same whichever batch it
+ * is in). */
 typedef struct unicycle_batch {
     size_t first; /* agents first … first + count − 1 */
     int count;
-    float px[LANES], py[LANES]; /* where they are */
-    float hx[LANES], hy[LANES]; /* their unit headings */
-    float dx[LANES], dy[LANES]; /* their desired directions (0: keep going) */
-    float speed[LANES];         /* their own speeds */
-    float gain[LANES];          /* k_e times this tick's jitter */
-    uint8_t flags[LANES];
+    /* What each sensed (sense_sums_t, field by field). */
+    float sep_x[LANES], sep_y[LANES], ali_x[LANES], ali_y[LANES], coh_x[LANES], coh_y[LANES];
+    float pair_x[LANES], pair_y[LANES];
+    int n_ali[LANES], n_any[LANES], n_ahead[LANES];
 } unicycle_batch_t;
 
 void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s, unicycle_batch_t *out);
-/* Turns and moves the batch's agents into w->next; the batch is then empty. */
+/* Steers and moves the batch's agents into w->next; the batch is then empty. */
 void unicycle_flush(const world_t *w, unicycle_batch_t *b);
 
 /* Olfati-Saber: what an α-agent senses of its neighbours. */
@@ -92,6 +91,7 @@ typedef struct couzin_consts {
     float rr2, ro2, ra2; /* squared outer radii of the three zones */
     float cos_half;      /* cos(α/2): perceived iff ĥ·r̂ ≥ this */
     bool blind;          /* α < 360° */
+    bool avx512;         /* sensed with AVX-512's mask registers (the same sums) */
 } couzin_consts_t;
 
 couzin_consts_t couzin_consts(const sim_params_t *p);
@@ -113,7 +113,19 @@ void couzin_sense(const couzin_consts_t *k, const float *X, const float *Y, cons
 bool couzin_direction(const couzin_sums_t *s, float hx, float hy, float *dx, float *dy);
 /* heading turned toward desired (radians) by at most max_turn. */
 float couzin_turn(float heading, float desired, float max_turn);
-/* Noise, the turning limit and the move at constant speed. */
-void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s, finish_batch_t *out);
+/* couzin_agent keeps what agent i perceived; couzin_flush runs the rule
+ * (noise, the turning limit and the move at constant speed) for up to
+ * LANES consecutive agents at once, one per vector lane (each agent's
+ * result is the same whichever batch it is in). */
+typedef struct couzin_batch {
+    size_t first; /* agents first … first + count − 1 */
+    int count;
+    float rep_x[LANES], rep_y[LANES], ori_x[LANES], ori_y[LANES], att_x[LANES], att_y[LANES];
+    int n_rep[LANES], n_ori[LANES], n_att[LANES];
+} couzin_batch_t;
+
+void couzin_agent(const world_t *w, size_t i, const couzin_sums_t *s, couzin_batch_t *out);
+/* Steers and moves the batch's agents into w->next; the batch is then empty. */
+void couzin_flush(const world_t *w, couzin_batch_t *b);
 
 #endif

@@ -30,14 +30,30 @@ static inline uint64_t prng_mix(uint64_t x)
     return x;
 }
 
+/* prng_hash_unit in its three stages, for a rule that draws many numbers
+ * sharing (seed, a) or (seed, a, b): the shared stages are mixed once, not
+ * once per draw. prng_hash_unit_of(prng_hash_key(prng_hash_stream(seed, a),
+ * b), c) is prng_hash_unit(seed, a, b, c), bit for bit. */
+static inline uint64_t prng_hash_stream(uint64_t seed, uint64_t a)
+{
+    return prng_mix(prng_mix(seed + 0x9e3779b97f4a7c15ull) ^ a);
+}
+
+/* What the second and third stages add to b and c (prng_lanes.h too). */
+#define PRNG_HASH_B 0x632be59bd9b4e019ull
+#define PRNG_HASH_C 0x8cb92ba72f3d8dd7ull
+
+static inline uint64_t prng_hash_key(uint64_t stream, uint64_t b) { return prng_mix(stream ^ (b + PRNG_HASH_B)); }
+
+static inline float prng_hash_unit_of(uint64_t key, uint64_t c)
+{
+    return (float)(prng_mix(key ^ (c + PRNG_HASH_C)) >> 40) * (1.0f / 16777216.0f);
+}
+
 /* Uniform in [0, 1), 24 random bits. */
 static inline float prng_hash_unit(uint64_t seed, uint64_t a, uint64_t b, uint64_t c)
 {
-    uint64_t h = prng_mix(seed + 0x9e3779b97f4a7c15ull);
-    h = prng_mix(h ^ a);
-    h = prng_mix(h ^ (b + 0x632be59bd9b4e019ull));
-    h = prng_mix(h ^ (c + 0x8cb92ba72f3d8dd7ull));
-    return (float)(h >> 40) * (1.0f / 16777216.0f);
+    return prng_hash_unit_of(prng_hash_key(prng_hash_stream(seed, a), b), c);
 }
 
 #endif

@@ -11,20 +11,29 @@
  * from one radius where ŝ = −ĉ; the heading error is wrapped to (−π, π] and
  * steers toward d (the lesson's −k_e e turns away); obstacle avoidance and
  * targets (for agents without neighbours) join d like in the other models.
- * Angles and their sines come from angles.h, not libm (within 1.3e-7). */
+ * Angles and their sines come from angles.h, not libm (within 1.3e-7).
+ *
+ * The rule runs for eight agents at once, one per vector lane, with the
+ * same IEEE operations in the same order as one agent at a time: an
+ * agent's result does not depend on its batch. Targets, obstacles and
+ * predators are looked up lane by lane. */
 #include <math.h>
 #include <stdbool.h>
 
 #include "sim/angles.h"
 #include "sim/clones.h"
+#include "sim/heading_lanes.h"
 #include "sim/lanes.h"
 #include "sim/models.h"
 #include "sim/motion.h"
+#include "sim/prng.h"
+#include "sim/prng_lanes.h"
 
 /* Streams of the counter-based generator (arbitrary distinct constants). */
 #define SPEED_STREAM 0x756e695f7370ull
 #define JITTER_STREAM 0x756e695f6a74ull
 
+/* (dx, dy) += gain · (x, y)/|(x, y)|; nothing for a zero vector. */
 static void add_unit(float *dx, float *dy, float gain, float x, float y)
 {
     float len2 = x * x + y * y;
@@ -34,87 +43,154 @@ static void add_unit(float *dx, float *dy, float gain, float x, float y)
     *dy += y * k;
 }
 
-KERNEL_CLONES
+/* add_unit in the lanes of `on`. A lane left out adds +0, which changes
+ * nothing: a sum that starts at +0 is never −0. */
+LANES_INLINE void add_unit_lanes(lanes_f *dx, lanes_f *dy, lanes_i on, lanes_f gain, lanes_f x, lanes_f y)
+{
+    const lanes_f one = (lanes_f){0} + 1.0f;
+    const lanes_f len2 = x * x + y * y;
+    const lanes_i some = on & (len2 > 0.0f);
+    const lanes_f k = gain / lanes_sqrt(lanes_select(some, len2, one));
+    *dx += lanes_keep(some, x * k);
+    *dy += lanes_keep(some, y * k);
+}
+
 void unicycle_agent(const world_t *w, size_t i, const sense_sums_t *s, unicycle_batch_t *out)
 {
+    if (out->count && i != out->first + (size_t)out->count) unicycle_flush(w, out);
+    if (!out->count) out->first = i;
+    const int k = out->count++;
+    out->sep_x[k] = s->sep_x, out->sep_y[k] = s->sep_y, out->ali_x[k] = s->ali_x, out->ali_y[k] = s->ali_y;
+    out->coh_x[k] = s->coh_x, out->coh_y[k] = s->coh_y, out->pair_x[k] = s->pair_x, out->pair_y[k] = s->pair_y;
+    out->n_ali[k] = s->n_ali, out->n_any[k] = s->n_any, out->n_ahead[k] = s->n_ahead;
+    if (out->count == LANES) unicycle_flush(w, out);
+}
+
+/* The parameters the lanes' rule reads, each lane its agent's species'
+ * (the target's, read lane by lane, come from the agent's sim_params_t).
+ * Switches are 1 or 0. */
+enum { SPEED_MIN, SPEED_MAX, JITTER_MIN, JITTER_MAX, K_SEP, K_ALI, K_COH, K_HEADING, PERSONAL_SPACE, RULE_SEP,
+       RULE_ALI, RULE_COH, UNI_PARAMS };
+
+static void uni_params_of(const sim_params_t *p, float out[UNI_PARAMS])
+{
+    out[SPEED_MIN] = p->uni_speed_min, out[SPEED_MAX] = p->uni_speed_max;
+    out[JITTER_MIN] = p->uni_jitter_min, out[JITTER_MAX] = p->uni_jitter_max;
+    out[K_SEP] = p->uni_k_sep, out[K_ALI] = p->uni_k_ali, out[K_COH] = p->uni_k_coh;
+    out[K_HEADING] = p->uni_k_heading, out[PERSONAL_SPACE] = p->personal_space;
+    out[RULE_SEP] = p->rule_sep ? 1.0f : 0.0f, out[RULE_ALI] = p->rule_ali ? 1.0f : 0.0f;
+    out[RULE_COH] = p->rule_coh ? 1.0f : 0.0f;
+}
+
+LANES_INLINE void uni_params_lanes(const sim_params_t *const ps[LANES], bool uniform, lanes_f v[UNI_PARAMS])
+{
+    float f[UNI_PARAMS];
+    uni_params_of(ps[0], f);
+    for (int j = 0; j < UNI_PARAMS; j++) v[j] = (lanes_f){0} + f[j];
+    for (int k = 1; k < LANES && !uniform; k++) {
+        uni_params_of(ps[k], f);
+        for (int j = 0; j < UNI_PARAMS; j++) v[j][k] = f[j];
+    }
+}
+
+/* A follower's (or leader's) pull toward its nearest target, for the
+ * agents of the batch that have one: the weight of its unit vector,
+ * where it lies, and whether the agent leads. */
+static void target_pulls(const world_t *w, const unicycle_batch_t *b, const sim_params_t *const ps[LANES],
+                         lanes_f *weight, lanes_f *tx, lanes_f *ty, lanes_i *pulled, uint8_t flags[LANES])
+{
     const agents_t *a = &w->cur;
-    const sim_params_t *p = world_params_for(w, a->flags[i]); /* its species' */
-    const uint32_t id = a->id[i];
-    const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
-
-    /* Speed is a property of the agent, the same every tick. */
-    float speed = p->uni_speed_min + (p->uni_speed_max - p->uni_speed_min) * prng_hash_unit(w->seed, SPEED_STREAM, id, 0);
-    /* Its unit heading (one at rest, only ever placed so, faces along x). */
-    const float v_len = sqrtf(vx * vx + vy * vy);
-    const float hx = v_len > 0.0f ? vx / v_len : 1.0f, hy = v_len > 0.0f ? vy / v_len : 0.0f;
-
-    float jitter[4];
-    for (int k = 0; k < 4; k++) {
-        float u = prng_hash_unit(w->seed, JITTER_STREAM, w->tick, (uint64_t)id * 4 + (uint64_t)k);
-        jitter[k] = p->uni_jitter_min + (p->uni_jitter_max - p->uni_jitter_min) * u;
-    }
-
-    float dx = 0.0f, dy = 0.0f;
-    uint8_t flags = 0;
-    /* A zone that saw no one has a zero sum, which add_unit skips; the
-     * alignment term also adds the agent's own velocity, so it needs the
-     * count. */
-    if (p->rule_sep) {
-        /* Separation's gain grows as bodies come inside 1.5 personal_space
-         * (the contact sum C, kernel.c; as the Reynolds push, reynolds.c):
-         * 1 + 2r·|C|, r = personal_space. An agent that cannot slow down
-         * can only turn away, harder the closer they are. */
-        const float crowding = sqrtf(s->pair_x * s->pair_x + s->pair_y * s->pair_y) * 2.0f * p->personal_space;
-        const float urgency = 1.0f + fminf(crowding, 10.0f);
-        add_unit(&dx, &dy, p->uni_k_sep * jitter[0] * urgency, s->sep_x, s->sep_y);
-    }
-    if (p->rule_ali && s->n_ali > 0) add_unit(&dx, &dy, p->uni_k_ali * jitter[1], s->ali_x + vx, s->ali_y + vy);
-    if (p->rule_coh) add_unit(&dx, &dy, p->uni_k_coh * jitter[2], s->coh_x, s->coh_y);
-    vec2 to_target;
-    const bool leads = (p->leader_rule == LEADER_FRONT ? s->n_ahead : s->n_any) == 0;
-    if ((leads || p->w_target > 0.0f) && motion_nearest_target(w, px, py, &to_target)) {
-        if (leads) flags |= AGENT_LEADER;
+    for (int k = 0; k < b->count; k++) {
+        const sim_params_t *p = ps[k];
+        const size_t i = b->first + (size_t)k;
+        const bool leads = (p->leader_rule == LEADER_FRONT ? b->n_ahead[k] : b->n_any[k]) == 0;
+        vec2 to_target;
+        if (!(leads || p->w_target > 0.0f) || !motion_nearest_target(w, a->x[i], a->y[i], &to_target)) continue;
+        if (leads) flags[k] |= AGENT_LEADER;
         float d2 = to_target.x * to_target.x + to_target.y * to_target.y;
         /* A follower's pull fades to nothing at target_radius (reynolds.c). */
         const float r = p->target_radius;
         const float fade = r > 0.0f ? fminf(fmaxf((sqrtf(d2) - r) / r, 0.0f), 1.0f) : 1.0f;
-        if (leads || d2 > r * r)
-            add_unit(&dx, &dy, leads ? p->w_leader : p->w_target * fade * fade, to_target.x, to_target.y);
+        if (!(leads || d2 > r * r)) continue;
+        (*weight)[k] = leads ? p->w_leader : p->w_target * fade * fade;
+        (*tx)[k] = to_target.x, (*ty)[k] = to_target.y, (*pulled)[k] = -1;
     }
-    vec2 avoid, away;
-    if (p->w_avoid > 0 && motion_avoid(w, px, py, vx, vy, &avoid)) add_unit(&dx, &dy, p->w_avoid, avoid.x, avoid.y);
-    if (w->n_predators && p->w_flee > 0 && motion_evade(w, px, py, &away)) add_unit(&dx, &dy, p->w_flee, away.x, away.y);
-
-    /* The turn waits for the batch (unicycle_flush). */
-    if (out->count && i != out->first + (size_t)out->count) unicycle_flush(w, out);
-    if (!out->count) out->first = i;
-    const int k = out->count++;
-    out->px[k] = px, out->py[k] = py, out->hx[k] = hx, out->hy[k] = hy, out->dx[k] = dx, out->dy[k] = dy;
-    out->speed[k] = speed, out->gain[k] = p->uni_k_heading * jitter[3], out->flags[k] = flags;
-    if (out->count == LANES) unicycle_flush(w, out);
 }
 
 KERNEL_CLONES
 void unicycle_flush(const world_t *w, unicycle_batch_t *b)
 {
     if (!b->count) return;
+    const agents_t *a = &w->cur;
+    const size_t i0 = b->first;
+    const int count = b->count;
+    const lanes_f zero = {0};
+    /* Lanes past count hold what an earlier batch left; their results
+     * are not stored. */
+    const heading_lanes_t h = heading_lanes_load(w, i0);
+    const lanes_f vx = h.vx, vy = h.vy, hx = h.hx, hy = h.hy;
+    const sim_params_t *ps[LANES];
+    for (int k = 0; k < LANES; k++) ps[k] = k < count ? world_params_for(w, a->flags[i0 + k]) : &w->params;
+    lanes_f p[UNI_PARAMS];
+    uni_params_lanes(ps, w->params.species <= 1, p);
+
+    /* Speed is a property of the agent, the same every tick; the gains'
+     * jitter is drawn anew each tick. */
+    const uint64_t speeds = prng_hash_stream(w->seed, SPEED_STREAM);
+    const uint64_t jitters = prng_hash_key(prng_hash_stream(w->seed, JITTER_STREAM), w->tick);
+    const prng_lanes_t id = prng_ids_lanes(a->id, i0, count), none = {0};
+    const lanes_f u_speed = prng_hash_unit_lanes(prng_hash_key_lanes(speeds, id), none);
+    lanes_f u_jitter[4];
+    for (int j = 0; j < 4; j++) u_jitter[j] = prng_hash_unit_lanes(none + jitters, id * 4 + (uint64_t)j);
+    const lanes_f speed = p[SPEED_MIN] + (p[SPEED_MAX] - p[SPEED_MIN]) * u_speed;
+    lanes_f jitter[4];
+    for (int j = 0; j < 4; j++) jitter[j] = p[JITTER_MIN] + (p[JITTER_MAX] - p[JITTER_MIN]) * u_jitter[j];
+    /* d: a zone that saw no one has a zero sum, which add_unit skips; the
+     * alignment term also adds the agent's own velocity, so it needs the
+     * count. */
+    lanes_f dx = zero, dy = zero;
+    {
+        /* Separation's gain grows as bodies come inside 1.5 personal_space
+         * (the contact sum C, kernel.c; as the Reynolds push, reynolds.c):
+         * 1 + 2r·|C|, r = personal_space. An agent that cannot slow down
+         * can only turn away, harder the closer they are. */
+        const lanes_f pair_x = lanes_load(b->pair_x), pair_y = lanes_load(b->pair_y);
+        const lanes_f crowding = lanes_sqrt(pair_x * pair_x + pair_y * pair_y) * 2.0f * p[PERSONAL_SPACE];
+        const lanes_f urgency = 1.0f + lanes_select(crowding < 10.0f, crowding, zero + 10.0f); /* fminf's */
+        add_unit_lanes(&dx, &dy, p[RULE_SEP] != 0.0f, p[K_SEP] * jitter[0] * urgency, lanes_load(b->sep_x),
+                       lanes_load(b->sep_y));
+    }
+    lanes_i n_ali;
+    memcpy(&n_ali, b->n_ali, sizeof n_ali);
+    add_unit_lanes(&dx, &dy, (p[RULE_ALI] != 0.0f) & (n_ali > 0), p[K_ALI] * jitter[1], lanes_load(b->ali_x) + vx,
+                   lanes_load(b->ali_y) + vy);
+    add_unit_lanes(&dx, &dy, p[RULE_COH] != 0.0f, p[K_COH] * jitter[2], lanes_load(b->coh_x), lanes_load(b->coh_y));
+    uint8_t flags[LANES] = {0};
+    if (w->n_targets) {
+        lanes_f weight = zero, tx = zero, ty = zero;
+        lanes_i pulled = {0};
+        target_pulls(w, b, ps, &weight, &tx, &ty, &pulled, flags);
+        add_unit_lanes(&dx, &dy, pulled, weight, tx, ty);
+    }
+    if (w->n_obstacles || w->n_predators) {
+        for (int k = 0; k < count; k++) {
+            const sim_params_t *pk = ps[k];
+            float x = dx[k], y = dy[k];
+            vec2 avoid, away;
+            if (pk->w_avoid > 0 && motion_avoid(w, h.px[k], h.py[k], vx[k], vy[k], &avoid))
+                add_unit(&x, &y, pk->w_avoid, avoid.x, avoid.y);
+            if (w->n_predators && pk->w_flee > 0 && motion_evade(w, h.px[k], h.py[k], &away))
+                add_unit(&x, &y, pk->w_flee, away.x, away.y);
+            dx[k] = x, dy[k] = y;
+        }
+    }
+
     /* The heading turns by k_e·e·dt, e the angle from it to d in [−π, π]:
      * the heading rotated, rather than an angle of its own turned, which
-     * takes one atan2 where the angles took two. Lanes past count hold
-     * what an earlier batch left; their results are not stored. */
-    const lanes_f hx = lanes_load(b->hx), hy = lanes_load(b->hy), dx = lanes_load(b->dx), dy = lanes_load(b->dy);
+     * takes one atan2 where the angles took two. */
     const lanes_i turning = (dx != 0.0f) | (dy != 0.0f);
     const lanes_f error = angle_atan2_lanes(hx * dy - hy * dx, hx * dx + hy * dy);
-    const lanes_f turn = lanes_keep(turning, lanes_load(b->gain) * error * w->dt);
-    lanes_f sin_t, cos_t;
-    angle_sincos_lanes(turn, &sin_t, &cos_t);
-    const lanes_f speed = lanes_load(b->speed);
-    const lanes_f nvx = speed * (hx * cos_t - hy * sin_t), nvy = speed * (hx * sin_t + hy * cos_t);
-    float x[LANES], y[LANES], vx[LANES], vy[LANES];
-    lanes_store(x, lanes_load(b->px) + nvx * w->dt);
-    lanes_store(y, lanes_load(b->py) + nvy * w->dt);
-    lanes_store(vx, nvx);
-    lanes_store(vy, nvy);
-    motion_finish_lanes(w, b->first, b->count, x, y, vx, vy, b->flags);
+    const lanes_f turn = lanes_keep(turning, p[K_HEADING] * jitter[3] * error * w->dt);
+    heading_lanes_turn(w, &h, i0, count, turn, speed, flags);
     b->count = 0;
 }

@@ -314,6 +314,45 @@ static void the_collective_state_should_follow_the_zone_of_orientation(void **st
     assert_true(p_par > 0.9);
 }
 
+/* couzin_sense's two loops (vector masks, and AVX-512's mask registers
+ * where the CPU has them) give the same sums, bit for bit, on random
+ * spans: candidates in every zone, behind and in front, on the agent's
+ * own spot, and the span's padding far away. */
+static void both_sensing_loops_should_give_the_same_bits(void **state)
+{
+    (void)state;
+    sim_params_t p;
+    params_defaults(&p);
+    prng_t rng;
+    prng_seed(&rng, 25, 7);
+    enum { N = 203, PAD = 8 };
+    float X[N + PAD], Y[N + PAD], VX[N + PAD], VY[N + PAD];
+    long perceived = 0, repelled = 0;
+    for (int round = 0; round < 200; round++) {
+        p.cz_fov = round % 3 == 0 ? 360.0f : prng_range(&rng, 10.0f, 350.0f);
+        const couzin_consts_t k = couzin_consts(&p); /* avx512 where the CPU and the build have it */
+        couzin_consts_t portable = k;
+        portable.avx512 = false;
+        const int n = 1 + (int)(prng_unit(&rng) * N);
+        for (int j = 0; j < N + PAD; j++) {
+            const bool far = j >= n;
+            X[j] = far ? 1e30f : prng_range(&rng, -200.0f, 200.0f);
+            Y[j] = far ? 1e30f : prng_range(&rng, -200.0f, 200.0f);
+            VX[j] = prng_range(&rng, -1.0f, 1.0f), VY[j] = prng_range(&rng, -1.0f, 1.0f);
+        }
+        X[round % n] = 3.0f, Y[round % n] = -4.0f; /* one on the agent's spot */
+        const float vx = round % 5 == 0 ? 0.0f : prng_range(&rng, -120.0f, 120.0f), vy = prng_range(&rng, -120.0f, 120.0f);
+        couzin_sums_t a, b;
+        couzin_sense(&portable, X, Y, VX, VY, NULL, 0.0f, n, -1, 3.0f, -4.0f, vx, vy, false, 1000.0f, 1000.0f, &a);
+        couzin_sense(&k, X, Y, VX, VY, NULL, 0.0f, n, -1, 3.0f, -4.0f, vx, vy, false, 1000.0f, 1000.0f, &b);
+        assert_memory_equal(&a, &b, sizeof a);
+        perceived += a.n_rep + a.n_ori + a.n_att;
+        repelled += a.n_rep > 0;
+    }
+    /* The spans held neighbours in the zones, not only far ones. */
+    assert_true(perceived > 1000 && repelled > 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,6 +364,7 @@ int main(void)
         cmocka_unit_test(same_worlds_should_stay_bit_identical_and_noise_should_matter),
         cmocka_unit_test(switching_to_couzin_live_should_widen_the_grid_to_its_zones_and_back),
         cmocka_unit_test(the_collective_state_should_follow_the_zone_of_orientation),
+        cmocka_unit_test(both_sensing_loops_should_give_the_same_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
