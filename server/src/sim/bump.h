@@ -13,6 +13,7 @@
 #define SWARMCAST_BUMP_H
 
 #include "sim/lanes.h"
+#include "sim/wide.h"
 
 /* The largest |bump − ½(1 + cos(π s))| over the domain, in absolute terms. */
 #define BUMP_MAX_ERROR 3e-7f
@@ -25,22 +26,27 @@
 #define BUMP_S9 0.0821458866f
 #define BUMP_S11 -0.00737043095f
 
-/* ½(1 + cos(π s)) for s in [0, 1] (lane-wise). */
-LANES_INLINE lanes_f bump_cos_lanes(lanes_f s)
-{
-    const lanes_f t = s - 0.5f, t2 = t * t;
-    const lanes_f p = ((((BUMP_S11 * t2 + BUMP_S9) * t2 + BUMP_S7) * t2 + BUMP_S5) * t2 + BUMP_S3) * t2 + BUMP_S1;
-    return 0.5f - 0.5f * (p * t);
-}
+/* ½(1 + cos(π s)) for s in [0, 1] and ρ_h(u), lane-wise, for a vector
+ * type V with mask type M (lanes.h's and wide.h's); inv_span = 1/(1 − h). */
+#define BUMP_DEFINE(V, M, cos_name, bump_name)                                                                \
+    LANES_INLINE V cos_name(V s)                                                                               \
+    {                                                                                                          \
+        const V t = s - 0.5f, t2 = t * t;                                                                      \
+        const V p = ((((BUMP_S11 * t2 + BUMP_S9) * t2 + BUMP_S7) * t2 + BUMP_S5) * t2 + BUMP_S3) * t2 + BUMP_S1; \
+        return 0.5f - 0.5f * (p * t);                                                                          \
+    }                                                                                                          \
+    LANES_INLINE V bump_name(V u, float h, float inv_span)                                                     \
+    {                                                                                                          \
+        const V zero = {0};                                                                                    \
+        const V inner = cos_name((u - h) * inv_span);                                                          \
+        const V outer = (V)((M)inner & (u < 1.0f));                                                            \
+        const M below = u < h;                                                                                 \
+        const V one_or_zero = (V)((M)(zero + 1.0f) & (u >= 0.0f));                                             \
+        return (V)(((M)one_or_zero & below) | ((M)outer & ~below));                                            \
+    }
 
-/* ρ_h(u) lane-wise; inv_span = 1/(1 − h). */
-LANES_INLINE lanes_f bump_lanes(lanes_f u, float h, float inv_span)
-{
-    const lanes_f zero = {0};
-    const lanes_f inner = bump_cos_lanes((u - h) * inv_span);
-    const lanes_f outer = lanes_keep(u < 1.0f, inner);
-    return lanes_select(u < h, lanes_keep(u >= 0.0f, zero + 1.0f), outer);
-}
+BUMP_DEFINE(lanes_f, lanes_i, bump_cos_lanes, bump_lanes)
+BUMP_DEFINE(wide_f, wide_i, bump_cos_wide, bump_wide)
 
 /* The same for one value (the same bits as a lane of bump_lanes). */
 static inline float bump_of(float u, float h, float inv_span)

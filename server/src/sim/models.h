@@ -69,9 +69,9 @@ olfati_consts_t olfati_consts(const sim_params_t *p);
 /* Sums over candidates [0, count) of X/Y/VX/VY (relative positions taken
  * from (px, py), shortest displacement when pair_wrap), skipping self (or,
  * when self < 0, whoever is at distance 0) and, when S is given, candidates
- * whose S is not this species. The arrays must be readable LANES − 1
- * entries past count, where X/Y are out of range (SENSE_FAR: the kernel's
- * spans are). */
+ * whose S is not this species. The arrays must be readable 2·LANES − 1
+ * entries past count, the first LANES of them out of range in X/Y
+ * (SENSE_FAR: the kernel's spans are). */
 void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
                   bool pair_wrap, float width, float height, olfati_sums_t *out);

@@ -55,67 +55,146 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
     };
 }
 
-/* Eight candidates at a time, one accumulator per lane, the lanes summed
- * in a fixed order at the end (the span is the same whichever thread
- * senses it, so the sums are too). Per pair: two square roots and one
- * division, the constants' divisions done once per step (olfati_consts)
- * and the bump's cosine a polynomial (bump.h), all lane-wise. Every
- * vector is worked out (in a flock most hold a neighbour, and a test per
- * vector mispredicts). The agent itself is the candidate at distance 0,
- * as in the other models (so is one on the very same spot, to which no
- * direction can be given); with positions from the past, its entry self.
- * The arrays must be readable LANES − 1 entries past count, those entries
- * of X/Y out of range (SENSE_FAR in the kernel's spans). */
-KERNEL_CLONES
-void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
-                  const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
-                  bool pair_wrap, float width, float height, olfati_sums_t *out)
-{
-    const lanes_f zero = {0}, one = zero + 1.0f;
-    const float half_w = 0.5f * width, half_h = 0.5f * height;
-    lanes_f gx = zero, gy = zero, cx = zero, cy = zero, nn = zero;
-    for (int32_t j0 = 0; j0 < count; j0 += LANES) {
-        lanes_f dx = lanes_load(X + j0) - px, dy = lanes_load(Y + j0) - py;
-        if (pair_wrap) { /* motion_wrap_delta, lane by lane */
-            dx = lanes_select(dx > half_w, dx - width, lanes_select(dx < -half_w, dx + width, dx));
-            dy = lanes_select(dy > half_h, dy - height, lanes_select(dy < -half_h, dy + height, dy));
-        }
-        const lanes_f d2 = dx * dx + dy * dy;
-        lanes_i in = (d2 < k->r2) & (d2 > 0.0f);
-        if (self >= 0) { /* positions from the past: its own entry is not at distance 0 */
-            lanes_i index;
-            for (int l = 0; l < LANES; l++) index[l] = j0 + l;
-            in = (d2 < k->r2) & (index != self);
-        }
-        /* Another species is no α-neighbour (no lattice, no consensus, not
-         * counted) but its body still repels: the gradient's repulsive
-         * part only, as the potential treats another kind (else two
-         * species gathered at one target pass through each other). */
-        const lanes_i own = S ? in & (lanes_load(S + j0) == species) : in;
-        /* Lanes out of range may hold anything (even NaN): every sum
-         * below keeps only the lanes in range, bit by bit. */
-        const lanes_f root = lanes_sqrt(one + k->eps * d2);  /* √(1 + ε‖d‖²) */
-        const lanes_f z = (root - one) * k->inv_eps;         /* σ-norm */
-        const lanes_f shifted = z + k->c_minus_d;            /* z − d_α + c */
-        const lanes_f hyp = lanes_sqrt(one + shifted * shifted);
-        const lanes_f q = one / (root * hyp);                /* both reciprocals from one division */
-        const lanes_f inv = q * hyp;                         /* 1/root: n_ij = d · inv */
-        const lanes_f phi = 0.5f * (k->a_plus_b * (shifted * (q * root)) + k->a_minus_b);
-        const lanes_f rho = bump_lanes(z * k->inv_r_alpha, k->h_alpha, k->inv_h_span);
-        const lanes_f phi_alpha = rho * lanes_select(own, phi, lanes_select(phi < 0.0f, phi, zero));
-        const lanes_f g = lanes_keep(in, phi_alpha * inv);
-        gx += g * dx;
-        gy += g * dy;
-        cx += lanes_keep(own, rho * (lanes_load(VX + j0) - vx));
-        cy += lanes_keep(own, rho * (lanes_load(VY + j0) - vy));
-        nn += lanes_keep(own, one);
+/* What N candidates from j0 add to the sums, lane by lane, in vectors V
+ * with masks M of N lanes (lanes.h's 8, wide.h's 16), defined once for
+ * both widths: name_t holds the terms, name(…) works them out.
+ *
+ * Per pair: two square roots and one division, the constants' divisions
+ * done once per step (olfati_consts) and the bump's cosine a polynomial
+ * (bump.h), all lane-wise. Another species is no α-neighbour (no lattice,
+ * no consensus, not counted) but its body still repels: the gradient's
+ * repulsive part only, as the potential treats another kind (else two
+ * species gathered at one target pass through each other). With
+ * positions from the past the agent's own entry, self, is not at
+ * distance 0. Lanes out of range may hold anything (even NaN): every term
+ * keeps only the lanes in range, bit by bit. */
+#define OLFATI_TERMS_DEFINE(V, M, N, name, load, vsqrt, bump, ...)                                              \
+    typedef struct name {                                                                                     \
+        V gx, gy, cx, cy, nn;                                                                                 \
+    } name##_t;                                                                                               \
+    LANES_INLINE name##_t name(const olfati_consts_t *k, const float *X, const float *Y, const float *VX,     \
+                               const float *VY, const float *S, float species, int32_t j0, int32_t self,      \
+                               float px, float py, float vx, float vy, bool pair_wrap, float width, float height) \
+    {                                                                                                         \
+        const V zero = {0}, one = zero + 1.0f;                                                                \
+        const float half_w = 0.5f * width, half_h = 0.5f * height;                                            \
+        V dx = load(X + j0) - px, dy = load(Y + j0) - py;                                                     \
+        if (pair_wrap) { /* motion_wrap_delta, lane by lane */                                                \
+            const M over_x = dx > half_w, under_x = dx < -half_w, over_y = dy > half_h, under_y = dy < -half_h; \
+            dx = (V)(((M)(dx - width) & over_x) | ((M)(dx + width) & under_x) | ((M)dx & ~(over_x | under_x))); \
+            dy = (V)(((M)(dy - height) & over_y) | ((M)(dy + height) & under_y) | ((M)dy & ~(over_y | under_y))); \
+        }                                                                                                     \
+        const V d2 = dx * dx + dy * dy;                                                                       \
+        const M lane = {__VA_ARGS__};                                                                         \
+        const M in = (d2 < k->r2) & (self >= 0 ? (lane + j0) != self : d2 > 0.0f);                            \
+        const M own = S ? in & (load(S + j0) == species) : in;                                                \
+        const V root = vsqrt(one + k->eps * d2); /* √(1 + ε‖d‖²) */                                            \
+        const V z = (root - one) * k->inv_eps;   /* σ-norm */                                                  \
+        const V shifted = z + k->c_minus_d;      /* z − d_α + c */                                             \
+        const V hyp = vsqrt(one + shifted * shifted);                                                         \
+        const V q = one / (root * hyp);          /* both reciprocals from one division */                      \
+        const V inv = q * hyp;                   /* 1/root: n_ij = d · inv */                                  \
+        const V phi = 0.5f * (k->a_plus_b * (shifted * (q * root)) + k->a_minus_b);                           \
+        const V rho = bump(z * k->inv_r_alpha, k->h_alpha, k->inv_h_span);                                    \
+        const M repels = phi < 0.0f;                                                                          \
+        const V phi_alpha = rho * (V)(((M)phi & own) | ((M)phi & repels & ~own));                             \
+        const V g = (V)((M)(phi_alpha * inv) & in);                                                           \
+        return (name##_t){                                                                                    \
+            .gx = g * dx,                                                                                     \
+            .gy = g * dy,                                                                                     \
+            .cx = (V)((M)(rho * (load(VX + j0) - vx)) & own),                                                 \
+            .cy = (V)((M)(rho * (load(VY + j0) - vy)) & own),                                                 \
+            .nn = (V)((M)one & own),                                                                          \
+        };                                                                                                    \
     }
-    const quad_f q0 = lanes_sum4(gx, gy, cx, cy), q1 = lanes_sum4(nn, zero, zero, zero);
+
+OLFATI_TERMS_DEFINE(lanes_f, lanes_i, LANES, olfati_terms, lanes_load, lanes_sqrt, bump_lanes, 0, 1, 2, 3, 4, 5, 6, 7)
+OLFATI_TERMS_DEFINE(wide_f, wide_i, WIDE, olfati_terms_wide, wide_load, wide_sqrt, bump_wide, 0, 1, 2, 3, 4, 5, 6, 7,
+                    8, 9, 10, 11, 12, 13, 14, 15)
+
+/* The accumulators: one 8-lane vector per sum. Candidate j goes to lane
+ * j mod 8, each lane's in order of j, and the lanes are summed in a fixed
+ * order at the end (the span is the same whichever thread senses it, so
+ * the sums are too, and the same at either width). */
+typedef struct olfati_acc {
+    lanes_f gx, gy, cx, cy, nn;
+} olfati_acc_t;
+
+static inline void olfati_acc_out(const olfati_acc_t *a, olfati_sums_t *out)
+{
+    const lanes_f zero = {0};
+    const quad_f q0 = lanes_sum4(a->gx, a->gy, a->cx, a->cy), q1 = lanes_sum4(a->nn, zero, zero, zero);
     out->grad_x += q0[0];
     out->grad_y += q0[1];
     out->cons_x += q0[2];
     out->cons_y += q0[3];
     out->neighbours += (int)q1[0];
+}
+
+/* Eight candidates at a time. */
+KERNEL_CLONES
+static void olfati_sense_lanes(const olfati_consts_t *k, const float *X, const float *Y, const float *VX,
+                               const float *VY, const float *S, float species, int32_t count, int32_t self, float px,
+                               float py, float vx, float vy, bool pair_wrap, float width, float height,
+                               olfati_sums_t *out)
+{
+    olfati_acc_t a = {0};
+    for (int32_t j0 = 0; j0 < count; j0 += LANES) {
+        const olfati_terms_t t =
+            olfati_terms(k, X, Y, VX, VY, S, species, j0, self, px, py, vx, vy, pair_wrap, width, height);
+        a.gx += t.gx, a.gy += t.gy, a.cx += t.cx, a.cy += t.cy, a.nn += t.nn;
+    }
+    olfati_acc_out(&a, out);
+}
+
+#if KERNEL_TOP_LEVEL >= 4
+/* Sixteen candidates at a time, in one AVX-512 register (wide.h): each
+ * instruction does the work of two 8-lane ones. The low half goes into
+ * the accumulators, then the high half: the order of the 8-lane loop, so
+ * the same bits. (Without AVX-512 the compiler works 16-lane comparisons
+ * out lane by lane, so the other levels keep the 8-lane loop.) */
+__attribute__((target("arch=x86-64-v4"))) static void
+olfati_sense_wide(const olfati_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
+                  const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
+                  bool pair_wrap, float width, float height, olfati_sums_t *out)
+{
+    olfati_acc_t a = {0};
+    int32_t j0 = 0;
+    for (; j0 + LANES < count; j0 += WIDE) { /* both halves hold a candidate */
+        const olfati_terms_wide_t t =
+            olfati_terms_wide(k, X, Y, VX, VY, S, species, j0, self, px, py, vx, vy, pair_wrap, width, height);
+        a.gx += wide_lo(t.gx), a.gy += wide_lo(t.gy), a.cx += wide_lo(t.cx), a.cy += wide_lo(t.cy);
+        a.nn += wide_lo(t.nn);
+        a.gx += wide_hi(t.gx), a.gy += wide_hi(t.gy), a.cx += wide_hi(t.cx), a.cy += wide_hi(t.cy);
+        a.nn += wide_hi(t.nn);
+    }
+    if (j0 < count) { /* the last up to LANES: the low half only (the high one reads what may be anything) */
+        const olfati_terms_wide_t t =
+            olfati_terms_wide(k, X, Y, VX, VY, S, species, j0, self, px, py, vx, vy, pair_wrap, width, height);
+        a.gx += wide_lo(t.gx), a.gy += wide_lo(t.gy), a.cx += wide_lo(t.cx), a.cy += wide_lo(t.cy);
+        a.nn += wide_lo(t.nn);
+    }
+    olfati_acc_out(&a, out);
+}
+#endif
+
+/* The agent itself is the candidate at distance 0, as in the other models
+ * (so is one on the very same spot, to which no direction can be given).
+ * Every vector is worked out (in a flock most hold a neighbour, and a test
+ * per vector mispredicts). The arrays must be readable 2·LANES − 1 entries
+ * past count, the first LANES of them of X/Y out of range (SENSE_FAR in
+ * the kernel's spans). */
+void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
+                  const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
+                  bool pair_wrap, float width, float height, olfati_sums_t *out)
+{
+#if KERNEL_TOP_LEVEL >= 4
+    if (__builtin_cpu_supports("x86-64-v4")) {
+        olfati_sense_wide(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, width, height, out);
+        return;
+    }
+#endif
+    olfati_sense_lanes(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, width, height, out);
 }
 
 /* The β-agents of every obstacle within reach: their share of u. */
