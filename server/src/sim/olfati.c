@@ -36,7 +36,14 @@ static float bump(float z, float h) { return bump_of(z, h, 1.0f / (1.0f - h)); }
 olfati_consts_t olfati_consts(const sim_params_t *p)
 {
     float eps = p->os_eps, a = p->os_a, b = p->os_b;
+    const float inv_eps = 1.0f / eps, inv_r_alpha = 1.0f / sigma_norm(p->os_r * p->os_r, eps);
+    const float inv_h_span = 1.0f / (1.0f - p->os_h_alpha), c = fabsf(a - b) / sqrtf(4.0f * a * b);
     return (olfati_consts_t){
+        .shift_offset = c - sigma_norm(p->os_d * p->os_d, eps) - inv_eps,
+        .bump_scale = inv_eps * inv_r_alpha * inv_h_span,
+        .bump_offset = (inv_eps * inv_r_alpha + p->os_h_alpha) * inv_h_span + 0.5f,
+        .half_a_plus_b = 0.5f * (a + b),
+        .half_a_minus_b = 0.5f * (a - b),
         .eps = eps,
         .r_alpha = sigma_norm(p->os_r * p->os_r, eps),
         .d_alpha = sigma_norm(p->os_d * p->os_d, eps),
@@ -59,16 +66,18 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
  * with masks M of N lanes (lanes.h's 8, wide.h's 16), defined once for
  * both widths: name_t holds the terms, name(…) works them out.
  *
- * Per pair: two square roots and one division, the constants' divisions
- * done once per step (olfati_consts) and the bump's cosine a polynomial
- * (bump.h), all lane-wise. Another species is no α-neighbour (no lattice,
- * no consensus, not counted) but its body still repels: the gradient's
- * repulsive part only, as the potential treats another kind (else two
- * species gathered at one target pass through each other). With
- * positions from the past the agent's own entry, self, is not at
- * distance 0. Lanes out of range may hold anything (even NaN): every term
- * keeps only the lanes in range, bit by bit. */
-#define OLFATI_TERMS_DEFINE(V, M, N, name, load, vsqrt, bump, ...)                                              \
+ * Per pair: two square roots and one division, the σ-norm and the bump's
+ * argument each one multiply-add from √(1 + ε‖d‖²) (olfati_consts folds
+ * the constants), the bump's cosine a polynomial (bump.h), all lane-wise.
+ * Another species is no α-neighbour (no lattice, no consensus, not
+ * counted) but its body still repels: the gradient's repulsive part only,
+ * as the potential treats another kind (else two species gathered at one
+ * target pass through each other). With positions from the past the
+ * agent's own entry, self, is not at distance 0. Lanes out of range may
+ * hold anything (even NaN): every term keeps only the lanes in range, bit
+ * by bit. The callers pass constants for S, self and pair_wrap in the
+ * common case, so that its loop tests none of them. */
+#define OLFATI_TERMS_DEFINE(V, M, name, load, vsqrt, bump_reach, ...)                                           \
     typedef struct name {                                                                                     \
         V gx, gy, cx, cy, nn;                                                                                 \
     } name##_t;                                                                                               \
@@ -88,17 +97,16 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         const M lane = {__VA_ARGS__};                                                                         \
         const M in = (d2 < k->r2) & (self >= 0 ? (lane + j0) != self : d2 > 0.0f);                            \
         const M own = S ? in & (load(S + j0) == species) : in;                                                \
-        const V root = vsqrt(one + k->eps * d2); /* √(1 + ε‖d‖²) */                                            \
-        const V z = (root - one) * k->inv_eps;   /* σ-norm */                                                  \
-        const V shifted = z + k->c_minus_d;      /* z − d_α + c */                                             \
+        const V root = vsqrt(one + k->eps * d2);                /* √(1 + ε‖d‖²) */                             \
+        const V shifted = root * k->inv_eps + k->shift_offset;  /* z − d_α + c, z the σ-norm */                \
         const V hyp = vsqrt(one + shifted * shifted);                                                         \
-        const V q = one / (root * hyp);          /* both reciprocals from one division */                      \
-        const V inv = q * hyp;                   /* 1/root: n_ij = d · inv */                                  \
-        const V phi = 0.5f * (k->a_plus_b * (shifted * (q * root)) + k->a_minus_b);                           \
-        const V rho = bump(z * k->inv_r_alpha, k->h_alpha, k->inv_h_span);                                    \
-        const M repels = phi < 0.0f;                                                                          \
-        const V phi_alpha = rho * (V)(((M)phi & own) | ((M)phi & repels & ~own));                             \
-        const V g = (V)((M)(phi_alpha * inv) & in);                                                           \
+        const V q = one / (root * hyp);                         /* both reciprocals from one division */       \
+        const V inv = q * hyp;                                  /* 1/root: n_ij = d · inv */                   \
+        const V phi = k->half_a_plus_b * (shifted * (q * root)) + k->half_a_minus_b;                          \
+        const V rho = bump_reach(root * k->bump_scale - k->bump_offset);                                      \
+        /* the other species' lanes: only a repulsive φ */                                                     \
+        const V phi_kept = S ? (V)(((M)phi & own) | ((M)phi & (phi < 0.0f) & ~own)) : phi;                    \
+        const V g = (V)((M)(rho * phi_kept * inv) & in);                                                      \
         return (name##_t){                                                                                    \
             .gx = g * dx,                                                                                     \
             .gy = g * dy,                                                                                     \
@@ -108,22 +116,22 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         };                                                                                                    \
     }
 
-OLFATI_TERMS_DEFINE(lanes_f, lanes_i, LANES, olfati_terms, lanes_load, lanes_sqrt, bump_lanes, 0, 1, 2, 3, 4, 5, 6, 7)
-OLFATI_TERMS_DEFINE(wide_f, wide_i, WIDE, olfati_terms_wide, wide_load, wide_sqrt, bump_wide, 0, 1, 2, 3, 4, 5, 6, 7,
-                    8, 9, 10, 11, 12, 13, 14, 15)
+OLFATI_TERMS_DEFINE(lanes_f, lanes_i, olfati_terms, lanes_load, lanes_sqrt, bump_reach_lanes, 0, 1, 2, 3, 4, 5, 6, 7)
 
-/* The accumulators: one 8-lane vector per sum. Candidate j goes to lane
- * j mod 8, each lane's in order of j, and the lanes are summed in a fixed
- * order at the end (the span is the same whichever thread senses it, so
- * the sums are too, and the same at either width). */
+/* The sums as 8-lane vectors: candidate j goes to lane j mod 8 of the
+ * first set when j mod 16 < 8, else of the second; each lane in order of
+ * j. The two sets are added, then the lanes in a fixed order (the span is
+ * the same whichever thread senses it, so the sums are too, and the same
+ * at either width: a 16-lane accumulator is the two sets side by side). */
 typedef struct olfati_acc {
     lanes_f gx, gy, cx, cy, nn;
 } olfati_acc_t;
 
-static inline void olfati_acc_out(const olfati_acc_t *a, olfati_sums_t *out)
+static inline void olfati_acc_out(const olfati_acc_t *lo, const olfati_acc_t *hi, olfati_sums_t *out)
 {
     const lanes_f zero = {0};
-    const quad_f q0 = lanes_sum4(a->gx, a->gy, a->cx, a->cy), q1 = lanes_sum4(a->nn, zero, zero, zero);
+    const quad_f q0 = lanes_sum4(lo->gx + hi->gx, lo->gy + hi->gy, lo->cx + hi->cx, lo->cy + hi->cy);
+    const quad_f q1 = lanes_sum4(lo->nn + hi->nn, zero, zero, zero);
     out->grad_x += q0[0];
     out->grad_y += q0[1];
     out->cons_x += q0[2];
@@ -131,51 +139,91 @@ static inline void olfati_acc_out(const olfati_acc_t *a, olfati_sums_t *out)
     out->neighbours += (int)q1[0];
 }
 
-/* Eight candidates at a time. */
+/* Sums over the span, eight candidates at a time, in two sets. */
+LANES_INLINE void olfati_span_lanes(const olfati_consts_t *k, const float *X, const float *Y, const float *VX,
+                                    const float *VY, const float *S, float species, int32_t count, int32_t self,
+                                    float px, float py, float vx, float vy, bool pair_wrap, float width,
+                                    float height, olfati_sums_t *out)
+{
+    olfati_acc_t lo = {0}, hi = {0};
+    int32_t j0 = 0;
+    for (; j0 + LANES < count; j0 += 2 * LANES) { /* a vector for each set */
+        const olfati_terms_t t =
+            olfati_terms(k, X, Y, VX, VY, S, species, j0, self, px, py, vx, vy, pair_wrap, width, height);
+        const olfati_terms_t u =
+            olfati_terms(k, X, Y, VX, VY, S, species, j0 + LANES, self, px, py, vx, vy, pair_wrap, width, height);
+        lo.gx += t.gx, lo.gy += t.gy, lo.cx += t.cx, lo.cy += t.cy, lo.nn += t.nn;
+        hi.gx += u.gx, hi.gy += u.gy, hi.cx += u.cx, hi.cy += u.cy, hi.nn += u.nn;
+    }
+    if (j0 < count) { /* the last up to LANES */
+        const olfati_terms_t t =
+            olfati_terms(k, X, Y, VX, VY, S, species, j0, self, px, py, vx, vy, pair_wrap, width, height);
+        lo.gx += t.gx, lo.gy += t.gy, lo.cx += t.cx, lo.cy += t.cy, lo.nn += t.nn;
+    }
+    olfati_acc_out(&lo, &hi, out);
+}
+
 KERNEL_CLONES
 static void olfati_sense_lanes(const olfati_consts_t *k, const float *X, const float *Y, const float *VX,
                                const float *VY, const float *S, float species, int32_t count, int32_t self, float px,
                                float py, float vx, float vy, bool pair_wrap, float width, float height,
                                olfati_sums_t *out)
 {
-    olfati_acc_t a = {0};
-    for (int32_t j0 = 0; j0 < count; j0 += LANES) {
-        const olfati_terms_t t =
-            olfati_terms(k, X, Y, VX, VY, S, species, j0, self, px, py, vx, vy, pair_wrap, width, height);
-        a.gx += t.gx, a.gy += t.gy, a.cx += t.cx, a.cy += t.cy, a.nn += t.nn;
-    }
-    olfati_acc_out(&a, out);
+    if (!S && self < 0 && !pair_wrap)
+        olfati_span_lanes(k, X, Y, VX, VY, NULL, 0.0f, count, -1, px, py, vx, vy, false, width, height, out);
+    else
+        olfati_span_lanes(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, width, height, out);
 }
 
 #if KERNEL_TOP_LEVEL >= 4
 /* Sixteen candidates at a time, in one AVX-512 register (wide.h): each
- * instruction does the work of two 8-lane ones. The low half goes into
- * the accumulators, then the high half: the order of the 8-lane loop, so
- * the same bits. (Without AVX-512 the compiler works 16-lane comparisons
- * out lane by lane, so the other levels keep the 8-lane loop.) */
-__attribute__((target("arch=x86-64-v4"))) static void
-olfati_sense_wide(const olfati_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
-                  const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
-                  bool pair_wrap, float width, float height, olfati_sums_t *out)
+ * instruction does the work of two 8-lane ones. Everything 16 lanes wide
+ * is compiled for AVX-512 from the start (GCC lowers a comparison of a
+ * vector wider than the target's lane by lane, before inlining), and only
+ * runs where the CPU has it; the other levels keep the 8-lane loop. */
+#pragma GCC push_options
+#pragma GCC target("arch=x86-64-v4")
+#include "sim/wide.h"
+BUMP_DEFINE(wide_f, wide_i, bump_cos_wide, bump_wide, bump_reach_wide)
+OLFATI_TERMS_DEFINE(wide_f, wide_i, olfati_terms_wide, wide_load, wide_sqrt, bump_reach_wide, 0, 1, 2, 3, 4, 5, 6,
+                    7, 8, 9, 10, 11, 12, 13, 14, 15)
+
+LANES_INLINE void olfati_span_wide(const olfati_consts_t *k, const float *X, const float *Y,
+                                                      const float *VX, const float *VY, const float *S,
+                                                      float species, int32_t count, int32_t self, float px, float py,
+                                                      float vx, float vy, bool pair_wrap, float width, float height,
+                                                      olfati_sums_t *out)
 {
-    olfati_acc_t a = {0};
+    const wide_f zero = {0};
+    wide_f gx = zero, gy = zero, cx = zero, cy = zero, nn = zero;
     int32_t j0 = 0;
     for (; j0 + LANES < count; j0 += WIDE) { /* both halves hold a candidate */
         const olfati_terms_wide_t t =
             olfati_terms_wide(k, X, Y, VX, VY, S, species, j0, self, px, py, vx, vy, pair_wrap, width, height);
-        a.gx += wide_lo(t.gx), a.gy += wide_lo(t.gy), a.cx += wide_lo(t.cx), a.cy += wide_lo(t.cy);
-        a.nn += wide_lo(t.nn);
-        a.gx += wide_hi(t.gx), a.gy += wide_hi(t.gy), a.cx += wide_hi(t.cx), a.cy += wide_hi(t.cy);
-        a.nn += wide_hi(t.nn);
+        gx += t.gx, gy += t.gy, cx += t.cx, cy += t.cy, nn += t.nn;
     }
+    olfati_acc_t lo = {wide_lo(gx), wide_lo(gy), wide_lo(cx), wide_lo(cy), wide_lo(nn)};
+    const olfati_acc_t hi = {wide_hi(gx), wide_hi(gy), wide_hi(cx), wide_hi(cy), wide_hi(nn)};
     if (j0 < count) { /* the last up to LANES: the low half only (the high one reads what may be anything) */
         const olfati_terms_wide_t t =
             olfati_terms_wide(k, X, Y, VX, VY, S, species, j0, self, px, py, vx, vy, pair_wrap, width, height);
-        a.gx += wide_lo(t.gx), a.gy += wide_lo(t.gy), a.cx += wide_lo(t.cx), a.cy += wide_lo(t.cy);
-        a.nn += wide_lo(t.nn);
+        lo.gx += wide_lo(t.gx), lo.gy += wide_lo(t.gy), lo.cx += wide_lo(t.cx), lo.cy += wide_lo(t.cy);
+        lo.nn += wide_lo(t.nn);
     }
-    olfati_acc_out(&a, out);
+    olfati_acc_out(&lo, &hi, out);
 }
+
+static void olfati_sense_wide(const olfati_consts_t *k, const float *X, const float *Y,
+                                                 const float *VX, const float *VY, const float *S, float species,
+                                                 int32_t count, int32_t self, float px, float py, float vx, float vy,
+                                                 bool pair_wrap, float width, float height, olfati_sums_t *out)
+{
+    if (!S && self < 0 && !pair_wrap)
+        olfati_span_wide(k, X, Y, VX, VY, NULL, 0.0f, count, -1, px, py, vx, vy, false, width, height, out);
+    else
+        olfati_span_wide(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, width, height, out);
+}
+#pragma GCC pop_options
 #endif
 
 /* The agent itself is the candidate at distance 0, as in the other models
