@@ -76,14 +76,25 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
  * agent's own entry, self, is not at distance 0. Lanes out of range may
  * hold anything (even NaN): every term keeps only the lanes in range, bit
  * by bit. The callers pass constants for S, self and pair_wrap in the
- * common case, so that its loop tests none of them. */
+ * common case, so that its loop tests none of them.
+ *
+ * The work is in two halves, so that the loops can start the next
+ * vector's square roots and division before the current one's second
+ * half: the chain through them is long (about a hundred cycles), and with
+ * all of it in one iteration the processor's window filled with
+ * instructions waiting on it. */
 #define OLFATI_TERMS_DEFINE(V, M, name, load, vsqrt, bump_reach, ...)                                           \
+    typedef struct name##_near {                                                                              \
+        V dx, dy, root, shifted, hyp, q;                                                                      \
+        M in, own;                                                                                            \
+    } name##_near_t;                                                                                          \
     typedef struct name {                                                                                     \
         V gx, gy, cx, cy, nn;                                                                                 \
     } name##_t;                                                                                               \
-    LANES_INLINE name##_t name(const olfati_consts_t *k, const float *X, const float *Y, const float *VX,     \
-                               const float *VY, const float *S, float species, int32_t j0, int32_t self,      \
-                               float px, float py, float vx, float vy, bool pair_wrap, float width, float height) \
+    /* The first half, up to the division: the long chain of latencies. */                                    \
+    LANES_INLINE name##_near_t name##_near(const olfati_consts_t *k, const float *X, const float *Y,          \
+                                           const float *S, float species, int32_t j0, int32_t self, float px, \
+                                           float py, bool pair_wrap, float width, float height)               \
     {                                                                                                         \
         const V zero = {0}, one = zero + 1.0f;                                                                \
         const float half_w = 0.5f * width, half_h = 0.5f * height;                                            \
@@ -96,20 +107,30 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         const V d2 = dx * dx + dy * dy;                                                                       \
         const M lane = {__VA_ARGS__};                                                                         \
         const M in = (d2 < k->r2) & (self >= 0 ? (lane + j0) != self : d2 > 0.0f);                            \
-        const M own = S ? in & (load(S + j0) == species) : in;                                                \
         const V root = vsqrt(one + k->eps * d2);                /* √(1 + ε‖d‖²) */                             \
         const V shifted = root * k->inv_eps + k->shift_offset;  /* z − d_α + c, z the σ-norm */                \
         const V hyp = vsqrt(one + shifted * shifted);                                                         \
-        const V q = one / (root * hyp);                         /* both reciprocals from one division */       \
-        const V inv = q * hyp;                                  /* 1/root: n_ij = d · inv */                   \
-        const V phi = k->half_a_plus_b * (shifted * (q * root)) + k->half_a_minus_b;                          \
-        const V rho = bump_reach(root * k->bump_scale - k->bump_offset);                                      \
+        return (name##_near_t){                                                                               \
+            .dx = dx, .dy = dy, .root = root, .shifted = shifted, .hyp = hyp,                                 \
+            .q = one / (root * hyp), /* both reciprocals from one division */                                 \
+            .in = in, .own = S ? in & (load(S + j0) == species) : in,                                         \
+        };                                                                                                    \
+    }                                                                                                         \
+    /* The second half; several: S was given. */                                                              \
+    LANES_INLINE name##_t name(const olfati_consts_t *k, const name##_near_t *n, const float *VX,             \
+                               const float *VY, bool several, int32_t j0, float vx, float vy)                 \
+    {                                                                                                         \
+        const V zero = {0}, one = zero + 1.0f;                                                                \
+        const M in = n->in, own = n->own;                                                                     \
+        const V inv = n->q * n->hyp;                            /* 1/root: n_ij = d · inv */                   \
+        const V phi = k->half_a_plus_b * (n->shifted * (n->q * n->root)) + k->half_a_minus_b;                 \
+        const V rho = bump_reach(n->root * k->bump_scale - k->bump_offset);                                   \
         /* the other species' lanes: only a repulsive φ */                                                     \
-        const V phi_kept = S ? (V)(((M)phi & own) | ((M)phi & (phi < 0.0f) & ~own)) : phi;                    \
+        const V phi_kept = several ? (V)(((M)phi & own) | ((M)phi & (phi < 0.0f) & ~own)) : phi;              \
         const V g = (V)((M)(rho * phi_kept * inv) & in);                                                      \
         return (name##_t){                                                                                    \
-            .gx = g * dx,                                                                                     \
-            .gy = g * dy,                                                                                     \
+            .gx = g * n->dx,                                                                                  \
+            .gy = g * n->dy,                                                                                  \
             .cx = (V)((M)(rho * (load(VX + j0) - vx)) & own),                                                 \
             .cy = (V)((M)(rho * (load(VY + j0) - vy)) & own),                                                 \
             .nn = (V)((M)one & own),                                                                          \
@@ -146,19 +167,24 @@ LANES_INLINE void olfati_span_lanes(const olfati_consts_t *k, const float *X, co
                                     float height, olfati_sums_t *out)
 {
     olfati_acc_t lo = {0}, hi = {0};
+    const bool several = S != NULL;
     int32_t j0 = 0;
-    for (; j0 + LANES < count; j0 += 2 * LANES) { /* a vector for each set */
-        const olfati_terms_t t =
-            olfati_terms(k, X, Y, VX, VY, S, species, j0, self, px, py, vx, vy, pair_wrap, width, height);
-        const olfati_terms_t u =
-            olfati_terms(k, X, Y, VX, VY, S, species, j0 + LANES, self, px, py, vx, vy, pair_wrap, width, height);
-        lo.gx += t.gx, lo.gy += t.gy, lo.cx += t.cx, lo.cy += t.cy, lo.nn += t.nn;
-        hi.gx += u.gx, hi.gy += u.gy, hi.cx += u.cx, hi.cy += u.cy, hi.nn += u.nn;
-    }
-    if (j0 < count) { /* the last up to LANES */
-        const olfati_terms_t t =
-            olfati_terms(k, X, Y, VX, VY, S, species, j0, self, px, py, vx, vy, pair_wrap, width, height);
-        lo.gx += t.gx, lo.gy += t.gy, lo.cx += t.cx, lo.cy += t.cy, lo.nn += t.nn;
+    if (count > 0) {
+        olfati_terms_near_t n = olfati_terms_near(k, X, Y, S, species, 0, self, px, py, pair_wrap, width, height);
+        for (; j0 + LANES < count; j0 += 2 * LANES) { /* a vector for each set */
+            const olfati_terms_near_t m =
+                olfati_terms_near(k, X, Y, S, species, j0 + LANES, self, px, py, pair_wrap, width, height);
+            const olfati_terms_t t = olfati_terms(k, &n, VX, VY, several, j0, vx, vy);
+            lo.gx += t.gx, lo.gy += t.gy, lo.cx += t.cx, lo.cy += t.cy, lo.nn += t.nn;
+            /* (past the end this reads at most 2·LANES − 1 entries on, and is not used) */
+            n = olfati_terms_near(k, X, Y, S, species, j0 + 2 * LANES, self, px, py, pair_wrap, width, height);
+            const olfati_terms_t u = olfati_terms(k, &m, VX, VY, several, j0 + LANES, vx, vy);
+            hi.gx += u.gx, hi.gy += u.gy, hi.cx += u.cx, hi.cy += u.cy, hi.nn += u.nn;
+        }
+        if (j0 < count) { /* the last up to LANES */
+            const olfati_terms_t t = olfati_terms(k, &n, VX, VY, several, j0, vx, vy);
+            lo.gx += t.gx, lo.gy += t.gy, lo.cx += t.cx, lo.cy += t.cy, lo.nn += t.nn;
+        }
     }
     olfati_acc_out(&lo, &hi, out);
 }
@@ -195,18 +221,23 @@ LANES_INLINE void olfati_span_wide(const olfati_consts_t *k, const float *X, con
                                                       olfati_sums_t *out)
 {
     const wide_f zero = {0};
+    const bool several = S != NULL;
     wide_f gx = zero, gy = zero, cx = zero, cy = zero, nn = zero;
     int32_t j0 = 0;
+    olfati_terms_wide_near_t n = {0};
+    if (count > 0) n = olfati_terms_wide_near(k, X, Y, S, species, 0, self, px, py, pair_wrap, width, height);
     for (; j0 + LANES < count; j0 += WIDE) { /* both halves hold a candidate */
-        const olfati_terms_wide_t t =
-            olfati_terms_wide(k, X, Y, VX, VY, S, species, j0, self, px, py, vx, vy, pair_wrap, width, height);
+        olfati_terms_wide_near_t m = n;
+        if (j0 + WIDE < count) /* the next vector's first half (else it would read too far) */
+            m = olfati_terms_wide_near(k, X, Y, S, species, j0 + WIDE, self, px, py, pair_wrap, width, height);
+        const olfati_terms_wide_t t = olfati_terms_wide(k, &n, VX, VY, several, j0, vx, vy);
         gx += t.gx, gy += t.gy, cx += t.cx, cy += t.cy, nn += t.nn;
+        n = m;
     }
     olfati_acc_t lo = {wide_lo(gx), wide_lo(gy), wide_lo(cx), wide_lo(cy), wide_lo(nn)};
     const olfati_acc_t hi = {wide_hi(gx), wide_hi(gy), wide_hi(cx), wide_hi(cy), wide_hi(nn)};
     if (j0 < count) { /* the last up to LANES: the low half only (the high one reads what may be anything) */
-        const olfati_terms_wide_t t =
-            olfati_terms_wide(k, X, Y, VX, VY, S, species, j0, self, px, py, vx, vy, pair_wrap, width, height);
+        const olfati_terms_wide_t t = olfati_terms_wide(k, &n, VX, VY, several, j0, vx, vy);
         lo.gx += wide_lo(t.gx), lo.gy += wide_lo(t.gy), lo.cx += wide_lo(t.cx), lo.cy += wide_lo(t.cy);
         lo.nn += wide_lo(t.nn);
     }
