@@ -66,7 +66,9 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
  * with masks M of N lanes (lanes.h's 8, wide.h's 16), defined once for
  * both widths: name_t holds the terms, name(…) works them out.
  *
- * Per pair: two square roots and one division, the σ-norm and the bump's
+ * Per pair: two square roots and two divisions (1/√(1 + ε‖d‖²) and σ1;
+ * the divider has room for them, and they save four multiplications over
+ * one shared division), the σ-norm and the bump's
  * argument each one multiply-add from √(1 + ε‖d‖²) (olfati_consts folds
  * the constants), the bump's cosine a polynomial (bump.h), all lane-wise.
  * Another species is no α-neighbour (no lattice, no consensus, not
@@ -79,13 +81,13 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
  * common case, so that its loop tests none of them.
  *
  * The work is in two halves, so that the loops can start the next
- * vector's square roots and division before the current one's second
+ * vector's square roots and divisions before the current one's second
  * half: the chain through them is long (about a hundred cycles), and with
  * all of it in one iteration the processor's window filled with
  * instructions waiting on it. */
 #define OLFATI_TERMS_DEFINE(V, M, name, load, vsqrt, bump_reach, ...)                                           \
     typedef struct name##_near {                                                                              \
-        V dx, dy, root, shifted, hyp, q;                                                                      \
+        V dx, dy, root, inv, sigma;                                                                           \
         M in, own;                                                                                            \
     } name##_near_t;                                                                                          \
     typedef struct name {                                                                                     \
@@ -109,10 +111,10 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         const M in = (d2 < k->r2) & (self >= 0 ? (lane + j0) != self : d2 > 0.0f);                            \
         const V root = vsqrt(one + k->eps * d2);                /* √(1 + ε‖d‖²) */                             \
         const V shifted = root * k->inv_eps + k->shift_offset;  /* z − d_α + c, z the σ-norm */                \
-        const V hyp = vsqrt(one + shifted * shifted);                                                         \
         return (name##_near_t){                                                                               \
-            .dx = dx, .dy = dy, .root = root, .shifted = shifted, .hyp = hyp,                                 \
-            .q = one / (root * hyp), /* both reciprocals from one division */                                 \
+            .dx = dx, .dy = dy, .root = root,                                                                 \
+            .inv = one / root,                                     /* n_ij = d · inv */                        \
+            .sigma = shifted / vsqrt(one + shifted * shifted),     /* σ1(z − d_α + c) */                       \
             .in = in, .own = S ? in & (load(S + j0) == species) : in,                                         \
         };                                                                                                    \
     }                                                                                                         \
@@ -122,12 +124,11 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
     {                                                                                                         \
         const V zero = {0}, one = zero + 1.0f;                                                                \
         const M in = n->in, own = n->own;                                                                     \
-        const V inv = n->q * n->hyp;                            /* 1/root: n_ij = d · inv */                   \
-        const V phi = k->half_a_plus_b * (n->shifted * (n->q * n->root)) + k->half_a_minus_b;                 \
+        const V phi = k->half_a_plus_b * n->sigma + k->half_a_minus_b;                                        \
         const V rho = bump_reach(n->root * k->bump_scale - k->bump_offset);                                   \
         /* the other species' lanes: only a repulsive φ */                                                     \
         const V phi_kept = several ? (V)(((M)phi & own) | ((M)phi & (phi < 0.0f) & ~own)) : phi;              \
-        const V g = (V)((M)(rho * phi_kept * inv) & in);                                                      \
+        const V g = (V)((M)(rho * phi_kept * n->inv) & in);                                                   \
         return (name##_t){                                                                                    \
             .gx = g * n->dx,                                                                                  \
             .gy = g * n->dy,                                                                                  \
