@@ -76,6 +76,11 @@ olfati_consts_t olfati_consts(const sim_params_t *p);
  * whose S is not this species. The arrays must be readable 2·LANES − 1
  * entries past count, the first LANES of them out of range in X/Y
  * (SENSE_FAR: the kernel's spans are). */
+/* The largest error of those sums against the exact ones (double, libm),
+ * relative to the sum of the terms' sizes (for the gradient Σ max(a, b)
+ * ‖d‖/√(1 + ε‖d‖²), for the consensus Σ |p_j − p_i|₁): float rounding
+ * and the bump's polynomial (bump.h). test_olfati.c checks it. */
+#define OLFATI_PAIR_ERROR 1e-5
 void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
                   bool pair_wrap, float width, float height, olfati_sums_t *out);
