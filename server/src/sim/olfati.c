@@ -277,11 +277,15 @@ void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, cons
     olfati_sense_lanes(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, width, height, out);
 }
 
+/* The relative margin of beta_feedback's quick test of reach. */
+#define BETA_REACH_MARGIN 1e-4f
+
 /* The β-agents of every obstacle within reach: their share of u. */
 static vec2 beta_feedback(const world_t *w, const olfati_consts_t *k, float px, float py, float vx, float vy)
 {
     const sim_params_t *p = &w->params;
     const bool wrap = p->border == BORDER_WRAP;
+    const float r_beta = sqrtf(k->r_beta2);
     vec2 u = {0.0f, 0.0f};
     for (size_t o = 0; o < w->n_obstacles; o++) {
         const obstacle_t *ob = &w->obstacles[o];
@@ -290,7 +294,13 @@ static vec2 beta_feedback(const world_t *w, const olfati_consts_t *k, float px, 
             qx = motion_wrap_delta(qx, w->width);
             qy = motion_wrap_delta(qy, w->height);
         }
-        float dist = sqrtf(qx * qx + qy * qy);
+        /* Its surface beyond r' by a margin (a thousand times rounding's):
+         * skipped before the square root and divisions, whose test (h2
+         * below) would find the same. */
+        const float dist2 = qx * qx + qy * qy, margin = BETA_REACH_MARGIN * (ob->r + r_beta);
+        const float outer = ob->r + r_beta + margin, inner = ob->r - r_beta - margin;
+        if (dist2 > outer * outer || (inner > 0.0f && dist2 < inner * inner)) continue;
+        float dist = sqrtf(dist2);
         if (!(dist > 0.0f)) continue;
         float ax = qx / dist, ay = qy / dist, mu = ob->r / dist;
         /* q̂ − q = (R − ‖q − y‖) a: from the agent to the obstacle's surface. */
