@@ -91,7 +91,8 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         M in, own;                                                                                            \
     } name##_near_t;                                                                                          \
     typedef struct name {                                                                                     \
-        V gx, gy, cx, cy, nn;                                                                                 \
+        V gx, gy, cx, cy;                                                                                     \
+        M nn; /* −1 in the lanes of neighbours */                                                             \
     } name##_t;                                                                                               \
     /* The first half, up to the division: the long chain of latencies. */                                    \
     LANES_INLINE name##_near_t name##_near(const olfati_consts_t *k, const float *X, const float *Y,          \
@@ -122,7 +123,6 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
     LANES_INLINE name##_t name(const olfati_consts_t *k, const name##_near_t *n, const float *VX,             \
                                const float *VY, bool several, int32_t j0, float vx, float vy)                 \
     {                                                                                                         \
-        const V zero = {0}, one = zero + 1.0f;                                                                \
         const M in = n->in, own = n->own;                                                                     \
         const V phi = k->half_a_plus_b * n->sigma + k->half_a_minus_b;                                        \
         const V rho = bump_reach(n->root * k->bump_scale - k->bump_offset);                                   \
@@ -134,7 +134,7 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
             .gy = g * n->dy,                                                                                  \
             .cx = (V)((M)(rho * (load(VX + j0) - vx)) & own),                                                 \
             .cy = (V)((M)(rho * (load(VY + j0) - vy)) & own),                                                 \
-            .nn = (V)((M)one & own),                                                                          \
+            .nn = own,                                                                                        \
         };                                                                                                    \
     }
 
@@ -146,19 +146,19 @@ OLFATI_TERMS_DEFINE(lanes_f, lanes_i, olfati_terms, lanes_load, lanes_sqrt, bump
  * the same whichever thread senses it, so the sums are too, and the same
  * at either width: a 16-lane accumulator is the two sets side by side). */
 typedef struct olfati_acc {
-    lanes_f gx, gy, cx, cy, nn;
+    lanes_f gx, gy, cx, cy;
+    lanes_i nn; /* minus the neighbours: each adds its mask, −1 */
 } olfati_acc_t;
 
 static inline void olfati_acc_out(const olfati_acc_t *lo, const olfati_acc_t *hi, olfati_sums_t *out)
 {
-    const lanes_f zero = {0};
     const quad_f q0 = lanes_sum4(lo->gx + hi->gx, lo->gy + hi->gy, lo->cx + hi->cx, lo->cy + hi->cy);
-    const quad_f q1 = lanes_sum4(lo->nn + hi->nn, zero, zero, zero);
     out->grad_x += q0[0];
     out->grad_y += q0[1];
     out->cons_x += q0[2];
     out->cons_y += q0[3];
-    out->neighbours += (int)q1[0];
+    const lanes_i nn = lo->nn + hi->nn;
+    for (int l = 0; l < LANES; l++) out->neighbours -= nn[l];
 }
 
 /* Sums over the span, eight candidates at a time, in two sets. */
@@ -223,7 +223,8 @@ LANES_INLINE void olfati_span_wide(const olfati_consts_t *k, const float *X, con
 {
     const wide_f zero = {0};
     const bool several = S != NULL;
-    wide_f gx = zero, gy = zero, cx = zero, cy = zero, nn = zero;
+    wide_f gx = zero, gy = zero, cx = zero, cy = zero;
+    wide_i nn = {0};
     int32_t j0 = 0;
     olfati_terms_wide_near_t n = {0};
     if (count > 0) n = olfati_terms_wide_near(k, X, Y, S, species, 0, self, px, py, pair_wrap, width, height);
@@ -235,12 +236,12 @@ LANES_INLINE void olfati_span_wide(const olfati_consts_t *k, const float *X, con
         gx += t.gx, gy += t.gy, cx += t.cx, cy += t.cy, nn += t.nn;
         n = m;
     }
-    olfati_acc_t lo = {wide_lo(gx), wide_lo(gy), wide_lo(cx), wide_lo(cy), wide_lo(nn)};
-    const olfati_acc_t hi = {wide_hi(gx), wide_hi(gy), wide_hi(cx), wide_hi(cy), wide_hi(nn)};
+    olfati_acc_t lo = {wide_lo(gx), wide_lo(gy), wide_lo(cx), wide_lo(cy), (lanes_i)wide_lo((wide_f)nn)};
+    const olfati_acc_t hi = {wide_hi(gx), wide_hi(gy), wide_hi(cx), wide_hi(cy), (lanes_i)wide_hi((wide_f)nn)};
     if (j0 < count) { /* the last up to LANES: the low half only (the high one reads what may be anything) */
         const olfati_terms_wide_t t = olfati_terms_wide(k, &n, VX, VY, several, j0, vx, vy);
         lo.gx += wide_lo(t.gx), lo.gy += wide_lo(t.gy), lo.cx += wide_lo(t.cx), lo.cy += wide_lo(t.cy);
-        lo.nn += wide_lo(t.nn);
+        lo.nn += (lanes_i)wide_lo((wide_f)t.nn);
     }
     olfati_acc_out(&lo, &hi, out);
 }
