@@ -62,6 +62,14 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
     };
 }
 
+/* The 16-lane loop: where the build has AVX-512 clones, with GCC (its
+ * target pragma and level names). */
+#if KERNEL_TOP_LEVEL >= 4 && defined(__GNUC__) && !defined(__clang__)
+#define OLFATI_WIDE 1
+#else
+#define OLFATI_WIDE 0
+#endif
+
 /* What N candidates from j0 add to the sums, lane by lane, in vectors V
  * with masks M of N lanes (lanes.h's 8, wide.h's 16), defined once for
  * both widths: name_t holds the terms, name(…) works them out.
@@ -202,7 +210,7 @@ static void olfati_sense_lanes(const olfati_consts_t *k, const float *X, const f
         olfati_span_lanes(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, width, height, out);
 }
 
-#if KERNEL_TOP_LEVEL >= 4
+#if OLFATI_WIDE
 /* Sixteen candidates at a time, in one AVX-512 register (wide.h): each
  * instruction does the work of two 8-lane ones. Everything 16 lanes wide
  * is compiled for AVX-512 from the start (GCC lowers a comparison of a
@@ -269,7 +277,7 @@ void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, cons
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
                   bool pair_wrap, float width, float height, olfati_sums_t *out)
 {
-#if KERNEL_TOP_LEVEL >= 4
+#if OLFATI_WIDE
     if (__builtin_cpu_supports("x86-64-v4")) {
         olfati_sense_wide(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, width, height, out);
         return;
