@@ -12,6 +12,16 @@ static inline double now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
+/* CPU time of the calling thread, ms: what a single-threaded step costs,
+ * whatever else the machine runs (a wall clock also counts the time the
+ * thread waited for a core). */
+static inline double thread_cpu_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
 static inline int by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -1,9 +1,12 @@
 /* Fuzz target: the NATS bridge's binary messages (server/src/bridge/bridge_msg.c).
- * Any input goes to all four strict decoders. Invariants:
+ * Any input goes to all five strict decoders. Invariants:
  *   - at most one decoder accepts it, the one bridge_msg_type names;
  *   - decoded byte ranges lie inside the input;
  *   - an accepted message encodes back to exactly the input (each message
- *     has one encoding: canonical varints, no trailing bytes). */
+ *     has one encoding: canonical varints, no trailing bytes);
+ *   - a scrubbing viewer's view (a SCRUB_VIEW envelope's text, or the whole
+ *     input) is accepted only with a valid mode and rect, and encodes back
+ *     to exactly its bytes. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +37,18 @@ static shared_buf_t *copy_buf(bridge_bytes_t b)
     REQUIRE(s != NULL, "out of memory");
     if (b.len) memcpy(shared_buf_data(s), b.data, b.len);
     return s;
+}
+
+static void check_scrub_view(bridge_bytes_t text)
+{
+    wire2_mode_t mode;
+    wire2_rect_t rect;
+    if (bridge_scrub_view_decode(text, &mode, &rect) < 0) return;
+    REQUIRE(text.len == BRIDGE_SCRUB_VIEW_BYTES, "a scrub view of %zu bytes accepted", text.len);
+    REQUIRE((mode == WIRE2_DETAIL || mode == WIRE2_LOD) && wire2_rect_valid(rect), "an invalid scrub view accepted");
+    uint8_t again[BRIDGE_SCRUB_VIEW_BYTES];
+    bridge_scrub_view_encode(mode, rect, again);
+    REQUIRE(memcmp(again, text.data, BRIDGE_SCRUB_VIEW_BYTES) == 0, "a scrub view re-encodes to other bytes");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *p, size_t len);
@@ -78,6 +93,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t len)
             free(text);
         }
     }
+    bridge_shared_t sh;
+    if (bridge_shared_decode(p, len, &sh) == 0) {
+        accepted++;
+        REQUIRE(type == BRIDGE_MSG_SHARED, "shared accepted, type %d", type);
+        REQUIRE(inside(sh.text, p, len) && inside(sh.frame, p, len), "shared bytes outside the input");
+        same_bytes(bridge_shared_encode(sh.share_id, sh.text, sh.frame, &n), &n, p, len, "shared");
+    }
     bridge_envelope_t e;
     if (bridge_envelope_decode(p, len, &e) == 0) {
         accepted++;
@@ -87,5 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t len)
         same_bytes(bridge_envelope_encode(&e, &n), &n, p, len, "envelope");
     }
     REQUIRE(accepted <= 1, "%d decoders accepted one input", accepted);
+    check_scrub_view((bridge_bytes_t){p, len, true});
+    if (accepted && type == BRIDGE_MSG_ENVELOPE && e.kind == BRIDGE_SCRUB_VIEW) check_scrub_view(e.text);
     return 0;
 }

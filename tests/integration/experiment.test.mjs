@@ -165,6 +165,7 @@ test('a sweep gives the same tables with one worker or two, and each run is the 
   const manifest = JSON.parse(read(one, 'manifest.json'));
   assert.deepEqual(manifest.totals, { runs: 12, ok: 12, failed: 0, not_done: 0 });
   assert.match(manifest.machine.instruction_set, /x86-64|portable/);
+  assert.match(manifest.machine.kernels, /x86-64|no clones/);
   assert.equal(manifest.experiment.master_seed, 11);
 });
 

@@ -18,23 +18,9 @@ import { startServer, spawnServer, sleep, webRoot } from '../lib/server.mjs';
 import { connect } from '../lib/client.mjs';
 import { connectV2 } from '../lib/client_v2.mjs';
 import { runOk } from '../lib/headless.mjs';
+import { timelineRequest as timeline, liveByTick, seekMatchesLive } from '../lib/timeline.mjs';
 
 const T = { timeout: 60000 };
-
-/** Sends a timeline message and resolves with its answer (timeline or error, by id). */
-async function timeline(client, body) {
-  const mark = client.mark();
-  const msg = client.send({ type: 'timeline', ...body });
-  return client.waitText((m) => (m.type === 'timeline' || m.type === 'error') && m.id === msg.id,
-    `the answer to ${JSON.stringify(msg)}`, { after: mark });
-}
-
-/** The live frames' digests by tick (the first whole-world detail frame of each tick). */
-function liveByTick(client) {
-  const out = new Map();
-  for (const f of client.frames) if (f.mode === 'detail' && !out.has(f.tick)) out.set(f.tick, f);
-  return out;
-}
 
 test('a seek shows the world of that tick exactly as live viewers saw it, with steering; others stay live; the log is untouched', T, async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'swarmcast-timeline-'));
@@ -78,18 +64,7 @@ test('a seek shows the world of that tick exactly as live viewers saw it, with s
       ticks[Math.floor(ticks.length / 3)], ticks[Math.floor(ticks.length / 3) + 1],
       ticks[Math.floor(ticks.length / 4)], ticks[Math.floor((3 * ticks.length) / 4)]];
     const otherBefore = other.frames.length;
-    for (const tick of chosen) {
-      const from = scrub.frames.length;
-      const answer = await timeline(scrub, { op: 'seek', tick });
-      assert.equal(answer.type, 'timeline', JSON.stringify(answer));
-      assert.equal(answer.mode, 'paused');
-      assert.equal(answer.tick, tick);
-      assert.ok(answer.from <= tick && tick <= answer.to, JSON.stringify(answer));
-      const { frame } = await scrub.waitFrame((f) => f.tick === tick, `the frame of tick ${tick}`, { from });
-      assert.ok(frame.keyed, 'a frame of the past is a key');
-      assert.equal(frame.count, seen.get(tick).count);
-      assert.equal(frame.digest, seen.get(tick).digest, `tick ${tick}: the scrubbed world is the one broadcast live`);
-    }
+    for (const tick of chosen) await seekMatchesLive(scrub, tick, seen);
     // Paused: no live frames reach the scrubber meanwhile.
     const pausedAt = scrub.frames.length;
     await sleep(300);

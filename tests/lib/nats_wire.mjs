@@ -43,7 +43,7 @@ export class NatsWire {
 // ---- bridge messages ('S','B', version 2, type; little-endian) ----------
 
 const MAGIC = [0x53, 0x42, 2];
-export const ENVELOPE = { OPEN: 1, CLOSE: 2, TEXT: 3, REPLY: 4, KICK: 5, ROLE: 6 };
+export const ENVELOPE = { OPEN: 1, CLOSE: 2, TEXT: 3, REPLY: 4, KICK: 5, ROLE: 6, PAST: 7, LIVE: 8, SCRUB_VIEW: 9 };
 
 function header(type) {
   return Buffer.from([...MAGIC, type]);
@@ -70,10 +70,15 @@ export function newsMsg(key, text) {
   return Buffer.concat([header(3), u16(key), blob(Buffer.from(text, 'utf8'))]);
 }
 
-/** room: '' (the default room) or a canonical room code. */
+/** room: '' (the default room) or a canonical room code; text: a string (UTF-8) or a Buffer. */
 export function envelopeMsg({ kind, operator = false, clientId, code = 0, room = '', text = '' }) {
   return Buffer.concat([header(4), u8(kind), u8(operator ? 1 : 0), u32(clientId), u16(code), u8(room.length),
-    Buffer.from(room, 'ascii'), blob(Buffer.from(text, 'utf8'))]);
+    Buffer.from(room, 'ascii'), blob(Buffer.isBuffer(text) ? text : Buffer.from(text, 'utf8'))]);
+}
+
+/** A SCRUB_VIEW envelope's text: mode ('d' or 'l') and rect { l, x0, y0, x1, y1 }. */
+export function scrubViewText(mode, rect) {
+  return Buffer.concat([u8(mode === 'l' ? 1 : 0), u8(rect.l), u16(rect.x0), u16(rect.y0), u16(rect.x1), u16(rect.y1)]);
 }
 
 /** { kind, operator, clientId, code, room, text } of an envelope, or null. */

@@ -268,3 +268,10 @@ export async function waitClients(server, n, { timeoutMs = 5000 } = {}) {
   });
   return last;
 }
+
+/** A /metrics figure (a series without labels) of a process's operations listener; 0 when absent. */
+export async function metric(proc, name) {
+  const { body } = await httpGet(proc.metricsPort, '/metrics');
+  const m = new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(body);
+  return m ? Number(m[1]) : 0;
+}

@@ -197,6 +197,7 @@ void app_destroy(app_t *a)
     rooms_destroy(a);
     free(a->remote_seen);
     free(a->census_ids);
+    free(a->remote_views);
     free(a->policy);
     free(a);
 }

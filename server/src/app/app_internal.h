@@ -66,6 +66,13 @@
  * do not each reserve 32 places (a full queue refuses with rate_limited). */
 #define PENDING_PER_REMOTE_SLOT 2
 
+/* A relay's viewer's view, as its relay told it for the timeline (SCRUB_VIEW). */
+typedef struct remote_view {
+    bool known;
+    wire2_mode_t mode;
+    wire2_rect_t rect;
+} remote_view_t;
+
 typedef struct queued {
     sim_cmd_t cmd;
     size_t slot; /* the sender's */
@@ -197,6 +204,8 @@ struct app {
      * reported fewer viewers than held, and a census under way. */
     bool *remote_seen;
     uint32_t *census_ids;
+    remote_view_t *remote_views; /* per remote slot: the view its relay told for the timeline */
+    uint64_t bridge_past_frames; /* frames of the past sent to relays' viewers */
     uint8_t census_streak[LEASE_TAG_MAX + 1];
     bool census_pending[LEASE_TAG_MAX + 1];
     uint64_t census_closed;
@@ -278,11 +287,36 @@ char *timeline_metrics_text(const app_t *a);
 int bridge_start(app_t *a);
 int bridge_room_subjects(room_t *r);
 void send_envelope(app_t *a, uint32_t client_id, bridge_kind_t kind, uint16_t code, const char *text);
+void send_envelope_bytes(app_t *a, uint32_t client_id, bridge_kind_t kind, uint16_t code, const uint8_t *data,
+                         size_t len);
 void remote_close(app_t *a, size_t slot, uint32_t client_id);
 void bridge_room_closing(app_t *a, room_t *r);
 bool bridge_publishing(const room_t *r);
 void publish_bundle(room_t *r, const bundle_t *b);
 char *bridge_metrics_text(app_t *a);
+
+/* relay_timeline.c: the timeline for relays' viewers. bridge_timeline_start
+ * makes the remote slots' views (bridge_start), bridge_timeline_forget
+ * forgets a slot's (it opened again); bridge_scrub_view_set takes a
+ * SCRUB_VIEW envelope's; bridge_scrub_view is the view a remote slot's
+ * frames of the past show (false: none told); bridge_seat_fair says
+ * whether the slot's relay may take one more seat (true for a local
+ * slot); bridge_send_past sends a frame of the past (NULL: a seat taken,
+ * no frame yet) and bridge_send_live the return to live, to a remote
+ * slot's relay (nothing for a local slot). */
+int bridge_timeline_start(app_t *a);
+void bridge_timeline_forget(app_t *a, size_t index);
+void bridge_scrub_view_set(app_t *a, size_t index, const bridge_envelope_t *e);
+bool bridge_scrub_view(const app_t *a, size_t slot, wire2_rect_t *rect, wire2_mode_t *mode);
+bool bridge_seat_fair(const app_t *a, size_t slot);
+void bridge_send_past(app_t *a, size_t slot, uint32_t client_id, const shared_buf_t *frame);
+void bridge_send_live(app_t *a, size_t slot, uint32_t client_id);
+/* An operator's share, for the relays' viewers of the room (S.shared): it
+ * began (a new number), a frame of it, it ended. Nothing when no relay
+ * leases the room. */
+void bridge_share_begin(room_t *r);
+void bridge_share_frame(room_t *r, const shared_buf_t *frame);
+void bridge_share_end(room_t *r);
 
 /* saved_state.c: --state-file. restore_state before the first tick,
  * capture_state on the simulation thread, state_write_queue on the loop,

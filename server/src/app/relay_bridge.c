@@ -28,16 +28,22 @@
 #define CENSUS_AFTER_LEASES 3
 
 /* An envelope to the relay of client_id, on P.reply.<tag>. */
-void send_envelope(app_t *a, uint32_t client_id, bridge_kind_t kind, uint16_t code, const char *text)
+void send_envelope_bytes(app_t *a, uint32_t client_id, bridge_kind_t kind, uint16_t code, const uint8_t *data,
+                         size_t len)
 {
     char subject[SUBJECT_MAX];
     if (!a->nats || subject_reply(subject, sizeof subject, a->cfg.nats_prefix, remote_tag_of(client_id)) < 0) return;
     bridge_envelope_t e = {.kind = kind, .client_id = client_id, .code = code};
-    if (text) e.text = (bridge_bytes_t){(const uint8_t *)text, strlen(text), true};
-    size_t len;
-    uint8_t *msg = bridge_envelope_encode(&e, &len);
-    if (msg) nats_link_publish(a->nats, subject, NULL, msg, len);
+    if (data) e.text = (bridge_bytes_t){data, len, true};
+    size_t n;
+    uint8_t *msg = bridge_envelope_encode(&e, &n);
+    if (msg) nats_link_publish(a->nats, subject, NULL, msg, n);
     free(msg);
+}
+
+void send_envelope(app_t *a, uint32_t client_id, bridge_kind_t kind, uint16_t code, const char *text)
+{
+    send_envelope_bytes(a, client_id, kind, code, (const uint8_t *)text, text ? strlen(text) : 0);
 }
 
 int bridge_room_subjects(room_t *r)
@@ -70,6 +76,7 @@ static long remote_open(app_t *a, room_t *room, uint32_t client_id, bool operato
     long index = remote_clients_add(a->remote, client_id);
     if (index < 0) return -1;
     a->remote_seen[index] = true;
+    bridge_timeline_forget(a, (size_t)index);
     size_t slot = a->cfg.max_clients + (size_t)index;
     bool no_token = a->cfg.control_token == NULL;
     join_slot(room, client_id, slot, operator || (room == a->home && no_token));
@@ -149,10 +156,15 @@ static void on_nats_cmd(void *user, const char *subject, const char *reply, cons
         }
         on_message(a, e.client_id, a->cfg.max_clients + (size_t)index, (const char *)e.text.data, e.text.len, false);
         break;
+    case BRIDGE_SCRUB_VIEW: /* before each of its timeline messages, and when its view changes while it scrubs */
+        if (index < 0 && (index = open_for(a, &e)) < 0) break;
+        a->remote_seen[index] = true;
+        bridge_scrub_view_set(a, (size_t)index, &e);
+        break;
     case BRIDGE_CLOSE:
         if (index >= 0) remote_close(a, slot, e.client_id);
         break;
-    default: a->bridge_refused++; break; /* REPLY, KICK and ROLE go the other way */
+    default: a->bridge_refused++; break; /* REPLY, KICK, ROLE, PAST and LIVE go the other way */
     }
 }
 
@@ -386,7 +398,7 @@ char *bridge_metrics_text(app_t *a)
         if (a->rooms[i] && a->rooms[i]->leases) relay_leases_views(a->rooms[i]->leases, &n);
         n_leased += n;
     }
-    char own[1024];
+    char own[1280];
     snprintf(own, sizeof own,
              "# HELP swarmcast_nats_relays edge relays holding a live lease\n# TYPE swarmcast_nats_relays gauge\n"
              "swarmcast_nats_relays %zu\n"
@@ -397,9 +409,12 @@ char *bridge_metrics_text(app_t *a)
              "# HELP swarmcast_nats_refused_total envelopes and leases refused (malformed, unknown relay, full)\n"
              "# TYPE swarmcast_nats_refused_total counter\nswarmcast_nats_refused_total %llu\n"
              "# HELP swarmcast_nats_census_closed_total relays' viewers closed because their relay no longer had them\n"
-             "# TYPE swarmcast_nats_census_closed_total counter\nswarmcast_nats_census_closed_total %llu\n",
+             "# TYPE swarmcast_nats_census_closed_total counter\nswarmcast_nats_census_closed_total %llu\n"
+             "# HELP swarmcast_nats_past_frames_total frames of the past sent to relays' viewers (the timeline)\n"
+             "# TYPE swarmcast_nats_past_frames_total counter\nswarmcast_nats_past_frames_total %llu\n",
              relay_leases_count(a->home->leases), remote_clients_count(a->remote), n_leased,
-             (unsigned long long)a->bridge_refused, (unsigned long long)a->census_closed);
+             (unsigned long long)a->bridge_refused, (unsigned long long)a->census_closed,
+             (unsigned long long)a->bridge_past_frames);
     char *both = malloc(strlen(link) + strlen(own) + 1);
     if (both) {
         strcpy(both, link);
@@ -421,7 +436,8 @@ int bridge_start(app_t *a)
     if (!(a->remote = remote_clients_create(cfg->max_remote_clients)) ||
         !(a->home->leases = relay_leases_create(a->home->views)) ||
         !(a->remote_seen = calloc(cfg->max_remote_clients ? cfg->max_remote_clients : 1, sizeof *a->remote_seen)) ||
-        !(a->census_ids = calloc(cfg->max_remote_clients ? cfg->max_remote_clients : 1, sizeof *a->census_ids)))
+        !(a->census_ids = calloc(cfg->max_remote_clients ? cfg->max_remote_clients : 1, sizeof *a->census_ids)) ||
+        bridge_timeline_start(a))
         return -1;
     nats_link_config_t lc = {.urls = cfg->nats_url, .name = "swarmcast-sim", .user = cfg->nats_user,
                              .password = cfg->nats_password, .creds_file = cfg->nats_creds,

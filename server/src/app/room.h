@@ -105,6 +105,7 @@ struct room {
      * loop's to hand out. */
     history_t *history;
     scrubbers_t *scrubbers;
+    uint32_t share_id; /* loop only: the number of the newest share, for relays (S.shared: relay_timeline.c) */
     int *slot_seat;            /* per slot, loop only: the seat its client holds, or -1 (it watches live) */
     shared_buf_t **scrub_next; /* per seat, loop only: a frame of the past waiting for net … */
     shared_buf_t **scrub_sent; /* … and the one net is writing */

@@ -8,7 +8,9 @@
  * its seat: every viewer of the room watching live then gets that seat's
  * frames (the whole world) until the operator goes live. Nothing here touches
  * the world, its command queue or its log: scrubbing changes nothing for
- * anyone else. */
+ * anyone else. A relay's viewer goes through the same code on its remote
+ * slot; where it differs (its view, where its frames go, its relay's share
+ * of the seats, the share for relays) the calls are relay_timeline.c's. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -150,6 +152,7 @@ static void end_share(room_t *r)
     r->shared_seat = -1;
     shared_buf_unref(r->shared_frame);
     r->shared_frame = NULL;
+    bridge_share_end(r);
     for (size_t slot = 0; slot < r->app->n_slots; slot++) {
         if (!r->following[slot]) continue;
         uint32_t client_id = r->slot_client[slot];
@@ -177,6 +180,7 @@ static void start_share(room_t *r, size_t slot, int seat)
         r->shared_sent[k] = r->shared_seq;
     }
     scrubbers_request(r->scrubbers, seat, &q); /* a frame for them at once */
+    bridge_share_begin(r); /* and for the relays' viewers watching live */
     for (size_t k = 0; k < r->app->n_slots; k++)
         if (r->following[k]) tell_state(r, k, r->slot_client[k], NULL, "shared");
 }
@@ -186,6 +190,7 @@ static void start_share(room_t *r, size_t slot, int seat)
 static void go_live(room_t *r, size_t slot, uint32_t client_id)
 {
     unfollow(r, slot, client_id);
+    bridge_send_live(r->app, slot, client_id); /* a relay's viewer: always, its relay may think it scrubs */
     int seat = r->slot_seat[slot];
     if (seat < 0) return;
     if (seat == r->shared_seat) end_share(r);
@@ -202,11 +207,13 @@ static int seat_for(room_t *r, size_t slot, uint32_t client_id, bool *fresh)
 {
     *fresh = r->slot_seat[slot] < 0;
     if (!*fresh) return r->slot_seat[slot];
+    if (!bridge_seat_fair(r->app, slot)) return -1; /* its relay's viewers hold their share */
     int seat = scrubbers_acquire(r->scrubbers, slot, client_id);
     if (seat < 0) return -1;
     r->slot_seat[slot] = seat;
     shared_buf_unref(r->scrub_next[seat]);
     r->scrub_next[seat] = NULL;
+    bridge_send_past(r->app, slot, client_id, NULL); /* a relay's viewer: its relay holds back the live frames */
     return seat;
 }
 
@@ -214,7 +221,8 @@ static int seat_for(room_t *r, size_t slot, uint32_t client_id, bool *fresh)
 static void with_view(room_t *r, size_t slot, scrub_request_t *q)
 {
     view_spec_t spec;
-    viewer_view_t v = viewers_view_of(r->viewers, slot);
+    viewer_view_t v = is_remote(r->app, slot) ? (viewer_view_t){0} : viewers_view_of(r->viewers, slot);
+    if (bridge_scrub_view(r->app, slot, &q->rect, &q->mode)) return; /* a relay's viewer: the view its relay told */
     if (v.view_id && views_spec_of(r->views, v.view_id, &spec)) q->rect = spec.rect, q->mode = spec.mode;
     else q->rect = wire2_rect_world(), q->mode = WIRE2_DETAIL;
 }
@@ -228,15 +236,11 @@ void on_timeline(room_t *r, uint32_t client_id, size_t slot, const timeline_requ
         if (verdict == POLICY_ABUSIVE) client_close(a, slot, client_id, 1008, "too many commands");
         return;
     }
-    if (is_remote(a, slot)) {
-        refuse(r, slot, client_id, req, "unsupported", "the timeline is served by the simulation server, not yet through a relay", -1);
-        return;
-    }
     if (!r->history || !r->scrubbers) {
         refuse(r, slot, client_id, req, "unavailable", "this server keeps no past (--history-minutes 0 or --timeline-seats 0)", -1);
         return;
     }
-    if (viewers_view_of(r->viewers, slot).view_id == 0) {
+    if (!is_remote(a, slot) && viewers_view_of(r->viewers, slot).view_id == 0) { /* relays serve v2 only */
         refuse(r, slot, client_id, req, "bad_request", "the timeline needs the swarmcast.v2 sub-protocol", -1);
         return;
     }
@@ -312,15 +316,21 @@ void timeline_deliver(room_t *r)
         scrub_output_t out;
         scrubbers_take(r->scrubbers, (int)seat, &out);
         if (out.frame) {
-            shared_buf_unref(r->scrub_next[seat]);
-            r->scrub_next[seat] = out.frame;
-            net_wake_v2(r->app->net, slot, client_id);
             if ((int)seat == r->shared_seat) {
                 shared_buf_unref(r->shared_frame);
                 r->shared_frame = shared_buf_ref(out.frame);
                 r->shared_seq++;
                 for (size_t k = 0; k < r->app->n_slots; k++)
                     if (r->following[k]) net_wake_v2(r->app->net, k, r->slot_client[k]);
+                bridge_share_frame(r, out.frame);
+            }
+            if (is_remote(r->app, slot)) { /* a relay's viewer: the frame goes to its relay now */
+                bridge_send_past(r->app, slot, client_id, out.frame);
+                shared_buf_unref(out.frame);
+            } else {
+                shared_buf_unref(r->scrub_next[seat]);
+                r->scrub_next[seat] = out.frame;
+                net_wake_v2(r->app->net, slot, client_id);
             }
         }
         if (out.reached_live) {

@@ -370,7 +370,8 @@ void on_message(void *user, uint32_t client_id, size_t slot, const char *data, s
     case CLASSIFIED_INVALID:
         if (strcmp(m.err.code, "unknown_command") == 0) {
             /* Nobody else knew the type: it may be the timeline's (not in
-             * classify: a relay does not serve the timeline). */
+             * classify, which relays share: a relay decodes it after
+             * classify too and forwards it, relay_viewers.c). */
             timeline_request_t treq;
             int trc = timeline_decode(data, len, &treq, &m.err);
             if (trc == TIMELINE_DECODED) {

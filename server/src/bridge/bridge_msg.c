@@ -199,7 +199,7 @@ static int r_done(const reader_t *r) { return !r->failed && r->left == 0 ? 0 : -
 int bridge_msg_type(const uint8_t *p, size_t len)
 {
     if (!p || len < BRIDGE_MSG_HEADER_BYTES || p[0] != 'S' || p[1] != 'B' || p[2] != BRIDGE_MSG_VERSION) return -1;
-    if (p[3] < BRIDGE_MSG_SNAPSHOT || p[3] > BRIDGE_MSG_ENVELOPE) return -1;
+    if (p[3] < BRIDGE_MSG_SNAPSHOT || p[3] > BRIDGE_MSG_SHARED) return -1;
     return p[3];
 }
 
@@ -320,6 +320,30 @@ int bridge_news_decode(const uint8_t *p, size_t len, bridge_news_t *out)
     return r_done(&r);
 }
 
+/* ---- Shared ------------------------------------------------------------- */
+
+uint8_t *bridge_shared_encode(uint32_t share_id, bridge_bytes_t text, bridge_bytes_t frame, size_t *len)
+{
+    writer_t w = {0};
+    w_reserve(&w, 16 + text.len + frame.len);
+    w_header(&w, BRIDGE_MSG_SHARED);
+    w_u32(&w, share_id);
+    w_blob(&w, text.data, text.len);
+    w_optional(&w, frame);
+    return w_finish(&w, len);
+}
+
+int bridge_shared_decode(const uint8_t *p, size_t len, bridge_shared_t *out)
+{
+    reader_t r = {p, len, false};
+    memset(out, 0, sizeof *out);
+    if (r_header(&r, BRIDGE_MSG_SHARED) < 0) return -1;
+    out->share_id = r_u32(&r);
+    out->text = r_blob(&r);
+    out->frame = r_optional(&r);
+    return r_done(&r);
+}
+
 /* ---- Envelope ----------------------------------------------------------- */
 
 static bool kind_valid(unsigned k) { return k >= BRIDGE_OPEN && k <= BRIDGE_KIND_LAST; }
@@ -368,5 +392,34 @@ int bridge_envelope_decode(const uint8_t *p, size_t len, bridge_envelope_t *out)
         return -1;
     out->kind = (bridge_kind_t)kind;
     out->operator = flags & BRIDGE_ENV_OPERATOR;
+    return 0;
+}
+
+/* ---- A scrubbing viewer's view ----------------------------------------- */
+
+void bridge_scrub_view_encode(wire2_mode_t mode, wire2_rect_t rect, uint8_t out[BRIDGE_SCRUB_VIEW_BYTES])
+{
+    out[0] = (uint8_t)mode;
+    out[1] = rect.level;
+    put_u16(out + 2, rect.x0);
+    put_u16(out + 4, rect.y0);
+    put_u16(out + 6, rect.x1);
+    put_u16(out + 8, rect.y1);
+}
+
+int bridge_scrub_view_decode(bridge_bytes_t text, wire2_mode_t *mode, wire2_rect_t *rect)
+{
+    if (!text.present || text.len != BRIDGE_SCRUB_VIEW_BYTES) return -1;
+    reader_t r = {text.data, text.len, false};
+    uint8_t m = r_u8(&r);
+    wire2_rect_t got;
+    got.level = r_u8(&r);
+    got.x0 = r_u16(&r);
+    got.y0 = r_u16(&r);
+    got.x1 = r_u16(&r);
+    got.y1 = r_u16(&r);
+    if (r_done(&r) < 0 || (m != WIRE2_DETAIL && m != WIRE2_LOD) || !wire2_rect_valid(got)) return -1;
+    *mode = (wire2_mode_t)m;
+    *rect = got;
     return 0;
 }

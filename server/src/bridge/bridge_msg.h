@@ -34,6 +34,7 @@ enum bridge_msg_type {
     BRIDGE_MSG_VIEW = 2,
     BRIDGE_MSG_NEWS = 3,
     BRIDGE_MSG_ENVELOPE = 4,
+    BRIDGE_MSG_SHARED = 5,
 };
 
 typedef struct bridge_bytes {
@@ -71,10 +72,16 @@ typedef enum {
     BRIDGE_REPLY = 4, /* a message for the client (sim → relay) */
     BRIDGE_KICK = 5,  /* close the client with code and reason (sim → relay) */
     BRIDGE_ROLE = 6,  /* the client's role is now the flags' (a room token it sent; sim → relay) */
+    /* The timeline through relays (PROTOCOL.md, "Timeline"): */
+    BRIDGE_PAST = 7,       /* the client looks at the past: text is its v2 frame of it, or empty (its seat
+                            * has no frame yet): no live frames for it meanwhile (sim → relay) */
+    BRIDGE_LIVE = 8,       /* the client is back on the live stream: its next frame is a key (sim → relay) */
+    BRIDGE_SCRUB_VIEW = 9, /* the view the client watches, for its frames of the past: text is
+                            * bridge_scrub_view_encode's (relay → sim) */
 } bridge_kind_t;
 /* The kinds are BRIDGE_OPEN … BRIDGE_KIND_LAST: a new kind goes after the
  * last and moves this, which the decoder, the encoder and their tests read. */
-#define BRIDGE_KIND_LAST BRIDGE_ROLE
+#define BRIDGE_KIND_LAST BRIDGE_SCRUB_VIEW
 
 /* Envelope (type 4): one client's traffic between a relay and the sim. */
 typedef struct bridge_envelope {
@@ -86,7 +93,17 @@ typedef struct bridge_envelope {
     bridge_bytes_t text; /* TEXT: the client's JSON; REPLY: JSON for it; KICK: the reason */
 } bridge_envelope_t;
 
-/* The message type of p (1 … 4), or -1 when p has no valid magic/version
+/* Shared (type 5): an operator's shared moment in one room (PROTOCOL.md,
+ * "Timeline", share), for the relays' viewers who watch that room live:
+ * the share's number (a new number: a new share), the timeline message its
+ * followers are told (JSON), and its newest frame of the past (a v2 frame),
+ * absent when the share ended. */
+typedef struct bridge_shared {
+    uint32_t share_id;
+    bridge_bytes_t text, frame;
+} bridge_shared_t;
+
+/* The message type of p (1 … 5), or -1 when p has no valid magic/version
  * header or an unknown type. */
 int bridge_msg_type(const uint8_t *p, size_t len);
 
@@ -103,6 +120,10 @@ uint8_t *bridge_view_encode_parts(uint32_t seq, uint32_t sim_view_id, wire2_mode
                                   bridge_bytes_t key, bridge_bytes_t delta, bridge_bytes_t key_delta, size_t *len);
 int bridge_view_decode(const uint8_t *p, size_t len, bridge_view_t *out);
 
+/* frame absent (present false): the share ended. */
+uint8_t *bridge_shared_encode(uint32_t share_id, bridge_bytes_t text, bridge_bytes_t frame, size_t *len);
+int bridge_shared_decode(const uint8_t *p, size_t len, bridge_shared_t *out);
+
 /* text is NUL-terminated. */
 uint8_t *bridge_news_encode(uint16_t key, const char *text, size_t *len);
 int bridge_news_decode(const uint8_t *p, size_t len, bridge_news_t *out);
@@ -110,5 +131,12 @@ int bridge_news_decode(const uint8_t *p, size_t len, bridge_news_t *out);
 /* e->text.present false (or data NULL) encodes an empty text. */
 uint8_t *bridge_envelope_encode(const bridge_envelope_t *e, size_t *len);
 int bridge_envelope_decode(const uint8_t *p, size_t len, bridge_envelope_t *out);
+
+/* A SCRUB_VIEW envelope's text: mode (u8), then the rect's level (u8) and
+ * x0, y0, x1, y1 (u16 each). The decoder refuses another length, a mode
+ * that is not one, and an invalid rect (wire2_rect_valid). */
+#define BRIDGE_SCRUB_VIEW_BYTES 10u
+void bridge_scrub_view_encode(wire2_mode_t mode, wire2_rect_t rect, uint8_t out[BRIDGE_SCRUB_VIEW_BYTES]);
+int bridge_scrub_view_decode(bridge_bytes_t text, wire2_mode_t *mode, wire2_rect_t *rect);
 
 #endif

@@ -54,6 +54,7 @@ int subject_rooms_any(char *out, size_t cap, const char *prefix) { return subjec
 
 int subject_frame(char *out, size_t cap, const char *prefix) { return subject_printf(out, cap, "%s.frame", prefix); }
 int subject_news(char *out, size_t cap, const char *prefix) { return subject_printf(out, cap, "%s.news", prefix); }
+int subject_shared(char *out, size_t cap, const char *prefix) { return subject_printf(out, cap, "%s.shared", prefix); }
 int subject_lease_any(char *out, size_t cap, const char *prefix) { return subject_printf(out, cap, "%s.lease.*", prefix); }
 int subject_cmd_any(char *out, size_t cap, const char *prefix) { return subject_printf(out, cap, "%s.cmd.*", prefix); }
 

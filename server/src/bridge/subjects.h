@@ -6,6 +6,7 @@
  *   S.frame                          snapshot, once per bundle (after its views)
  *   S.view.<m>.<L>.<x0>.<y0>.<x1>.<y1>  one view's chunks per seq (m: d or l)
  *   S.news                           latest-key broadcasts
+ *   S.shared                         an operator's shared moment (timeline share)
  * and the relays' own subjects, the same for every room (an envelope and a
  * lease name their room):
  *   P.lease.<tag>                    relay → sim lease requests
@@ -43,6 +44,7 @@ int subject_rooms_any(char *out, size_t cap, const char *prefix);
 /* frame, news and view take a stream prefix (P, or a room's). */
 int subject_frame(char *out, size_t cap, const char *prefix);
 int subject_news(char *out, size_t cap, const char *prefix);
+int subject_shared(char *out, size_t cap, const char *prefix);
 int subject_lease(char *out, size_t cap, const char *prefix, unsigned tag);
 int subject_cmd(char *out, size_t cap, const char *prefix, unsigned tag);
 int subject_reply(char *out, size_t cap, const char *prefix, unsigned tag);

@@ -7,6 +7,7 @@
 
 #include "experiment/out_dir.h"
 #include "machine.h"
+#include "sim/kernel_isa.h"
 #include "persist/whole_file.h"
 #include "protocol/utf8.h"
 
@@ -33,6 +34,9 @@ static cJSON *machine(void)
     cJSON_AddStringToObject(m, "host", host);
     cJSON_AddStringToObject(m, "cpu", cpu);
     cJSON_AddStringToObject(m, "instruction_set", machine_instruction_set());
+    /* What the CPU offers and what the kernels run can differ (an AVX2 build
+     * on an AVX-512 machine); results are only comparable on the latter. */
+    cJSON_AddStringToObject(m, "kernels", kernel_isa());
     cJSON_AddNumberToObject(m, "cores", (double)sysconf(_SC_NPROCESSORS_ONLN));
     return m;
 }

@@ -42,6 +42,7 @@ static void room_timer(relay_t *r, relay_room_t *room, bool connected, uint64_t 
     }
     if (room->viewers) viewers_poll(room->viewers, now);
     if (room->views && views_changed(room->views)) room->lease_due = true;
+    relay_share_tell_late(r, room);
 }
 
 static void on_timer(uv_timer_t *t)
@@ -158,7 +159,10 @@ void relay_destroy(relay_t *r)
     free(r->rooms);
     room_guard_destroy(r->guard);
     client_slots_destroy(r->by_id);
-    for (size_t s = 0; r->clients && s < r->cfg.max_clients; s++) free(r->clients[s].hello_text);
+    for (size_t s = 0; r->clients && s < r->cfg.max_clients; s++) {
+        free(r->clients[s].hello_text);
+        relay_scrub_left(r, s);
+    }
     free(r->clients);
     free(r->policy);
     free(r);

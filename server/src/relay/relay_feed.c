@@ -88,6 +88,7 @@ void relay_on_frame(void *user, const char *subject, const char *reply, const ui
     viewers_set_grid(room->viewers, &room->current->grid);
     viewers_poll(room->viewers, now_ns());
     if (views_changed(room->views)) room->lease_due = true;
+    relay_scrub_follow_views(relay, room);
     net_publish_v2(relay->net, room->index);
 }
 

@@ -98,6 +98,11 @@ char *relay_on_metrics(void *user)
            home->restarting);
     metric(&b, "swarmcast_relay_forwarded_total", "counter", "viewer messages forwarded to the simulation",
            (double)r->n.forwarded);
+    metric(&b, "swarmcast_relay_timeline_forwarded_total", "counter",
+           "viewer timeline messages forwarded to the simulation (which keeps the past)", (double)r->n.timeline_forwarded);
+    metric(&b, "swarmcast_relay_past_frames_total", "counter", "frames of the past passed on to scrubbing viewers",
+           (double)r->n.past_frames);
+    metric(&b, "swarmcast_relay_scrubbing", "gauge", "viewers looking at the past", (double)r->n_scrubbing);
     metric(&b, "swarmcast_relay_answered_here_total", "counter", "viewer messages answered by the relay (auth, view, ping)",
            (double)r->n.answered_here);
     metric(&b, "swarmcast_relay_refused_here_total", "counter",

@@ -56,6 +56,17 @@ typedef struct relay_client {
     bool waiting;      /* its room's hello has not come yet: nothing is sent to it */
     bool control;      /* it has the server's role here (the control token, or none anywhere): OPEN's flag */
     char *hello_text;  /* the viewer's last presence hello, sent again after a simulation restart */
+    /* The timeline (relay_scrub.c): it looks at the past (no live frames);
+     * its newest frame of the past not yet sent, and the one net sends;
+     * the view last told the simulation for them. */
+    bool scrubbing;
+    shared_buf_t *past_next, *past_sent;
+    bool following;       /* it follows an operator's share (its room's shared_frame) … */
+    uint32_t shared_sent; /* … of which it was sent the frame of this number */
+    bool share_untold;    /* it came during the share: it follows, and is told so at the next timer round */
+    bool scrub_view_known;
+    wire2_mode_t scrub_mode;
+    wire2_rect_t scrub_rect;
 } relay_client_t;
 
 /* A view subject listened to: the simulation view granted for some local views. */
@@ -84,6 +95,7 @@ typedef struct relay_counters {
     uint64_t frames, bad_messages, forwarded, answered_here, refused_here, leases_sent, leases_answered;
     uint64_t received[OPS_CMD_KINDS], rate_limited[OPS_CMD_KINDS], errors[OPS_ERROR_CODES], abuse_closes;
     uint64_t replays, tag_changes, rooms_opened, room_codes_wrong;
+    uint64_t timeline_forwarded, past_frames;
 } relay_counters_t;
 
 /* One room the relay serves: the default room always (place 0: its lease
@@ -96,8 +108,15 @@ typedef struct relay_room {
     struct relay *relay;
     size_t index;
     char code[ROOM_CODE_LEN + 1]; /* "": the default room */
-    char stream_prefix[SUBJECT_MAX], subj_frame[SUBJECT_MAX], subj_news[SUBJECT_MAX];
-    nats_link_sub_t *sub_frame, *sub_news;
+    char stream_prefix[SUBJECT_MAX], subj_frame[SUBJECT_MAX], subj_news[SUBJECT_MAX], subj_shared[SUBJECT_MAX];
+    nats_link_sub_t *sub_frame, *sub_news, *sub_shared;
+    /* An operator's share (S.shared, relay_scrub.c): under way, its number,
+     * its newest frame and that frame's number here, and what a follower
+     * is told (for a viewer who comes meanwhile). */
+    bool sharing;
+    uint32_t share_id, shared_seq;
+    shared_buf_t *shared_frame;
+    char *shared_text;
     size_t people;     /* viewers in it, greeted or waiting */
     size_t waiting;    /* … of whom still waiting for its hello */
     uint64_t opened_ns; /* waiting viewers give up RELAY_ROOM_ANSWER_NS after it */
@@ -158,6 +177,7 @@ struct relay {
 
     bool tag_waiting; /* our fixed tag was refused as taken: waiting for it (said once) */
     bool replay_due;  /* the simulation may have lost our viewers: OPEN them again at its next answer */
+    size_t n_scrubbing; /* viewers looking at the past */
     relay_counters_t n;
 };
 
@@ -223,6 +243,29 @@ void relay_on_news(void *user, const char *subject, const char *reply, const uin
 void relay_show_status(relay_room_t *room, bool restarting);
 void relay_sync_subscriptions(relay_room_t *room);
 void relay_apply_grants(relay_room_t *room, const lease_reply_t *a);
+
+/* The timeline's viewers (relay_scrub.c): a timeline message forwarded
+ * (after the viewer's view); the views of a room's scrubbing viewers told
+ * again when they changed; a PAST envelope (frame: a v2 frame, or len 0:
+ * a seat and no frame yet) and a LIVE one for a viewer; every viewer back
+ * to live, the simulation told (it restarted and holds no seat of ours,
+ * or lost touch for a while and frees them); a viewer
+ * gone; and its frame: 1 a frame of the past, 0 none new, -1 it watches
+ * live (compose as usual). */
+void relay_scrub_forward(relay_t *r, size_t slot, const char *data, size_t len);
+void relay_scrub_follow_views(relay_t *r, const relay_room_t *room);
+void relay_scrub_past(relay_t *r, size_t slot, const uint8_t *frame, size_t len);
+void relay_scrub_live(relay_t *r, size_t slot);
+void relay_scrub_all_live(relay_t *r);
+void relay_scrub_left(relay_t *r, size_t slot);
+int relay_scrub_compose(relay_t *r, size_t slot, const uint8_t **data, size_t *len);
+/* S.shared's callback (user: the room); the share's end in a room that goes;
+ * a viewer greeted in the room (it follows a share under way, as on the
+ * simulation); the timer's round (those told so). */
+void relay_on_shared(void *user, const char *subject, const char *reply, const uint8_t *data, size_t len);
+void relay_share_forget(relay_room_t *room);
+void relay_share_join(relay_t *r, const relay_room_t *room, size_t slot);
+void relay_share_tell_late(relay_t *r, const relay_room_t *room);
 
 /* net's callbacks for /healthz and /metrics (relay_http_status.c). */
 char *relay_on_health(void *user, int *status);

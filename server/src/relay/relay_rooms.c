@@ -38,13 +38,16 @@ relay_room_t *relay_room_create(relay_t *r, size_t index, const char *code)
     room->stream = relay_stream_create();
     if (!room->compose || !room->stream || subject_room_prefix(room->stream_prefix, SUBJECT_MAX, p, code) ||
         subject_frame(room->subj_frame, SUBJECT_MAX, room->stream_prefix) ||
-        subject_news(room->subj_news, SUBJECT_MAX, room->stream_prefix))
+        subject_news(room->subj_news, SUBJECT_MAX, room->stream_prefix) ||
+        subject_shared(room->subj_shared, SUBJECT_MAX, room->stream_prefix))
         goto fail;
     room->sub_frame = nats_link_subscribe(r->link, room->subj_frame, STREAM_PENDING_MSGS, STREAM_PENDING_BYTES,
                                           relay_on_frame, room);
     room->sub_news =
         nats_link_subscribe(r->link, room->subj_news, REPLY_PENDING_MSGS, REPLY_PENDING_BYTES, relay_on_news, room);
-    if (!room->sub_frame || !room->sub_news) goto fail;
+    room->sub_shared =
+        nats_link_subscribe(r->link, room->subj_shared, REPLY_PENDING_MSGS, REPLY_PENDING_BYTES, relay_on_shared, room);
+    if (!room->sub_frame || !room->sub_news || !room->sub_shared) goto fail;
     r->rooms[index] = room;
     return room;
 fail:
@@ -58,11 +61,13 @@ void relay_room_destroy(relay_t *r, relay_room_t *room)
     if (r->link) {
         nats_link_unsubscribe(r->link, room->sub_frame);
         nats_link_unsubscribe(r->link, room->sub_news);
+        nats_link_unsubscribe(r->link, room->sub_shared);
         for (size_t i = 0; i < room->n_listening; i++) nats_link_unsubscribe(r->link, room->listening[i].sub);
     }
     if (r->rooms[room->index] == room) r->rooms[room->index] = NULL;
     if (r->net) net_channel_reset(r->net, room->index);
     bundle_free(room->current);
+    relay_share_forget(room);
     compose_destroy(room->compose);
     viewers_destroy(room->viewers);
     views_destroy(room->views);
@@ -121,6 +126,7 @@ char *relay_room_greet(relay_t *r, relay_room_t *room, size_t slot)
     viewers_open(room->viewers, slot, now_ns());
     if (views_changed(room->views)) room->lease_due = true;
     relay_send_open(r, slot);
+    relay_share_join(r, room, slot);
     return hello;
 }
 

@@ -185,6 +185,7 @@ static void replay_viewers(relay_t *r)
         relay_send_open(r, s);
         if (c->hello_text) relay_send_envelope(r, BRIDGE_TEXT, s, c->hello_text, strlen(c->hello_text));
     }
+    relay_scrub_all_live(r); /* the simulation may hold no seat of theirs now */
 }
 
 /* A room's lease came to the simulation before this relay's heartbeat (it
@@ -295,6 +296,10 @@ static void on_reply(void *user, const char *subject, const char *reply, const u
         int code = e.code >= 1000 && e.code <= 4999 && e.code != 1005 && e.code != 1006 && e.code != 1015 ? e.code : 1008;
         if (code == CLOSE_ROOM_CLOSED) relay_room_gone(relay_room_of(r, slot));
         net_close(r->net, slot, net_id, code, reason);
+    } else if (e.kind == BRIDGE_PAST) {
+        relay_scrub_past(r, slot, e.text.data, e.text.len);
+    } else if (e.kind == BRIDGE_LIVE) {
+        relay_scrub_live(r, slot);
     } else if (e.kind == BRIDGE_ROLE) {
         /* The simulation made it an operator (its room's token): its
          * commands pass the relay's role check from now on. */

@@ -12,6 +12,7 @@
 #include "protocol/classify.h"
 #include "protocol/messages.h"
 #include "protocol/room_messages.h"
+#include "protocol/timeline_decode.h"
 #include "relay/relay_internal.h"
 #include "relay/relay_lease.h"
 #include "rooms/room_guard.h"
@@ -24,6 +25,9 @@
  *    forwarded, and the simulation tells the role it gave (ROLE);
  *  - room messages are forwarded after the address's budget for making
  *    rooms (room_guard, as on the simulation, which sees only the relay);
+ *  - timeline messages are charged as a view (as on the simulation) and
+ *    forwarded with the viewer's view (relay_scrub.c): the past is kept by
+ *    the simulation, which answers, sends the frames and counts the seats;
  *  - everything else is charged against the viewer's budget here, with the
  *    same costs as the simulation, role-checked here (a visitor's reset
  *    never leaves the relay), then forwarded as a TEXT envelope; the
@@ -186,6 +190,20 @@ static void on_command(relay_t *r, size_t slot, uint32_t net_id, const sim_cmd_t
     forward(r, slot, data, len);
 }
 
+/* A timeline message (true), charged here and forwarded; false when it
+ * is none, or an invalid one (err then says why). */
+static bool on_timeline(relay_t *r, size_t slot, uint32_t net_id, const char *data, size_t len, cmd_error_t *err)
+{
+    timeline_request_t req;
+    if (timeline_decode(data, len, &req, err) != TIMELINE_DECODED) return false;
+    if (!charge(r, slot, net_id, POLICY_COST_VIEW, OPS_CMD_KINDS, req.request_id, "timeline")) {
+        r->n.refused_here++;
+        return true;
+    }
+    relay_scrub_forward(r, slot, data, len);
+    return true;
+}
+
 void relay_on_message(void *user, uint32_t net_id, size_t slot, const char *data, size_t len, bool binary)
 {
     relay_t *r = user;
@@ -210,6 +228,7 @@ void relay_on_message(void *user, uint32_t net_id, size_t slot, const char *data
     case CLASSIFIED_VIEW: on_view(r, slot, net_id, &m.view); return;
     case CLASSIFIED_ROOM: on_room(r, slot, net_id, &m.room, data, len); return;
     case CLASSIFIED_INVALID:
+        if (strcmp(m.err.code, "unknown_command") == 0 && on_timeline(r, slot, net_id, data, len, &m.err)) return;
         r->n.refused_here++;
         reply_error(r, slot, net_id, m.err.code, m.err.message, m.err.request_id, m.err.cmd);
         charge_refused(r, slot, net_id);
@@ -323,6 +342,7 @@ void relay_on_close(void *user, uint32_t net_id, size_t slot)
         if (views_changed(room->views)) room->lease_due = true;
     }
     free(c->hello_text);
+    relay_scrub_left(r, slot);
     *c = (relay_client_t){0};
     relay_room_left(r, room);
 }
@@ -332,6 +352,8 @@ int relay_compose_v2(void *user, uint32_t net_id, size_t slot, const uint8_t **d
     relay_t *r = user;
     const relay_client_t *c = &r->clients[slot];
     const relay_room_t *room = c->net_id == net_id ? r->rooms[c->room] : NULL;
+    int past = room ? relay_scrub_compose(r, slot, data, len) : -1;
+    if (past >= 0) return past; /* it looks at the past: no live frames meanwhile */
     viewer_view_t v = room && room->viewers && !c->waiting ? viewers_view_of(room->viewers, slot) : (viewer_view_t){0};
     return v.view_id ? compose_frame(room->compose, slot, net_id, v.view_id, data, len) : 0;
 }

@@ -19,17 +19,21 @@
  * 50 u (one agent per 654.5 u²). */
 #define FLOCK_AGENTS 4096
 #define FLOCK_AREA_PER_AGENT 654.5f
-/* Steps before timing (caches, lazily touched memory), then timed ones. */
+/* The calibration is CAPACITY_ROUNDS rounds; each round steps every case
+ * once (after one step to warm its world up), and each figure is the
+ * median of its rounds: a burst of load on a shared machine, which
+ * inflates even a thread's CPU time (caches, a sibling hyperthread, the
+ * clock), falls on a round or two and is outvoted. One round alone once
+ * gave 21,775 agents where others gave about 38,000 (issue 25). */
 #define WARM_UP_STEPS 1
-#define TIMED_STEPS 3
 
 typedef struct setting {
     const char *name;
     double value;
 } setting_t;
 
-/* What a crowd is stepped with besides max_candidates at its largest.
- * "Every option" turns on what makes an agent's step dearer: species (the
+/* What a crowd is stepped with besides its sample of candidates. "Every
+ * option" turns on what makes an agent's step dearer: species (the
  * candidates' kinds copied and tested), delayed positions (the history
  * read by id, pairs wrapped one by one), density-dependent radii, the
  * leader rule "front", fields of view that differ per zone (the generic
@@ -73,6 +77,12 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 static int set(world_t *w, const char *name, double value)
 {
     char msg[160];
@@ -80,76 +90,91 @@ static int set(world_t *w, const char *name, double value)
     return index >= 0 && world_set_param(w, (size_t)index, value, msg, sizeof msg) == SIM_OK ? 0 : -1;
 }
 
-/* Puts every agent back into the crowd (by id, whatever order the last
- * step sorted them into), flying every which way: each timed step starts
- * from the same saturated state. */
-static void pack_crowd(world_t *w)
+void capacity_pack_crowd(world_t *w, float cx, float cy, float side)
 {
-    const float x0 = 0.5f * (CROWD_WORLD - CROWD_SIDE);
+    const float x0 = cx - 0.5f * side, y0 = cy - 0.5f * side;
     for (size_t i = 0; i < w->n; i++) {
         const uint32_t id = w->cur.id[i];
         const float heading = 6.28318531f * prng_hash_unit(1, 2, id, 0);
         const float speed = 50.0f + 100.0f * prng_hash_unit(1, 3, id, 0);
-        w->cur.x[i] = x0 + CROWD_SIDE * prng_hash_unit(1, 0, id, 0);
-        w->cur.y[i] = x0 + CROWD_SIDE * prng_hash_unit(1, 1, id, 0);
+        w->cur.x[i] = x0 + side * prng_hash_unit(1, 0, id, 0);
+        w->cur.y[i] = y0 + side * prng_hash_unit(1, 1, id, 0);
         w->cur.vx[i] = speed * cosf(heading);
         w->cur.vy[i] = speed * sinf(heading);
+    }
+    /* The predators (their number is a parameter; they appear at random)
+     * in the crowd, spread over it: every agent flees every one. */
+    for (size_t k = 0; k < w->n_predators; k++) {
+        w->predators[k].x = x0 + side * ((float)(k % 4) + 0.5f) / 4.0f;
+        w->predators[k].y = y0 + side * ((float)(k / 4 % 4) + 0.5f) / 4.0f;
     }
     world_agents_placed(w);
 }
 
-/* Median ns per agent-step; prepare (may be NULL) runs before every step. */
-static double time_steps(world_t *w, void (*prepare)(world_t *))
+int capacity_dress_crowd(world_t *w, int crowd_case, float cx, float cy, float side, size_t targets)
 {
-    double t[TIMED_STEPS];
-    for (int s = 0; s < WARM_UP_STEPS + TIMED_STEPS; s++) {
-        if (prepare) prepare(w);
-        const double t0 = thread_ns();
-        world_step(w);
-        if (s >= WARM_UP_STEPS) t[s - WARM_UP_STEPS] = (thread_ns() - t0) / (double)w->n;
-    }
-    qsort(t, TIMED_STEPS, sizeof *t, by_value);
-    return t[TIMED_STEPS / 2];
-}
-
-/* One crowd case at a sample of `candidates`: ns per agent-step and the
- * neighbours each sensed. */
-static int time_crowd(const crowd_case_t *c, int candidates, size_t targets, double *ns, double *neighbours)
-{
-    world_config_t cfg = {.width = CROWD_WORLD, .height = CROWD_WORLD, .dt = 1.0f / 60.0f, .seed = 1,
-                          .agents = CROWD_AGENTS, .max_agents = CROWD_AGENTS, .max_targets = targets, .threads = 1};
-    world_t w;
-    if (world_init(&w, &cfg)) return -1;
-    int rc = set(&w, "max_candidates", candidates);
-    for (const setting_t *s = c->settings; !rc && s->name; s++) rc = set(&w, s->name, s->value);
-    const float centre = 0.5f * CROWD_WORLD;
-    /* Obstacles on a ring round the crowd: looked at, never entered. */
+    if (crowd_case < 0 || crowd_case >= CAPACITY_CASES) return -1;
+    const crowd_case_t *c = &crowd_cases[crowd_case];
+    int rc = 0;
+    for (const setting_t *s = c->settings; !rc && s->name; s++) rc = set(w, s->name, s->value);
+    /* The obstacles over the crowd, overlapping (an 8 x 8 lattice 1/8 of
+     * the crowd's side apart, each of radius CAPACITY_OBSTACLE_RADIUS):
+     * every agent is in the buffer of each, ends its step inside them and
+     * is pushed out through all of them — the dearest place for them
+     * (obstacles round the crowd, merely looked at, cost a third). */
     for (int k = 0; !rc && c->obstacles && k < SIM_MAX_OBSTACLES; k++) {
-        const float a = 6.28318531f * (float)k / SIM_MAX_OBSTACLES;
-        rc = world_add_obstacle(&w, centre + 150.0f * cosf(a), centre + 150.0f * sinf(a), 5.0f, NULL);
+        const float gx = (float)(k % 8) + 0.5f, gy = (float)(k / 8 % 8) + 0.5f;
+        rc = world_add_obstacle(w, cx - 0.5f * side + side * gx / 8.0f, cy - 0.5f * side + side * gy / 8.0f,
+                                CAPACITY_OBSTACLE_RADIUS, NULL);
     }
-    /* Every client's target round the crowd: every agent looks for the nearest. */
+    /* Every client's target on a ring round the crowd: every agent is
+     * about as far from each, the target index's worst case. */
     for (size_t k = 0; !rc && k < targets; k++) {
         const float a = 6.28318531f * (float)k / (float)targets;
-        rc = world_set_target(&w, (uint32_t)k + 1, centre + 100.0f * cosf(a), centre + 100.0f * sinf(a));
+        rc = world_set_target(w, (uint32_t)k + 1, cx + 100.0f * cosf(a), cy + 100.0f * sinf(a));
     }
-    if (!rc) {
-        *ns = time_steps(&w, pack_crowd);
-        *neighbours = w.mean_neighbours;
-    }
-    world_free(&w);
     return rc ? -1 : 0;
 }
 
-static int time_flock(double *ns)
+const char *capacity_case_name(int crowd_case)
+{
+    return crowd_case >= 0 && crowd_case < CAPACITY_CASES ? crowd_cases[crowd_case].name : NULL;
+}
+
+/* One world the calibration steps again and again. */
+typedef struct timed_world {
+    world_t w;
+    bool live;
+    bool crowd; /* repacked before every step */
+    double ns[CAPACITY_ROUNDS];
+} timed_world_t;
+
+/* ns per agent-step of one step of tw (repacked first if a crowd). */
+static double time_step(timed_world_t *tw)
+{
+    if (tw->crowd) capacity_pack_crowd(&tw->w, 0.5f * CROWD_WORLD, 0.5f * CROWD_WORLD, CROWD_SIDE);
+    const double t0 = thread_ns();
+    world_step(&tw->w);
+    return (thread_ns() - t0) / (double)tw->w.n;
+}
+
+static int make_crowd(timed_world_t *tw, int crowd_case, int candidates, size_t targets)
+{
+    world_config_t cfg = {.width = CROWD_WORLD, .height = CROWD_WORLD, .dt = 1.0f / 60.0f, .seed = 1,
+                          .agents = CROWD_AGENTS, .max_agents = CROWD_AGENTS, .max_targets = targets, .threads = 1};
+    if (world_init(&tw->w, &cfg)) return -1;
+    tw->live = tw->crowd = true;
+    if (set(&tw->w, "max_candidates", candidates)) return -1;
+    return capacity_dress_crowd(&tw->w, crowd_case, 0.5f * CROWD_WORLD, 0.5f * CROWD_WORLD, CROWD_SIDE, targets);
+}
+
+static int make_flock(timed_world_t *tw)
 {
     const float side = sqrtf((float)FLOCK_AGENTS * FLOCK_AREA_PER_AGENT);
     world_config_t cfg = {.width = side, .height = side, .dt = 1.0f / 60.0f, .seed = 1,
                           .agents = FLOCK_AGENTS, .max_agents = FLOCK_AGENTS, .max_targets = 1, .threads = 1};
-    world_t w;
-    if (world_init(&w, &cfg)) return -1;
-    *ns = time_steps(&w, NULL);
-    world_free(&w);
+    if (world_init(&tw->w, &cfg)) return -1;
+    tw->live = true;
     return 0;
 }
 
@@ -161,26 +186,38 @@ int capacity_measure(size_t targets, capacity_costs_t *costs)
      * leaves it the sample it asks for (world.h). */
     _Static_assert(CROWD_AGENTS * SIM_MAX_CANDIDATES <= SIM_CANDIDATE_BUDGET, "the crowd must get its whole sample");
     _Static_assert(sizeof crowd_cases / sizeof crowd_cases[0] == CAPACITY_CASES, "every case has its figures");
-    for (size_t c = 0; c < sizeof crowd_cases / sizeof crowd_cases[0]; c++) {
-        double ns, neighbours;
-        if (time_crowd(&crowd_cases[c], SIM_MAX_CANDIDATES, targets, &ns, &neighbours)) return -1;
+    /* Each case at its largest sample and at the floor, then the flock. */
+    enum { WORLDS = 2 * CAPACITY_CASES + 1 };
+    static const int samples[2] = {SIM_MAX_CANDIDATES, SIM_CANDIDATE_FLOOR};
+    timed_world_t *tw = calloc(WORLDS, sizeof *tw);
+    if (!tw) return -1;
+    int rc = 0;
+    for (int k = 0; !rc && k < WORLDS; k++)
+        rc = k < 2 * CAPACITY_CASES ? make_crowd(&tw[k], k / 2, samples[k % 2], targets) : make_flock(&tw[k]);
+    for (int s = 0; !rc && s < WARM_UP_STEPS; s++)
+        for (int k = 0; k < WORLDS; k++) time_step(&tw[k]);
+    for (int r = 0; !rc && r < CAPACITY_ROUNDS; r++)
+        for (int k = 0; k < WORLDS; k++) tw[k].ns[r] = time_step(&tw[k]);
+    for (int k = 0; !rc && k < 2 * CAPACITY_CASES; k++) {
+        const int c = k / 2;
+        const double ns = median_of(tw[k].ns, CAPACITY_ROUNDS), neighbours = tw[k].w.mean_neighbours;
         costs->cases[c].name = crowd_cases[c].name;
-        costs->cases[c].ns_max = ns;
-        if (c == 0) costs->reynolds_ns = ns;
-        if (ns > costs->worst_ns) {
-            costs->worst_ns = ns;
-            costs->worst_case = crowd_cases[c].name;
-            costs->worst_neighbours = neighbours;
-        }
-        if (time_crowd(&crowd_cases[c], SIM_CANDIDATE_FLOOR, targets, &ns, &neighbours)) return -1;
-        costs->cases[c].ns_floor = ns;
-        if (ns > costs->floor_ns) {
-            costs->floor_ns = ns;
-            costs->floor_case = crowd_cases[c].name;
-            costs->floor_neighbours = neighbours;
+        if (k % 2 == 0) {
+            costs->cases[c].ns_max = ns;
+            if (c == 0) costs->reynolds_ns = ns;
+            if (ns > costs->worst_ns)
+                costs->worst_ns = ns, costs->worst_case = crowd_cases[c].name, costs->worst_neighbours = neighbours;
+        } else {
+            costs->cases[c].ns_floor = ns;
+            if (ns > costs->floor_ns)
+                costs->floor_ns = ns, costs->floor_case = crowd_cases[c].name, costs->floor_neighbours = neighbours;
         }
     }
-    return time_flock(&costs->normal_ns);
+    if (!rc) costs->normal_ns = median_of(tw[WORLDS - 1].ns, CAPACITY_ROUNDS);
+    for (int k = 0; k < WORLDS; k++)
+        if (tw[k].live) world_free(&tw[k].w);
+    free(tw);
+    return rc;
 }
 
 /* x rounded down to a count, within [1, 1e12]. */

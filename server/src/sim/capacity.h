@@ -19,7 +19,12 @@
  *     - and steps a flock of normal density (about ten neighbours, the
  *       default parameters) within half a period (CAPACITY_NORMAL_SHARE),
  *       so that the ordinary world keeps half of every tick to spare.
- *    Both are measured at start in a short calibration.
+ *    Both are measured at start in a short calibration: each figure the
+ *    median of CAPACITY_ROUNDS rounds. The crowds are set up as the
+ *    dearest commands can set them up (capacity_dress_crowd): the
+ *    obstacles laid over the crowd, the predators in it, every client's
+ *    target on a ring round it. swarmcast-bench --limit checks the result
+ *    by stepping that many agents so set up on the bench's threads.
  *
  * The arithmetic (capacity_of), for a period P = 1 / tick_hz and threads
  * counted as f = 1 + CAPACITY_THREAD_SHARE·(threads − 1):
@@ -38,7 +43,7 @@
  * limit reaches 50,000 when the dearest crowd at 128 candidates costs at
  * most 16.67 ms · 1.8 / 50,000 = 600 ns per agent-step on one thread.
  *
- * The calibration (capacity_measure) takes about 0.1-0.3 s; what follows
+ * The calibration (capacity_measure) takes about 0.2-0.5 s; what follows
  * from its figures (capacity_of) is plain arithmetic, so that a caller (or
  * a test) can ask for several world sizes, tick rates and thread counts. */
 #ifndef SWARMCAST_CAPACITY_H
@@ -57,6 +62,11 @@
 
 /* The calibration's crowd cases (capacity.c). */
 #define CAPACITY_CASES 5
+/* Rounds of the calibration: each figure is the median of its rounds. */
+#define CAPACITY_ROUNDS 5
+/* The radius of the obstacles laid over a crowd (capacity_dress_crowd):
+ * of 5, 10, 20, 40 and 100 u, the dearest (every agent inside them all). */
+#define CAPACITY_OBSTACLE_RADIUS 20.0f
 
 /* One case's figures, ns per agent-step on one thread. */
 typedef struct capacity_case {
@@ -88,6 +98,20 @@ typedef struct capacity {
     size_t time_agents; /* the time bound */
     size_t max_agents;  /* the smaller: the population limit */
 } capacity_t;
+
+struct world; /* world.h */
+
+/* The calibration's crowds, for a check that steps one at a population of
+ * its own (swarmcast-bench --limit): */
+/* The name of crowd case k (0 … CAPACITY_CASES − 1), or NULL. */
+const char *capacity_case_name(int crowd_case);
+/* Sets w up as case k: its parameters, its obstacles over a crowd in the
+ * side × side square centred on (cx, cy), and `targets` clients' targets on
+ * a ring of 100 u round it. 0, or -1 when the world refuses one. */
+int capacity_dress_crowd(struct world *w, int crowd_case, float cx, float cy, float side, size_t targets);
+/* Puts every agent of w (and every predator) into that square, flying
+ * every which way, the same for the same ids. */
+void capacity_pack_crowd(struct world *w, float cx, float cy, float side);
 
 /* Steps small calibration worlds (a saturated crowd per dearest case, a
  * normal flock) on the calling thread and fills costs. targets: how many

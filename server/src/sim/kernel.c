@@ -16,6 +16,7 @@
 #include "sim/clones.h"
 #include "sim/models.h"
 #include "sim/neighbours.h"
+#include "sim/neighbours_avx512.h"
 #include "sim/prng.h"
 #include "sim/world.h"
 
@@ -133,6 +134,7 @@ typedef struct pass {
     couzin_consts_t ccs[SIM_MAX_SPECIES];    /* … and Couzin's zones */
     bool wrap, olfati, couzin, density, delayed, delayed_positions;
     bool common; /* Reynolds' common case: see reynolds_cell */
+    bool avx512; /* … sensed by reynolds_cell_avx512 */
     uint32_t max_candidates; /* a block holding more is sampled */
     uint64_t sample_seed;    /* this tick's: where each cell's slice starts */
     reynolds_batch_t batch;
@@ -212,35 +214,65 @@ LANES_INLINE void batch_add(pass_t *ps, const sense_quads_t *quads)
     }
 }
 
+/* What an agent of Reynolds' common case knows of itself (sense_self's
+ * result for that case, without its tests). */
+LANES_INLINE sense_self_t common_self(const sense_params_t *sp, float vx, float vy)
+{
+    const float v2 = vx * vx + vy * vy;
+    return (sense_self_t){.vx = vx, .vy = vy, .ali2 = sp->ali2, .k_fov = {[ZONE_ALI] = sp->cos_half2[ZONE_ALI] * v2}};
+}
+
+/* Its sums handed on to the rules; returns its neighbour count. */
+LANES_INLINE uint64_t common_done(pass_t *ps, const sense_acc_t *acc)
+{
+    const sense_quads_t quads = sense_finish(acc, false);
+    batch_add(ps, &quads);
+    return (uint64_t)quads.q[1][2];
+}
+
 /* Reynolds' common case, for one cell whose candidates are in the
  * scratch span: one species, alignment and cohesion the same zone, one
  * view for all zones, no per-pair wrapping, no extra counts — what
  * sense_fast_ok accepts, decided once for the pass. The same results as
- * the general path, with nothing per agent but what this case needs. */
+ * the general path, with nothing per agent but what this case needs.
+ * SENSE_SPAN is the sensing loop: sense_span, or sense_span_avx512 in
+ * reynolds_cell_avx512 (the same bits). */
+#define REYNOLDS_CELL_BODY(SENSE_SPAN)                                                                    \
+    const agents_t *a = &ps->w->cur;                                                                      \
+    const sense_params_t *sp = &ps->sps[0];                                                               \
+    const float *X = scratch->x, *Y = scratch->y, *VX = scratch->vx, *VY = scratch->vy;                   \
+    const int32_t n = (int32_t)b->total;                                                                  \
+    uint64_t neighbours = 0;                                                                              \
+    for (uint32_t i = b->first; i < b->last; i++) {                                                       \
+        const float px = a->x[i], py = a->y[i];                                                           \
+        const sense_self_t me = common_self(sp, a->vx[i], a->vy[i]);                                      \
+        sense_acc_t acc = {0};                                                                            \
+        if (!sp->blind[ZONE_ALI] || me.vx * me.vx + me.vy * me.vy == 0.0f)                                \
+            SENSE_SPAN(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_SEES_ALL);                     \
+        else if (sp->wide[ZONE_ALI])                                                                      \
+            SENSE_SPAN(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_WIDE_VIEW);                    \
+        else                                                                                              \
+            SENSE_SPAN(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_NARROW_VIEW);                  \
+        neighbours += common_done(ps, &acc);                                                              \
+    }                                                                                                     \
+    return neighbours
+
 LANES_INLINE uint64_t reynolds_cell(pass_t *ps, const cell_block_t *b, const sense_scratch_t *scratch)
 {
-    const agents_t *a = &ps->w->cur;
-    const sense_params_t *sp = &ps->sps[0];
-    uint64_t neighbours = 0;
-    for (uint32_t i = b->first; i < b->last; i++) {
-        const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
-        const float v2 = vx * vx + vy * vy;
-        const sense_self_t me = {.vx = vx, .vy = vy, .ali2 = sp->ali2, .k_fov = {[ZONE_ALI] = sp->cos_half2[ZONE_ALI] * v2}};
-        const float *X = scratch->x, *Y = scratch->y, *VX = scratch->vx, *VY = scratch->vy;
-        const int32_t n = (int32_t)b->total;
-        sense_acc_t acc = {0};
-        if (!sp->blind[ZONE_ALI] || v2 == 0.0f)
-            sense_span(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_SEES_ALL);
-        else if (sp->wide[ZONE_ALI])
-            sense_span(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_WIDE_VIEW);
-        else
-            sense_span(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_NARROW_VIEW);
-        const sense_quads_t quads = sense_finish(&acc, false);
-        neighbours += (uint64_t)quads.q[1][2];
-        batch_add(ps, &quads);
-    }
-    return neighbours;
+    REYNOLDS_CELL_BODY(sense_span);
 }
+
+#ifdef SENSE_HAS_AVX512
+/* The same with the mask-register loop (neighbours_avx512.h), on a CPU
+ * that has AVX-512: the same bits. */
+#define SENSE_SPAN_AVX512(acc, X, Y, VX, VY, S, n, px, py, me, sp, mode) \
+    sense_span_avx512(acc, X, Y, VX, VY, n, px, py, me, sp, mode)
+static __attribute__((noinline)) SENSE_AVX512_TARGET uint64_t reynolds_cell_avx512(pass_t *ps, const cell_block_t *b,
+                                                                                   const sense_scratch_t *scratch)
+{
+    REYNOLDS_CELL_BODY(SENSE_SPAN_AVX512);
+}
+#endif
 
 /* Every other case, one cell: any model, species, density-dependent
  * radii, delayed positions. The block's candidates (or its sample) are
@@ -360,6 +392,11 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t agent_begin, uint32_t age
      * on the cell, is left to each cell. */
     ps->common = model == MODEL_REYNOLDS && !ps->delayed_positions && ps->species == 1 &&
                  sense_params_fast_ok(&ps->sps[0]);
+#ifdef SENSE_HAS_AVX512
+    ps->avx512 = ps->common && sense_avx512_usable();
+#else
+    ps->avx512 = false;
+#endif
     ps->batch = (reynolds_batch_t){.first = agent_begin, .count = 0};
     ps->finish = (finish_batch_t){.first = agent_begin, .count = 0};
     ps->uni = (unicycle_batch_t){.first = agent_begin, .count = 0};
@@ -418,6 +455,11 @@ uint64_t step_agents(world_t *w, uint32_t agent_begin, uint32_t agent_end, sense
             gather(&ps, &blocks[!cur], &scratch[!cur]);
         }
         const cell_block_t *b = &blocks[cur];
+#ifdef SENSE_HAS_AVX512
+        if (ps.common && !b->pair_wrap && ps.avx512)
+            neighbours += reynolds_cell_avx512(&ps, b, &scratch[cur]);
+        else
+#endif
         if (ps.common && !b->pair_wrap)
             neighbours += reynolds_cell(&ps, b, &scratch[cur]);
         else

@@ -56,39 +56,68 @@ LANES_INLINE avoid_lanes_t avoid_test_lanes(const world_t *w, size_t base, float
     return a;
 }
 
-/* motion_avoid during a step: the tests eight obstacles at a time over
- * their places, then the obstacles that may steer in table order. */
+/* motion_avoid during a step, eight obstacles at a time over their places,
+ * with the answer of the look one by one (below), which takes the
+ * obstacles in table order: an obstacle whose buffer holds the agent sets
+ * the steer straight out and the best hit time to 0, whatever came before;
+ * any other that steers sets the steer when its hit is strictly sooner
+ * than the best so far. So the last obstacle holding the agent, L, decides
+ * unless one after it hits sooner than 0; without one, the soonest hit
+ * does, the first in table order among equal ones. Each lane keeps the
+ * soonest hit it saw after the last holder (strictly sooner: the first
+ * among equal ones), and the lanes' soonest (the lowest index among
+ * equals) is the table's. A crowd among obstacles has many lanes steering
+ * at once, and this costs the same for one or all eight. */
 KERNEL_CLONES
 static bool avoid_by_lanes(const world_t *w, float px, float py, float speed, float vx, float vy, vec2 *out)
 {
     const sim_params_t *p = &w->params;
     const float ux = vx / speed, uy = vy / speed, look = speed * p->avoid_lookahead;
-    float best_t = INFINITY, sx = 0.0f, sy = 0.0f;
-    for (size_t base = 0; base < w->places.n; base += LANES) {
+    const lanes_f infinite = (lanes_f){0} + INFINITY;
+    lanes_f best_t = infinite, best_dx = {0}, best_dy = {0};
+    lanes_i best_k = (lanes_i){0} - 1, k = {0, 1, 2, 3, 4, 5, 6, 7};
+    long holder = -1; /* the last obstacle whose buffer holds the agent */
+    float holder_dx = 0.0f, holder_dy = 0.0f, holder_d2 = 0.0f;
+    for (size_t base = 0; base < w->places.n; base += LANES, k += LANES) {
         const avoid_lanes_t a = avoid_test_lanes(w, base, px, py, ux, uy, look);
         if (!lanes_any(a.steers)) continue;
-        for (int l = 0; l < LANES; l++) {
-            if (!a.steers[l]) continue;
-            const float dx = a.dx[l], dy = a.dy[l];
-            if (a.inside[l]) { /* already inside the buffer: straight out */
-                float d = sqrtf(a.d2[l]);
-                best_t = 0.0f;
-                sx = d > 0.0f ? -dx / d : -uy;
-                sy = d > 0.0f ? -dy / d : ux;
-                continue;
-            }
-            const float t_hit = a.t_hit[l];
-            if (t_hit >= best_t) continue;
-            best_t = t_hit;
-            float hx = ux * t_hit - dx, hy = uy * t_hit - dy;
-            float lateral = hx * -uy + hy * ux;
-            if (lateral == 0.0f) lateral = 1.0f;
-            float side = lateral > 0.0f ? 1.0f : -1.0f;
-            sx = -uy * side;
-            sy = ux * side;
+        lanes_i after = a.steers & ~a.inside;
+        if (lanes_any(a.inside)) { /* it overrides every obstacle before it */
+            int l = LANES - 1;
+            while (!a.inside[l]) l--;
+            holder = (long)(base + (size_t)l);
+            holder_dx = a.dx[l], holder_dy = a.dy[l], holder_d2 = a.d2[l];
+            best_t = infinite, best_k = (lanes_i){0} - 1;
+            after &= k > (int32_t)holder;
         }
+        const lanes_i sooner = after & (a.t_hit < best_t);
+        best_t = lanes_select(sooner, a.t_hit, best_t);
+        best_dx = lanes_select(sooner, a.dx, best_dx);
+        best_dy = lanes_select(sooner, a.dy, best_dy);
+        best_k = (sooner & k) | (~sooner & best_k);
     }
-    if (best_t == INFINITY) return false;
+    int win = -1; /* the lane with the soonest hit after the holder */
+    for (int l = 0; l < LANES; l++)
+        if (best_k[l] >= 0 &&
+            (win < 0 || best_t[l] < best_t[win] || (best_t[l] == best_t[win] && best_k[l] < best_k[win])))
+            win = l;
+    const float threshold = holder >= 0 ? 0.0f : INFINITY;
+    float sx, sy;
+    if (win >= 0 && best_t[win] < threshold) {
+        const float t_hit = best_t[win], dx = best_dx[win], dy = best_dy[win];
+        float hx = ux * t_hit - dx, hy = uy * t_hit - dy;
+        float lateral = hx * -uy + hy * ux;
+        if (lateral == 0.0f) lateral = 1.0f;
+        float side = lateral > 0.0f ? 1.0f : -1.0f;
+        sx = -uy * side;
+        sy = ux * side;
+    } else if (holder >= 0) { /* straight out */
+        float d = sqrtf(holder_d2);
+        sx = d > 0.0f ? -holder_dx / d : -uy;
+        sy = d > 0.0f ? -holder_dy / d : ux;
+    } else {
+        return false;
+    }
     *out = (vec2){sx * p->max_force, sy * p->max_force};
     return true;
 }
@@ -256,6 +285,60 @@ static size_t first_obstacle_holding(const world_t *w, float x, float y)
     return w->n_obstacles;
 }
 
+/* How far along the ray from (bx, by) in direction (ux, uy), starting at
+ * t, the push out below ends (before its last hair), as its rounds one by
+ * one find it, bit for bit: each round takes the obstacles in table order
+ * and, for each holding the ray's point at the current t, moves t to the
+ * far root of that obstacle (if farther); rounds repeat while any held it.
+ * Per obstacle, all but the point's test is the same in every round (the
+ * displacement q from its centre, its far root), so those are computed
+ * once, eight obstacles at a time; each round then tests eight points per
+ * vector. A crowd pushed into overlapping obstacles crosses many of them,
+ * round after round. */
+KERNEL_CLONES
+static float ray_exit_by_lanes(const world_t *w, float bx, float by, float ux, float uy, float t)
+{
+    const step_places_t *op = &w->places;
+    const lanes_f zero = {0};
+    const bool wrap = w->params.border == BORDER_WRAP;
+    float qxs[SIM_MAX_OBSTACLES], qys[SIM_MAX_OBSTACLES], r2s[SIM_MAX_OBSTACLES], roots[SIM_MAX_OBSTACLES];
+    for (size_t base = 0; base < op->n; base += LANES) {
+        lanes_f qx = bx - lanes_load(op->x + base), qy = by - lanes_load(op->y + base); /* base − centre */
+        if (wrap) { /* motion_wrap_delta, lane by lane */
+            const lanes_f W = zero + w->width, H = zero + w->height;
+            qx = lanes_select(qx > 0.5f * W, qx - W, lanes_select(qx < -0.5f * W, qx + W, qx));
+            qy = lanes_select(qy > 0.5f * H, qy - H, lanes_select(qy < -0.5f * H, qy + H, qy));
+        }
+        const lanes_f r = lanes_load(op->r + base), r2 = r * r;
+        /* |q + u s| = r at s = −q·u + √((q·u)² − |q|² + r²), the far root. */
+        const lanes_f qu = qx * ux + qy * uy, disc = qu * qu - (qx * qx + qy * qy) + r2;
+        lanes_store(qxs + base, qx), lanes_store(qys + base, qy), lanes_store(r2s + base, r2);
+        lanes_store(roots + base, -qu + lanes_sqrt(lanes_select(disc > 0.0f, disc, zero)));
+    }
+    const lanes_i lane = {0, 1, 2, 3, 4, 5, 6, 7};
+    for (size_t round = 0; round <= op->n; round++) {
+        bool inside = false;
+        for (size_t base = 0; base < op->n; base += LANES) {
+            const lanes_f qx = lanes_load(qxs + base), qy = lanes_load(qys + base), r2 = lanes_load(r2s + base);
+            int from = 0;
+            for (;;) { /* the lanes from `from` on that hold the point at the current t (padding: NaN, never) */
+                const lanes_f px = qx + ux * t, py = qy + uy * t;
+                const lanes_i holds = (px * px + py * py < r2) & (lane >= from);
+                if (!lanes_any(holds)) break;
+                int l = from;
+                while (!holds[l]) l++;
+                const float root = roots[base + (size_t)l];
+                t = root > t ? root : t; /* fmaxf: t is at least a radius, root never NaN */
+                inside = true;
+                from = l + 1;
+            }
+        }
+        if (!inside) break;
+        t = t * 1.0001f + 1e-4f; /* a hair outside, so rounding cannot leave it inside */
+    }
+    return t;
+}
+
 static void push_out_of_obstacles(const world_t *w, float *x, float *y, float *vx, float *vy)
 {
     const size_t k = first_obstacle_holding(w, *x, *y);
@@ -267,7 +350,8 @@ static void push_out_of_obstacles(const world_t *w, float *x, float *y, float *v
     float ux = len > 0.0f ? d.x / len : 1.0f, uy = len > 0.0f ? d.y / len : 0.0f;
     const float bx = *x - d.x, by = *y - d.y; /* the ray starts at the centre */
     float t = o->r;
-    for (size_t round = 0; round <= w->n_obstacles; round++) {
+    if (w->places.valid) t = ray_exit_by_lanes(w, bx, by, ux, uy, t);
+    for (size_t round = 0; round <= w->n_obstacles && !w->places.valid; round++) {
         bool inside = false;
         for (size_t m = 0; m < w->n_obstacles; m++) {
             const obstacle_t *om = &w->obstacles[m];

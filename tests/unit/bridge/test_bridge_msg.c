@@ -22,6 +22,7 @@ static int dec_snapshot(const uint8_t *p, size_t len, void *out) { return bridge
 static int dec_view(const uint8_t *p, size_t len, void *out) { return bridge_view_decode(p, len, out); }
 static int dec_news(const uint8_t *p, size_t len, void *out) { return bridge_news_decode(p, len, out); }
 static int dec_envelope(const uint8_t *p, size_t len, void *out) { return bridge_envelope_decode(p, len, out); }
+static int dec_shared(const uint8_t *p, size_t len, void *out) { return bridge_shared_decode(p, len, out); }
 
 /* Every strict prefix and the message plus one byte are refused; each
  * attempt works on an exact-size copy, so ASan sees any read past len. */
@@ -32,6 +33,7 @@ static void assert_only_whole_accepted(const uint8_t *msg, size_t len, decode_fn
         bridge_view_t v;
         bridge_news_t n;
         bridge_envelope_t e;
+        bridge_shared_t sh;
     } out;
     for (size_t cut = 0; cut < len; cut++) {
         uint8_t *copy = malloc(cut ? cut : 1);
@@ -58,6 +60,7 @@ static void assert_header_checked(const uint8_t *msg, size_t len, decode_fn dec)
         bridge_view_t v;
         bridge_news_t n;
         bridge_envelope_t e;
+        bridge_shared_t sh;
     } out;
     for (size_t i = 0; i < BRIDGE_MSG_HEADER_BYTES; i++) {
         uint8_t *copy = malloc(len);
@@ -332,6 +335,60 @@ static void an_envelope_of_unknown_kind_or_flags_is_refused(void **state)
     free(msg);
 }
 
+/* A scrubbing viewer's view (SCRUB_VIEW's text) survives a round trip, and
+ * another length, an unknown mode or an invalid rect is refused. */
+static void a_scrub_view_survives_a_round_trip_and_a_bad_one_is_refused(void **state)
+{
+    (void)state;
+    wire2_rect_t rect = {3, 1, 2, 5, 7}, got;
+    wire2_mode_t mode;
+    uint8_t text[BRIDGE_SCRUB_VIEW_BYTES + 1] = {0};
+    bridge_scrub_view_encode(WIRE2_LOD, rect, text);
+    bridge_bytes_t b = {text, BRIDGE_SCRUB_VIEW_BYTES, true};
+    assert_int_equal(bridge_scrub_view_decode(b, &mode, &got), 0);
+    assert_int_equal(mode, WIRE2_LOD);
+    assert_true(wire2_rect_equal(got, rect));
+    for (size_t cut = 0; cut < BRIDGE_SCRUB_VIEW_BYTES; cut++)
+        assert_int_equal(bridge_scrub_view_decode((bridge_bytes_t){text, cut, true}, &mode, &got), -1);
+    assert_int_equal(bridge_scrub_view_decode((bridge_bytes_t){text, BRIDGE_SCRUB_VIEW_BYTES + 1, true}, &mode, &got), -1);
+    assert_int_equal(bridge_scrub_view_decode((bridge_bytes_t){0}, &mode, &got), -1);
+    text[0] = 2; /* no such mode */
+    assert_int_equal(bridge_scrub_view_decode(b, &mode, &got), -1);
+    bridge_scrub_view_encode(WIRE2_DETAIL, (wire2_rect_t){0, 0, 0, 2, 1}, text); /* x1 past a level-0 world */
+    assert_int_equal(bridge_scrub_view_decode(b, &mode, &got), -1);
+    bridge_scrub_view_encode(WIRE2_DETAIL, (wire2_rect_t){2, 1, 1, 1, 2}, text); /* empty */
+    assert_int_equal(bridge_scrub_view_decode(b, &mode, &got), -1);
+}
+
+/* An operator's shared moment survives a round trip with its frame, and
+ * without (the share ended); a cut or longer one is refused. */
+static void a_shared_moment_survives_a_round_trip_with_and_without_its_frame(void **state)
+{
+    (void)state;
+    const char *text = "{\"type\":\"timeline\",\"mode\":\"following\"}";
+    const uint8_t frame[] = {2, 1, 0, 9, 8, 7};
+    bridge_bytes_t t = {(const uint8_t *)text, strlen(text), true};
+    for (int with_frame = 0; with_frame < 2; with_frame++) {
+        bridge_bytes_t f = with_frame ? (bridge_bytes_t){frame, sizeof frame, true} : (bridge_bytes_t){0};
+        size_t len = 0;
+        uint8_t *msg = bridge_shared_encode(77, t, f, &len);
+        assert_non_null(msg);
+        assert_int_equal(bridge_msg_type(msg, len), BRIDGE_MSG_SHARED);
+        bridge_shared_t d;
+        assert_int_equal(bridge_shared_decode(msg, len, &d), 0);
+        assert_int_equal(d.share_id, 77);
+        assert_int_equal(d.text.len, strlen(text));
+        assert_memory_equal(d.text.data, text, strlen(text));
+        assert_int_equal(d.frame.present, with_frame);
+        if (with_frame) assert_memory_equal(d.frame.data, frame, sizeof frame);
+        assert_only_whole_accepted(msg, len, dec_shared);
+        assert_header_checked(msg, len, dec_shared);
+        bridge_envelope_t e;
+        assert_int_equal(bridge_envelope_decode(msg, len, &e), -1);
+        free(msg);
+    }
+}
+
 /* A room code travels in its canonical form only: the encoder refuses any
  * other, and so does the decoder (lower case, a letter left out of the
  * alphabet, another length). */
@@ -415,6 +472,8 @@ static void subjects_are_named_under_the_prefix(void **state)
     assert_string_equal(s, "swarmcast.frame");
     assert_int_equal(subject_news(s, sizeof s, "a.b"), 0);
     assert_string_equal(s, "a.b.news");
+    assert_int_equal(subject_shared(s, sizeof s, "swarmcast.r.K7PXM3QD"), 0);
+    assert_string_equal(s, "swarmcast.r.K7PXM3QD.shared");
     assert_int_equal(subject_lease(s, sizeof s, "p", 7), 0);
     assert_string_equal(s, "p.lease.7");
     assert_int_equal(subject_cmd(s, sizeof s, "p", 1), 0);
@@ -484,6 +543,8 @@ int main(void)
         cmocka_unit_test(an_envelope_without_text_has_an_empty_one),
         cmocka_unit_test(an_envelope_of_unknown_kind_or_flags_is_refused),
         cmocka_unit_test(an_envelope_names_its_room_in_canonical_form_only),
+        cmocka_unit_test(a_scrub_view_survives_a_round_trip_and_a_bad_one_is_refused),
+        cmocka_unit_test(a_shared_moment_survives_a_round_trip_with_and_without_its_frame),
         cmocka_unit_test(a_message_of_one_type_is_refused_by_another_types_decoder),
         cmocka_unit_test(subjects_are_named_under_the_prefix),
         cmocka_unit_test(a_rooms_stream_is_under_its_code),

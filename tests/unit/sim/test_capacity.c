@@ -173,6 +173,52 @@ static void the_description_should_group_thousands(void **state)
     assert_non_null(strstr(line, "1,000 ns per agent-step at 1024 candidates (a test crowd)"));
 }
 
+/* The calibration's crowds as the check sets them up at a population of
+ * its own: every case has a name, the agents and predators are in the
+ * square, every client's target is set, and where a case has obstacles
+ * all 64 lie over the crowd, every agent inside every one's buffer (the
+ * dearest place for them), and a step pushes every agent out of them. */
+static void a_dressed_crowd_should_hold_the_dearest_setup(void **state)
+{
+    (void)state;
+    assert_null(capacity_case_name(CAPACITY_CASES));
+    assert_null(capacity_case_name(-1));
+    for (int k = 0; k < CAPACITY_CASES; k++) {
+        assert_non_null(capacity_case_name(k));
+        world_config_t cfg = {.width = 1600, .height = 900, .dt = 1.0f / 60.0f, .seed = 3, .agents = 2000,
+                              .max_agents = 2000, .max_targets = 40, .threads = 1};
+        world_t w;
+        assert_int_equal(world_init(&w, &cfg), 0);
+        const float cx = 700.0f, cy = 400.0f, side = 26.0f;
+        assert_int_equal(capacity_dress_crowd(&w, k, cx, cy, side, 40), 0);
+        capacity_pack_crowd(&w, cx, cy, side);
+        assert_int_equal(w.n_targets, 40);
+        for (size_t i = 0; i < w.n; i++) {
+            assert_true(fabsf(w.cur.x[i] - cx) <= 0.5f * side && fabsf(w.cur.y[i] - cy) <= 0.5f * side);
+            for (size_t o = 0; o < w.n_obstacles; o++) {
+                const float dx = w.cur.x[i] - w.obstacles[o].x, dy = w.cur.y[i] - w.obstacles[o].y;
+                const float buffer = w.obstacles[o].r + w.params.obstacle_buffer;
+                assert_true(dx * dx + dy * dy < buffer * buffer);
+            }
+        }
+        for (size_t p = 0; p < w.n_predators; p++)
+            assert_true(fabsf(w.predators[p].x - cx) <= 0.5f * side && fabsf(w.predators[p].y - cy) <= 0.5f * side);
+        if (k == 0) {
+            assert_int_equal(w.n_obstacles, 0); /* Reynolds with its defaults */
+        } else {
+            assert_int_equal(w.n_obstacles, SIM_MAX_OBSTACLES);
+            assert_true(w.n_predators > 0);
+            world_step(&w);
+            for (size_t i = 0; i < w.n; i++)
+                for (size_t o = 0; o < w.n_obstacles; o++) {
+                    const float dx = w.cur.x[i] - w.obstacles[o].x, dy = w.cur.y[i] - w.obstacles[o].y;
+                    assert_true(dx * dx + dy * dy >= w.obstacles[o].r * w.obstacles[o].r);
+                }
+        }
+        world_free(&w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +231,7 @@ int main(void)
         cmocka_unit_test(a_crowd_should_go_parallel_with_fewer_agents_than_a_sparse_flock),
         cmocka_unit_test(the_calibration_should_give_sane_figures_and_a_limit),
         cmocka_unit_test(the_description_should_group_thousands),
+        cmocka_unit_test(a_dressed_crowd_should_hold_the_dearest_setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "sim/neighbours.h"
+#include "sim/neighbours_avx512.h"
 #include "sim/prng.h"
 
 #define SPAN 61 /* not a multiple of the lane count: the tail is padded */
@@ -56,20 +57,26 @@ static sense_quads_t sense_with(const span_t *s, const sense_params_t *sp, float
     return sense_finish(&acc, mode.generic);
 }
 
+/* A field of view and the fast variant of the loop that serves it. */
+typedef struct view_case {
+    float fov;
+    sense_mode_t fast;
+} view_case_t;
+
+static const view_case_t VIEW_CASES[] = {{300.0f, SENSE_WIDE_VIEW}, {120.0f, SENSE_NARROW_VIEW}, {360.0f, SENSE_SEES_ALL}};
+#define N_VIEW_CASES (sizeof VIEW_CASES / sizeof VIEW_CASES[0])
+
 static void every_variant_of_the_sensing_loop_should_give_the_same_bits(void **state)
 {
     (void)state;
     prng_t rng;
     prng_seed(&rng, 11, 0);
-    const struct {
-        float fov;
-        sense_mode_t fast;
-    } cases[] = {{300.0f, SENSE_WIDE_VIEW}, {120.0f, SENSE_NARROW_VIEW}, {360.0f, SENSE_SEES_ALL}};
+    const view_case_t *cases = VIEW_CASES;
     for (int trial = 0; trial < 200; trial++) {
         span_t s;
         fill_span(&s, &rng);
         const float vx = prng_range(&rng, -150.0f, 150.0f), vy = prng_range(&rng, -150.0f, 150.0f);
-        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        for (size_t c = 0; c < N_VIEW_CASES; c++) {
             sense_params_t sp = params_with_view(cases[c].fov);
             if (trial % 2) sp.contact2 = 14.0f * 14.0f, sp.inv_contact2 = 1.0f / sp.contact2; /* half with contact */
             sense_self_t me = sense_self(&sp, vx, vy, 0.0f, 0.0f);
@@ -248,10 +255,54 @@ static void the_view_test_should_agree_with_the_angle_between_heading_and_neighb
     assert_true(visible > 1000 && hidden > 1000);
 }
 
+
+#ifdef SENSE_HAS_AVX512
+static SENSE_AVX512_TARGET void sense_avx512_with(const span_t *s, const sense_params_t *sp, const sense_self_t *me,
+                                                   sense_mode_t mode, sense_acc_t *acc)
+{
+    sense_span_avx512(acc, s->x, s->y, s->vx, s->vy, SPAN, 500.0f, 500.0f, me, sp, mode);
+}
+#endif
+
+/* The mask-register loop (neighbours_avx512.h) leaves every lane of every
+ * sum with the portable loop's bits: velocities of −0 and 0 among the
+ * candidates, an agent standing still, contact on and off, each view. */
+static void the_avx512_loop_should_leave_every_lane_as_the_portable_one_does(void **state)
+{
+    (void)state;
+#ifdef SENSE_HAS_AVX512
+    if (!sense_avx512_usable()) skip();
+    prng_t rng;
+    prng_seed(&rng, 12, 0);
+    const view_case_t *cases = VIEW_CASES;
+    for (int trial = 0; trial < 400; trial++) {
+        span_t s;
+        fill_span(&s, &rng);
+        s.vx[3] = -0.0f, s.vy[3] = 0.0f, s.x[5] = s.x[17], s.y[5] = s.y[17]; /* a −0 velocity, a body on the agent */
+        const bool still = trial % 7 == 0;
+        const float vx = still ? 0.0f : prng_range(&rng, -150.0f, 150.0f), vy = still ? 0.0f : prng_range(&rng, -150.0f, 150.0f);
+        for (size_t c = 0; c < N_VIEW_CASES; c++) {
+            sense_params_t sp = params_with_view(cases[c].fov);
+            if (trial % 2) sp.contact2 = 14.0f * 14.0f, sp.inv_contact2 = 1.0f / sp.contact2;
+            const sense_self_t me = sense_self(&sp, vx, vy, 0.0f, 0.0f);
+            const sense_mode_t mode = me.sees_everything ? SENSE_SEES_ALL : cases[c].fast;
+            sense_acc_t sums[2]; /* portable, masked */
+            memset(sums, 0, sizeof sums);
+            sense_span(&sums[0], s.x, s.y, s.vx, s.vy, NULL, SPAN, 500.0f, 500.0f, &me, &sp, mode);
+            sense_avx512_with(&s, &sp, &me, mode, &sums[1]);
+            assert_memory_equal(&sums[0], &sums[1], sizeof sums[0]);
+        }
+    }
+#else
+    skip(); /* no AVX-512 build of the kernels */
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_variant_of_the_sensing_loop_should_give_the_same_bits),
+        cmocka_unit_test(the_avx512_loop_should_leave_every_lane_as_the_portable_one_does),
         cmocka_unit_test(sensing_should_sum_each_zone_over_the_visible_neighbours_in_it),
         cmocka_unit_test(the_potential_should_sum_each_pairs_force_within_the_separation_radius),
         cmocka_unit_test(the_contact_sum_should_count_every_body_inside_personal_space),

@@ -125,12 +125,55 @@ static void the_lanes_should_flee_predators_as_one_by_one(void **state)
         }
 }
 
+/* The calibration's dearest layout (sim/capacity.c): 64 obstacles 2.5 u
+ * apart, each holding the whole crowd, so that every agent is in many
+ * buffers at once (the last holder decides, or a hit after it) and is
+ * pushed out through a chain of them (the ray's point found in one
+ * obstacle after another, round after round). */
+static void a_crowd_among_overlapping_obstacles_should_steer_and_be_pushed_as_one_by_one(void **state)
+{
+    (void)state;
+    for (int border = 0; border < 3; border++) {
+        world_t w;
+        make(&w, border, 0, (uint32_t)(border + 40));
+        const float radius[] = {1.5f, 3.0f, 20.0f};
+        for (size_t k = 0; k < SIM_MAX_OBSTACLES; k++)
+            assert_int_equal(world_add_obstacle(&w, 490.0f + 2.5f * (float)(k % 8), 290.0f + 2.5f * (float)(k / 8),
+                                                radius[k % 3], NULL),
+                             SIM_OK);
+        prng_t rng;
+        prng_seed(&rng, (uint32_t)border, 15);
+        int steered = 0, pushed = 0;
+        for (int q = 0; q < 3000; q++) {
+            const float x = prng_range(&rng, 470.0f, 530.0f), y = prng_range(&rng, 270.0f, 330.0f);
+            const float vx = prng_range(&rng, -150.0f, 150.0f), vy = prng_range(&rng, -150.0f, 150.0f);
+            vec2 one = {0, 0}, lanes = {0, 0};
+            w.places.valid = false;
+            const bool by_one = motion_avoid(&w, x, y, vx, vy, &one);
+            motion_finish(&w, 0, x, y, vx, vy, 0);
+            const float got_one[4] = {w.next.x[0], w.next.y[0], w.next.vx[0], w.next.vy[0]};
+            motion_copy_places(&w);
+            const bool by_lanes = motion_avoid(&w, x, y, vx, vy, &lanes);
+            motion_finish(&w, 0, x, y, vx, vy, 0);
+            const float got_lanes[4] = {w.next.x[0], w.next.y[0], w.next.vx[0], w.next.vy[0]};
+            assert_int_equal(by_one, by_lanes);
+            assert_memory_equal(&one, &lanes, sizeof one);
+            assert_memory_equal(got_one, got_lanes, sizeof got_one);
+            steered += by_one;
+            pushed += got_one[0] != x || got_one[1] != y;
+        }
+        assert_true(steered > 2000 && pushed > 1000); /* most points were among and inside them */
+        world_free(&w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_lanes_should_steer_round_obstacles_as_one_by_one),
         cmocka_unit_test(the_lanes_should_push_out_of_obstacles_as_one_by_one),
         cmocka_unit_test(the_lanes_should_flee_predators_as_one_by_one),
+        cmocka_unit_test(a_crowd_among_overlapping_obstacles_should_steer_and_be_pushed_as_one_by_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
