@@ -28,11 +28,6 @@
 
 static float sigma_norm(float z2, float eps) { return (sqrtf(1.0f + eps * z2) - 1.0f) / eps; }
 
-static float sigma_1(float z) { return z / sqrtf(1.0f + z * z); }
-
-/* ρ_h(z): the polynomial bump (bump.h), the same in the pair loop and here. */
-static float bump(float z, float h) { return bump_of(z, h, 1.0f / (1.0f - h)); }
-
 olfati_consts_t olfati_consts(const sim_params_t *p)
 {
     float eps = p->os_eps, a = p->os_a, b = p->os_b;
@@ -289,41 +284,52 @@ void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, cons
 /* The relative margin of beta_feedback's quick test of reach. */
 #define BETA_REACH_MARGIN 1e-4f
 
-/* The β-agents of every obstacle within reach: their share of u. */
+/* The β-agents of every obstacle within reach: their share of u. Eight
+ * obstacles at a time, each lane's arithmetic the scalar one's (IEEE
+ * square roots and divisions, bump_lanes the bits of bump_of), and the
+ * obstacles' shares added in their order: the same bits as one at a time. */
 static vec2 beta_feedback(const world_t *w, const olfati_consts_t *k, float px, float py, float vx, float vy)
 {
     const sim_params_t *p = &w->params;
     const bool wrap = p->border == BORDER_WRAP;
-    const float r_beta = sqrtf(k->r_beta2);
+    const float r_beta = sqrtf(k->r_beta2), inv_h_beta_span = 1.0f / (1.0f - k->h_beta);
+    const lanes_f zero = {0}, one = zero + 1.0f;
     vec2 u = {0.0f, 0.0f};
-    for (size_t o = 0; o < w->n_obstacles; o++) {
-        const obstacle_t *ob = &w->obstacles[o];
-        float qx = px - ob->x, qy = py - ob->y; /* q − y */
-        if (wrap) {
-            qx = motion_wrap_delta(qx, w->width);
-            qy = motion_wrap_delta(qy, w->height);
+    for (size_t o0 = 0; o0 < w->n_obstacles; o0 += LANES) {
+        const size_t n = w->n_obstacles - o0 < LANES ? w->n_obstacles - o0 : LANES;
+        lanes_f qx = zero, qy = zero, R = zero; /* q − y, and the radius */
+        lanes_i valid = {0};
+        for (size_t l = 0; l < n; l++) {
+            const obstacle_t *ob = &w->obstacles[o0 + l];
+            qx[l] = px - ob->x, qy[l] = py - ob->y, R[l] = ob->r, valid[l] = -1;
+            if (wrap) qx[l] = motion_wrap_delta(qx[l], w->width), qy[l] = motion_wrap_delta(qy[l], w->height);
         }
         /* Its surface beyond r' by a margin (a thousand times rounding's):
-         * skipped before the square root and divisions, whose test (h2
-         * below) would find the same. */
-        const float dist2 = qx * qx + qy * qy, margin = BETA_REACH_MARGIN * (ob->r + r_beta);
-        const float outer = ob->r + r_beta + margin, inner = ob->r - r_beta - margin;
-        if (dist2 > outer * outer || (inner > 0.0f && dist2 < inner * inner)) continue;
-        float dist = sqrtf(dist2);
-        if (!(dist > 0.0f)) continue;
-        float ax = qx / dist, ay = qy / dist, mu = ob->r / dist;
+         * no square root or division needed to say so, and the test on h2
+         * below would find the same. */
+        const lanes_f dist2 = qx * qx + qy * qy, margin = BETA_REACH_MARGIN * (R + r_beta);
+        const lanes_f outer = R + r_beta + margin, inner = R - r_beta - margin;
+        lanes_i near = valid & ~((dist2 > outer * outer) | ((inner > 0.0f) & (dist2 < inner * inner)));
+        if (!lanes_any(near)) continue;
+        const lanes_f dist = lanes_sqrt(dist2);
+        near &= dist > 0.0f;
+        const lanes_f ax = qx / dist, ay = qy / dist, mu = R / dist;
         /* q̂ − q = (R − ‖q − y‖) a: from the agent to the obstacle's surface. */
-        float hx = (ob->r - dist) * ax, hy = (ob->r - dist) * ay;
-        float h2 = hx * hx + hy * hy;
-        if (h2 >= k->r_beta2) continue;
-        float along = vx * ax + vy * ay;
-        float phx = mu * (vx - along * ax), phy = mu * (vy - along * ay); /* p̂ = μ (I − a aᵀ) p */
-        float z = sigma_norm(h2, k->eps);
-        float b = bump(z / k->d_beta_sigma, k->h_beta);
-        float phi_beta = b * (sigma_1(z - k->d_beta_sigma) - 1.0f);
-        float inv = 1.0f / sqrtf(1.0f + k->eps * h2);
-        u.x += p->os_c1_beta * phi_beta * hx * inv + p->os_c2_beta * b * (phx - vx);
-        u.y += p->os_c1_beta * phi_beta * hy * inv + p->os_c2_beta * b * (phy - vy);
+        const lanes_f hx = (R - dist) * ax, hy = (R - dist) * ay;
+        const lanes_f h2 = hx * hx + hy * hy;
+        near &= h2 < k->r_beta2;
+        if (!lanes_any(near)) continue;
+        const lanes_f along = vx * ax + vy * ay;
+        const lanes_f phx = mu * (vx - along * ax), phy = mu * (vy - along * ay); /* p̂ = μ (I − a aᵀ) p */
+        const lanes_f z = (lanes_sqrt(one + k->eps * h2) - 1.0f) / k->eps; /* σ-norm */
+        const lanes_f b = bump_lanes(z / k->d_beta_sigma, k->h_beta, inv_h_beta_span);
+        const lanes_f s = z - k->d_beta_sigma;
+        const lanes_f phi_beta = b * (s / lanes_sqrt(one + s * s) - 1.0f);
+        const lanes_f inv = 1.0f / lanes_sqrt(one + k->eps * h2);
+        const lanes_f tx = p->os_c1_beta * phi_beta * hx * inv + p->os_c2_beta * b * (phx - vx);
+        const lanes_f ty = p->os_c1_beta * phi_beta * hy * inv + p->os_c2_beta * b * (phy - vy);
+        for (size_t l = 0; l < n; l++)
+            if (near[l]) u.x += tx[l], u.y += ty[l];
     }
     return u;
 }
