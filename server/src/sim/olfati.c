@@ -287,7 +287,9 @@ void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, cons
 /* The β-agents of every obstacle within reach: their share of u. Eight
  * obstacles at a time, each lane's arithmetic the scalar one's (IEEE
  * square roots and divisions, bump_lanes the bits of bump_of), and the
- * obstacles' shares added in their order: the same bits as one at a time. */
+ * obstacles' shares added in their order: the same bits as one at a time
+ * (and at every x86-64 level: built for each, clones.h). */
+KERNEL_CLONES
 static vec2 beta_feedback(const world_t *w, const olfati_consts_t *k, float px, float py, float vx, float vy)
 {
     const sim_params_t *p = &w->params;
