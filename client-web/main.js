@@ -133,6 +133,7 @@ const role = createRoleSession({
 });
 
 let plots = null; // plots.js, made once the panel has its slot for them
+let tickHz = 60; // the server's (hello.tick_hz)
 
 const panel = createPanel({
   root: document.getElementById('panel'),
@@ -163,8 +164,19 @@ const capture = createCapture({
     dirty = true;
   },
   onNote: (text, tone) => setNote(text, tone),
+  // A clip of ticks A to B of the past ("Record span").
+  timeline: {
+    get state() {
+      return timeline.state;
+    },
+    send: (command) => connection.send(command),
+    tickHz: () => tickHz,
+    shownTick: () => snapshot?.tick ?? timeline.state.to,
+  },
 });
-viewer.onRender(() => capture.frameDrawn());
+viewer.onRender(() => capture.frameDrawn(snapshot?.tick, viewer.settled()));
+hooks.capture = capture;
+hooks.plots = plots;
 
 // Names, who is here, cursors, the feed, the tool switch, inspection and
 // keys 1–5 (hands.js); its marks go on the viewer's overlay, and its named
@@ -246,6 +258,8 @@ const connection = new Connection({
       presenter.hello(hello);
       rooms.hello(hello);
       timeline.hello(hello, hello.protocol);
+      if (Number.isFinite(hello.tick_hz)) tickHz = hello.tick_hz;
+      plots.showTick(null);
       hoverObstacleId = null;
       dirty = true;
     },
@@ -260,6 +274,8 @@ const connection = new Connection({
       seeFrame(hooks, s, fr);
       meters.snapshot(performance.now(), fr.tick);
       timeline.frame(fr.tick);
+      // The plots' cursor follows the moment shown while it is the past.
+      plots.showTick(timeline.state.mode === 'live' ? null : fr.tick);
       role.seeObstacles(fr.tick, fr.obstacles);
       input.refreshHover();
       // No `dirty` here: the viewer knows whether this frame changed anything
@@ -279,7 +295,10 @@ const connection = new Connection({
       }
       if (hands.onMessage(msg)) return;
       if (rooms.onMessage(msg)) return;
-      if (timeline.onMessage(msg)) return;
+      if (timeline.onMessage(msg)) {
+        if (timeline.state.mode === 'live') plots.showTick(null);
+        return;
+      }
       if (msg.type === 'ack') {
         hooks.lastAck = msg;
         role.reply(msg);
@@ -306,6 +325,8 @@ const connection = new Connection({
         if (Array.isArray(msg.species_values)) hooks.params[msg.name] = msg.species_values[0];
         else if (msg.species == null || msg.species === 0) hooks.params[msg.name] = msg.value;
         panel.onParam(msg);
+      } else if (msg.type === 'metrics' && msg.past === true) {
+        plots.onPastMetrics(msg); // the metrics of the tick of the past shown here
       } else if (msg.type === 'metrics') {
         hooks.metrics = msg;
         plots.onMetrics(msg);

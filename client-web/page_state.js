@@ -49,6 +49,9 @@ export function createPageState({ send, inputKind, viewer }) {
     rooms: null, // hello's rooms: 'open' | 'operators' | 'off' (null: a server without rooms)
     roomGate: null, // { title, text } while the gate is shown (a final close, a bad path)
     roomCreated: null, // { code, name, path } of the room this page just created
+    // Records (record/):
+    plots: null, // plots.js: moment() — the tick the plots' cursor is at and its values
+    capture: null, // capture.js: startSpan(), lastSpan() — a clip of ticks A to B
   };
 }
 

@@ -1,7 +1,8 @@
 // "Open in a room": when the experiment page is served by a swarmcast
 // server started with --experiments DIR, a run of a sweep in DIR/NAME opens
 // in a new room of that server (create_room, "from":"run"; PROTOCOL.md
-// "Rooms"), and the page links to it. The room's operator token is kept as
+// "Rooms"), the whole run on its timeline, in a new tab at tick 0; the
+// page also links to it. The room's operator token is kept as
 // the viewer keeps it (localStorage, swarmcast.room.CODE.token), so the
 // link opens the room as its operator. From disk (file:) there is no
 // server: the page offers only the shell line (watch_command.js).
@@ -57,6 +58,19 @@
       ws.addEventListener('close', () => finish(reject, new Error('the connection closed')));
       ws.addEventListener('error', () => finish(reject, new Error('no connection to the server')));
     });
+  };
+
+  /**
+   * Where a run's room opens: its page at tick 0, paused. The server steps
+   * the whole run into the room's past when it makes it (PROTOCOL.md
+   * "Rooms"), so the timeline holds the run from its first tick to its
+   * last; a run too long to step at once runs live from tick 0, and tick 0
+   * is kept all the same.
+   */
+  ns.runRoomHref = function runRoomHref(path, loc = globalThis.location) {
+    const url = new URL(path, loc.href);
+    url.searchParams.set('t', '0');
+    return url.toString();
   };
 
   /** Keeps a room's token where the viewer looks for it; false when the browser keeps nothing. */

@@ -18,11 +18,13 @@
   }
 
   // "open in a room": the run in a new room of the server that served this
-  // page (watch_room.js), then a link to it.
+  // page (watch_room.js), shown in a new tab at its first tick with the
+  // whole run on the timeline, and a link to it here.
   function roomButton(runId, item, dirInput) {
     const button = document.createElement('button');
     button.type = 'button';
     button.textContent = 'open in a room';
+    button.title = 'watch this run in a new tab, with its timeline: play, pause, drag to any tick';
     button.setAttribute('aria-label', `open run ${runId} in a new room of this server`);
     button.addEventListener('click', async () => {
       const experiment = ns.experimentName(dirInput.value);
@@ -34,15 +36,26 @@
       }
       button.disabled = true;
       note.textContent = ' opening…';
+      // The tab is opened now, while the click is the person's: one opened
+      // once the server has answered would be a pop-up, and blocked. It
+      // goes to the room when the room is made (no tab: the link does).
+      const tab = window.open('', '_blank');
       try {
         const room = await ns.openRunRoom(experiment, runId);
         ns.keepRoomToken(room.code, room.token);
+        const href = ns.runRoomHref(room.path);
         const link = document.createElement('a');
-        link.href = room.path;
+        link.href = href;
+        link.target = '_blank';
         link.textContent = `room ${room.code.slice(0, 4)}-${room.code.slice(4)}`;
         link.className = 'room-link';
         note.replaceChildren(' ', link);
+        if (tab) {
+          tab.opener = null;
+          tab.location.href = href;
+        }
       } catch (err) {
+        tab?.close();
         note.textContent = ` ${err.message}`;
       } finally {
         button.disabled = false;

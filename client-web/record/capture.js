@@ -12,8 +12,16 @@
 //
 // A clip records a compositing canvas of its own (canvas.captureStream), fed
 // after every drawn frame; it stops by itself after CLIP_MAX_MS.
+//
+// A clip of a span of the past ("Record span", with the timeline) records
+// ticks A to B, not whatever minutes the page happens to draw: it seeks to
+// A, starts recording once the frame of tick A is drawn, plays the past at
+// 1× (so the clip lasts as long as the span did), feeds the recorder only
+// frames of ticks A…B, and at B seeks exactly to B, records that frame and
+// stops (the page stays paused at B). span_clip.js holds its pure rules.
 
 import { downloadBlob, fileStamp } from './download.js';
+import { SpanRecording, spanBounds, spanFileName } from './span_clip.js';
 
 export const CLIP_MAX_MS = 60000;
 export const CLIP_FPS = 30;
@@ -73,14 +81,17 @@ export function composeLayers(target) {
 
 // deps: { root (element for the buttons), compose(target) → target | null
 // (see above; default composeLayers), requestRedraw() (draw the view again
-// soon), onNote(text, tone) (a line in the status), now() → ms }
+// soon), onNote(text, tone) (a line in the status), now() → ms,
+// timeline (optional: the span clip) { state (timeline.js's), send(command),
+// tickHz(), shownTick() (the tick of the frame on screen) } }
 export function createCapture(deps) {
   const { root, requestRedraw } = deps;
   const compose = deps.compose ?? composeLayers;
   const onNote = deps.onNote ?? (() => {});
   const now = deps.now ?? (() => performance.now());
   const afterDraw = []; // callbacks for the next drawn frame
-  let clip = null; // { recorder, canvas, chunks, startedAt, timer }
+  let clip = null; // { recorder, canvas, chunks, startedAt, timer, span }
+  let lastSpan = null; // the last span clip's SpanRecording (its ticks), for the page's hooks
 
   const shotBtn = el('button', 'btn btn-screenshot', 'Screenshot');
   shotBtn.type = 'button';
@@ -103,6 +114,49 @@ export function createCapture(deps) {
   const row = el('div', 'panel-actions capture-actions');
   row.append(shotBtn, clipBtn);
   root.replaceChildren(row, clipNote);
+
+  // The span of the past: ticks A and B, typed or taken from the moment shown.
+  const timeline = deps.timeline ?? null;
+  const spanRow = el('div', 'panel-actions capture-span');
+  const tickInput = (name, label) => {
+    const input = el('input', 'capture-span-tick');
+    input.type = 'number';
+    input.min = '0';
+    input.step = '1';
+    input.name = name;
+    input.setAttribute('aria-label', label);
+    return input;
+  };
+  const fromInput = tickInput('span-from', 'the span\'s first tick (A)');
+  const toInput = tickInput('span-to', 'the span\'s last tick (B)');
+  const markBtn = (text, title, input) => {
+    const b = el('button', 'btn btn-span-mark', text);
+    b.type = 'button';
+    b.title = title;
+    b.setAttribute('aria-label', title);
+    b.addEventListener('click', (ev) => {
+      if (ev.detail > 0) b.blur();
+      input.value = String(shownTick());
+    });
+    return b;
+  };
+  const spanBtn = el('button', 'btn btn-span', 'Record span');
+  spanBtn.type = 'button';
+  spanBtn.dataset.action = 'clip-span';
+  spanBtn.title = 'record ticks A to B of the kept past as a WebM video (played at 1×)';
+  // Each end kept together on one line: its letter, its tick, "here".
+  const end = (letter, input) => {
+    const group = el('span', 'capture-span-end');
+    group.append(el('span', 'capture-span-label', letter), input, markBtn('here', `${letter} = the moment shown`, input));
+    return group;
+  };
+  spanRow.append(end('A', fromInput), end('B', toInput), spanBtn);
+  if (timeline && type) root.append(spanRow);
+
+  // The tick on screen: the past's while scrubbing, else the newest.
+  function shownTick() {
+    return timeline.shownTick?.() ?? (timeline.state.mode === 'live' ? timeline.state.to : timeline.state.tick);
+  }
 
   // Runs fn right after the next drawn frame.
   function afterNextDraw(fn) {
@@ -130,7 +184,7 @@ export function createCapture(deps) {
     });
   }
 
-  function startClip() {
+  function startClip(span = null) {
     const canvas = compose(document.createElement('canvas'));
     if (!canvas) return;
     const stream = canvas.captureStream(CLIP_FPS);
@@ -141,14 +195,15 @@ export function createCapture(deps) {
       onNote(`cannot record a clip: ${err.message}`, 'error');
       return;
     }
-    const c = { recorder, canvas, chunks: [], startedAt: now(), timer: null };
+    const c = { recorder, canvas, chunks: [], startedAt: now(), timer: null, span };
     recorder.ondataavailable = (ev) => {
       if (ev.data && ev.data.size > 0) c.chunks.push(ev.data);
     };
     recorder.onstop = () => {
       for (const track of stream.getTracks()) track.stop();
       const blob = new Blob(c.chunks, { type: 'video/webm' });
-      if (blob.size > 0) downloadBlob(blob, `swarmcast-${fileStamp()}.webm`);
+      const name = span ? spanFileName(span.from, span.to, fileStamp()) : `swarmcast-${fileStamp()}.webm`;
+      if (blob.size > 0) downloadBlob(blob, name);
       else onNote('the clip came out empty', 'error');
     };
     recorder.start(1000);
@@ -158,6 +213,7 @@ export function createCapture(deps) {
       if (now() - c.startedAt >= CLIP_MAX_MS) stopClip();
     }, 250);
     clip = c;
+    spanBtn.disabled = true;
     clipBtn.textContent = 'Stop clip (0:00)';
     clipBtn.classList.add('is-recording');
     clipBtn.setAttribute('aria-pressed', 'true');
@@ -170,10 +226,38 @@ export function createCapture(deps) {
     clip = null;
     clearInterval(c.timer);
     if (c.recorder.state !== 'inactive') c.recorder.stop();
+    if (c.span && !c.span.done) {
+      c.span.cancel();
+      timeline.send({ type: 'timeline', op: 'pause' }); // stopped early: stay where it got to
+    }
+    spanBtn.disabled = false;
     clipBtn.textContent = 'Record clip';
     clipBtn.classList.remove('is-recording');
     clipBtn.setAttribute('aria-pressed', 'false');
   }
+
+  // Ticks A to B of the past: seek A, record from its frame on, play at 1×.
+  function startSpan() {
+    if (clip) return false;
+    const tickHz = timeline.tickHz?.() ?? 60;
+    const bounds = spanBounds(fromInput.value, toInput.value, timeline.state, Math.floor((CLIP_MAX_MS / 1000) * tickHz));
+    if (bounds.error) {
+      onNote(`cannot record that span: ${bounds.error}`, 'error');
+      return false;
+    }
+    fromInput.value = String(bounds.from);
+    toInput.value = String(bounds.to);
+    lastSpan = new SpanRecording(bounds.from, bounds.to, (command) => timeline.send(command));
+    startClip(lastSpan);
+    if (!clip) return false;
+    lastSpan.start();
+    return true;
+  }
+
+  spanBtn.addEventListener('click', (ev) => {
+    if (ev.detail > 0) spanBtn.blur();
+    startSpan();
+  });
 
   shotBtn.addEventListener('click', (ev) => {
     if (ev.detail > 0) shotBtn.blur();
@@ -189,10 +273,21 @@ export function createCapture(deps) {
     screenshot,
     startClip,
     stopClip,
+    startSpan,
     isRecording: () => clip !== null,
-    // Called by the render loop right after every drawn frame.
-    frameDrawn() {
-      if (clip) compose(clip.canvas);
+    // The last span clip: { from, to, ticks (those recorded, in order), done }.
+    lastSpan: () => (lastSpan ? { from: lastSpan.from, to: lastSpan.to, ticks: [...lastSpan.ticks], done: lastSpan.done } : null),
+    // Called by the render loop right after every drawn frame, with the
+    // newest frame's tick and whether the picture is that frame (settled).
+    frameDrawn(tick, settled = true) {
+      if (clip && !clip.span) compose(clip.canvas);
+      else if (clip) {
+        const verdict = clip.span.drawn(tick, timeline.state.mode, settled);
+        if (verdict.record) compose(clip.canvas);
+        // The last frame has reached the canvas: give the recorder a moment
+        // to take it before stopping.
+        if (verdict.finished) setTimeout(stopClip, 250);
+      }
       if (afterDraw.length) for (const fn of afterDraw.splice(0)) fn();
     },
   };

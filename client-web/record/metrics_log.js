@@ -30,6 +30,9 @@ export class MetricsLog {
     this.t = [];
     this.tick = [];
     this.values = METRICS.map(() => []);
+    // The first row of the current run of ticks: a reset (or a restarted
+    // server) starts the ticks again, and the timeline's past with them.
+    this.runStart = 0;
   }
 
   get length() {
@@ -38,6 +41,8 @@ export class MetricsLog {
 
   // msg: a `metrics` message; nowMs: when it arrived (Date.now()).
   add(msg, nowMs) {
+    const last = this.tick.length ? this.tick[this.tick.length - 1] : null;
+    if (Number.isFinite(msg.tick) && last !== null && msg.tick < last) this.runStart = this.t.length;
     this.t.push(nowMs / 1000);
     this.tick.push(Number.isFinite(msg.tick) ? msg.tick : null);
     METRICS.forEach((m, i) => {
@@ -49,10 +54,12 @@ export class MetricsLog {
       this.t.splice(0, drop);
       this.tick.splice(0, drop);
       for (const col of this.values) col.splice(0, drop);
+      this.runStart = Math.max(0, this.runStart - drop);
     }
   }
 
   clear() {
+    this.runStart = 0;
     this.t.length = 0;
     this.tick.length = 0;
     for (const col of this.values) col.length = 0;
@@ -75,6 +82,35 @@ export class MetricsLog {
   series(i, nowMs, windowS = PLOT_WINDOW_S) {
     const from = this.firstIndexSince(nowMs, windowS);
     return [this.t.slice(from), this.values[i].slice(from)];
+  }
+
+  // The moment of tick `tick` as this log knows it (the timeline's scrubbed
+  // tick): the newest row of the current run at or before that tick — the
+  // metrics a viewer read at that moment — and the time the plots put that
+  // tick at, between the rows around it. null when the log has no row that
+  // old (the page opened later) or none yet.
+  atTick(tick) {
+    let lo = this.runStart;
+    let hi = this.t.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.tick[mid] !== null && this.tick[mid] <= tick) lo = mid + 1;
+      else hi = mid;
+    }
+    const row = lo - 1;
+    if (row < this.runStart || this.tick[row] === null) return null;
+    let t = this.t[row];
+    const next = row + 1;
+    if (next < this.t.length && this.tick[next] !== null && this.tick[next] > this.tick[row]) {
+      t += ((tick - this.tick[row]) / (this.tick[next] - this.tick[row])) * (this.t[next] - this.t[row]);
+    }
+    return { row, tick: this.tick[row], t, values: this.values.map((col) => col[row]) };
+  }
+
+  // The oldest tick of the current run this log has (null: none).
+  firstTick() {
+    for (let r = this.runStart; r < this.t.length; r++) if (this.tick[r] !== null) return this.tick[r];
+    return null;
   }
 
   // The newest value of metric i (null if none or not known).

@@ -25,6 +25,16 @@ export const CONTINUATION = {
   replicates: 2, master_seed: 1, steps: 40, warmup: 20, metrics: ['polarization', 'milling'],
 };
 
+// Runs to open in a room with the whole run on its timeline: two runs of
+// 600 steps, recorded every 150.
+export const WATCHED_RUNS = {
+  description: 'runs to open in a room',
+  scenario: { agents: 60, model: 'reynolds', params: { border: 'wrap' } },
+  factors: [{ param: 'w_ali', values: [0.5, 1.5] }],
+  replicates: 1, master_seed: 3, steps: 600, record_every: 150,
+  metrics: ['polarization', 'milling'],
+};
+
 /** Runs `experiment` (an object) in dir/<name>/; returns that output folder. */
 export async function runExperiment(dir, name, experiment) {
   const file = path.join(dir, `${name}.json`);

@@ -64,7 +64,7 @@ static room_t *home_room(app_t *a)
     const config_t *cfg = &a->cfg;
     char msg[400];
     room_setup_t setup = {cfg->replay ? ROOM_FROM_REPLAY : cfg->scenario ? ROOM_FROM_SCENARIO : ROOM_FROM_FLAGS, NULL,
-                          cfg->scenario};
+                          cfg->scenario, false};
     room_t *r = room_create(a, 0, &setup, msg, sizeof msg);
     if (!r) {
         fprintf(stderr, "swarmcast: %s\n", msg);

@@ -41,6 +41,7 @@
 #include "stream/views.h"
 #include "protocol/timeline_decode.h"
 #include "timeline/history.h"
+#include "timeline/metrics_past.h"
 #include "timeline/scrubbers.h"
 
 /* Two threads share this state:
@@ -275,6 +276,20 @@ void timeline_left(room_t *r, size_t slot, uint32_t client_id);
 void timeline_close(room_t *r);
 /* The timeline's series of /metrics (all rooms). */
 char *timeline_metrics_text(const app_t *a);
+
+/* past_metrics.c: the metrics of the past, by tick (timeline/metrics_past.h).
+ * Opens the room's store (for a past of about `ticks`; 0: the window);
+ * without it the past has no metrics, and nothing else changes. */
+void past_metrics_open(room_t *r, uint64_t ticks);
+/* After a step of a past stepped ahead (a run's room, a served --replay),
+ * on the thread making the room: the metrics of that tick are kept, as
+ * often as live viewers get them (room->metrics is the working memory). */
+void past_metrics_stepped(room_t *r, const world_t *w);
+/* Loop thread: a seat's viewer shown tick `tick` of the past is sent the
+ * metrics of it ({"type":"metrics","past":true,…}), once per row. */
+void past_metrics_send(room_t *r, int seat, size_t slot, uint32_t client_id, uint64_t tick);
+/* sim_thread.c: how a room computes its metrics (the live broadcasts' bounds). */
+metrics_config_t room_metrics_config(const room_t *r);
 
 /* relay_bridge.c: the simulation's side of the NATS bridge (--nats).
  * bridge_start connects and subscribes (app_create); bridge_room_subjects

@@ -1,6 +1,7 @@
 /* room: making a room's world and its parts, starting and stopping its
  * simulation thread, and freeing it (room.h says what a room holds). The
  * registry of rooms, their codes and lifecycle are rooms.c's. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,19 +86,61 @@ static int copied_world(room_t *r, const summary_t *from, char *msg, size_t msg_
 /* --scenario (the default room), or a shipped scenario (a new room): the
  * world exactly as `--headless --scenario` builds it (world_setup.c), so
  * that with nobody steering it steps as that run did, tick for tick. */
-static int scenario_world(room_t *r, const char *path, char *msg, size_t msg_len)
+static int scenario_world(room_t *r, const char *path, uint64_t *steps, char *msg, size_t msg_len)
 {
     config_t cfg = *r->cfg;
     config_t resolved;
     cfg.scenario = path;
     if (r != r->app->home) {
         /* A room made from the page: the scenario decides, not the flags. */
-        cfg.agents_given = cfg.seed_given = cfg.world_given = false;
+        cfg.agents_given = cfg.seed_given = cfg.world_given = cfg.steps_given = false;
         cfg.n_sets = 0;
         if (world_setup_resolve(&cfg, &resolved, msg, msg_len)) return -1;
         cfg = resolved;
     }
-    if (world_setup(&cfg, &r->world, NULL, msg, msg_len)) return -1;
+    if (world_setup(&cfg, &r->world, steps, msg, msg_len)) return -1;
+    return 0;
+}
+
+/* A run of a sweep opened in a room: its steps are stepped now, each into
+ * the room's past, so that the whole run is on the timeline at once (as a
+ * served --replay's is); the room then waits at the run's end, paused. The
+ * stepping holds the thread that makes the room (the loop's), so it stops
+ * after RUN_PAST_MAX_SECONDS: a longer run's room then goes on live from
+ * the tick it reached (the same world, tick for tick: nobody has steered
+ * it), its past from tick 0 kept as it runs. */
+#define RUN_PAST_MAX_SECONDS 1.0
+
+static int run_into_past(room_t *r, uint64_t steps, char *msg, size_t msg_len)
+{
+    r->whole_run = true;
+    if (timeline_open(r, msg, msg_len)) {
+        world_free(&r->world);
+        timeline_close(r);
+        history_destroy(r->history);
+        r->history = NULL;
+        return -1;
+    }
+    if (!r->history) { /* no past kept (--history-minutes 0): live from tick 0 */
+        r->whole_run = false;
+        return 0;
+    }
+    history_started(r->history, &r->world);
+    /* The metrics on the way, as often as live viewers get them: the
+     * plots of a viewer looking at the run's past give its values. */
+    past_metrics_open(r, steps);
+    uint64_t until = now_ns() + (uint64_t)(RUN_PAST_MAX_SECONDS * 1e9);
+    for (;;) {
+        past_metrics_stepped(r, &r->world);
+        if (r->world.tick >= steps || now_ns() >= until) break;
+        world_step(&r->world);
+        history_stepped(r->history, &r->world);
+    }
+    if (r->world.tick >= steps)
+        r->world.paused = true;
+    else
+        fprintf(stderr, "swarmcast: a run of %llu steps of %zu agents: %llu stepped ahead, the rest live\n",
+                (unsigned long long)steps, r->world.n, (unsigned long long)r->world.tick);
     return 0;
 }
 
@@ -115,6 +158,8 @@ static int replay_ready(void *user, world_t *w)
         return 1;
     }
     history_started(r->history, &r->world);
+    past_metrics_open(r, UINT64_MAX); /* the whole recording: as many rows as a room keeps */
+    past_metrics_stepped(r, &r->world);
     return 0;
 }
 
@@ -123,6 +168,7 @@ static int replay_step(void *user, world_t *w)
     room_t *r = user;
     world_step(w);
     history_stepped(r->history, w);
+    past_metrics_stepped(r, w);
     return 0;
 }
 
@@ -174,11 +220,17 @@ room_t *room_create(app_t *a, size_t index, const room_setup_t *setup, char *msg
     r->index = index;
     if (index == 0) a->home = r; /* plain_world asks */
     const config_t *cfg = r->cfg;
+    metrics_init(&r->metrics); /* before the world: a run or a recording stepped ahead computes its metrics */
+    uint64_t run_steps = 0;
     int rc = setup->from == ROOM_FROM_REPLAY   ? replay_world(r, msg, msg_len)
-             : setup->from == ROOM_FROM_SCENARIO ? scenario_world(r, setup->scenario_path, msg, msg_len)
+             : setup->from == ROOM_FROM_SCENARIO ? scenario_world(r, setup->scenario_path, setup->whole_run ? &run_steps : NULL, msg, msg_len)
              : setup->from == ROOM_FROM_WORLD  ? copied_world(r, setup->copy, msg, msg_len)
                                                : plain_world(r, msg, msg_len);
+    if (!rc && setup->whole_run) rc = run_into_past(r, run_steps, msg, msg_len);
     if (rc) {
+        metrics_free(&r->metrics);
+        metrics_past_destroy(r->metrics_past);
+        free(r->past_metrics_sent);
         free(r);
         return NULL;
     }
@@ -192,7 +244,6 @@ room_t *room_create(app_t *a, size_t index, const room_setup_t *setup, char *msg
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
     pthread_cond_init(&r->stop_cond, &attr);
     pthread_condattr_destroy(&attr);
-    metrics_init(&r->metrics);
 
     /* Per-slot state: a session's slot is the same in every room. */
     size_t n_remote = cfg->nats_url ? cfg->max_remote_clients : 0;
@@ -220,6 +271,7 @@ room_t *room_create(app_t *a, size_t index, const room_setup_t *setup, char *msg
         room_free(r);
         return NULL;
     }
+    if (!r->metrics_past) past_metrics_open(r, 0);
     r->started_ns = r->last_tick_ns = now_ns();
     r->period_ns = (uint64_t)(1e9 / cfg->tick_hz);
     r->summary = (summary_t){world_info(&r->world), r->world.tick, r->world.n, r->world.seed, r->world.paused, r->last_tick_ns, 0, 0, {0}};
@@ -281,6 +333,8 @@ void room_free(room_t *r)
     if (!r) return;
     timeline_close(r);
     history_destroy(r->history);
+    metrics_past_destroy(r->metrics_past);
+    free(r->past_metrics_sent);
     free(r->slot_seat);
     free(r->scrub_next);
     free(r->scrub_sent);

@@ -15,6 +15,7 @@
 #define SWARMCAST_APP_ROOM_H
 
 #include "rooms/room_code.h"
+#include "timeline/metrics_past.h"
 
 struct room {
     app_t *app;
@@ -115,6 +116,14 @@ struct room {
     uint64_t shared_seq;       /* … its number, and per slot the number each follower was sent: */
     uint64_t *shared_sent;
     bool replaying; /* a served --replay: the recording's end, paused, its whole run the past; no commands */
+    metrics_past_t *metrics_past; /* the metrics computed, by tick (past_metrics.c), or NULL */
+    struct past_metrics_sent {
+        uint32_t client_id; /* per seat: the viewer last sent the metrics of a past tick (0: none) … */
+        uint64_t tick;      /* … and that row's tick */
+    } *past_metrics_sent;
+    bool whole_run; /* a run of a sweep stepped into the past when made (room.c): the whole run on the
+                       timeline, paused at its end (or, a run too long for that, what a second of stepping
+                       reached, live from there); commands as in any room */
 };
 
 /* How a new room's world is made (room_create). */
@@ -124,6 +133,8 @@ typedef struct room_setup {
     room_source_t from;
     const summary_t *copy;     /* ROOM_FROM_WORLD: the parameters, seed and population to copy */
     const char *scenario_path; /* ROOM_FROM_SCENARIO */
+    bool whole_run;            /* ROOM_FROM_SCENARIO: step the scenario's run (its steps) into the
+                                  room's past now (within RUN_PAST_MAX_SECONDS), and pause there */
 } room_setup_t;
 
 /* A room in place index of app->rooms, its world built as setup says, its

@@ -192,7 +192,7 @@ static room_t *reopen(app_t *a, const kept_room_t *kept, char *why, size_t why_l
         snprintf(why, why_len, "this server holds its most rooms (--max-rooms); try again when one closes");
         return NULL;
     }
-    room_setup_t setup = {ROOM_FROM_FLAGS, NULL, NULL};
+    room_setup_t setup = {ROOM_FROM_FLAGS, NULL, NULL, false};
     room_t *r = room_create(a, index, &setup, why, why_len);
     if (!r) return NULL;
     memcpy(r->code, kept->code, sizeof r->code);
@@ -290,19 +290,19 @@ static void create_room(app_t *a, room_t *from, size_t slot, uint32_t client_id,
     }
     char path[4200];
     summary_t copy;
-    room_setup_t setup = {ROOM_FROM_FLAGS, NULL, NULL};
+    room_setup_t setup = {ROOM_FROM_FLAGS, NULL, NULL, false};
     if (m->from == ROOM_FROM_COPY) {
         pthread_mutex_lock(&from->lock);
         copy = from->summary;
         pthread_mutex_unlock(&from->lock);
-        setup = (room_setup_t){ROOM_FROM_WORLD, &copy, NULL};
+        setup = (room_setup_t){ROOM_FROM_WORLD, &copy, NULL, false};
     } else if (m->from == ROOM_FROM_NAMED_SCENARIO) {
         if (scenario_path(a, m->scenario, path, sizeof path) || access(path, R_OK)) {
             snprintf(msg, sizeof msg, "no scenario named '%s' (the page lists them: /scenarios/index.json)", m->scenario);
             reply_error(a, slot, client_id, "not_found", msg, m->request_id, cmd);
             return;
         }
-        setup = (room_setup_t){ROOM_FROM_SCENARIO, NULL, path};
+        setup = (room_setup_t){ROOM_FROM_SCENARIO, NULL, path, false};
     } else if (m->from == ROOM_FROM_RUN) {
         if (!a->cfg.experiments) {
             reply_error(a, slot, client_id, "forbidden", "this server opens no experiments' runs (--experiments DIR)",
@@ -313,7 +313,7 @@ static void create_room(app_t *a, room_t *from, size_t slot, uint32_t client_id,
             reply_error(a, slot, client_id, "not_found", msg, m->request_id, cmd);
             return;
         }
-        setup = (room_setup_t){ROOM_FROM_SCENARIO, NULL, path};
+        setup = (room_setup_t){ROOM_FROM_SCENARIO, NULL, path, true};
     }
     room_t *r = room_create(a, index, &setup, msg, sizeof msg);
     if (m->from == ROOM_FROM_RUN) unlink(path);

@@ -158,14 +158,23 @@ static void apply_commands(room_t *r)
 
 /* Queues a metrics message for everyone, unless the last one was too recent
  * for its cost. */
+metrics_config_t room_metrics_config(const room_t *r)
+{
+    metrics_config_t mc = metrics_default_config(&r->world);
+    mc.max_pairs = METRICS_MAX_PAIRS;
+    return mc;
+}
+
 static void broadcast_metrics(room_t *r)
 {
     uint64_t start = now_ns();
     if (start < r->metrics_not_before_ns) return;
     metrics_t m;
-    metrics_config_t mc = metrics_default_config(&r->world);
-    mc.max_pairs = METRICS_MAX_PAIRS;
-    if (metrics_compute(&r->metrics, &r->world, &mc, &m) == 0) replies_push(&r->produced, 0, 0, LATEST_METRICS, msg_metrics(&m));
+    metrics_config_t mc = room_metrics_config(r);
+    if (metrics_compute(&r->metrics, &r->world, &mc, &m) == 0) {
+        replies_push(&r->produced, 0, 0, LATEST_METRICS, msg_metrics(&m));
+        metrics_past_add(r->metrics_past, &m); /* what a viewer of this tick's past is told */
+    }
     uint64_t took = now_ns() - start;
     r->metrics_not_before_ns = start + (uint64_t)((double)took / METRICS_TIME_SHARE);
 }
@@ -250,7 +259,8 @@ void *sim_main(void *arg)
 {
     room_t *r = arg;
     pthread_setname_np(pthread_self(), SIM_THREAD_NAME);
-    if (r->history && !r->replaying) history_started(r->history, &r->world); /* a replay's past is its run */
+    if (r->history && !r->replaying && !r->whole_run)
+        history_started(r->history, &r->world); /* a replay's past is its run; so is a run's room's */
     uint64_t next_due = now_ns() + r->period_ns;
     /* The tick rate, per whole second (healthz: each room's rate and its slowest second). */
     uint64_t second_start_ns = now_ns(), second_ticks = 0;

@@ -36,7 +36,8 @@ static uint64_t keyframe_ticks(const config_t *cfg)
 int timeline_open(room_t *r, char *msg, size_t msg_len)
 {
     const config_t *cfg = r->cfg;
-    bool recording = cfg->replay && r->index == 0; /* a served --replay: its whole run is the past */
+    /* A served --replay, or a run of a sweep: its whole run is the past. */
+    bool recording = (cfg->replay && r->index == 0) || r->whole_run;
     if (r->history) return 0; /* opened already (the replay's) */
     r->shared_seat = -1;
     if (cfg->history_minutes <= 0 && !recording) return 0;
@@ -332,6 +333,7 @@ void timeline_deliver(room_t *r)
                 r->scrub_next[seat] = out.frame;
                 net_wake_v2(r->app->net, slot, client_id);
             }
+            past_metrics_send(r, (int)seat, slot, client_id, out.tick); /* that moment's values, for the plots */
         }
         if (out.reached_live) {
             go_live(r, slot, client_id);
@@ -388,6 +390,10 @@ void timeline_left(room_t *r, size_t slot, uint32_t client_id)
     if (!r->slot_seat || slot >= r->app->n_slots) return;
     r->following[slot] = false;
     if (r->slot_seat[slot] < 0) return;
+    if (!r->scrubbers) { /* the room closed first (timeline_close): its seats are gone already */
+        r->slot_seat[slot] = -1;
+        return;
+    }
     int seat = r->slot_seat[slot];
     if (seat == r->shared_seat) end_share(r);
     scrubbers_release(r->scrubbers, seat);

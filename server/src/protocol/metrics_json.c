@@ -15,11 +15,12 @@ static void put_real(jbuf_t *b, const char *name, double v)
         jb_printf(b, ",\"%s\":null", name);
 }
 
-char *msg_metrics(const metrics_t *m)
+static char *metrics_message(const metrics_t *m, bool past)
 {
     jbuf_t b;
     jb_init_growing(&b);
-    jb_printf(&b, "{\"type\":\"metrics\",\"tick\":%llu,\"agents\":%zu", (unsigned long long)m->tick, m->agents);
+    jb_printf(&b, "{\"type\":\"metrics\",%s\"tick\":%llu,\"agents\":%zu", past ? "\"past\":true," : "",
+              (unsigned long long)m->tick, m->agents);
     put_real(&b, "polarization", m->polarization);
     put_real(&b, "milling", m->milling);
     put_real(&b, "mean_nn_distance", m->mean_nn_distance);
@@ -38,4 +39,14 @@ char *msg_metrics(const metrics_t *m)
         return NULL;
     }
     return b.buf; /* malloc'd by the growing buffer */
+}
+
+char *msg_metrics(const metrics_t *m)
+{
+    return metrics_message(m, false);
+}
+
+char *msg_metrics_past(const metrics_t *m)
+{
+    return metrics_message(m, true);
 }

@@ -25,6 +25,7 @@
 #include "sim/lanes.h"
 #include "sim/models.h"
 #include "sim/motion.h"
+#include "sim/olfati_beta.h"
 
 static float sigma_norm(float z2, float eps) { return (sqrtf(1.0f + eps * z2) - 1.0f) / eps; }
 
@@ -281,61 +282,6 @@ void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, cons
     olfati_sense_lanes(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, width, height, out);
 }
 
-/* The relative margin of beta_feedback's quick test of reach. */
-#define BETA_REACH_MARGIN 1e-4f
-
-/* The β-agents of every obstacle within reach: their share of u. Eight
- * obstacles at a time, each lane's arithmetic the scalar one's (IEEE
- * square roots and divisions, bump_lanes the bits of bump_of), and the
- * obstacles' shares added in their order: the same bits as one at a time
- * (and at every x86-64 level: built for each, clones.h). */
-KERNEL_CLONES
-static vec2 beta_feedback(const world_t *w, const olfati_consts_t *k, float px, float py, float vx, float vy)
-{
-    const sim_params_t *p = &w->params;
-    const bool wrap = p->border == BORDER_WRAP;
-    const float r_beta = sqrtf(k->r_beta2), inv_h_beta_span = 1.0f / (1.0f - k->h_beta);
-    const lanes_f zero = {0}, one = zero + 1.0f;
-    vec2 u = {0.0f, 0.0f};
-    for (size_t o0 = 0; o0 < w->n_obstacles; o0 += LANES) {
-        const size_t n = w->n_obstacles - o0 < LANES ? w->n_obstacles - o0 : LANES;
-        lanes_f qx = zero, qy = zero, R = zero; /* q − y, and the radius */
-        lanes_i valid = {0};
-        for (size_t l = 0; l < n; l++) {
-            const obstacle_t *ob = &w->obstacles[o0 + l];
-            qx[l] = px - ob->x, qy[l] = py - ob->y, R[l] = ob->r, valid[l] = -1;
-            if (wrap) qx[l] = motion_wrap_delta(qx[l], w->width), qy[l] = motion_wrap_delta(qy[l], w->height);
-        }
-        /* Its surface beyond r' by a margin (a thousand times rounding's):
-         * no square root or division needed to say so, and the test on h2
-         * below would find the same. */
-        const lanes_f dist2 = qx * qx + qy * qy, margin = BETA_REACH_MARGIN * (R + r_beta);
-        const lanes_f outer = R + r_beta + margin, inner = R - r_beta - margin;
-        lanes_i near = valid & ~((dist2 > outer * outer) | ((inner > 0.0f) & (dist2 < inner * inner)));
-        if (!lanes_any(near)) continue;
-        const lanes_f dist = lanes_sqrt(dist2);
-        near &= dist > 0.0f;
-        const lanes_f ax = qx / dist, ay = qy / dist, mu = R / dist;
-        /* q̂ − q = (R − ‖q − y‖) a: from the agent to the obstacle's surface. */
-        const lanes_f hx = (R - dist) * ax, hy = (R - dist) * ay;
-        const lanes_f h2 = hx * hx + hy * hy;
-        near &= h2 < k->r_beta2;
-        if (!lanes_any(near)) continue;
-        const lanes_f along = vx * ax + vy * ay;
-        const lanes_f phx = mu * (vx - along * ax), phy = mu * (vy - along * ay); /* p̂ = μ (I − a aᵀ) p */
-        const lanes_f z = (lanes_sqrt(one + k->eps * h2) - 1.0f) / k->eps; /* σ-norm */
-        const lanes_f b = bump_lanes(z / k->d_beta_sigma, k->h_beta, inv_h_beta_span);
-        const lanes_f s = z - k->d_beta_sigma;
-        const lanes_f phi_beta = b * (s / lanes_sqrt(one + s * s) - 1.0f);
-        const lanes_f inv = 1.0f / lanes_sqrt(one + k->eps * h2);
-        const lanes_f tx = p->os_c1_beta * phi_beta * hx * inv + p->os_c2_beta * b * (phx - vx);
-        const lanes_f ty = p->os_c1_beta * phi_beta * hy * inv + p->os_c2_beta * b * (phy - vy);
-        for (size_t l = 0; l < n; l++)
-            if (near[l]) u.x += tx[l], u.y += ty[l];
-    }
-    return u;
-}
-
 void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s, finish_batch_t *out)
 {
     const agents_t *a = &w->cur;
@@ -365,7 +311,7 @@ void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const ol
         uy += p->os_c1_gamma * to_ref.y - p->os_c2_gamma * (vy - ref_vy);
     }
     if (p->model == MODEL_OLFATI3) {
-        vec2 beta = beta_feedback(w, k, px, py, vx, vy);
+        vec2 beta = olfati_beta_feedback(w, k, px, py, vx, vy);
         ux += beta.x;
         uy += beta.y;
     }

@@ -72,3 +72,8 @@ test('the token is kept where the viewer finds it', () => {
   assert.equal(store.get('swarmcast.room.K7PXM3QD.token'), 'r_x');
   assert.equal(X.keepRoomToken('K7PXM3QD', 'r_x', { setItem() { throw new Error('full'); } }), false);
 });
+
+test('a run\'s room opens at its first tick (the whole run is on its timeline)', () => {
+  const loc = { href: 'https://example.org:8080/experiment.html?x=1' };
+  assert.equal(X.runRoomHref('/r/K7PXM3QD', loc), 'https://example.org:8080/r/K7PXM3QD?t=0');
+});

@@ -20,6 +20,7 @@ test('every field the server writes into `metrics` has a plot', () => {
   for (const f of ['polarization', 'milling', 'mean_nn_distance', 'min_clearance', 'oscillation']) fields.add(f); // put_real's
   fields.delete('type');
   fields.delete('tick');
+  fields.delete('past'); // the flag of the metrics of a tick of the past, not a metric
   assert.deepEqual([...fields].sort(), METRICS.map((m) => m.key).sort());
 });
 
@@ -53,4 +54,40 @@ test('values are shown with their unit and a sensible precision', () => {
   assert.equal(formatMetric(by('mean_nn_distance'), 14.26), '14.3 u');
   assert.equal(formatMetric(by('agents'), 12000), '12,000');
   assert.equal(formatMetric(by('min_clearance'), null), '—');
+});
+
+test('the moment of a scrubbed tick: the newest row at or before it, placed in time between its rows', () => {
+  const log = new MetricsLog();
+  const polar = METRICS.findIndex((m) => m.key === 'polarization');
+  for (let i = 0; i < 10; i++) log.add(sample(100 + 15 * i, { polarization: i / 10 }), 1000 * i);
+  assert.equal(log.atTick(99), null, 'older than the first row: the page opened later');
+  assert.equal(log.firstTick(), 100);
+  const exact = log.atTick(130);
+  assert.equal(exact.tick, 130);
+  assert.equal(exact.values[polar], 0.2);
+  assert.equal(exact.t, 2);
+  const between = log.atTick(137);
+  assert.equal(between.tick, 130, 'the metrics a viewer read at tick 137');
+  assert.equal(between.values[polar], 0.2);
+  assert.ok(Math.abs(between.t - (2 + 7 / 15)) < 1e-9, 'placed between the rows by its tick');
+  const after = log.atTick(10000);
+  assert.equal(after.tick, 235, 'past the newest row: the newest');
+  assert.equal(after.t, 9);
+});
+
+test('a reset starts the ticks again: the moment is looked up in the newest run only', () => {
+  const log = new MetricsLog();
+  const polar = METRICS.findIndex((m) => m.key === 'polarization');
+  for (let i = 0; i < 5; i++) log.add(sample(1000 + 10 * i, { polarization: 0.9 }), 1000 * i);
+  for (let i = 0; i < 5; i++) log.add(sample(10 * i, { polarization: 0.1 }), 5000 + 1000 * i);
+  assert.equal(log.firstTick(), 0);
+  assert.equal(log.atTick(1020).values[polar], 0.1, 'tick 1020 of the old run is gone with it: the newest run\'s newest row');
+  assert.equal(log.atTick(20).row, 7);
+  // Trimming the oldest rows keeps the run's start in place.
+  const small = new MetricsLog(6);
+  for (let i = 0; i < 5; i++) small.add(sample(1000 + i), i);
+  for (let i = 0; i < 3; i++) small.add(sample(i), 5 + i);
+  assert.equal(small.runStart, 3);
+  assert.equal(small.atTick(1).tick, 1);
+  assert.equal(small.atTick(1004).tick, 2);
 });
