@@ -62,15 +62,24 @@ typedef struct olfati_consts {
     float c_minus_d;                        /* c − d_α */
     float r2;                   /* interaction range squared (Euclidean) */
     float r_beta2, d_beta_sigma, h_beta;
+    /* The pair loop's, from r = √(1 + ε‖d‖²): z − d_α + c = r/ε + shift_offset,
+     * the bump's t = (z/r_α − h_α)/(1 − h_α) − ½ = r·bump_scale − bump_offset,
+     * φ = half_a_plus_b·σ1 + half_a_minus_b. */
+    float shift_offset, bump_scale, bump_offset, half_a_plus_b, half_a_minus_b;
 } olfati_consts_t;
 
 olfati_consts_t olfati_consts(const sim_params_t *p);
 /* Sums over candidates [0, count) of X/Y/VX/VY (relative positions taken
  * from (px, py), shortest displacement when pair_wrap), skipping self (or,
  * when self < 0, whoever is at distance 0) and, when S is given, candidates
- * whose S is not this species. The arrays must be readable LANES − 1
- * entries past count, where X/Y are out of range (SENSE_FAR: the kernel's
- * spans are). */
+ * whose S is not this species. The arrays must be readable 2·LANES − 1
+ * entries past count, the first LANES of them out of range in X/Y
+ * (SENSE_FAR: the kernel's spans are). */
+/* The largest error of those sums against the exact ones (double, libm),
+ * relative to the sum of the terms' sizes (for the gradient Σ max(a, b)
+ * ‖d‖/√(1 + ε‖d‖²), for the consensus Σ |p_j − p_i|₁): float rounding
+ * and the bump's polynomial (bump.h). test_olfati.c checks it. */
+#define OLFATI_PAIR_ERROR 1e-5
 void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
                   bool pair_wrap, float width, float height, olfati_sums_t *out);

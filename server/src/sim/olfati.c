@@ -32,7 +32,14 @@ static float sigma_norm(float z2, float eps) { return (sqrtf(1.0f + eps * z2) - 
 olfati_consts_t olfati_consts(const sim_params_t *p)
 {
     float eps = p->os_eps, a = p->os_a, b = p->os_b;
+    const float inv_eps = 1.0f / eps, inv_r_alpha = 1.0f / sigma_norm(p->os_r * p->os_r, eps);
+    const float inv_h_span = 1.0f / (1.0f - p->os_h_alpha), c = fabsf(a - b) / sqrtf(4.0f * a * b);
     return (olfati_consts_t){
+        .shift_offset = c - sigma_norm(p->os_d * p->os_d, eps) - inv_eps,
+        .bump_scale = inv_eps * inv_r_alpha * inv_h_span,
+        .bump_offset = (inv_eps * inv_r_alpha + p->os_h_alpha) * inv_h_span + 0.5f,
+        .half_a_plus_b = 0.5f * (a + b),
+        .half_a_minus_b = 0.5f * (a - b),
         .eps = eps,
         .r_alpha = sigma_norm(p->os_r * p->os_r, eps),
         .d_alpha = sigma_norm(p->os_d * p->os_d, eps),
@@ -51,67 +58,228 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
     };
 }
 
-/* Eight candidates at a time, one accumulator per lane, the lanes summed
- * in a fixed order at the end (the span is the same whichever thread
- * senses it, so the sums are too). Per pair: two square roots and one
- * division, the constants' divisions done once per step (olfati_consts)
- * and the bump's cosine a polynomial (bump.h), all lane-wise. Every
- * vector is worked out (in a flock most hold a neighbour, and a test per
- * vector mispredicts). The agent itself is the candidate at distance 0,
- * as in the other models (so is one on the very same spot, to which no
- * direction can be given); with positions from the past, its entry self.
- * The arrays must be readable LANES − 1 entries past count, those entries
- * of X/Y out of range (SENSE_FAR in the kernel's spans). */
-KERNEL_CLONES
-void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
-                  const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
-                  bool pair_wrap, float width, float height, olfati_sums_t *out)
-{
-    const lanes_f zero = {0}, one = zero + 1.0f;
-    const float half_w = 0.5f * width, half_h = 0.5f * height;
-    lanes_f gx = zero, gy = zero, cx = zero, cy = zero, nn = zero;
-    for (int32_t j0 = 0; j0 < count; j0 += LANES) {
-        lanes_f dx = lanes_load(X + j0) - px, dy = lanes_load(Y + j0) - py;
-        if (pair_wrap) { /* motion_wrap_delta, lane by lane */
-            dx = lanes_select(dx > half_w, dx - width, lanes_select(dx < -half_w, dx + width, dx));
-            dy = lanes_select(dy > half_h, dy - height, lanes_select(dy < -half_h, dy + height, dy));
-        }
-        const lanes_f d2 = dx * dx + dy * dy;
-        lanes_i in = (d2 < k->r2) & (d2 > 0.0f);
-        if (self >= 0) { /* positions from the past: its own entry is not at distance 0 */
-            lanes_i index;
-            for (int l = 0; l < LANES; l++) index[l] = j0 + l;
-            in = (d2 < k->r2) & (index != self);
-        }
-        /* Another species is no α-neighbour (no lattice, no consensus, not
-         * counted) but its body still repels: the gradient's repulsive
-         * part only, as the potential treats another kind (else two
-         * species gathered at one target pass through each other). */
-        const lanes_i own = S ? in & (lanes_load(S + j0) == species) : in;
-        /* Lanes out of range may hold anything (even NaN): every sum
-         * below keeps only the lanes in range, bit by bit. */
-        const lanes_f root = lanes_sqrt(one + k->eps * d2);  /* √(1 + ε‖d‖²) */
-        const lanes_f z = (root - one) * k->inv_eps;         /* σ-norm */
-        const lanes_f shifted = z + k->c_minus_d;            /* z − d_α + c */
-        const lanes_f hyp = lanes_sqrt(one + shifted * shifted);
-        const lanes_f q = one / (root * hyp);                /* both reciprocals from one division */
-        const lanes_f inv = q * hyp;                         /* 1/root: n_ij = d · inv */
-        const lanes_f phi = 0.5f * (k->a_plus_b * (shifted * (q * root)) + k->a_minus_b);
-        const lanes_f rho = bump_lanes(z * k->inv_r_alpha, k->h_alpha, k->inv_h_span);
-        const lanes_f phi_alpha = rho * lanes_select(own, phi, lanes_select(phi < 0.0f, phi, zero));
-        const lanes_f g = lanes_keep(in, phi_alpha * inv);
-        gx += g * dx;
-        gy += g * dy;
-        cx += lanes_keep(own, rho * (lanes_load(VX + j0) - vx));
-        cy += lanes_keep(own, rho * (lanes_load(VY + j0) - vy));
-        nn += lanes_keep(own, one);
+/* The 16-lane loop: where the build has AVX-512 clones, with GCC (its
+ * target pragma and level names). */
+#if KERNEL_TOP_LEVEL >= 4 && defined(__GNUC__) && !defined(__clang__)
+#define OLFATI_WIDE 1
+#else
+#define OLFATI_WIDE 0
+#endif
+
+/* What N candidates from j0 add to the sums, lane by lane, in vectors V
+ * with masks M of N lanes (lanes.h's 8, wide.h's 16), defined once for
+ * both widths: name_t holds the terms, name(…) works them out.
+ *
+ * Per pair: two square roots and two divisions (1/√(1 + ε‖d‖²) and σ1;
+ * the divider has room for them, and they save four multiplications over
+ * one shared division), the σ-norm and the bump's
+ * argument each one multiply-add from √(1 + ε‖d‖²) (olfati_consts folds
+ * the constants), the bump's cosine a polynomial (bump.h), all lane-wise.
+ * Another species is no α-neighbour (no lattice, no consensus, not
+ * counted) but its body still repels: the gradient's repulsive part only,
+ * as the potential treats another kind (else two species gathered at one
+ * target pass through each other). With positions from the past the
+ * agent's own entry, self, is not at distance 0. Lanes out of range may
+ * hold anything (even NaN): every term keeps only the lanes in range, bit
+ * by bit. The callers pass constants for S, self and pair_wrap in the
+ * common case, so that its loop tests none of them.
+ *
+ * The work is in two halves, so that the loops can start the next
+ * vector's square roots and divisions before the current one's second
+ * half: the chain through them is long (about a hundred cycles), and with
+ * all of it in one iteration the processor's window filled with
+ * instructions waiting on it. */
+#define OLFATI_TERMS_DEFINE(V, M, name, load, vsqrt, bump_reach, ...)                                           \
+    typedef struct name##_near {                                                                              \
+        V dx, dy, root, inv, sigma;                                                                           \
+        M in, own;                                                                                            \
+    } name##_near_t;                                                                                          \
+    typedef struct name {                                                                                     \
+        V gx, gy, cx, cy;                                                                                     \
+        M nn; /* −1 in the lanes of neighbours */                                                             \
+    } name##_t;                                                                                               \
+    /* The first half, up to the division: the long chain of latencies. */                                    \
+    LANES_INLINE name##_near_t name##_near(const olfati_consts_t *k, const float *X, const float *Y,          \
+                                           const float *S, float species, int32_t j0, int32_t self, float px, \
+                                           float py, bool pair_wrap, float width, float height)               \
+    {                                                                                                         \
+        const V zero = {0}, one = zero + 1.0f;                                                                \
+        const float half_w = 0.5f * width, half_h = 0.5f * height;                                            \
+        V dx = load(X + j0) - px, dy = load(Y + j0) - py;                                                     \
+        if (pair_wrap) { /* motion_wrap_delta, lane by lane */                                                \
+            const M over_x = dx > half_w, under_x = dx < -half_w, over_y = dy > half_h, under_y = dy < -half_h; \
+            dx = (V)(((M)(dx - width) & over_x) | ((M)(dx + width) & under_x) | ((M)dx & ~(over_x | under_x))); \
+            dy = (V)(((M)(dy - height) & over_y) | ((M)(dy + height) & under_y) | ((M)dy & ~(over_y | under_y))); \
+        }                                                                                                     \
+        const V d2 = dx * dx + dy * dy;                                                                       \
+        const M lane = {__VA_ARGS__};                                                                         \
+        const M in = (d2 < k->r2) & (self >= 0 ? (lane + j0) != self : d2 > 0.0f);                            \
+        const V root = vsqrt(one + k->eps * d2);                /* √(1 + ε‖d‖²) */                             \
+        const V shifted = root * k->inv_eps + k->shift_offset;  /* z − d_α + c, z the σ-norm */                \
+        return (name##_near_t){                                                                               \
+            .dx = dx, .dy = dy, .root = root,                                                                 \
+            .inv = one / root,                                     /* n_ij = d · inv */                        \
+            .sigma = shifted / vsqrt(one + shifted * shifted),     /* σ1(z − d_α + c) */                       \
+            .in = in, .own = S ? in & (load(S + j0) == species) : in,                                         \
+        };                                                                                                    \
+    }                                                                                                         \
+    /* The second half; several: S was given. */                                                              \
+    LANES_INLINE name##_t name(const olfati_consts_t *k, const name##_near_t *n, const float *VX,             \
+                               const float *VY, bool several, int32_t j0, float vx, float vy)                 \
+    {                                                                                                         \
+        const M in = n->in, own = n->own;                                                                     \
+        const V phi = k->half_a_plus_b * n->sigma + k->half_a_minus_b;                                        \
+        const V rho = bump_reach(n->root * k->bump_scale - k->bump_offset);                                   \
+        /* the other species' lanes: only a repulsive φ */                                                     \
+        const V phi_kept = several ? (V)(((M)phi & own) | ((M)phi & (phi < 0.0f) & ~own)) : phi;              \
+        const V g = (V)((M)(rho * phi_kept * n->inv) & in);                                                   \
+        return (name##_t){                                                                                    \
+            .gx = g * n->dx,                                                                                  \
+            .gy = g * n->dy,                                                                                  \
+            .cx = (V)((M)(rho * (load(VX + j0) - vx)) & own),                                                 \
+            .cy = (V)((M)(rho * (load(VY + j0) - vy)) & own),                                                 \
+            .nn = own,                                                                                        \
+        };                                                                                                    \
     }
-    const quad_f q0 = lanes_sum4(gx, gy, cx, cy), q1 = lanes_sum4(nn, zero, zero, zero);
+
+OLFATI_TERMS_DEFINE(lanes_f, lanes_i, olfati_terms, lanes_load, lanes_sqrt, bump_reach_lanes, 0, 1, 2, 3, 4, 5, 6, 7)
+
+/* The sums as 8-lane vectors: candidate j goes to lane j mod 8 of the
+ * first set when j mod 16 < 8, else of the second; each lane in order of
+ * j. The two sets are added, then the lanes in a fixed order (the span is
+ * the same whichever thread senses it, so the sums are too, and the same
+ * at either width: a 16-lane accumulator is the two sets side by side). */
+typedef struct olfati_acc {
+    lanes_f gx, gy, cx, cy;
+    lanes_i nn; /* minus the neighbours: each adds its mask, −1 */
+} olfati_acc_t;
+
+static inline void olfati_acc_out(const olfati_acc_t *lo, const olfati_acc_t *hi, olfati_sums_t *out)
+{
+    const quad_f q0 = lanes_sum4(lo->gx + hi->gx, lo->gy + hi->gy, lo->cx + hi->cx, lo->cy + hi->cy);
     out->grad_x += q0[0];
     out->grad_y += q0[1];
     out->cons_x += q0[2];
     out->cons_y += q0[3];
-    out->neighbours += (int)q1[0];
+    const lanes_i nn = lo->nn + hi->nn;
+    for (int l = 0; l < LANES; l++) out->neighbours -= nn[l];
+}
+
+/* Sums over the span, eight candidates at a time, in two sets. */
+LANES_INLINE void olfati_span_lanes(const olfati_consts_t *k, const float *X, const float *Y, const float *VX,
+                                    const float *VY, const float *S, float species, int32_t count, int32_t self,
+                                    float px, float py, float vx, float vy, bool pair_wrap, float width,
+                                    float height, olfati_sums_t *out)
+{
+    olfati_acc_t lo = {0}, hi = {0};
+    const bool several = S != NULL;
+    int32_t j0 = 0;
+    if (count > 0) {
+        olfati_terms_near_t n = olfati_terms_near(k, X, Y, S, species, 0, self, px, py, pair_wrap, width, height);
+        for (; j0 + LANES < count; j0 += 2 * LANES) { /* a vector for each set */
+            const olfati_terms_near_t m =
+                olfati_terms_near(k, X, Y, S, species, j0 + LANES, self, px, py, pair_wrap, width, height);
+            const olfati_terms_t t = olfati_terms(k, &n, VX, VY, several, j0, vx, vy);
+            lo.gx += t.gx, lo.gy += t.gy, lo.cx += t.cx, lo.cy += t.cy, lo.nn += t.nn;
+            /* (past the end this reads at most 2·LANES − 1 entries on, and is not used) */
+            n = olfati_terms_near(k, X, Y, S, species, j0 + 2 * LANES, self, px, py, pair_wrap, width, height);
+            const olfati_terms_t u = olfati_terms(k, &m, VX, VY, several, j0 + LANES, vx, vy);
+            hi.gx += u.gx, hi.gy += u.gy, hi.cx += u.cx, hi.cy += u.cy, hi.nn += u.nn;
+        }
+        if (j0 < count) { /* the last up to LANES */
+            const olfati_terms_t t = olfati_terms(k, &n, VX, VY, several, j0, vx, vy);
+            lo.gx += t.gx, lo.gy += t.gy, lo.cx += t.cx, lo.cy += t.cy, lo.nn += t.nn;
+        }
+    }
+    olfati_acc_out(&lo, &hi, out);
+}
+
+KERNEL_CLONES
+static void olfati_sense_lanes(const olfati_consts_t *k, const float *X, const float *Y, const float *VX,
+                               const float *VY, const float *S, float species, int32_t count, int32_t self, float px,
+                               float py, float vx, float vy, bool pair_wrap, float width, float height,
+                               olfati_sums_t *out)
+{
+    if (!S && self < 0 && !pair_wrap)
+        olfati_span_lanes(k, X, Y, VX, VY, NULL, 0.0f, count, -1, px, py, vx, vy, false, width, height, out);
+    else
+        olfati_span_lanes(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, width, height, out);
+}
+
+#if OLFATI_WIDE
+/* Sixteen candidates at a time, in one AVX-512 register (wide.h): each
+ * instruction does the work of two 8-lane ones. Everything 16 lanes wide
+ * is compiled for AVX-512 from the start (GCC lowers a comparison of a
+ * vector wider than the target's lane by lane, before inlining), and only
+ * runs where the CPU has it; the other levels keep the 8-lane loop. */
+#pragma GCC push_options
+#pragma GCC target("arch=x86-64-v4")
+#include "sim/wide.h"
+BUMP_DEFINE(wide_f, wide_i, bump_cos_wide, bump_wide, bump_reach_wide)
+OLFATI_TERMS_DEFINE(wide_f, wide_i, olfati_terms_wide, wide_load, wide_sqrt, bump_reach_wide, 0, 1, 2, 3, 4, 5, 6,
+                    7, 8, 9, 10, 11, 12, 13, 14, 15)
+
+LANES_INLINE void olfati_span_wide(const olfati_consts_t *k, const float *X, const float *Y,
+                                                      const float *VX, const float *VY, const float *S,
+                                                      float species, int32_t count, int32_t self, float px, float py,
+                                                      float vx, float vy, bool pair_wrap, float width, float height,
+                                                      olfati_sums_t *out)
+{
+    const wide_f zero = {0};
+    const bool several = S != NULL;
+    wide_f gx = zero, gy = zero, cx = zero, cy = zero;
+    wide_i nn = {0};
+    int32_t j0 = 0;
+    olfati_terms_wide_near_t n = {0};
+    if (count > 0) n = olfati_terms_wide_near(k, X, Y, S, species, 0, self, px, py, pair_wrap, width, height);
+    for (; j0 + LANES < count; j0 += WIDE) { /* both halves hold a candidate */
+        olfati_terms_wide_near_t m = n;
+        if (j0 + WIDE < count) /* the next vector's first half (else it would read too far) */
+            m = olfati_terms_wide_near(k, X, Y, S, species, j0 + WIDE, self, px, py, pair_wrap, width, height);
+        const olfati_terms_wide_t t = olfati_terms_wide(k, &n, VX, VY, several, j0, vx, vy);
+        gx += t.gx, gy += t.gy, cx += t.cx, cy += t.cy, nn += t.nn;
+        n = m;
+    }
+    olfati_acc_t lo = {wide_lo(gx), wide_lo(gy), wide_lo(cx), wide_lo(cy), (lanes_i)wide_lo((wide_f)nn)};
+    const olfati_acc_t hi = {wide_hi(gx), wide_hi(gy), wide_hi(cx), wide_hi(cy), (lanes_i)wide_hi((wide_f)nn)};
+    if (j0 < count) { /* the last up to LANES: the low half only (the high one reads what may be anything) */
+        const olfati_terms_wide_t t = olfati_terms_wide(k, &n, VX, VY, several, j0, vx, vy);
+        lo.gx += wide_lo(t.gx), lo.gy += wide_lo(t.gy), lo.cx += wide_lo(t.cx), lo.cy += wide_lo(t.cy);
+        lo.nn += (lanes_i)wide_lo((wide_f)t.nn);
+    }
+    olfati_acc_out(&lo, &hi, out);
+}
+
+static void olfati_sense_wide(const olfati_consts_t *k, const float *X, const float *Y,
+                                                 const float *VX, const float *VY, const float *S, float species,
+                                                 int32_t count, int32_t self, float px, float py, float vx, float vy,
+                                                 bool pair_wrap, float width, float height, olfati_sums_t *out)
+{
+    if (!S && self < 0 && !pair_wrap)
+        olfati_span_wide(k, X, Y, VX, VY, NULL, 0.0f, count, -1, px, py, vx, vy, false, width, height, out);
+    else
+        olfati_span_wide(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, width, height, out);
+}
+#pragma GCC pop_options
+#endif
+
+/* The agent itself is the candidate at distance 0, as in the other models
+ * (so is one on the very same spot, to which no direction can be given).
+ * Every vector is worked out (in a flock most hold a neighbour, and a test
+ * per vector mispredicts). The arrays must be readable 2·LANES − 1 entries
+ * past count, the first LANES of them of X/Y out of range (SENSE_FAR in
+ * the kernel's spans). */
+void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
+                  const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
+                  bool pair_wrap, float width, float height, olfati_sums_t *out)
+{
+#if OLFATI_WIDE
+    if (__builtin_cpu_supports("x86-64-v4")) {
+        olfati_sense_wide(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, width, height, out);
+        return;
+    }
+#endif
+    olfati_sense_lanes(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, width, height, out);
 }
 
 void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s, finish_batch_t *out)
