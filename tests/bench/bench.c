@@ -200,9 +200,9 @@ static int versus_reynolds(int model, size_t n, bool crowd, float density, versu
     for (int s = -2; s < samples; s++) /* two warm-up steps each */
         for (int k = 0; k < 2; k++) {
             if (crowd) pack_crowd(&w[k]);
-            const double t0 = now_ms();
+            const double t0 = thread_cpu_ms(); /* a one-thread world steps on this thread */
             world_step(&w[k]);
-            if (s >= 0) t[k][s] = now_ms() - t0;
+            if (s >= 0) t[k][s] = thread_cpu_ms() - t0;
         }
     for (int k = 0; k < 2; k++) {
         out->ns[k] = median(t[k], samples) * 1e6 / (double)n; /* sorts t[k] */
@@ -247,8 +247,8 @@ static void versus_header(void)
 static int versus_tables(void)
 {
     printf("\nEvery model against Reynolds, one thread, kernels %s. Each row steps Reynolds and the model\n"
-           "alternately (medians of %d steps each; also the ratio of the fastest step of each, the least disturbed\n"
-           "on a busy machine), so the ratio is of one moment's machine. Normal flock: %d\n"
+           "alternately, timed in the thread's CPU time (medians of %d steps each; also the ratio of the fastest step\n"
+           "of each), so that neither a change of load nor waiting for a core falls on one side. Normal flock: %d\n"
            "agents, wrap borders, at the default density (about ten Reynolds neighbours) and at the density where\n"
            "the model has as many neighbours as Reynolds; Reynolds always at the default density.\n\n",
            kernel_isa(), VERSUS_SAMPLES, VERSUS_AGENTS);
