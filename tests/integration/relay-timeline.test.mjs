@@ -289,6 +289,25 @@ suite('the timeline through a relay', { skip }, () => {
     assert.equal(v.ws.readyState, 1, 'the same connection');
   });
 
+  test('a share the simulation never ended (it restarted): a viewer coming to the relay afterwards watches live', T, async () => {
+    const op = track(await connectV2(sim.wsUrl));
+    const follower = track(await connectV2(relay.wsUrl));
+    await follower.waitFrame((f) => f.tick > 0, 'a live frame at the relay');
+    await timeline(op, { op: 'pause' });
+    await timeline(op, { op: 'share' });
+    await follower.waitText((m) => m.type === 'timeline' && m.why === 'shared', 'the relay viewer follows the share');
+    await sim.stop({ signal: 'SIGKILL' });
+    sim = await startServer({ agents: AGENTS, seed: 5,
+      args: ['--nats', nats.url, '--rate-scale', '10', '--keyframe-seconds', '0.5', '--timeline-seats', String(SEATS)] });
+    const from = follower.frames.length;
+    await follower.waitFrame((f, i) => i > from + 10, 'the follower live again', { from, timeoutMs: 30000 });
+    // The restarted simulation will never end that share: a newcomer must
+    // not follow it (before, it got the shared frame and then nothing).
+    const late = track(await connectV2(relay.wsUrl));
+    await late.waitFrame((f, i) => i > 10, 'a newcomer\'s live frames', { timeoutMs: 30000 });
+    assert.equal(late.texts.filter((m) => m.type === 'timeline' && m.why === 'shared').length, 0, 'not told of a share');
+  });
+
   test('the relay and the simulation exit 0 on SIGTERM while a relay viewer scrubs (under ASan: nothing leaked)', T, async () => {
     const last = track(await connectV2(relay.wsUrl));
     const paused = await timeline(last, { op: 'pause' });

@@ -87,3 +87,36 @@ test('a seek brings the metrics live viewers read at that tick, to the scrubber 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('across a reset the metrics of the past are of the place shown: the old world\'s before it, the new one\'s after', T, async () => {
+  const server = await startServer({ agents: 300, seed: 4, args: ['--rate-scale', '10'] });
+  try {
+    const live = await connectV2(server.wsUrl);
+    const scrub = await connectV2(server.wsUrl);
+    const liveRows = () => live.texts.filter((m) => m.type === 'metrics' && !m.past);
+    await live.waitFor(() => liveRows().length >= 4 || undefined, 'four metrics messages', { timeoutMs: 15000 });
+    const before = liveRows()[2];
+    assert.equal(before.agents, 300);
+    const ack = await scrub.command({ type: 'reset', seed: 77, agents: 100 });
+    // The new world's rows: its tick k is the place base + k; wait until
+    // live viewers have read two of them.
+    await live.waitFor(() => liveRows().filter((m) => m.agents === 100).length >= 2 || undefined, 'two rows of the new world',
+      { timeoutMs: 15000 });
+    const after = liveRows().filter((m) => m.agents === 100)[1];
+    const place = ack.tick + after.tick; // the reset put the new world's tick 0 at the old world's tick
+    // Before the reset: the old world's row, at its own place (the world's
+    // ticks there are places too).
+    const old = await seekMetrics(scrub, before.tick);
+    assert.equal(old.tick, before.tick);
+    assert.deepEqual(valuesOf(old), valuesOf(before));
+    // After it: the new world's row, named by its place, not by the tick
+    // the old world also had.
+    const now = await seekMetrics(scrub, place);
+    assert.equal(now.tick, place);
+    assert.deepEqual(valuesOf(now), valuesOf(after));
+    scrub.close();
+    live.close();
+  } finally {
+    await server.stop();
+  }
+});

@@ -287,6 +287,9 @@ void past_metrics_open(room_t *r, uint64_t ticks);
  * on the thread making the room: the metrics of that tick are kept, as
  * often as live viewers get them (room->metrics is the working memory). */
 void past_metrics_stepped(room_t *r, const world_t *w);
+/* Sim thread (or the thread making the room): keeps m, computed of the
+ * present world, as the row of its place on the timeline. */
+void past_metrics_keep(room_t *r, const metrics_t *m);
 /* Loop thread: a seat's viewer shown tick `tick` of the past is sent the
  * metrics of it ({"type":"metrics","past":true,…}), once per row. */
 void past_metrics_send(room_t *r, int seat, size_t slot, uint32_t client_id, uint64_t tick);

@@ -1,5 +1,5 @@
 /* past_metrics: the loop's side of the metrics of the past. The room keeps
- * the metrics it computed by tick (timeline/metrics_past.h: the live
+ * the metrics it computed by place, as frames of the past are (timeline/metrics_past.h: the live
  * broadcasts, and a run's stepped into the past when its room was made); a
  * viewer looking at a tick of the past is sent the row of that moment, so
  * that the page's plots give the values a live viewer read then, also for
@@ -40,7 +40,18 @@ void past_metrics_stepped(room_t *r, const world_t *w)
     metrics_t m;
     metrics_config_t mc = metrics_default_config(w);
     mc.max_pairs = room_metrics_config(r).max_pairs;
-    if (metrics_compute(&r->metrics, w, &mc, &m) == 0) metrics_past_add(r->metrics_past, &m);
+    if (metrics_compute(&r->metrics, w, &mc, &m) == 0) past_metrics_keep(r, &m);
+}
+
+/* Rows are kept by place, as the frames of the past are (history.h): the
+ * past spans resets, and after one the world's tick k is place base + k,
+ * another moment than tick k before it. */
+void past_metrics_keep(room_t *r, const metrics_t *m)
+{
+    if (!r->metrics_past || !r->history) return;
+    metrics_t at = *m;
+    at.tick = history_place_of(r->history, m->tick);
+    metrics_past_add(r->metrics_past, &at);
 }
 
 void past_metrics_send(room_t *r, int seat, size_t slot, uint32_t client_id, uint64_t tick)

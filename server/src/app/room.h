@@ -136,7 +136,7 @@ typedef struct room_setup {
     const summary_t *copy;     /* ROOM_FROM_WORLD: the parameters, seed and population to copy */
     const char *scenario_path; /* ROOM_FROM_SCENARIO */
     bool whole_run;            /* ROOM_FROM_SCENARIO: step the scenario's run (its steps) into the
-                                  room's past now (within RUN_PAST_MAX_SECONDS), and pause there */
+                                  room's past (on its thread, sim_thread.c), and pause there */
 } room_setup_t;
 
 /* A room in place index of app->rooms, its world built as setup says, its

@@ -173,7 +173,7 @@ static void broadcast_metrics(room_t *r)
     metrics_config_t mc = room_metrics_config(r);
     if (metrics_compute(&r->metrics, &r->world, &mc, &m) == 0) {
         replies_push(&r->produced, 0, 0, LATEST_METRICS, msg_metrics(&m));
-        metrics_past_add(r->metrics_past, &m); /* what a viewer of this tick's past is told */
+        past_metrics_keep(r, &m); /* what a viewer of this tick's past is told */
     }
     uint64_t took = now_ns() - start;
     r->metrics_not_before_ns = start + (uint64_t)((double)took / METRICS_TIME_SHARE);

@@ -117,6 +117,11 @@ void relay_scrub_all_live(relay_t *r)
         if (c->scrubbing) relay_send_envelope(r, BRIDGE_TEXT, s, live, sizeof live - 1);
         relay_scrub_live(r, s);
     }
+    /* A share's end may never come (a restarted simulation numbers its
+     * shares from 1 again, and a lost message is lost): newcomers must
+     * not follow a share nobody ends. */
+    for (size_t i = 0; i < r->n_rooms_max; i++)
+        if (r->rooms[i]) relay_share_forget(r->rooms[i]);
 }
 
 void relay_scrub_left(relay_t *r, size_t slot) { stop(r, &r->clients[slot]); }

@@ -227,6 +227,14 @@ void history_applied(history_t *h, uint64_t tick, const sim_cmd_t *cmd, const wo
     pthread_mutex_unlock(&h->lock);
 }
 
+uint64_t history_place_of(history_t *h, uint64_t tick)
+{
+    pthread_mutex_lock(&h->lock);
+    uint64_t place = h->base + tick;
+    pthread_mutex_unlock(&h->lock);
+    return place;
+}
+
 void history_get_stats(history_t *h, history_stats_t *out)
 {
     pthread_mutex_lock(&h->lock);

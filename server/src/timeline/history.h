@@ -112,6 +112,8 @@ void history_applied(history_t *h, uint64_t tick, const sim_cmd_t *cmd, const wo
 
 /* Any thread. */
 void history_get_stats(history_t *h, history_stats_t *out);
+/* The place of the present world's tick `tick` (base + tick). */
+uint64_t history_place_of(history_t *h, uint64_t tick);
 
 /* The plan for the world at place target (any thread). A caller whose
  * world is of epoch have_epoch at place have_pos with commands applied up
