@@ -26,13 +26,6 @@
 #define CROWD_SIDE 40.0f
 #define STEPS 8
 
-static double cpu_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
 /* Every agent back in the crowd's square, flying every which way (as
  * swarmcast-bench packs it: the same positions and velocities). */
 static void crowd_again(world_t *w)
@@ -81,9 +74,9 @@ int main(int argc, char **argv)
         for (int k = 0; k < 2; k++)
             for (int s = 0; s < STEPS; s++) {
                 if (crowd) crowd_again(&w[k]);
-                const double t0 = cpu_ms();
+                const double t0 = thread_cpu_ms();
                 world_step(&w[k]);
-                t[k][r * STEPS + s] = cpu_ms() - t0;
+                t[k][r * STEPS + s] = thread_cpu_ms() - t0;
             }
     double best[2], mid[2], nb[2];
     for (int k = 0; k < 2; k++) {
