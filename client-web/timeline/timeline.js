@@ -15,6 +15,10 @@ import { el, button } from '../dom.js';
 // A drag sends at most this many seeks a second (the server works on the
 // newest one anyway, and each costs a message of the budget).
 const SEEKS_PER_S = 8;
+// While the page shows the past, the kept window goes on changing (live
+// ticks come, old ones go, a run's room is still stepping its run): the
+// page asks for it this often, so that the bar's ends stay true.
+const WINDOW_POLL_MS = 1000;
 
 // The keyboard's owner is the page; a key in a form field is not ours.
 function isFormControl(target) {
@@ -30,6 +34,7 @@ export function createTimeline({ root, send, location = window.location, keyTarg
   let pendingSeek = null;
   let lastSeekAt = 0;
   let seekTimer = null;
+  let windowTimer = null;
   let wantTick = tickFromSearch(location.search);
 
   const back = button('tl-step', '◀ 1', 'one tick back');
@@ -65,6 +70,17 @@ export function createTimeline({ root, send, location = window.location, keyTarg
     share.disabled = state.mode === 'live' || state.mode === 'following';
     label.textContent = state.error ? state.error : describe(state);
     root.dataset.mode = state.mode;
+    followWindow();
+  }
+
+  function followWindow() {
+    const away = state.available && state.mode !== 'live';
+    if (away && !windowTimer) {
+      windowTimer = setInterval(() => send(timelineCommand('window')), WINDOW_POLL_MS);
+    } else if (!away && windowTimer) {
+      clearInterval(windowTimer);
+      windowTimer = null;
+    }
   }
 
   function seekNow() {

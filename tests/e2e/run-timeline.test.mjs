@@ -48,7 +48,10 @@ test('a run chosen on the results page opens in a new tab with its whole run on 
     && window.swarmcast?.connected && window.swarmcast.timeline?.available
     && window.swarmcast.timeline.mode === 'paused' && window.swarmcast.tick === 0,
   null, 'the run\'s room at tick 0', WAIT_MS);
-  // … with the whole run on the timeline, from its first tick to its last.
+  // … with the whole run on the timeline, from its first tick to its last
+  // (the room's thread steps it, a slice every tick: the bar's end follows).
+  await waitInPage(tab, (steps) => Number(document.querySelector('#timeline .tl-slider').max) === steps, STEPS,
+    'the bar to reach the run\'s last tick', WAIT_MS);
   const bar = await tab.evaluate(() => {
     const slider = document.querySelector('#timeline .tl-slider');
     return { min: Number(slider.min), max: Number(slider.max), shown: !document.querySelector('#timeline').hidden };
