@@ -39,7 +39,6 @@
 #include "sim/capacity.h"
 #include "sim/clones.h"
 #include "sim/kernel_isa.h"
-#include "sim/prng.h"
 #include "sim/world.h"
 
 #define MAX_SAMPLES 64
@@ -126,20 +125,9 @@ static void usage(void)
 #define CROWD_SIDE 40.0f
 #define CROWD_SAMPLES 9
 
-/* Packs every agent (by id) back into the crowd, flying every which way,
- * so that each timed step starts from the same state (a crowd disperses). */
-static void pack_crowd(world_t *w)
-{
-    for (size_t i = 0; i < w->n; i++) {
-        const uint32_t id = w->cur.id[i];
-        const float heading = 6.28318531f * prng_hash_unit(1, 2, id, 0), speed = 50.0f + 100.0f * prng_hash_unit(1, 3, id, 0);
-        w->cur.x[i] = 0.5f * (w->width - CROWD_SIDE) + CROWD_SIDE * prng_hash_unit(1, 0, id, 0);
-        w->cur.y[i] = 0.5f * (w->height - CROWD_SIDE) + CROWD_SIDE * prng_hash_unit(1, 1, id, 0);
-        w->cur.vx[i] = speed * cosf(heading);
-        w->cur.vy[i] = speed * sinf(heading);
-    }
-    world_agents_placed(w);
-}
+/* Every agent (by id) back into the crowd, flying every which way, so that
+ * each timed step starts from the same state (a crowd disperses). */
+static void pack_crowd(world_t *w) { capacity_pack_crowd(w, 0.5f * w->width, 0.5f * w->height, CROWD_SIDE); }
 
 /* Median ms of a crowd's step, packed again before each. */
 static double time_crowd_steps(world_t *w)

@@ -17,29 +17,14 @@
 #include <time.h>
 
 #include "bench_time.h"
+#include "sim/capacity.h"
 #include "sim/params.h"
-#include "sim/prng.h"
 #include "sim/world.h"
 
 #define FLOCK_AGENTS 100000
 #define CROWD_AGENTS 20000
 #define CROWD_SIDE 40.0f
 #define STEPS 8
-
-/* Every agent back in the crowd's square, flying every which way (as
- * swarmcast-bench packs it: the same positions and velocities). */
-static void crowd_again(world_t *w)
-{
-    for (size_t i = 0; i < w->n; i++) {
-        const uint32_t id = w->cur.id[i];
-        const float heading = 6.28318531f * prng_hash_unit(1, 2, id, 0);
-        const float speed = 50.0f + 100.0f * prng_hash_unit(1, 3, id, 0);
-        w->cur.x[i] = 0.5f * (w->width - CROWD_SIDE) + CROWD_SIDE * prng_hash_unit(1, 0, id, 0);
-        w->cur.y[i] = 0.5f * (w->height - CROWD_SIDE) + CROWD_SIDE * prng_hash_unit(1, 1, id, 0);
-        w->cur.vx[i] = speed * cosf(heading), w->cur.vy[i] = speed * sinf(heading);
-    }
-    world_agents_placed(w);
-}
 
 static int make_world(world_t *w, int model, bool crowd)
 {
@@ -67,13 +52,13 @@ int main(int argc, char **argv)
     if (make_world(&w[0], MODEL_REYNOLDS, crowd) || make_world(&w[1], model, crowd)) return 1;
     double t[2][50 * STEPS];
     for (int k = 0; k < 2; k++) { /* warm-up */
-        if (crowd) crowd_again(&w[k]);
+        if (crowd) capacity_pack_crowd(&w[k], 0.5f * w[k].width, 0.5f * w[k].height, CROWD_SIDE);
         world_step(&w[k]);
     }
     for (int r = 0; r < rounds; r++)
         for (int k = 0; k < 2; k++)
             for (int s = 0; s < STEPS; s++) {
-                if (crowd) crowd_again(&w[k]);
+                if (crowd) capacity_pack_crowd(&w[k], 0.5f * w[k].width, 0.5f * w[k].height, CROWD_SIDE);
                 const double t0 = thread_cpu_ms();
                 world_step(&w[k]);
                 t[k][r * STEPS + s] = thread_cpu_ms() - t0;
