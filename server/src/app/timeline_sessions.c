@@ -362,9 +362,18 @@ void timeline_deliver(room_t *r)
     }
 }
 
+/* Whether the viewer in slot k is a relay's and watches live: no seat, and
+ * no share running (its relay makes every viewer watching live follow a
+ * share, and tells them the base when it ends: its text is made then). */
+static bool relay_viewer_live(room_t *r, size_t k)
+{
+    return r->slot_client[k] && r->slot_seat[k] < 0 && is_remote(r->app, k) && r->shared_seat < 0;
+}
+
 /* After a reset the live world's ticks start again while the timeline goes
  * on: everyone watching live is told the new base, so that a page places
- * the live frames (base + their tick) on its timeline. */
+ * the live frames (base + their tick) on its timeline — a relay's viewers
+ * too, through their relay. */
 static void tell_reset(room_t *r)
 {
     history_stats_t w;
@@ -372,7 +381,8 @@ static void tell_reset(room_t *r)
     if (w.base == r->base_told) return;
     r->base_told = w.base;
     for (size_t k = 0; k < r->app->n_slots; k++)
-        if (watches_live(r, k) && !r->following[k]) tell_state(r, k, r->slot_client[k], NULL, "reset");
+        if ((watches_live(r, k) && !r->following[k]) || relay_viewer_live(r, k))
+            tell_state(r, k, r->slot_client[k], NULL, "reset");
 }
 
 void timeline_follow_views(room_t *r)
