@@ -98,6 +98,23 @@ void timeline_close(room_t *r)
     r->shared_seat = -1;
 }
 
+void timeline_destroy(room_t *r)
+{
+    timeline_close(r);
+    history_destroy(r->history);
+    r->history = NULL;
+    free(r->slot_seat);
+    free(r->scrub_next);
+    free(r->scrub_sent);
+    free(r->following);
+    free(r->shared_sent);
+    free(r->share_untold);
+    r->slot_seat = NULL;
+    r->scrub_next = r->scrub_sent = NULL;
+    r->following = r->share_untold = NULL;
+    r->shared_sent = NULL;
+}
+
 /* ---- answers --------------------------------------------------------------- */
 
 static void send_text(room_t *r, size_t slot, uint32_t client_id, char *text)
