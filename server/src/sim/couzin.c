@@ -72,38 +72,53 @@ typedef struct couzin_acc {
     int n_rep, n_ori, n_att;
 } couzin_acc_t;
 
-/* Adds the eight candidates from j0 to one set. Each call site passes
- * constants for `general` (a self to leave out by index, species or
- * per-pair wrapping may occur) and `blind`, so that the common case (none
- * of them) runs a loop with no tests of them inside; every variant gives
- * the same bits. */
-LANES_INLINE void couzin_block(couzin_set_t *set, lanes_i *nr, lanes_i *no, lanes_i *na, const couzin_consts_t *k,
-                              const float *X, const float *Y, const float *VX, const float *VY, const float *S,
-                              float species, int32_t j0, int32_t self, float px, float py, float hx, float hy,
-                              bool pair_wrap, float width, float height, const bool general, const bool blind)
+/* Where the eight candidates from j0 are: their offsets, squared distances
+ * and inverse distances. */
+typedef struct couzin_where {
+    lanes_f dx, dy, d2, inv;
+} couzin_where_t;
+
+LANES_INLINE couzin_where_t couzin_where(const float *X, const float *Y, int32_t j0, float px, float py,
+                                         bool pair_wrap, float width, float height, const bool general)
 {
     const lanes_f one = (lanes_f){0} + 1.0f;
     const float half_w = 0.5f * width, half_h = 0.5f * height;
-    couzin_set_t a = *set;
     lanes_f dx = lanes_load(X + j0) - px, dy = lanes_load(Y + j0) - py;
     if (general && pair_wrap) { /* motion_wrap_delta, lane by lane */
         dx = lanes_select(dx > half_w, dx - width, lanes_select(dx < -half_w, dx + width, dx));
         dy = lanes_select(dy > half_h, dy - height, lanes_select(dy < -half_h, dy + height, dy));
     }
     const lanes_f d2 = dx * dx + dy * dy;
+    /* Lanes out of range may divide by zero: masked out bit by bit. */
+    return (couzin_where_t){dx, dy, d2, one / lanes_sqrt(d2)};
+}
+
+/* Adds the eight candidates from j0, at `at`, to one set. Each call site
+ * passes constants for `general` (a self to leave out by index, species
+ * or per-pair wrapping may occur) and `blind`, so that the common case
+ * (none of them) runs a loop with no tests of them inside; every variant
+ * gives the same bits. */
+LANES_INLINE void couzin_block(couzin_set_t *set, lanes_i *nr, lanes_i *no, lanes_i *na, const couzin_consts_t *k,
+                              const couzin_where_t *at, const float *VX, const float *VY, const float *S,
+                              float species, int32_t j0, int32_t self, float hx, float hy, const bool general,
+                              const bool blind)
+{
+    couzin_set_t a = *set;
+    const lanes_f d2 = at->d2;
     /* Distance 0 is the agent itself (or one on the very same spot, which
      * no zone can place); self is its entry when positions are from the
-     * past. Past count the positions are out of range. */
-    lanes_i in = (d2 > 0.0f) & (d2 < k->ra2);
+     * past. Past count the positions are out of range. With a blind angle
+     * distance 0 needs no test of its own: its r̂ is 0·∞ = NaN, which the
+     * field of perception's compare below leaves out. */
+    lanes_i in = d2 < k->ra2;
+    if (!blind) in &= d2 > 0.0f;
     if (general && self >= 0) {
         lanes_i index;
         for (int l = 0; l < LANES; l++) index[l] = j0 + l;
         in &= index != self;
     }
     if (general && S) in &= lanes_load(S + j0) == species;
-    /* Lanes out of range may divide by zero: masked out bit by bit. */
-    const lanes_f inv = one / lanes_sqrt(d2);
-    const lanes_f ux = dx * inv, uy = dy * inv;
+    const lanes_f ux = at->dx * at->inv, uy = at->dy * at->inv;
     if (blind) in &= hx * ux + hy * uy >= k->cos_half; /* inside the field of perception */
     const lanes_i near = d2 < k->rr2, rep = in & near;
     const lanes_i beyond = in & ~near; /* orientation or attraction */
@@ -122,17 +137,25 @@ LANES_INLINE void couzin_block(couzin_set_t *set, lanes_i *nr, lanes_i *no, lane
 
 /* Adds candidates [0, count): blocks of eight, alternately to set 0 and
  * set 1. One pass per set, so that only one set's sums are live (AVX2 has
- * sixteen vector registers). */
+ * sixteen vector registers). Each step works out where the next block is
+ * before it adds this one, so that the square root and division of one
+ * overlap the sums of the other. */
 LANES_INLINE void couzin_span(couzin_acc_t *acc, const couzin_consts_t *k, const float *X, const float *Y,
                              const float *VX, const float *VY, const float *S, float species, int32_t count,
                              int32_t self, float px, float py, float hx, float hy, bool pair_wrap, float width,
                              float height, const bool general, const bool blind)
 {
     lanes_i nr = {0}, no = {0}, na = {0};
-    for (int set = 0; set < 2; set++)
-        for (int32_t j0 = set * LANES; j0 < count; j0 += 2 * LANES)
-            couzin_block(&acc->set[set], &nr, &no, &na, k, X, Y, VX, VY, S, species, j0, self, px, py, hx, hy,
-                         pair_wrap, width, height, general, blind);
+    for (int set = 0; set < 2 && set * LANES < count; set++) {
+        couzin_where_t at = couzin_where(X, Y, set * LANES, px, py, pair_wrap, width, height, general);
+        for (int32_t j0 = set * LANES; j0 < count; j0 += 2 * LANES) {
+            /* The last block looks again at itself rather than past the span. */
+            const int32_t next = j0 + 2 * LANES < count ? j0 + 2 * LANES : j0;
+            const couzin_where_t ahead = couzin_where(X, Y, next, px, py, pair_wrap, width, height, general);
+            couzin_block(&acc->set[set], &nr, &no, &na, k, &at, VX, VY, S, species, j0, self, hx, hy, general, blind);
+            at = ahead;
+        }
+    }
     for (int l = 0; l < LANES; l++) acc->n_rep += nr[l], acc->n_ori += no[l], acc->n_att += na[l];
 }
 
@@ -171,13 +194,13 @@ couzin_block_avx512(couzin_avx512_t *a, const couzin_consts_t *k, const float *X
     const __m512 dx = _mm512_sub_ps(COUZIN_LOAD(X + j0), _mm512_set1_ps(px));
     const __m512 dy = _mm512_sub_ps(COUZIN_LOAD(Y + j0), _mm512_set1_ps(py));
     const __m512 d2 = _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy));
-    __mmask16 in = _mm512_mask_cmp_ps_mask(_mm512_mask_cmp_ps_mask(lanes, d2, _mm512_setzero_ps(), _CMP_GT_OQ), d2,
-                                           _mm512_set1_ps(k->ra2), _CMP_LT_OQ);
+    __mmask16 in = _mm512_mask_cmp_ps_mask(lanes, d2, _mm512_set1_ps(k->ra2), _CMP_LT_OQ);
+    if (!blind) in = _mm512_mask_cmp_ps_mask(in, d2, _mm512_setzero_ps(), _CMP_GT_OQ);
     const __m512 inv = _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(d2));
     const __m512 ux = _mm512_mul_ps(dx, inv), uy = _mm512_mul_ps(dy, inv);
     if (blind)
         in = _mm512_mask_cmp_ps_mask(in, _mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(hx), ux), _mm512_mul_ps(_mm512_set1_ps(hy), uy)),
-                                     _mm512_set1_ps(k->cos_half), _CMP_GE_OQ);
+                                     _mm512_set1_ps(k->cos_half), _CMP_GE_OQ); /* false for NaN, as above */
     const __mmask16 near = _mm512_cmp_ps_mask(d2, _mm512_set1_ps(k->rr2), _CMP_LT_OQ);
     const __mmask16 rep = in & near, beyond = in & (__mmask16)~near;
     const __mmask16 ori = _mm512_mask_cmp_ps_mask(beyond, d2, _mm512_set1_ps(k->ro2), _CMP_LT_OQ);
