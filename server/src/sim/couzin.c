@@ -59,10 +59,11 @@ float couzin_reach(const sim_params_t *p) { return p->cz_r_r + p->cz_dr_o + p->c
 /* One agent's perception, summed in two sets of eight lanes: set 0 takes
  * the candidates j with j mod 16 < 8, set 1 the others. Each lane of each
  * set adds its candidates in span order; the sets are added lane by lane
- * at the end (couzin_sets_total). The portable loop runs the two sets side
- * by side, AVX-512's loop as the two halves of one 16-lane vector: the same
- * additions in the same order, so the same bits. The counts are integers,
- * the same in any order (a mask lane is −1, so subtracting it counts one). */
+ * at the end (couzin_total). The portable loop runs one set after the
+ * other, AVX-512's loop both at once as the two halves of a 16-lane
+ * vector: the same additions in the same order, so the same bits. The
+ * counts are integers, the same in any order (a mask lane is −1, so
+ * subtracting it counts one). */
 typedef struct couzin_set {
     lanes_f rx, ry, ox, oy, ax, ay;
 } couzin_set_t;
@@ -72,88 +73,93 @@ typedef struct couzin_acc {
     int n_rep, n_ori, n_att;
 } couzin_acc_t;
 
-/* Where the eight candidates from j0 are: their offsets, squared distances
- * and inverse distances. */
-typedef struct couzin_where {
-    lanes_f dx, dy, d2, inv;
-} couzin_where_t;
+/* Where a span's candidates are, seen from one agent: squared distances,
+ * unit offsets r̂ (NaN or ∞ where the distance is 0 or out of range) and,
+ * with a blind angle, whether each is inside the field of perception. The
+ * portable loop works them out for a whole chunk of the span first, in
+ * blocks that do not depend on each other, so that the square roots and
+ * divisions of many blocks are under way at once; the sums then read them
+ * back. In one loop the sums waited on each block's division, and the
+ * core ran out of room for the work queued behind it. */
+#define COUZIN_CHUNK SIM_MAX_CANDIDATES
+typedef struct couzin_places {
+    float d2[COUZIN_CHUNK], ux[COUZIN_CHUNK], uy[COUZIN_CHUNK];
+    uint32_t seen[COUZIN_CHUNK];
+} couzin_places_t;
 
-LANES_INLINE couzin_where_t couzin_where(const float *X, const float *Y, int32_t j0, float px, float py,
-                                         bool pair_wrap, float width, float height, const bool general)
+/* The places of candidates [j0, end) (end − j0 ≤ COUZIN_CHUNK, in blocks
+ * of eight, the last one reaching past end), at [0, end − j0). */
+LANES_INLINE void couzin_place(couzin_places_t *at, const couzin_consts_t *k, const float *X, const float *Y,
+                               int32_t j0, int32_t end, float px, float py, float hx, float hy, bool pair_wrap,
+                               float width, float height, const bool general, const bool blind)
 {
     const lanes_f one = (lanes_f){0} + 1.0f;
     const float half_w = 0.5f * width, half_h = 0.5f * height;
-    lanes_f dx = lanes_load(X + j0) - px, dy = lanes_load(Y + j0) - py;
-    if (general && pair_wrap) { /* motion_wrap_delta, lane by lane */
-        dx = lanes_select(dx > half_w, dx - width, lanes_select(dx < -half_w, dx + width, dx));
-        dy = lanes_select(dy > half_h, dy - height, lanes_select(dy < -half_h, dy + height, dy));
+    for (int32_t j = j0; j < end; j += LANES) {
+        lanes_f dx = lanes_load(X + j) - px, dy = lanes_load(Y + j) - py;
+        if (general && pair_wrap) { /* motion_wrap_delta, lane by lane */
+            dx = lanes_select(dx > half_w, dx - width, lanes_select(dx < -half_w, dx + width, dx));
+            dy = lanes_select(dy > half_h, dy - height, lanes_select(dy < -half_h, dy + height, dy));
+        }
+        const lanes_f d2 = dx * dx + dy * dy;
+        /* Lanes out of range may divide by zero: masked out bit by bit. */
+        const lanes_f inv = one / lanes_sqrt(d2);
+        const lanes_f ux = dx * inv, uy = dy * inv;
+        lanes_store(at->d2 + (j - j0), d2);
+        lanes_store(at->ux + (j - j0), ux);
+        lanes_store(at->uy + (j - j0), uy);
+        if (blind) { /* inside the field of perception; NaN (distance 0) is not */
+            const lanes_i seen = hx * ux + hy * uy >= k->cos_half;
+            memcpy(at->seen + (j - j0), &seen, sizeof seen);
+        }
     }
-    const lanes_f d2 = dx * dx + dy * dy;
-    /* Lanes out of range may divide by zero: masked out bit by bit. */
-    return (couzin_where_t){dx, dy, d2, one / lanes_sqrt(d2)};
-}
-
-/* Adds the eight candidates from j0, at `at`, to one set. Each call site
- * passes constants for `general` (a self to leave out by index, species
- * or per-pair wrapping may occur) and `blind`, so that the common case
- * (none of them) runs a loop with no tests of them inside; every variant
- * gives the same bits. */
-LANES_INLINE void couzin_block(couzin_set_t *set, lanes_i *nr, lanes_i *no, lanes_i *na, const couzin_consts_t *k,
-                              const couzin_where_t *at, const float *VX, const float *VY, const float *S,
-                              float species, int32_t j0, int32_t self, float hx, float hy, const bool general,
-                              const bool blind)
-{
-    couzin_set_t a = *set;
-    const lanes_f d2 = at->d2;
-    /* Distance 0 is the agent itself (or one on the very same spot, which
-     * no zone can place); self is its entry when positions are from the
-     * past. Past count the positions are out of range. With a blind angle
-     * distance 0 needs no test of its own: its r̂ is 0·∞ = NaN, which the
-     * field of perception's compare below leaves out. */
-    lanes_i in = d2 < k->ra2;
-    if (!blind) in &= d2 > 0.0f;
-    if (general && self >= 0) {
-        lanes_i index;
-        for (int l = 0; l < LANES; l++) index[l] = j0 + l;
-        in &= index != self;
-    }
-    if (general && S) in &= lanes_load(S + j0) == species;
-    const lanes_f ux = at->dx * at->inv, uy = at->dy * at->inv;
-    if (blind) in &= hx * ux + hy * uy >= k->cos_half; /* inside the field of perception */
-    const lanes_i near = d2 < k->rr2, rep = in & near;
-    const lanes_i beyond = in & ~near; /* orientation or attraction */
-    const lanes_i ori = beyond & (d2 < k->ro2), att = beyond & ~ori;
-    a.rx -= lanes_keep(rep, ux);
-    a.ry -= lanes_keep(rep, uy);
-    a.ox += lanes_keep(ori, lanes_load(VX + j0));
-    a.oy += lanes_keep(ori, lanes_load(VY + j0));
-    a.ax += lanes_keep(att, ux);
-    a.ay += lanes_keep(att, uy);
-    *nr -= rep;
-    *no -= ori;
-    *na -= att;
-    *set = a;
 }
 
 /* Adds candidates [0, count): blocks of eight, alternately to set 0 and
- * set 1. One pass per set, so that only one set's sums are live (AVX2 has
- * sixteen vector registers). Each step works out where the next block is
- * before it adds this one, so that the square root and division of one
- * overlap the sums of the other. */
+ * set 1, a chunk at a time. Each call site passes constants for `general`
+ * (a self to leave out by index, species or per-pair wrapping may occur)
+ * and `blind`, so that the common case (none of them) runs a loop with no
+ * tests of them inside; every variant gives the same bits. */
 LANES_INLINE void couzin_span(couzin_acc_t *acc, const couzin_consts_t *k, const float *X, const float *Y,
                              const float *VX, const float *VY, const float *S, float species, int32_t count,
                              int32_t self, float px, float py, float hx, float hy, bool pair_wrap, float width,
                              float height, const bool general, const bool blind)
 {
+    couzin_places_t at;
     lanes_i nr = {0}, no = {0}, na = {0};
-    for (int set = 0; set < 2 && set * LANES < count; set++) {
-        couzin_where_t at = couzin_where(X, Y, set * LANES, px, py, pair_wrap, width, height, general);
-        for (int32_t j0 = set * LANES; j0 < count; j0 += 2 * LANES) {
-            /* The last block looks again at itself rather than past the span. */
-            const int32_t next = j0 + 2 * LANES < count ? j0 + 2 * LANES : j0;
-            const couzin_where_t ahead = couzin_where(X, Y, next, px, py, pair_wrap, width, height, general);
-            couzin_block(&acc->set[set], &nr, &no, &na, k, &at, VX, VY, S, species, j0, self, hx, hy, general, blind);
-            at = ahead;
+    for (int32_t j0 = 0; j0 < count; j0 += COUZIN_CHUNK) { /* a multiple of 16: the sets stay as they were */
+        const int32_t end = count - j0 < COUZIN_CHUNK ? count : j0 + COUZIN_CHUNK;
+        couzin_place(&at, k, X, Y, j0, end, px, py, hx, hy, pair_wrap, width, height, general, blind);
+        for (int set = 0; set < 2; set++) { /* one set's sums live at a time (AVX2 has 16 registers) */
+            couzin_set_t a = acc->set[set];
+            for (int32_t j = j0 + set * LANES; j < end; j += 2 * LANES) {
+                const int32_t c = j - j0;
+                const lanes_f d2 = lanes_load(at.d2 + c), ux = lanes_load(at.ux + c), uy = lanes_load(at.uy + c);
+                /* Distance 0 is the agent itself (or one on the very same
+                 * spot, which no zone can place); self is its entry when
+                 * positions are from the past. Past count the positions
+                 * are out of range. */
+                lanes_i in = (d2 < k->ra2) & (blind ? lanes_load_i(at.seen + c) : d2 > 0.0f);
+                if (general && self >= 0) {
+                    lanes_i index;
+                    for (int l = 0; l < LANES; l++) index[l] = j + l;
+                    in &= index != self;
+                }
+                if (general && S) in &= lanes_load(S + j) == species;
+                const lanes_i near = d2 < k->rr2, rep = in & near;
+                const lanes_i beyond = in & ~near; /* orientation or attraction */
+                const lanes_i ori = beyond & (d2 < k->ro2), att = beyond & ~ori;
+                a.rx -= lanes_keep(rep, ux);
+                a.ry -= lanes_keep(rep, uy);
+                a.ox += lanes_keep(ori, lanes_load(VX + j));
+                a.oy += lanes_keep(ori, lanes_load(VY + j));
+                a.ax += lanes_keep(att, ux);
+                a.ay += lanes_keep(att, uy);
+                nr -= rep;
+                no -= ori;
+                na -= att;
+            }
+            acc->set[set] = a;
         }
     }
     for (int l = 0; l < LANES; l++) acc->n_rep += nr[l], acc->n_ori += no[l], acc->n_att += na[l];
