@@ -189,40 +189,57 @@ typedef struct couzin_avx512 {
     int n_rep, n_ori, n_att;
 } couzin_avx512_t;
 
-/* Candidates j0 … j0 + 15; with `last`, only the eight from j0 are loaded
- * (the span ends within them), the high half masked out. */
+/* Where candidates j0 … j0 + 15 are: offsets, squared distances and
+ * inverse distances. With `last`, only the eight from j0 are loaded (the
+ * span ends within them). */
+typedef struct couzin_where16 {
+    __m512 dx, dy, d2, inv;
+} couzin_where16_t;
+
+static inline __attribute__((always_inline)) SENSE_AVX512_TARGET couzin_where16_t
+couzin_where_avx512(const float *X, const float *Y, int32_t j0, float px, float py, const bool last)
+{
+    const __m512 xs = last ? _mm512_maskz_loadu_ps(0x00ff, X + j0) : _mm512_loadu_ps(X + j0);
+    const __m512 ys = last ? _mm512_maskz_loadu_ps(0x00ff, Y + j0) : _mm512_loadu_ps(Y + j0);
+    const __m512 dx = _mm512_sub_ps(xs, _mm512_set1_ps(px)), dy = _mm512_sub_ps(ys, _mm512_set1_ps(py));
+    const __m512 d2 = _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy));
+    return (couzin_where16_t){dx, dy, d2, _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(d2))};
+}
+
+/* Adds candidates j0 … j0 + 15, at `at`; with `last` the high half is
+ * out of the span and masked out. */
 static inline __attribute__((always_inline)) SENSE_AVX512_TARGET void
-couzin_block_avx512(couzin_avx512_t *a, const couzin_consts_t *k, const float *X, const float *Y, const float *VX,
-                    const float *VY, int32_t j0, float px, float py, float hx, float hy, bool blind, const bool last)
+couzin_block_avx512(couzin_avx512_t *a, const couzin_consts_t *k, const couzin_where16_t *at, const float *VX,
+                    const float *VY, int32_t j0, float hx, float hy, bool blind, const bool last)
 {
     const __mmask16 lanes = last ? 0x00ff : 0xffff;
-#define COUZIN_LOAD(p) (last ? _mm512_maskz_loadu_ps(lanes, (p)) : _mm512_loadu_ps(p))
-    const __m512 dx = _mm512_sub_ps(COUZIN_LOAD(X + j0), _mm512_set1_ps(px));
-    const __m512 dy = _mm512_sub_ps(COUZIN_LOAD(Y + j0), _mm512_set1_ps(py));
-    const __m512 d2 = _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy));
+    const __m512 d2 = at->d2;
     __mmask16 in = _mm512_mask_cmp_ps_mask(lanes, d2, _mm512_set1_ps(k->ra2), _CMP_LT_OQ);
     if (!blind) in = _mm512_mask_cmp_ps_mask(in, d2, _mm512_setzero_ps(), _CMP_GT_OQ);
-    const __m512 inv = _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(d2));
-    const __m512 ux = _mm512_mul_ps(dx, inv), uy = _mm512_mul_ps(dy, inv);
-    if (blind)
+    const __m512 ux = _mm512_mul_ps(at->dx, at->inv), uy = _mm512_mul_ps(at->dy, at->inv);
+    if (blind) /* false for NaN (distance 0), as in the portable loop */
         in = _mm512_mask_cmp_ps_mask(in, _mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(hx), ux), _mm512_mul_ps(_mm512_set1_ps(hy), uy)),
-                                     _mm512_set1_ps(k->cos_half), _CMP_GE_OQ); /* false for NaN, as above */
+                                     _mm512_set1_ps(k->cos_half), _CMP_GE_OQ);
     const __mmask16 near = _mm512_cmp_ps_mask(d2, _mm512_set1_ps(k->rr2), _CMP_LT_OQ);
     const __mmask16 rep = in & near, beyond = in & (__mmask16)~near;
     const __mmask16 ori = _mm512_mask_cmp_ps_mask(beyond, d2, _mm512_set1_ps(k->ro2), _CMP_LT_OQ);
     const __mmask16 att = beyond & (__mmask16)~ori;
+    const __m512 vx = last ? _mm512_maskz_loadu_ps(lanes, VX + j0) : _mm512_loadu_ps(VX + j0);
+    const __m512 vy = last ? _mm512_maskz_loadu_ps(lanes, VY + j0) : _mm512_loadu_ps(VY + j0);
     a->rx = _mm512_mask_sub_ps(a->rx, rep, a->rx, ux);
     a->ry = _mm512_mask_sub_ps(a->ry, rep, a->ry, uy);
-    a->ox = _mm512_mask_add_ps(a->ox, ori, a->ox, COUZIN_LOAD(VX + j0));
-    a->oy = _mm512_mask_add_ps(a->oy, ori, a->oy, COUZIN_LOAD(VY + j0));
+    a->ox = _mm512_mask_add_ps(a->ox, ori, a->ox, vx);
+    a->oy = _mm512_mask_add_ps(a->oy, ori, a->oy, vy);
     a->ax = _mm512_mask_add_ps(a->ax, att, a->ax, ux);
     a->ay = _mm512_mask_add_ps(a->ay, att, a->ay, uy);
-#undef COUZIN_LOAD
     a->n_rep += __builtin_popcount(rep);
     a->n_ori += __builtin_popcount(ori);
     a->n_att += __builtin_popcount(att);
 }
 
+/* Each step works out where the next sixteen are before it adds these,
+ * so that one block's square root and division overlap the other's sums;
+ * a last block of eight is done on its own. */
 static __attribute__((noinline)) SENSE_AVX512_TARGET couzin_sums_t
 couzin_sense_avx512(const couzin_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
                     int32_t count, float px, float py, float hx, float hy, bool blind)
@@ -230,9 +247,24 @@ couzin_sense_avx512(const couzin_consts_t *k, const float *X, const float *Y, co
     const __m512 zero = _mm512_setzero_ps();
     couzin_avx512_t a = {zero, zero, zero, zero, zero, zero, 0, 0, 0};
     int32_t j0 = 0;
-    for (; j0 + LANES < count; j0 += 2 * LANES)
-        couzin_block_avx512(&a, k, X, Y, VX, VY, j0, px, py, hx, hy, blind, false);
-    if (j0 < count) couzin_block_avx512(&a, k, X, Y, VX, VY, j0, px, py, hx, hy, blind, true);
+    if (LANES < count) { /* at least one whole block of sixteen */
+        couzin_where16_t at = couzin_where_avx512(X, Y, 0, px, py, false);
+        for (;; j0 += 2 * LANES) {
+            const int32_t next = j0 + 2 * LANES;
+            if (next + LANES >= count) {
+                couzin_block_avx512(&a, k, &at, VX, VY, j0, hx, hy, blind, false);
+                j0 = next;
+                break;
+            }
+            const couzin_where16_t ahead = couzin_where_avx512(X, Y, next, px, py, false);
+            couzin_block_avx512(&a, k, &at, VX, VY, j0, hx, hy, blind, false);
+            at = ahead;
+        }
+    }
+    if (j0 < count) {
+        const couzin_where16_t at = couzin_where_avx512(X, Y, j0, px, py, true);
+        couzin_block_avx512(&a, k, &at, VX, VY, j0, hx, hy, blind, true);
+    }
 #define COUZIN_HALF(v, h) ((lanes_f)_mm512_extractf32x8_ps((v), (h)))
     const couzin_set_t s0 = {COUZIN_HALF(a.rx, 0), COUZIN_HALF(a.ry, 0), COUZIN_HALF(a.ox, 0),
                              COUZIN_HALF(a.oy, 0), COUZIN_HALF(a.ax, 0), COUZIN_HALF(a.ay, 0)};
