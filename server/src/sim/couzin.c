@@ -81,7 +81,8 @@ typedef struct couzin_acc {
  * divisions of many blocks are under way at once; the sums then read them
  * back. In one loop the sums waited on each block's division, and the
  * core ran out of room for the work queued behind it. */
-#define COUZIN_CHUNK SIM_MAX_CANDIDATES
+#define COUZIN_CHUNK 256
+_Static_assert(COUZIN_CHUNK % (2 * LANES) == 0, "a chunk starts a block of set 0");
 typedef struct couzin_places {
     float d2[COUZIN_CHUNK], ux[COUZIN_CHUNK], uy[COUZIN_CHUNK];
     uint32_t seen[COUZIN_CHUNK];
@@ -240,9 +241,9 @@ couzin_block_avx512(couzin_avx512_t *a, const couzin_consts_t *k, const couzin_w
 /* Each step works out where the next sixteen are before it adds these,
  * so that one block's square root and division overlap the other's sums;
  * a last block of eight is done on its own. */
-static __attribute__((noinline)) SENSE_AVX512_TARGET couzin_sums_t
+static __attribute__((noinline)) SENSE_AVX512_TARGET void
 couzin_sense_avx512(const couzin_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
-                    int32_t count, float px, float py, float hx, float hy, bool blind)
+                    int32_t count, float px, float py, float hx, float hy, bool blind, couzin_sums_t *out)
 {
     const __m512 zero = _mm512_setzero_ps();
     couzin_avx512_t a = {zero, zero, zero, zero, zero, zero, 0, 0, 0};
@@ -271,7 +272,7 @@ couzin_sense_avx512(const couzin_consts_t *k, const float *X, const float *Y, co
     const couzin_set_t s1 = {COUZIN_HALF(a.rx, 1), COUZIN_HALF(a.ry, 1), COUZIN_HALF(a.ox, 1),
                              COUZIN_HALF(a.oy, 1), COUZIN_HALF(a.ax, 1), COUZIN_HALF(a.ay, 1)};
 #undef COUZIN_HALF
-    return couzin_total(&s0, &s1, a.n_rep, a.n_ori, a.n_att);
+    *out = couzin_total(&s0, &s1, a.n_rep, a.n_ori, a.n_att);
 }
 #endif
 
@@ -291,7 +292,7 @@ void couzin_sense(const couzin_consts_t *k, const float *X, const float *Y, cons
     const float hx = speed > 0.0f ? vx / speed : 0.0f, hy = speed > 0.0f ? vy / speed : 0.0f;
 #ifdef SENSE_HAS_AVX512
     if (k->avx512 && self < 0 && !S && !pair_wrap) {
-        *out = couzin_sense_avx512(k, X, Y, VX, VY, count, px, py, hx, hy, blind);
+        couzin_sense_avx512(k, X, Y, VX, VY, count, px, py, hx, hy, blind, out);
         return;
     }
 #endif

@@ -317,8 +317,9 @@ static void the_collective_state_should_follow_the_zone_of_orientation(void **st
 
 /* couzin_sense's two loops (vector masks, and AVX-512's mask registers
  * where the CPU has them) give the same sums, bit for bit, on random
- * spans: candidates in every zone, behind and in front, on the agent's
- * own spot, and the span's padding far away. */
+ * spans of up to three of the portable loop's chunks: candidates in every
+ * zone, behind and in front, on the agent's own spot, and the span's
+ * padding far away. */
 static void both_sensing_loops_should_give_the_same_bits(void **state)
 {
     (void)state;
@@ -326,7 +327,7 @@ static void both_sensing_loops_should_give_the_same_bits(void **state)
     params_defaults(&p);
     prng_t rng;
     prng_seed(&rng, 25, 7);
-    enum { N = 203, PAD = 8 };
+    enum { N = 700, PAD = 8 };
     float X[N + PAD], Y[N + PAD], VX[N + PAD], VY[N + PAD];
     long perceived = 0, repelled = 0;
     for (int round = 0; round < 200; round++) {
