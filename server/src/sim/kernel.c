@@ -61,7 +61,17 @@ LANES_INLINE uint32_t gather_runs(const sources_t *src, const grid_run_t *runs, 
         const uint32_t b = runs[r].begin, len = runs[r].end - b;
         const float shx = runs[r].shift_x, shy = runs[r].shift_y;
         float *x = s->x + count, *y = s->y + count, *vx = s->vx + count, *vy = s->vy + count;
-        if (src->x && shx == 0.0f && shy == 0.0f) { /* most runs */
+        if (src->x && src->vx && !src->flags && shx == 0.0f && shy == 0.0f) { /* most runs: one loop */
+            for (uint32_t k = 0; k < len; k += SENSE_LANES) {
+                lanes_store(x + k, lanes_load(src->x + b + k));
+                lanes_store(y + k, lanes_load(src->y + b + k));
+                lanes_store(vx + k, lanes_load(src->vx + b + k));
+                lanes_store(vy + k, lanes_load(src->vy + b + k));
+            }
+            count += len;
+            continue;
+        }
+        if (src->x && shx == 0.0f && shy == 0.0f) {
             copy_lanes(x, src->x + b, len);
             copy_lanes(y, src->y + b, len);
         } else if (src->x) {
