@@ -578,6 +578,12 @@ static void swap_arrays(agents_t *c, agents_t *n, bool with_ids)
  * places stay in the first-level cache. */
 #define SORT_CHUNK 256
 
+/* dst[place[t]] = src[t] for t < len: one array of a block of the re-sort. */
+#define SCATTER(dst, src, place, len)                                           \
+    do {                                                                        \
+        for (uint32_t t_ = 0; t_ < (len); t_++) (dst)[(place)[t_]] = (src)[t_]; \
+    } while (0)
+
 /* Moves agents [begin, end) from cur into next, agent i to
  * cursor[cell_of[i]]++ (the grid's counting sort, placing the agents
  * themselves instead of an order to copy them by afterwards: one pass over
@@ -598,27 +604,28 @@ static void sort_part(world_t *w, size_t begin, size_t end, uint32_t *restrict c
     for (size_t first = begin; first < end; first += SORT_CHUNK) {
         const uint32_t len = (uint32_t)(end - first < SORT_CHUNK ? end - first : SORT_CHUNK);
         for (uint32_t j = 0; j < len; j++) place[j] = cursor[cell_of[first + j]]++;
-        for (uint32_t j = 0; j < len;) {
+        /* A block of LANES agents at a time: one branch per block (the
+         * runs are often broken, and a test per agent mispredicts), and
+         * a broken block one array at a time (a loop of two pointers,
+         * which stay in registers). */
+        for (uint32_t j = 0; j < len; j += LANES) {
             const size_t i = first + j;
-            const uint32_t k = place[j];
-            if (j + LANES <= len && place[j + LANES - 1] == k + LANES - 1 &&
-                !lanes_any(lanes_load_i(place + j) != (int32_t)k + ramp)) {
+            const uint32_t k = place[j], m = len - j < LANES ? len - j : LANES;
+            if (m == LANES && !lanes_any(lanes_load_i(place + j) != (int32_t)k + ramp)) {
                 lanes_store(dst.x + k, lanes_load(src.x + i));
                 lanes_store(dst.y + k, lanes_load(src.y + i));
                 lanes_store(dst.vx + k, lanes_load(src.vx + i));
                 lanes_store(dst.vy + k, lanes_load(src.vy + i));
                 memcpy(dst.id + k, src.id + i, LANES * sizeof *dst.id);
                 memcpy(dst.flags + k, src.flags + i, LANES);
-                j += LANES;
                 continue;
             }
-            dst.x[k] = src.x[i];
-            dst.y[k] = src.y[i];
-            dst.vx[k] = src.vx[i];
-            dst.vy[k] = src.vy[i];
-            dst.id[k] = src.id[i];
-            dst.flags[k] = src.flags[i];
-            j++;
+            SCATTER(dst.x, src.x + i, place + j, m);
+            SCATTER(dst.y, src.y + i, place + j, m);
+            SCATTER(dst.vx, src.vx + i, place + j, m);
+            SCATTER(dst.vy, src.vy + i, place + j, m);
+            SCATTER(dst.id, src.id + i, place + j, m);
+            SCATTER(dst.flags, src.flags + i, place + j, m);
         }
         if (!hx) continue;
         for (uint32_t j = 0; j < len; j++) {
@@ -628,6 +635,8 @@ static void sort_part(world_t *w, size_t begin, size_t end, uint32_t *restrict c
         }
     }
 }
+
+#undef SCATTER
 
 /* The grid's build in parts (grid.h), each part moving its own agents. */
 static void grid_count_task(void *ctx, int task, int thread)
