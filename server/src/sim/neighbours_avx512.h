@@ -16,9 +16,7 @@
  *     s − d·inv, a + v, p − d·(inv − 1/r²), with no contraction
  *     (-ffp-contract=off, as everywhere);
  *   - the neighbour count is the number of set mask bits, an integer
- *     kept outside the vectors (fewer operations on the vector ports);
- *     the portable loop's count lanes hold whole numbers under 2^24,
- *     whose sum in any order is exact: the same number.
+ *     kept outside the vectors (the portable loop's is in integer lanes).
  * unit_kernel compares the two loops on random spans, bit for bit. */
 #ifndef SWARMCAST_NEIGHBOURS_AVX512_H
 #define SWARMCAST_NEIGHBOURS_AVX512_H
@@ -40,8 +38,8 @@ static inline bool sense_avx512_usable(void)
 }
 
 /* sense_span for a fast mode (mode.generic false): the same sums, but for
- * the neighbour count, which it returns (acc->nn is left as it was; see
- * sense_finish_counted). */
+ * the neighbour count, which it returns (acc->minus_n is left as it was;
+ * see sense_finish_counted). */
 static inline __attribute__((always_inline)) SENSE_AVX512_TARGET uint32_t
 sense_span_avx512(sense_acc_t *acc, const float *restrict X, const float *restrict Y, const float *restrict VX,
                   const float *restrict VY, int32_t end, float qx, float qy, const sense_self_t *me,
@@ -89,17 +87,5 @@ sense_span_avx512(sense_acc_t *acc, const float *restrict X, const float *restri
     return count;
 }
 #endif
-
-/* sense_finish(a, false) for sums whose neighbour count was counted
- * (sense_span_avx512) rather than kept in a->nn: the same quads, with two
- * lane sums instead of three (each quad element is its own vector's sum,
- * in the same order wherever it sits in lanes_sum4). */
-LANES_INLINE sense_quads_t sense_finish_counted(const sense_acc_t *a, uint32_t count)
-{
-    const quad_f cp = lanes_sum4(a->cx, a->cy, a->px, a->py);
-    const float n = (float)count;
-    return (sense_quads_t){{lanes_sum4(a->sx, a->sy, a->ax, a->ay), (quad_f){cp[0], cp[1], n, n},
-                            (quad_f){0.0f, 0.0f, cp[2], cp[3]}}};
-}
 
 #endif

@@ -294,7 +294,7 @@ static void the_avx512_loop_should_leave_every_lane_as_the_portable_one_does(voi
             const sense_quads_t want = sense_finish(&sums[0], false), got = sense_finish_counted(&sums[1], counted);
             assert_true(want.q[1][2] > 0.0f);
             assert_memory_equal(&want, &got, sizeof want);
-            sums[1].nn = sums[0].nn; /* counted apart */
+            sums[1].minus_n = sums[0].minus_n; /* counted apart */
             assert_memory_equal(&sums[0], &sums[1], sizeof sums[0]);
         }
     }
