@@ -271,7 +271,7 @@ LANES_INLINE void common_done(pass_t *ps, uint32_t i, const sense_quads_t *quads
         else                                                                                              \
             counted = SENSE_SPAN(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_NARROW_VIEW);        \
         const sense_quads_t quads = FINISH(&acc, counted);                                                \
-        neighbours += (uint64_t)quads.q[1][2];                                                            \
+        neighbours += (uint32_t)quads.q[1][2];                                                            \
         common_done(ps, i, &quads);                                                                       \
     }                                                                                                     \
     return neighbours

@@ -244,7 +244,10 @@ LANES_INLINE void sense_lanes(sense_acc_t *a, lanes_f dx, lanes_f dy, lanes_f VX
                                                   : lanes_in_view(dot, d2, me->k_fov[ZONE_COH], sp->wide[ZONE_COH]);
         }
     }
-    const lanes_i m = m_ali | m_coh | (m_sep & kind); /* neighbours of its kind in any zone */
+    /* Neighbours of its kind in any zone: in the fast variants, the
+     * alignment zone's (cohesion's is the same, and separation's, as near
+     * or nearer with the same view, lies inside it: sense_fast_ok). */
+    const lanes_i m = mode.generic ? m_ali | m_coh | (m_sep & kind) : m_ali;
     /* Lanes with d2 = 0 divide by zero here; their result is masked out
      * bit by bit (IEEE division by zero is defined, not trapped). */
     const lanes_f inv_d2 = one / d2;
