@@ -61,7 +61,17 @@ LANES_INLINE uint32_t gather_runs(const sources_t *src, const grid_run_t *runs, 
         const uint32_t b = runs[r].begin, len = runs[r].end - b;
         const float shx = runs[r].shift_x, shy = runs[r].shift_y;
         float *x = s->x + count, *y = s->y + count, *vx = s->vx + count, *vy = s->vy + count;
-        if (src->x && shx == 0.0f && shy == 0.0f) { /* most runs */
+        if (src->x && src->vx && !src->flags && shx == 0.0f && shy == 0.0f) { /* most runs: one loop */
+            for (uint32_t k = 0; k < len; k += SENSE_LANES) {
+                lanes_store(x + k, lanes_load(src->x + b + k));
+                lanes_store(y + k, lanes_load(src->y + b + k));
+                lanes_store(vx + k, lanes_load(src->vx + b + k));
+                lanes_store(vy + k, lanes_load(src->vy + b + k));
+            }
+            count += len;
+            continue;
+        }
+        if (src->x && shx == 0.0f && shy == 0.0f) {
             copy_lanes(x, src->x + b, len);
             copy_lanes(y, src->y + b, len);
         } else if (src->x) {
@@ -223,18 +233,15 @@ LANES_INLINE sense_self_t common_self(const sense_params_t *sp, float vx, float 
     return (sense_self_t){.vx = vx, .vy = vy, .ali2 = sp->ali2, .k_fov = {[ZONE_ALI] = sp->cos_half2[ZONE_ALI] * v2}};
 }
 
-/* Agent i's sums handed on to the rules (Reynolds' or the unicycle's);
- * returns its neighbour count. */
-LANES_INLINE uint64_t common_done(pass_t *ps, uint32_t i, const sense_acc_t *acc)
+/* Agent i's sums handed on to the rules (Reynolds' or the unicycle's). */
+LANES_INLINE void common_done(pass_t *ps, uint32_t i, const sense_quads_t *quads)
 {
-    const sense_quads_t quads = sense_finish(acc, false);
     if (ps->unicycle) {
-        const sense_sums_t sums = sense_sums_of(quads);
+        const sense_sums_t sums = sense_sums_of(*quads);
         unicycle_agent(ps->w, i, &sums, &ps->uni);
     } else {
-        batch_add(ps, &quads);
+        batch_add(ps, quads);
     }
-    return (uint64_t)quads.q[1][2];
 }
 
 /* Reynolds' common case, for one cell whose candidates are in the
@@ -243,9 +250,10 @@ LANES_INLINE uint64_t common_done(pass_t *ps, uint32_t i, const sense_acc_t *acc
  * sense_fast_ok accepts, decided once for the pass. The same results as
  * the general path, with nothing per agent but what this case needs. The
  * unicycle senses as Reynolds does, so its common case runs here too.
- * SENSE_SPAN is the sensing loop: sense_span, or sense_span_avx512 in
- * reynolds_cell_avx512 (the same bits). */
-#define REYNOLDS_CELL_BODY(SENSE_SPAN)                                                                    \
+ * SENSE_SPAN is the sensing loop and FINISH its lane sums: sense_span and
+ * sense_finish, or in reynolds_cell_avx512 sense_span_avx512, which counts
+ * the neighbours apart, and sense_finish_counted (the same bits). */
+#define REYNOLDS_CELL_BODY(SENSE_SPAN, FINISH)                                                            \
     const agents_t *a = &ps->w->cur;                                                                      \
     const sense_params_t *sp = &ps->sps[0];                                                               \
     const float *X = scratch->x, *Y = scratch->y, *VX = scratch->vx, *VY = scratch->vy;                   \
@@ -255,19 +263,25 @@ LANES_INLINE uint64_t common_done(pass_t *ps, uint32_t i, const sense_acc_t *acc
         const float px = a->x[i], py = a->y[i];                                                           \
         const sense_self_t me = common_self(sp, a->vx[i], a->vy[i]);                                      \
         sense_acc_t acc = {0};                                                                            \
+        uint32_t counted;                                                                                 \
         if (!sp->blind[ZONE_ALI] || me.vx * me.vx + me.vy * me.vy == 0.0f)                                \
-            SENSE_SPAN(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_SEES_ALL);                     \
+            counted = SENSE_SPAN(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_SEES_ALL);           \
         else if (sp->wide[ZONE_ALI])                                                                      \
-            SENSE_SPAN(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_WIDE_VIEW);                    \
+            counted = SENSE_SPAN(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_WIDE_VIEW);          \
         else                                                                                              \
-            SENSE_SPAN(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_NARROW_VIEW);                  \
-        neighbours += common_done(ps, i, &acc);                                                           \
+            counted = SENSE_SPAN(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_NARROW_VIEW);        \
+        const sense_quads_t quads = FINISH(&acc, counted);                                                \
+        neighbours += (uint32_t)quads.q[1][2];                                                            \
+        common_done(ps, i, &quads);                                                                       \
     }                                                                                                     \
     return neighbours
 
+/* The portable loop keeps its count in the lanes. */
+#define SENSE_SPAN_LANES(...) (sense_span(__VA_ARGS__), 0u)
+#define FINISH_LANES(acc, counted) ((void)(counted), sense_finish(acc, false))
 LANES_INLINE uint64_t reynolds_cell(pass_t *ps, const cell_block_t *b, const sense_scratch_t *scratch)
 {
-    REYNOLDS_CELL_BODY(sense_span);
+    REYNOLDS_CELL_BODY(SENSE_SPAN_LANES, FINISH_LANES);
 }
 
 #ifdef SENSE_HAS_AVX512
@@ -278,7 +292,7 @@ LANES_INLINE uint64_t reynolds_cell(pass_t *ps, const cell_block_t *b, const sen
 static __attribute__((noinline)) SENSE_AVX512_TARGET uint64_t reynolds_cell_avx512(pass_t *ps, const cell_block_t *b,
                                                                                    const sense_scratch_t *scratch)
 {
-    REYNOLDS_CELL_BODY(SENSE_SPAN_AVX512);
+    REYNOLDS_CELL_BODY(SENSE_SPAN_AVX512, sense_finish_counted);
 }
 #endif
 

@@ -257,16 +257,17 @@ static void the_view_test_should_agree_with_the_angle_between_heading_and_neighb
 
 
 #ifdef SENSE_HAS_AVX512
-static SENSE_AVX512_TARGET void sense_avx512_with(const span_t *s, const sense_params_t *sp, const sense_self_t *me,
-                                                   sense_mode_t mode, sense_acc_t *acc)
+static SENSE_AVX512_TARGET uint32_t sense_avx512_with(const span_t *s, const sense_params_t *sp,
+                                                       const sense_self_t *me, sense_mode_t mode, sense_acc_t *acc)
 {
-    sense_span_avx512(acc, s->x, s->y, s->vx, s->vy, SPAN, 500.0f, 500.0f, me, sp, mode);
+    return sense_span_avx512(acc, s->x, s->y, s->vx, s->vy, SPAN, 500.0f, 500.0f, me, sp, mode);
 }
 #endif
 
 /* The mask-register loop (neighbours_avx512.h) leaves every lane of every
- * sum with the portable loop's bits: velocities of −0 and 0 among the
- * candidates, an agent standing still, contact on and off, each view. */
+ * sum with the portable loop's bits, and its count and finish give the
+ * portable finish's quads: velocities of −0 and 0 among the candidates,
+ * an agent standing still, contact on and off, each view. */
 static void the_avx512_loop_should_leave_every_lane_as_the_portable_one_does(void **state)
 {
     (void)state;
@@ -289,7 +290,11 @@ static void the_avx512_loop_should_leave_every_lane_as_the_portable_one_does(voi
             sense_acc_t sums[2]; /* portable, masked */
             memset(sums, 0, sizeof sums);
             sense_span(&sums[0], s.x, s.y, s.vx, s.vy, NULL, SPAN, 500.0f, 500.0f, &me, &sp, mode);
-            sense_avx512_with(&s, &sp, &me, mode, &sums[1]);
+            const uint32_t counted = sense_avx512_with(&s, &sp, &me, mode, &sums[1]);
+            const sense_quads_t want = sense_finish(&sums[0], false), got = sense_finish_counted(&sums[1], counted);
+            assert_true(want.q[1][2] > 0.0f);
+            assert_memory_equal(&want, &got, sizeof want);
+            sums[1].minus_n = sums[0].minus_n; /* counted apart */
             assert_memory_equal(&sums[0], &sums[1], sizeof sums[0]);
         }
     }
