@@ -10,8 +10,9 @@
  *
  * The rules run for eight agents at once, one per vector lane, with the
  * same IEEE operations in the same order as one agent at a time would do
- * them: an agent's result does not depend on its batch. The rarer rules
- * (evading predators, wandering, avoiding obstacles) run lane by lane. */
+ * them: an agent's result does not depend on its batch. The looks at
+ * predators and obstacles are eight agents at a time too (motion.h); the
+ * rarer rules' sums and wandering run lane by lane. */
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -82,29 +83,57 @@ LANES_INLINE void nearest_target_lanes(const world_t *w, lanes_f px, lanes_f py,
     *ty = lanes_keep(*found, by);
 }
 
+/* What the rarer rules found for a batch's agents, eight at a time
+ * (motion_evade_agents, motion_avoid_agents): lane k is agent i0 + k. */
+typedef struct rare_looks {
+    float away_x[LANES], away_y[LANES], avoid_x[LANES], avoid_y[LANES];
+    int32_t fled[LANES], steers[LANES];
+} rare_looks_t;
+
 /* Evading predators and wandering, two more "toward a direction" rules,
- * then avoiding obstacles: for agent i alone, added to its sums. */
-static void rare_rules(const world_t *w, const sim_params_t *p, size_t i, float *accx, float *accy, float *wsum)
+ * then avoiding obstacles: for agent i (lane k of looks) alone, added to
+ * its sums. */
+static void rare_rules(const world_t *w, const sim_params_t *p, size_t i, const rare_looks_t *looks, int k,
+                       float *accx, float *accy, float *wsum)
 {
     const agents_t *a = &w->cur;
-    const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
+    const float vx = a->vx[i], vy = a->vy[i];
     const float max_speed = p->max_speed, dt = w->dt, max_dv = p->max_force * dt;
     vec2 dir[2];
     float wt[2] = {0.0f, 0.0f};
-    if (w->n_predators && p->w_flee > 0.0f && motion_evade(w, px, py, &dir[0])) wt[0] = p->w_flee;
+    if (w->n_predators && p->w_flee > 0.0f && looks->fled[k])
+        dir[0] = (vec2){looks->away_x[k], looks->away_y[k]}, wt[0] = p->w_flee;
     if (w->wander && p->w_wander > 0.0f) dir[1] = motion_wander(w, a->id[i], vx, vy), wt[1] = p->w_wander;
-    for (int k = 0; k < 2; k++) {
-        float len2 = wt[k] > 0.0f ? dir[k].x * dir[k].x + dir[k].y * dir[k].y : 0.0f;
+    for (int r = 0; r < 2; r++) {
+        float len2 = wt[r] > 0.0f ? dir[r].x * dir[r].x + dir[r].y * dir[r].y : 0.0f;
         if (!(len2 > 0.0f)) continue;
         float scale = max_speed / sqrtf(len2);
-        float sx = dir[k].x * scale - vx, sy = dir[k].y * scale - vy, s2 = sx * sx + sy * sy;
+        float sx = dir[r].x * scale - vx, sy = dir[r].y * scale - vy, s2 = sx * sx + sy * sy;
         float limit = s2 > max_dv * max_dv ? max_dv / sqrtf(s2) : 1.0f;
-        *accx += wt[k] * sx * limit, *accy += wt[k] * sy * limit, *wsum += wt[k];
+        *accx += wt[r] * sx * limit, *accy += wt[r] * sy * limit, *wsum += wt[r];
     }
-    vec2 avoid; /* of length max_force: as a change of velocity, times dt */
-    if (p->w_avoid > 0 && motion_avoid(w, px, py, vx, vy, &avoid)) {
-        *accx += p->w_avoid * avoid.x * dt, *accy += p->w_avoid * avoid.y * dt, *wsum += p->w_avoid;
+    /* The steer is of length max_force: as a change of velocity, times dt. */
+    if (p->w_avoid > 0 && looks->steers[k]) {
+        *accx += p->w_avoid * looks->avoid_x[k] * dt, *accy += p->w_avoid * looks->avoid_y[k] * dt;
+        *wsum += p->w_avoid;
     }
+}
+
+/* The looks at predators and obstacles of the batch's agents that ask for
+ * them (their species' w_flee, w_avoid), eight at a time. */
+static void rare_looks(const world_t *w, const sim_params_t *const ps[LANES], size_t i0, int count,
+                       rare_looks_t *looks)
+{
+    const agents_t *a = &w->cur;
+    bool flee = false, avoid = false;
+    for (int k = 0; k < count; k++) flee |= ps[k]->w_flee > 0.0f, avoid |= ps[k]->w_avoid > 0;
+    memset(looks->fled, 0, sizeof looks->fled);
+    memset(looks->steers, 0, sizeof looks->steers);
+    if (w->n_predators && flee)
+        motion_evade_agents(w, count, a->x + i0, a->y + i0, looks->away_x, looks->away_y, looks->fled);
+    if (w->n_obstacles && avoid)
+        motion_avoid_agents(w, count, a->x + i0, a->y + i0, a->vx + i0, a->vy + i0, looks->avoid_x, looks->avoid_y,
+                            looks->steers);
 }
 
 KERNEL_CLONES
@@ -236,9 +265,11 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
     }
 
     if (w->n_predators || w->wander || w->n_obstacles) {
+        rare_looks_t looks;
+        rare_looks(w, ps, i0, count, &looks);
         for (int k = 0; k < count; k++) {
             float x = accx[k], y = accy[k], s = wsum[k];
-            rare_rules(w, ps[k], i0 + (size_t)k, &x, &y, &s);
+            rare_rules(w, ps[k], i0 + (size_t)k, &looks, k, &x, &y, &s);
             accx[k] = x, accy[k] = y, wsum[k] = s;
         }
     }

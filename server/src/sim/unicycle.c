@@ -173,14 +173,19 @@ void unicycle_flush(const world_t *w, unicycle_batch_t *b)
         add_unit_lanes(&dx, &dy, pulled, weight, tx, ty);
     }
     if (w->n_obstacles || w->n_predators) {
+        /* The looks at obstacles and predators, eight agents at a time
+         * (the same bits as one by one), then added lane by lane. */
+        float px[LANES], py[LANES], lvx[LANES], lvy[LANES];
+        float avoid_x[LANES], avoid_y[LANES], away_x[LANES], away_y[LANES];
+        int32_t steers[LANES] = {0}, fled[LANES] = {0};
+        lanes_store(px, h.px), lanes_store(py, h.py), lanes_store(lvx, vx), lanes_store(lvy, vy);
+        if (w->n_obstacles) motion_avoid_agents(w, count, px, py, lvx, lvy, avoid_x, avoid_y, steers);
+        if (w->n_predators) motion_evade_agents(w, count, px, py, away_x, away_y, fled);
         for (int k = 0; k < count; k++) {
             const sim_params_t *pk = ps[k];
             float x = dx[k], y = dy[k];
-            vec2 avoid, away;
-            if (pk->w_avoid > 0 && motion_avoid(w, h.px[k], h.py[k], vx[k], vy[k], &avoid))
-                add_unit(&x, &y, pk->w_avoid, avoid.x, avoid.y);
-            if (w->n_predators && pk->w_flee > 0 && motion_evade(w, h.px[k], h.py[k], &away))
-                add_unit(&x, &y, pk->w_flee, away.x, away.y);
+            if (pk->w_avoid > 0 && steers[k]) add_unit(&x, &y, pk->w_avoid, avoid_x[k], avoid_y[k]);
+            if (pk->w_flee > 0 && fled[k]) add_unit(&x, &y, pk->w_flee, away_x[k], away_y[k]);
             dx[k] = x, dy[k] = y;
         }
     }
