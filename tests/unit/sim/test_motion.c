@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "sim/motion.h"
+#include "sim/predators.h"
 #include "sim/prng.h"
 #include "sim/world.h"
 
@@ -240,6 +241,41 @@ static void eight_agents_at_a_time_should_answer_as_each_one_by_one(void **state
         }
 }
 
+/* A predator's prey, looked for eight agents at a time in each cell,
+ * against a scan of every agent one by one: in a crowd (the whole crowd
+ * in a cell or four, so the scan's nearest is the search's), with and
+ * without a tail of fewer than eight, in bounded and wrapped worlds. */
+static void a_predator_should_find_the_nearest_agent_as_one_by_one(void **state)
+{
+    (void)state;
+    for (int border = 0; border < 3; border++)
+        for (size_t n = 5; n <= 205; n += 25) {
+            world_config_t cfg = {.width = 400, .height = 400, .dt = 1.0f / 60.0f, .seed = (uint32_t)n,
+                                  .agents = n, .max_agents = n, .max_targets = 1, .threads = 1};
+            world_t w;
+            assert_int_equal(world_init(&w, &cfg), 0);
+            char msg[160];
+            assert_int_equal(world_set_param(&w, (size_t)params_find("border"), border, msg, sizeof msg), SIM_OK);
+            prng_t rng;
+            prng_seed(&rng, (uint32_t)(n + (size_t)border), 17);
+            for (size_t i = 0; i < n; i++)
+                w.cur.x[i] = prng_range(&rng, 190.0f, 210.0f), w.cur.y[i] = prng_range(&rng, 190.0f, 210.0f);
+            world_agents_placed(&w);
+            world_step(&w); /* sorts the agents into the grid */
+            for (int q = 0; q < 200; q++) {
+                const float x = prng_range(&rng, 180.0f, 220.0f), y = prng_range(&rng, 180.0f, 220.0f);
+                long want = -1;
+                float least = INFINITY;
+                for (size_t i = 0; i < w.n; i++) {
+                    const float dx = w.cur.x[i] - x, dy = w.cur.y[i] - y, d2 = dx * dx + dy * dy;
+                    if (d2 < least) least = d2, want = (long)i;
+                }
+                assert_int_equal(predators_nearest_agent(&w, x, y), want);
+            }
+            world_free(&w);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -248,6 +284,7 @@ int main(void)
         cmocka_unit_test(the_lanes_should_flee_predators_as_one_by_one),
         cmocka_unit_test(a_crowd_among_overlapping_obstacles_should_steer_and_be_pushed_as_one_by_one),
         cmocka_unit_test(eight_agents_at_a_time_should_answer_as_each_one_by_one),
+        cmocka_unit_test(a_predator_should_find_the_nearest_agent_as_one_by_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
