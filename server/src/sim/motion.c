@@ -352,6 +352,16 @@ static size_t first_obstacle_holding(const world_t *w, float x, float y)
     return w->n_obstacles;
 }
 
+/* Obstacles push_out_by_agents tests side by side before its chain. */
+#define RAY_AHEAD 8
+
+/* Does the obstacle at q (base − centre) hold the ray's point at t? */
+LANES_INLINE lanes_i ray_holds(lanes_f qx, lanes_f qy, lanes_f ux, lanes_f uy, lanes_f t, float r2)
+{
+    const lanes_f px = qx + ux * t, py = qy + uy * t;
+    return px * px + py * py < r2;
+}
+
 /* push_out_of_obstacles (below) for eight agents at once during a step,
  * one agent per lane: each lane does that agent's operations one by one,
  * in the same order (the obstacles in table order, round after round), so
@@ -399,12 +409,21 @@ static void push_out_by_agents(const world_t *w, int count, float xs[LANES], flo
         qxs[m] = qx, qys[m] = qy;
         roots[m] = -qu + lanes_sqrt(lanes_select(disc > 0.0f, disc, zero)); /* fmaxf(disc, 0) */
     }
+    /* Each test waits for the t the test before it left: a chain. But
+     * until a test passes, t stays as it is: so the tests up to the first
+     * that passes (for any lane) are made side by side first, and the
+     * chain starts there. The last round, which finds the points outside
+     * every obstacle, is then no chain at all. */
     lanes_i going = held; /* lanes whose last round found the point inside */
     for (size_t round = 0; round <= n; round++) {
         lanes_i inside = {0};
-        for (size_t m = 0; m < n; m++) {
-            const lanes_f px = qxs[m] + ux * t, py = qys[m] + uy * t;
-            const lanes_i holds = going & (px * px + py * py < r2s[m]);
+        size_t m = 0;
+        for (lanes_i any = {0}; m < n; m += RAY_AHEAD) {
+            for (size_t j = m; j < m + RAY_AHEAD && j < n; j++) any |= ray_holds(qxs[j], qys[j], ux, uy, t, r2s[j]);
+            if (lanes_any(any & going)) break;
+        }
+        for (; m < n; m++) {
+            const lanes_i holds = going & ray_holds(qxs[m], qys[m], ux, uy, t, r2s[m]);
             t = lanes_select(holds & (roots[m] > t), roots[m], t); /* fmaxf: root never NaN */
             inside |= holds;
         }
