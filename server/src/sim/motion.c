@@ -301,6 +301,56 @@ static long nearest_target_scan(const world_t *w, float px, float py)
     return found;
 }
 
+/* motion_nearest_target for eight points, one per lane: the displacement
+ * to each one's nearest target, the same bits. found: lanes that have one. */
+KERNEL_CLONES
+static void nearest_targets_by_agents(const world_t *w, const float xs[LANES], const float ys[LANES],
+                                      float txs[LANES], float tys[LANES], int32_t founds[LANES])
+{
+    const lanes_f zero = {0}, px = lanes_load(xs), py = lanes_load(ys);
+    lanes_f best = zero + INFINITY, bx = zero, by = zero;
+    /* Many targets: each lane asks the index (target_index.h), which
+     * answers as the scan would, while the lanes' look-ups one by one
+     * cost less than the scan's vectors. */
+    const target_index_t *t = &w->target_index;
+    bool indexed = t->valid;
+    for (int k = 0; k < LANES && indexed; k++) indexed = target_index_covers(t, px[k], py[k]);
+    size_t budget = w->n_targets / 8 + LANES;
+    for (int k = 0; k < LANES && indexed; k++) {
+        float dx, dy;
+        const long nearest = target_index_nearest(t, w->targets, px[k], py[k], &dx, &dy, &budget);
+        if (nearest >= 0) best[k] = 0.0f, bx[k] = dx, by[k] = dy;
+        indexed = nearest != TARGET_INDEX_GAVE_UP;
+    }
+    if (!indexed) best = zero + INFINITY, bx = by = zero;
+    float x0 = px[0], x1 = px[0], y0 = py[0], y1 = py[0]; /* the lanes' box: wrapping is rare */
+    for (int k = 1; k < LANES; k++) x0 = fminf(x0, px[k]), x1 = fmaxf(x1, px[k]), y0 = fminf(y0, py[k]), y1 = fmaxf(y1, py[k]);
+    const bool wrap = !indexed && motion_targets_wrap(w, x0, x1, y0, y1);
+    for (size_t k = 0; k < w->n_targets && !indexed; k++) {
+        lanes_f dx, dy;
+        const lanes_f d2 =
+            motion_d2_lanes_wrapping(w, wrap, zero + w->targets[k].x, zero + w->targets[k].y, px, py, &dx, &dy);
+        const lanes_i closer = d2 < best;
+        best = lanes_select(closer, d2, best);
+        bx = lanes_select(closer, dx, bx);
+        by = lanes_select(closer, dy, by);
+    }
+    const lanes_i found = best < INFINITY;
+    lanes_store(txs, lanes_keep(found, bx));
+    lanes_store(tys, lanes_keep(found, by));
+    memcpy(founds, &found, sizeof found);
+}
+
+void motion_nearest_target_agents(const world_t *w, int count, const float x[LANES], const float y[LANES],
+                                  float tx[LANES], float ty[LANES], int32_t found[LANES])
+{
+    float xs[LANES], ys[LANES];
+    for (int k = 0; k < LANES; k++) /* the lanes past count look from the first point */
+        xs[k] = x[k < count ? k : 0], ys[k] = y[k < count ? k : 0];
+    nearest_targets_by_agents(w, xs, ys, tx, ty, found);
+    for (int k = count; k < LANES; k++) tx[k] = ty[k] = 0.0f, found[k] = 0;
+}
+
 const target_t *motion_nearest_target(const world_t *w, float px, float py, vec2 *delta)
 {
     /* Through the index, while that costs less than the scan below, which

@@ -67,6 +67,13 @@ void motion_copy_places(world_t *w);
 /* Displacement from (x, y) to the nearest target; NULL if there is none. */
 const target_t *motion_nearest_target(const world_t *w, float x, float y, vec2 *delta);
 
+/* motion_nearest_target for points 0 … count − 1 of the arrays (count ≤
+ * LANES), eight at a time: found[k] is −1 where point k has a nearest
+ * target, (tx[k], ty[k]) the displacement to it (the same bits); 0 and
+ * (0, 0) where none and in the lanes from count on. */
+void motion_nearest_target_agents(const world_t *w, int count, const float x[LANES], const float y[LANES],
+                                  float tx[LANES], float ty[LANES], int32_t found[LANES]);
+
 /* Look-ahead avoidance (Reynolds 1999): of the obstacles whose buffered
  * circle the straight path enters within the look-ahead, the nearest hit
  * gives a steer of length max_force across the heading, to the side the

@@ -47,42 +47,6 @@ LANES_INLINE lanes_f param_lanes(const sim_params_t *const ps[LANES], bool unifo
 /* The most the potential's force changes velocity, in the same units. */
 #define POTENTIAL_MAX 10.0f
 
-/* Displacement from each lane's position to its nearest target (strictly
- * nearer wins: the first of equals). found: lanes that have one. */
-LANES_INLINE void nearest_target_lanes(const world_t *w, lanes_f px, lanes_f py, lanes_f *tx, lanes_f *ty, lanes_i *found)
-{
-    const lanes_f zero = {0};
-    lanes_f best = zero + INFINITY, bx = zero, by = zero;
-    /* Many targets: each lane asks the index (target_index.h), which
-     * answers as this scan would, while the lanes' look-ups one by one
-     * cost less than the scan's vectors. */
-    bool indexed = w->target_index.valid;
-    for (int k = 0; k < LANES && indexed; k++) indexed = target_index_covers(&w->target_index, px[k], py[k]);
-    size_t budget = w->n_targets / 8 + LANES;
-    for (int k = 0; k < LANES && indexed; k++) {
-        float dx, dy;
-        const long nearest = target_index_nearest(&w->target_index, w->targets, px[k], py[k], &dx, &dy, &budget);
-        if (nearest >= 0) best[k] = 0.0f, bx[k] = dx, by[k] = dy;
-        indexed = nearest != TARGET_INDEX_GAVE_UP;
-    }
-    if (!indexed) best = zero + INFINITY, bx = by = zero;
-    float x0 = px[0], x1 = px[0], y0 = py[0], y1 = py[0]; /* the lanes' box: wrapping is rare */
-    for (int k = 1; k < LANES; k++) x0 = fminf(x0, px[k]), x1 = fmaxf(x1, px[k]), y0 = fminf(y0, py[k]), y1 = fmaxf(y1, py[k]);
-    const bool wrap = !indexed && motion_targets_wrap(w, x0, x1, y0, y1);
-    for (size_t k = 0; k < w->n_targets && !indexed; k++) {
-        lanes_f dx, dy;
-        const lanes_f d2 =
-            motion_d2_lanes_wrapping(w, wrap, zero + w->targets[k].x, zero + w->targets[k].y, px, py, &dx, &dy);
-        const lanes_i closer = d2 < best;
-        best = lanes_select(closer, d2, best);
-        bx = lanes_select(closer, dx, bx);
-        by = lanes_select(closer, dy, by);
-    }
-    *found = best < INFINITY;
-    *tx = lanes_keep(*found, bx);
-    *ty = lanes_keep(*found, by);
-}
-
 /* What the rarer rules found for a batch's agents, eight at a time
  * (motion_evade_agents, motion_avoid_agents): lane k is agent i0 + k. */
 typedef struct rare_looks {
@@ -182,8 +146,10 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
     lanes_i leader = {0};
     const lanes_i wants = leads | (w_target > 0.0f);
     if (w->n_targets && lanes_any(wants)) {
+        float tx[LANES], ty[LANES];
         lanes_i found;
-        nearest_target_lanes(w, px, py, &to_x, &to_y, &found);
+        motion_nearest_target_agents(w, LANES, a->x + i0, a->y + i0, tx, ty, (int32_t *)&found);
+        to_x = lanes_load(tx), to_y = lanes_load(ty);
         found &= wants;
         to_x = lanes_keep(found, to_x);
         to_y = lanes_keep(found, to_y);

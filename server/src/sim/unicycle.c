@@ -100,12 +100,14 @@ static void target_pulls(const world_t *w, const unicycle_batch_t *b, const sim_
                          lanes_f *weight, lanes_f *tx, lanes_f *ty, lanes_i *pulled, uint8_t flags[LANES])
 {
     const agents_t *a = &w->cur;
+    float txs[LANES], tys[LANES];
+    int32_t found[LANES];
+    motion_nearest_target_agents(w, b->count, a->x + b->first, a->y + b->first, txs, tys, found);
     for (int k = 0; k < b->count; k++) {
         const sim_params_t *p = ps[k];
-        const size_t i = b->first + (size_t)k;
         const bool leads = (p->leader_rule == LEADER_FRONT ? b->n_ahead[k] : b->n_any[k]) == 0;
-        vec2 to_target;
-        if (!(leads || p->w_target > 0.0f) || !motion_nearest_target(w, a->x[i], a->y[i], &to_target)) continue;
+        const vec2 to_target = {txs[k], tys[k]};
+        if (!(leads || p->w_target > 0.0f) || !found[k]) continue;
         if (leads) flags[k] |= AGENT_LEADER;
         float d2 = to_target.x * to_target.x + to_target.y * to_target.y;
         /* A follower's pull fades to nothing at target_radius (reynolds.c). */

@@ -276,6 +276,64 @@ static void a_predator_should_find_the_nearest_agent_as_one_by_one(void **state)
         }
 }
 
+/* The nearest target of eight points at a time (motion_nearest_target_agents:
+ * through the index while the lanes' look-ups are cheap, else a scan of
+ * every target for the eight at once) against a scan of the table one by
+ * one: targets on a ring round a crowd (the index gives up), scattered
+ * (it answers), a few (no index), with twins (the first of the equally
+ * near), in bounded and wrapped worlds, for every batch size. */
+static void eight_points_should_find_their_nearest_targets_as_one_by_one(void **state)
+{
+    (void)state;
+    const size_t counts[] = {3, 40, 512, 4096}; /* 4096 scattered: the index answers the eight */
+    for (int border = 0; border < 3; border++)
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+            for (int ring = 0; ring < 2; ring++) {
+                const size_t n = counts[c];
+                world_config_t cfg = {.width = 1000, .height = 600, .dt = 1.0f / 60.0f, .seed = 3, .agents = 8,
+                                      .max_agents = 8, .max_targets = n, .threads = 1};
+                world_t w;
+                assert_int_equal(world_init(&w, &cfg), 0);
+                char msg[160];
+                assert_int_equal(world_set_param(&w, (size_t)params_find("border"), border, msg, sizeof msg), SIM_OK);
+                prng_t rng;
+                prng_seed(&rng, (uint32_t)(c + 3 * (size_t)border + 9 * (size_t)ring), 18);
+                const float cx = ring ? 80.0f : 500.0f, cy = 300.0f; /* a ring across the wrapped edge, or not */
+                for (size_t k = 0; k < n; k++) {
+                    const float a = 6.2831853f * (float)k / (float)n;
+                    float x = ring ? cx + 100.0f * cosf(a) : prng_range(&rng, 0.0f, 1000.0f);
+                    float y = ring ? cy + 100.0f * sinf(a) : prng_range(&rng, 0.0f, 600.0f);
+                    if (k % 17 == 9) x = w.targets[k - 1].x, y = w.targets[k - 1].y; /* a twin of the one before */
+                    if (x < 0.0f) x += 1000.0f;
+                    assert_int_equal(world_set_target(&w, (uint32_t)k + 1, x, y), SIM_OK);
+                }
+                target_index_build(&w.target_index, w.targets, w.n_targets, w.width, w.height, border == BORDER_WRAP);
+                for (int q = 0; q < 400; q++) {
+                    const int count = 1 + q % LANES;
+                    float x[LANES], y[LANES], tx[LANES], ty[LANES];
+                    int32_t found[LANES];
+                    for (int k = 0; k < LANES; k++) {
+                        x[k] = ring ? fmodf(cx + prng_range(&rng, -10.0f, 10.0f) + 1000.0f, 1000.0f)
+                                    : prng_range(&rng, 0.0f, 1000.0f);
+                        y[k] = ring ? cy + prng_range(&rng, -10.0f, 10.0f) : prng_range(&rng, 0.0f, 600.0f);
+                    }
+                    motion_nearest_target_agents(&w, count, x, y, tx, ty, found);
+                    for (int k = 0; k < LANES; k++) {
+                        float least = INFINITY, dx = 0.0f, dy = 0.0f;
+                        for (size_t j = 0; k < count && j < w.n_targets; j++) {
+                            float ex = w.targets[j].x - x[k], ey = w.targets[j].y - y[k];
+                            if (border == BORDER_WRAP) ex = motion_wrap_delta(ex, w.width), ey = motion_wrap_delta(ey, w.height);
+                            if (ex * ex + ey * ey < least) least = ex * ex + ey * ey, dx = ex, dy = ey;
+                        }
+                        assert_int_equal(found[k] != 0, least < INFINITY);
+                        const float want[2] = {dx, dy}, got[2] = {tx[k], ty[k]};
+                        assert_memory_equal(want, got, sizeof want);
+                    }
+                }
+                world_free(&w);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -285,6 +343,7 @@ int main(void)
         cmocka_unit_test(a_crowd_among_overlapping_obstacles_should_steer_and_be_pushed_as_one_by_one),
         cmocka_unit_test(eight_agents_at_a_time_should_answer_as_each_one_by_one),
         cmocka_unit_test(a_predator_should_find_the_nearest_agent_as_one_by_one),
+        cmocka_unit_test(eight_points_should_find_their_nearest_targets_as_one_by_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
