@@ -214,6 +214,7 @@ static void avoid_by_agents(const world_t *w, int count, const float pxs[LANES],
         out |= inside;
         const lanes_f along = dx * ux + dy * uy, perp2 = d2 - along * along;
         const lanes_i enters = near & ~inside & ~((along <= 0.0f) | (perp2 >= R * R));
+        if (!lanes_any(enters)) continue; /* in a crowd among obstacles, mostly: every lane inside */
         const lanes_f t_hit = along - lanes_sqrt(lanes_select(enters, R * R - perp2, zero));
         const lanes_i hit = enters & ~((t_hit > look) | (t_hit >= best_t));
         if (!lanes_any(hit)) continue;
