@@ -55,32 +55,46 @@ typedef struct rare_looks {
 } rare_looks_t;
 
 /* Evading predators and wandering, two more "toward a direction" rules,
- * then avoiding obstacles: for agent i (lane k of looks) alone, added to
- * its sums. */
-static void rare_rules(const world_t *w, const sim_params_t *p, size_t i, const rare_looks_t *looks, int k,
-                       float *accx, float *accy, float *wsum)
+ * then avoiding obstacles, added to the sums (accx, accy, wsum) of the
+ * lanes they act on, lane by lane with the operations one agent alone
+ * would do: a sum is left as it is (not added 0) where a rule does not
+ * act. Wandering's point moves per agent (motion_wander). */
+LANES_INLINE void rare_rules(const world_t *w, const sim_params_t *const ps[LANES], bool uniform, size_t i0, int count,
+                             const rare_looks_t *looks, lanes_f vx, lanes_f vy, lanes_f max_speed, lanes_f max_dv,
+                             lanes_f *accx, lanes_f *accy, lanes_f *wsum)
 {
     const agents_t *a = &w->cur;
-    const float vx = a->vx[i], vy = a->vy[i];
-    const float max_speed = p->max_speed, dt = w->dt, max_dv = p->max_force * dt;
-    vec2 dir[2];
-    float wt[2] = {0.0f, 0.0f};
-    if (w->n_predators && p->w_flee > 0.0f && looks->fled[k])
-        dir[0] = (vec2){looks->away_x[k], looks->away_y[k]}, wt[0] = p->w_flee;
-    if (w->wander && p->w_wander > 0.0f) dir[1] = motion_wander(w, a->id[i], vx, vy), wt[1] = p->w_wander;
+    const lanes_f zero = {0}, one = zero + 1.0f;
+    lanes_f dir_x[2] = {lanes_load(looks->away_x), zero}, dir_y[2] = {lanes_load(looks->away_y), zero};
+    lanes_i flees, wanders = {0}, steers;
+    memcpy(&flees, looks->fled, sizeof flees);
+    memcpy(&steers, looks->steers, sizeof steers);
+    if (!w->n_predators) flees = wanders;
+    const lanes_f w_wander = PARAM(w_wander);
+    for (int k = 0; k < count && w->wander; k++)
+        if (ps[k]->w_wander > 0.0f) {
+            const vec2 d = motion_wander(w, a->id[i0 + (size_t)k], vx[k], vy[k]);
+            dir_x[1][k] = d.x, dir_y[1][k] = d.y, wanders[k] = -1;
+        }
+    const lanes_f wt[2] = {lanes_keep(flees, PARAM(w_flee)), lanes_keep(wanders, w_wander)};
     for (int r = 0; r < 2; r++) {
-        float len2 = wt[r] > 0.0f ? dir[r].x * dir[r].x + dir[r].y * dir[r].y : 0.0f;
-        if (!(len2 > 0.0f)) continue;
-        float scale = max_speed / sqrtf(len2);
-        float sx = dir[r].x * scale - vx, sy = dir[r].y * scale - vy, s2 = sx * sx + sy * sy;
-        float limit = s2 > max_dv * max_dv ? max_dv / sqrtf(s2) : 1.0f;
-        *accx += wt[r] * sx * limit, *accy += wt[r] * sy * limit, *wsum += wt[r];
+        const lanes_f len2 = dir_x[r] * dir_x[r] + dir_y[r] * dir_y[r];
+        const lanes_i acts = (wt[r] > 0.0f) & (len2 > 0.0f);
+        if (!lanes_any(acts)) continue;
+        const lanes_f scale = max_speed / lanes_sqrt(lanes_select(acts, len2, one));
+        const lanes_f sx = dir_x[r] * scale - vx, sy = dir_y[r] * scale - vy, s2 = sx * sx + sy * sy;
+        const lanes_f limit = lanes_select(s2 > max_dv * max_dv, max_dv / lanes_sqrt(s2), one);
+        *accx = lanes_select(acts, *accx + wt[r] * sx * limit, *accx);
+        *accy = lanes_select(acts, *accy + wt[r] * sy * limit, *accy);
+        *wsum = lanes_select(acts, *wsum + wt[r], *wsum);
     }
     /* The steer is of length max_force: as a change of velocity, times dt. */
-    if (p->w_avoid > 0 && looks->steers[k]) {
-        *accx += p->w_avoid * looks->avoid_x[k] * dt, *accy += p->w_avoid * looks->avoid_y[k] * dt;
-        *wsum += p->w_avoid;
-    }
+    const lanes_f w_avoid = PARAM(w_avoid), dt = zero + w->dt;
+    const lanes_i avoids = steers & (w_avoid > 0.0f);
+    if (!lanes_any(avoids)) return;
+    *accx = lanes_select(avoids, *accx + w_avoid * lanes_load(looks->avoid_x) * dt, *accx);
+    *accy = lanes_select(avoids, *accy + w_avoid * lanes_load(looks->avoid_y) * dt, *accy);
+    *wsum = lanes_select(avoids, *wsum + w_avoid, *wsum);
 }
 
 /* The looks at predators and obstacles of the batch's agents that ask for
@@ -233,11 +247,7 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
     if (w->n_predators || w->wander || w->n_obstacles) {
         rare_looks_t looks;
         rare_looks(w, ps, i0, count, &looks);
-        for (int k = 0; k < count; k++) {
-            float x = accx[k], y = accy[k], s = wsum[k];
-            rare_rules(w, ps[k], i0 + (size_t)k, &looks, k, &x, &y, &s);
-            accx[k] = x, accy[k] = y, wsum[k] = s;
-        }
+        rare_rules(w, ps, uniform, i0, count, &looks, vx, vy, max_speed, max_dv, &accx, &accy, &wsum);
     }
 
     /* The weighted average, then the speed limit. */
