@@ -302,6 +302,68 @@ static long nearest_target_scan(const world_t *w, float px, float py)
     return found;
 }
 
+/* One target's step of a scan chain (below): strictly nearer replaces,
+ * and the chain keeps the round it was met in. The target's place is
+ * broadcast as it is, not as 0 + x (the displacement's operations, which
+ * turn −0 into +0): that changes only the sign of a zero difference,
+ * never its square, so never the distance compared. */
+LANES_INLINE void scan_chain_step(const world_t *w, bool wrap, lanes_f px, lanes_f py, const target_t *t,
+                                  lanes_i round, lanes_f *best, lanes_i *best_round)
+{
+    const float x = t->x, y = t->y;
+    lanes_f dx, dy;
+    const lanes_f d2 =
+        motion_d2_lanes_wrapping(w, wrap, (lanes_f){x, x, x, x, x, x, x, x}, (lanes_f){y, y, y, y, y, y, y, y}, px, py,
+                                 &dx, &dy);
+    const lanes_i closer = d2 < *best;
+    *best = lanes_select(closer, d2, *best);
+    *best_round = (closer & round) | (~closer & *best_round);
+}
+
+/* Chain b's first nearest replaces chain a's where it is nearer, or as
+ * near with a lower index (−1: none). */
+LANES_INLINE void scan_chain_merge(lanes_f *best_a, lanes_i *k_a, lanes_f best_b, lanes_i k_b)
+{
+    const lanes_i takes = (best_b < *best_a) | ((best_b == *best_a) & (k_b >= 0) & ((k_b < *k_a) | (*k_a < 0)));
+    *best_a = lanes_select(takes, best_b, *best_a);
+    *k_a = (takes & k_b) | (~takes & *k_a);
+}
+
+/* The scan one by one for eight points, one per lane: each lane's first
+ * nearest target (the lowest index among equally near ones), or −1. The
+ * one-by-one scan's "strictly nearer replaces" is a chain of dependent
+ * compares, one target after another; here four chains run side by side,
+ * chain c over targets 4·round + c, each keeping its first nearest, and
+ * are merged by distance, then by index: the same target. Inlined with
+ * wrap a constant, so that the loop has no branch. */
+LANES_INLINE lanes_i nearest_targets_scan(const world_t *w, bool wrap, lanes_f px, lanes_f py)
+{
+    const target_t *t = w->targets;
+    const size_t n = w->n_targets;
+    const lanes_f none = (lanes_f){0} + INFINITY;
+    const lanes_i no_round = (lanes_i){0} - 1, one = no_round * no_round;
+    lanes_f b0 = none, b1 = none, b2 = none, b3 = none;
+    lanes_i r0 = no_round, r1 = no_round, r2 = no_round, r3 = no_round, round = {0};
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4, round += one) {
+        scan_chain_step(w, wrap, px, py, &t[k], round, &b0, &r0);
+        scan_chain_step(w, wrap, px, py, &t[k + 1], round, &b1, &r1);
+        scan_chain_step(w, wrap, px, py, &t[k + 2], round, &b2, &r2);
+        scan_chain_step(w, wrap, px, py, &t[k + 3], round, &b3, &r3);
+    }
+    /* Rounds to indices (none stays −1). */
+    const lanes_i four = one << 2;
+    lanes_i k0 = (r0 >= 0) & (r0 * four), k1 = (r1 >= 0) & (r1 * four + one);
+    lanes_i k2 = (r2 >= 0) & (r2 * four + 2 * one), k3 = (r3 >= 0) & (r3 * four + 3 * one);
+    k0 |= r0 < 0, k1 |= r1 < 0, k2 |= r2 < 0, k3 |= r3 < 0;
+    for (; k < n; k++) /* the rest in chain 0, whose indices stay ascending */
+        scan_chain_step(w, wrap, px, py, &t[k], (lanes_i){0} + (int32_t)k, &b0, &k0);
+    scan_chain_merge(&b0, &k0, b1, k1);
+    scan_chain_merge(&b2, &k2, b3, k3);
+    scan_chain_merge(&b0, &k0, b2, k2);
+    return k0;
+}
+
 /* motion_nearest_target for eight points, one per lane: the displacement
  * to each one's nearest target, the same bits. found: lanes that have one. */
 KERNEL_CLONES
@@ -327,14 +389,16 @@ static void nearest_targets_by_agents(const world_t *w, const float xs[LANES], c
     float x0 = px[0], x1 = px[0], y0 = py[0], y1 = py[0]; /* the lanes' box: wrapping is rare */
     for (int k = 1; k < LANES; k++) x0 = fminf(x0, px[k]), x1 = fmaxf(x1, px[k]), y0 = fminf(y0, py[k]), y1 = fmaxf(y1, py[k]);
     const bool wrap = !indexed && motion_targets_wrap(w, x0, x1, y0, y1);
-    for (size_t k = 0; k < w->n_targets && !indexed; k++) {
+    if (!indexed) {
+        const lanes_i nearest = wrap ? nearest_targets_scan(w, true, px, py) : nearest_targets_scan(w, false, px, py);
+        /* The displacement to each lane's nearest, by the scan's operations. */
+        lanes_f tx = zero, ty = zero;
+        for (int k = 0; k < LANES; k++)
+            if (nearest[k] >= 0) tx[k] = w->targets[nearest[k]].x, ty[k] = w->targets[nearest[k]].y;
         lanes_f dx, dy;
-        const lanes_f d2 =
-            motion_d2_lanes_wrapping(w, wrap, zero + w->targets[k].x, zero + w->targets[k].y, px, py, &dx, &dy);
-        const lanes_i closer = d2 < best;
-        best = lanes_select(closer, d2, best);
-        bx = lanes_select(closer, dx, bx);
-        by = lanes_select(closer, dy, by);
+        motion_d2_lanes_wrapping(w, wrap, tx, ty, px, py, &dx, &dy);
+        best = lanes_select(nearest >= 0, zero, best);
+        bx = lanes_keep(nearest >= 0, dx), by = lanes_keep(nearest >= 0, dy);
     }
     const lanes_i found = best < INFINITY;
     lanes_store(txs, lanes_keep(found, bx));

@@ -281,11 +281,14 @@ static void a_predator_should_find_the_nearest_agent_as_one_by_one(void **state)
  * every target for the eight at once) against a scan of the table one by
  * one: targets on a ring round a crowd (the index gives up), scattered
  * (it answers), a few (no index), with twins (the first of the equally
- * near), in bounded and wrapped worlds, for every batch size. */
+ * near, whichever of the scan's chains holds each twin), in bounded and
+ * wrapped worlds, for every batch size. */
 static void eight_points_should_find_their_nearest_targets_as_one_by_one(void **state)
 {
     (void)state;
-    const size_t counts[] = {3, 40, 512, 4096}; /* 4096 scattered: the index answers the eight */
+    /* 4096 scattered: the index answers the eight; 150 and 1001 leave the
+     * scan's four chains a tail of 2 and 1. */
+    const size_t counts[] = {3, 40, 150, 512, 1001, 4096};
     for (int border = 0; border < 3; border++)
         for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
             for (int ring = 0; ring < 2; ring++) {
