@@ -177,13 +177,72 @@ bool motion_avoid(const world_t *w, float px, float py, float vx, float vy, vec2
     return true;
 }
 
+/* What one obstacle is to eight agents (avoid_by_agents): the tests of
+ * motion_avoid's loop that do not depend on what earlier obstacles did. */
+typedef struct avoid_sight {
+    lanes_f dx, dy, along, perp2;
+    float R;
+    lanes_i inside, enters;
+} avoid_sight_t;
+
+LANES_INLINE avoid_sight_t avoid_sight(const world_t *w, size_t m, bool wrap, lanes_i live, lanes_f px, lanes_f py,
+                                       lanes_f ux, lanes_f uy, lanes_f look)
+{
+    const step_places_t *op = &w->places;
+    avoid_sight_t s;
+    s.R = op->r[m] + w->params.obstacle_buffer;
+    s.dx = op->x[m] - px, s.dy = op->y[m] - py;
+    if (wrap) s.dx = wrap_lanes(s.dx, w->width), s.dy = wrap_lanes(s.dy, w->height);
+    const lanes_f d2 = s.dx * s.dx + s.dy * s.dy, reach = s.R + look;
+    const lanes_i near = live & ~(d2 > reach * reach);
+    s.inside = near & (d2 < s.R * s.R);
+    s.along = s.dx * ux + s.dy * uy, s.perp2 = d2 - s.along * s.along;
+    s.enters = near & ~s.inside & ~((s.along <= 0.0f) | (s.perp2 >= s.R * s.R));
+    return s;
+}
+
+/* The state motion_avoid's loop carries from obstacle to obstacle, per lane. */
+typedef struct avoid_state {
+    lanes_f best_t, sx, sy;
+    lanes_i out;    /* the decider is a buffer holding the agent: straight out of it */
+    lanes_i holder; /* the last obstacle whose buffer holds the agent */
+} avoid_state_t;
+
+/* An obstacle whose buffer holds the agent: nothing is more urgent. */
+LANES_INLINE void avoid_inside(avoid_state_t *st, const avoid_sight_t *s, size_t m)
+{
+    st->best_t = lanes_keep(~s->inside, st->best_t);
+    st->holder = (s->inside & ((lanes_i){0} + (int32_t)m)) | (~s->inside & st->holder);
+    st->out |= s->inside;
+}
+
+/* An obstacle the path enters: it steers where it is hit sooner than the
+ * best so far, round its side (dead centre: pass on the left). */
+LANES_INLINE void avoid_hit(avoid_state_t *st, const avoid_sight_t *s, lanes_f ux, lanes_f uy, lanes_f look)
+{
+    if (!lanes_any(s->enters)) return;
+    const lanes_f zero = {0}, one = zero + 1.0f;
+    const lanes_f t_hit = s->along - lanes_sqrt(lanes_select(s->enters, s->R * s->R - s->perp2, zero));
+    const lanes_i hit = s->enters & ~((t_hit > look) | (t_hit >= st->best_t));
+    if (!lanes_any(hit)) return;
+    st->best_t = lanes_select(hit, t_hit, st->best_t);
+    const lanes_f hx = ux * t_hit - s->dx, hy = uy * t_hit - s->dy;
+    lanes_f lateral = hx * -uy + hy * ux;
+    lateral = lanes_select(lateral == 0.0f, one, lateral);
+    const lanes_f side = lanes_select(lateral > 0.0f, one, zero - 1.0f);
+    st->sx = lanes_select(hit, -uy * side, st->sx), st->sy = lanes_select(hit, ux * side, st->sy);
+    st->out &= ~hit;
+}
+
 /* motion_avoid for eight agents at once, one per lane, during a step: each
  * lane does its agent's look one by one (motion_avoid's loop, obstacles in
- * table order), so its answer is the same bits. The steer straight out of
- * the buffer that decides is computed once at the end, from the
- * displacement kept for it. A crowd among 64 obstacles keeps every lane
- * busy at every obstacle, so this costs about an eighth of the looks
- * agent by agent. */
+ * table order), so its answer is the same bits. A crowd among 64
+ * obstacles keeps every lane busy at every obstacle, so this costs about
+ * an eighth of the looks agent by agent. Obstacles are seen two at a
+ * time: in a crowd inside them all no path enters one, and a pair needs
+ * one test of that. The steer straight out of the buffer that decides is
+ * computed once at the end, from that obstacle's displacement computed
+ * again by the same operations. */
 KERNEL_CLONES
 static void avoid_by_agents(const world_t *w, int count, const float pxs[LANES], const float pys[LANES],
                             const float vxs[LANES], const float vys[LANES], float sxs[LANES], float sys[LANES],
@@ -193,47 +252,41 @@ static void avoid_by_agents(const world_t *w, int count, const float pxs[LANES],
     const step_places_t *op = &w->places;
     const bool wrap = p->border == BORDER_WRAP;
     const lanes_i lane = {0, 1, 2, 3, 4, 5, 6, 7};
-    const lanes_f zero = {0}, one = zero + 1.0f, minus_one = zero - 1.0f;
+    const lanes_f zero = {0}, one = zero + 1.0f;
     const lanes_f px = lanes_load(pxs), py = lanes_load(pys), vx = lanes_load(vxs), vy = lanes_load(vys);
     const lanes_f speed = lanes_sqrt(vx * vx + vy * vy);
     const lanes_i live = (lane < count) & (speed > 0.0f);
     const lanes_f ux = vx / speed, uy = vy / speed, look = speed * p->avoid_lookahead;
-    lanes_f best_t = zero + INFINITY, sx = zero, sy = zero, out_dx = zero, out_dy = zero, out_d2 = zero;
-    lanes_i out = {0}; /* the decider is a buffer holding the agent: straight out, from out_d* */
-    for (size_t m = 0; m < op->n; m++) {
-        const float R = op->r[m] + p->obstacle_buffer;
-        lanes_f dx = op->x[m] - px, dy = op->y[m] - py;
-        if (wrap) dx = wrap_lanes(dx, w->width), dy = wrap_lanes(dy, w->height);
-        const lanes_f d2 = dx * dx + dy * dy, reach = R + look;
-        const lanes_i near = live & ~(d2 > reach * reach);
-        if (!lanes_any(near)) continue;
-        const lanes_i inside = near & (d2 < R * R);
-        best_t = lanes_select(inside, zero, best_t); /* nothing is more urgent */
-        out_dx = lanes_select(inside, dx, out_dx), out_dy = lanes_select(inside, dy, out_dy);
-        out_d2 = lanes_select(inside, d2, out_d2);
-        out |= inside;
-        const lanes_f along = dx * ux + dy * uy, perp2 = d2 - along * along;
-        const lanes_i enters = near & ~inside & ~((along <= 0.0f) | (perp2 >= R * R));
-        if (!lanes_any(enters)) continue; /* in a crowd among obstacles, mostly: every lane inside */
-        const lanes_f t_hit = along - lanes_sqrt(lanes_select(enters, R * R - perp2, zero));
-        const lanes_i hit = enters & ~((t_hit > look) | (t_hit >= best_t));
-        if (!lanes_any(hit)) continue;
-        best_t = lanes_select(hit, t_hit, best_t);
-        /* Outward normal at h = p + û·t_hit, then its lateral part (dead
-         * centre: pass on the left). */
-        const lanes_f hx = ux * t_hit - dx, hy = uy * t_hit - dy;
-        lanes_f lateral = hx * -uy + hy * ux;
-        lateral = lanes_select(lateral == 0.0f, one, lateral);
-        const lanes_f side = lanes_select(lateral > 0.0f, one, minus_one);
-        sx = lanes_select(hit, -uy * side, sx), sy = lanes_select(hit, ux * side, sy);
-        out &= ~hit;
+    avoid_state_t st = {.best_t = zero + INFINITY, .sx = zero, .sy = zero, .out = {0}, .holder = {0}};
+    size_t m = 0;
+    for (; m + 1 < op->n; m += 2) {
+        const avoid_sight_t a = avoid_sight(w, m, wrap, live, px, py, ux, uy, look);
+        const avoid_sight_t b = avoid_sight(w, m + 1, wrap, live, px, py, ux, uy, look);
+        avoid_inside(&st, &a, m);
+        if (lanes_any(a.enters | b.enters)) {
+            avoid_hit(&st, &a, ux, uy, look);
+            avoid_inside(&st, &b, m + 1);
+            avoid_hit(&st, &b, ux, uy, look);
+        } else {
+            avoid_inside(&st, &b, m + 1);
+        }
     }
-    const lanes_f d = lanes_sqrt(out_d2);
+    if (m < op->n) {
+        const avoid_sight_t a = avoid_sight(w, m, wrap, live, px, py, ux, uy, look);
+        avoid_inside(&st, &a, m);
+        avoid_hit(&st, &a, ux, uy, look);
+    }
+    /* Straight out of the holder that decides, from its displacement. */
+    lanes_f hx = zero, hy = zero;
+    for (int k = 0; k < LANES; k++) hx[k] = op->x[st.holder[k]], hy[k] = op->y[st.holder[k]];
+    lanes_f out_dx = hx - px, out_dy = hy - py;
+    if (wrap) out_dx = wrap_lanes(out_dx, w->width), out_dy = wrap_lanes(out_dy, w->height);
+    const lanes_f d = lanes_sqrt(lanes_keep(st.out, out_dx * out_dx + out_dy * out_dy));
     const lanes_i away = d > 0.0f;
     const lanes_f safe_d = lanes_select(away, d, one);
-    sx = lanes_select(out, lanes_select(away, -out_dx / safe_d, -uy), sx);
-    sy = lanes_select(out, lanes_select(away, -out_dy / safe_d, ux), sy);
-    const lanes_i some = live & (best_t != INFINITY);
+    const lanes_f sx = lanes_select(st.out, lanes_select(away, -out_dx / safe_d, -uy), st.sx);
+    const lanes_f sy = lanes_select(st.out, lanes_select(away, -out_dy / safe_d, ux), st.sy);
+    const lanes_i some = live & (st.best_t != INFINITY);
     lanes_store(sxs, lanes_keep(some, sx * p->max_force));
     lanes_store(sys, lanes_keep(some, sy * p->max_force));
     memcpy(steers, &some, sizeof some);
@@ -524,11 +577,22 @@ static void push_out_by_agents(const world_t *w, int count, float xs[LANES], flo
         qxs[m] = qx, qys[m] = qy;
         roots[m] = -qu + lanes_sqrt(lanes_select(disc > 0.0f, disc, zero)); /* fmaxf(disc, 0) */
     }
+    /* What obstacle m + 1's test and move find when obstacle m has just
+     * moved t to its root: the same at every round, so made once. */
+    lanes_i holds_after[SIM_MAX_OBSTACLES], beyond_after[SIM_MAX_OBSTACLES];
+    for (size_t m = 0; m + 1 < n; m++) {
+        holds_after[m] = ray_holds(qxs[m + 1], qys[m + 1], ux, uy, roots[m], r2s[m + 1]);
+        beyond_after[m] = roots[m + 1] > roots[m];
+    }
     /* Each test waits for the t the test before it left: a chain. But
      * until a test passes, t stays as it is: so the tests up to the first
      * that passes (for any lane) are made side by side first, and the
      * chain starts there. The last round, which finds the points outside
-     * every obstacle, is then no chain at all. */
+     * every obstacle, is then no chain at all. The chain then takes
+     * obstacles two at a time: t after the first is either t or the
+     * first's root, so the second's test is made at t beside the first's,
+     * and at the root beforehand (holds_after); the move picks the one
+     * that applies. */
     lanes_i going = held; /* lanes whose last round found the point inside */
     for (size_t round = 0; round <= n; round++) {
         lanes_i inside = {0};
@@ -537,9 +601,19 @@ static void push_out_by_agents(const world_t *w, int count, float xs[LANES], flo
             for (size_t j = m; j < m + RAY_AHEAD && j < n; j++) any |= ray_holds(qxs[j], qys[j], ux, uy, t, r2s[j]);
             if (lanes_any(any & going)) break;
         }
+        for (; m + 1 < n; m += 2) {
+            const lanes_i holds = going & ray_holds(qxs[m], qys[m], ux, uy, t, r2s[m]);
+            const lanes_i holds_at_t = ray_holds(qxs[m + 1], qys[m + 1], ux, uy, t, r2s[m + 1]);
+            const lanes_i moves = holds & (roots[m] > t); /* fmaxf: root never NaN */
+            const lanes_i holds_next = going & ((moves & holds_after[m]) | (~moves & holds_at_t));
+            const lanes_i beyond_next = (moves & beyond_after[m]) | (~moves & (roots[m + 1] > t));
+            t = lanes_select(moves, roots[m], t);
+            t = lanes_select(holds_next & beyond_next, roots[m + 1], t);
+            inside |= holds | holds_next;
+        }
         for (; m < n; m++) {
             const lanes_i holds = going & ray_holds(qxs[m], qys[m], ux, uy, t, r2s[m]);
-            t = lanes_select(holds & (roots[m] > t), roots[m], t); /* fmaxf: root never NaN */
+            t = lanes_select(holds & (roots[m] > t), roots[m], t);
             inside |= holds;
         }
         going = inside;

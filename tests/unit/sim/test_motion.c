@@ -180,7 +180,7 @@ static void eight_agents_at_a_time_should_answer_as_each_one_by_one(void **state
     for (int border = 0; border < 3; border++)
         for (int layout = 0; layout < 2; layout++) {
             world_t w;
-            make(&w, border, layout ? 40 : 0, (uint32_t)(border + 60 + layout));
+            make(&w, border, layout ? 41 : 0, (uint32_t)(border + 60 + layout)); /* 41: a pair loop's tail */
             const float radius[] = {1.5f, 3.0f, 20.0f};
             for (size_t k = 0; !layout && k < SIM_MAX_OBSTACLES; k++)
                 assert_int_equal(world_add_obstacle(&w, 490.0f + 2.5f * (float)(k % 8),
