@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "sim/clones.h"
+#include "sim/prng_lanes.h"
 
 _Static_assert(SIM_MAX_OBSTACLES % LANES == 0 && SIM_MAX_PREDATORS % LANES == 0, "the places are whole vectors");
 
@@ -439,8 +440,14 @@ static void nearest_targets_by_agents(const world_t *w, const float xs[LANES], c
         indexed = nearest != TARGET_INDEX_GAVE_UP;
     }
     if (!indexed) best = zero + INFINITY, bx = by = zero;
-    float x0 = px[0], x1 = px[0], y0 = py[0], y1 = py[0]; /* the lanes' box: wrapping is rare */
-    for (int k = 1; k < LANES; k++) x0 = fminf(x0, px[k]), x1 = fmaxf(x1, px[k]), y0 = fminf(y0, py[k]), y1 = fmaxf(y1, py[k]);
+    /* The lanes' box: wrapping is rare. Compares, not fminf and fmaxf
+     * (library calls here): a NaN place leaves a NaN box, which only asks
+     * for the wrapped difference, the right one in any case. */
+    float x0 = px[0], x1 = px[0], y0 = py[0], y1 = py[0];
+    for (int k = 1; k < LANES; k++) {
+        x0 = px[k] < x0 ? px[k] : x0, x1 = px[k] > x1 ? px[k] : x1;
+        y0 = py[k] < y0 ? py[k] : y0, y1 = py[k] > y1 ? py[k] : y1;
+    }
     const bool wrap = !indexed && motion_targets_wrap(w, x0, x1, y0, y1);
     if (!indexed) {
         const lanes_i nearest = wrap ? nearest_targets_scan(w, true, px, py) : nearest_targets_scan(w, false, px, py);
@@ -821,6 +828,49 @@ vec2 motion_wander(const world_t *w, uint32_t id, float vx, float vy)
     float heading = atan2f(hy, hx);
     return (vec2){hx * p->wander_distance + p->wander_radius * cosf(heading + angle),
                   hy * p->wander_distance + p->wander_radius * sinf(heading + angle)};
+}
+
+KERNEL_CLONES
+static void wander_by_agents(const world_t *w, int count, const uint32_t ids[LANES], const float vxs[LANES],
+                             const float vys[LANES], const int32_t wanders[LANES], float dxs[LANES], float dys[LANES])
+{
+    const sim_params_t *p = &w->params;
+    const lanes_f zero = {0}, one = zero + 1.0f, turn = zero + 6.28318531f;
+    /* The draw's first two stages are the step's, shared by every agent. */
+    const uint64_t key = prng_hash_key(prng_hash_stream(w->seed, WANDER_DRIFT_STREAM), w->tick);
+    lanes_i on;
+    memcpy(&on, wanders, sizeof on);
+    on &= (lanes_i){0, 1, 2, 3, 4, 5, 6, 7} < count;
+    prng_lanes_t id = {0};
+    lanes_f old = zero;
+    for (int k = 0; k < LANES; k++)
+        if (on[k]) id[k] = ids[k], old[k] = w->wander[ids[k]];
+    const lanes_f u = prng_hash_unit_lanes((prng_lanes_t){0} + key, id);
+    lanes_f angle = old + (2.0f * u - 1.0f) * p->wander_jitter * w->dt;
+    lanes_f whole = angle / turn;
+    for (int k = 0; k < LANES; k++) whole[k] = floorf(whole[k]);
+    angle -= turn * whole;
+    const lanes_f vx = lanes_load(vxs), vy = lanes_load(vys), speed = lanes_sqrt(vx * vx + vy * vy);
+    const lanes_i moving = speed > 0.0f;
+    const lanes_f safe = lanes_select(moving, speed, one);
+    const lanes_f hx = lanes_select(moving, vx / safe, one), hy = lanes_keep(moving, vy / safe);
+    lanes_f c = zero, s = zero;
+    for (int k = 0; k < LANES; k++)
+        if (on[k]) {
+            ((world_t *)w)->wander[ids[k]] = angle[k]; /* the agent's own entry: no other task touches it */
+            const float heading = atan2f(hy[k], hx[k]);
+            c[k] = cosf(heading + angle[k]), s[k] = sinf(heading + angle[k]);
+        }
+    const lanes_f dx = hx * p->wander_distance + p->wander_radius * c;
+    const lanes_f dy = hy * p->wander_distance + p->wander_radius * s;
+    for (int k = 0; k < LANES; k++)
+        if (on[k]) dxs[k] = dx[k], dys[k] = dy[k];
+}
+
+void motion_wander_agents(const world_t *w, int count, const uint32_t ids[LANES], const float vx[LANES],
+                          const float vy[LANES], const int32_t wanders[LANES], float dx[LANES], float dy[LANES])
+{
+    wander_by_agents(w, count, ids, vx, vy, wanders, dx, dy);
 }
 
 /* The wrapped and bounced borders, lane by lane. */

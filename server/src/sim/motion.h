@@ -107,6 +107,12 @@ void motion_evade_agents(const world_t *w, int count, const float x[LANES], cons
  * heading, then wander_radius toward the point's angle. Updates only the
  * agent's own entry. */
 vec2 motion_wander(const world_t *w, uint32_t id, float vx, float vy);
+/* motion_wander for the agents ids[k] of the lanes k < count with
+ * wanders[k] set (their points moved, their directions in dx, dy; the
+ * other lanes untouched), the same bits: the draws, the angles and the
+ * direction side by side, libm's atan2f, cosf and sinf lane by lane. */
+void motion_wander_agents(const world_t *w, int count, const uint32_t ids[LANES], const float vx[LANES],
+                          const float vy[LANES], const int32_t wanders[LANES], float dx[LANES], float dy[LANES]);
 
 /* Ends agent i's step from its new position and velocity: out of any
  * obstacle it ended inside, through the border, into w->next. */

@@ -11,8 +11,8 @@
  * The rules run for eight agents at once, one per vector lane, with the
  * same IEEE operations in the same order as one agent at a time would do
  * them: an agent's result does not depend on its batch. The looks at
- * predators and obstacles are eight agents at a time too (motion.h); the
- * rarer rules' sums and wandering run lane by lane. */
+ * predators and obstacles, and wandering, are eight agents at a time too
+ * (motion.h), each lane with its agent's operations. */
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -58,7 +58,7 @@ typedef struct rare_looks {
  * then avoiding obstacles, added to the sums (accx, accy, wsum) of the
  * lanes they act on, lane by lane with the operations one agent alone
  * would do: a sum is left as it is (not added 0) where a rule does not
- * act. Wandering's point moves per agent (motion_wander). */
+ * act. Wandering's points move eight at a time (motion_wander_agents). */
 LANES_INLINE void rare_rules(const world_t *w, const sim_params_t *const ps[LANES], bool uniform, size_t i0, int count,
                              const rare_looks_t *looks, lanes_f vx, lanes_f vy, lanes_f max_speed, lanes_f max_dv,
                              lanes_f *accx, lanes_f *accy, lanes_f *wsum)
@@ -71,11 +71,13 @@ LANES_INLINE void rare_rules(const world_t *w, const sim_params_t *const ps[LANE
     memcpy(&steers, looks->steers, sizeof steers);
     if (!w->n_predators) flees = wanders;
     const lanes_f w_wander = PARAM(w_wander);
-    for (int k = 0; k < count && w->wander; k++)
-        if (ps[k]->w_wander > 0.0f) {
-            const vec2 d = motion_wander(w, a->id[i0 + (size_t)k], vx[k], vy[k]);
-            dir_x[1][k] = d.x, dir_y[1][k] = d.y, wanders[k] = -1;
-        }
+    for (int k = 0; k < count && w->wander; k++) wanders[k] = ps[k]->w_wander > 0.0f ? -1 : 0;
+    if (lanes_any(wanders)) {
+        float wx[LANES] = {0}, wy[LANES] = {0}, vxs[LANES], vys[LANES];
+        lanes_store(vxs, vx), lanes_store(vys, vy);
+        motion_wander_agents(w, count, a->id + i0, vxs, vys, (const int32_t *)&wanders, wx, wy);
+        dir_x[1] = lanes_load(wx), dir_y[1] = lanes_load(wy);
+    }
     const lanes_f wt[2] = {lanes_keep(flees, PARAM(w_flee)), lanes_keep(wanders, w_wander)};
     for (int r = 0; r < 2; r++) {
         const lanes_f len2 = dir_x[r] * dir_x[r] + dir_y[r] * dir_y[r];

@@ -337,6 +337,64 @@ static void eight_points_should_find_their_nearest_targets_as_one_by_one(void **
             }
 }
 
+/* Wandering eight agents at a time (motion_wander_agents) against
+ * motion_wander agent by agent: the same direction and the same new angle
+ * on the circle, bit for bit, for every batch size, for agents standing
+ * still, and with angles crossing 0 and 2π; lanes not asked are left as
+ * they were. */
+static void eight_agents_should_wander_as_each_one_by_one(void **state)
+{
+    (void)state;
+    enum { N = 64 };
+    world_config_t cfg = {.width = 1000, .height = 600, .dt = 1.0f / 60.0f, .seed = 21, .agents = N,
+                          .max_agents = N, .max_targets = 1, .threads = 1};
+    world_t w;
+    assert_int_equal(world_init(&w, &cfg), 0);
+    char msg[160];
+    assert_int_equal(world_set_param(&w, (size_t)params_find("w_wander"), 1.0, msg, sizeof msg), SIM_OK);
+    assert_int_equal(world_set_param(&w, (size_t)params_find("wander_jitter"), 100.0, msg, sizeof msg), SIM_OK);
+    assert_non_null(w.wander);
+    prng_t rng;
+    prng_seed(&rng, 21, 19);
+    float saved[N];
+    int wandered = 0, wrapped = 0;
+    for (int q = 0; q < 2000; q++) {
+        w.tick = (uint64_t)q * 7u;
+        const int count = 1 + q % LANES;
+        uint32_t ids[LANES];
+        float vx[LANES], vy[LANES], dx[LANES], dy[LANES];
+        int32_t wanders[LANES];
+        for (int k = 0; k < LANES; k++) {
+            ids[k] = (uint32_t)((q * LANES + k * 5) % N); /* distinct within a batch */
+            vx[k] = prng_range(&rng, -150.0f, 150.0f), vy[k] = prng_range(&rng, -150.0f, 150.0f);
+            if (k == 2 && q % 3 == 0) vx[k] = vy[k] = 0.0f; /* standing still */
+            wanders[k] = prng_range(&rng, 0.0f, 1.0f) < 0.7f ? -1 : 0;
+            dx[k] = dy[k] = -7.0f; /* a lane not asked keeps this */
+            if (q % 4 == 0) w.wander[ids[k]] = k % 2 ? 0.001f : 6.2830f; /* by the seam */
+        }
+        memcpy(saved, w.wander, sizeof saved);
+        motion_wander_agents(&w, count, ids, vx, vy, wanders, dx, dy);
+        float after[N];
+        memcpy(after, w.wander, sizeof after);
+        memcpy(w.wander, saved, sizeof saved);
+        for (int k = 0; k < LANES; k++) {
+            if (k >= count || !wanders[k]) {
+                assert_true(dx[k] == -7.0f && dy[k] == -7.0f);
+                assert_memory_equal(&after[ids[k]], &saved[ids[k]], sizeof(float));
+                continue;
+            }
+            const vec2 one = motion_wander(&w, ids[k], vx[k], vy[k]);
+            const float got[2] = {dx[k], dy[k]};
+            assert_memory_equal(&one, got, sizeof got);
+            assert_memory_equal(&after[ids[k]], &w.wander[ids[k]], sizeof(float));
+            wandered++;
+            wrapped += fabsf(w.wander[ids[k]] - saved[ids[k]]) > 3.0f;
+        }
+    }
+    assert_true(wandered > 5000 && wrapped > 100); /* the angles crossed the seam */
+    world_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -347,6 +405,7 @@ int main(void)
         cmocka_unit_test(eight_agents_at_a_time_should_answer_as_each_one_by_one),
         cmocka_unit_test(a_predator_should_find_the_nearest_agent_as_one_by_one),
         cmocka_unit_test(eight_points_should_find_their_nearest_targets_as_one_by_one),
+        cmocka_unit_test(eight_agents_should_wander_as_each_one_by_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
