@@ -62,6 +62,7 @@ typedef struct olfati_consts {
     float c_minus_d;                        /* c − d_α */
     float r2;                   /* interaction range squared (Euclidean) */
     float r_beta2, d_beta_sigma, h_beta;
+    float inv_d_beta_sigma, inv_h_beta_span; /* 1/dβ (σ-norm), 1/(1 − h_β) */
     /* The pair loop's, from r = √(1 + ε‖d‖²): z − d_α + c = r/ε + shift_offset,
      * the bump's t = (z/r_α − h_α)/(1 − h_α) − ½ = r·bump_scale − bump_offset,
      * φ = half_a_plus_b·σ1 + half_a_minus_b. */

@@ -55,6 +55,8 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         .r_beta2 = p->os_r_beta * p->os_r_beta,
         .d_beta_sigma = sigma_norm(p->os_d_beta * p->os_d_beta, eps),
         .h_beta = p->os_h_beta,
+        .inv_d_beta_sigma = 1.0f / sigma_norm(p->os_d_beta * p->os_d_beta, eps),
+        .inv_h_beta_span = 1.0f / (1.0f - p->os_h_beta),
     };
 }
 
@@ -70,9 +72,11 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
  * with masks M of N lanes (lanes.h's 8, wide.h's 16), defined once for
  * both widths: name_t holds the terms, name(…) works them out.
  *
- * Per pair: two square roots and two divisions (1/√(1 + ε‖d‖²) and σ1;
- * the divider has room for them, and they save four multiplications over
- * one shared division), the σ-norm and the bump's
+ * Per pair: two square roots and one division: φ(z − d_α)/√(1 + ε‖d‖²)
+ * = (½(a + b) x + ½(a − b) rise)/(rise root), with x = z − d_α + c, rise =
+ * √(1 + x²) and root = √(1 + ε‖d‖²) (the square root and the division are
+ * what the pair costs most, more than the two multiplications this takes
+ * over σ1 and 1/root divided apart), the σ-norm and the bump's
  * argument each one multiply-add from √(1 + ε‖d‖²) (olfati_consts folds
  * the constants), the bump's cosine a polynomial (bump.h), all lane-wise.
  * Another species is no α-neighbour (no lattice, no consensus, not
@@ -91,7 +95,7 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
  * instructions waiting on it. */
 #define OLFATI_TERMS_DEFINE(V, M, name, load, vsqrt, bump_reach, ...)                                           \
     typedef struct name##_near {                                                                              \
-        V dx, dy, root, inv, sigma;                                                                           \
+        V dx, dy, root, inv, sigma; /* 1/(rise root), φ rise */                                               \
         M in, own;                                                                                            \
     } name##_near_t;                                                                                          \
     typedef struct name {                                                                                     \
@@ -116,10 +120,12 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         const M in = (d2 < k->r2) & (self >= 0 ? (lane + j0) != self : d2 > 0.0f);                            \
         const V root = vsqrt(one + k->eps * d2);                /* √(1 + ε‖d‖²) */                             \
         const V shifted = root * k->inv_eps + k->shift_offset;  /* z − d_α + c, z the σ-norm */                \
+        const V rise = vsqrt(one + shifted * shifted);            /* σ1(x) = x/rise */                         \
         return (name##_near_t){                                                                               \
             .dx = dx, .dy = dy, .root = root,                                                                 \
-            .inv = one / root,                                     /* n_ij = d · inv */                        \
-            .sigma = shifted / vsqrt(one + shifted * shifted),     /* σ1(z − d_α + c) */                       \
+            /* φ(z − d_α)/√(1 + ε‖d‖²) = (½(a + b) x + ½(a − b) rise)/(rise root): one division */            \
+            .inv = one / (rise * root),                                                                       \
+            .sigma = k->half_a_plus_b * shifted + k->half_a_minus_b * rise,                                   \
             .in = in, .own = S ? in & (load(S + j0) == species) : in,                                         \
         };                                                                                                    \
     }                                                                                                         \
@@ -128,7 +134,7 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
                                const float *VY, bool several, int32_t j0, float vx, float vy)                 \
     {                                                                                                         \
         const M in = n->in, own = n->own;                                                                     \
-        const V phi = k->half_a_plus_b * n->sigma + k->half_a_minus_b;                                        \
+        const V phi = n->sigma; /* φ · rise, of φ's sign */                                                     \
         const V rho = bump_reach(n->root * k->bump_scale - k->bump_offset);                                   \
         /* the other species' lanes: only a repulsive φ */                                                     \
         const V phi_kept = several ? (V)(((M)phi & own) | ((M)phi & (phi < 0.0f) & ~own)) : phi;              \
@@ -230,15 +236,21 @@ LANES_INLINE void olfati_span_wide(const olfati_consts_t *k, const float *X, con
     wide_f gx = zero, gy = zero, cx = zero, cy = zero;
     wide_i nn = {0};
     int32_t j0 = 0;
-    olfati_terms_wide_near_t n = {0};
+    /* Two vectors' first halves ahead of the second half: their chains
+     * (two square roots and a division, about a hundred cycles at this
+     * width) then overlap the work of the two before. */
+    olfati_terms_wide_near_t n = {0}, m = {0};
     if (count > 0) n = olfati_terms_wide_near(k, X, Y, S, species, 0, self, px, py, pair_wrap, width, height);
+    m = n;
+    if (WIDE < count) m = olfati_terms_wide_near(k, X, Y, S, species, WIDE, self, px, py, pair_wrap, width, height);
     for (; j0 + LANES < count; j0 += WIDE) { /* both halves hold a candidate */
-        olfati_terms_wide_near_t m = n;
-        if (j0 + WIDE < count) /* the next vector's first half (else it would read too far) */
-            m = olfati_terms_wide_near(k, X, Y, S, species, j0 + WIDE, self, px, py, pair_wrap, width, height);
+        olfati_terms_wide_near_t o = m;
+        if (j0 + 2 * WIDE < count) /* two vectors on (else it would read too far) */
+            o = olfati_terms_wide_near(k, X, Y, S, species, j0 + 2 * WIDE, self, px, py, pair_wrap, width, height);
         const olfati_terms_wide_t t = olfati_terms_wide(k, &n, VX, VY, several, j0, vx, vy);
         gx += t.gx, gy += t.gy, cx += t.cx, cy += t.cy, nn += t.nn;
         n = m;
+        m = o;
     }
     olfati_acc_t lo = {wide_lo(gx), wide_lo(gy), wide_lo(cx), wide_lo(cy), (lanes_i)wide_lo((wide_f)nn)};
     const olfati_acc_t hi = {wide_hi(gx), wide_hi(gy), wide_hi(cx), wide_hi(cy), (lanes_i)wide_hi((wide_f)nn)};
