@@ -63,6 +63,13 @@ typedef struct olfati_consts {
     float r2;                   /* interaction range squared (Euclidean) */
     float r_beta2, d_beta_sigma, h_beta;
     float inv_d_beta_sigma, inv_h_beta_span; /* 1/dβ (σ-norm), 1/(1 − h_β) */
+    /* olfati_beta_prepare's, for a step's obstacles (w->places): the early
+     * rejection's squared bounds per obstacle, and the box round their
+     * centres (lo_x, hi_x, lo_y, hi_y), which tells an agent whether any
+     * displacement to them may take the wrapped way. */
+    bool beta_ready;
+    float beta_box[4];
+    float beta_far2[SIM_MAX_OBSTACLES], beta_near2[SIM_MAX_OBSTACLES];
     /* The pair loop's, from r = √(1 + ε‖d‖²): z − d_α + c = r/ε + shift_offset,
      * the bump's t = (z/r_α − h_α)/(1 − h_α) − ½ = r·bump_scale − bump_offset,
      * φ = half_a_plus_b·σ1 + half_a_minus_b. */

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "sim/bump.h"
 #include "sim/clones.h"
@@ -78,32 +79,61 @@ vec2 olfati_beta_feedback_one_by_one(const world_t *w, const olfati_consts_t *k,
     return beta_slots_sum(sx, sy);
 }
 
+void olfati_beta_prepare(const world_t *w, olfati_consts_t *k)
+{
+    const step_places_t *op = &w->places;
+    k->beta_ready = op->valid;
+    if (!op->valid) return;
+    const float reach = sqrtf(k->r_beta2);
+    float box[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
+    for (size_t o = 0; o < op->n; o++) {
+        const float R = op->r[o], slack = BETA_REJECT_SLACK * (R + reach);
+        const float far = R + reach + slack, near = R - reach - slack;
+        k->beta_far2[o] = far * far;
+        k->beta_near2[o] = near <= 0.0f ? -1.0f : near * near; /* −1: no hole round the centre */
+        box[0] = fminf(box[0], op->x[o]), box[1] = fmaxf(box[1], op->x[o]);
+        box[2] = fminf(box[2], op->y[o]), box[3] = fmaxf(box[3], op->y[o]);
+    }
+    for (size_t o = op->n; o < SIM_MAX_OBSTACLES; o++) k->beta_far2[o] = NAN, k->beta_near2[o] = NAN;
+    memcpy(k->beta_box, box, sizeof box);
+}
+
+/* Whether some displacement from (px, py) to an obstacle in k's box may
+ * take the wrapped way (motion_wrap_delta): false means none does, bit
+ * for bit (a difference is monotone in each operand, rounding included). */
+static bool beta_may_wrap(const world_t *w, const olfati_consts_t *k, float px, float py)
+{
+    const float half_w = 0.5f * w->width, half_h = 0.5f * w->height;
+    return !(px - k->beta_box[0] <= half_w && px - k->beta_box[1] >= -half_w && py - k->beta_box[2] <= half_h &&
+             py - k->beta_box[3] >= -half_h);
+}
+
 /* The one-by-one loop above, eight obstacles at a time over their places:
  * each lane does that loop's operations on its obstacle, in the same
  * order (no fused multiply-add: -ffp-contract=off), and keeps its slot's
  * sum, so the result has the same bits. A vector none of whose obstacles
- * passes the early rejection (BETA_REJECT_SLACK) costs a square and two
- * compares per lane; the rest is worked out for all eight lanes (in a
- * crowd among obstacles most lanes are in reach, and a test per lane would
- * mispredict). Lanes past the count hold NaN, which no test passes. */
+ * passes the early rejection (BETA_REJECT_SLACK, its bounds from
+ * olfati_beta_prepare) costs a load and a few compares per lane; the rest
+ * is worked out for all eight lanes (in a crowd among obstacles most lanes
+ * are in reach, and a test per lane would mispredict). Lanes past the
+ * count hold NaN, which no test passes. The wrapped way is only looked at
+ * when the obstacles' box says that some displacement may take it. */
 KERNEL_CLONES
 static vec2 beta_by_lanes(const world_t *w, const olfati_consts_t *k, float px, float py, float vx, float vy)
 {
     const sim_params_t *p = &w->params;
     const step_places_t *op = &w->places;
-    const bool wrap = p->border == BORDER_WRAP;
+    const bool wrap = p->border == BORDER_WRAP && beta_may_wrap(w, k, px, py);
     const lanes_f zero = {0}, agent_x = zero + px, agent_y = zero + py, vvx = zero + vx, vvy = zero + vy;
-    const float reach = sqrtf(k->r_beta2);
     lanes_f sx = zero, sy = zero;
     for (size_t base = 0; base < op->n; base += LANES) {
-        const lanes_f R = lanes_load(op->r + base);
         lanes_f qx, qy; /* q − y, the shortest way round when the world wraps */
         const lanes_f d2 =
             motion_d2_lanes_wrapping(w, wrap, agent_x, agent_y, lanes_load(op->x + base), lanes_load(op->y + base),
                                      &qx, &qy);
-        const lanes_f slack = BETA_REJECT_SLACK * (R + reach), far = R + reach + slack, near = R - reach - slack;
-        const lanes_i maybe = (d2 <= far * far) & ((near <= 0.0f) | (d2 >= near * near));
+        const lanes_i maybe = (d2 <= lanes_load(k->beta_far2 + base)) & (d2 >= lanes_load(k->beta_near2 + base));
         if (!lanes_any(maybe)) continue;
+        const lanes_f R = lanes_load(op->r + base);
         lanes_f h2, tx, ty;
         BETA_TERM(lanes_f, bump_lanes, lanes_sqrt, qx, qy, R, d2, vvx, vvy, k, p->os_c1_beta, p->os_c2_beta, h2, tx,
                   ty);
@@ -119,6 +149,11 @@ static vec2 beta_by_lanes(const world_t *w, const olfati_consts_t *k, float px, 
 
 vec2 olfati_beta_feedback(const world_t *w, const olfati_consts_t *k, float px, float py, float vx, float vy)
 {
-    if (w->places.valid) return beta_by_lanes(w, k, px, py, vx, vy);
+    if (w->places.valid && k->beta_ready) return beta_by_lanes(w, k, px, py, vx, vy);
+    if (w->places.valid) { /* a call from outside a step's kernel */
+        olfati_consts_t prepared = *k;
+        olfati_beta_prepare(w, &prepared);
+        return beta_by_lanes(w, &prepared, px, py, vx, vy);
+    }
     return olfati_beta_feedback_one_by_one(w, k, px, py, vx, vy);
 }

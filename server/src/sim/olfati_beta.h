@@ -27,6 +27,11 @@ vec2 olfati_beta_feedback(const world_t *w, const olfati_consts_t *k, float px, 
  * 1/(1 − h_β) = 100; the loop before the shared divisions gave the same). */
 #define OLFATI_BETA_ERROR 2e-5
 
+/* Fills k's per-step values for w's obstacles (olfati_consts_t): during a
+ * step, after their places are copied (motion.h). The share is the same
+ * bits with or without them; with them, it is cheaper. */
+void olfati_beta_prepare(const world_t *w, olfati_consts_t *k);
+
 /* The same one obstacle at a time over w->obstacles: the reference the
  * lanes are held to (test_olfati_beta.c). */
 vec2 olfati_beta_feedback_one_by_one(const world_t *w, const olfati_consts_t *k, float px, float py, float vx,
