@@ -217,49 +217,116 @@ static void olfati_sense_lanes(const olfati_consts_t *k, const float *X, const f
  * instruction does the work of two 8-lane ones. Everything 16 lanes wide
  * is compiled for AVX-512 from the start (GCC lowers a comparison of a
  * vector wider than the target's lane by lane, before inlining), and only
- * runs where the CPU has it; the other levels keep the 8-lane loop. */
+ * runs where the CPU has it; the other levels keep the 8-lane loop.
+ *
+ * The 8-lane loop's operations lane for lane, with AVX-512's mask
+ * registers for its masks: a comparison gives a mask, a masked add leaves
+ * a sum alone where the 8-lane loop adds a zero (the same bits: a sum
+ * that starts at +0 is never −0), the bump's plateau is a blend, and the
+ * neighbours are counted by the mask's population. */
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v4")
-#include "sim/wide.h"
-BUMP_DEFINE(wide_f, wide_i, bump_cos_wide, bump_wide, bump_reach_wide)
-OLFATI_TERMS_DEFINE(wide_f, wide_i, olfati_terms_wide, wide_load, wide_sqrt, bump_reach_wide, 0, 1, 2, 3, 4, 5, 6,
-                    7, 8, 9, 10, 11, 12, 13, 14, 15)
+#include <immintrin.h>
 
-LANES_INLINE void olfati_span_wide(const olfati_consts_t *k, const float *X, const float *Y,
-                                                      const float *VX, const float *VY, const float *S,
-                                                      float species, int32_t count, int32_t self, float px, float py,
-                                                      float vx, float vy, bool pair_wrap, float width, float height,
-                                                      olfati_sums_t *out)
+#include "sim/wide.h"
+
+/* The first half of 16 candidates from j0 (olfati_terms_near's). */
+typedef struct olfati_wide_near {
+    wide_f dx, dy, root, inv, sigma;
+    __mmask16 in, own;
+} olfati_wide_near_t;
+
+LANES_INLINE olfati_wide_near_t olfati_wide_near(const olfati_consts_t *k, const float *X, const float *Y,
+                                                 const float *S, float species, int32_t j0, int32_t self, float px,
+                                                 float py, bool pair_wrap, float width, float height)
 {
-    const wide_f zero = {0};
+    const wide_f zero = {0}, one = zero + 1.0f;
+    wide_f dx = wide_load(X + j0) - px, dy = wide_load(Y + j0) - py;
+    if (pair_wrap) { /* motion_wrap_delta, lane by lane */
+        const wide_f w = zero + width, h = zero + height;
+        const __mmask16 over_x = _mm512_cmp_ps_mask(dx, zero + 0.5f * width, _CMP_GT_OQ);
+        const __mmask16 under_x = _mm512_cmp_ps_mask(dx, zero - 0.5f * width, _CMP_LT_OQ);
+        const __mmask16 over_y = _mm512_cmp_ps_mask(dy, zero + 0.5f * height, _CMP_GT_OQ);
+        const __mmask16 under_y = _mm512_cmp_ps_mask(dy, zero - 0.5f * height, _CMP_LT_OQ);
+        dx = _mm512_mask_add_ps(_mm512_mask_sub_ps(dx, over_x, dx, w), under_x, dx, w);
+        dy = _mm512_mask_add_ps(_mm512_mask_sub_ps(dy, over_y, dy, h), under_y, dy, h);
+    }
+    const wide_f d2 = dx * dx + dy * dy;
+    __mmask16 in = _mm512_cmp_ps_mask(d2, zero + k->r2, _CMP_LT_OQ);
+    if (self >= 0) {
+        const __m512i lane = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                              _mm512_set1_epi32(j0));
+        in &= _mm512_cmpneq_epi32_mask(lane, _mm512_set1_epi32(self));
+    } else {
+        in &= _mm512_cmp_ps_mask(d2, zero, _CMP_GT_OQ);
+    }
+    const wide_f root = wide_sqrt(one + k->eps * d2);              /* √(1 + ε‖d‖²) */
+    const wide_f shifted = root * k->inv_eps + k->shift_offset;    /* z − d_α + c */
+    const wide_f rise = wide_sqrt(one + shifted * shifted);
+    return (olfati_wide_near_t){
+        .dx = dx, .dy = dy, .root = root,
+        .inv = one / (rise * root),
+        .sigma = k->half_a_plus_b * shifted + k->half_a_minus_b * rise,
+        .in = in,
+        .own = S ? in & _mm512_cmp_ps_mask(wide_load(S + j0), zero + species, _CMP_EQ_OQ) : in,
+    };
+}
+
+/* The sums of 16 lanes (or of the lanes of `lanes`) into g/c, as the 8-lane
+ * loop's two sets side by side. */
+typedef struct olfati_wide_acc {
+    wide_f gx, gy, cx, cy;
+    int neighbours;
+} olfati_wide_acc_t;
+
+LANES_INLINE void olfati_wide_terms(const olfati_consts_t *k, const olfati_wide_near_t *n, const float *VX,
+                                    const float *VY, bool several, int32_t j0, float vx, float vy, __mmask16 lanes,
+                                    olfati_wide_acc_t *acc)
+{
+    const wide_f zero = {0}, one = zero + 1.0f;
+    const __mmask16 in = n->in & lanes, own = n->own & lanes;
+    /* bump_reach_lanes: 1 on the plateau, the polynomial above it */
+    const wide_f t = n->root * k->bump_scale - k->bump_offset, t2 = t * t;
+    const wide_f poly = BUMP_POLY(t, t2);
+    const wide_f rho = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, zero - 0.5f, _CMP_LT_OQ), poly, one);
+    /* the other species' lanes: only a repulsive φ */
+    const __mmask16 kept = several ? in & (own | _mm512_cmp_ps_mask(n->sigma, zero, _CMP_LT_OQ)) : in;
+    const wide_f g = rho * n->sigma * n->inv;
+    acc->gx = _mm512_mask_add_ps(acc->gx, kept, acc->gx, g * n->dx);
+    acc->gy = _mm512_mask_add_ps(acc->gy, kept, acc->gy, g * n->dy);
+    acc->cx = _mm512_mask_add_ps(acc->cx, own, acc->cx, rho * (wide_load(VX + j0) - vx));
+    acc->cy = _mm512_mask_add_ps(acc->cy, own, acc->cy, rho * (wide_load(VY + j0) - vy));
+    acc->neighbours += __builtin_popcount(own);
+}
+
+LANES_INLINE void olfati_span_wide(const olfati_consts_t *k, const float *X, const float *Y, const float *VX,
+                                   const float *VY, const float *S, float species, int32_t count, int32_t self,
+                                   float px, float py, float vx, float vy, bool pair_wrap, float width, float height,
+                                   olfati_sums_t *out)
+{
     const bool several = S != NULL;
-    wide_f gx = zero, gy = zero, cx = zero, cy = zero;
-    wide_i nn = {0};
+    olfati_wide_acc_t acc = {{0}, {0}, {0}, {0}, 0};
     int32_t j0 = 0;
     /* Two vectors' first halves ahead of the second half: their chains
-     * (two square roots and a division, about a hundred cycles at this
-     * width) then overlap the work of the two before. */
-    olfati_terms_wide_near_t n = {0}, m = {0};
-    if (count > 0) n = olfati_terms_wide_near(k, X, Y, S, species, 0, self, px, py, pair_wrap, width, height);
+     * (two square roots and a division) then overlap the work before. */
+    olfati_wide_near_t n = {0}, m = {0};
+    if (count > 0) n = olfati_wide_near(k, X, Y, S, species, 0, self, px, py, pair_wrap, width, height);
     m = n;
-    if (WIDE < count) m = olfati_terms_wide_near(k, X, Y, S, species, WIDE, self, px, py, pair_wrap, width, height);
+    if (WIDE < count) m = olfati_wide_near(k, X, Y, S, species, WIDE, self, px, py, pair_wrap, width, height);
     for (; j0 + LANES < count; j0 += WIDE) { /* both halves hold a candidate */
-        olfati_terms_wide_near_t o = m;
+        olfati_wide_near_t o = m;
         if (j0 + 2 * WIDE < count) /* two vectors on (else it would read too far) */
-            o = olfati_terms_wide_near(k, X, Y, S, species, j0 + 2 * WIDE, self, px, py, pair_wrap, width, height);
-        const olfati_terms_wide_t t = olfati_terms_wide(k, &n, VX, VY, several, j0, vx, vy);
-        gx += t.gx, gy += t.gy, cx += t.cx, cy += t.cy, nn += t.nn;
+            o = olfati_wide_near(k, X, Y, S, species, j0 + 2 * WIDE, self, px, py, pair_wrap, width, height);
+        olfati_wide_terms(k, &n, VX, VY, several, j0, vx, vy, 0xffff, &acc);
         n = m;
         m = o;
     }
-    olfati_acc_t lo = {wide_lo(gx), wide_lo(gy), wide_lo(cx), wide_lo(cy), (lanes_i)wide_lo((wide_f)nn)};
-    const olfati_acc_t hi = {wide_hi(gx), wide_hi(gy), wide_hi(cx), wide_hi(cy), (lanes_i)wide_hi((wide_f)nn)};
-    if (j0 < count) { /* the last up to LANES: the low half only (the high one reads what may be anything) */
-        const olfati_terms_wide_t t = olfati_terms_wide(k, &n, VX, VY, several, j0, vx, vy);
-        lo.gx += wide_lo(t.gx), lo.gy += wide_lo(t.gy), lo.cx += wide_lo(t.cx), lo.cy += wide_lo(t.cy);
-        lo.nn += (lanes_i)wide_lo((wide_f)t.nn);
-    }
+    if (j0 < count) /* the last up to LANES: the low half only (the high one reads what may be anything) */
+        olfati_wide_terms(k, &n, VX, VY, several, j0, vx, vy, 0x00ff, &acc);
+    const olfati_acc_t lo = {wide_lo(acc.gx), wide_lo(acc.gy), wide_lo(acc.cx), wide_lo(acc.cy), {0}};
+    const olfati_acc_t hi = {wide_hi(acc.gx), wide_hi(acc.gy), wide_hi(acc.cx), wide_hi(acc.cy), {0}};
     olfati_acc_out(&lo, &hi, out);
+    out->neighbours += acc.neighbours;
 }
 
 static void olfati_sense_wide(const olfati_consts_t *k, const float *X, const float *Y,
