@@ -62,7 +62,8 @@ typedef struct olfati_consts {
     float c_minus_d;                        /* c − d_α */
     float r2;                   /* interaction range squared (Euclidean) */
     float r_beta2, d_beta_sigma, h_beta;
-    float inv_d_beta_sigma, inv_h_beta_span; /* 1/dβ (σ-norm), 1/(1 − h_β) */
+    /* The β bump's t = (z/dβ − h_β)/(1 − h_β) − ½ = z·beta_bump_scale − beta_bump_offset. */
+    float beta_bump_scale, beta_bump_offset;
     /* olfati_beta_prepare's, for a step's obstacles (w->places): the early
      * rejection's squared bounds per obstacle, and the box round their
      * centres (lo_x, hi_x, lo_y, hi_y), which tells an agent whether any

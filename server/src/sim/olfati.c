@@ -55,8 +55,8 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         .r_beta2 = p->os_r_beta * p->os_r_beta,
         .d_beta_sigma = sigma_norm(p->os_d_beta * p->os_d_beta, eps),
         .h_beta = p->os_h_beta,
-        .inv_d_beta_sigma = 1.0f / sigma_norm(p->os_d_beta * p->os_d_beta, eps),
-        .inv_h_beta_span = 1.0f / (1.0f - p->os_h_beta),
+        .beta_bump_scale = 1.0f / sigma_norm(p->os_d_beta * p->os_d_beta, eps) / (1.0f - p->os_h_beta),
+        .beta_bump_offset = p->os_h_beta / (1.0f - p->os_h_beta) + 0.5f,
     };
 }
 

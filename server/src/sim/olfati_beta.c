@@ -21,8 +21,9 @@
  * with the same IEEE operations in both loops below (for a lane of
  * vectors V, or V = float): 1/‖q − y‖ once, for a, μ and the gap, and one
  * division for n̂'s 1/√(1 + ε‖q̂ − q‖²) and σ1's 1/√(1 + s²) together;
- * ‖q̂ − q‖² as the gap squared (a is a unit vector). The bump is bump.h's,
- * its argument z/dβ a product. Sets *h2 (the test of reach) and the term. */
+ * ‖q̂ − q‖² as the gap squared (a is a unit vector). The bump is
+ * beta_bump's, its argument one multiply-add from z. Sets h2 (the test of
+ * reach) and the term. */
 #define BETA_TERM(V, BUMP, SQRT, qx, qy, R, d2, vx, vy, K, C1, C2, h2_out, tx_out, ty_out)                          \
     do {                                                                                                    \
         const V one_ = (V){0} + 1.0f;                                                                       \
@@ -35,7 +36,7 @@
         const V phx_ = mu_ * ((vx) - along_ * ax_), phy_ = mu_ * ((vy) - along_ * ay_); /* μ (I − a aᵀ) p */ \
         const V root_ = SQRT(one_ + (K)->eps * h2_out);                                                     \
         const V z_ = (root_ - one_) * (K)->inv_eps; /* ‖q̂ − q‖σ */                                          \
-        const V b_ = BUMP(z_ * (K)->inv_d_beta_sigma, (K)->h_beta, (K)->inv_h_beta_span);                   \
+        const V b_ = BUMP(z_ * (K)->beta_bump_scale - (K)->beta_bump_offset); /* ρ_hβ(z/dβ) */              \
         const V s_ = z_ - (K)->d_beta_sigma, S_ = SQRT(one_ + s_ * s_);                                     \
         /* φβ/√(1 + ε‖q̂ − q‖²) = b (s/S − 1)/root = b (s − S)/(S root) */                                  \
         const V g_ = (C1) * (b_ * (s_ - S_) / (S_ * root_));                                                \
@@ -45,6 +46,13 @@
     } while (0)
 
 static float sqrt_one(float v) { return sqrtf(v); }
+
+/* ρ_h(u) from t = (u − h)/(1 − h) − ½ (u = z/dβ ≥ 0, as z is): 1 below
+ * t = −½, bump.h's polynomial up to t = ½, 0 from there. */
+LANES_INLINE lanes_f beta_bump_lanes(lanes_f t) { return lanes_keep(t < 0.5f, bump_reach_lanes(t)); }
+
+/* The same for one value (the same bits as a lane). */
+static float beta_bump_one(float t) { return beta_bump_lanes((lanes_f){0} + t)[0]; }
 
 /* The sum of the terms: obstacle o's into slot o mod LANES (a lane of the
  * vector loop), the slots then added 0 to LANES − 1. */
@@ -71,7 +79,7 @@ vec2 olfati_beta_feedback_one_by_one(const world_t *w, const olfati_consts_t *k,
         const float d2 = qx * qx + qy * qy, R = ob->r;
         if (!(d2 > 0.0f)) continue;
         float h2, tx, ty;
-        BETA_TERM(float, bump_of, sqrt_one, qx, qy, R, d2, vx, vy, k, p->os_c1_beta, p->os_c2_beta, h2, tx, ty);
+        BETA_TERM(float, beta_bump_one, sqrt_one, qx, qy, R, d2, vx, vy, k, p->os_c1_beta, p->os_c2_beta, h2, tx, ty);
         if (h2 >= k->r_beta2) continue;
         sx[o % LANES] += tx;
         sy[o % LANES] += ty;
@@ -135,7 +143,7 @@ static vec2 beta_by_lanes(const world_t *w, const olfati_consts_t *k, float px, 
         if (!lanes_any(maybe)) continue;
         const lanes_f R = lanes_load(op->r + base);
         lanes_f h2, tx, ty;
-        BETA_TERM(lanes_f, bump_lanes, lanes_sqrt, qx, qy, R, d2, vvx, vvy, k, p->os_c1_beta, p->os_c2_beta, h2, tx,
+        BETA_TERM(lanes_f, beta_bump_lanes, lanes_sqrt, qx, qy, R, d2, vvx, vvy, k, p->os_c1_beta, p->os_c2_beta, h2, tx,
                   ty);
         const lanes_i in = maybe & (d2 > 0.0f) & ~(h2 >= k->r_beta2);
         sx += lanes_select(in, tx, zero);
