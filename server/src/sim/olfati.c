@@ -390,7 +390,8 @@ void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const ol
         uy += p->os_c1_gamma * to_ref.y - p->os_c2_gamma * (vy - ref_vy);
     }
     if (p->model == MODEL_OLFATI3) {
-        vec2 beta = olfati_beta_feedback(w, k, px, py, vx, vy);
+        /* (no obstacle adds +0, as the sum over none would) */
+        const vec2 beta = w->n_obstacles ? olfati_beta_feedback(w, k, px, py, vx, vy) : (vec2){0.0f, 0.0f};
         ux += beta.x;
         uy += beta.y;
     }
