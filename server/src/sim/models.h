@@ -2,7 +2,8 @@
  * The step kernel (kernel.c) finds the neighbour candidates, senses, calls
  * the model. Reynolds, the unicycle and Couzin keep each agent's sums and
  * run their rule for LANES consecutive agents at once; Olfati-Saber
- * decides one agent at a time and hands its end to a finish_batch_t. Every function
+ * decides one agent at a time and limits and moves LANES at once
+ * (olfati_batch_t). Every function
  * reads only w->cur and writes only agent i of w->next. */
 #ifndef SWARMCAST_MODELS_H
 #define SWARMCAST_MODELS_H
@@ -93,7 +94,18 @@ void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, cons
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
                   bool pair_wrap, float width, float height, olfati_sums_t *out);
 /* Algorithm 1 (+ γ feedback for olfati2, + β obstacles for olfati3). */
-void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s, finish_batch_t *out);
+/* Up to LANES consecutive agents' new velocities before the speed limit
+ * and their places, limited and moved LANES at a time (the same bits as
+ * one at a time), then handed on to `ends`. */
+typedef struct olfati_batch {
+    size_t first;
+    int count;
+    float x[LANES], y[LANES], vx[LANES], vy[LANES], max_speed[LANES];
+    finish_batch_t ends;
+} olfati_batch_t;
+void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s, olfati_batch_t *out);
+/* Ends the batch's agents (finish_batch_flush); the batch is then empty. */
+void olfati_flush(const world_t *w, olfati_batch_t *b);
 
 /* Couzin et al. 2002: what an agent perceives in its three zones. */
 typedef struct couzin_sums {

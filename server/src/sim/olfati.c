@@ -19,6 +19,7 @@
  * need with its gains), q += p·dt. */
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "sim/bump.h"
 #include "sim/clones.h"
@@ -361,7 +362,7 @@ void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, cons
     olfati_sense_lanes(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, width, height, out);
 }
 
-void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s, finish_batch_t *out)
+void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s, olfati_batch_t *out)
 {
     const agents_t *a = &w->cur;
     const sim_params_t *p = world_params_for(w, a->flags[i]); /* its species' gains */
@@ -396,12 +397,38 @@ void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const ol
         uy += beta.y;
     }
 
-    float nvx = vx + ux * w->dt, nvy = vy + uy * w->dt;
-    float speed2 = nvx * nvx + nvy * nvy;
-    if (speed2 > p->max_speed * p->max_speed) {
-        float m = p->max_speed / sqrtf(speed2);
-        nvx *= m;
-        nvy *= m;
-    }
-    finish_batch_add(w, out, i, px + nvx * w->dt, py + nvy * w->dt, nvx, nvy, 0);
+    if (out->count && i != out->first + (size_t)out->count) olfati_flush(w, out);
+    if (!out->count) out->first = i;
+    const int l = out->count++;
+    out->x[l] = px, out->y[l] = py, out->vx[l] = vx + ux * w->dt, out->vy[l] = vy + uy * w->dt;
+    out->max_speed[l] = p->max_speed;
+    if (out->count == LANES) olfati_flush(w, out);
+}
+
+/* |p| ≤ max_speed (a safety net the paper does not need with its gains),
+ * then q += p·dt, LANES agents at a time: the one-agent operations lane by
+ * lane (the limit applied where the speed is over it), and straight into
+ * the finish batch, which then ends them. Lanes past the count are not
+ * used. */
+KERNEL_CLONES
+static void olfati_flush_lanes(const world_t *w, olfati_batch_t *b)
+{
+    const lanes_f nvx = lanes_load(b->vx), nvy = lanes_load(b->vy), max = lanes_load(b->max_speed);
+    const lanes_f speed2 = nvx * nvx + nvy * nvy, m = max / lanes_sqrt(speed2);
+    const lanes_i over = speed2 > max * max;
+    const lanes_f vx = lanes_select(over, nvx * m, nvx), vy = lanes_select(over, nvy * m, nvy);
+    finish_batch_t *e = &b->ends;
+    e->first = b->first, e->count = b->count;
+    lanes_store(e->x, lanes_load(b->x) + vx * w->dt);
+    lanes_store(e->y, lanes_load(b->y) + vy * w->dt);
+    lanes_store(e->vx, vx);
+    lanes_store(e->vy, vy);
+    memset(e->flags, 0, sizeof e->flags);
+    finish_batch_flush(w, e);
+}
+
+void olfati_flush(const world_t *w, olfati_batch_t *b)
+{
+    if (b->count) olfati_flush_lanes(w, b);
+    b->count = 0;
 }
