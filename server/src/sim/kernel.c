@@ -153,7 +153,6 @@ typedef struct cell_block {
     grid_own_t own[2];        /* where the cell's own agents are among them */
     int n_own;
     bool pair_wrap;           /* shortest displacement pair by pair */
-    bool delay_wrap;          /* … only because of delayed positions */
 } cell_block_t;
 
 /* Agent i's place among its cell's candidates, or −1 when a sample left it
@@ -178,7 +177,6 @@ static void cell_block_of(const pass_t *ps, uint32_t c, cell_block_t *b)
     b->n_runs = grid_runs(g, (int)(c % (uint32_t)g->nx), (int)(c / (uint32_t)g->nx), ps->wrap, b->runs, &b->pair_wrap);
     /* A delayed neighbour may have crossed a wrapped edge since: take the
      * shortest displacement pair by pair. */
-    b->delay_wrap = !b->pair_wrap && ps->delayed_positions && ps->wrap;
     b->pair_wrap |= ps->delayed && ps->wrap;
     uint32_t total = 0, self_base = 0;
     for (int r = 0; r < b->n_runs; r++) {
@@ -199,33 +197,10 @@ static void cell_block_of(const pass_t *ps, uint32_t c, cell_block_t *b)
 
 /* Copies a cell's candidates into the span, as its model senses them:
  * Couzin's as unit headings, once for all the cell's agents. */
-/* Whether some displacement from one of v0[0, n0) to one of v1[0, n1) may
- * be more than half the extent either way, that is, take the wrapped way
- * (motion_wrap_delta): false means that every pair's plain difference is
- * already its shortest, bit for bit (a difference is monotone in each
- * operand, rounding included, so none passes those of the extremes). */
-static bool may_wrap_1d(const float *v0, uint32_t n0, const float *v1, uint32_t n1, float extent)
-{
-    if (n0 == 0 || n1 == 0) return false;
-    float lo0 = v0[0], hi0 = v0[0], lo1 = v1[0], hi1 = v1[0];
-    for (uint32_t k = 1; k < n0; k++) lo0 = v0[k] < lo0 ? v0[k] : lo0, hi0 = v0[k] > hi0 ? v0[k] : hi0;
-    for (uint32_t k = 1; k < n1; k++) lo1 = v1[k] < lo1 ? v1[k] : lo1, hi1 = v1[k] > hi1 ? v1[k] : hi1;
-    return !(hi0 - lo1 < 0.5f * extent && lo0 - hi1 > -0.5f * extent);
-}
-
-LANES_INLINE void gather(const pass_t *ps, cell_block_t *b, sense_scratch_t *s)
+LANES_INLINE void gather(const pass_t *ps, const cell_block_t *b, sense_scratch_t *s)
 {
     const uint32_t count = gather_runs(&ps->src, b->runs, b->n_runs, s);
     if (ps->couzin) couzin_headings(s->vx, s->vy, (int32_t)count);
-    /* Delayed positions are wrapped pair by pair: not when none can wrap
-     * (the same bits). In a crowd away from the edges, the common case.
-     * Such a block still takes any_cell (the generic loops). */
-    if (b->delay_wrap) {
-        const agents_t *a = &ps->w->cur;
-        const uint32_t n = b->last - b->first;
-        b->pair_wrap = may_wrap_1d(s->x, count, a->x + b->first, n, ps->w->width) ||
-                       may_wrap_1d(s->y, count, a->y + b->first, n, ps->w->height);
-    }
 }
 
 /* Hands agent i's sums to the Reynolds rules, which run for a batch of
