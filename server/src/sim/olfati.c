@@ -374,7 +374,7 @@ void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const ol
         /* γ-agent: the nearest client target, else the moving reference. */
         vec2 to_ref;
         float ref_vx, ref_vy;
-        const target_t *t = motion_nearest_target(w, px, py, &to_ref);
+        const target_t *t = w->n_targets ? motion_nearest_target(w, px, py, &to_ref) : NULL; /* (none: none found) */
         if (t) {
             ref_vx = t->vx;
             ref_vy = t->vy;
