@@ -3,7 +3,8 @@
  *
  * For a fixed list of configurations — every model, species, predators,
  * wander, density-dependent radii, alignment by heading, delayed feedback,
- * every border, fields of view, obstacles, targets — it builds a world of
+ * every border, fields of view, obstacles, targets, the population
+ * limit's crowds with every option — it builds a world of
  * 20,000 agents, steps it 40 times on the given number of threads and
  * prints a hash of the whole state (positions, velocities, ids, flags) per
  * line. Run it before and after a change and compare the output: equal
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/capacity.h"
 #include "sim/params.h"
 #include "sim/world.h"
 
@@ -49,7 +51,10 @@ static int set(world_t *w, const char *name, double value)
 }
 
 /* Parameter settings "name=value ...", plus OBS (three obstacles, one
- * moving) and TGT (two client targets). */
+ * moving), TGT (two client targets) and CROWDk: the population limit's
+ * crowd case k (sim/capacity.h: its options, 64 overlapping obstacles over
+ * the crowd, the predators in it, eight targets round it), every agent
+ * packed into 40 x 40 u in the middle. */
 static const char *const configs[] = {
     "",
     "model=1",
@@ -87,6 +92,9 @@ static const char *const configs[] = {
     "model=5 OBS TGT species=2",
     "model=5 predators=3 border=1 cz_fov=360",
     "model=5 cz_noise=0 TGT delay_ticks=3",
+    "CROWD1",
+    "CROWD2",
+    "CROWD3",
 };
 
 static int run(const char *config, int threads)
@@ -107,6 +115,9 @@ static int run(const char *config, int threads)
             world_add_obstacle(&w, side * 0.3f, side * 0.3f, 60.0f, NULL);
             world_add_moving_obstacle(&w, side * 0.6f, side * 0.5f, 100.0f, 40.0f, -30.0f, NULL);
             world_add_obstacle(&w, side * 0.8f, side * 0.2f, 30.0f, NULL);
+        } else if (!strncmp(t, "CROWD", 5)) {
+            rc = capacity_dress_crowd(&w, atoi(t + 5), 0.5f * side, 0.5f * side, 40.0f, 8);
+            if (!rc) capacity_pack_crowd(&w, 0.5f * side, 0.5f * side, 40.0f);
         } else if (!strcmp(t, "TGT")) {
             world_set_target(&w, 1, side * 0.5f, side * 0.5f);
             world_set_target(&w, 2, side * 0.1f, side * 0.9f);

@@ -308,6 +308,30 @@ suite('the timeline through a relay', { skip }, () => {
     assert.equal(late.texts.filter((m) => m.type === 'timeline' && m.why === 'shared').length, 0, 'not told of a share');
   });
 
+  test('a reset reaches a relay\'s viewers watching live: each is told the new base, as direct viewers are', T, async () => {
+    const op = track(await connectV2(sim.wsUrl));
+    const viewer = track(await connectV2(relay.wsUrl));
+    await viewer.waitFrame((f) => f.tick > 30, 'live frames at the relay');
+    const ack = await op.command({ type: 'reset', seed: 9, agents: AGENTS });
+    const direct = await op.waitText((m) => m.type === 'timeline' && m.why === 'reset', 'the news of the reset, direct');
+    const told = await viewer.waitText((m) => m.type === 'timeline' && m.why === 'reset', 'the news of the reset, through the relay');
+    assert.equal(told.base, ack.tick, 'the live world\'s tick 0 is at the reset');
+    assert.equal(told.base, direct.base);
+    assert.equal(told.mode, 'live');
+    // Its live frames are the new world's: their ticks start again.
+    const from = viewer.frames.length;
+    await viewer.waitFrame((f, i) => i >= from && f.tick < 30, 'a live frame of the new world', { from });
+    // A share after it: the relay's news of it, and of its end, carry that base too.
+    await timeline(op, { op: 'pause' });
+    await timeline(op, { op: 'share' });
+    const shared = await viewer.waitText((m) => m.type === 'timeline' && m.why === 'shared', 'the share, through the relay');
+    await timeline(op, { op: 'live' });
+    const ended = await viewer.waitText((m) => m.type === 'timeline' && m.why === 'share_ended', 'the share\'s end, through the relay');
+    assert.equal(shared.base, ack.tick);
+    assert.equal(ended.base, ack.tick);
+    assert.equal(ended.mode, 'live');
+  });
+
   test('the relay and the simulation exit 0 on SIGTERM while a relay viewer scrubs (under ASan: nothing leaked)', T, async () => {
     const last = track(await connectV2(relay.wsUrl));
     const paused = await timeline(last, { op: 'pause' });

@@ -275,7 +275,12 @@ int timeline_compose(room_t *r, size_t slot, uint32_t client_id, const uint8_t *
 void timeline_left(room_t *r, size_t slot, uint32_t client_id);
 /* A v2 viewer came into the room: during a share, it follows it. */
 void timeline_joined(room_t *r, size_t slot, uint32_t client_id);
+/* The seats stop (their threads first) and their frames go; the room's
+ * past and per-slot state stay until timeline_destroy. */
 void timeline_close(room_t *r);
+/* Closed, and the past and every per-slot array freed: a room being freed,
+ * or one whose making failed after timeline_open. */
+void timeline_destroy(room_t *r);
 /* The timeline's series of /metrics (all rooms). */
 char *timeline_metrics_text(const app_t *a);
 

@@ -92,7 +92,7 @@ static char *share_news(room_t *r, const char *why)
     history_get_stats(r->history, &w);
     double k = round(r->cfg->keyframe_seconds * r->cfg->tick_hz);
     timeline_state_t s = {.request_id = -1, .mode = "live", .tick = w.to, .speed = 1, .from = w.from, .to = w.to,
-                          .keyframe_ticks = k >= 1 ? (uint64_t)k : 1, .why = why};
+                          .base = w.base, .keyframe_ticks = k >= 1 ? (uint64_t)k : 1, .why = why};
     if (r->shared_seat >= 0) {
         scrub_request_t cur = scrubbers_current(r->scrubbers, r->shared_seat);
         s.mode = "following";

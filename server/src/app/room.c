@@ -112,9 +112,7 @@ static int run_into_past(room_t *r, uint64_t steps, char *msg, size_t msg_len)
     r->whole_run = true;
     if (timeline_open(r, msg, msg_len)) {
         world_free(&r->world);
-        timeline_close(r);
-        history_destroy(r->history);
-        r->history = NULL;
+        timeline_destroy(r);
         return -1;
     }
     if (!r->history) { /* no past kept (--history-minutes 0): live from tick 0 */
@@ -178,9 +176,7 @@ static int replay_world(room_t *r, char *msg, size_t msg_len)
     while (!rc && res.ended && r->world.tick < res.end_tick) rc = replay_step(r, &r->world);
     if (rc) {
         if (have_world) world_free(&r->world);
-        timeline_close(r);
-        history_destroy(r->history);
-        r->history = NULL;
+        timeline_destroy(r);
         snprintf(msg, msg_len, "cannot serve %s (above: why)", cfg->replay);
         return -1;
     }
@@ -320,16 +316,9 @@ void room_close_handles(room_t *r)
 void room_free(room_t *r)
 {
     if (!r) return;
-    timeline_close(r);
-    history_destroy(r->history);
+    timeline_destroy(r);
     metrics_past_destroy(r->metrics_past);
     free(r->past_metrics_sent);
-    free(r->slot_seat);
-    free(r->scrub_next);
-    free(r->scrub_sent);
-    free(r->following);
-    free(r->shared_sent);
-    free(r->share_untold);
     encoder_destroy(r->encoder);
     relay_leases_destroy(r->leases); /* they hold views of the registry below */
     bundle_free(r->current);

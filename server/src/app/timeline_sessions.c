@@ -98,6 +98,23 @@ void timeline_close(room_t *r)
     r->shared_seat = -1;
 }
 
+void timeline_destroy(room_t *r)
+{
+    timeline_close(r);
+    history_destroy(r->history);
+    r->history = NULL;
+    free(r->slot_seat);
+    free(r->scrub_next);
+    free(r->scrub_sent);
+    free(r->following);
+    free(r->shared_sent);
+    free(r->share_untold);
+    r->slot_seat = NULL;
+    r->scrub_next = r->scrub_sent = NULL;
+    r->following = r->share_untold = NULL;
+    r->shared_sent = NULL;
+}
+
 /* ---- answers --------------------------------------------------------------- */
 
 static void send_text(room_t *r, size_t slot, uint32_t client_id, char *text)
@@ -362,9 +379,18 @@ void timeline_deliver(room_t *r)
     }
 }
 
+/* Whether the viewer in slot k is a relay's and watches live: no seat, and
+ * no share running (its relay makes every viewer watching live follow a
+ * share, and tells them the base when it ends: its text is made then). */
+static bool relay_viewer_live(room_t *r, size_t k)
+{
+    return r->slot_client[k] && r->slot_seat[k] < 0 && is_remote(r->app, k) && r->shared_seat < 0;
+}
+
 /* After a reset the live world's ticks start again while the timeline goes
  * on: everyone watching live is told the new base, so that a page places
- * the live frames (base + their tick) on its timeline. */
+ * the live frames (base + their tick) on its timeline — a relay's viewers
+ * too, through their relay. */
 static void tell_reset(room_t *r)
 {
     history_stats_t w;
@@ -372,7 +398,8 @@ static void tell_reset(room_t *r)
     if (w.base == r->base_told) return;
     r->base_told = w.base;
     for (size_t k = 0; k < r->app->n_slots; k++)
-        if (watches_live(r, k) && !r->following[k]) tell_state(r, k, r->slot_client[k], NULL, "reset");
+        if ((watches_live(r, k) && !r->following[k]) || relay_viewer_live(r, k))
+            tell_state(r, k, r->slot_client[k], NULL, "reset");
 }
 
 void timeline_follow_views(room_t *r)

@@ -56,142 +56,256 @@ couzin_consts_t couzin_consts(const sim_params_t *p)
 
 float couzin_reach(const sim_params_t *p) { return p->cz_r_r + p->cz_dr_o + p->cz_dr_a; }
 
-/* Per-lane partial sums of one agent's perception; the counts are
- * integers (a mask lane is −1, so subtracting it counts one). */
-typedef struct couzin_acc {
+/* One agent's perception, summed in two sets of eight lanes: set 0 takes
+ * the candidates j with j mod 16 < 8, set 1 the others. Each lane of each
+ * set adds its candidates in span order; the sets are added lane by lane
+ * at the end (couzin_total). The portable loop runs one set after the
+ * other, AVX-512's loop both at once as the two halves of a 16-lane
+ * vector: the same additions in the same order, so the same bits. The
+ * counts are integers, the same in any order (a mask lane is −1, so
+ * subtracting it counts one). */
+typedef struct couzin_set {
     lanes_f rx, ry, ox, oy, ax, ay;
-    lanes_i nr, no, na;
+} couzin_set_t;
+
+typedef struct couzin_acc {
+    couzin_set_t set[2];
+    int n_rep, n_ori, n_att;
 } couzin_acc_t;
 
-/* Adds candidates [0, count). Each call site passes constants for
- * `general` (a self to leave out by index, species or per-pair wrapping
- * may occur) and `blind`, so that the common case (none of them) runs a
- * loop with no tests of them inside; every variant gives the same bits. */
-LANES_INLINE void couzin_span(couzin_acc_t *acc, const couzin_consts_t *k, const float *X, const float *Y,
-                             const float *VX, const float *VY, const float *S, float species, int32_t count,
-                             int32_t self, float px, float py, float hx, float hy, bool pair_wrap, float width,
-                             float height, const bool general, const bool blind)
+/* Where a span's candidates are, seen from one agent: squared distances,
+ * unit offsets r̂ (NaN or ∞ where the distance is 0 or out of range) and,
+ * with a blind angle, whether each is inside the field of perception. The
+ * portable loop works them out for a whole chunk of the span first, in
+ * blocks that do not depend on each other, so that the square roots and
+ * divisions of many blocks are under way at once; the sums then read them
+ * back. In one loop the sums waited on each block's division, and the
+ * core ran out of room for the work queued behind it. */
+#define COUZIN_CHUNK 256
+_Static_assert(COUZIN_CHUNK % (2 * LANES) == 0, "a chunk starts a block of set 0");
+typedef struct couzin_places {
+    float d2[COUZIN_CHUNK], ux[COUZIN_CHUNK], uy[COUZIN_CHUNK];
+    uint32_t seen[COUZIN_CHUNK];
+} couzin_places_t;
+
+/* The places of candidates [j0, end) (end − j0 ≤ COUZIN_CHUNK, in blocks
+ * of eight, the last one reaching past end), at [0, end − j0). */
+LANES_INLINE void couzin_place(couzin_places_t *at, const couzin_consts_t *k, const float *X, const float *Y,
+                               int32_t j0, int32_t end, float px, float py, float hx, float hy, bool pair_wrap,
+                               float width, float height, const bool general, const bool blind)
 {
     const lanes_f one = (lanes_f){0} + 1.0f;
     const float half_w = 0.5f * width, half_h = 0.5f * height;
-    couzin_acc_t a = *acc;
-    for (int32_t j0 = 0; j0 < count; j0 += LANES) {
-        lanes_f dx = lanes_load(X + j0) - px, dy = lanes_load(Y + j0) - py;
+    for (int32_t j = j0; j < end; j += LANES) {
+        lanes_f dx = lanes_load(X + j) - px, dy = lanes_load(Y + j) - py;
         if (general && pair_wrap) { /* motion_wrap_delta, lane by lane */
             dx = lanes_select(dx > half_w, dx - width, lanes_select(dx < -half_w, dx + width, dx));
             dy = lanes_select(dy > half_h, dy - height, lanes_select(dy < -half_h, dy + height, dy));
         }
         const lanes_f d2 = dx * dx + dy * dy;
-        /* Distance 0 is the agent itself (or one on the very same spot,
-         * which no zone can place); self is its entry when positions are
-         * from the past. Past count the positions are out of range. */
-        lanes_i in = (d2 > 0.0f) & (d2 < k->ra2);
-        if (general && self >= 0) {
-            lanes_i index;
-            for (int l = 0; l < LANES; l++) index[l] = j0 + l;
-            in &= index != self;
-        }
-        if (general && S) in &= lanes_load(S + j0) == species;
         /* Lanes out of range may divide by zero: masked out bit by bit. */
         const lanes_f inv = one / lanes_sqrt(d2);
         const lanes_f ux = dx * inv, uy = dy * inv;
-        if (blind) in &= hx * ux + hy * uy >= k->cos_half; /* inside the field of perception */
-        const lanes_i near = d2 < k->rr2, rep = in & near;
-        const lanes_i beyond = in & ~near; /* orientation or attraction */
-        const lanes_i ori = beyond & (d2 < k->ro2), att = beyond & ~ori;
-        a.rx -= lanes_keep(rep, ux);
-        a.ry -= lanes_keep(rep, uy);
-        a.ox += lanes_keep(ori, lanes_load(VX + j0));
-        a.oy += lanes_keep(ori, lanes_load(VY + j0));
-        a.ax += lanes_keep(att, ux);
-        a.ay += lanes_keep(att, uy);
-        a.nr -= rep;
-        a.no -= ori;
-        a.na -= att;
+        lanes_store(at->d2 + (j - j0), d2);
+        lanes_store(at->ux + (j - j0), ux);
+        lanes_store(at->uy + (j - j0), uy);
+        if (blind) { /* inside the field of perception; NaN (distance 0) is not */
+            const lanes_i seen = hx * ux + hy * uy >= k->cos_half;
+            memcpy(at->seen + (j - j0), &seen, sizeof seen);
+        }
     }
-    *acc = a;
+}
+
+/* Adds candidates [0, count): blocks of eight, alternately to set 0 and
+ * set 1, a chunk at a time. Each call site passes constants for `general`
+ * (a self to leave out by index, species or per-pair wrapping may occur)
+ * and `blind`, so that the common case (none of them) runs a loop with no
+ * tests of them inside; every variant gives the same bits. */
+LANES_INLINE void couzin_span(couzin_acc_t *acc, const couzin_consts_t *k, const float *X, const float *Y,
+                             const float *VX, const float *VY, const float *S, float species, int32_t count,
+                             int32_t self, float px, float py, float hx, float hy, bool pair_wrap, float width,
+                             float height, const bool general, const bool blind)
+{
+    couzin_places_t at;
+    lanes_i nr = {0}, no = {0}, na = {0};
+    for (int32_t j0 = 0; j0 < count; j0 += COUZIN_CHUNK) { /* a multiple of 16: the sets stay as they were */
+        const int32_t end = count - j0 < COUZIN_CHUNK ? count : j0 + COUZIN_CHUNK;
+        couzin_place(&at, k, X, Y, j0, end, px, py, hx, hy, pair_wrap, width, height, general, blind);
+        for (int set = 0; set < 2; set++) { /* one set's sums live at a time (AVX2 has 16 registers) */
+            couzin_set_t a = acc->set[set];
+            for (int32_t j = j0 + set * LANES; j < end; j += 2 * LANES) {
+                const int32_t c = j - j0;
+                const lanes_f d2 = lanes_load(at.d2 + c), ux = lanes_load(at.ux + c), uy = lanes_load(at.uy + c);
+                /* Distance 0 is the agent itself (or one on the very same
+                 * spot, which no zone can place); self is its entry when
+                 * positions are from the past. Past count the positions
+                 * are out of range. */
+                lanes_i in = (d2 < k->ra2) & (blind ? lanes_load_i(at.seen + c) : d2 > 0.0f);
+                if (general && self >= 0) {
+                    lanes_i index;
+                    for (int l = 0; l < LANES; l++) index[l] = j + l;
+                    in &= index != self;
+                }
+                if (general && S) in &= lanes_load(S + j) == species;
+                const lanes_i near = d2 < k->rr2, rep = in & near;
+                const lanes_i beyond = in & ~near; /* orientation or attraction */
+                const lanes_i ori = beyond & (d2 < k->ro2), att = beyond & ~ori;
+                a.rx -= lanes_keep(rep, ux);
+                a.ry -= lanes_keep(rep, uy);
+                a.ox += lanes_keep(ori, lanes_load(VX + j));
+                a.oy += lanes_keep(ori, lanes_load(VY + j));
+                a.ax += lanes_keep(att, ux);
+                a.ay += lanes_keep(att, uy);
+                nr -= rep;
+                no -= ori;
+                na -= att;
+            }
+            acc->set[set] = a;
+        }
+    }
+    for (int l = 0; l < LANES; l++) acc->n_rep += nr[l], acc->n_ori += no[l], acc->n_att += na[l];
+}
+
+/* The sums of both sets, lane by lane, then across the lanes. */
+LANES_INLINE couzin_sums_t couzin_total(const couzin_set_t *s0, const couzin_set_t *s1, int n_rep, int n_ori,
+                                        int n_att)
+{
+    const lanes_f zero = {0};
+    const quad_f q0 = lanes_sum4(s0->rx + s1->rx, s0->ry + s1->ry, s0->ox + s1->ox, s0->oy + s1->oy),
+                 q1 = lanes_sum4(s0->ax + s1->ax, s0->ay + s1->ay, zero, zero);
+    return (couzin_sums_t){.rep_x = q0[0], .rep_y = q0[1], .ori_x = q0[2], .ori_y = q0[3], .att_x = q1[0],
+                           .att_y = q1[1], .n_rep = n_rep, .n_ori = n_ori, .n_att = n_att};
 }
 
 #ifdef SENSE_HAS_AVX512
-/* couzin_span's common case (general false) with AVX-512's mask registers,
- * as neighbours_avx512.h does for Reynolds: compares write masks, each sum
- * is one merge-masked add or subtract. The same IEEE operations on the same
- * lanes; a lane the portable loop adds +0 to is left as it was, which is
- * the same since no accumulator is ever −0 (they start at +0). */
-static __attribute__((noinline)) SENSE_AVX512_TARGET void
-couzin_span_avx512(couzin_acc_t *acc, const couzin_consts_t *k, const float *X, const float *Y, const float *VX,
-                   const float *VY, int32_t count, float px, float py, float hx, float hy, bool blind)
+/* couzin_span's common case (general false) with AVX-512: sixteen
+ * candidates a vector, its low half set 0 and its high half set 1, so that
+ * one instruction does the work of two of the portable loop's. The compares
+ * write mask registers, each sum is one merge-masked add or subtract, and
+ * the counts are the masks' bits counted. The same IEEE operations on the
+ * same lanes as the portable loop; a lane it adds +0 to is left as it was,
+ * which is the same since no accumulator is ever −0 (they start at +0). */
+typedef struct couzin_avx512 {
+    __m512 rx, ry, ox, oy, ax, ay;
+    int n_rep, n_ori, n_att;
+} couzin_avx512_t;
+
+/* Where candidates j0 … j0 + 15 are: offsets, squared distances and
+ * inverse distances. With `last`, only the eight from j0 are loaded (the
+ * span ends within them). */
+typedef struct couzin_where16 {
+    __m512 dx, dy, d2, inv;
+} couzin_where16_t;
+
+static inline __attribute__((always_inline)) SENSE_AVX512_TARGET couzin_where16_t
+couzin_where_avx512(const float *X, const float *Y, int32_t j0, float px, float py, const bool last)
 {
-    const __m256 PX = _mm256_set1_ps(px), PY = _mm256_set1_ps(py), zero = _mm256_setzero_ps();
-    const __m256 one = _mm256_set1_ps(1.0f), ra2 = _mm256_set1_ps(k->ra2), ro2 = _mm256_set1_ps(k->ro2);
-    const __m256 rr2 = _mm256_set1_ps(k->rr2), HX = _mm256_set1_ps(hx), HY = _mm256_set1_ps(hy);
-    const __m256 cos_half = _mm256_set1_ps(k->cos_half);
-    const __m256i one_i = _mm256_set1_epi32(1);
-    __m256 rx = (__m256)acc->rx, ry = (__m256)acc->ry, ox = (__m256)acc->ox, oy = (__m256)acc->oy;
-    __m256 ax = (__m256)acc->ax, ay = (__m256)acc->ay;
-    __m256i nr = (__m256i)acc->nr, no = (__m256i)acc->no, na = (__m256i)acc->na;
-    for (int32_t j0 = 0; j0 < count; j0 += LANES) {
-        const __m256 dx = _mm256_sub_ps(_mm256_loadu_ps(X + j0), PX);
-        const __m256 dy = _mm256_sub_ps(_mm256_loadu_ps(Y + j0), PY);
-        const __m256 d2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
-        __mmask8 in = _mm256_mask_cmp_ps_mask(_mm256_cmp_ps_mask(d2, zero, _CMP_GT_OQ), d2, ra2, _CMP_LT_OQ);
-        const __m256 inv = _mm256_div_ps(one, _mm256_sqrt_ps(d2));
-        const __m256 ux = _mm256_mul_ps(dx, inv), uy = _mm256_mul_ps(dy, inv);
-        if (blind)
-            in = _mm256_mask_cmp_ps_mask(in, _mm256_add_ps(_mm256_mul_ps(HX, ux), _mm256_mul_ps(HY, uy)), cos_half,
-                                         _CMP_GE_OQ);
-        const __mmask8 near = _mm256_cmp_ps_mask(d2, rr2, _CMP_LT_OQ);
-        const __mmask8 rep = in & near, beyond = in & (__mmask8)~near;
-        const __mmask8 ori = _mm256_mask_cmp_ps_mask(beyond, d2, ro2, _CMP_LT_OQ), att = beyond & (__mmask8)~ori;
-        rx = _mm256_mask_sub_ps(rx, rep, rx, ux);
-        ry = _mm256_mask_sub_ps(ry, rep, ry, uy);
-        ox = _mm256_mask_add_ps(ox, ori, ox, _mm256_loadu_ps(VX + j0));
-        oy = _mm256_mask_add_ps(oy, ori, oy, _mm256_loadu_ps(VY + j0));
-        ax = _mm256_mask_add_ps(ax, att, ax, ux);
-        ay = _mm256_mask_add_ps(ay, att, ay, uy);
-        nr = _mm256_mask_add_epi32(nr, rep, nr, one_i);
-        no = _mm256_mask_add_epi32(no, ori, no, one_i);
-        na = _mm256_mask_add_epi32(na, att, na, one_i);
+    const __m512 xs = last ? _mm512_maskz_loadu_ps(0x00ff, X + j0) : _mm512_loadu_ps(X + j0);
+    const __m512 ys = last ? _mm512_maskz_loadu_ps(0x00ff, Y + j0) : _mm512_loadu_ps(Y + j0);
+    const __m512 dx = _mm512_sub_ps(xs, _mm512_set1_ps(px)), dy = _mm512_sub_ps(ys, _mm512_set1_ps(py));
+    const __m512 d2 = _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy));
+    return (couzin_where16_t){dx, dy, d2, _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(d2))};
+}
+
+/* Adds candidates j0 … j0 + 15, at `at`; with `last` the high half is
+ * out of the span and masked out. */
+static inline __attribute__((always_inline)) SENSE_AVX512_TARGET void
+couzin_block_avx512(couzin_avx512_t *a, const couzin_consts_t *k, const couzin_where16_t *at, const float *VX,
+                    const float *VY, int32_t j0, float hx, float hy, bool blind, const bool last)
+{
+    const __mmask16 lanes = last ? 0x00ff : 0xffff;
+    const __m512 d2 = at->d2;
+    __mmask16 in = _mm512_mask_cmp_ps_mask(lanes, d2, _mm512_set1_ps(k->ra2), _CMP_LT_OQ);
+    if (!blind) in = _mm512_mask_cmp_ps_mask(in, d2, _mm512_setzero_ps(), _CMP_GT_OQ);
+    const __m512 ux = _mm512_mul_ps(at->dx, at->inv), uy = _mm512_mul_ps(at->dy, at->inv);
+    if (blind) /* false for NaN (distance 0), as in the portable loop */
+        in = _mm512_mask_cmp_ps_mask(in, _mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(hx), ux), _mm512_mul_ps(_mm512_set1_ps(hy), uy)),
+                                     _mm512_set1_ps(k->cos_half), _CMP_GE_OQ);
+    const __mmask16 near = _mm512_cmp_ps_mask(d2, _mm512_set1_ps(k->rr2), _CMP_LT_OQ);
+    const __mmask16 rep = in & near, beyond = in & (__mmask16)~near;
+    const __mmask16 ori = _mm512_mask_cmp_ps_mask(beyond, d2, _mm512_set1_ps(k->ro2), _CMP_LT_OQ);
+    const __mmask16 att = beyond & (__mmask16)~ori;
+    const __m512 vx = last ? _mm512_maskz_loadu_ps(lanes, VX + j0) : _mm512_loadu_ps(VX + j0);
+    const __m512 vy = last ? _mm512_maskz_loadu_ps(lanes, VY + j0) : _mm512_loadu_ps(VY + j0);
+    a->rx = _mm512_mask_sub_ps(a->rx, rep, a->rx, ux);
+    a->ry = _mm512_mask_sub_ps(a->ry, rep, a->ry, uy);
+    a->ox = _mm512_mask_add_ps(a->ox, ori, a->ox, vx);
+    a->oy = _mm512_mask_add_ps(a->oy, ori, a->oy, vy);
+    a->ax = _mm512_mask_add_ps(a->ax, att, a->ax, ux);
+    a->ay = _mm512_mask_add_ps(a->ay, att, a->ay, uy);
+    a->n_rep += __builtin_popcount(rep);
+    a->n_ori += __builtin_popcount(ori);
+    a->n_att += __builtin_popcount(att);
+}
+
+/* Each step works out where the next sixteen are before it adds these,
+ * so that one block's square root and division overlap the other's sums;
+ * a last block of eight is done on its own. */
+static __attribute__((noinline)) SENSE_AVX512_TARGET void
+couzin_sense_avx512(const couzin_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
+                    int32_t count, float px, float py, float hx, float hy, bool blind, couzin_sums_t *out)
+{
+    const __m512 zero = _mm512_setzero_ps();
+    couzin_avx512_t a = {zero, zero, zero, zero, zero, zero, 0, 0, 0};
+    int32_t j0 = 0;
+    if (LANES < count) { /* at least one whole block of sixteen */
+        couzin_where16_t at = couzin_where_avx512(X, Y, 0, px, py, false);
+        for (;; j0 += 2 * LANES) {
+            const int32_t next = j0 + 2 * LANES;
+            if (next + LANES >= count) {
+                couzin_block_avx512(&a, k, &at, VX, VY, j0, hx, hy, blind, false);
+                j0 = next;
+                break;
+            }
+            const couzin_where16_t ahead = couzin_where_avx512(X, Y, next, px, py, false);
+            couzin_block_avx512(&a, k, &at, VX, VY, j0, hx, hy, blind, false);
+            at = ahead;
+        }
     }
-    acc->rx = (lanes_f)rx, acc->ry = (lanes_f)ry, acc->ox = (lanes_f)ox, acc->oy = (lanes_f)oy;
-    acc->ax = (lanes_f)ax, acc->ay = (lanes_f)ay;
-    acc->nr = (lanes_i)nr, acc->no = (lanes_i)no, acc->na = (lanes_i)na;
+    if (j0 < count) {
+        const couzin_where16_t at = couzin_where_avx512(X, Y, j0, px, py, true);
+        couzin_block_avx512(&a, k, &at, VX, VY, j0, hx, hy, blind, true);
+    }
+#define COUZIN_HALF(v, h) ((lanes_f)_mm512_extractf32x8_ps((v), (h)))
+    const couzin_set_t s0 = {COUZIN_HALF(a.rx, 0), COUZIN_HALF(a.ry, 0), COUZIN_HALF(a.ox, 0),
+                             COUZIN_HALF(a.oy, 0), COUZIN_HALF(a.ax, 0), COUZIN_HALF(a.ay, 0)};
+    const couzin_set_t s1 = {COUZIN_HALF(a.rx, 1), COUZIN_HALF(a.ry, 1), COUZIN_HALF(a.ox, 1),
+                             COUZIN_HALF(a.oy, 1), COUZIN_HALF(a.ax, 1), COUZIN_HALF(a.ay, 1)};
+#undef COUZIN_HALF
+    *out = couzin_total(&s0, &s1, a.n_rep, a.n_ori, a.n_att);
 }
 #endif
 
-/* Eight candidates at a time, one accumulator per lane, lanes summed in a
- * fixed order at the end: the span is the same whichever thread senses
- * it, so the sums are too. VX/VY are the candidates' unit headings
- * (couzin_headings), worked out once per cell rather than once per pair. */
+/* Eight candidates at a time, one accumulator per lane and set, lanes
+ * summed in a fixed order at the end: the span is the same whichever
+ * thread senses it, so the sums are too. VX/VY are the candidates' unit
+ * headings (couzin_headings), worked out once per cell rather than once
+ * per pair. */
 KERNEL_CLONES
 void couzin_sense(const couzin_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
                   bool pair_wrap, float width, float height, couzin_sums_t *out)
 {
-    const lanes_f zero = {0};
     /* The agent's own unit heading; one standing still sees all round. */
     const float speed = sqrtf(vx * vx + vy * vy);
     const bool blind = k->blind && speed > 0.0f;
     const float hx = speed > 0.0f ? vx / speed : 0.0f, hy = speed > 0.0f ? vy / speed : 0.0f;
-    couzin_acc_t a = {zero, zero, zero, zero, zero, zero, {0}, {0}, {0}};
+#ifdef SENSE_HAS_AVX512
+    if (k->avx512 && self < 0 && !S && !pair_wrap) {
+        couzin_sense_avx512(k, X, Y, VX, VY, count, px, py, hx, hy, blind, out);
+        return;
+    }
+#endif
+    const lanes_f zero = {0};
+    const couzin_set_t none = {zero, zero, zero, zero, zero, zero};
+    couzin_acc_t a = {{none, none}, 0, 0, 0};
     if (self >= 0 || S || pair_wrap)
         couzin_span(&a, k, X, Y, VX, VY, S, species, count, self, px, py, hx, hy, pair_wrap, width, height, true, blind);
-#ifdef SENSE_HAS_AVX512
-    else if (k->avx512)
-        couzin_span_avx512(&a, k, X, Y, VX, VY, count, px, py, hx, hy, blind);
-#endif
     else if (blind)
         couzin_span(&a, k, X, Y, VX, VY, S, species, count, self, px, py, hx, hy, pair_wrap, width, height, false, true);
     else
         couzin_span(&a, k, X, Y, VX, VY, S, species, count, self, px, py, hx, hy, pair_wrap, width, height, false, false);
-    /* The counts are whole numbers far below 2^24: as floats their sums
-     * are exact in any order. */
-    const lanes_f nr = __builtin_convertvector(a.nr, lanes_f), no = __builtin_convertvector(a.no, lanes_f),
-                  na = __builtin_convertvector(a.na, lanes_f);
-    const quad_f q0 = lanes_sum4(a.rx, a.ry, a.ox, a.oy), q1 = lanes_sum4(a.ax, a.ay, nr, no),
-                 q2 = lanes_sum4(na, zero, zero, zero);
-    *out = (couzin_sums_t){.rep_x = q0[0], .rep_y = q0[1], .ori_x = q0[2], .ori_y = q0[3], .att_x = q1[0],
-                           .att_y = q1[1], .n_rep = (int)q1[2], .n_ori = (int)q1[3], .n_att = (int)q2[0]};
+    *out = couzin_total(&a.set[0], &a.set[1], a.n_rep, a.n_ori, a.n_att);
 }
 
 KERNEL_CLONES

@@ -89,13 +89,12 @@ int grid_reserve(grid_t *g, size_t n)
     return 0;
 }
 
-void grid_build(grid_t *g, size_t n, const float *restrict x, const float *restrict y)
+void grid_bin(grid_t *g, size_t n, const float *restrict x, const float *restrict y)
 {
     /* Locals, so that the stores below cannot be taken for changes to the
      * grid's fields (an int and a uint32_t may alias). */
     const size_t cells = (size_t)g->nx * (size_t)g->ny;
     uint32_t *restrict cursor = g->cursor, *restrict cell_of = g->cell_of, *restrict start = g->cell_start;
-    uint32_t *restrict order = g->order;
     const grid_t shape = *g;
     memset(cursor, 0, cells * sizeof *cursor);
     for (size_t i = 0; i < n; i++) {
@@ -111,12 +110,24 @@ void grid_build(grid_t *g, size_t n, const float *restrict x, const float *restr
         sum += count;
     }
     start[cells] = sum;
+}
+
+void grid_build(grid_t *g, size_t n, const float *restrict x, const float *restrict y)
+{
+    grid_bin(g, n, x, y);
+    uint32_t *restrict cursor = g->cursor, *restrict order = g->order;
+    const uint32_t *restrict cell_of = g->cell_of;
     /* Stable: agents keep their relative order within a cell, so the same
      * input always gives the same permutation. */
     for (size_t i = 0; i < n; i++) order[cursor[cell_of[i]]++] = (uint32_t)i;
 }
 
-static size_t part_begin(size_t n, int part, int parts) { return n * (size_t)part / (size_t)parts; }
+uint32_t *grid_part_cursor(grid_t *g, int part)
+{
+    return g->part_counts + (size_t)part * (size_t)g->nx * (size_t)g->ny;
+}
+
+size_t grid_part_begin(const grid_t *g, size_t n, int part) { return n * (size_t)part / (size_t)g->parts; }
 
 void grid_count_part(grid_t *g, size_t n, const float *restrict x, const float *restrict y, int part)
 {
@@ -124,7 +135,7 @@ void grid_count_part(grid_t *g, size_t n, const float *restrict x, const float *
     uint32_t *restrict counts = g->part_counts + (size_t)part * cells, *restrict cell_of = g->cell_of;
     const grid_t shape = *g;
     memset(counts, 0, cells * sizeof *counts);
-    for (size_t i = part_begin(n, part, g->parts), end = part_begin(n, part + 1, g->parts); i < end; i++) {
+    for (size_t i = grid_part_begin(g, n, part), end = grid_part_begin(g, n, part + 1); i < end; i++) {
         uint32_t c = (uint32_t)(grid_cell_y(&shape, y[i]) * shape.nx + grid_cell_x(&shape, x[i]));
         cell_of[i] = c;
         counts[c]++;
@@ -149,10 +160,9 @@ void grid_sum_parts(grid_t *g)
 
 void grid_place_part(grid_t *g, size_t n, int part)
 {
-    const size_t cells = (size_t)g->nx * (size_t)g->ny;
-    uint32_t *restrict cursor = g->part_counts + (size_t)part * cells, *restrict order = g->order;
+    uint32_t *restrict cursor = grid_part_cursor(g, part), *restrict order = g->order;
     const uint32_t *restrict cell_of = g->cell_of;
-    for (size_t i = part_begin(n, part, g->parts), end = part_begin(n, part + 1, g->parts); i < end; i++)
+    for (size_t i = grid_part_begin(g, n, part), end = grid_part_begin(g, n, part + 1); i < end; i++)
         order[cursor[cell_of[i]]++] = (uint32_t)i;
 }
 

@@ -21,7 +21,7 @@ typedef struct grid {
     uint32_t *cell_of;    /* per agent, in the order given to grid_build */
     uint32_t *order;      /* order[k] = index (in the given order) of the k-th agent in cell order */
     size_t cells_cap, agents_cap;
-    /* A build in parts (grid_build_part): each part's count per cell, then
+    /* A build in parts (grid_count_part …): each part's count per cell, then
      * its cursor; parts × cells entries, NULL when that would be too many
      * (the build then runs whole). */
     uint32_t *part_counts;
@@ -43,6 +43,10 @@ int grid_reserve(grid_t *g, size_t n);
 /* Bins n agents (positions inside [0,width]x[0,height]; outside values are
  * clamped to the edge cells). No allocation. */
 void grid_build(grid_t *g, size_t n, const float *x, const float *y);
+/* grid_build without the order: cell_of and cell_start, and each cell's
+ * cursor (g->cursor) at its start, for a caller that moves its agents into
+ * cell order itself: agent i goes to cursor[cell_of[i]]++, i ascending. */
+void grid_bin(grid_t *g, size_t n, const float *x, const float *y);
 
 /* The same build in `parts` parts that may run on different threads: every
  * part's grid_count_part (agents [n·part/parts, n·(part+1)/parts)), then
@@ -56,6 +60,12 @@ bool grid_in_parts(const grid_t *g);
 void grid_count_part(grid_t *g, size_t n, const float *x, const float *y, int part);
 void grid_sum_parts(grid_t *g);
 void grid_place_part(grid_t *g, size_t n, int part);
+/* Part `part`'s first agent of n (n at part == parts). */
+size_t grid_part_begin(const grid_t *g, size_t n, int part);
+/* Where part `part`'s next agent of each cell goes, after grid_sum_parts:
+ * grid_place_part's cursors, for a caller that moves the agents itself
+ * (agent i of the part to cursor[cell_of[i]]++, i ascending). */
+uint32_t *grid_part_cursor(grid_t *g, int part);
 
 static inline int grid_cell_x(const grid_t *g, float x)
 {

@@ -62,7 +62,17 @@ LANES_INLINE uint32_t gather_runs(const sources_t *src, const grid_run_t *runs, 
         const uint32_t b = runs[r].begin, len = runs[r].end - b;
         const float shx = runs[r].shift_x, shy = runs[r].shift_y;
         float *x = s->x + count, *y = s->y + count, *vx = s->vx + count, *vy = s->vy + count;
-        if (src->x && shx == 0.0f && shy == 0.0f) { /* most runs */
+        if (src->x && src->vx && !src->flags && shx == 0.0f && shy == 0.0f) { /* most runs: one loop */
+            for (uint32_t k = 0; k < len; k += SENSE_LANES) {
+                lanes_store(x + k, lanes_load(src->x + b + k));
+                lanes_store(y + k, lanes_load(src->y + b + k));
+                lanes_store(vx + k, lanes_load(src->vx + b + k));
+                lanes_store(vy + k, lanes_load(src->vy + b + k));
+            }
+            count += len;
+            continue;
+        }
+        if (src->x && shx == 0.0f && shy == 0.0f) {
             copy_lanes(x, src->x + b, len);
             copy_lanes(y, src->y + b, len);
         } else if (src->x) {
@@ -153,6 +163,7 @@ typedef struct cell_block {
     grid_own_t own[2];        /* where the cell's own agents are among them */
     int n_own;
     bool pair_wrap;           /* shortest displacement pair by pair */
+    bool delay_wrap;          /* … only because delayed places may have crossed an edge */
 } cell_block_t;
 
 /* Agent i's place among its cell's candidates, or −1 when a sample left it
@@ -176,8 +187,10 @@ static void cell_block_of(const pass_t *ps, uint32_t c, cell_block_t *b)
     b->last = cell_last < ps->agent_end ? cell_last : ps->agent_end;
     b->n_runs = grid_runs(g, (int)(c % (uint32_t)g->nx), (int)(c / (uint32_t)g->nx), ps->wrap, b->runs, &b->pair_wrap);
     /* A delayed neighbour may have crossed a wrapped edge since: take the
-     * shortest displacement pair by pair. */
-    b->pair_wrap |= ps->delayed && ps->wrap;
+     * shortest displacement pair by pair (unless the gathered places show
+     * that none can have: gather). */
+    b->delay_wrap = !b->pair_wrap && ps->delayed && ps->wrap;
+    b->pair_wrap |= b->delay_wrap;
     uint32_t total = 0, self_base = 0;
     for (int r = 0; r < b->n_runs; r++) {
         if (cell_first >= b->runs[r].begin && cell_first < b->runs[r].end) self_base = total + (cell_first - b->runs[r].begin);
@@ -197,9 +210,48 @@ static void cell_block_of(const pass_t *ps, uint32_t c, cell_block_t *b)
 
 /* Copies a cell's candidates into the span, as its model senses them:
  * Couzin's as unit headings, once for all the cell's agents. */
-LANES_INLINE void gather(const pass_t *ps, const cell_block_t *b, sense_scratch_t *s)
+/* Whether every displacement from the block's agents to the count
+ * candidates in the span is at most half the world each way, so that the
+ * torus's shortest way is the plain difference: then sensing pair by pair
+ * wrapped gives the same bits unwrapped (a float difference is monotone
+ * in each operand, so the extremes bound every pair's, rounding
+ * included). Not when a place is NaN, or −0 (which sense_span's wrap,
+ * adding and taking away 0, turns into +0). A crowd far from the edges
+ * with delayed positions is sensed without wrapping every pair. */
+LANES_INLINE bool short_displacements(const pass_t *ps, const cell_block_t *b, const sense_scratch_t *s,
+                                      uint32_t count)
+{
+    const agents_t *a = &ps->w->cur;
+    const lanes_f zero = {0};
+    lanes_f lo_x = zero + INFINITY, hi_x = zero - INFINITY, lo_y = lo_x, hi_y = hi_x;
+    lanes_i odd = {0}; /* NaN or −0 */
+    const lanes_i sign = (lanes_i){0} + INT32_MIN;
+    for (uint32_t k = 0; k < count; k += SENSE_LANES) {
+        const lanes_i live = (lanes_i){0, 1, 2, 3, 4, 5, 6, 7} + (int32_t)k < (int32_t)count;
+        const lanes_f x = lanes_load(s->x + k), y = lanes_load(s->y + k);
+        odd |= live & ((x != x) | (y != y) | ((lanes_i)x == sign) | ((lanes_i)y == sign));
+        lo_x = lanes_select(live & (x < lo_x), x, lo_x), hi_x = lanes_select(live & (x > hi_x), x, hi_x);
+        lo_y = lanes_select(live & (y < lo_y), y, lo_y), hi_y = lanes_select(live & (y > hi_y), y, hi_y);
+    }
+    if (lanes_any(odd)) return false;
+    float min_x = INFINITY, max_x = -INFINITY, min_y = INFINITY, max_y = -INFINITY;
+    for (int l = 0; l < SENSE_LANES; l++) {
+        min_x = lo_x[l] < min_x ? lo_x[l] : min_x, max_x = hi_x[l] > max_x ? hi_x[l] : max_x;
+        min_y = lo_y[l] < min_y ? lo_y[l] : min_y, max_y = hi_y[l] > max_y ? hi_y[l] : max_y;
+    }
+    float qx_lo = INFINITY, qx_hi = -INFINITY, qy_lo = INFINITY, qy_hi = -INFINITY;
+    for (uint32_t i = b->first; i < b->last; i++) {
+        qx_lo = a->x[i] < qx_lo ? a->x[i] : qx_lo, qx_hi = a->x[i] > qx_hi ? a->x[i] : qx_hi;
+        qy_lo = a->y[i] < qy_lo ? a->y[i] : qy_lo, qy_hi = a->y[i] > qy_hi ? a->y[i] : qy_hi;
+    }
+    const float half_w = 0.5f * ps->w->width, half_h = 0.5f * ps->w->height;
+    return max_x - qx_lo <= half_w && min_x - qx_hi >= -half_w && max_y - qy_lo <= half_h && min_y - qy_hi >= -half_h;
+}
+
+LANES_INLINE void gather(const pass_t *ps, cell_block_t *b, sense_scratch_t *s)
 {
     const uint32_t count = gather_runs(&ps->src, b->runs, b->n_runs, s);
+    if (b->delay_wrap && short_displacements(ps, b, s, count)) b->pair_wrap = false;
     if (ps->couzin) couzin_headings(s->vx, s->vy, (int32_t)count);
 }
 
@@ -224,18 +276,15 @@ LANES_INLINE sense_self_t common_self(const sense_params_t *sp, float vx, float 
     return (sense_self_t){.vx = vx, .vy = vy, .ali2 = sp->ali2, .k_fov = {[ZONE_ALI] = sp->cos_half2[ZONE_ALI] * v2}};
 }
 
-/* Agent i's sums handed on to the rules (Reynolds' or the unicycle's);
- * returns its neighbour count. */
-LANES_INLINE uint64_t common_done(pass_t *ps, uint32_t i, const sense_acc_t *acc)
+/* Agent i's sums handed on to the rules (Reynolds' or the unicycle's). */
+LANES_INLINE void common_done(pass_t *ps, uint32_t i, const sense_quads_t *quads)
 {
-    const sense_quads_t quads = sense_finish(acc, false);
     if (ps->unicycle) {
-        const sense_sums_t sums = sense_sums_of(quads);
+        const sense_sums_t sums = sense_sums_of(*quads);
         unicycle_agent(ps->w, i, &sums, &ps->uni);
     } else {
-        batch_add(ps, &quads);
+        batch_add(ps, quads);
     }
-    return (uint64_t)quads.q[1][2];
 }
 
 /* Reynolds' common case, for one cell whose candidates are in the
@@ -244,9 +293,10 @@ LANES_INLINE uint64_t common_done(pass_t *ps, uint32_t i, const sense_acc_t *acc
  * sense_fast_ok accepts, decided once for the pass. The same results as
  * the general path, with nothing per agent but what this case needs. The
  * unicycle senses as Reynolds does, so its common case runs here too.
- * SENSE_SPAN is the sensing loop: sense_span, or sense_span_avx512 in
- * reynolds_cell_avx512 (the same bits). */
-#define REYNOLDS_CELL_BODY(SENSE_SPAN)                                                                    \
+ * SENSE_SPAN is the sensing loop and FINISH its lane sums: sense_span and
+ * sense_finish, or in reynolds_cell_avx512 sense_span_avx512, which counts
+ * the neighbours apart, and sense_finish_counted (the same bits). */
+#define REYNOLDS_CELL_BODY(SENSE_SPAN, FINISH)                                                            \
     const agents_t *a = &ps->w->cur;                                                                      \
     const sense_params_t *sp = &ps->sps[0];                                                               \
     const float *X = scratch->x, *Y = scratch->y, *VX = scratch->vx, *VY = scratch->vy;                   \
@@ -256,19 +306,25 @@ LANES_INLINE uint64_t common_done(pass_t *ps, uint32_t i, const sense_acc_t *acc
         const float px = a->x[i], py = a->y[i];                                                           \
         const sense_self_t me = common_self(sp, a->vx[i], a->vy[i]);                                      \
         sense_acc_t acc = {0};                                                                            \
+        uint32_t counted;                                                                                 \
         if (!sp->blind[ZONE_ALI] || me.vx * me.vx + me.vy * me.vy == 0.0f)                                \
-            SENSE_SPAN(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_SEES_ALL);                     \
+            counted = SENSE_SPAN(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_SEES_ALL);           \
         else if (sp->wide[ZONE_ALI])                                                                      \
-            SENSE_SPAN(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_WIDE_VIEW);                    \
+            counted = SENSE_SPAN(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_WIDE_VIEW);          \
         else                                                                                              \
-            SENSE_SPAN(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_NARROW_VIEW);                  \
-        neighbours += common_done(ps, i, &acc);                                                           \
+            counted = SENSE_SPAN(&acc, X, Y, VX, VY, NULL, n, px, py, &me, sp, SENSE_NARROW_VIEW);        \
+        const sense_quads_t quads = FINISH(&acc, counted);                                                \
+        neighbours += (uint32_t)quads.q[1][2];                                                            \
+        common_done(ps, i, &quads);                                                                       \
     }                                                                                                     \
     return neighbours
 
+/* The portable loop keeps its count in the lanes. */
+#define SENSE_SPAN_LANES(...) (sense_span(__VA_ARGS__), 0u)
+#define FINISH_LANES(acc, counted) ((void)(counted), sense_finish(acc, false))
 LANES_INLINE uint64_t reynolds_cell(pass_t *ps, const cell_block_t *b, const sense_scratch_t *scratch)
 {
-    REYNOLDS_CELL_BODY(sense_span);
+    REYNOLDS_CELL_BODY(SENSE_SPAN_LANES, FINISH_LANES);
 }
 
 #ifdef SENSE_HAS_AVX512
@@ -279,7 +335,7 @@ LANES_INLINE uint64_t reynolds_cell(pass_t *ps, const cell_block_t *b, const sen
 static __attribute__((noinline)) SENSE_AVX512_TARGET uint64_t reynolds_cell_avx512(pass_t *ps, const cell_block_t *b,
                                                                                    const sense_scratch_t *scratch)
 {
-    REYNOLDS_CELL_BODY(SENSE_SPAN_AVX512);
+    REYNOLDS_CELL_BODY(SENSE_SPAN_AVX512, sense_finish_counted);
 }
 #endif
 

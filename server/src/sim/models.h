@@ -133,7 +133,12 @@ float couzin_reach(const sim_params_t *p);
 void couzin_headings(float *VX, float *VY, int32_t count);
 /* Sums over candidates [0, count), as olfati_sense takes them (X/Y out of
  * range past count), but with VX/VY the candidates' unit headings
- * (couzin_headings). */
+ * (couzin_headings). Each sum is within COUZIN_SUM_ERROR of the exact sum
+ * of the same terms (r̂_ij or v̂_j, of the neighbours the float compares
+ * place in the zone), relative to the sum of the terms' sizes: float
+ * rounding of r̂ and of at most SIM_MAX_CANDIDATES / 16 + 4 additions in a
+ * row. test_couzin.c checks it. */
+#define COUZIN_SUM_ERROR 5e-6
 void couzin_sense(const couzin_consts_t *k, const float *X, const float *Y, const float *VX, const float *VY,
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
                   bool pair_wrap, float width, float height, couzin_sums_t *out);

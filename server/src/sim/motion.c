@@ -6,6 +6,14 @@
 
 _Static_assert(SIM_MAX_OBSTACLES % LANES == 0 && SIM_MAX_PREDATORS % LANES == 0, "the places are whole vectors");
 
+/* The shortest displacement on a torus, lane by lane: motion_wrap_delta's
+ * operations. */
+LANES_INLINE lanes_f wrap_lanes(lanes_f d, float extent)
+{
+    const lanes_f e = (lanes_f){0} + extent;
+    return lanes_select(d > 0.5f * e, d - e, lanes_select(d < -0.5f * e, d + e, d));
+}
+
 void motion_copy_places(world_t *w)
 {
     step_places_t *op = &w->places;
@@ -169,6 +177,83 @@ bool motion_avoid(const world_t *w, float px, float py, float vx, float vy, vec2
     return true;
 }
 
+/* motion_avoid for eight agents at once, one per lane, during a step: each
+ * lane does its agent's look one by one (motion_avoid's loop, obstacles in
+ * table order), so its answer is the same bits. The steer straight out of
+ * the buffer that decides is computed once at the end, from the
+ * displacement kept for it. A crowd among 64 obstacles keeps every lane
+ * busy at every obstacle, so this costs about an eighth of the looks
+ * agent by agent. */
+KERNEL_CLONES
+static void avoid_by_agents(const world_t *w, int count, const float pxs[LANES], const float pys[LANES],
+                            const float vxs[LANES], const float vys[LANES], float sxs[LANES], float sys[LANES],
+                            int32_t steers[LANES])
+{
+    const sim_params_t *p = &w->params;
+    const step_places_t *op = &w->places;
+    const bool wrap = p->border == BORDER_WRAP;
+    const lanes_i lane = {0, 1, 2, 3, 4, 5, 6, 7};
+    const lanes_f zero = {0}, one = zero + 1.0f, minus_one = zero - 1.0f;
+    const lanes_f px = lanes_load(pxs), py = lanes_load(pys), vx = lanes_load(vxs), vy = lanes_load(vys);
+    const lanes_f speed = lanes_sqrt(vx * vx + vy * vy);
+    const lanes_i live = (lane < count) & (speed > 0.0f);
+    const lanes_f ux = vx / speed, uy = vy / speed, look = speed * p->avoid_lookahead;
+    lanes_f best_t = zero + INFINITY, sx = zero, sy = zero, out_dx = zero, out_dy = zero, out_d2 = zero;
+    lanes_i out = {0}; /* the decider is a buffer holding the agent: straight out, from out_d* */
+    for (size_t m = 0; m < op->n; m++) {
+        const float R = op->r[m] + p->obstacle_buffer;
+        lanes_f dx = op->x[m] - px, dy = op->y[m] - py;
+        if (wrap) dx = wrap_lanes(dx, w->width), dy = wrap_lanes(dy, w->height);
+        const lanes_f d2 = dx * dx + dy * dy, reach = R + look;
+        const lanes_i near = live & ~(d2 > reach * reach);
+        if (!lanes_any(near)) continue;
+        const lanes_i inside = near & (d2 < R * R);
+        best_t = lanes_select(inside, zero, best_t); /* nothing is more urgent */
+        out_dx = lanes_select(inside, dx, out_dx), out_dy = lanes_select(inside, dy, out_dy);
+        out_d2 = lanes_select(inside, d2, out_d2);
+        out |= inside;
+        const lanes_f along = dx * ux + dy * uy, perp2 = d2 - along * along;
+        const lanes_i enters = near & ~inside & ~((along <= 0.0f) | (perp2 >= R * R));
+        if (!lanes_any(enters)) continue; /* in a crowd among obstacles, mostly: every lane inside */
+        const lanes_f t_hit = along - lanes_sqrt(lanes_select(enters, R * R - perp2, zero));
+        const lanes_i hit = enters & ~((t_hit > look) | (t_hit >= best_t));
+        if (!lanes_any(hit)) continue;
+        best_t = lanes_select(hit, t_hit, best_t);
+        /* Outward normal at h = p + û·t_hit, then its lateral part (dead
+         * centre: pass on the left). */
+        const lanes_f hx = ux * t_hit - dx, hy = uy * t_hit - dy;
+        lanes_f lateral = hx * -uy + hy * ux;
+        lateral = lanes_select(lateral == 0.0f, one, lateral);
+        const lanes_f side = lanes_select(lateral > 0.0f, one, minus_one);
+        sx = lanes_select(hit, -uy * side, sx), sy = lanes_select(hit, ux * side, sy);
+        out &= ~hit;
+    }
+    const lanes_f d = lanes_sqrt(out_d2);
+    const lanes_i away = d > 0.0f;
+    const lanes_f safe_d = lanes_select(away, d, one);
+    sx = lanes_select(out, lanes_select(away, -out_dx / safe_d, -uy), sx);
+    sy = lanes_select(out, lanes_select(away, -out_dy / safe_d, ux), sy);
+    const lanes_i some = live & (best_t != INFINITY);
+    lanes_store(sxs, lanes_keep(some, sx * p->max_force));
+    lanes_store(sys, lanes_keep(some, sy * p->max_force));
+    memcpy(steers, &some, sizeof some);
+}
+
+void motion_avoid_agents(const world_t *w, int count, const float px[LANES], const float py[LANES],
+                         const float vx[LANES], const float vy[LANES], float sx[LANES], float sy[LANES],
+                         int32_t steers[LANES])
+{
+    if (w->places.valid && w->n_obstacles) {
+        avoid_by_agents(w, count, px, py, vx, vy, sx, sy, steers);
+        return;
+    }
+    for (int k = 0; k < LANES; k++) {
+        vec2 s = {0.0f, 0.0f};
+        steers[k] = k < count && motion_avoid(w, px[k], py[k], vx[k], vy[k], &s) ? -1 : 0;
+        sx[k] = s.x, sy[k] = s.y;
+    }
+}
+
 /* Outside a step (no places copied): the scan one by one. */
 static long nearest_target_scan_one_by_one(const world_t *w, float px, float py)
 {
@@ -217,6 +302,56 @@ static long nearest_target_scan(const world_t *w, float px, float py)
     return found;
 }
 
+/* motion_nearest_target for eight points, one per lane: the displacement
+ * to each one's nearest target, the same bits. found: lanes that have one. */
+KERNEL_CLONES
+static void nearest_targets_by_agents(const world_t *w, const float xs[LANES], const float ys[LANES],
+                                      float txs[LANES], float tys[LANES], int32_t founds[LANES])
+{
+    const lanes_f zero = {0}, px = lanes_load(xs), py = lanes_load(ys);
+    lanes_f best = zero + INFINITY, bx = zero, by = zero;
+    /* Many targets: each lane asks the index (target_index.h), which
+     * answers as the scan would, while the lanes' look-ups one by one
+     * cost less than the scan's vectors. */
+    const target_index_t *t = &w->target_index;
+    bool indexed = t->valid;
+    for (int k = 0; k < LANES && indexed; k++) indexed = target_index_covers(t, px[k], py[k]);
+    size_t budget = w->n_targets / 8 + LANES;
+    for (int k = 0; k < LANES && indexed; k++) {
+        float dx, dy;
+        const long nearest = target_index_nearest(t, w->targets, px[k], py[k], &dx, &dy, &budget);
+        if (nearest >= 0) best[k] = 0.0f, bx[k] = dx, by[k] = dy;
+        indexed = nearest != TARGET_INDEX_GAVE_UP;
+    }
+    if (!indexed) best = zero + INFINITY, bx = by = zero;
+    float x0 = px[0], x1 = px[0], y0 = py[0], y1 = py[0]; /* the lanes' box: wrapping is rare */
+    for (int k = 1; k < LANES; k++) x0 = fminf(x0, px[k]), x1 = fmaxf(x1, px[k]), y0 = fminf(y0, py[k]), y1 = fmaxf(y1, py[k]);
+    const bool wrap = !indexed && motion_targets_wrap(w, x0, x1, y0, y1);
+    for (size_t k = 0; k < w->n_targets && !indexed; k++) {
+        lanes_f dx, dy;
+        const lanes_f d2 =
+            motion_d2_lanes_wrapping(w, wrap, zero + w->targets[k].x, zero + w->targets[k].y, px, py, &dx, &dy);
+        const lanes_i closer = d2 < best;
+        best = lanes_select(closer, d2, best);
+        bx = lanes_select(closer, dx, bx);
+        by = lanes_select(closer, dy, by);
+    }
+    const lanes_i found = best < INFINITY;
+    lanes_store(txs, lanes_keep(found, bx));
+    lanes_store(tys, lanes_keep(found, by));
+    memcpy(founds, &found, sizeof found);
+}
+
+void motion_nearest_target_agents(const world_t *w, int count, const float x[LANES], const float y[LANES],
+                                  float tx[LANES], float ty[LANES], int32_t found[LANES])
+{
+    float xs[LANES], ys[LANES];
+    for (int k = 0; k < LANES; k++) /* the lanes past count look from the first point */
+        xs[k] = x[k < count ? k : 0], ys[k] = y[k < count ? k : 0];
+    nearest_targets_by_agents(w, xs, ys, tx, ty, found);
+    for (int k = count; k < LANES; k++) tx[k] = ty[k] = 0.0f, found[k] = 0;
+}
+
 const target_t *motion_nearest_target(const world_t *w, float px, float py, vec2 *delta)
 {
     /* Through the index, while that costs less than the scan below, which
@@ -257,88 +392,106 @@ static vec2 from_centre(const world_t *w, const obstacle_t *o, float x, float y)
  * left at the edge of their union), and loses the inward part of its
  * velocity. Steering avoids obstacles; this guarantees it when steering
  * alone cannot (a crowd pushing, an obstacle moving onto agents). */
-/* The first obstacle (in table order) that (x, y) is inside, looked for
- * eight at a time over the obstacles' places during a step; n_obstacles
+/* The first obstacle (in table order) that (x, y) is inside; n_obstacles
  * when none. */
-KERNEL_CLONES
 static size_t first_obstacle_holding(const world_t *w, float x, float y)
 {
-    const step_places_t *op = &w->places;
-    if (!op->valid) {
-        for (size_t k = 0; k < w->n_obstacles; k++) {
-            vec2 d = from_centre(w, &w->obstacles[k], x, y);
-            if (d.x * d.x + d.y * d.y < w->obstacles[k].r * w->obstacles[k].r) return k;
-        }
-        return w->n_obstacles;
-    }
-    const lanes_f zero = {0};
-    for (size_t base = 0; base < op->n; base += LANES) {
-        lanes_f dx, dy; /* centre − point: the same square as point − centre, wrapped alike */
-        const lanes_f d2 = motion_d2_lanes(w, lanes_load(op->x + base), lanes_load(op->y + base), zero + x, zero + y,
-                                           &dx, &dy);
-        const lanes_f r = lanes_load(op->r + base);
-        const lanes_i inside = d2 < r * r;
-        if (!lanes_any(inside)) continue;
-        for (int l = 0; l < LANES; l++)
-            if (inside[l]) return base + (size_t)l;
+    for (size_t k = 0; k < w->n_obstacles; k++) {
+        vec2 d = from_centre(w, &w->obstacles[k], x, y);
+        if (d.x * d.x + d.y * d.y < w->obstacles[k].r * w->obstacles[k].r) return k;
     }
     return w->n_obstacles;
 }
 
-/* How far along the ray from (bx, by) in direction (ux, uy), starting at
- * t, the push out below ends (before its last hair), as its rounds one by
- * one find it, bit for bit: each round takes the obstacles in table order
- * and, for each holding the ray's point at the current t, moves t to the
- * far root of that obstacle (if farther); rounds repeat while any held it.
- * Per obstacle, all but the point's test is the same in every round (the
- * displacement q from its centre, its far root), so those are computed
- * once, eight obstacles at a time; each round then tests eight points per
- * vector. A crowd pushed into overlapping obstacles crosses many of them,
- * round after round. */
-KERNEL_CLONES
-static float ray_exit_by_lanes(const world_t *w, float bx, float by, float ux, float uy, float t)
+/* Obstacles push_out_by_agents tests side by side before its chain. */
+#define RAY_AHEAD 8
+
+/* Does the obstacle at q (base − centre) hold the ray's point at t? */
+LANES_INLINE lanes_i ray_holds(lanes_f qx, lanes_f qy, lanes_f ux, lanes_f uy, lanes_f t, float r2)
 {
-    const step_places_t *op = &w->places;
-    const lanes_f zero = {0};
-    const bool wrap = w->params.border == BORDER_WRAP;
-    float qxs[SIM_MAX_OBSTACLES], qys[SIM_MAX_OBSTACLES], r2s[SIM_MAX_OBSTACLES], roots[SIM_MAX_OBSTACLES];
-    for (size_t base = 0; base < op->n; base += LANES) {
-        lanes_f qx = bx - lanes_load(op->x + base), qy = by - lanes_load(op->y + base); /* base − centre */
-        if (wrap) { /* motion_wrap_delta, lane by lane */
-            const lanes_f W = zero + w->width, H = zero + w->height;
-            qx = lanes_select(qx > 0.5f * W, qx - W, lanes_select(qx < -0.5f * W, qx + W, qx));
-            qy = lanes_select(qy > 0.5f * H, qy - H, lanes_select(qy < -0.5f * H, qy + H, qy));
-        }
-        const lanes_f r = lanes_load(op->r + base), r2 = r * r;
-        /* |q + u s| = r at s = −q·u + √((q·u)² − |q|² + r²), the far root. */
-        const lanes_f qu = qx * ux + qy * uy, disc = qu * qu - (qx * qx + qy * qy) + r2;
-        lanes_store(qxs + base, qx), lanes_store(qys + base, qy), lanes_store(r2s + base, r2);
-        lanes_store(roots + base, -qu + lanes_sqrt(lanes_select(disc > 0.0f, disc, zero)));
-    }
-    const lanes_i lane = {0, 1, 2, 3, 4, 5, 6, 7};
-    for (size_t round = 0; round <= op->n; round++) {
-        bool inside = false;
-        for (size_t base = 0; base < op->n; base += LANES) {
-            const lanes_f qx = lanes_load(qxs + base), qy = lanes_load(qys + base), r2 = lanes_load(r2s + base);
-            int from = 0;
-            for (;;) { /* the lanes from `from` on that hold the point at the current t (padding: NaN, never) */
-                const lanes_f px = qx + ux * t, py = qy + uy * t;
-                const lanes_i holds = (px * px + py * py < r2) & (lane >= from);
-                if (!lanes_any(holds)) break;
-                int l = from;
-                while (!holds[l]) l++;
-                const float root = roots[base + (size_t)l];
-                t = root > t ? root : t; /* fmaxf: t is at least a radius, root never NaN */
-                inside = true;
-                from = l + 1;
-            }
-        }
-        if (!inside) break;
-        t = t * 1.0001f + 1e-4f; /* a hair outside, so rounding cannot leave it inside */
-    }
-    return t;
+    const lanes_f px = qx + ux * t, py = qy + uy * t;
+    return px * px + py * py < r2;
 }
 
+/* push_out_of_obstacles (below) for eight agents at once during a step,
+ * one agent per lane: each lane does that agent's operations one by one,
+ * in the same order (the obstacles in table order, round after round), so
+ * its results are the same bits. An agent pushed into 64 overlapping
+ * obstacles crosses many of them, each a test and a move of t that
+ * depends on the last: eight such chains side by side cost about what
+ * one did. Lanes from count on are left as they are. */
+KERNEL_CLONES
+static void push_out_by_agents(const world_t *w, int count, float xs[LANES], float ys[LANES], float vxs[LANES],
+                               float vys[LANES])
+{
+    const step_places_t *op = &w->places;
+    const size_t n = op->n;
+    const bool wrap = w->params.border == BORDER_WRAP;
+    const lanes_i lane = {0, 1, 2, 3, 4, 5, 6, 7};
+    const lanes_f zero = {0}, x = lanes_load(xs), y = lanes_load(ys);
+    /* The first obstacle holding each agent (first_obstacle_holding), with
+     * from_centre's displacement from it and its radius. */
+    lanes_i held = {0}, open = lane < count;
+    lanes_f dx = zero, dy = zero, r_first = zero;
+    for (size_t m = 0; m < n && lanes_any(open); m++) {
+        lanes_f ex = x - op->x[m], ey = y - op->y[m];
+        if (wrap) ex = wrap_lanes(ex, w->width), ey = wrap_lanes(ey, w->height);
+        const lanes_i first = open & (ex * ex + ey * ey < op->r[m] * op->r[m]);
+        dx = lanes_select(first, ex, dx), dy = lanes_select(first, ey, dy);
+        r_first = lanes_select(first, zero + op->r[m], r_first);
+        held |= first, open &= ~first;
+    }
+    if (!lanes_any(held)) return;
+    const lanes_f len = lanes_sqrt(dx * dx + dy * dy);
+    const lanes_i some = len > 0.0f;
+    const lanes_f ux = lanes_select(some, dx / lanes_select(some, len, zero + 1.0f), zero + 1.0f);
+    const lanes_f uy = lanes_keep(some, dy / lanes_select(some, len, zero + 1.0f));
+    const lanes_f bx = x - dx, by = y - dy; /* the ray starts at the centre */
+    lanes_f t = r_first;
+    /* Per obstacle, all but the point's test is the same in every round
+     * (q = base − centre, the far root of |q + u s| = r), so computed once. */
+    lanes_f qxs[SIM_MAX_OBSTACLES], qys[SIM_MAX_OBSTACLES], roots[SIM_MAX_OBSTACLES];
+    float r2s[SIM_MAX_OBSTACLES];
+    for (size_t m = 0; m < n; m++) {
+        lanes_f qx = bx - op->x[m], qy = by - op->y[m];
+        if (wrap) qx = wrap_lanes(qx, w->width), qy = wrap_lanes(qy, w->height);
+        r2s[m] = op->r[m] * op->r[m];
+        const lanes_f qu = qx * ux + qy * uy, disc = qu * qu - (qx * qx + qy * qy) + r2s[m];
+        qxs[m] = qx, qys[m] = qy;
+        roots[m] = -qu + lanes_sqrt(lanes_select(disc > 0.0f, disc, zero)); /* fmaxf(disc, 0) */
+    }
+    /* Each test waits for the t the test before it left: a chain. But
+     * until a test passes, t stays as it is: so the tests up to the first
+     * that passes (for any lane) are made side by side first, and the
+     * chain starts there. The last round, which finds the points outside
+     * every obstacle, is then no chain at all. */
+    lanes_i going = held; /* lanes whose last round found the point inside */
+    for (size_t round = 0; round <= n; round++) {
+        lanes_i inside = {0};
+        size_t m = 0;
+        for (lanes_i any = {0}; m < n; m += RAY_AHEAD) {
+            for (size_t j = m; j < m + RAY_AHEAD && j < n; j++) any |= ray_holds(qxs[j], qys[j], ux, uy, t, r2s[j]);
+            if (lanes_any(any & going)) break;
+        }
+        for (; m < n; m++) {
+            const lanes_i holds = going & ray_holds(qxs[m], qys[m], ux, uy, t, r2s[m]);
+            t = lanes_select(holds & (roots[m] > t), roots[m], t); /* fmaxf: root never NaN */
+            inside |= holds;
+        }
+        going = inside;
+        if (!lanes_any(going)) break;
+        t = lanes_select(going, t * 1.0001f + 1e-4f, t); /* a hair outside, so rounding cannot leave it inside */
+    }
+    t = t * 1.0001f + 1e-4f;
+    const lanes_f vx = lanes_load(vxs), vy = lanes_load(vys), vn = vx * ux + vy * uy;
+    const lanes_i slows = held & (vn < 0.0f);
+    lanes_store(xs, lanes_select(held, bx + ux * t, x));
+    lanes_store(ys, lanes_select(held, by + uy * t, y));
+    lanes_store(vxs, lanes_select(slows, vx - vn * ux, vx));
+    lanes_store(vys, lanes_select(slows, vy - vn * uy, vy));
+}
+
+/* Outside a step (no places copied): one by one. */
 static void push_out_of_obstacles(const world_t *w, float *x, float *y, float *vx, float *vy)
 {
     const size_t k = first_obstacle_holding(w, *x, *y);
@@ -350,8 +503,7 @@ static void push_out_of_obstacles(const world_t *w, float *x, float *y, float *v
     float ux = len > 0.0f ? d.x / len : 1.0f, uy = len > 0.0f ? d.y / len : 0.0f;
     const float bx = *x - d.x, by = *y - d.y; /* the ray starts at the centre */
     float t = o->r;
-    if (w->places.valid) t = ray_exit_by_lanes(w, bx, by, ux, uy, t);
-    for (size_t round = 0; round <= w->n_obstacles && !w->places.valid; round++) {
+    for (size_t round = 0; round <= w->n_obstacles; round++) {
         bool inside = false;
         for (size_t m = 0; m < w->n_obstacles; m++) {
             const obstacle_t *om = &w->obstacles[m];
@@ -437,6 +589,56 @@ static bool evade_by_lanes(const world_t *w, float x, float y, vec2 *away)
     return near && (ax != 0.0f || ay != 0.0f);
 }
 
+/* motion_evade for eight agents at once, one per lane, during a step:
+ * each lane takes the predators in table order and sums their terms as
+ * motion_evade does, so its answer is the same bits. */
+KERNEL_CLONES
+static void evade_by_agents(const world_t *w, int count, const float xs[LANES], const float ys[LANES],
+                            float axs[LANES], float ays[LANES], int32_t fled[LANES])
+{
+    const sim_params_t *p = &w->params;
+    const step_places_t *op = &w->places;
+    const bool wrap = p->border == BORDER_WRAP;
+    const lanes_i lane = {0, 1, 2, 3, 4, 5, 6, 7}, live = lane < count;
+    const lanes_f zero = {0}, one = zero + 1.0f, x = lanes_load(xs), y = lanes_load(ys);
+    const float fear2 = p->fear_radius * p->fear_radius;
+    lanes_f ax = zero, ay = zero;
+    lanes_i near = {0};
+    for (size_t k = 0; k < op->n_predators; k++) {
+        lanes_f dx = x - op->pred_x[k], dy = y - op->pred_y[k];
+        if (wrap) dx = wrap_lanes(dx, w->width), dy = wrap_lanes(dy, w->height);
+        const lanes_f d2 = dx * dx + dy * dy;
+        const lanes_i feared = live & ~(d2 >= fear2);
+        if (!lanes_any(feared)) continue;
+        const lanes_f time = lanes_sqrt(d2) / p->predator_speed;
+        const lanes_f lead = lanes_select(time < one, time, one); /* fminf(time, 1) */
+        dx -= op->pred_vx[k] * lead; /* away from where it will be */
+        dy -= op->pred_vy[k] * lead;
+        const lanes_f l2 = dx * dx + dy * dy;
+        const lanes_i counts = feared & (l2 > 0.0f);
+        ax = lanes_select(counts, ax + dx / l2, ax); /* unit vector over distance: nearer counts more */
+        ay = lanes_select(counts, ay + dy / l2, ay);
+        near |= counts;
+    }
+    const lanes_i some = near & ((ax != 0.0f) | (ay != 0.0f));
+    lanes_store(axs, ax), lanes_store(ays, ay);
+    memcpy(fled, &some, sizeof some);
+}
+
+void motion_evade_agents(const world_t *w, int count, const float x[LANES], const float y[LANES], float ax[LANES],
+                         float ay[LANES], int32_t fled[LANES])
+{
+    if (w->places.valid) {
+        evade_by_agents(w, count, x, y, ax, ay, fled);
+        return;
+    }
+    for (int k = 0; k < LANES; k++) {
+        vec2 a = {0.0f, 0.0f};
+        fled[k] = k < count && motion_evade(w, x[k], y[k], &a) ? -1 : 0;
+        ax[k] = a.x, ay[k] = a.y;
+    }
+}
+
 bool motion_evade(const world_t *w, float x, float y, vec2 *away)
 {
     if (w->places.valid) return evade_by_lanes(w, x, y, away);
@@ -516,7 +718,9 @@ KERNEL_CLONES
 void motion_finish_lanes(const world_t *w, size_t first, int count, float x[LANES], float y[LANES], float vx[LANES],
                          float vy[LANES], const uint8_t flags[LANES])
 {
-    if (w->n_obstacles)
+    if (w->n_obstacles && w->places.valid)
+        push_out_by_agents(w, count, x, y, vx, vy);
+    else if (w->n_obstacles)
         for (int k = 0; k < count; k++) push_out_of_obstacles(w, &x[k], &y[k], &vx[k], &vy[k]);
     if (w->params.border == BORDER_RESPAWN) {
         for (int k = 0; k < count; k++) respawn_if_outside(w, w->cur.id[first + (size_t)k], &x[k], &y[k], &vx[k], &vy[k]);

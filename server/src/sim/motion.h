@@ -67,6 +67,13 @@ void motion_copy_places(world_t *w);
 /* Displacement from (x, y) to the nearest target; NULL if there is none. */
 const target_t *motion_nearest_target(const world_t *w, float x, float y, vec2 *delta);
 
+/* motion_nearest_target for points 0 … count − 1 of the arrays (count ≤
+ * LANES), eight at a time: found[k] is −1 where point k has a nearest
+ * target, (tx[k], ty[k]) the displacement to it (the same bits); 0 and
+ * (0, 0) where none and in the lanes from count on. */
+void motion_nearest_target_agents(const world_t *w, int count, const float x[LANES], const float y[LANES],
+                                  float tx[LANES], float ty[LANES], int32_t found[LANES]);
+
 /* Look-ahead avoidance (Reynolds 1999): of the obstacles whose buffered
  * circle the straight path enters within the look-ahead, the nearest hit
  * gives a steer of length max_force across the heading, to the side the
@@ -74,10 +81,25 @@ const target_t *motion_nearest_target(const world_t *w, float x, float y, vec2 *
  * already inside the buffer). False when nothing is in the way. */
 bool motion_avoid(const world_t *w, float x, float y, float vx, float vy, vec2 *steer);
 
+/* motion_avoid for agents 0 … count − 1 of the arrays (count ≤ LANES):
+ * steers[k] is −1 where agent k's answer is true, with its steer in
+ * (sx[k], sy[k]); 0 and (0, 0) where false and in the lanes from count on.
+ * During a step, eight agents at a time (the same bits as one by one). */
+void motion_avoid_agents(const world_t *w, int count, const float x[LANES], const float y[LANES],
+                         const float vx[LANES], const float vy[LANES], float sx[LANES], float sy[LANES],
+                         int32_t steers[LANES]);
+
 /* Evasion (Reynolds' flee from a predicted position): the direction away
  * from every predator within fear_radius, each taken where it will be when
  * it could arrive, nearer ones counting more. False when none is near. */
 bool motion_evade(const world_t *w, float x, float y, vec2 *away);
+
+/* motion_evade for agents 0 … count − 1 of the arrays (count ≤ LANES):
+ * fled[k] is −1 where agent k's answer is true, (ax[k], ay[k]) its
+ * direction away as motion_evade gives it; 0 in the lanes from count on.
+ * During a step, eight agents at a time (the same bits as one by one). */
+void motion_evade_agents(const world_t *w, int count, const float x[LANES], const float y[LANES], float ax[LANES],
+                         float ay[LANES], int32_t fled[LANES]);
 
 /* Wander: moves agent id's point on its wander circle (the angle drifts by
  * at most wander_jitter·dt, drawn per agent and tick) and returns the

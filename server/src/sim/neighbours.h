@@ -87,7 +87,9 @@ typedef struct sense_scratch {
 /* Per-lane partial sums of one agent's sensing. */
 typedef struct sense_acc {
     lanes_f sx, sy, ax, ay, cx, cy;
-    lanes_f nn, na, nc; /* neighbours in any zone, in alignment's, in cohesion's */
+    lanes_f nn, na, nc; /* neighbours in any zone, in alignment's, in cohesion's (generic variant) */
+    lanes_i minus_n;    /* the fast variants' count of neighbours in any zone: each adds its mask, −1
+                           (an integer add, off the float ports; whole numbers, so the same count) */
     lanes_f nf;         /* cohesion-zone neighbours in front, when counted */
     lanes_f px, py;     /* the potential's force, or the contact sum */
 } sense_acc_t;
@@ -242,7 +244,10 @@ LANES_INLINE void sense_lanes(sense_acc_t *a, lanes_f dx, lanes_f dy, lanes_f VX
                                                   : lanes_in_view(dot, d2, me->k_fov[ZONE_COH], sp->wide[ZONE_COH]);
         }
     }
-    const lanes_i m = m_ali | m_coh | (m_sep & kind); /* neighbours of its kind in any zone */
+    /* Neighbours of its kind in any zone: in the fast variants, the
+     * alignment zone's (cohesion's is the same, and separation's, as near
+     * or nearer with the same view, lies inside it: sense_fast_ok). */
+    const lanes_i m = mode.generic ? m_ali | m_coh | (m_sep & kind) : m_ali;
     /* Lanes with d2 = 0 divide by zero here; their result is masked out
      * bit by bit (IEEE division by zero is defined, not trapped). */
     const lanes_f inv_d2 = one / d2;
@@ -253,7 +258,10 @@ LANES_INLINE void sense_lanes(sense_acc_t *a, lanes_f dx, lanes_f dy, lanes_f VX
     a->ay += lanes_keep(m_ali, VY);
     a->cx += lanes_keep(m_coh, dx);
     a->cy += lanes_keep(m_coh, dy);
-    a->nn += lanes_keep(m, one);
+    if (mode.generic)
+        a->nn += lanes_keep(m, one);
+    else
+        a->minus_n += m;
     {
         /* Contact: d̂ (1/d − d/r²) = d (1/d² − 1/r²), from nothing at r to
          * 1/d close in, without a square root (the mask is all zeros when
@@ -325,13 +333,30 @@ typedef struct sense_quads {
     quad_f q[3];
 } sense_quads_t;
 
+/* The fast variants' quads, given their neighbour count (the generic
+ * variant's nn lanes hold whole numbers under 2^24, whose sum in any order
+ * is exact: a count gives the same number): two lane sums instead of three
+ * (each quad element is its own vector's sum, in the same order wherever it
+ * sits in lanes_sum4). */
+LANES_INLINE sense_quads_t sense_finish_counted(const sense_acc_t *a, uint32_t count)
+{
+    const quad_f cp = lanes_sum4(a->cx, a->cy, a->px, a->py);
+    const float n = (float)count;
+    return (sense_quads_t){{lanes_sum4(a->sx, a->sy, a->ax, a->ay), (quad_f){cp[0], cp[1], n, n},
+                            (quad_f){0.0f, 0.0f, cp[2], cp[3]}}};
+}
+
 LANES_INLINE sense_quads_t sense_finish(const sense_acc_t *a, bool generic)
 {
+    if (!generic) {
+        int32_t minus_n = 0;
+        for (int k = 0; k < SENSE_LANES; k++) minus_n += a->minus_n[k];
+        return sense_finish_counted(a, (uint32_t)-minus_n);
+    }
     sense_quads_t r;
     r.q[0] = lanes_sum4(a->sx, a->sy, a->ax, a->ay);
-    r.q[1] = lanes_sum4(a->cx, a->cy, a->nn, generic ? a->na : a->nn);
-    const lanes_f zero = {0};
-    r.q[2] = lanes_sum4(generic ? a->nc : zero, generic ? a->nf : zero, a->px, a->py);
+    r.q[1] = lanes_sum4(a->cx, a->cy, a->nn, a->na);
+    r.q[2] = lanes_sum4(a->nc, a->nf, a->px, a->py);
     return r;
 }
 

@@ -14,8 +14,10 @@
  *     operand is −0), and x + 0 = x − 0 = x for every other x;
  *   - the lanes it keeps compute what it computes: inv = 1/d², then
  *     s − d·inv, a + v, p − d·(inv − 1/r²), with no contraction
- *     (-ffp-contract=off, as everywhere).
- * unit_sense_avx512 compares the two loops on random spans, bit for bit. */
+ *     (-ffp-contract=off, as everywhere);
+ *   - the neighbour count is the number of set mask bits, an integer
+ *     kept outside the vectors (the portable loop's is in integer lanes).
+ * unit_kernel compares the two loops on random spans, bit for bit. */
 #ifndef SWARMCAST_NEIGHBOURS_AVX512_H
 #define SWARMCAST_NEIGHBOURS_AVX512_H
 
@@ -35,8 +37,10 @@ static inline bool sense_avx512_usable(void)
     return __builtin_cpu_supports("x86-64-v4");
 }
 
-/* sense_span for a fast mode (mode.generic false): the same sums. */
-static inline __attribute__((always_inline)) SENSE_AVX512_TARGET void
+/* sense_span for a fast mode (mode.generic false): the same sums, but for
+ * the neighbour count, which it returns (acc->minus_n is left as it was;
+ * see sense_finish_counted). */
+static inline __attribute__((always_inline)) SENSE_AVX512_TARGET uint32_t
 sense_span_avx512(sense_acc_t *acc, const float *restrict X, const float *restrict Y, const float *restrict VX,
                   const float *restrict VY, int32_t end, float qx, float qy, const sense_self_t *me,
                   const sense_params_t *sp, const sense_mode_t mode)
@@ -48,8 +52,8 @@ sense_span_avx512(sense_acc_t *acc, const float *restrict X, const float *restri
     const __m256 k_fov = _mm256_set1_ps(mode.wide ? -me->k_fov[ZONE_ALI] : me->k_fov[ZONE_ALI]);
     const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(INT32_MAX));
     __m256 sx = (__m256)acc->sx, sy = (__m256)acc->sy, ax = (__m256)acc->ax, ay = (__m256)acc->ay;
-    __m256 cx = (__m256)acc->cx, cy = (__m256)acc->cy, nn = (__m256)acc->nn, px = (__m256)acc->px,
-           py = (__m256)acc->py;
+    __m256 cx = (__m256)acc->cx, cy = (__m256)acc->cy, px = (__m256)acc->px, py = (__m256)acc->py;
+    uint32_t count = 0;
     for (int32_t j0 = 0; j0 < end; j0 += SENSE_LANES) {
         const __m256 dx = _mm256_sub_ps(_mm256_loadu_ps(X + j0), QX);
         const __m256 dy = _mm256_sub_ps(_mm256_loadu_ps(Y + j0), QY);
@@ -71,13 +75,16 @@ sense_span_avx512(sense_acc_t *acc, const float *restrict X, const float *restri
         ay = _mm256_mask_add_ps(ay, m_ali, ay, _mm256_loadu_ps(VY + j0));
         cx = _mm256_mask_add_ps(cx, m_ali, cx, dx);
         cy = _mm256_mask_add_ps(cy, m_ali, cy, dy);
-        nn = _mm256_mask_add_ps(nn, (__mmask8)(m_ali | m_sep), nn, one);
+        /* Neighbours in any zone: m_sep's lanes are among m_ali's (the
+         * fast variants have sep2 ≤ ali2). */
+        count += (uint32_t)__builtin_popcount(m_ali);
         const __m256 k = _mm256_sub_ps(inv_d2, inv_contact2);
         px = _mm256_mask_sub_ps(px, touching, px, _mm256_mul_ps(dx, k));
         py = _mm256_mask_sub_ps(py, touching, py, _mm256_mul_ps(dy, k));
     }
     acc->sx = (lanes_f)sx, acc->sy = (lanes_f)sy, acc->ax = (lanes_f)ax, acc->ay = (lanes_f)ay;
-    acc->cx = (lanes_f)cx, acc->cy = (lanes_f)cy, acc->nn = (lanes_f)nn, acc->px = (lanes_f)px, acc->py = (lanes_f)py;
+    acc->cx = (lanes_f)cx, acc->cy = (lanes_f)cy, acc->px = (lanes_f)px, acc->py = (lanes_f)py;
+    return count;
 }
 #endif
 

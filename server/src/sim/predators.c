@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "sim/clones.h"
+#include "sim/lanes.h"
 #include "sim/motion.h"
 
 /* Stream of the counter-based generator for where predators appear. */
@@ -31,10 +33,44 @@ void predators_configure(world_t *w)
  * flies straight on. */
 #define HUNT_RINGS 8
 
-/* The agent nearest to (x, y) within HUNT_RINGS cells, or -1. The grid is
- * the one this step was sorted with; agents have moved a little since,
- * which is close enough for choosing prey. */
-static long nearest_agent(const world_t *w, float x, float y)
+/* The scan of one cell's agents [from, to) one by one, in index order:
+ * each strictly nearer than *best_d2 becomes *best. Eight agents at a
+ * time: the cell's nearest (the lowest index among equals) is where the
+ * scan one by one ends, and it replaces *best only if strictly nearer, so
+ * the answer is the same. A predator in a crowd scans the whole crowd. */
+KERNEL_CLONES
+static void nearest_in_cell(const world_t *w, uint32_t from, uint32_t to, float x, float y, bool wrap, float *best_d2,
+                            long *best)
+{
+    const lanes_f zero = {0};
+    lanes_f least = zero + INFINITY;
+    lanes_i at = (lanes_i){0} - 1, j = (lanes_i){0, 1, 2, 3, 4, 5, 6, 7} + (int32_t)from;
+    uint32_t k = from;
+    for (; k + LANES <= to; k += LANES, j += LANES) {
+        lanes_f dx, dy;
+        const lanes_f d2 = motion_d2_lanes_wrapping(w, wrap, lanes_load(w->cur.x + k), lanes_load(w->cur.y + k),
+                                                    zero + x, zero + y, &dx, &dy);
+        const lanes_i closer = d2 < least;
+        least = lanes_select(closer, d2, least);
+        at = (closer & j) | (~closer & at);
+    }
+    float m = INFINITY;
+    long mk = -1;
+    for (int l = 0; l < LANES; l++)
+        if (at[l] >= 0 && (least[l] < m || (least[l] == m && at[l] < mk))) m = least[l], mk = at[l];
+    for (; k < to; k++) { /* the last few, after every lane's */
+        float ddx = w->cur.x[k] - x, ddy = w->cur.y[k] - y;
+        if (wrap) {
+            ddx = motion_wrap_delta(ddx, w->width);
+            ddy = motion_wrap_delta(ddy, w->height);
+        }
+        const float d2 = ddx * ddx + ddy * ddy;
+        if (d2 < m) m = d2, mk = (long)k;
+    }
+    if (mk >= 0 && m < *best_d2) *best_d2 = m, *best = mk;
+}
+
+long predators_nearest_agent(const world_t *w, float x, float y)
 {
     const grid_t *g = &w->grid;
     const bool wrap = w->params.border == BORDER_WRAP;
@@ -56,16 +92,8 @@ static long nearest_agent(const world_t *w, float x, float y)
                 } else if (gx < 0 || gy < 0 || gx >= g->nx || gy >= g->ny) {
                     continue;
                 }
-                uint32_t c = (uint32_t)(gy * g->nx + gx);
-                for (uint32_t j = g->cell_start[c]; j < g->cell_start[c + 1]; j++) {
-                    float ddx = w->cur.x[j] - x, ddy = w->cur.y[j] - y;
-                    if (wrap) {
-                        ddx = motion_wrap_delta(ddx, w->width);
-                        ddy = motion_wrap_delta(ddy, w->height);
-                    }
-                    float d2 = ddx * ddx + ddy * ddy;
-                    if (d2 < best_d2) best_d2 = d2, best = (long)j;
-                }
+                const uint32_t c = (uint32_t)(gy * g->nx + gx);
+                nearest_in_cell(w, g->cell_start[c], g->cell_start[c + 1], x, y, wrap, &best_d2, &best);
             }
     }
     return best;
@@ -79,7 +107,7 @@ void predators_hunt(world_t *w)
     const bool wrap = p->border == BORDER_WRAP;
     for (size_t k = 0; k < w->n_predators; k++) {
         predator_t *pr = &w->predators[k];
-        long prey = nearest_agent(w, pr->x, pr->y);
+        long prey = predators_nearest_agent(w, pr->x, pr->y);
         if (prey >= 0) {
             float dx = w->cur.x[prey] - pr->x, dy = w->cur.y[prey] - pr->y;
             if (wrap) {

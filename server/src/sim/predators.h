@@ -12,4 +12,10 @@ void predators_configure(world_t *w);
  * nearest to it. Serial: there are at most SIM_MAX_PREDATORS. */
 void predators_hunt(world_t *w);
 
+/* The agent nearest to (x, y) within a few rings of grid cells (the
+ * first in the scan's order among the equally near), or -1: the prey. The
+ * grid is the one the step was sorted with; agents have moved a little
+ * since, which is close enough for choosing prey. */
+long predators_nearest_agent(const world_t *w, float x, float y);
+
 #endif

@@ -10,8 +10,9 @@
  *
  * The rules run for eight agents at once, one per vector lane, with the
  * same IEEE operations in the same order as one agent at a time would do
- * them: an agent's result does not depend on its batch. The rarer rules
- * (evading predators, wandering, avoiding obstacles) run lane by lane. */
+ * them: an agent's result does not depend on its batch. The looks at
+ * predators and obstacles are eight agents at a time too (motion.h); the
+ * rarer rules' sums and wandering run lane by lane. */
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -46,65 +47,71 @@ LANES_INLINE lanes_f param_lanes(const sim_params_t *const ps[LANES], bool unifo
 /* The most the potential's force changes velocity, in the same units. */
 #define POTENTIAL_MAX 10.0f
 
-/* Displacement from each lane's position to its nearest target (strictly
- * nearer wins: the first of equals). found: lanes that have one. */
-LANES_INLINE void nearest_target_lanes(const world_t *w, lanes_f px, lanes_f py, lanes_f *tx, lanes_f *ty, lanes_i *found)
-{
-    const lanes_f zero = {0};
-    lanes_f best = zero + INFINITY, bx = zero, by = zero;
-    /* Many targets: each lane asks the index (target_index.h), which
-     * answers as this scan would, while the lanes' look-ups one by one
-     * cost less than the scan's vectors. */
-    bool indexed = w->target_index.valid;
-    for (int k = 0; k < LANES && indexed; k++) indexed = target_index_covers(&w->target_index, px[k], py[k]);
-    size_t budget = w->n_targets / 8 + LANES;
-    for (int k = 0; k < LANES && indexed; k++) {
-        float dx, dy;
-        const long nearest = target_index_nearest(&w->target_index, w->targets, px[k], py[k], &dx, &dy, &budget);
-        if (nearest >= 0) best[k] = 0.0f, bx[k] = dx, by[k] = dy;
-        indexed = nearest != TARGET_INDEX_GAVE_UP;
-    }
-    if (!indexed) best = zero + INFINITY, bx = by = zero;
-    float x0 = px[0], x1 = px[0], y0 = py[0], y1 = py[0]; /* the lanes' box: wrapping is rare */
-    for (int k = 1; k < LANES; k++) x0 = fminf(x0, px[k]), x1 = fmaxf(x1, px[k]), y0 = fminf(y0, py[k]), y1 = fmaxf(y1, py[k]);
-    const bool wrap = !indexed && motion_targets_wrap(w, x0, x1, y0, y1);
-    for (size_t k = 0; k < w->n_targets && !indexed; k++) {
-        lanes_f dx, dy;
-        const lanes_f d2 =
-            motion_d2_lanes_wrapping(w, wrap, zero + w->targets[k].x, zero + w->targets[k].y, px, py, &dx, &dy);
-        const lanes_i closer = d2 < best;
-        best = lanes_select(closer, d2, best);
-        bx = lanes_select(closer, dx, bx);
-        by = lanes_select(closer, dy, by);
-    }
-    *found = best < INFINITY;
-    *tx = lanes_keep(*found, bx);
-    *ty = lanes_keep(*found, by);
-}
+/* What the rarer rules found for a batch's agents, eight at a time
+ * (motion_evade_agents, motion_avoid_agents): lane k is agent i0 + k. */
+typedef struct rare_looks {
+    float away_x[LANES], away_y[LANES], avoid_x[LANES], avoid_y[LANES];
+    int32_t fled[LANES], steers[LANES];
+} rare_looks_t;
 
 /* Evading predators and wandering, two more "toward a direction" rules,
- * then avoiding obstacles: for agent i alone, added to its sums. */
-static void rare_rules(const world_t *w, const sim_params_t *p, size_t i, float *accx, float *accy, float *wsum)
+ * then avoiding obstacles, added to the sums (accx, accy, wsum) of the
+ * lanes they act on, lane by lane with the operations one agent alone
+ * would do: a sum is left as it is (not added 0) where a rule does not
+ * act. Wandering's point moves per agent (motion_wander). */
+LANES_INLINE void rare_rules(const world_t *w, const sim_params_t *const ps[LANES], bool uniform, size_t i0, int count,
+                             const rare_looks_t *looks, lanes_f vx, lanes_f vy, lanes_f max_speed, lanes_f max_dv,
+                             lanes_f *accx, lanes_f *accy, lanes_f *wsum)
 {
     const agents_t *a = &w->cur;
-    const float px = a->x[i], py = a->y[i], vx = a->vx[i], vy = a->vy[i];
-    const float max_speed = p->max_speed, dt = w->dt, max_dv = p->max_force * dt;
-    vec2 dir[2];
-    float wt[2] = {0.0f, 0.0f};
-    if (w->n_predators && p->w_flee > 0.0f && motion_evade(w, px, py, &dir[0])) wt[0] = p->w_flee;
-    if (w->wander && p->w_wander > 0.0f) dir[1] = motion_wander(w, a->id[i], vx, vy), wt[1] = p->w_wander;
-    for (int k = 0; k < 2; k++) {
-        float len2 = wt[k] > 0.0f ? dir[k].x * dir[k].x + dir[k].y * dir[k].y : 0.0f;
-        if (!(len2 > 0.0f)) continue;
-        float scale = max_speed / sqrtf(len2);
-        float sx = dir[k].x * scale - vx, sy = dir[k].y * scale - vy, s2 = sx * sx + sy * sy;
-        float limit = s2 > max_dv * max_dv ? max_dv / sqrtf(s2) : 1.0f;
-        *accx += wt[k] * sx * limit, *accy += wt[k] * sy * limit, *wsum += wt[k];
+    const lanes_f zero = {0}, one = zero + 1.0f;
+    lanes_f dir_x[2] = {lanes_load(looks->away_x), zero}, dir_y[2] = {lanes_load(looks->away_y), zero};
+    lanes_i flees, wanders = {0}, steers;
+    memcpy(&flees, looks->fled, sizeof flees);
+    memcpy(&steers, looks->steers, sizeof steers);
+    if (!w->n_predators) flees = wanders;
+    const lanes_f w_wander = PARAM(w_wander);
+    for (int k = 0; k < count && w->wander; k++)
+        if (ps[k]->w_wander > 0.0f) {
+            const vec2 d = motion_wander(w, a->id[i0 + (size_t)k], vx[k], vy[k]);
+            dir_x[1][k] = d.x, dir_y[1][k] = d.y, wanders[k] = -1;
+        }
+    const lanes_f wt[2] = {lanes_keep(flees, PARAM(w_flee)), lanes_keep(wanders, w_wander)};
+    for (int r = 0; r < 2; r++) {
+        const lanes_f len2 = dir_x[r] * dir_x[r] + dir_y[r] * dir_y[r];
+        const lanes_i acts = (wt[r] > 0.0f) & (len2 > 0.0f);
+        if (!lanes_any(acts)) continue;
+        const lanes_f scale = max_speed / lanes_sqrt(lanes_select(acts, len2, one));
+        const lanes_f sx = dir_x[r] * scale - vx, sy = dir_y[r] * scale - vy, s2 = sx * sx + sy * sy;
+        const lanes_f limit = lanes_select(s2 > max_dv * max_dv, max_dv / lanes_sqrt(s2), one);
+        *accx = lanes_select(acts, *accx + wt[r] * sx * limit, *accx);
+        *accy = lanes_select(acts, *accy + wt[r] * sy * limit, *accy);
+        *wsum = lanes_select(acts, *wsum + wt[r], *wsum);
     }
-    vec2 avoid; /* of length max_force: as a change of velocity, times dt */
-    if (p->w_avoid > 0 && motion_avoid(w, px, py, vx, vy, &avoid)) {
-        *accx += p->w_avoid * avoid.x * dt, *accy += p->w_avoid * avoid.y * dt, *wsum += p->w_avoid;
-    }
+    /* The steer is of length max_force: as a change of velocity, times dt. */
+    const lanes_f w_avoid = PARAM(w_avoid), dt = zero + w->dt;
+    const lanes_i avoids = steers & (w_avoid > 0.0f);
+    if (!lanes_any(avoids)) return;
+    *accx = lanes_select(avoids, *accx + w_avoid * lanes_load(looks->avoid_x) * dt, *accx);
+    *accy = lanes_select(avoids, *accy + w_avoid * lanes_load(looks->avoid_y) * dt, *accy);
+    *wsum = lanes_select(avoids, *wsum + w_avoid, *wsum);
+}
+
+/* The looks at predators and obstacles of the batch's agents that ask for
+ * them (their species' w_flee, w_avoid), eight at a time. */
+static void rare_looks(const world_t *w, const sim_params_t *const ps[LANES], size_t i0, int count,
+                       rare_looks_t *looks)
+{
+    const agents_t *a = &w->cur;
+    bool flee = false, avoid = false;
+    for (int k = 0; k < count; k++) flee |= ps[k]->w_flee > 0.0f, avoid |= ps[k]->w_avoid > 0;
+    memset(looks->fled, 0, sizeof looks->fled);
+    memset(looks->steers, 0, sizeof looks->steers);
+    if (w->n_predators && flee)
+        motion_evade_agents(w, count, a->x + i0, a->y + i0, looks->away_x, looks->away_y, looks->fled);
+    if (w->n_obstacles && avoid)
+        motion_avoid_agents(w, count, a->x + i0, a->y + i0, a->vx + i0, a->vy + i0, looks->avoid_x, looks->avoid_y,
+                            looks->steers);
 }
 
 KERNEL_CLONES
@@ -153,8 +160,10 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
     lanes_i leader = {0};
     const lanes_i wants = leads | (w_target > 0.0f);
     if (w->n_targets && lanes_any(wants)) {
+        float tx[LANES], ty[LANES];
         lanes_i found;
-        nearest_target_lanes(w, px, py, &to_x, &to_y, &found);
+        motion_nearest_target_agents(w, LANES, a->x + i0, a->y + i0, tx, ty, (int32_t *)&found);
+        to_x = lanes_load(tx), to_y = lanes_load(ty);
         found &= wants;
         to_x = lanes_keep(found, to_x);
         to_y = lanes_keep(found, to_y);
@@ -236,11 +245,9 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
     }
 
     if (w->n_predators || w->wander || w->n_obstacles) {
-        for (int k = 0; k < count; k++) {
-            float x = accx[k], y = accy[k], s = wsum[k];
-            rare_rules(w, ps[k], i0 + (size_t)k, &x, &y, &s);
-            accx[k] = x, accy[k] = y, wsum[k] = s;
-        }
+        rare_looks_t looks;
+        rare_looks(w, ps, i0, count, &looks);
+        rare_rules(w, ps, uniform, i0, count, &looks, vx, vy, max_speed, max_dv, &accx, &accy, &wsum);
     }
 
     /* The weighted average, then the speed limit. */

@@ -100,12 +100,14 @@ static void target_pulls(const world_t *w, const unicycle_batch_t *b, const sim_
                          lanes_f *weight, lanes_f *tx, lanes_f *ty, lanes_i *pulled, uint8_t flags[LANES])
 {
     const agents_t *a = &w->cur;
+    float txs[LANES], tys[LANES];
+    int32_t found[LANES];
+    motion_nearest_target_agents(w, b->count, a->x + b->first, a->y + b->first, txs, tys, found);
     for (int k = 0; k < b->count; k++) {
         const sim_params_t *p = ps[k];
-        const size_t i = b->first + (size_t)k;
         const bool leads = (p->leader_rule == LEADER_FRONT ? b->n_ahead[k] : b->n_any[k]) == 0;
-        vec2 to_target;
-        if (!(leads || p->w_target > 0.0f) || !motion_nearest_target(w, a->x[i], a->y[i], &to_target)) continue;
+        const vec2 to_target = {txs[k], tys[k]};
+        if (!(leads || p->w_target > 0.0f) || !found[k]) continue;
         if (leads) flags[k] |= AGENT_LEADER;
         float d2 = to_target.x * to_target.x + to_target.y * to_target.y;
         /* A follower's pull fades to nothing at target_radius (reynolds.c). */
@@ -173,14 +175,19 @@ void unicycle_flush(const world_t *w, unicycle_batch_t *b)
         add_unit_lanes(&dx, &dy, pulled, weight, tx, ty);
     }
     if (w->n_obstacles || w->n_predators) {
+        /* The looks at obstacles and predators, eight agents at a time
+         * (the same bits as one by one), then added lane by lane. */
+        float px[LANES], py[LANES], lvx[LANES], lvy[LANES];
+        float avoid_x[LANES], avoid_y[LANES], away_x[LANES], away_y[LANES];
+        int32_t steers[LANES] = {0}, fled[LANES] = {0};
+        lanes_store(px, h.px), lanes_store(py, h.py), lanes_store(lvx, vx), lanes_store(lvy, vy);
+        if (w->n_obstacles) motion_avoid_agents(w, count, px, py, lvx, lvy, avoid_x, avoid_y, steers);
+        if (w->n_predators) motion_evade_agents(w, count, px, py, away_x, away_y, fled);
         for (int k = 0; k < count; k++) {
             const sim_params_t *pk = ps[k];
             float x = dx[k], y = dy[k];
-            vec2 avoid, away;
-            if (pk->w_avoid > 0 && motion_avoid(w, h.px[k], h.py[k], vx[k], vy[k], &avoid))
-                add_unit(&x, &y, pk->w_avoid, avoid.x, avoid.y);
-            if (w->n_predators && pk->w_flee > 0 && motion_evade(w, h.px[k], h.py[k], &away))
-                add_unit(&x, &y, pk->w_flee, away.x, away.y);
+            if (pk->w_avoid > 0 && steers[k]) add_unit(&x, &y, pk->w_avoid, avoid_x[k], avoid_y[k]);
+            if (pk->w_flee > 0 && fled[k]) add_unit(&x, &y, pk->w_flee, away_x[k], away_y[k]);
             dx[k] = x, dy[k] = y;
         }
     }

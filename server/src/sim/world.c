@@ -562,94 +562,6 @@ static void run_tasks(world_t *w, workers_fn fn, int n_tasks)
         for (int t = 0; t < n_tasks; t++) fn(w, t, 0);
 }
 
-/* The grid's build in parts, one per thread (grid.h). */
-static void grid_count_task(void *ctx, int task, int thread)
-{
-    (void)thread;
-    world_t *w = ctx;
-    grid_count_part(&w->grid, w->n, w->cur.x, w->cur.y, task);
-}
-
-static void grid_place_task(void *ctx, int task, int thread)
-{
-    (void)thread;
-    world_t *w = ctx;
-    grid_place_part(&w->grid, w->n, task);
-}
-
-/* Bins the agents: on every thread when the step runs on them. */
-static void build_grid(world_t *w)
-{
-    if (task_count(w) == 1 || !grid_in_parts(&w->grid)) {
-        grid_build(&w->grid, w->n, w->cur.x, w->cur.y);
-        return;
-    }
-    run_tasks(w, grid_count_task, w->threads);
-    grid_sum_parts(&w->grid);
-    run_tasks(w, grid_place_task, w->threads);
-}
-
-/* Copies task's share of the agents from cur into next in cell order. */
-KERNEL_CLONES
-static void permute_task(void *ctx, int task, int thread)
-{
-    (void)thread;
-    world_t *w = ctx;
-    size_t n_tasks = (size_t)task_count(w);
-    size_t begin = w->n * (size_t)task / n_tasks, end = w->n * (size_t)(task + 1) / n_tasks;
-    /* Local restrict pointers: the flags are bytes, which may alias
-     * anything, and the compiler would reload every array pointer from the
-     * world after each store. */
-    const uint32_t *restrict order = w->grid.order;
-    const float *restrict sx = w->cur.x, *restrict sy = w->cur.y, *restrict svx = w->cur.vx, *restrict svy = w->cur.vy;
-    const uint32_t *restrict sid = w->cur.id;
-    const uint8_t *restrict sflags = w->cur.flags;
-    float *restrict dx = w->next.x, *restrict dy = w->next.y, *restrict dvx = w->next.vx, *restrict dvy = w->next.vy;
-    uint32_t *restrict did = w->next.id;
-    uint8_t *restrict dflags = w->next.flags;
-    /* Most agents keep their cell from one tick to the next, and a stable
-     * sort keeps their order: the permutation is mostly runs of
-     * consecutive indices, copied a vector at a time. */
-    const lanes_i ramp = {0, 1, 2, 3, 4, 5, 6, 7};
-    for (size_t k = begin; k < end;) {
-        const uint32_t i = order[k];
-        if (k + LANES <= end && order[k + LANES - 1] == i + LANES - 1 &&
-            !lanes_any(lanes_load_i(order + k) != (int32_t)i + ramp)) {
-            lanes_store(dx + k, lanes_load(sx + i));
-            lanes_store(dy + k, lanes_load(sy + i));
-            lanes_store(dvx + k, lanes_load(svx + i));
-            lanes_store(dvy + k, lanes_load(svy + i));
-            memcpy(did + k, sid + i, LANES * sizeof *did);
-            memcpy(dflags + k, sflags + i, LANES);
-            k += LANES;
-            continue;
-        }
-        dx[k] = sx[i];
-        dy[k] = sy[i];
-        dvx[k] = svx[i];
-        dvy[k] = svy[i];
-        did[k] = sid[i];
-        dflags[k] = sflags[i];
-        k++;
-    }
-    if (w->params.ali_mode != ALIGN_HEADING) return;
-    for (size_t k = begin; k < end; k++) {
-        float vx = dvx[k], vy = dvy[k], s = sqrtf(vx * vx + vy * vy);
-        w->head_x[k] = s > 0.0f ? vx / s : 0.0f;
-        w->head_y[k] = s > 0.0f ? vy / s : 0.0f;
-    }
-}
-
-/* Steers task's share of the agents: an equal count each, cut anywhere
- * (inside a cell too, so that a crowd in a few cells is shared). */
-static void steer_task(void *ctx, int task, int thread)
-{
-    world_t *w = ctx;
-    size_t n_tasks = (size_t)task_count(w);
-    size_t begin = w->n * (size_t)task / n_tasks, end = w->n * (size_t)(task + 1) / n_tasks;
-    w->task_pairs[task] = step_agents(w, (uint32_t)begin, (uint32_t)end, &w->scratch[2 * thread]);
-}
-
 static void swap_arrays(agents_t *c, agents_t *n, bool with_ids)
 {
     agents_t tmp = *c;
@@ -660,6 +572,112 @@ static void swap_arrays(agents_t *c, agents_t *n, bool with_ids)
         c->id = n->id;
         n->id = id;
     }
+}
+
+/* How many agents a re-sort finds the places of before it moves them: the
+ * places stay in the first-level cache. */
+#define SORT_CHUNK 256
+
+/* dst[place[t]] = src[t] for t < len: one array of a block of the re-sort. */
+#define SCATTER(dst, src, place, len)                                           \
+    do {                                                                        \
+        for (uint32_t t_ = 0; t_ < (len); t_++) (dst)[(place)[t_]] = (src)[t_]; \
+    } while (0)
+
+/* Moves agents [begin, end) from cur into next, agent i to
+ * cursor[cell_of[i]]++ (the grid's counting sort, placing the agents
+ * themselves instead of an order to copy them by afterwards: one pass over
+ * them, not two). Most agents keep their cell from one tick to the next
+ * and the sort is stable, so most places come in runs of consecutive
+ * indices, moved a vector at a time. */
+KERNEL_CLONES
+static void sort_part(world_t *w, size_t begin, size_t end, uint32_t *restrict cursor)
+{
+    /* Local restrict pointers: the flags are bytes, which may alias
+     * anything, and the compiler would reload every array pointer from the
+     * world after each store. */
+    const uint32_t *restrict cell_of = w->grid.cell_of;
+    const agents_t src = w->cur, dst = w->next;
+    float *restrict hx = w->params.ali_mode == ALIGN_HEADING ? w->head_x : NULL, *restrict hy = w->head_y;
+    const lanes_i ramp = {0, 1, 2, 3, 4, 5, 6, 7};
+    uint32_t place[SORT_CHUNK];
+    for (size_t first = begin; first < end; first += SORT_CHUNK) {
+        const uint32_t len = (uint32_t)(end - first < SORT_CHUNK ? end - first : SORT_CHUNK);
+        for (uint32_t j = 0; j < len; j++) place[j] = cursor[cell_of[first + j]]++;
+        /* A block of LANES agents at a time: one branch per block (the
+         * runs are often broken, and a test per agent mispredicts), and
+         * a broken block one array at a time (a loop of two pointers,
+         * which stay in registers). */
+        for (uint32_t j = 0; j < len; j += LANES) {
+            const size_t i = first + j;
+            const uint32_t k = place[j], m = len - j < LANES ? len - j : LANES;
+            if (m == LANES && !lanes_any(lanes_load_i(place + j) != (int32_t)k + ramp)) {
+                lanes_store(dst.x + k, lanes_load(src.x + i));
+                lanes_store(dst.y + k, lanes_load(src.y + i));
+                lanes_store(dst.vx + k, lanes_load(src.vx + i));
+                lanes_store(dst.vy + k, lanes_load(src.vy + i));
+                memcpy(dst.id + k, src.id + i, LANES * sizeof *dst.id);
+                memcpy(dst.flags + k, src.flags + i, LANES);
+                continue;
+            }
+            SCATTER(dst.x, src.x + i, place + j, m);
+            SCATTER(dst.y, src.y + i, place + j, m);
+            SCATTER(dst.vx, src.vx + i, place + j, m);
+            SCATTER(dst.vy, src.vy + i, place + j, m);
+            SCATTER(dst.id, src.id + i, place + j, m);
+            SCATTER(dst.flags, src.flags + i, place + j, m);
+        }
+        if (!hx) continue;
+        for (uint32_t j = 0; j < len; j++) {
+            const float vx = src.vx[first + j], vy = src.vy[first + j], s = sqrtf(vx * vx + vy * vy);
+            hx[place[j]] = s > 0.0f ? vx / s : 0.0f;
+            hy[place[j]] = s > 0.0f ? vy / s : 0.0f;
+        }
+    }
+}
+
+#undef SCATTER
+
+/* The grid's build in parts (grid.h), each part moving its own agents. */
+static void grid_count_task(void *ctx, int task, int thread)
+{
+    (void)thread;
+    world_t *w = ctx;
+    grid_count_part(&w->grid, w->n, w->cur.x, w->cur.y, task);
+}
+
+static void sort_task(void *ctx, int task, int thread)
+{
+    (void)thread;
+    world_t *w = ctx;
+    sort_part(w, grid_part_begin(&w->grid, w->n, task), grid_part_begin(&w->grid, w->n, task + 1),
+              grid_part_cursor(&w->grid, task));
+}
+
+/* Bins the agents and re-sorts the state by grid cell (cur → next, then
+ * swap), so that neighbours are close in memory for steering: on every
+ * thread when the step runs on them. */
+static void sort_by_cell(world_t *w)
+{
+    if (task_count(w) == 1 || !grid_in_parts(&w->grid)) {
+        grid_bin(&w->grid, w->n, w->cur.x, w->cur.y);
+        sort_part(w, 0, w->n, w->grid.cursor);
+    } else {
+        run_tasks(w, grid_count_task, w->threads);
+        grid_sum_parts(&w->grid);
+        run_tasks(w, sort_task, w->threads);
+    }
+    swap_arrays(&w->cur, &w->next, true);
+}
+
+/* Steers task's share of the agents: an equal count each, cut anywhere
+ * (inside a cell too, so that a crowd in a few cells is shared). */
+static void steer_task(void *ctx, int task, int thread)
+{
+    world_t *w = ctx;
+    size_t n_tasks = (size_t)task_count(w);
+    size_t begin = w->n * (size_t)task / n_tasks, end = w->n * (size_t)(task + 1) / n_tasks;
+    w->task_pairs[task] = step_agents(w, (uint32_t)begin, (uint32_t)end, &w->scratch[2 * thread]);
 }
 
 /* Moving obstacles glide and bounce off the world's edges (they do not
@@ -704,11 +722,7 @@ void world_step(world_t *w)
                        w->params.border == BORDER_WRAP);
     motion_copy_places(w);
 
-    /* Re-sort the state by grid cell (cur → next by the grid's permutation,
-     * then swap), so that neighbours are close in memory for steering. */
-    build_grid(w);
-    run_tasks(w, permute_task, task_count(w));
-    swap_arrays(&w->cur, &w->next, true);
+    sort_by_cell(w);
 
     /* Sense, steer and move every agent from cur into next. */
     int n_tasks = task_count(w);

@@ -3,6 +3,7 @@
  * a neighbour in the blind angle is not perceived, the speed is constant,
  * the same world steps to the same bits, and the group's collective state
  * (swarm, torus, parallel) follows the width of the zone of orientation. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -316,8 +317,9 @@ static void the_collective_state_should_follow_the_zone_of_orientation(void **st
 
 /* couzin_sense's two loops (vector masks, and AVX-512's mask registers
  * where the CPU has them) give the same sums, bit for bit, on random
- * spans: candidates in every zone, behind and in front, on the agent's
- * own spot, and the span's padding far away. */
+ * spans of up to three of the portable loop's chunks: candidates in every
+ * zone, behind and in front, on the agent's own spot, and the span's
+ * padding far away. */
 static void both_sensing_loops_should_give_the_same_bits(void **state)
 {
     (void)state;
@@ -325,7 +327,7 @@ static void both_sensing_loops_should_give_the_same_bits(void **state)
     params_defaults(&p);
     prng_t rng;
     prng_seed(&rng, 25, 7);
-    enum { N = 203, PAD = 8 };
+    enum { N = 700, PAD = 8 };
     float X[N + PAD], Y[N + PAD], VX[N + PAD], VY[N + PAD];
     long perceived = 0, repelled = 0;
     for (int round = 0; round < 200; round++) {
@@ -353,6 +355,82 @@ static void both_sensing_loops_should_give_the_same_bits(void **state)
     assert_true(perceived > 1000 && repelled > 10);
 }
 
+/* One term of the double-precision reference: what couzin_sense adds for
+ * candidate j, classified by the same float compares as the kernel (so a
+ * pair on a zone's or the field's edge falls on the same side) but with r̂
+ * worked out in double. Returns the zone: 0 none, 1 repulsion, 2
+ * orientation, 3 attraction. */
+static int reference_term(const couzin_consts_t *k, float dx, float dy, float hx, float hy, bool blind, double *tx,
+                          double *ty)
+{
+    const float d2 = dx * dx + dy * dy;
+    if (!(d2 > 0.0f && d2 < k->ra2)) return 0;
+    const float inv = 1.0f / sqrtf(d2);
+    if (blind && !(hx * (dx * inv) + hy * (dy * inv) >= k->cos_half)) return 0;
+    const double len = sqrt((double)dx * dx + (double)dy * dy);
+    *tx = dx / len, *ty = dy / len;
+    return d2 < k->rr2 ? 1 : d2 < k->ro2 ? 2 : 3;
+}
+
+/* couzin_sense's sums against the same sums in double precision, on
+ * random spans of up to SIM_MAX_CANDIDATES candidates in every zone, with
+ * and without a blind angle, on both loops: within COUZIN_SUM_ERROR of the
+ * sum of the terms' sizes, and the counts exact. */
+static void the_sums_should_be_within_the_stated_bound_of_exact_ones(void **state)
+{
+    (void)state;
+    sim_params_t p;
+    params_defaults(&p);
+    prng_t rng;
+    prng_seed(&rng, 25, 11);
+    enum { N = SIM_MAX_CANDIDATES, PAD = 8 };
+    static float X[N + PAD], Y[N + PAD], VX[N + PAD], VY[N + PAD];
+    double worst = 0.0;
+    for (int round = 0; round < 120; round++) {
+        p.cz_fov = round % 2 ? 270.0f : 360.0f;
+        p.cz_r_r = prng_range(&rng, 1.0f, 30.0f);
+        couzin_consts_t k = couzin_consts(&p); /* reach 171–200 */
+        if (round % 4 >= 2) k.avx512 = false;
+        const int n = round < 4 ? N - round : 1 + (int)(prng_unit(&rng) * N);
+        const float px = 500.0f, py = 400.0f, vx = prng_range(&rng, -1.0f, 1.0f) * 120.0f, vy = 60.0f;
+        for (int j = 0; j < N + PAD; j++) {
+            const bool far = j >= n;
+            const float r = prng_range(&rng, 0.0f, 190.0f), a = prng_range(&rng, 0.0f, 6.2831853f);
+            X[j] = far ? 1e30f : px + r * cosf(a), Y[j] = far ? 1e30f : py + r * sinf(a);
+            const float h = prng_range(&rng, 0.0f, 6.2831853f);
+            VX[j] = cosf(h), VY[j] = sinf(h);
+        }
+        couzin_sums_t got;
+        couzin_sense(&k, X, Y, VX, VY, NULL, 0.0f, n, -1, px, py, vx, vy, false, 2000.0f, 2000.0f, &got);
+        const float speed = sqrtf(vx * vx + vy * vy), hx = vx / speed, hy = vy / speed;
+        double sum[3][2] = {{0}}, size[3] = {0};
+        int counts[3] = {0};
+        for (int j = 0; j < n; j++) {
+            double tx = 0, ty = 0;
+            const int zone = reference_term(&k, X[j] - px, Y[j] - py, hx, hy, p.cz_fov < 360.0f, &tx, &ty);
+            if (!zone) continue;
+            if (zone == 2) tx = VX[j], ty = VY[j];
+            if (zone == 1) tx = -tx, ty = -ty;
+            sum[zone - 1][0] += tx, sum[zone - 1][1] += ty;
+            size[zone - 1] += fabs(tx) + fabs(ty);
+            counts[zone - 1]++;
+        }
+        assert_int_equal(got.n_rep, counts[0]);
+        assert_int_equal(got.n_ori, counts[1]);
+        assert_int_equal(got.n_att, counts[2]);
+        const float kernel[3][2] = {{got.rep_x, got.rep_y}, {got.ori_x, got.ori_y}, {got.att_x, got.att_y}};
+        for (int z = 0; z < 3; z++)
+            for (int c = 0; c < 2; c++) {
+                const double error = fabs(kernel[z][c] - sum[z][c]) / (size[z] > 0 ? size[z] : 1.0);
+                if (error > worst) worst = error;
+                assert_true(error <= COUZIN_SUM_ERROR);
+            }
+    }
+    print_message("largest error: %.3g of the terms' sizes (bound %.3g)\n", worst, COUZIN_SUM_ERROR);
+    /* The spans were summed with rounding, not exactly in double. */
+    assert_true(worst > 0.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -365,6 +443,7 @@ int main(void)
         cmocka_unit_test(switching_to_couzin_live_should_widen_the_grid_to_its_zones_and_back),
         cmocka_unit_test(the_collective_state_should_follow_the_zone_of_orientation),
         cmocka_unit_test(both_sensing_loops_should_give_the_same_bits),
+        cmocka_unit_test(the_sums_should_be_within_the_stated_bound_of_exact_ones),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "sim/grid.h"
@@ -309,9 +310,57 @@ static void a_build_in_parts_should_equal_the_whole_build(void **state)
     grid_free(&whole);
 }
 
+/* grid_bin and grid_part_cursor give a caller that moves the agents itself
+ * (the world's re-sort) the places grid_build's order gives: agent i to
+ * cursor[cell_of[i]]++, whole or in parts. */
+static void cursors_should_place_agents_where_the_order_puts_them(void **state)
+{
+    (void)state;
+    enum { AGENTS = 3000 };
+    static float x[AGENTS], y[AGENTS];
+    static uint32_t placed[AGENTS];
+    prng_t rng;
+    prng_seed(&rng, 9, 1);
+    for (int i = 0; i < AGENTS; i++) x[i] = prng_range(&rng, 0.0f, 300.0f), y[i] = prng_range(&rng, 0.0f, 200.0f);
+    grid_t whole;
+    grid_init(&whole);
+    assert_int_equal(grid_configure(&whole, 300, 200, 10), 0);
+    assert_int_equal(grid_reserve(&whole, AGENTS), 0);
+    grid_build(&whole, AGENTS, x, y);
+    grid_t g;
+    grid_init(&g);
+    assert_int_equal(grid_configure(&g, 300, 200, 10), 0);
+    assert_int_equal(grid_reserve(&g, AGENTS), 0);
+    grid_bin(&g, AGENTS, x, y);
+    memset(placed, 0xff, sizeof placed);
+    for (uint32_t i = 0; i < AGENTS; i++) placed[g.cursor[g.cell_of[i]]++] = i;
+    assert_memory_equal(placed, whole.order, sizeof placed);
+    const size_t cells = (size_t)g.nx * (size_t)g.ny;
+    assert_memory_equal(g.cell_start, whole.cell_start, (cells + 1) * sizeof *g.cell_start);
+    grid_free(&g);
+    for (int parts = 2; parts <= 3; parts++) {
+        grid_init(&g);
+        assert_int_equal(grid_set_parts(&g, parts), 0);
+        assert_int_equal(grid_configure(&g, 300, 200, 10), 0);
+        assert_int_equal(grid_reserve(&g, AGENTS), 0);
+        for (int p = 0; p < parts; p++) grid_count_part(&g, AGENTS, x, y, p);
+        grid_sum_parts(&g);
+        memset(placed, 0xff, sizeof placed);
+        for (int p = parts - 1; p >= 0; p--) { /* any order */
+            uint32_t *cursor = grid_part_cursor(&g, p);
+            for (size_t i = grid_part_begin(&g, AGENTS, p); i < grid_part_begin(&g, AGENTS, p + 1); i++)
+                placed[cursor[g.cell_of[i]]++] = (uint32_t)i;
+        }
+        assert_memory_equal(placed, whole.order, sizeof placed);
+        grid_free(&g);
+    }
+    grid_free(&whole);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(cursors_should_place_agents_where_the_order_puts_them),
         cmocka_unit_test(a_build_in_parts_should_equal_the_whole_build),
         cmocka_unit_test(grid_should_find_every_neighbour_across_cell_edges),
         cmocka_unit_test(grid_should_find_neighbours_across_the_border_when_wrapping),

@@ -257,16 +257,17 @@ static void the_view_test_should_agree_with_the_angle_between_heading_and_neighb
 
 
 #ifdef SENSE_HAS_AVX512
-static SENSE_AVX512_TARGET void sense_avx512_with(const span_t *s, const sense_params_t *sp, const sense_self_t *me,
-                                                   sense_mode_t mode, sense_acc_t *acc)
+static SENSE_AVX512_TARGET uint32_t sense_avx512_with(const span_t *s, const sense_params_t *sp,
+                                                       const sense_self_t *me, sense_mode_t mode, sense_acc_t *acc)
 {
-    sense_span_avx512(acc, s->x, s->y, s->vx, s->vy, SPAN, 500.0f, 500.0f, me, sp, mode);
+    return sense_span_avx512(acc, s->x, s->y, s->vx, s->vy, SPAN, 500.0f, 500.0f, me, sp, mode);
 }
 #endif
 
 /* The mask-register loop (neighbours_avx512.h) leaves every lane of every
- * sum with the portable loop's bits: velocities of −0 and 0 among the
- * candidates, an agent standing still, contact on and off, each view. */
+ * sum with the portable loop's bits, and its count and finish give the
+ * portable finish's quads: velocities of −0 and 0 among the candidates,
+ * an agent standing still, contact on and off, each view. */
 static void the_avx512_loop_should_leave_every_lane_as_the_portable_one_does(void **state)
 {
     (void)state;
@@ -289,13 +290,65 @@ static void the_avx512_loop_should_leave_every_lane_as_the_portable_one_does(voi
             sense_acc_t sums[2]; /* portable, masked */
             memset(sums, 0, sizeof sums);
             sense_span(&sums[0], s.x, s.y, s.vx, s.vy, NULL, SPAN, 500.0f, 500.0f, &me, &sp, mode);
-            sense_avx512_with(&s, &sp, &me, mode, &sums[1]);
+            const uint32_t counted = sense_avx512_with(&s, &sp, &me, mode, &sums[1]);
+            const sense_quads_t want = sense_finish(&sums[0], false), got = sense_finish_counted(&sums[1], counted);
+            assert_true(want.q[1][2] > 0.0f);
+            assert_memory_equal(&want, &got, sizeof want);
+            sums[1].minus_n = sums[0].minus_n; /* counted apart */
             assert_memory_equal(&sums[0], &sums[1], sizeof sums[0]);
         }
     }
 #else
     skip(); /* no AVX-512 build of the kernels */
 #endif
+}
+
+/* The step senses a cell with delayed positions unwrapped when no
+ * displacement in it is longer than half the world (kernel.c,
+ * short_displacements): the wrap pair by pair must then change no bit.
+ * Candidates up to just under half the world away on either side, every
+ * field of view, the species test and the counts of the generic loop;
+ * and a displacement over half the world does change the sums (so
+ * the comparison can fail). */
+static void sensing_should_not_change_when_no_displacement_needs_wrapping(void **state)
+{
+    (void)state;
+    const float fovs[] = {360.0f, 300.0f, 120.0f};
+    prng_t rng;
+    prng_seed(&rng, 8, 19);
+    for (int f = 0; f < 3; f++)
+        for (int round = 0; round < 200; round++) {
+            span_t s;
+            fill_span(&s, &rng);
+            for (int k = 0; k < SPAN; k += 7) /* far ones, up to half the world away each way */
+                s.x[k] = 500.0f + prng_range(&rng, -500.0f, 500.0f), s.y[k] = 500.0f + prng_range(&rng, -500.0f, 500.0f);
+            for (int k = 0; k < SPAN; k++) s.species[k] = (float)(k % 3);
+            sense_params_t sp = params_with_view(fovs[f]);
+            sp.count_ahead = sp.count_zones = true;
+            const float vx = prng_range(&rng, -100.0f, 100.0f), vy = prng_range(&rng, -100.0f, 100.0f);
+            sense_self_t me = sense_self(&sp, vx, vy, 0.0f, 0.0f);
+            me.species = (float)(round % 3);
+            me.self = 17;
+            sense_quads_t q[2];
+            for (int wrap = 0; wrap < 2; wrap++) {
+                sp.pair_wrap = wrap;
+                sense_acc_t acc;
+                memset(&acc, 0, sizeof acc);
+                sense_span(&acc, s.x, s.y, s.vx, s.vy, s.species, SPAN, 500.0f, 500.0f, &me, &sp, SENSE_GENERIC);
+                q[wrap] = sense_finish(&acc, true);
+            }
+            assert_memory_equal(&q[0], &q[1], sizeof q[0]);
+        }
+    span_t s; /* one neighbour over half the world away: near the other way round */
+    fill_span(&s, &rng);
+    s.x[3] = 500.0f + 990.0f, s.y[3] = 500.0f; /* 10 u away round the torus */
+    sense_params_t sp = params_with_view(360.0f);
+    sense_quads_t q[2];
+    for (int wrap = 0; wrap < 2; wrap++) {
+        sp.pair_wrap = wrap;
+        q[wrap] = sense_with(&s, &sp, 10.0f, 0.0f, SENSE_GENERIC);
+    }
+    assert_true(memcmp(&q[0], &q[1], sizeof q[0]) != 0);
 }
 
 int main(void)
@@ -307,6 +360,7 @@ int main(void)
         cmocka_unit_test(the_potential_should_sum_each_pairs_force_within_the_separation_radius),
         cmocka_unit_test(the_contact_sum_should_count_every_body_inside_personal_space),
         cmocka_unit_test(the_view_test_should_agree_with_the_angle_between_heading_and_neighbour),
+        cmocka_unit_test(sensing_should_not_change_when_no_displacement_needs_wrapping),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "sim/motion.h"
+#include "sim/predators.h"
 #include "sim/prng.h"
 #include "sim/world.h"
 
@@ -167,6 +168,172 @@ static void a_crowd_among_overlapping_obstacles_should_steer_and_be_pushed_as_on
     }
 }
 
+/* Eight agents at a time, one per lane (motion_avoid_agents,
+ * motion_evade_agents and the push out in motion_finish_lanes), against
+ * each agent's answer one by one (no places copied), lane for lane: in
+ * the calibration's dearest layout (every agent among and inside many of
+ * 64 overlapping obstacles, predators amid them) and among scattered
+ * obstacles, in bounded and wrapped worlds, for every batch size. */
+static void eight_agents_at_a_time_should_answer_as_each_one_by_one(void **state)
+{
+    (void)state;
+    for (int border = 0; border < 3; border++)
+        for (int layout = 0; layout < 2; layout++) {
+            world_t w;
+            make(&w, border, layout ? 40 : 0, (uint32_t)(border + 60 + layout));
+            const float radius[] = {1.5f, 3.0f, 20.0f};
+            for (size_t k = 0; !layout && k < SIM_MAX_OBSTACLES; k++)
+                assert_int_equal(world_add_obstacle(&w, 490.0f + 2.5f * (float)(k % 8),
+                                                    290.0f + 2.5f * (float)(k / 8), radius[k % 3], NULL),
+                                 SIM_OK);
+            prng_t rng;
+            prng_seed(&rng, (uint32_t)(border + 2 * layout), 16);
+            w.n_predators = SIM_MAX_PREDATORS;
+            for (size_t k = 0; k < SIM_MAX_PREDATORS; k++)
+                w.predators[k] = (predator_t){prng_range(&rng, 460.0f, 540.0f), prng_range(&rng, 260.0f, 340.0f),
+                                              prng_range(&rng, -200.0f, 200.0f), prng_range(&rng, -200.0f, 200.0f)};
+            w.predators[1].x = 0.0f; /* on an edge */
+            int steered = 0, fled = 0, pushed = 0;
+            for (int q = 0; q < 800; q++) {
+                const int count = 1 + q % LANES;
+                float x[LANES], y[LANES], vx[LANES], vy[LANES];
+                for (int k = 0; k < LANES; k++) {
+                    x[k] = layout ? prng_range(&rng, 0.0f, 1000.0f) : prng_range(&rng, 470.0f, 530.0f);
+                    y[k] = layout ? prng_range(&rng, 0.0f, 600.0f) : prng_range(&rng, 270.0f, 330.0f);
+                    vx[k] = prng_range(&rng, -150.0f, 150.0f), vy[k] = prng_range(&rng, -150.0f, 150.0f);
+                    if (k == 3 && q % 5 == 0) vx[k] = vy[k] = 0.0f;                       /* standing still */
+                    if (k == 5 && q % 7 == 0) x[k] = w.predators[2].x, y[k] = w.predators[2].y; /* on one */
+                }
+                float sx[LANES], sy[LANES], ax[LANES], ay[LANES];
+                int32_t steers[LANES], away[LANES];
+                motion_copy_places(&w);
+                motion_avoid_agents(&w, count, x, y, vx, vy, sx, sy, steers);
+                motion_evade_agents(&w, count, x, y, ax, ay, away);
+                float fx[LANES], fy[LANES], fvx[LANES], fvy[LANES];
+                const uint8_t flags[LANES] = {0};
+                memcpy(fx, x, sizeof fx), memcpy(fy, y, sizeof fy), memcpy(fvx, vx, sizeof fvx), memcpy(fvy, vy, sizeof fvy);
+                motion_finish_lanes(&w, 0, count, fx, fy, fvx, fvy, flags);
+                float lanes_out[LANES][4];
+                for (int k = 0; k < count; k++)
+                    lanes_out[k][0] = w.next.x[k], lanes_out[k][1] = w.next.y[k], lanes_out[k][2] = w.next.vx[k],
+                    lanes_out[k][3] = w.next.vy[k];
+                w.places.valid = false;
+                for (int k = 0; k < LANES; k++) {
+                    vec2 s = {0, 0}, a = {0, 0};
+                    const bool by_one = k < count && motion_avoid(&w, x[k], y[k], vx[k], vy[k], &s);
+                    const bool fled_one = k < count && motion_evade(&w, x[k], y[k], &a);
+                    assert_int_equal(by_one, steers[k] != 0);
+                    assert_int_equal(fled_one, away[k] != 0);
+                    const vec2 s_lanes = {sx[k], sy[k]}, a_lanes = {ax[k], ay[k]};
+                    if (by_one) assert_memory_equal(&s, &s_lanes, sizeof s);
+                    if (fled_one) assert_memory_equal(&a, &a_lanes, sizeof a);
+                    if (k >= count) continue;
+                    motion_finish(&w, (size_t)k, x[k], y[k], vx[k], vy[k], 0); /* agent k's id, if respawned */
+                    const float one[4] = {w.next.x[k], w.next.y[k], w.next.vx[k], w.next.vy[k]};
+                    assert_memory_equal(one, lanes_out[k], sizeof one);
+                    steered += by_one, fled += fled_one, pushed += one[0] != x[k] || one[1] != y[k];
+                }
+            }
+            /* The layouts did what they are for: most agents among and
+             * inside the lattice, some near the scattered obstacles. */
+            assert_true(steered > (layout ? 50 : 2000) && fled > 500 && pushed > (layout ? 20 : 1000));
+            world_free(&w);
+        }
+}
+
+/* A predator's prey, looked for eight agents at a time in each cell,
+ * against a scan of every agent one by one: in a crowd (the whole crowd
+ * in a cell or four, so the scan's nearest is the search's), with and
+ * without a tail of fewer than eight, in bounded and wrapped worlds. */
+static void a_predator_should_find_the_nearest_agent_as_one_by_one(void **state)
+{
+    (void)state;
+    for (int border = 0; border < 3; border++)
+        for (size_t n = 5; n <= 205; n += 25) {
+            world_config_t cfg = {.width = 400, .height = 400, .dt = 1.0f / 60.0f, .seed = (uint32_t)n,
+                                  .agents = n, .max_agents = n, .max_targets = 1, .threads = 1};
+            world_t w;
+            assert_int_equal(world_init(&w, &cfg), 0);
+            char msg[160];
+            assert_int_equal(world_set_param(&w, (size_t)params_find("border"), border, msg, sizeof msg), SIM_OK);
+            prng_t rng;
+            prng_seed(&rng, (uint32_t)(n + (size_t)border), 17);
+            for (size_t i = 0; i < n; i++)
+                w.cur.x[i] = prng_range(&rng, 190.0f, 210.0f), w.cur.y[i] = prng_range(&rng, 190.0f, 210.0f);
+            world_agents_placed(&w);
+            world_step(&w); /* sorts the agents into the grid */
+            for (int q = 0; q < 200; q++) {
+                const float x = prng_range(&rng, 180.0f, 220.0f), y = prng_range(&rng, 180.0f, 220.0f);
+                long want = -1;
+                float least = INFINITY;
+                for (size_t i = 0; i < w.n; i++) {
+                    const float dx = w.cur.x[i] - x, dy = w.cur.y[i] - y, d2 = dx * dx + dy * dy;
+                    if (d2 < least) least = d2, want = (long)i;
+                }
+                assert_int_equal(predators_nearest_agent(&w, x, y), want);
+            }
+            world_free(&w);
+        }
+}
+
+/* The nearest target of eight points at a time (motion_nearest_target_agents:
+ * through the index while the lanes' look-ups are cheap, else a scan of
+ * every target for the eight at once) against a scan of the table one by
+ * one: targets on a ring round a crowd (the index gives up), scattered
+ * (it answers), a few (no index), with twins (the first of the equally
+ * near), in bounded and wrapped worlds, for every batch size. */
+static void eight_points_should_find_their_nearest_targets_as_one_by_one(void **state)
+{
+    (void)state;
+    const size_t counts[] = {3, 40, 512, 4096}; /* 4096 scattered: the index answers the eight */
+    for (int border = 0; border < 3; border++)
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+            for (int ring = 0; ring < 2; ring++) {
+                const size_t n = counts[c];
+                world_config_t cfg = {.width = 1000, .height = 600, .dt = 1.0f / 60.0f, .seed = 3, .agents = 8,
+                                      .max_agents = 8, .max_targets = n, .threads = 1};
+                world_t w;
+                assert_int_equal(world_init(&w, &cfg), 0);
+                char msg[160];
+                assert_int_equal(world_set_param(&w, (size_t)params_find("border"), border, msg, sizeof msg), SIM_OK);
+                prng_t rng;
+                prng_seed(&rng, (uint32_t)(c + 3 * (size_t)border + 9 * (size_t)ring), 18);
+                const float cx = ring ? 80.0f : 500.0f, cy = 300.0f; /* a ring across the wrapped edge, or not */
+                for (size_t k = 0; k < n; k++) {
+                    const float a = 6.2831853f * (float)k / (float)n;
+                    float x = ring ? cx + 100.0f * cosf(a) : prng_range(&rng, 0.0f, 1000.0f);
+                    float y = ring ? cy + 100.0f * sinf(a) : prng_range(&rng, 0.0f, 600.0f);
+                    if (k % 17 == 9) x = w.targets[k - 1].x, y = w.targets[k - 1].y; /* a twin of the one before */
+                    if (x < 0.0f) x += 1000.0f;
+                    assert_int_equal(world_set_target(&w, (uint32_t)k + 1, x, y), SIM_OK);
+                }
+                target_index_build(&w.target_index, w.targets, w.n_targets, w.width, w.height, border == BORDER_WRAP);
+                for (int q = 0; q < 400; q++) {
+                    const int count = 1 + q % LANES;
+                    float x[LANES], y[LANES], tx[LANES], ty[LANES];
+                    int32_t found[LANES];
+                    for (int k = 0; k < LANES; k++) {
+                        x[k] = ring ? fmodf(cx + prng_range(&rng, -10.0f, 10.0f) + 1000.0f, 1000.0f)
+                                    : prng_range(&rng, 0.0f, 1000.0f);
+                        y[k] = ring ? cy + prng_range(&rng, -10.0f, 10.0f) : prng_range(&rng, 0.0f, 600.0f);
+                    }
+                    motion_nearest_target_agents(&w, count, x, y, tx, ty, found);
+                    for (int k = 0; k < LANES; k++) {
+                        float least = INFINITY, dx = 0.0f, dy = 0.0f;
+                        for (size_t j = 0; k < count && j < w.n_targets; j++) {
+                            float ex = w.targets[j].x - x[k], ey = w.targets[j].y - y[k];
+                            if (border == BORDER_WRAP) ex = motion_wrap_delta(ex, w.width), ey = motion_wrap_delta(ey, w.height);
+                            if (ex * ex + ey * ey < least) least = ex * ex + ey * ey, dx = ex, dy = ey;
+                        }
+                        assert_int_equal(found[k] != 0, least < INFINITY);
+                        const float want[2] = {dx, dy}, got[2] = {tx[k], ty[k]};
+                        assert_memory_equal(want, got, sizeof want);
+                    }
+                }
+                world_free(&w);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -174,6 +341,9 @@ int main(void)
         cmocka_unit_test(the_lanes_should_push_out_of_obstacles_as_one_by_one),
         cmocka_unit_test(the_lanes_should_flee_predators_as_one_by_one),
         cmocka_unit_test(a_crowd_among_overlapping_obstacles_should_steer_and_be_pushed_as_one_by_one),
+        cmocka_unit_test(eight_agents_at_a_time_should_answer_as_each_one_by_one),
+        cmocka_unit_test(a_predator_should_find_the_nearest_agent_as_one_by_one),
+        cmocka_unit_test(eight_points_should_find_their_nearest_targets_as_one_by_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -227,6 +227,35 @@ static void removing_a_clients_obstacles_should_keep_everyone_elses_in_order(voi
     world_free(&w);
 }
 
+/* With delayed positions in a wrapped world, a neighbour may have crossed
+ * the edge since it was where the agents see it: B, at x = 996, sees A
+ * (now at x = 2, in the first column of cells) where A was, at x = 998,
+ * 2 u away the short way round. The step wraps such pairs (and only
+ * leaves them unwrapped where no displacement can be longer than half the
+ * world). A sees B where B is (it did not move), 6 u away across the edge:
+ * one neighbour each. */
+static void a_delayed_neighbour_should_be_seen_across_a_wrapped_edge_it_crossed(void **state)
+{
+    (void)state;
+    for (int side = 0; side < 2; side++) {
+        world_t w;
+        make_world(&w, 1000.0f, 1000.0f, 2, 5);
+        const float a_now = side ? 998.0f : 2.0f, a_then = side ? 2.0f : 998.0f, b = side ? 4.0f : 996.0f;
+        place(&w, 0, a_now, 500.0f, 0.0f, 0.0f);
+        place(&w, 1, b, 500.0f, 0.0f, 0.0f);
+        assert_int_equal(world_agents_placed(&w), 0);
+        char msg[160];
+        assert_int_equal(world_set_param(&w, (size_t)params_find("delay_ticks"), 2, msg, sizeof msg), SIM_OK);
+        assert_int_equal(world_set_param(&w, (size_t)params_find("delay_mode"), DELAY_POSITIONS, msg, sizeof msg),
+                         SIM_OK);
+        const size_t stride = w.cap + SENSE_LANES;
+        for (size_t f = 0; f < w.history_frames; f++) w.history[f * 4 * stride + 0] = a_then; /* A's x, by id */
+        world_step(&w);
+        assert_true(w.mean_neighbours == 1.0);
+        world_free(&w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -242,6 +271,7 @@ int main(void)
         cmocka_unit_test(adding_past_the_limit_should_be_refused_and_change_nothing),
         cmocka_unit_test(changing_a_radius_should_resize_the_grid_and_keep_finding_neighbours),
         cmocka_unit_test(removing_a_clients_obstacles_should_keep_everyone_elses_in_order),
+        cmocka_unit_test(a_delayed_neighbour_should_be_seen_across_a_wrapped_edge_it_crossed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
