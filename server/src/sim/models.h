@@ -94,13 +94,18 @@ void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, cons
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
                   bool pair_wrap, float width, float height, olfati_sums_t *out);
 /* Algorithm 1 (+ γ feedback for olfati2, + β obstacles for olfati3). */
-/* Up to LANES consecutive agents' new velocities before the speed limit
- * and their places, limited and moved LANES at a time (the same bits as
- * one at a time), then handed on to `ends`. */
+/* Up to LANES consecutive agents' shares of u, given the γ-agent's
+ * (their nearest targets looked up LANES at a time), limited and moved
+ * LANES at a time (the same bits as one at a time), then handed on to
+ * `ends`. */
 typedef struct olfati_batch {
     size_t first;
     int count;
-    float x[LANES], y[LANES], vx[LANES], vy[LANES], max_speed[LANES];
+    const sim_params_t *p[LANES];           /* each agent's species' gains */
+    float x[LANES], y[LANES], vx[LANES], vy[LANES];
+    float ux[LANES], uy[LANES];             /* the α-agents' share of u */
+    float beta_x[LANES], beta_y[LANES];     /* olfati3's β-agents' share */
+    float nvx[LANES], nvy[LANES], max_speed[LANES];
     finish_batch_t ends;
 } olfati_batch_t;
 void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s, olfati_batch_t *out);

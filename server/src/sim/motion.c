@@ -306,10 +306,11 @@ static long nearest_target_scan(const world_t *w, float px, float py)
  * to each one's nearest target, the same bits. found: lanes that have one. */
 KERNEL_CLONES
 static void nearest_targets_by_agents(const world_t *w, const float xs[LANES], const float ys[LANES],
-                                      float txs[LANES], float tys[LANES], int32_t founds[LANES])
+                                      float txs[LANES], float tys[LANES], int32_t founds[LANES], int32_t which[LANES])
 {
     const lanes_f zero = {0}, px = lanes_load(xs), py = lanes_load(ys);
     lanes_f best = zero + INFINITY, bx = zero, by = zero;
+    lanes_i bk = (lanes_i){0} - 1; /* the target's index, −1 for none */
     /* Many targets: each lane asks the index (target_index.h), which
      * answers as the scan would, while the lanes' look-ups one by one
      * cost less than the scan's vectors. */
@@ -320,10 +321,10 @@ static void nearest_targets_by_agents(const world_t *w, const float xs[LANES], c
     for (int k = 0; k < LANES && indexed; k++) {
         float dx, dy;
         const long nearest = target_index_nearest(t, w->targets, px[k], py[k], &dx, &dy, &budget);
-        if (nearest >= 0) best[k] = 0.0f, bx[k] = dx, by[k] = dy;
+        if (nearest >= 0) best[k] = 0.0f, bx[k] = dx, by[k] = dy, bk[k] = (int32_t)nearest;
         indexed = nearest != TARGET_INDEX_GAVE_UP;
     }
-    if (!indexed) best = zero + INFINITY, bx = by = zero;
+    if (!indexed) best = zero + INFINITY, bx = by = zero, bk = (lanes_i){0} - 1;
     float x0 = px[0], x1 = px[0], y0 = py[0], y1 = py[0]; /* the lanes' box: wrapping is rare */
     for (int k = 1; k < LANES; k++) x0 = fminf(x0, px[k]), x1 = fmaxf(x1, px[k]), y0 = fminf(y0, py[k]), y1 = fmaxf(y1, py[k]);
     const bool wrap = !indexed && motion_targets_wrap(w, x0, x1, y0, y1);
@@ -335,11 +336,13 @@ static void nearest_targets_by_agents(const world_t *w, const float xs[LANES], c
         best = lanes_select(closer, d2, best);
         bx = lanes_select(closer, dx, bx);
         by = lanes_select(closer, dy, by);
+        bk = (lanes_i)lanes_select(closer, (lanes_f)((lanes_i){0} + (int32_t)k), (lanes_f)bk);
     }
     const lanes_i found = best < INFINITY;
     lanes_store(txs, lanes_keep(found, bx));
     lanes_store(tys, lanes_keep(found, by));
     memcpy(founds, &found, sizeof found);
+    if (which) memcpy(which, &bk, sizeof bk);
 }
 
 void motion_nearest_target_agents(const world_t *w, int count, const float x[LANES], const float y[LANES],
@@ -348,8 +351,19 @@ void motion_nearest_target_agents(const world_t *w, int count, const float x[LAN
     float xs[LANES], ys[LANES];
     for (int k = 0; k < LANES; k++) /* the lanes past count look from the first point */
         xs[k] = x[k < count ? k : 0], ys[k] = y[k < count ? k : 0];
-    nearest_targets_by_agents(w, xs, ys, tx, ty, found);
+    nearest_targets_by_agents(w, xs, ys, tx, ty, found, NULL);
     for (int k = count; k < LANES; k++) tx[k] = ty[k] = 0.0f, found[k] = 0;
+}
+
+void motion_nearest_target_index_agents(const world_t *w, int count, const float x[LANES], const float y[LANES],
+                                        float tx[LANES], float ty[LANES], int32_t which[LANES])
+{
+    float xs[LANES], ys[LANES];
+    int32_t found[LANES];
+    for (int k = 0; k < LANES; k++) /* the lanes past count look from the first point */
+        xs[k] = x[k < count ? k : 0], ys[k] = y[k < count ? k : 0];
+    nearest_targets_by_agents(w, xs, ys, tx, ty, found, which);
+    for (int k = count; k < LANES; k++) tx[k] = ty[k] = 0.0f, which[k] = -1;
 }
 
 const target_t *motion_nearest_target(const world_t *w, float px, float py, vec2 *delta)

@@ -370,39 +370,65 @@ void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const ol
 
     float ux = p->os_c1_alpha * s->grad_x + p->os_c2_alpha * s->cons_x;
     float uy = p->os_c1_alpha * s->grad_y + p->os_c2_alpha * s->cons_y;
-    if (p->model >= MODEL_OLFATI2) {
-        /* γ-agent: the nearest client target, else the moving reference. */
-        vec2 to_ref;
-        float ref_vx, ref_vy;
-        const target_t *t = w->n_targets ? motion_nearest_target(w, px, py, &to_ref) : NULL; /* (none: none found) */
-        if (t) {
-            ref_vx = t->vx;
-            ref_vy = t->vy;
-        } else {
-            to_ref = (vec2){w->gamma_x - px, w->gamma_y - py};
-            if (p->border == BORDER_WRAP) {
-                to_ref.x = motion_wrap_delta(to_ref.x, w->width);
-                to_ref.y = motion_wrap_delta(to_ref.y, w->height);
-            }
-            ref_vx = p->os_ref_vx;
-            ref_vy = p->os_ref_vy;
-        }
-        ux += p->os_c1_gamma * to_ref.x - p->os_c2_gamma * (vx - ref_vx);
-        uy += p->os_c1_gamma * to_ref.y - p->os_c2_gamma * (vy - ref_vy);
-    }
-    if (p->model == MODEL_OLFATI3) {
-        /* (no obstacle adds +0, as the sum over none would) */
-        const vec2 beta = w->n_obstacles ? olfati_beta_feedback(w, k, px, py, vx, vy) : (vec2){0.0f, 0.0f};
-        ux += beta.x;
-        uy += beta.y;
-    }
+    vec2 beta = {0.0f, 0.0f};
+    if (p->model == MODEL_OLFATI3 && w->n_obstacles) /* (no obstacle adds +0, as the sum over none would) */
+        beta = olfati_beta_feedback(w, k, px, py, vx, vy);
 
     if (out->count && i != out->first + (size_t)out->count) olfati_flush(w, out);
     if (!out->count) out->first = i;
     const int l = out->count++;
-    out->x[l] = px, out->y[l] = py, out->vx[l] = vx + ux * w->dt, out->vy[l] = vy + uy * w->dt;
-    out->max_speed[l] = p->max_speed;
+    out->p[l] = p;
+    out->x[l] = px, out->y[l] = py, out->vx[l] = vx, out->vy[l] = vy;
+    out->ux[l] = ux, out->uy[l] = uy, out->beta_x[l] = beta.x, out->beta_y[l] = beta.y;
     if (out->count == LANES) olfati_flush(w, out);
+}
+
+/* The batch's γ-agents (olfati2, olfati3): u += −c1γ (q − q_r) − c2γ (p − p_r)
+ * toward the nearest client target, else the moving reference; then the
+ * β-agents' share (olfati3), in that order, as one agent at a time did;
+ * then p += u·dt. The nearest targets are looked up for the whole batch
+ * (motion_nearest_target_index_agents: the same targets and displacements
+ * as motion_nearest_target, at a fraction of the index's visits). */
+static void olfati_feedback(const world_t *w, olfati_batch_t *b)
+{
+    float tx[LANES], ty[LANES];
+    int32_t which[LANES];
+    bool gamma = false;
+    for (int l = 0; l < b->count; l++) gamma |= b->p[l]->model >= MODEL_OLFATI2;
+    if (gamma && w->n_targets)
+        motion_nearest_target_index_agents(w, b->count, b->x, b->y, tx, ty, which);
+    else
+        for (int l = 0; l < LANES; l++) which[l] = -1;
+    for (int l = 0; l < b->count; l++) {
+        const sim_params_t *p = b->p[l];
+        const float px = b->x[l], py = b->y[l], vx = b->vx[l], vy = b->vy[l];
+        float ux = b->ux[l], uy = b->uy[l];
+        if (p->model >= MODEL_OLFATI2) {
+            vec2 to_ref;
+            float ref_vx, ref_vy;
+            if (which[l] >= 0) {
+                to_ref = (vec2){tx[l], ty[l]};
+                ref_vx = w->targets[which[l]].vx;
+                ref_vy = w->targets[which[l]].vy;
+            } else {
+                to_ref = (vec2){w->gamma_x - px, w->gamma_y - py};
+                if (p->border == BORDER_WRAP) {
+                    to_ref.x = motion_wrap_delta(to_ref.x, w->width);
+                    to_ref.y = motion_wrap_delta(to_ref.y, w->height);
+                }
+                ref_vx = p->os_ref_vx;
+                ref_vy = p->os_ref_vy;
+            }
+            ux += p->os_c1_gamma * to_ref.x - p->os_c2_gamma * (vx - ref_vx);
+            uy += p->os_c1_gamma * to_ref.y - p->os_c2_gamma * (vy - ref_vy);
+        }
+        if (p->model == MODEL_OLFATI3) {
+            ux += b->beta_x[l];
+            uy += b->beta_y[l];
+        }
+        b->nvx[l] = vx + ux * w->dt, b->nvy[l] = vy + uy * w->dt;
+        b->max_speed[l] = p->max_speed;
+    }
 }
 
 /* |p| ≤ max_speed (a safety net the paper does not need with its gains),
@@ -413,7 +439,7 @@ void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const ol
 KERNEL_CLONES
 static void olfati_flush_lanes(const world_t *w, olfati_batch_t *b)
 {
-    const lanes_f nvx = lanes_load(b->vx), nvy = lanes_load(b->vy), max = lanes_load(b->max_speed);
+    const lanes_f nvx = lanes_load(b->nvx), nvy = lanes_load(b->nvy), max = lanes_load(b->max_speed);
     const lanes_f speed2 = nvx * nvx + nvy * nvy, m = max / lanes_sqrt(speed2);
     const lanes_i over = speed2 > max * max;
     const lanes_f vx = lanes_select(over, nvx * m, nvx), vy = lanes_select(over, nvy * m, nvy);
@@ -429,6 +455,9 @@ static void olfati_flush_lanes(const world_t *w, olfati_batch_t *b)
 
 void olfati_flush(const world_t *w, olfati_batch_t *b)
 {
-    if (b->count) olfati_flush_lanes(w, b);
+    if (b->count) {
+        olfati_feedback(w, b);
+        olfati_flush_lanes(w, b);
+    }
     b->count = 0;
 }
