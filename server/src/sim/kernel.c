@@ -15,6 +15,7 @@
 
 #include "sim/clones.h"
 #include "sim/models.h"
+#include "sim/olfati_beta.h"
 #include "sim/neighbours.h"
 #include "sim/neighbours_avx512.h"
 #include "sim/prng.h"
@@ -148,7 +149,7 @@ typedef struct pass {
     uint32_t max_candidates; /* a block holding more is sampled */
     uint64_t sample_seed;    /* this tick's: where each cell's slice starts */
     reynolds_batch_t batch;
-    finish_batch_t finish;   /* Olfati-Saber's agents, ended LANES at a time */
+    olfati_batch_t finish;   /* Olfati-Saber's agents, ended LANES at a time */
     unicycle_batch_t uni;    /* the unicycle's, steered LANES at a time */
     couzin_batch_t cz;       /* Couzin's, steered LANES at a time */
 } pass_t;
@@ -435,6 +436,7 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t agent_begin, uint32_t age
         ps->sps[s].count_ahead = w->species_params[s].leader_rule == LEADER_FRONT && w->n_targets > 0;
         ps->sps[s].count_zones = ps->density; /* the radii follow the counts */
         ps->ocs[s] = olfati_consts(&w->species_params[s]);
+        if (model == MODEL_OLFATI3) olfati_beta_prepare(w, &ps->ocs[s]);
         ps->ccs[s] = couzin_consts(&w->species_params[s]);
     }
 
@@ -463,7 +465,7 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t agent_begin, uint32_t age
     ps->avx512 = false;
 #endif
     ps->batch = (reynolds_batch_t){.first = agent_begin, .count = 0};
-    ps->finish = (finish_batch_t){.first = agent_begin, .count = 0};
+    ps->finish = (olfati_batch_t){.first = agent_begin, .count = 0};
     ps->uni = (unicycle_batch_t){.first = agent_begin, .count = 0};
     ps->cz = (couzin_batch_t){.first = agent_begin, .count = 0};
     /* The span holds the largest sample the parameter allows; Olfati-Saber's
@@ -534,7 +536,7 @@ uint64_t step_agents(world_t *w, uint32_t agent_begin, uint32_t agent_end, sense
         cur = !cur;
     }
     if (ps.batch.count) reynolds_batch(w, &ps.batch);
-    finish_batch_flush(w, &ps.finish);
+    olfati_flush(w, &ps.finish);
     unicycle_flush(w, &ps.uni);
     couzin_flush(w, &ps.cz);
     return neighbours;

@@ -2,7 +2,8 @@
  * The step kernel (kernel.c) finds the neighbour candidates, senses, calls
  * the model. Reynolds, the unicycle and Couzin keep each agent's sums and
  * run their rule for LANES consecutive agents at once; Olfati-Saber
- * decides one agent at a time and hands its end to a finish_batch_t. Every function
+ * decides one agent at a time and limits and moves LANES at once
+ * (olfati_batch_t). Every function
  * reads only w->cur and writes only agent i of w->next. */
 #ifndef SWARMCAST_MODELS_H
 #define SWARMCAST_MODELS_H
@@ -62,6 +63,15 @@ typedef struct olfati_consts {
     float c_minus_d;                        /* c − d_α */
     float r2;                   /* interaction range squared (Euclidean) */
     float r_beta2, d_beta_sigma, h_beta;
+    /* The β bump's t = (z/dβ − h_β)/(1 − h_β) − ½ = z·beta_bump_scale − beta_bump_offset. */
+    float beta_bump_scale, beta_bump_offset;
+    /* olfati_beta_prepare's, for a step's obstacles (w->places): the early
+     * rejection's squared bounds per obstacle, and the box round their
+     * centres (lo_x, hi_x, lo_y, hi_y), which tells an agent whether any
+     * displacement to them may take the wrapped way. */
+    bool beta_ready;
+    float beta_box[4];
+    float beta_far2[SIM_MAX_OBSTACLES], beta_near2[SIM_MAX_OBSTACLES];
     /* The pair loop's, from r = √(1 + ε‖d‖²): z − d_α + c = r/ε + shift_offset,
      * the bump's t = (z/r_α − h_α)/(1 − h_α) − ½ = r·bump_scale − bump_offset,
      * φ = half_a_plus_b·σ1 + half_a_minus_b. */
@@ -84,7 +94,23 @@ void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, cons
                   const float *S, float species, int32_t count, int32_t self, float px, float py, float vx, float vy,
                   bool pair_wrap, float width, float height, olfati_sums_t *out);
 /* Algorithm 1 (+ γ feedback for olfati2, + β obstacles for olfati3). */
-void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s, finish_batch_t *out);
+/* Up to LANES consecutive agents' shares of u, given the γ-agent's
+ * (their nearest targets looked up LANES at a time), limited and moved
+ * LANES at a time (the same bits as one at a time), then handed on to
+ * `ends`. */
+typedef struct olfati_batch {
+    size_t first;
+    int count;
+    const sim_params_t *p[LANES];           /* each agent's species' gains */
+    float x[LANES], y[LANES], vx[LANES], vy[LANES];
+    float ux[LANES], uy[LANES];             /* the α-agents' share of u */
+    float beta_x[LANES], beta_y[LANES];     /* olfati3's β-agents' share */
+    float nvx[LANES], nvy[LANES], max_speed[LANES];
+    finish_batch_t ends;
+} olfati_batch_t;
+void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s, olfati_batch_t *out);
+/* Ends the batch's agents (finish_batch_flush); the batch is then empty. */
+void olfati_flush(const world_t *w, olfati_batch_t *b);
 
 /* Couzin et al. 2002: what an agent perceives in its three zones. */
 typedef struct couzin_sums {

@@ -422,10 +422,11 @@ LANES_INLINE lanes_i nearest_targets_scan(const world_t *w, bool wrap, lanes_f p
  * to each one's nearest target, the same bits. found: lanes that have one. */
 KERNEL_CLONES
 static void nearest_targets_by_agents(const world_t *w, const float xs[LANES], const float ys[LANES],
-                                      float txs[LANES], float tys[LANES], int32_t founds[LANES])
+                                      float txs[LANES], float tys[LANES], int32_t founds[LANES], int32_t which[LANES])
 {
     const lanes_f zero = {0}, px = lanes_load(xs), py = lanes_load(ys);
     lanes_f best = zero + INFINITY, bx = zero, by = zero;
+    lanes_i bk = (lanes_i){0} - 1; /* the target's index, −1 for none */
     /* Many targets: each lane asks the index (target_index.h), which
      * answers as the scan would, while the lanes' look-ups one by one
      * cost less than the scan's vectors. */
@@ -436,10 +437,10 @@ static void nearest_targets_by_agents(const world_t *w, const float xs[LANES], c
     for (int k = 0; k < LANES && indexed; k++) {
         float dx, dy;
         const long nearest = target_index_nearest(t, w->targets, px[k], py[k], &dx, &dy, &budget);
-        if (nearest >= 0) best[k] = 0.0f, bx[k] = dx, by[k] = dy;
+        if (nearest >= 0) best[k] = 0.0f, bx[k] = dx, by[k] = dy, bk[k] = (int32_t)nearest;
         indexed = nearest != TARGET_INDEX_GAVE_UP;
     }
-    if (!indexed) best = zero + INFINITY, bx = by = zero;
+    if (!indexed) best = zero + INFINITY, bx = by = zero, bk = (lanes_i){0} - 1;
     /* The lanes' box: wrapping is rare. Compares, not fminf and fmaxf
      * (library calls here): a NaN place leaves a NaN box, which only asks
      * for the wrapped difference, the right one in any case. */
@@ -456,14 +457,16 @@ static void nearest_targets_by_agents(const world_t *w, const float xs[LANES], c
         for (int k = 0; k < LANES; k++)
             if (nearest[k] >= 0) tx[k] = w->targets[nearest[k]].x, ty[k] = w->targets[nearest[k]].y;
         lanes_f dx, dy;
-        motion_d2_lanes_wrapping(w, wrap, tx, ty, px, py, &dx, &dy);
+        motion_d2_lanes_wrapping(w, wrap, zero + tx, zero + ty, px, py, &dx, &dy); /* 0 + x, as the scan one by one */
         best = lanes_select(nearest >= 0, zero, best);
         bx = lanes_keep(nearest >= 0, dx), by = lanes_keep(nearest >= 0, dy);
+        bk = nearest;
     }
     const lanes_i found = best < INFINITY;
     lanes_store(txs, lanes_keep(found, bx));
     lanes_store(tys, lanes_keep(found, by));
     memcpy(founds, &found, sizeof found);
+    if (which) memcpy(which, &bk, sizeof bk);
 }
 
 void motion_nearest_target_agents(const world_t *w, int count, const float x[LANES], const float y[LANES],
@@ -472,8 +475,19 @@ void motion_nearest_target_agents(const world_t *w, int count, const float x[LAN
     float xs[LANES], ys[LANES];
     for (int k = 0; k < LANES; k++) /* the lanes past count look from the first point */
         xs[k] = x[k < count ? k : 0], ys[k] = y[k < count ? k : 0];
-    nearest_targets_by_agents(w, xs, ys, tx, ty, found);
+    nearest_targets_by_agents(w, xs, ys, tx, ty, found, NULL);
     for (int k = count; k < LANES; k++) tx[k] = ty[k] = 0.0f, found[k] = 0;
+}
+
+void motion_nearest_target_index_agents(const world_t *w, int count, const float x[LANES], const float y[LANES],
+                                        float tx[LANES], float ty[LANES], int32_t which[LANES])
+{
+    float xs[LANES], ys[LANES];
+    int32_t found[LANES];
+    for (int k = 0; k < LANES; k++) /* the lanes past count look from the first point */
+        xs[k] = x[k < count ? k : 0], ys[k] = y[k < count ? k : 0];
+    nearest_targets_by_agents(w, xs, ys, tx, ty, found, which);
+    for (int k = count; k < LANES; k++) tx[k] = ty[k] = 0.0f, which[k] = -1;
 }
 
 const target_t *motion_nearest_target(const world_t *w, float px, float py, vec2 *delta)

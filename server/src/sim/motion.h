@@ -73,6 +73,10 @@ const target_t *motion_nearest_target(const world_t *w, float x, float y, vec2 *
  * (0, 0) where none and in the lanes from count on. */
 void motion_nearest_target_agents(const world_t *w, int count, const float x[LANES], const float y[LANES],
                                   float tx[LANES], float ty[LANES], int32_t found[LANES]);
+/* The same, with which[k] the index of point k's nearest target in
+ * w->targets (the one motion_nearest_target returns), −1 where none. */
+void motion_nearest_target_index_agents(const world_t *w, int count, const float x[LANES], const float y[LANES],
+                                        float tx[LANES], float ty[LANES], int32_t which[LANES]);
 
 /* Look-ahead avoidance (Reynolds 1999): of the obstacles whose buffered
  * circle the straight path enters within the look-ahead, the nearest hit

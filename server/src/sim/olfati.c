@@ -19,6 +19,7 @@
  * need with its gains), q += p·dt. */
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "sim/bump.h"
 #include "sim/clones.h"
@@ -55,6 +56,8 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         .r_beta2 = p->os_r_beta * p->os_r_beta,
         .d_beta_sigma = sigma_norm(p->os_d_beta * p->os_d_beta, eps),
         .h_beta = p->os_h_beta,
+        .beta_bump_scale = 1.0f / sigma_norm(p->os_d_beta * p->os_d_beta, eps) / (1.0f - p->os_h_beta),
+        .beta_bump_offset = p->os_h_beta / (1.0f - p->os_h_beta) + 0.5f,
     };
 }
 
@@ -70,9 +73,11 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
  * with masks M of N lanes (lanes.h's 8, wide.h's 16), defined once for
  * both widths: name_t holds the terms, name(…) works them out.
  *
- * Per pair: two square roots and two divisions (1/√(1 + ε‖d‖²) and σ1;
- * the divider has room for them, and they save four multiplications over
- * one shared division), the σ-norm and the bump's
+ * Per pair: two square roots and one division: φ(z − d_α)/√(1 + ε‖d‖²)
+ * = (½(a + b) x + ½(a − b) rise)/(rise root), with x = z − d_α + c, rise =
+ * √(1 + x²) and root = √(1 + ε‖d‖²) (the square root and the division are
+ * what the pair costs most, more than the two multiplications this takes
+ * over σ1 and 1/root divided apart), the σ-norm and the bump's
  * argument each one multiply-add from √(1 + ε‖d‖²) (olfati_consts folds
  * the constants), the bump's cosine a polynomial (bump.h), all lane-wise.
  * Another species is no α-neighbour (no lattice, no consensus, not
@@ -91,7 +96,7 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
  * instructions waiting on it. */
 #define OLFATI_TERMS_DEFINE(V, M, name, load, vsqrt, bump_reach, ...)                                           \
     typedef struct name##_near {                                                                              \
-        V dx, dy, root, inv, sigma;                                                                           \
+        V dx, dy, root, inv, sigma; /* 1/(rise root), φ rise */                                               \
         M in, own;                                                                                            \
     } name##_near_t;                                                                                          \
     typedef struct name {                                                                                     \
@@ -116,10 +121,12 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         const M in = (d2 < k->r2) & (self >= 0 ? (lane + j0) != self : d2 > 0.0f);                            \
         const V root = vsqrt(one + k->eps * d2);                /* √(1 + ε‖d‖²) */                             \
         const V shifted = root * k->inv_eps + k->shift_offset;  /* z − d_α + c, z the σ-norm */                \
+        const V rise = vsqrt(one + shifted * shifted);            /* σ1(x) = x/rise */                         \
         return (name##_near_t){                                                                               \
             .dx = dx, .dy = dy, .root = root,                                                                 \
-            .inv = one / root,                                     /* n_ij = d · inv */                        \
-            .sigma = shifted / vsqrt(one + shifted * shifted),     /* σ1(z − d_α + c) */                       \
+            /* φ(z − d_α)/√(1 + ε‖d‖²) = (½(a + b) x + ½(a − b) rise)/(rise root): one division */            \
+            .inv = one / (rise * root),                                                                       \
+            .sigma = k->half_a_plus_b * shifted + k->half_a_minus_b * rise,                                   \
             .in = in, .own = S ? in & (load(S + j0) == species) : in,                                         \
         };                                                                                                    \
     }                                                                                                         \
@@ -128,7 +135,7 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
                                const float *VY, bool several, int32_t j0, float vx, float vy)                 \
     {                                                                                                         \
         const M in = n->in, own = n->own;                                                                     \
-        const V phi = k->half_a_plus_b * n->sigma + k->half_a_minus_b;                                        \
+        const V phi = n->sigma; /* φ · rise, of φ's sign */                                                     \
         const V rho = bump_reach(n->root * k->bump_scale - k->bump_offset);                                   \
         /* the other species' lanes: only a repulsive φ */                                                     \
         const V phi_kept = several ? (V)(((M)phi & own) | ((M)phi & (phi < 0.0f) & ~own)) : phi;              \
@@ -211,43 +218,116 @@ static void olfati_sense_lanes(const olfati_consts_t *k, const float *X, const f
  * instruction does the work of two 8-lane ones. Everything 16 lanes wide
  * is compiled for AVX-512 from the start (GCC lowers a comparison of a
  * vector wider than the target's lane by lane, before inlining), and only
- * runs where the CPU has it; the other levels keep the 8-lane loop. */
+ * runs where the CPU has it; the other levels keep the 8-lane loop.
+ *
+ * The 8-lane loop's operations lane for lane, with AVX-512's mask
+ * registers for its masks: a comparison gives a mask, a masked add leaves
+ * a sum alone where the 8-lane loop adds a zero (the same bits: a sum
+ * that starts at +0 is never −0), the bump's plateau is a blend, and the
+ * neighbours are counted by the mask's population. */
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v4")
-#include "sim/wide.h"
-BUMP_DEFINE(wide_f, wide_i, bump_cos_wide, bump_wide, bump_reach_wide)
-OLFATI_TERMS_DEFINE(wide_f, wide_i, olfati_terms_wide, wide_load, wide_sqrt, bump_reach_wide, 0, 1, 2, 3, 4, 5, 6,
-                    7, 8, 9, 10, 11, 12, 13, 14, 15)
+#include <immintrin.h>
 
-LANES_INLINE void olfati_span_wide(const olfati_consts_t *k, const float *X, const float *Y,
-                                                      const float *VX, const float *VY, const float *S,
-                                                      float species, int32_t count, int32_t self, float px, float py,
-                                                      float vx, float vy, bool pair_wrap, float width, float height,
-                                                      olfati_sums_t *out)
+#include "sim/wide.h"
+
+/* The first half of 16 candidates from j0 (olfati_terms_near's). */
+typedef struct olfati_wide_near {
+    wide_f dx, dy, root, inv, sigma;
+    __mmask16 in, own;
+} olfati_wide_near_t;
+
+LANES_INLINE olfati_wide_near_t olfati_wide_near(const olfati_consts_t *k, const float *X, const float *Y,
+                                                 const float *S, float species, int32_t j0, int32_t self, float px,
+                                                 float py, bool pair_wrap, float width, float height)
 {
-    const wide_f zero = {0};
+    const wide_f zero = {0}, one = zero + 1.0f;
+    wide_f dx = wide_load(X + j0) - px, dy = wide_load(Y + j0) - py;
+    if (pair_wrap) { /* motion_wrap_delta, lane by lane */
+        const wide_f w = zero + width, h = zero + height;
+        const __mmask16 over_x = _mm512_cmp_ps_mask(dx, zero + 0.5f * width, _CMP_GT_OQ);
+        const __mmask16 under_x = _mm512_cmp_ps_mask(dx, zero - 0.5f * width, _CMP_LT_OQ);
+        const __mmask16 over_y = _mm512_cmp_ps_mask(dy, zero + 0.5f * height, _CMP_GT_OQ);
+        const __mmask16 under_y = _mm512_cmp_ps_mask(dy, zero - 0.5f * height, _CMP_LT_OQ);
+        dx = _mm512_mask_add_ps(_mm512_mask_sub_ps(dx, over_x, dx, w), under_x, dx, w);
+        dy = _mm512_mask_add_ps(_mm512_mask_sub_ps(dy, over_y, dy, h), under_y, dy, h);
+    }
+    const wide_f d2 = dx * dx + dy * dy;
+    __mmask16 in = _mm512_cmp_ps_mask(d2, zero + k->r2, _CMP_LT_OQ);
+    if (self >= 0) {
+        const __m512i lane = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                              _mm512_set1_epi32(j0));
+        in &= _mm512_cmpneq_epi32_mask(lane, _mm512_set1_epi32(self));
+    } else {
+        in &= _mm512_cmp_ps_mask(d2, zero, _CMP_GT_OQ);
+    }
+    const wide_f root = wide_sqrt(one + k->eps * d2);              /* √(1 + ε‖d‖²) */
+    const wide_f shifted = root * k->inv_eps + k->shift_offset;    /* z − d_α + c */
+    const wide_f rise = wide_sqrt(one + shifted * shifted);
+    return (olfati_wide_near_t){
+        .dx = dx, .dy = dy, .root = root,
+        .inv = one / (rise * root),
+        .sigma = k->half_a_plus_b * shifted + k->half_a_minus_b * rise,
+        .in = in,
+        .own = S ? in & _mm512_cmp_ps_mask(wide_load(S + j0), zero + species, _CMP_EQ_OQ) : in,
+    };
+}
+
+/* The sums of 16 lanes (or of the lanes of `lanes`) into g/c, as the 8-lane
+ * loop's two sets side by side. */
+typedef struct olfati_wide_acc {
+    wide_f gx, gy, cx, cy;
+    int neighbours;
+} olfati_wide_acc_t;
+
+LANES_INLINE void olfati_wide_terms(const olfati_consts_t *k, const olfati_wide_near_t *n, const float *VX,
+                                    const float *VY, bool several, int32_t j0, float vx, float vy, __mmask16 lanes,
+                                    olfati_wide_acc_t *acc)
+{
+    const wide_f zero = {0}, one = zero + 1.0f;
+    const __mmask16 in = n->in & lanes, own = n->own & lanes;
+    /* bump_reach_lanes: 1 on the plateau, the polynomial above it */
+    const wide_f t = n->root * k->bump_scale - k->bump_offset, t2 = t * t;
+    const wide_f poly = BUMP_POLY(t, t2);
+    const wide_f rho = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, zero - 0.5f, _CMP_LT_OQ), poly, one);
+    /* the other species' lanes: only a repulsive φ */
+    const __mmask16 kept = several ? in & (own | _mm512_cmp_ps_mask(n->sigma, zero, _CMP_LT_OQ)) : in;
+    const wide_f g = rho * n->sigma * n->inv;
+    acc->gx = _mm512_mask_add_ps(acc->gx, kept, acc->gx, g * n->dx);
+    acc->gy = _mm512_mask_add_ps(acc->gy, kept, acc->gy, g * n->dy);
+    acc->cx = _mm512_mask_add_ps(acc->cx, own, acc->cx, rho * (wide_load(VX + j0) - vx));
+    acc->cy = _mm512_mask_add_ps(acc->cy, own, acc->cy, rho * (wide_load(VY + j0) - vy));
+    acc->neighbours += __builtin_popcount(own);
+}
+
+LANES_INLINE void olfati_span_wide(const olfati_consts_t *k, const float *X, const float *Y, const float *VX,
+                                   const float *VY, const float *S, float species, int32_t count, int32_t self,
+                                   float px, float py, float vx, float vy, bool pair_wrap, float width, float height,
+                                   olfati_sums_t *out)
+{
     const bool several = S != NULL;
-    wide_f gx = zero, gy = zero, cx = zero, cy = zero;
-    wide_i nn = {0};
+    olfati_wide_acc_t acc = {{0}, {0}, {0}, {0}, 0};
     int32_t j0 = 0;
-    olfati_terms_wide_near_t n = {0};
-    if (count > 0) n = olfati_terms_wide_near(k, X, Y, S, species, 0, self, px, py, pair_wrap, width, height);
+    /* Two vectors' first halves ahead of the second half: their chains
+     * (two square roots and a division) then overlap the work before. */
+    olfati_wide_near_t n = {0}, m = {0};
+    if (count > 0) n = olfati_wide_near(k, X, Y, S, species, 0, self, px, py, pair_wrap, width, height);
+    m = n;
+    if (WIDE < count) m = olfati_wide_near(k, X, Y, S, species, WIDE, self, px, py, pair_wrap, width, height);
     for (; j0 + LANES < count; j0 += WIDE) { /* both halves hold a candidate */
-        olfati_terms_wide_near_t m = n;
-        if (j0 + WIDE < count) /* the next vector's first half (else it would read too far) */
-            m = olfati_terms_wide_near(k, X, Y, S, species, j0 + WIDE, self, px, py, pair_wrap, width, height);
-        const olfati_terms_wide_t t = olfati_terms_wide(k, &n, VX, VY, several, j0, vx, vy);
-        gx += t.gx, gy += t.gy, cx += t.cx, cy += t.cy, nn += t.nn;
+        olfati_wide_near_t o = m;
+        if (j0 + 2 * WIDE < count) /* two vectors on (else it would read too far) */
+            o = olfati_wide_near(k, X, Y, S, species, j0 + 2 * WIDE, self, px, py, pair_wrap, width, height);
+        olfati_wide_terms(k, &n, VX, VY, several, j0, vx, vy, 0xffff, &acc);
         n = m;
+        m = o;
     }
-    olfati_acc_t lo = {wide_lo(gx), wide_lo(gy), wide_lo(cx), wide_lo(cy), (lanes_i)wide_lo((wide_f)nn)};
-    const olfati_acc_t hi = {wide_hi(gx), wide_hi(gy), wide_hi(cx), wide_hi(cy), (lanes_i)wide_hi((wide_f)nn)};
-    if (j0 < count) { /* the last up to LANES: the low half only (the high one reads what may be anything) */
-        const olfati_terms_wide_t t = olfati_terms_wide(k, &n, VX, VY, several, j0, vx, vy);
-        lo.gx += wide_lo(t.gx), lo.gy += wide_lo(t.gy), lo.cx += wide_lo(t.cx), lo.cy += wide_lo(t.cy);
-        lo.nn += (lanes_i)wide_lo((wide_f)t.nn);
-    }
+    if (j0 < count) /* the last up to LANES: the low half only (the high one reads what may be anything) */
+        olfati_wide_terms(k, &n, VX, VY, several, j0, vx, vy, 0x00ff, &acc);
+    const olfati_acc_t lo = {wide_lo(acc.gx), wide_lo(acc.gy), wide_lo(acc.cx), wide_lo(acc.cy), {0}};
+    const olfati_acc_t hi = {wide_hi(acc.gx), wide_hi(acc.gy), wide_hi(acc.cx), wide_hi(acc.cy), {0}};
     olfati_acc_out(&lo, &hi, out);
+    out->neighbours += acc.neighbours;
 }
 
 static void olfati_sense_wide(const olfati_consts_t *k, const float *X, const float *Y,
@@ -282,7 +362,7 @@ void olfati_sense(const olfati_consts_t *k, const float *X, const float *Y, cons
     olfati_sense_lanes(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, width, height, out);
 }
 
-void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s, finish_batch_t *out)
+void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const olfati_sums_t *s, olfati_batch_t *out)
 {
     const agents_t *a = &w->cur;
     const sim_params_t *p = world_params_for(w, a->flags[i]); /* its species' gains */
@@ -290,38 +370,94 @@ void olfati_agent(const world_t *w, const olfati_consts_t *k, size_t i, const ol
 
     float ux = p->os_c1_alpha * s->grad_x + p->os_c2_alpha * s->cons_x;
     float uy = p->os_c1_alpha * s->grad_y + p->os_c2_alpha * s->cons_y;
-    if (p->model >= MODEL_OLFATI2) {
-        /* γ-agent: the nearest client target, else the moving reference. */
-        vec2 to_ref;
-        float ref_vx, ref_vy;
-        const target_t *t = motion_nearest_target(w, px, py, &to_ref);
-        if (t) {
-            ref_vx = t->vx;
-            ref_vy = t->vy;
-        } else {
-            to_ref = (vec2){w->gamma_x - px, w->gamma_y - py};
-            if (p->border == BORDER_WRAP) {
-                to_ref.x = motion_wrap_delta(to_ref.x, w->width);
-                to_ref.y = motion_wrap_delta(to_ref.y, w->height);
-            }
-            ref_vx = p->os_ref_vx;
-            ref_vy = p->os_ref_vy;
-        }
-        ux += p->os_c1_gamma * to_ref.x - p->os_c2_gamma * (vx - ref_vx);
-        uy += p->os_c1_gamma * to_ref.y - p->os_c2_gamma * (vy - ref_vy);
-    }
-    if (p->model == MODEL_OLFATI3) {
-        vec2 beta = olfati_beta_feedback(w, k, px, py, vx, vy);
-        ux += beta.x;
-        uy += beta.y;
-    }
+    vec2 beta = {0.0f, 0.0f};
+    if (p->model == MODEL_OLFATI3 && w->n_obstacles) /* (no obstacle adds +0, as the sum over none would) */
+        beta = olfati_beta_feedback(w, k, px, py, vx, vy);
 
-    float nvx = vx + ux * w->dt, nvy = vy + uy * w->dt;
-    float speed2 = nvx * nvx + nvy * nvy;
-    if (speed2 > p->max_speed * p->max_speed) {
-        float m = p->max_speed / sqrtf(speed2);
-        nvx *= m;
-        nvy *= m;
+    if (out->count && i != out->first + (size_t)out->count) olfati_flush(w, out);
+    if (!out->count) out->first = i;
+    const int l = out->count++;
+    out->p[l] = p;
+    out->x[l] = px, out->y[l] = py, out->vx[l] = vx, out->vy[l] = vy;
+    out->ux[l] = ux, out->uy[l] = uy, out->beta_x[l] = beta.x, out->beta_y[l] = beta.y;
+    if (out->count == LANES) olfati_flush(w, out);
+}
+
+/* The batch's γ-agents (olfati2, olfati3): u += −c1γ (q − q_r) − c2γ (p − p_r)
+ * toward the nearest client target, else the moving reference; then the
+ * β-agents' share (olfati3), in that order, as one agent at a time did;
+ * then p += u·dt. The nearest targets are looked up for the whole batch
+ * (motion_nearest_target_index_agents: the same targets and displacements
+ * as motion_nearest_target, at a fraction of the index's visits). */
+static void olfati_feedback(const world_t *w, olfati_batch_t *b)
+{
+    float tx[LANES], ty[LANES];
+    int32_t which[LANES];
+    bool gamma = false;
+    for (int l = 0; l < b->count; l++) gamma |= b->p[l]->model >= MODEL_OLFATI2;
+    if (gamma && w->n_targets)
+        motion_nearest_target_index_agents(w, b->count, b->x, b->y, tx, ty, which);
+    else
+        for (int l = 0; l < LANES; l++) which[l] = -1;
+    for (int l = 0; l < b->count; l++) {
+        const sim_params_t *p = b->p[l];
+        const float px = b->x[l], py = b->y[l], vx = b->vx[l], vy = b->vy[l];
+        float ux = b->ux[l], uy = b->uy[l];
+        if (p->model >= MODEL_OLFATI2) {
+            vec2 to_ref;
+            float ref_vx, ref_vy;
+            if (which[l] >= 0) {
+                to_ref = (vec2){tx[l], ty[l]};
+                ref_vx = w->targets[which[l]].vx;
+                ref_vy = w->targets[which[l]].vy;
+            } else {
+                to_ref = (vec2){w->gamma_x - px, w->gamma_y - py};
+                if (p->border == BORDER_WRAP) {
+                    to_ref.x = motion_wrap_delta(to_ref.x, w->width);
+                    to_ref.y = motion_wrap_delta(to_ref.y, w->height);
+                }
+                ref_vx = p->os_ref_vx;
+                ref_vy = p->os_ref_vy;
+            }
+            ux += p->os_c1_gamma * to_ref.x - p->os_c2_gamma * (vx - ref_vx);
+            uy += p->os_c1_gamma * to_ref.y - p->os_c2_gamma * (vy - ref_vy);
+        }
+        if (p->model == MODEL_OLFATI3) {
+            ux += b->beta_x[l];
+            uy += b->beta_y[l];
+        }
+        b->nvx[l] = vx + ux * w->dt, b->nvy[l] = vy + uy * w->dt;
+        b->max_speed[l] = p->max_speed;
     }
-    finish_batch_add(w, out, i, px + nvx * w->dt, py + nvy * w->dt, nvx, nvy, 0);
+}
+
+/* |p| ≤ max_speed (a safety net the paper does not need with its gains),
+ * then q += p·dt, LANES agents at a time: the one-agent operations lane by
+ * lane (the limit applied where the speed is over it), and straight into
+ * the finish batch, which then ends them. Lanes past the count are not
+ * used. */
+KERNEL_CLONES
+static void olfati_flush_lanes(const world_t *w, olfati_batch_t *b)
+{
+    const lanes_f nvx = lanes_load(b->nvx), nvy = lanes_load(b->nvy), max = lanes_load(b->max_speed);
+    const lanes_f speed2 = nvx * nvx + nvy * nvy, m = max / lanes_sqrt(speed2);
+    const lanes_i over = speed2 > max * max;
+    const lanes_f vx = lanes_select(over, nvx * m, nvx), vy = lanes_select(over, nvy * m, nvy);
+    finish_batch_t *e = &b->ends;
+    e->first = b->first, e->count = b->count;
+    lanes_store(e->x, lanes_load(b->x) + vx * w->dt);
+    lanes_store(e->y, lanes_load(b->y) + vy * w->dt);
+    lanes_store(e->vx, vx);
+    lanes_store(e->vy, vy);
+    memset(e->flags, 0, sizeof e->flags);
+    finish_batch_flush(w, e);
+}
+
+void olfati_flush(const world_t *w, olfati_batch_t *b)
+{
+    if (b->count) {
+        olfati_feedback(w, b);
+        olfati_flush_lanes(w, b);
+    }
+    b->count = 0;
 }
