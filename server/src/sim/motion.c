@@ -551,6 +551,14 @@ LANES_INLINE lanes_i ray_holds(lanes_f qx, lanes_f qy, lanes_f ux, lanes_f uy, l
     return px * px + py * py < r2;
 }
 
+/* The far root of |q + u s| = r (r2 = r²): −q·u + √((q·u)² − |q|² + r²),
+ * the discriminant taken as 0 when negative (fmaxf(disc, 0)). */
+LANES_INLINE lanes_f ray_far_root(lanes_f qx, lanes_f qy, lanes_f ux, lanes_f uy, float r2)
+{
+    const lanes_f qu = qx * ux + qy * uy, disc = qu * qu - (qx * qx + qy * qy) + r2;
+    return -qu + lanes_sqrt(lanes_select(disc > 0.0f, disc, (lanes_f){0}));
+}
+
 /* push_out_of_obstacles (below) for eight agents at once during a step,
  * one agent per lane: each lane does that agent's operations one by one,
  * in the same order (the obstacles in table order, round after round), so
@@ -587,24 +595,20 @@ static void push_out_by_agents(const world_t *w, int count, float xs[LANES], flo
     const lanes_f bx = x - dx, by = y - dy; /* the ray starts at the centre */
     lanes_f t = r_first;
     /* Per obstacle, all but the point's test is the same in every round
-     * (q = base − centre, the far root of |q + u s| = r), so computed once. */
+     * (q = base − centre, the far root of |q + u s| = r), so computed once:
+     * q here, the roots as the first chain reaches them (below). */
     lanes_f qxs[SIM_MAX_OBSTACLES], qys[SIM_MAX_OBSTACLES], roots[SIM_MAX_OBSTACLES];
     float r2s[SIM_MAX_OBSTACLES];
     for (size_t m = 0; m < n; m++) {
         lanes_f qx = bx - op->x[m], qy = by - op->y[m];
         if (wrap) qx = wrap_lanes(qx, w->width), qy = wrap_lanes(qy, w->height);
         r2s[m] = op->r[m] * op->r[m];
-        const lanes_f qu = qx * ux + qy * uy, disc = qu * qu - (qx * qx + qy * qy) + r2s[m];
         qxs[m] = qx, qys[m] = qy;
-        roots[m] = -qu + lanes_sqrt(lanes_select(disc > 0.0f, disc, zero)); /* fmaxf(disc, 0) */
     }
     /* What obstacle m + 1's test and move find when obstacle m has just
-     * moved t to its root: the same at every round, so made once. */
+     * moved t to its root: the same at every round (m even: the chain
+     * takes obstacles in pairs from a multiple of RAY_AHEAD). */
     lanes_i holds_after[SIM_MAX_OBSTACLES], beyond_after[SIM_MAX_OBSTACLES];
-    for (size_t m = 0; m + 1 < n; m++) {
-        holds_after[m] = ray_holds(qxs[m + 1], qys[m + 1], ux, uy, roots[m], r2s[m + 1]);
-        beyond_after[m] = roots[m + 1] > roots[m];
-    }
     /* Each test waits for the t the test before it left: a chain. But
      * until a test passes, t stays as it is: so the tests up to the first
      * that passes (for any lane) are made side by side first, and the
@@ -613,7 +617,11 @@ static void push_out_by_agents(const world_t *w, int count, float xs[LANES], flo
      * obstacles two at a time: t after the first is either t or the
      * first's root, so the second's test is made at t beside the first's,
      * and at the root beforehand (holds_after); the move picks the one
-     * that applies. */
+     * that applies. The roots (a square root each) and holds_after are
+     * made in the first chain to need them, where they do not wait for t
+     * and so fill the chain's waits. */
+    _Static_assert(RAY_AHEAD % 2 == 0, "chains start at an even obstacle");
+    size_t ready = n; /* roots and the pairs' values are made for obstacles ready … n − 1 */
     lanes_i going = held; /* lanes whose last round found the point inside */
     for (size_t round = 0; round <= n; round++) {
         lanes_i inside = {0};
@@ -622,7 +630,14 @@ static void push_out_by_agents(const world_t *w, int count, float xs[LANES], flo
             for (size_t j = m; j < m + RAY_AHEAD && j < n; j++) any |= ray_holds(qxs[j], qys[j], ux, uy, t, r2s[j]);
             if (lanes_any(any & going)) break;
         }
+        const size_t start = m;
         for (; m + 1 < n; m += 2) {
+            if (m < ready) {
+                roots[m] = ray_far_root(qxs[m], qys[m], ux, uy, r2s[m]);
+                roots[m + 1] = ray_far_root(qxs[m + 1], qys[m + 1], ux, uy, r2s[m + 1]);
+                holds_after[m] = ray_holds(qxs[m + 1], qys[m + 1], ux, uy, roots[m], r2s[m + 1]);
+                beyond_after[m] = roots[m + 1] > roots[m];
+            }
             const lanes_i holds = going & ray_holds(qxs[m], qys[m], ux, uy, t, r2s[m]);
             const lanes_i holds_at_t = ray_holds(qxs[m + 1], qys[m + 1], ux, uy, t, r2s[m + 1]);
             const lanes_i moves = holds & (roots[m] > t); /* fmaxf: root never NaN */
@@ -633,10 +648,12 @@ static void push_out_by_agents(const world_t *w, int count, float xs[LANES], flo
             inside |= holds | holds_next;
         }
         for (; m < n; m++) {
+            if (m < ready) roots[m] = ray_far_root(qxs[m], qys[m], ux, uy, r2s[m]);
             const lanes_i holds = going & ray_holds(qxs[m], qys[m], ux, uy, t, r2s[m]);
             t = lanes_select(holds & (roots[m] > t), roots[m], t);
             inside |= holds;
         }
+        if (start < ready) ready = start;
         going = inside;
         if (!lanes_any(going)) break;
         t = lanes_select(going, t * 1.0001f + 1e-4f, t); /* a hair outside, so rounding cannot leave it inside */
