@@ -43,10 +43,25 @@ static void nearest_in_cell(const world_t *w, uint32_t from, uint32_t to, float 
                             long *best)
 {
     const lanes_f zero = {0};
-    lanes_f least = zero + INFINITY;
-    lanes_i at = (lanes_i){0} - 1, j = (lanes_i){0, 1, 2, 3, 4, 5, 6, 7} + (int32_t)from;
+    lanes_f least = zero + INFINITY, least_b = least;
+    lanes_i at = (lanes_i){0} - 1, at_b = at, j = (lanes_i){0, 1, 2, 3, 4, 5, 6, 7} + (int32_t)from;
     uint32_t k = from;
-    for (; k + LANES <= to; k += LANES, j += LANES) {
+    /* Two chains of "strictly nearer replaces" side by side, over
+     * alternate vectors, so that one compare need not wait for the other;
+     * merged lane by lane by distance, then by the lower index. */
+    for (; k + 2 * LANES <= to; k += 2 * LANES, j += 2 * LANES) {
+        lanes_f dx, dy;
+        const lanes_f d2 = motion_d2_lanes_wrapping(w, wrap, lanes_load(w->cur.x + k), lanes_load(w->cur.y + k),
+                                                    zero + x, zero + y, &dx, &dy);
+        const lanes_f d2_b = motion_d2_lanes_wrapping(w, wrap, lanes_load(w->cur.x + k + LANES),
+                                                      lanes_load(w->cur.y + k + LANES), zero + x, zero + y, &dx, &dy);
+        const lanes_i closer = d2 < least, closer_b = d2_b < least_b;
+        least = lanes_select(closer, d2, least);
+        at = (closer & j) | (~closer & at);
+        least_b = lanes_select(closer_b, d2_b, least_b);
+        at_b = (closer_b & (j + LANES)) | (~closer_b & at_b);
+    }
+    for (; k + LANES <= to; k += LANES, j += LANES) { /* chain a's indices stay ascending */
         lanes_f dx, dy;
         const lanes_f d2 = motion_d2_lanes_wrapping(w, wrap, lanes_load(w->cur.x + k), lanes_load(w->cur.y + k),
                                                     zero + x, zero + y, &dx, &dy);
@@ -54,6 +69,9 @@ static void nearest_in_cell(const world_t *w, uint32_t from, uint32_t to, float 
         least = lanes_select(closer, d2, least);
         at = (closer & j) | (~closer & at);
     }
+    const lanes_i takes = (least_b < least) | ((least_b == least) & (at_b >= 0) & ((at_b < at) | (at < 0)));
+    least = lanes_select(takes, least_b, least);
+    at = (takes & at_b) | (~takes & at);
     float m = INFINITY;
     long mk = -1;
     for (int l = 0; l < LANES; l++)

@@ -64,11 +64,17 @@ void target_index_build(target_index_t *t, const target_t *targets, size_t n, fl
         t->n_places = n;
         t->box = true;
         t->min_x = t->min_y = INFINITY, t->max_x = t->max_y = -INFINITY;
+        /* Compares, not fminf and fmaxf (library calls): the box is used
+         * only when every place is finite, where both agree. */
+        float x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+        bool finite = true;
         for (size_t k = 0; k < n; k++) {
-            t->box &= isfinite(t->xs[k]) && isfinite(t->ys[k]);
-            t->min_x = fminf(t->min_x, t->xs[k]), t->max_x = fmaxf(t->max_x, t->xs[k]);
-            t->min_y = fminf(t->min_y, t->ys[k]), t->max_y = fmaxf(t->max_y, t->ys[k]);
+            const float x = t->xs[k], y = t->ys[k];
+            finite &= isfinite(x) && isfinite(y);
+            x0 = x < x0 ? x : x0, x1 = x > x1 ? x : x1;
+            y0 = y < y0 ? y : y0, y1 = y > y1 ? y : y1;
         }
+        t->box = finite, t->min_x = x0, t->max_x = x1, t->min_y = y0, t->max_y = y1;
     }
     if (n < TARGET_INDEX_FROM || !t->start || n > t->cap || !(width > 0.0f) || !(height > 0.0f)) return;
     /* About one target per cell, the cells about square. */

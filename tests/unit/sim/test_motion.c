@@ -244,7 +244,8 @@ static void eight_agents_at_a_time_should_answer_as_each_one_by_one(void **state
 /* A predator's prey, looked for eight agents at a time in each cell,
  * against a scan of every agent one by one: in a crowd (the whole crowd
  * in a cell or four, so the scan's nearest is the search's), with and
- * without a tail of fewer than eight, in bounded and wrapped worlds. */
+ * without a tail of fewer than eight or sixteen (the scan's two chains),
+ * with twins, in bounded and wrapped worlds. */
 static void a_predator_should_find_the_nearest_agent_as_one_by_one(void **state)
 {
     (void)state;
@@ -258,12 +259,27 @@ static void a_predator_should_find_the_nearest_agent_as_one_by_one(void **state)
             assert_int_equal(world_set_param(&w, (size_t)params_find("border"), border, msg, sizeof msg), SIM_OK);
             prng_t rng;
             prng_seed(&rng, (uint32_t)(n + (size_t)border), 17);
-            for (size_t i = 0; i < n; i++)
+            for (size_t i = 0; i < n; i++) {
                 w.cur.x[i] = prng_range(&rng, 190.0f, 210.0f), w.cur.y[i] = prng_range(&rng, 190.0f, 210.0f);
+                if (i % 5 == 4) w.cur.x[i] = w.cur.x[i - 3], w.cur.y[i] = w.cur.y[i - 3]; /* twins, apart in the array */
+            }
             world_agents_placed(&w);
             world_step(&w); /* sorts the agents into the grid */
+            /* Twins within a cell (across cells the rings' order decides),
+             * 8 apart in the array (the same lane of the scan's two
+             * chains) or 16 (the same chain); the crowd stays within the
+             * cells searched. */
+            for (size_t c = 0; c < (size_t)w.grid.nx * (size_t)w.grid.ny; c++)
+                for (size_t i = w.grid.cell_start[c]; i + 16 < w.grid.cell_start[c + 1]; i += 3) {
+                    const size_t twin = i + (i % 2 ? 16 : 8);
+                    w.cur.x[twin] = w.cur.x[i], w.cur.y[twin] = w.cur.y[i];
+                }
             for (int q = 0; q < 200; q++) {
-                const float x = prng_range(&rng, 180.0f, 220.0f), y = prng_range(&rng, 180.0f, 220.0f);
+                float x = prng_range(&rng, 180.0f, 220.0f), y = prng_range(&rng, 180.0f, 220.0f);
+                if (q % 4 == 0) { /* on an agent with a twin: the first of the two is the answer */
+                    const size_t i = (size_t)q % w.n;
+                    x = w.cur.x[i], y = w.cur.y[i];
+                }
                 long want = -1;
                 float least = INFINITY;
                 for (size_t i = 0; i < w.n; i++) {
