@@ -418,6 +418,21 @@ LANES_INLINE lanes_i nearest_targets_scan(const world_t *w, bool wrap, lanes_f p
     return k0;
 }
 
+/* After the index gives up on a batch, this thread's next batches of the
+ * same build scan at once, but for one in INDEX_RETRY, which tries the
+ * index again: targets round a crowd make every look-up give up, after
+ * spending its budget (about 10 ns an agent in the calibration's crowd).
+ * The answer is the same either way; only its cost depends on this. */
+#define INDEX_RETRY 16
+
+typedef struct index_memo {
+    const target_index_t *index;
+    uint64_t build;
+    unsigned skip; /* batches left to scan without asking */
+} index_memo_t;
+
+static _Thread_local index_memo_t index_memo;
+
 /* motion_nearest_target for eight points, one per lane: the displacement
  * to each one's nearest target, the same bits. found: lanes that have one. */
 KERNEL_CLONES
@@ -432,6 +447,9 @@ static void nearest_targets_by_agents(const world_t *w, const float xs[LANES], c
      * cost less than the scan's vectors. */
     const target_index_t *t = &w->target_index;
     bool indexed = t->valid;
+    index_memo_t *memo = &index_memo;
+    const bool same_build = memo->index == t && memo->build == t->builds;
+    if (indexed && same_build && memo->skip > 0) memo->skip--, indexed = false;
     for (int k = 0; k < LANES && indexed; k++) indexed = target_index_covers(t, px[k], py[k]);
     size_t budget = w->n_targets / 8 + LANES;
     for (int k = 0; k < LANES && indexed; k++) {
@@ -439,6 +457,7 @@ static void nearest_targets_by_agents(const world_t *w, const float xs[LANES], c
         const long nearest = target_index_nearest(t, w->targets, px[k], py[k], &dx, &dy, &budget);
         if (nearest >= 0) best[k] = 0.0f, bx[k] = dx, by[k] = dy, bk[k] = (int32_t)nearest;
         indexed = nearest != TARGET_INDEX_GAVE_UP;
+        if (!indexed) *memo = (index_memo_t){t, t->builds, INDEX_RETRY - 1};
     }
     if (!indexed) best = zero + INFINITY, bx = by = zero, bk = (lanes_i){0} - 1;
     /* The lanes' box: wrapping is rare. Compares, not fminf and fmaxf

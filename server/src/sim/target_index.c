@@ -57,6 +57,7 @@ static int cell_y(const target_index_t *t, float y)
 void target_index_build(target_index_t *t, const target_t *targets, size_t n, float width, float height, bool wrap)
 {
     t->valid = false;
+    t->builds++;
     t->places = n <= t->cap;
     if (t->places) {
         for (size_t k = 0; k < n; k++) t->xs[k] = targets[k].x, t->ys[k] = targets[k].y;

@@ -25,6 +25,7 @@ struct target; /* world.h */
 
 typedef struct target_index {
     bool valid;           /* built for the current targets (during a step) */
+    uint64_t builds;      /* how many times it was built: tells one build's look-ups from another's */
     bool wrap;
     int nx, ny;
     float width, height;
