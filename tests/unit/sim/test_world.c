@@ -1,6 +1,5 @@
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sim_fixtures.h"
 
@@ -257,55 +256,6 @@ static void a_delayed_neighbour_should_be_seen_across_a_wrapped_edge_it_crossed(
     }
 }
 
-/* A crowd among 64 obstacles whose global model is olfati1 and whose
- * second species follows olfati3 (set_param with species): those agents
- * take the β-agents' share, as an all-olfati3 crowd does, from the bounds
- * worked out once per step (olfati_beta_prepare), not once per agent. Told
- * by CPU time against the all-olfati3 crowd, which does the same β work for
- * twice the agents: medians of alternating rounds, with a generous bound
- * (measured 0.85 of it; 1.65 when each agent worked the bounds out again). */
-static void a_species_of_olfati3_among_olfati1_should_cost_no_more_than_an_olfati3_crowd(void **state)
-{
-    (void)state;
-    enum { WORLDS = 2, ROUNDS = 5, STEPS = 2 };
-    world_t w[WORLDS];
-    for (int k = 0; k < WORLDS; k++) {
-        make_world(&w[k], 1600, 900, 0, 5);
-        set_param(&w[k], "model", k == 0 ? MODEL_OLFATI1 : MODEL_OLFATI3);
-        set_param(&w[k], "species", 2);
-        char msg[160];
-        assert_int_equal(world_set_species_param(&w[k], 1, (size_t)params_find("model"), MODEL_OLFATI3, msg, sizeof msg),
-                         SIM_OK);
-        for (int o = 0; o < SIM_MAX_OBSTACLES; o++)
-            assert_int_equal(world_add_obstacle(&w[k], 780.0f + (float)(o % 8) * 5.0f, 430.0f + (float)(o / 8) * 5.0f,
-                                                20.0f, NULL),
-                             SIM_OK);
-        assert_int_equal(world_add_agents(&w[k], 8000, true, 800.0f, 450.0f), SIM_OK);
-        world_step(&w[k]);
-    }
-    double seconds[WORLDS][ROUNDS];
-    for (int r = 0; r < ROUNDS; r++)
-        for (int k = 0; k < WORLDS; k++) {
-            struct timespec a, b;
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-            for (int s = 0; s < STEPS; s++) world_step(&w[k]);
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-            seconds[k][r] = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
-        }
-    double median[WORLDS];
-    for (int k = 0; k < WORLDS; k++) {
-        for (int i = 1; i < ROUNDS; i++) /* insertion sort */
-            for (int j = i; j > 0 && seconds[k][j] < seconds[k][j - 1]; j--) {
-                const double t = seconds[k][j];
-                seconds[k][j] = seconds[k][j - 1], seconds[k][j - 1] = t;
-            }
-        median[k] = seconds[k][ROUNDS / 2];
-        world_free(&w[k]);
-    }
-    print_message("half olfati3 / all olfati3: %.2f\n", median[0] / median[1]);
-    assert_true(median[0] <= 1.25 * median[1]);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -322,7 +272,6 @@ int main(void)
         cmocka_unit_test(changing_a_radius_should_resize_the_grid_and_keep_finding_neighbours),
         cmocka_unit_test(removing_a_clients_obstacles_should_keep_everyone_elses_in_order),
         cmocka_unit_test(a_delayed_neighbour_should_be_seen_across_a_wrapped_edge_it_crossed),
-        cmocka_unit_test(a_species_of_olfati3_among_olfati1_should_cost_no_more_than_an_olfati3_crowd),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
