@@ -110,7 +110,8 @@ LANES_INLINE void couzin_place(couzin_places_t *at, const couzin_consts_t *k, co
         lanes_store(at->ux + (j - j0), ux);
         lanes_store(at->uy + (j - j0), uy);
         if (blind) { /* inside the field of perception; NaN (distance 0) is not */
-            const lanes_i seen = hx * ux + hy * uy >= k->cos_half;
+            lanes_i seen = hx * ux + hy * uy >= k->cos_half;
+            if (general) seen &= d2 > 0.0f; /* r̂ infinite where d² underflows: couzin_sense */
             memcpy(at->seen + (j - j0), &seen, sizeof seen);
         }
     }
@@ -290,8 +291,16 @@ void couzin_sense(const couzin_consts_t *k, const float *X, const float *Y, cons
     const float speed = sqrtf(vx * vx + vy * vy);
     const bool blind = k->blind && speed > 0.0f;
     const float hx = speed > 0.0f ? vx / speed : 0.0f, hy = speed > 0.0f ? vy / speed : 0.0f;
+    /* The fast loops take a blind angle's test for the test of distance 0,
+     * as r̂ = d·(1/√d²) is NaN there. But where d² underflows to 0 while
+     * the offsets are not 0, r̂ is infinite and may look inside the field.
+     * That takes an agent within 2^-30 of the origin on both axes: on an
+     * axis where it is farther, another place differs from its own by 0
+     * or by at least 2^-54, whose square is a normal float. Such an agent
+     * takes the general loop, which also tests d² > 0. */
+    const bool at_origin = fabsf(px) < 0x1p-30f && fabsf(py) < 0x1p-30f;
 #ifdef SENSE_HAS_AVX512
-    if (k->avx512 && self < 0 && !S && !pair_wrap) {
+    if (k->avx512 && self < 0 && !S && !pair_wrap && !at_origin) {
         couzin_sense_avx512(k, X, Y, VX, VY, count, px, py, hx, hy, blind, out);
         return;
     }
@@ -299,7 +308,7 @@ void couzin_sense(const couzin_consts_t *k, const float *X, const float *Y, cons
     const lanes_f zero = {0};
     const couzin_set_t none = {zero, zero, zero, zero, zero, zero};
     couzin_acc_t a = {{none, none}, 0, 0, 0};
-    if (self >= 0 || S || pair_wrap)
+    if (self >= 0 || S || pair_wrap || at_origin)
         couzin_span(&a, k, X, Y, VX, VY, S, species, count, self, px, py, hx, hy, pair_wrap, width, height, true, blind);
     else if (blind)
         couzin_span(&a, k, X, Y, VX, VY, S, species, count, self, px, py, hx, hy, pair_wrap, width, height, false, true);

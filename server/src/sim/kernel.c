@@ -436,7 +436,8 @@ static void pass_init(pass_t *ps, world_t *w, uint32_t agent_begin, uint32_t age
         ps->sps[s].count_ahead = w->species_params[s].leader_rule == LEADER_FRONT && w->n_targets > 0;
         ps->sps[s].count_zones = ps->density; /* the radii follow the counts */
         ps->ocs[s] = olfati_consts(&w->species_params[s]);
-        if (model == MODEL_OLFATI3) olfati_beta_prepare(w, &ps->ocs[s]);
+        /* olfati_agent asks for the β-agents by the species' own model */
+        if (w->species_params[s].model == MODEL_OLFATI3) olfati_beta_prepare(w, &ps->ocs[s]);
         ps->ccs[s] = couzin_consts(&w->species_params[s]);
     }
 

@@ -355,6 +355,37 @@ static void both_sensing_loops_should_give_the_same_bits(void **state)
     assert_true(perceived > 1000 && repelled > 10);
 }
 
+/* Two bodies a hair apart near the origin: each offset is not 0 but its
+ * square underflows, so d² = 0. Distance 0 is in no zone (no direction to
+ * it), with or without a blind angle, on every loop; with a blind angle
+ * r̂ = d·(1/√0) is infinite, not NaN, and would look inside the field of
+ * perception. */
+static void a_neighbour_at_squared_distance_zero_should_not_be_perceived(void **state)
+{
+    (void)state;
+    sim_params_t p;
+    params_defaults(&p);
+    enum { N = 40, PAD = 8 };
+    float X[N + PAD], Y[N + PAD], VX[N + PAD], VY[N + PAD];
+    for (int j = 0; j < N + PAD; j++) X[j] = Y[j] = 1e30f, VX[j] = 1.0f, VY[j] = 0.0f;
+    for (int fov = 0; fov < 2; fov++) {
+        p.cz_fov = fov ? 270.0f : 360.0f;
+        couzin_consts_t k = couzin_consts(&p);
+        for (int loop = 0; loop < 3; loop++) { /* AVX-512 where there is one, portable, general (wrapped) */
+            k.avx512 = k.avx512 && loop == 0;
+            for (int n = 1; n <= N; n += 13) {
+                for (int j = 0; j < n; j++) X[j] = Y[j] = 1e-30f * (float)(j + 1); /* ahead of the agent */
+                couzin_sums_t s;
+                couzin_sense(&k, X, Y, VX, VY, NULL, 0.0f, n, -1, 0.0f, 0.0f, 1.0f, 1.0f, loop == 2, 1000.0f,
+                             1000.0f, &s);
+                assert_int_equal(s.n_rep + s.n_ori + s.n_att, 0);
+                assert_true(s.rep_x == 0.0f && s.rep_y == 0.0f && s.att_x == 0.0f && s.att_y == 0.0f);
+                for (int j = 0; j < n; j++) X[j] = Y[j] = 1e30f;
+            }
+        }
+    }
+}
+
 /* One term of the double-precision reference: what couzin_sense adds for
  * candidate j, classified by the same float compares as the kernel (so a
  * pair on a zone's or the field's edge falls on the same side) but with r̂
@@ -444,6 +475,7 @@ int main(void)
         cmocka_unit_test(the_collective_state_should_follow_the_zone_of_orientation),
         cmocka_unit_test(both_sensing_loops_should_give_the_same_bits),
         cmocka_unit_test(the_sums_should_be_within_the_stated_bound_of_exact_ones),
+        cmocka_unit_test(a_neighbour_at_squared_distance_zero_should_not_be_perceived),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
