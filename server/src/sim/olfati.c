@@ -35,12 +35,23 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
     float eps = p->os_eps, a = p->os_a, b = p->os_b;
     const float inv_eps = 1.0f / eps, inv_r_alpha = 1.0f / sigma_norm(p->os_r * p->os_r, eps);
     const float inv_h_span = 1.0f / (1.0f - p->os_h_alpha), c = fabsf(a - b) / sqrtf(4.0f * a * b);
+    const float inv_sqrt_eps = 1.0f / sqrtf(eps);
+    /* 0 < ‖d‖² < r² ⇔ bits(‖d‖²) − 1 < bits(r²) − 1 unsigned (positive floats
+     * order as their bits; −0, NaN and negatives wrap to the top), the same
+     * as (bits + 2³¹ − 1) < (bits(r²) + 2³¹ − 1) signed. */
+    const float r2 = p->os_r * p->os_r;
+    uint32_t r2_bits;
+    memcpy(&r2_bits, &r2, sizeof r2_bits);
     return (olfati_consts_t){
+        .r2_open_bound = (int32_t)(r2_bits + 0x7fffffffu),
+        /* the pair loop's root is √(1/ε + ‖d‖²) = √(1 + ε‖d‖²)/√ε: see models.h */
+        .root_offset = inv_eps,
+        .root_to_shift = inv_sqrt_eps,
         .shift_offset = c - sigma_norm(p->os_d * p->os_d, eps) - inv_eps,
-        .bump_scale = inv_eps * inv_r_alpha * inv_h_span,
+        .root_to_bump = inv_sqrt_eps * inv_r_alpha * inv_h_span,
         .bump_offset = (inv_eps * inv_r_alpha + p->os_h_alpha) * inv_h_span + 0.5f,
-        .half_a_plus_b = 0.5f * (a + b),
-        .half_a_minus_b = 0.5f * (a - b),
+        .rise_share = (a - b) / (a + b),
+        .grad_scale = 0.5f * (a + b) * inv_sqrt_eps,
         .eps = eps,
         .r_alpha = sigma_norm(p->os_r * p->os_r, eps),
         .d_alpha = sigma_norm(p->os_d * p->os_d, eps),
@@ -96,7 +107,7 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
  * instructions waiting on it. */
 #define OLFATI_TERMS_DEFINE(V, M, name, load, vsqrt, bump_reach, ...)                                           \
     typedef struct name##_near {                                                                              \
-        V dx, dy, root, inv, sigma; /* 1/(rise root), φ rise */                                               \
+        V dx, dy, root, phi; /* phi: φ(z − d_α)/√(1 + ε‖d‖²), over grad_scale */                             \
         M in, own;                                                                                            \
     } name##_near_t;                                                                                          \
     typedef struct name {                                                                                     \
@@ -106,7 +117,7 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
     /* The first half, up to the division: the long chain of latencies. */                                    \
     LANES_INLINE name##_near_t name##_near(const olfati_consts_t *k, const float *X, const float *Y,          \
                                            const float *S, float species, int32_t j0, int32_t self, float px, \
-                                           float py, bool pair_wrap, float width, float height)               \
+                                           float py, bool pair_wrap, bool balanced, float width, float height) \
     {                                                                                                         \
         const V zero = {0}, one = zero + 1.0f;                                                                \
         const float half_w = 0.5f * width, half_h = 0.5f * height;                                            \
@@ -118,15 +129,18 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         }                                                                                                     \
         const V d2 = dx * dx + dy * dy;                                                                       \
         const M lane = {__VA_ARGS__};                                                                         \
-        const M in = (d2 < k->r2) & (self >= 0 ? (lane + j0) != self : d2 > 0.0f);                            \
-        const V root = vsqrt(one + k->eps * d2);                /* √(1 + ε‖d‖²) */                             \
-        const V shifted = root * k->inv_eps + k->shift_offset;  /* z − d_α + c, z the σ-norm */                \
+        /* 0 < ‖d‖² < r² by the bits, as one unsigned comparison (olfati_consts) */                          \
+        typedef uint32_t name##_u __attribute__((vector_size(sizeof(M))));                                    \
+        const M in = self >= 0 ? (d2 < k->r2) & ((lane + j0) != self)                                         \
+                               : (M)((name##_u)(M)d2 + 0x7fffffffu) < k->r2_open_bound;                      \
+        const V root = vsqrt(d2 + k->root_offset);           /* √(1/ε + ‖d‖²) */                                \
+        const V shifted = root * k->root_to_shift + k->shift_offset; /* z − d_α + c, z the σ-norm */           \
         const V rise = vsqrt(one + shifted * shifted);            /* σ1(x) = x/rise */                         \
+        /* φ(z − d_α)/√(1 + ε‖d‖²) = grad_scale (x + rise (a − b)/(a + b))/(rise root) */                    \
+        const V phi_num = balanced ? shifted : shifted + k->rise_share * rise;                                \
         return (name##_near_t){                                                                               \
             .dx = dx, .dy = dy, .root = root,                                                                 \
-            /* φ(z − d_α)/√(1 + ε‖d‖²) = (½(a + b) x + ½(a − b) rise)/(rise root): one division */            \
-            .inv = one / (rise * root),                                                                       \
-            .sigma = k->half_a_plus_b * shifted + k->half_a_minus_b * rise,                                   \
+            .phi = phi_num / (rise * root),                                                                   \
             .in = in, .own = S ? in & (load(S + j0) == species) : in,                                         \
         };                                                                                                    \
     }                                                                                                         \
@@ -135,11 +149,11 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
                                const float *VY, bool several, int32_t j0, float vx, float vy)                 \
     {                                                                                                         \
         const M in = n->in, own = n->own;                                                                     \
-        const V phi = n->sigma; /* φ · rise, of φ's sign */                                                     \
-        const V rho = bump_reach(n->root * k->bump_scale - k->bump_offset);                                   \
+        const V phi = n->phi;                                                                                 \
+        const V rho = bump_reach(n->root * k->root_to_bump - k->bump_offset);                                 \
         /* the other species' lanes: only a repulsive φ */                                                     \
         const V phi_kept = several ? (V)(((M)phi & own) | ((M)phi & (phi < 0.0f) & ~own)) : phi;              \
-        const V g = (V)((M)(rho * phi_kept * n->inv) & in);                                                   \
+        const V g = (V)((M)(rho * phi_kept) & in);                                                            \
         return (name##_t){                                                                                    \
             .gx = g * n->dx,                                                                                  \
             .gy = g * n->dy,                                                                                  \
@@ -161,11 +175,11 @@ typedef struct olfati_acc {
     lanes_i nn; /* minus the neighbours: each adds its mask, −1 */
 } olfati_acc_t;
 
-static inline void olfati_acc_out(const olfati_acc_t *lo, const olfati_acc_t *hi, olfati_sums_t *out)
+static inline void olfati_acc_out(const olfati_acc_t *lo, const olfati_acc_t *hi, float grad_scale, olfati_sums_t *out)
 {
     const quad_f q0 = lanes_sum4(lo->gx + hi->gx, lo->gy + hi->gy, lo->cx + hi->cx, lo->cy + hi->cy);
-    out->grad_x += q0[0];
-    out->grad_y += q0[1];
+    out->grad_x += grad_scale * q0[0];
+    out->grad_y += grad_scale * q0[1];
     out->cons_x += q0[2];
     out->cons_y += q0[3];
     const lanes_i nn = lo->nn + hi->nn;
@@ -175,30 +189,30 @@ static inline void olfati_acc_out(const olfati_acc_t *lo, const olfati_acc_t *hi
 /* Sums over the span, eight candidates at a time, in two sets. */
 LANES_INLINE void olfati_span_lanes(const olfati_consts_t *k, const float *X, const float *Y, const float *VX,
                                     const float *VY, const float *S, float species, int32_t count, int32_t self,
-                                    float px, float py, float vx, float vy, bool pair_wrap, float width,
-                                    float height, olfati_sums_t *out)
+                                    float px, float py, float vx, float vy, bool pair_wrap, bool balanced,
+                                    float width, float height, olfati_sums_t *out)
 {
     olfati_acc_t lo = {0}, hi = {0};
     const bool several = S != NULL;
     int32_t j0 = 0;
     if (count > 0) {
-        olfati_terms_near_t n = olfati_terms_near(k, X, Y, S, species, 0, self, px, py, pair_wrap, width, height);
+        olfati_terms_near_t n = olfati_terms_near(k, X, Y, S, species, 0, self, px, py, pair_wrap, balanced, width, height);
         for (; j0 + LANES < count; j0 += 2 * LANES) { /* a vector for each set */
             const olfati_terms_near_t m =
-                olfati_terms_near(k, X, Y, S, species, j0 + LANES, self, px, py, pair_wrap, width, height);
+                olfati_terms_near(k, X, Y, S, species, j0 + LANES, self, px, py, pair_wrap, balanced, width, height);
             const olfati_terms_t t = olfati_terms(k, &n, VX, VY, several, j0, vx, vy);
             lo.gx += t.gx, lo.gy += t.gy, lo.cx += t.cx, lo.cy += t.cy, lo.nn += t.nn;
             /* (past the end this reads at most 2·LANES − 1 entries on, and is not used) */
-            n = olfati_terms_near(k, X, Y, S, species, j0 + 2 * LANES, self, px, py, pair_wrap, width, height);
+            n = olfati_terms_near(k, X, Y, S, species, j0 + 2 * LANES, self, px, py, pair_wrap, balanced, width, height);
             const olfati_terms_t u = olfati_terms(k, &m, VX, VY, several, j0 + LANES, vx, vy);
-            hi.gx += u.gx, hi.gy += u.gy, hi.cx += u.cx, hi.cy += u.cy, hi.nn += u.nn;
+            hi.gx += u.gx, hi.gy += u.gy, hi.cx += u.cx, hi.cy += u.cy, lo.nn += u.nn; /* (a count: one will do) */
         }
         if (j0 < count) { /* the last up to LANES */
             const olfati_terms_t t = olfati_terms(k, &n, VX, VY, several, j0, vx, vy);
             lo.gx += t.gx, lo.gy += t.gy, lo.cx += t.cx, lo.cy += t.cy, lo.nn += t.nn;
         }
     }
-    olfati_acc_out(&lo, &hi, out);
+    olfati_acc_out(&lo, &hi, k->grad_scale, out);
 }
 
 KERNEL_CLONES
@@ -207,10 +221,12 @@ static void olfati_sense_lanes(const olfati_consts_t *k, const float *X, const f
                                float py, float vx, float vy, bool pair_wrap, float width, float height,
                                olfati_sums_t *out)
 {
-    if (!S && self < 0 && !pair_wrap)
-        olfati_span_lanes(k, X, Y, VX, VY, NULL, 0.0f, count, -1, px, py, vx, vy, false, width, height, out);
+    if (!S && self < 0 && !pair_wrap && k->rise_share == 0.0f) /* a = b: φ odd */
+        olfati_span_lanes(k, X, Y, VX, VY, NULL, 0.0f, count, -1, px, py, vx, vy, false, true, width, height, out);
+    else if (!S && self < 0 && !pair_wrap)
+        olfati_span_lanes(k, X, Y, VX, VY, NULL, 0.0f, count, -1, px, py, vx, vy, false, false, width, height, out);
     else
-        olfati_span_lanes(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, width, height, out);
+        olfati_span_lanes(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, false, width, height, out);
 }
 
 #if OLFATI_WIDE
@@ -233,13 +249,13 @@ static void olfati_sense_lanes(const olfati_consts_t *k, const float *X, const f
 
 /* The first half of 16 candidates from j0 (olfati_terms_near's). */
 typedef struct olfati_wide_near {
-    wide_f dx, dy, root, inv, sigma;
+    wide_f dx, dy, root, phi;
     __mmask16 in, own;
 } olfati_wide_near_t;
 
 LANES_INLINE olfati_wide_near_t olfati_wide_near(const olfati_consts_t *k, const float *X, const float *Y,
                                                  const float *S, float species, int32_t j0, int32_t self, float px,
-                                                 float py, bool pair_wrap, float width, float height)
+                                                 float py, bool pair_wrap, bool balanced, float width, float height)
 {
     const wide_f zero = {0}, one = zero + 1.0f;
     wide_f dx = wide_load(X + j0) - px, dy = wide_load(Y + j0) - py;
@@ -253,21 +269,23 @@ LANES_INLINE olfati_wide_near_t olfati_wide_near(const olfati_consts_t *k, const
         dy = _mm512_mask_add_ps(_mm512_mask_sub_ps(dy, over_y, dy, h), under_y, dy, h);
     }
     const wide_f d2 = dx * dx + dy * dy;
-    __mmask16 in = _mm512_cmp_ps_mask(d2, zero + k->r2, _CMP_LT_OQ);
+    __mmask16 in;
     if (self >= 0) {
         const __m512i lane = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                                               _mm512_set1_epi32(j0));
-        in &= _mm512_cmpneq_epi32_mask(lane, _mm512_set1_epi32(self));
-    } else {
-        in &= _mm512_cmp_ps_mask(d2, zero, _CMP_GT_OQ);
+        in = _mm512_cmp_ps_mask(d2, zero + k->r2, _CMP_LT_OQ) &
+             _mm512_cmpneq_epi32_mask(lane, _mm512_set1_epi32(self));
+    } else { /* 0 < ‖d‖² < r², as the 8-lane loop's comparison of the bits */
+        in = _mm512_cmplt_epi32_mask(_mm512_add_epi32(_mm512_castps_si512(d2), _mm512_set1_epi32(0x7fffffff)),
+                                     _mm512_set1_epi32(k->r2_open_bound));
     }
-    const wide_f root = wide_sqrt(one + k->eps * d2);              /* √(1 + ε‖d‖²) */
-    const wide_f shifted = root * k->inv_eps + k->shift_offset;    /* z − d_α + c */
+    const wide_f root = wide_sqrt(d2 + k->root_offset);       /* √(1/ε + ‖d‖²) */
+    const wide_f shifted = root * k->root_to_shift + k->shift_offset; /* z − d_α + c */
     const wide_f rise = wide_sqrt(one + shifted * shifted);
+    const wide_f phi_num = balanced ? shifted : shifted + k->rise_share * rise;
     return (olfati_wide_near_t){
         .dx = dx, .dy = dy, .root = root,
-        .inv = one / (rise * root),
-        .sigma = k->half_a_plus_b * shifted + k->half_a_minus_b * rise,
+        .phi = phi_num / (rise * root),
         .in = in,
         .own = S ? in & _mm512_cmp_ps_mask(wide_load(S + j0), zero + species, _CMP_EQ_OQ) : in,
     };
@@ -287,12 +305,12 @@ LANES_INLINE void olfati_wide_terms(const olfati_consts_t *k, const olfati_wide_
     const wide_f zero = {0}, one = zero + 1.0f;
     const __mmask16 in = n->in & lanes, own = n->own & lanes;
     /* bump_reach_lanes: 1 on the plateau, the polynomial above it */
-    const wide_f t = n->root * k->bump_scale - k->bump_offset, t2 = t * t;
+    const wide_f t = n->root * k->root_to_bump - k->bump_offset, t2 = t * t;
     const wide_f poly = BUMP_POLY(t, t2);
     const wide_f rho = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, zero - 0.5f, _CMP_LT_OQ), poly, one);
     /* the other species' lanes: only a repulsive φ */
-    const __mmask16 kept = several ? in & (own | _mm512_cmp_ps_mask(n->sigma, zero, _CMP_LT_OQ)) : in;
-    const wide_f g = rho * n->sigma * n->inv;
+    const __mmask16 kept = several ? in & (own | _mm512_cmp_ps_mask(n->phi, zero, _CMP_LT_OQ)) : in;
+    const wide_f g = rho * n->phi;
     acc->gx = _mm512_mask_add_ps(acc->gx, kept, acc->gx, g * n->dx);
     acc->gy = _mm512_mask_add_ps(acc->gy, kept, acc->gy, g * n->dy);
     acc->cx = _mm512_mask_add_ps(acc->cx, own, acc->cx, rho * (wide_load(VX + j0) - vx));
@@ -302,8 +320,8 @@ LANES_INLINE void olfati_wide_terms(const olfati_consts_t *k, const olfati_wide_
 
 LANES_INLINE void olfati_span_wide(const olfati_consts_t *k, const float *X, const float *Y, const float *VX,
                                    const float *VY, const float *S, float species, int32_t count, int32_t self,
-                                   float px, float py, float vx, float vy, bool pair_wrap, float width, float height,
-                                   olfati_sums_t *out)
+                                   float px, float py, float vx, float vy, bool pair_wrap, bool balanced,
+                                   float width, float height, olfati_sums_t *out)
 {
     const bool several = S != NULL;
     olfati_wide_acc_t acc = {{0}, {0}, {0}, {0}, 0};
@@ -311,13 +329,13 @@ LANES_INLINE void olfati_span_wide(const olfati_consts_t *k, const float *X, con
     /* Two vectors' first halves ahead of the second half: their chains
      * (two square roots and a division) then overlap the work before. */
     olfati_wide_near_t n = {0}, m = {0};
-    if (count > 0) n = olfati_wide_near(k, X, Y, S, species, 0, self, px, py, pair_wrap, width, height);
+    if (count > 0) n = olfati_wide_near(k, X, Y, S, species, 0, self, px, py, pair_wrap, balanced, width, height);
     m = n;
-    if (WIDE < count) m = olfati_wide_near(k, X, Y, S, species, WIDE, self, px, py, pair_wrap, width, height);
+    if (WIDE < count) m = olfati_wide_near(k, X, Y, S, species, WIDE, self, px, py, pair_wrap, balanced, width, height);
     for (; j0 + LANES < count; j0 += WIDE) { /* both halves hold a candidate */
         olfati_wide_near_t o = m;
         if (j0 + 2 * WIDE < count) /* two vectors on (else it would read too far) */
-            o = olfati_wide_near(k, X, Y, S, species, j0 + 2 * WIDE, self, px, py, pair_wrap, width, height);
+            o = olfati_wide_near(k, X, Y, S, species, j0 + 2 * WIDE, self, px, py, pair_wrap, balanced, width, height);
         olfati_wide_terms(k, &n, VX, VY, several, j0, vx, vy, 0xffff, &acc);
         n = m;
         m = o;
@@ -326,7 +344,7 @@ LANES_INLINE void olfati_span_wide(const olfati_consts_t *k, const float *X, con
         olfati_wide_terms(k, &n, VX, VY, several, j0, vx, vy, 0x00ff, &acc);
     const olfati_acc_t lo = {wide_lo(acc.gx), wide_lo(acc.gy), wide_lo(acc.cx), wide_lo(acc.cy), {0}};
     const olfati_acc_t hi = {wide_hi(acc.gx), wide_hi(acc.gy), wide_hi(acc.cx), wide_hi(acc.cy), {0}};
-    olfati_acc_out(&lo, &hi, out);
+    olfati_acc_out(&lo, &hi, k->grad_scale, out);
     out->neighbours += acc.neighbours;
 }
 
@@ -335,10 +353,12 @@ static void olfati_sense_wide(const olfati_consts_t *k, const float *X, const fl
                                                  int32_t count, int32_t self, float px, float py, float vx, float vy,
                                                  bool pair_wrap, float width, float height, olfati_sums_t *out)
 {
-    if (!S && self < 0 && !pair_wrap)
-        olfati_span_wide(k, X, Y, VX, VY, NULL, 0.0f, count, -1, px, py, vx, vy, false, width, height, out);
+    if (!S && self < 0 && !pair_wrap && k->rise_share == 0.0f) /* a = b: φ odd */
+        olfati_span_wide(k, X, Y, VX, VY, NULL, 0.0f, count, -1, px, py, vx, vy, false, true, width, height, out);
+    else if (!S && self < 0 && !pair_wrap)
+        olfati_span_wide(k, X, Y, VX, VY, NULL, 0.0f, count, -1, px, py, vx, vy, false, false, width, height, out);
     else
-        olfati_span_wide(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, width, height, out);
+        olfati_span_wide(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, false, width, height, out);
 }
 #pragma GCC pop_options
 #endif
