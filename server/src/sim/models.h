@@ -75,12 +75,12 @@ typedef struct olfati_consts {
     float beta_far2[SIM_MAX_OBSTACLES], beta_near2[SIM_MAX_OBSTACLES];
     /* The pair loop's, from r = √(1/ε + ‖d‖²) = √(1 + ε‖d‖²)/√ε (one
      * multiplication per pair fewer than √(1 + ε‖d‖²)):
-     * x = z − d_α + c = r·root_to_shift + shift_offset, the bump's
-     * t = (z/r_α − h_α)/(1 − h_α) − ½ = r·root_to_bump − bump_offset, and
+     * x = z − d_α + c = (r − shift_root)·root_to_shift, the bump's
+     * t = (z/r_α − h_α)/(1 − h_α) − ½ = (r − bump_root)·root_to_bump, and
      * φ(z − d_α)/√(1 + ε‖d‖²) = grad_scale·(x + rise_share·rise)/(rise·r),
      * rise = √(1 + x²), rise_share = (a − b)/(a + b), grad_scale = ½(a + b)/√ε
      * (applied to the span's sum, once). */
-    float root_offset, root_to_shift, shift_offset, root_to_bump, bump_offset, rise_share, grad_scale;
+    float root_offset, root_to_shift, shift_root, root_to_bump, bump_root, rise_share, grad_scale;
 } olfati_consts_t;
 
 olfati_consts_t olfati_consts(const sim_params_t *p);

@@ -33,9 +33,12 @@ static float sigma_norm(float z2, float eps) { return (sqrtf(1.0f + eps * z2) - 
 olfati_consts_t olfati_consts(const sim_params_t *p)
 {
     float eps = p->os_eps, a = p->os_a, b = p->os_b;
-    const float inv_eps = 1.0f / eps, inv_r_alpha = 1.0f / sigma_norm(p->os_r * p->os_r, eps);
-    const float inv_h_span = 1.0f / (1.0f - p->os_h_alpha), c = fabsf(a - b) / sqrtf(4.0f * a * b);
-    const float inv_sqrt_eps = 1.0f / sqrtf(eps);
+    /* The pair loop's constants in double, each rounded once: x and t are
+     * differences of terms near 1/ε, so each constant's rounding counts. */
+    const double e = eps, h = p->os_h_alpha, ie = 1.0 / e, ise = 1.0 / sqrt(e);
+    const double r_alpha = (sqrt(1.0 + e * p->os_r * p->os_r) - 1.0) / e;
+    const double d_alpha = (sqrt(1.0 + e * p->os_d * p->os_d) - 1.0) / e;
+    const double c_exact = fabs((double)a - b) / sqrt(4.0 * a * b);
     /* 0 < ‖d‖² < r² ⇔ bits(‖d‖²) − 1 < bits(r²) − 1 unsigned (positive floats
      * order as their bits; −0, NaN and negatives wrap to the top), the same
      * as (bits + 2³¹ − 1) < (bits(r²) + 2³¹ − 1) signed. */
@@ -45,13 +48,16 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
     return (olfati_consts_t){
         .r2_open_bound = (int32_t)(r2_bits + 0x7fffffffu),
         /* the pair loop's root is √(1/ε + ‖d‖²) = √(1 + ε‖d‖²)/√ε: see models.h */
-        .root_offset = inv_eps,
-        .root_to_shift = inv_sqrt_eps,
-        .shift_offset = c - sigma_norm(p->os_d * p->os_d, eps) - inv_eps,
-        .root_to_bump = inv_sqrt_eps * inv_r_alpha * inv_h_span,
-        .bump_offset = (inv_eps * inv_r_alpha + p->os_h_alpha) * inv_h_span + 0.5f,
-        .rise_share = (a - b) / (a + b),
-        .grad_scale = 0.5f * (a + b) * inv_sqrt_eps,
+        .root_offset = (float)ie,
+        .root_to_shift = (float)ise,
+        /* x = (r − shift_root)·root_to_shift and t = (r − bump_root)·root_to_bump:
+         * the r where x = 0 and t = 0 taken away first, exactly where r is
+         * near them (Sterbenz), so that x and t carry r's rounding only. */
+        .shift_root = (float)(sqrt(e) * (ie + d_alpha - c_exact)),
+        .root_to_bump = (float)(ise / (r_alpha * (1.0 - h))),
+        .bump_root = (float)(sqrt(e) * r_alpha * ((1.0 - h) * 0.5 + h) + ise),
+        .rise_share = (float)(((double)a - b) / ((double)a + b)),
+        .grad_scale = (float)(0.5 * ((double)a + b) * ise),
         .eps = eps,
         .r_alpha = sigma_norm(p->os_r * p->os_r, eps),
         .d_alpha = sigma_norm(p->os_d * p->os_d, eps),
@@ -134,7 +140,7 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         const M in = self >= 0 ? (d2 < k->r2) & ((lane + j0) != self)                                         \
                                : (M)((name##_u)(M)d2 + 0x7fffffffu) < k->r2_open_bound;                      \
         const V root = vsqrt(d2 + k->root_offset);           /* √(1/ε + ‖d‖²) */                                \
-        const V shifted = root * k->root_to_shift + k->shift_offset; /* z − d_α + c, z the σ-norm */           \
+        const V shifted = (root - k->shift_root) * k->root_to_shift; /* z − d_α + c, z the σ-norm */          \
         const V rise = vsqrt(one + shifted * shifted);            /* σ1(x) = x/rise */                         \
         /* φ(z − d_α)/√(1 + ε‖d‖²) = grad_scale (x + rise (a − b)/(a + b))/(rise root) */                    \
         const V phi_num = balanced ? shifted : shifted + k->rise_share * rise;                                \
@@ -150,7 +156,7 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
     {                                                                                                         \
         const M in = n->in, own = n->own;                                                                     \
         const V phi = n->phi;                                                                                 \
-        const V rho = bump_reach(n->root * k->root_to_bump - k->bump_offset);                                 \
+        const V rho = bump_reach((n->root - k->bump_root) * k->root_to_bump);                               \
         /* the other species' lanes: only a repulsive φ */                                                     \
         const V phi_kept = several ? (V)(((M)phi & own) | ((M)phi & (phi < 0.0f) & ~own)) : phi;              \
         const V g = (V)((M)(rho * phi_kept) & in);                                                            \
@@ -280,7 +286,7 @@ LANES_INLINE olfati_wide_near_t olfati_wide_near(const olfati_consts_t *k, const
                                      _mm512_set1_epi32(k->r2_open_bound));
     }
     const wide_f root = wide_sqrt(d2 + k->root_offset);       /* √(1/ε + ‖d‖²) */
-    const wide_f shifted = root * k->root_to_shift + k->shift_offset; /* z − d_α + c */
+    const wide_f shifted = (root - k->shift_root) * k->root_to_shift; /* z − d_α + c */
     const wide_f rise = wide_sqrt(one + shifted * shifted);
     const wide_f phi_num = balanced ? shifted : shifted + k->rise_share * rise;
     return (olfati_wide_near_t){
@@ -305,7 +311,7 @@ LANES_INLINE void olfati_wide_terms(const olfati_consts_t *k, const olfati_wide_
     const wide_f zero = {0}, one = zero + 1.0f;
     const __mmask16 in = n->in & lanes, own = n->own & lanes;
     /* bump_reach_lanes: 1 on the plateau, the polynomial above it */
-    const wide_f t = n->root * k->root_to_bump - k->bump_offset, t2 = t * t;
+    const wide_f t = (n->root - k->bump_root) * k->root_to_bump, t2 = t * t;
     const wide_f poly = BUMP_POLY(t, t2);
     const wide_f rho = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, zero - 0.5f, _CMP_LT_OQ), poly, one);
     /* the other species' lanes: only a repulsive φ */
