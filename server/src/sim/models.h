@@ -73,14 +73,14 @@ typedef struct olfati_consts {
     bool beta_ready;
     float beta_box[4];
     float beta_far2[SIM_MAX_OBSTACLES], beta_near2[SIM_MAX_OBSTACLES];
-    /* The pair loop's, from r = √(1/ε + ‖d‖²) = √(1 + ε‖d‖²)/√ε (one
-     * multiplication per pair fewer than √(1 + ε‖d‖²)):
-     * x = z − d_α + c = (r − shift_root)·root_to_shift, the bump's
-     * t = (z/r_α − h_α)/(1 − h_α) − ½ = (r − bump_root)·root_to_bump, and
-     * φ(z − d_α)/√(1 + ε‖d‖²) = grad_scale·(x + rise_share·rise)/(rise·r),
-     * rise = √(1 + x²), rise_share = (a − b)/(a + b), grad_scale = ½(a + b)/√ε
+    /* The pair loop's, from r = √(1/ε + ‖d‖²) = √(1 + ε‖d‖²)/√ε (no
+     * multiplication by ε per pair): y = x√ε = r − shift_root with
+     * x = z − d_α + c, the bump's t = (z/r_α − h_α)/(1 − h_α) − ½ =
+     * (r − bump_root)·root_to_bump, and φ(z − d_α)/√(1 + ε‖d‖²) =
+     * grad_scale·(y + rise_share·rise)/(rise·r) with rise = √(y² + eps_sigma)
+     * = √(1 + x²)√ε, rise_share = (a − b)/(a + b), grad_scale = ½(a + b)/√ε
      * (applied to the span's sum, once). */
-    float root_offset, root_to_shift, shift_root, root_to_bump, bump_root, rise_share, grad_scale;
+    float root_offset, eps_sigma, shift_root, root_to_bump, bump_root, rise_share, grad_scale;
 } olfati_consts_t;
 
 olfati_consts_t olfati_consts(const sim_params_t *p);

@@ -49,8 +49,8 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         .r2_open_bound = (int32_t)(r2_bits + 0x7fffffffu),
         /* the pair loop's root is √(1/ε + ‖d‖²) = √(1 + ε‖d‖²)/√ε: see models.h */
         .root_offset = (float)ie,
-        .root_to_shift = (float)ise,
-        /* x = (r − shift_root)·root_to_shift and t = (r − bump_root)·root_to_bump:
+        .eps_sigma = eps,
+        /* x√ε = r − shift_root and t = (r − bump_root)·root_to_bump:
          * the r where x = 0 and t = 0 taken away first, exactly where r is
          * near them (Sterbenz), so that x and t carry r's rounding only. */
         .shift_root = (float)(sqrt(e) * (ie + d_alpha - c_exact)),
@@ -90,13 +90,19 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
  * with masks M of N lanes (lanes.h's 8, wide.h's 16), defined once for
  * both widths: name_t holds the terms, name(…) works them out.
  *
- * Per pair: two square roots and one division: φ(z − d_α)/√(1 + ε‖d‖²)
- * = (½(a + b) x + ½(a − b) rise)/(rise root), with x = z − d_α + c, rise =
- * √(1 + x²) and root = √(1 + ε‖d‖²) (the square root and the division are
- * what the pair costs most, more than the two multiplications this takes
- * over σ1 and 1/root divided apart), the σ-norm and the bump's
- * argument each one multiply-add from √(1 + ε‖d‖²) (olfati_consts folds
- * the constants), the bump's cosine a polynomial (bump.h), all lane-wise.
+ * Per pair: two square roots and one division, all lane-wise.
+ * r = √(1/ε + ‖d‖²) = √(1 + ε‖d‖²)/√ε (no multiplication by ε); y = x√ε
+ * = r − r_x, x = z − d_α + c, and the bump's argument t = (r − r_t)·slope
+ * (olfati_consts: exact near r_x and r_t, where it counts); σ1(x) = y/rise
+ * with rise = √(y² + ε); and φ(z − d_α)/√(1 + ε‖d‖²) = ½(a + b)/√ε ·
+ * (y + rise (a − b)/(a + b))/(rise r), one division, and no
+ * multiplication by 1/√ε per pair; the factor ½(a + b)/√ε is applied to
+ * the span's sum, once,
+ * and with a = b (the defaults) the rise term is left out (it adds +0:
+ * the same bits). The bump's cosine is a polynomial (bump.h).
+ * The square roots and the division are about half of what a pair costs
+ * on AVX2 (3.7 ns per 8 lanes of about 9 in a crowd); the multiplications
+ * and adds the other half, so each one taken out counts.
  * Another species is no α-neighbour (no lattice, no consensus, not
  * counted) but its body still repels: the gradient's repulsive part only,
  * as the potential treats another kind (else two species gathered at one
@@ -125,7 +131,6 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
                                            const float *S, float species, int32_t j0, int32_t self, float px, \
                                            float py, bool pair_wrap, bool balanced, float width, float height) \
     {                                                                                                         \
-        const V zero = {0}, one = zero + 1.0f;                                                                \
         const float half_w = 0.5f * width, half_h = 0.5f * height;                                            \
         V dx = load(X + j0) - px, dy = load(Y + j0) - py;                                                     \
         if (pair_wrap) { /* motion_wrap_delta, lane by lane */                                                \
@@ -140,10 +145,10 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         const M in = self >= 0 ? (d2 < k->r2) & ((lane + j0) != self)                                         \
                                : (M)((name##_u)(M)d2 + 0x7fffffffu) < k->r2_open_bound;                      \
         const V root = vsqrt(d2 + k->root_offset);           /* √(1/ε + ‖d‖²) */                                \
-        const V shifted = (root - k->shift_root) * k->root_to_shift; /* z − d_α + c, z the σ-norm */          \
-        const V rise = vsqrt(one + shifted * shifted);            /* σ1(x) = x/rise */                         \
-        /* φ(z − d_α)/√(1 + ε‖d‖²) = grad_scale (x + rise (a − b)/(a + b))/(rise root) */                    \
-        const V phi_num = balanced ? shifted : shifted + k->rise_share * rise;                                \
+        const V y = root - k->shift_root;              /* x √ε, x = z − d_α + c, z the σ-norm */              \
+        const V rise = vsqrt(y * y + k->eps_sigma);    /* √(1 + x²) √ε: σ1(x) = y/rise */                     \
+        /* φ(z − d_α)/√(1 + ε‖d‖²) = grad_scale (y + rise (a − b)/(a + b))/(rise root) */                    \
+        const V phi_num = balanced ? y : y + k->rise_share * rise;                                            \
         return (name##_near_t){                                                                               \
             .dx = dx, .dy = dy, .root = root,                                                                 \
             .phi = phi_num / (rise * root),                                                                   \
@@ -263,7 +268,7 @@ LANES_INLINE olfati_wide_near_t olfati_wide_near(const olfati_consts_t *k, const
                                                  const float *S, float species, int32_t j0, int32_t self, float px,
                                                  float py, bool pair_wrap, bool balanced, float width, float height)
 {
-    const wide_f zero = {0}, one = zero + 1.0f;
+    const wide_f zero = {0};
     wide_f dx = wide_load(X + j0) - px, dy = wide_load(Y + j0) - py;
     if (pair_wrap) { /* motion_wrap_delta, lane by lane */
         const wide_f w = zero + width, h = zero + height;
@@ -286,9 +291,9 @@ LANES_INLINE olfati_wide_near_t olfati_wide_near(const olfati_consts_t *k, const
                                      _mm512_set1_epi32(k->r2_open_bound));
     }
     const wide_f root = wide_sqrt(d2 + k->root_offset);       /* √(1/ε + ‖d‖²) */
-    const wide_f shifted = (root - k->shift_root) * k->root_to_shift; /* z − d_α + c */
-    const wide_f rise = wide_sqrt(one + shifted * shifted);
-    const wide_f phi_num = balanced ? shifted : shifted + k->rise_share * rise;
+    const wide_f y = root - k->shift_root; /* x √ε */
+    const wide_f rise = wide_sqrt(y * y + k->eps_sigma);
+    const wide_f phi_num = balanced ? y : y + k->rise_share * rise;
     return (olfati_wide_near_t){
         .dx = dx, .dy = dy, .root = root,
         .phi = phi_num / (rise * root),
