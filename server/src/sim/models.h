@@ -75,12 +75,13 @@ typedef struct olfati_consts {
     float beta_far2[SIM_MAX_OBSTACLES], beta_near2[SIM_MAX_OBSTACLES];
     /* The pair loop's, from r = √(1/ε + ‖d‖²) = √(1 + ε‖d‖²)/√ε (no
      * multiplication by ε per pair): y = x√ε = r − shift_root with
-     * x = z − d_α + c, the bump's t = (z/r_α − h_α)/(1 − h_α) − ½ =
-     * (r − bump_root)·root_to_bump, and φ(z − d_α)/√(1 + ε‖d‖²) =
+     * x = z − d_α + c, the bump ½ + t Q(t²) (bump.h) of t = (z/r_α − h_α)/(1 − h_α)
+     * − ½ as ½ + u bump_q(u²) of u = r − bump_root (the slope dt/dr folded
+     * into bump_q; plateau where u < bump_plateau), and φ(z − d_α)/√(1 + ε‖d‖²) =
      * grad_scale·(y + rise_share·rise)/(rise·r) with rise = √(y² + eps_sigma)
      * = √(1 + x²)√ε, rise_share = (a − b)/(a + b), grad_scale = ½(a + b)/√ε
      * (applied to the span's sum, once). */
-    float root_offset, eps_sigma, shift_root, root_to_bump, bump_root, rise_share, grad_scale;
+    float root_offset, eps_sigma, shift_root, bump_root, bump_q[4], bump_plateau, rise_share, grad_scale;
 } olfati_consts_t;
 
 olfati_consts_t olfati_consts(const sim_params_t *p);

@@ -39,6 +39,7 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
     const double r_alpha = (sqrt(1.0 + e * p->os_r * p->os_r) - 1.0) / e;
     const double d_alpha = (sqrt(1.0 + e * p->os_d * p->os_d) - 1.0) / e;
     const double c_exact = fabs((double)a - b) / sqrt(4.0 * a * b);
+    const double slope = ise / (r_alpha * (1.0 - h)); /* dt/dr, t the bump's argument */
     /* 0 < ‖d‖² < r² ⇔ bits(‖d‖²) − 1 < bits(r²) − 1 unsigned (positive floats
      * order as their bits; −0, NaN and negatives wrap to the top), the same
      * as (bits + 2³¹ − 1) < (bits(r²) + 2³¹ − 1) signed. */
@@ -50,11 +51,16 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         /* the pair loop's root is √(1/ε + ‖d‖²) = √(1 + ε‖d‖²)/√ε: see models.h */
         .root_offset = (float)ie,
         .eps_sigma = eps,
-        /* x√ε = r − shift_root and t = (r − bump_root)·root_to_bump:
+        /* x√ε = r − shift_root and t = (r − bump_root)·slope:
          * the r where x = 0 and t = 0 taken away first, exactly where r is
          * near them (Sterbenz), so that x and t carry r's rounding only. */
         .shift_root = (float)(sqrt(e) * (ie + d_alpha - c_exact)),
-        .root_to_bump = (float)(ise / (r_alpha * (1.0 - h))),
+        /* bump.h's ½ + t Q(t²) with t = slope·u, u = r − bump_root, as
+         * ½ + u Q'(u²): Q's coefficient of t²ᵏ times slope²ᵏ⁺¹, which saves
+         * the multiplication by the slope; the plateau t < −½ is u < −½/slope */
+        .bump_q = {(float)(BUMP_Q0 * slope), (float)(BUMP_Q1 * pow(slope, 3)), (float)(BUMP_Q2 * pow(slope, 5)),
+                   (float)(BUMP_Q3 * pow(slope, 7))},
+        .bump_plateau = (float)(-0.5 / slope),
         .bump_root = (float)(sqrt(e) * r_alpha * ((1.0 - h) * 0.5 + h) + ise),
         .rise_share = (float)(((double)a - b) / ((double)a + b)),
         .grad_scale = (float)(0.5 * ((double)a + b) * ise),
@@ -117,7 +123,7 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
  * half: the chain through them is long (about a hundred cycles), and with
  * all of it in one iteration the processor's window filled with
  * instructions waiting on it. */
-#define OLFATI_TERMS_DEFINE(V, M, name, load, vsqrt, bump_reach, ...)                                           \
+#define OLFATI_TERMS_DEFINE(V, M, name, load, vsqrt, ...)                                                       \
     typedef struct name##_near {                                                                              \
         V dx, dy, root, phi; /* phi: φ(z − d_α)/√(1 + ε‖d‖²), over grad_scale */                             \
         M in, own;                                                                                            \
@@ -161,7 +167,11 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
     {                                                                                                         \
         const M in = n->in, own = n->own;                                                                     \
         const V phi = n->phi;                                                                                 \
-        const V rho = bump_reach((n->root - k->bump_root) * k->root_to_bump);                               \
+        /* the bump: 1 on its plateau, the polynomial above it (olfati_bump_poly) */                           \
+        const V u = n->root - k->bump_root, u2 = u * u, one = (V){0} + 1.0f;                                   \
+        const V poly = 0.5f + u * (((k->bump_q[3] * u2 + k->bump_q[2]) * u2 + k->bump_q[1]) * u2 + k->bump_q[0]); \
+        const M plateau = u < k->bump_plateau;                                                                \
+        const V rho = (V)(((M)one & plateau) | ((M)poly & ~plateau));                                         \
         /* the other species' lanes: only a repulsive φ */                                                     \
         const V phi_kept = several ? (V)(((M)phi & own) | ((M)phi & (phi < 0.0f) & ~own)) : phi;              \
         const V g = (V)((M)(rho * phi_kept) & in);                                                            \
@@ -174,7 +184,7 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         };                                                                                                    \
     }
 
-OLFATI_TERMS_DEFINE(lanes_f, lanes_i, olfati_terms, lanes_load, lanes_sqrt, bump_reach_lanes, 0, 1, 2, 3, 4, 5, 6, 7)
+OLFATI_TERMS_DEFINE(lanes_f, lanes_i, olfati_terms, lanes_load, lanes_sqrt, 0, 1, 2, 3, 4, 5, 6, 7)
 
 /* The sums as 8-lane vectors: candidate j goes to lane j mod 8 of the
  * first set when j mod 16 < 8, else of the second; each lane in order of
@@ -315,10 +325,10 @@ LANES_INLINE void olfati_wide_terms(const olfati_consts_t *k, const olfati_wide_
 {
     const wide_f zero = {0}, one = zero + 1.0f;
     const __mmask16 in = n->in & lanes, own = n->own & lanes;
-    /* bump_reach_lanes: 1 on the plateau, the polynomial above it */
-    const wide_f t = (n->root - k->bump_root) * k->root_to_bump, t2 = t * t;
-    const wide_f poly = BUMP_POLY(t, t2);
-    const wide_f rho = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, zero - 0.5f, _CMP_LT_OQ), poly, one);
+    /* the bump: 1 on its plateau, the polynomial above it (the 8-lane loop's) */
+    const wide_f u = n->root - k->bump_root, u2 = u * u;
+    const wide_f poly = 0.5f + u * (((k->bump_q[3] * u2 + k->bump_q[2]) * u2 + k->bump_q[1]) * u2 + k->bump_q[0]);
+    const wide_f rho = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(u, zero + k->bump_plateau, _CMP_LT_OQ), poly, one);
     /* the other species' lanes: only a repulsive φ */
     const __mmask16 kept = several ? in & (own | _mm512_cmp_ps_mask(n->phi, zero, _CMP_LT_OQ)) : in;
     const wide_f g = rho * n->phi;
