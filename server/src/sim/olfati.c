@@ -118,11 +118,12 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
  * by bit. The callers pass constants for S, self and pair_wrap in the
  * common case, so that its loop tests none of them.
  *
- * The work is in two halves, so that the loops can start the next
- * vector's square roots and divisions before the current one's second
- * half: the chain through them is long (about a hundred cycles), and with
- * all of it in one iteration the processor's window filled with
- * instructions waiting on it. */
+ * The work is in parts, so that the loops can start the next vectors'
+ * square roots and divisions before the current one's terms: the chain
+ * through them is long (about a hundred cycles), and with all of it in
+ * one iteration the processor's window filled with instructions waiting
+ * on it. name_reach goes as far as r's square root, name_phi from there
+ * to the division, name the terms. */
 #define OLFATI_TERMS_DEFINE(V, M, name, load, vsqrt, ...)                                                       \
     typedef struct name##_near {                                                                              \
         V dx, dy, root, phi; /* phi: φ(z − d_α)/√(1 + ε‖d‖²), over grad_scale */                             \
@@ -132,10 +133,10 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         V gx, gy, cx, cy;                                                                                     \
         M nn; /* −1 in the lanes of neighbours */                                                             \
     } name##_t;                                                                                               \
-    /* The first half, up to the division: the long chain of latencies. */                                    \
-    LANES_INLINE name##_near_t name##_near(const olfati_consts_t *k, const float *X, const float *Y,          \
+    /* Up to the first square root. */                                                                        \
+    LANES_INLINE name##_near_t name##_reach(const olfati_consts_t *k, const float *X, const float *Y,         \
                                            const float *S, float species, int32_t j0, int32_t self, float px, \
-                                           float py, bool pair_wrap, bool balanced, float width, float height) \
+                                           float py, bool pair_wrap, float width, float height)               \
     {                                                                                                         \
         const float half_w = 0.5f * width, half_h = 0.5f * height;                                            \
         V dx = load(X + j0) - px, dy = load(Y + j0) - py;                                                     \
@@ -151,15 +152,20 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         const M in = self >= 0 ? (d2 < k->r2) & ((lane + j0) != self)                                         \
                                : (M)((name##_u)(M)d2 + 0x7fffffffu) < k->r2_open_bound;                      \
         const V root = vsqrt(d2 + k->root_offset);           /* √(1/ε + ‖d‖²) */                                \
+        return (name##_near_t){                                                                               \
+            .dx = dx, .dy = dy, .root = root,                                                                 \
+            .in = in, .own = S ? in & (load(S + j0) == species) : in,                                         \
+        };                                                                                                    \
+    }                                                                                                         \
+    LANES_INLINE name##_near_t name##_phi(const olfati_consts_t *k, name##_near_t a, bool balanced)          \
+    {                                                                                                         \
+        const V root = a.root;                                                                                \
         const V y = root - k->shift_root;              /* x √ε, x = z − d_α + c, z the σ-norm */              \
         const V rise = vsqrt(y * y + k->eps_sigma);    /* √(1 + x²) √ε: σ1(x) = y/rise */                     \
         /* φ(z − d_α)/√(1 + ε‖d‖²) = grad_scale (y + rise (a − b)/(a + b))/(rise root) */                    \
         const V phi_num = balanced ? y : y + k->rise_share * rise;                                            \
-        return (name##_near_t){                                                                               \
-            .dx = dx, .dy = dy, .root = root,                                                                 \
-            .phi = phi_num / (rise * root),                                                                   \
-            .in = in, .own = S ? in & (load(S + j0) == species) : in,                                         \
-        };                                                                                                    \
+        a.phi = phi_num / (rise * root);                                                                      \
+        return a;                                                                                             \
     }                                                                                                         \
     /* The second half; several: S was given. */                                                              \
     LANES_INLINE name##_t name(const olfati_consts_t *k, const name##_near_t *n, const float *VX,             \
@@ -216,22 +222,29 @@ LANES_INLINE void olfati_span_lanes(const olfati_consts_t *k, const float *X, co
     olfati_acc_t lo = {0}, hi = {0};
     const bool several = S != NULL;
     int32_t j0 = 0;
-    if (count > 0) {
-        olfati_terms_near_t n = olfati_terms_near(k, X, Y, S, species, 0, self, px, py, pair_wrap, balanced, width, height);
-        for (; j0 + LANES < count; j0 += 2 * LANES) { /* a vector for each set */
-            const olfati_terms_near_t m =
-                olfati_terms_near(k, X, Y, S, species, j0 + LANES, self, px, py, pair_wrap, balanced, width, height);
-            const olfati_terms_t t = olfati_terms(k, &n, VX, VY, several, j0, vx, vy);
-            lo.gx += t.gx, lo.gy += t.gy, lo.cx += t.cx, lo.cy += t.cy, lo.nn += t.nn;
-            /* (past the end this reads at most 2·LANES − 1 entries on, and is not used) */
-            n = olfati_terms_near(k, X, Y, S, species, j0 + 2 * LANES, self, px, py, pair_wrap, balanced, width, height);
-            const olfati_terms_t u = olfati_terms(k, &m, VX, VY, several, j0 + LANES, vx, vy);
-            hi.gx += u.gx, hi.gy += u.gy, hi.cx += u.cx, hi.cy += u.cy, lo.nn += u.nn; /* (a count: one will do) */
-        }
-        if (j0 < count) { /* the last up to LANES */
-            const olfati_terms_t t = olfati_terms(k, &n, VX, VY, several, j0, vx, vy);
-            lo.gx += t.gx, lo.gy += t.gy, lo.cx += t.cx, lo.cy += t.cy, lo.nn += t.nn;
-        }
+    /* In three stages: the displacement and r for the vector after next, r's
+     * second square root and the division for the next, the terms of this
+     * one (the first square root's latency and the second's overlap more
+     * work than in two stages). */
+    olfati_terms_near_t a = olfati_terms_reach(k, X, Y, S, species, 0, self, px, py, pair_wrap, width, height);
+    olfati_terms_near_t b = a;
+    if (LANES < count) b = olfati_terms_reach(k, X, Y, S, species, LANES, self, px, py, pair_wrap, width, height);
+    olfati_terms_near_t n = olfati_terms_phi(k, a, balanced);
+    for (; j0 + LANES < count; j0 += 2 * LANES) { /* a vector for each set */
+        /* (this reads at most 2·LANES − 1 entries past count, and is not used past it) */
+        a = olfati_terms_reach(k, X, Y, S, species, j0 + 2 * LANES, self, px, py, pair_wrap, width, height);
+        const olfati_terms_near_t m = olfati_terms_phi(k, b, balanced);
+        const olfati_terms_t t = olfati_terms(k, &n, VX, VY, several, j0, vx, vy);
+        lo.gx += t.gx, lo.gy += t.gy, lo.cx += t.cx, lo.cy += t.cy, lo.nn += t.nn;
+        if (j0 + 3 * LANES < count) /* (only when the next round uses it) */
+            b = olfati_terms_reach(k, X, Y, S, species, j0 + 3 * LANES, self, px, py, pair_wrap, width, height);
+        n = olfati_terms_phi(k, a, balanced);
+        const olfati_terms_t u = olfati_terms(k, &m, VX, VY, several, j0 + LANES, vx, vy);
+        hi.gx += u.gx, hi.gy += u.gy, hi.cx += u.cx, hi.cy += u.cy, lo.nn += u.nn; /* (a count: one will do) */
+    }
+    if (j0 < count) { /* the last up to LANES */
+        const olfati_terms_t t = olfati_terms(k, &n, VX, VY, several, j0, vx, vy);
+        lo.gx += t.gx, lo.gy += t.gy, lo.cx += t.cx, lo.cy += t.cy, lo.nn += t.nn;
     }
     olfati_acc_out(&lo, &hi, k->grad_scale, out);
 }
@@ -268,7 +281,7 @@ static void olfati_sense_lanes(const olfati_consts_t *k, const float *X, const f
 
 #include "sim/wide.h"
 
-/* The first half of 16 candidates from j0 (olfati_terms_near's). */
+/* The first half of 16 candidates from j0 (olfati_terms_reach and olfati_terms_phi together). */
 typedef struct olfati_wide_near {
     wide_f dx, dy, root, phi;
     __mmask16 in, own;
