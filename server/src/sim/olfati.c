@@ -287,9 +287,9 @@ typedef struct olfati_wide_near {
     __mmask16 in, own;
 } olfati_wide_near_t;
 
-LANES_INLINE olfati_wide_near_t olfati_wide_near(const olfati_consts_t *k, const float *X, const float *Y,
-                                                 const float *S, float species, int32_t j0, int32_t self, float px,
-                                                 float py, bool pair_wrap, bool balanced, float width, float height)
+LANES_INLINE olfati_wide_near_t olfati_wide_reach(const olfati_consts_t *k, const float *X, const float *Y,
+                                                  const float *S, float species, int32_t j0, int32_t self, float px,
+                                                  float py, bool pair_wrap, float width, float height)
 {
     const wide_f zero = {0};
     wide_f dx = wide_load(X + j0) - px, dy = wide_load(Y + j0) - py;
@@ -313,16 +313,22 @@ LANES_INLINE olfati_wide_near_t olfati_wide_near(const olfati_consts_t *k, const
         in = _mm512_cmplt_epi32_mask(_mm512_add_epi32(_mm512_castps_si512(d2), _mm512_set1_epi32(0x7fffffff)),
                                      _mm512_set1_epi32(k->r2_open_bound));
     }
-    const wide_f root = wide_sqrt(d2 + k->root_offset);       /* √(1/ε + ‖d‖²) */
-    const wide_f y = root - k->shift_root; /* x √ε */
-    const wide_f rise = wide_sqrt(y * y + k->eps_sigma);
-    const wide_f phi_num = balanced ? y : y + k->rise_share * rise;
     return (olfati_wide_near_t){
-        .dx = dx, .dy = dy, .root = root,
-        .phi = phi_num / (rise * root),
+        .dx = dx, .dy = dy,
+        .root = wide_sqrt(d2 + k->root_offset), /* √(1/ε + ‖d‖²) */
         .in = in,
         .own = S ? in & _mm512_cmp_ps_mask(wide_load(S + j0), zero + species, _CMP_EQ_OQ) : in,
     };
+}
+
+/* From r's square root to the division (olfati_terms_phi's). */
+LANES_INLINE olfati_wide_near_t olfati_wide_phi(const olfati_consts_t *k, olfati_wide_near_t a, bool balanced)
+{
+    const wide_f y = a.root - k->shift_root; /* x √ε */
+    const wide_f rise = wide_sqrt(y * y + k->eps_sigma);
+    const wide_f phi_num = balanced ? y : y + k->rise_share * rise;
+    a.phi = phi_num / (rise * a.root);
+    return a;
 }
 
 /* The sums of 16 lanes (or of the lanes of `lanes`) into g/c, as the 8-lane
@@ -360,19 +366,21 @@ LANES_INLINE void olfati_span_wide(const olfati_consts_t *k, const float *X, con
     const bool several = S != NULL;
     olfati_wide_acc_t acc = {{0}, {0}, {0}, {0}, 0};
     int32_t j0 = 0;
-    /* Two vectors' first halves ahead of the second half: their chains
-     * (two square roots and a division) then overlap the work before. */
-    olfati_wide_near_t n = {0}, m = {0};
-    if (count > 0) n = olfati_wide_near(k, X, Y, S, species, 0, self, px, py, pair_wrap, balanced, width, height);
-    m = n;
-    if (WIDE < count) m = olfati_wide_near(k, X, Y, S, species, WIDE, self, px, py, pair_wrap, balanced, width, height);
+    /* In three stages, as the 8-lane loop: r's square root two vectors
+     * ahead, the second square root and the division one ahead. */
+    olfati_wide_near_t a = {0}, b = {0};
+    if (count > 0) a = olfati_wide_reach(k, X, Y, S, species, 0, self, px, py, pair_wrap, width, height);
+    b = a;
+    if (WIDE < count) b = olfati_wide_reach(k, X, Y, S, species, WIDE, self, px, py, pair_wrap, width, height);
+    olfati_wide_near_t n = olfati_wide_phi(k, a, balanced);
     for (; j0 + LANES < count; j0 += WIDE) { /* both halves hold a candidate */
-        olfati_wide_near_t o = m;
+        olfati_wide_near_t c = b;
         if (j0 + 2 * WIDE < count) /* two vectors on (else it would read too far) */
-            o = olfati_wide_near(k, X, Y, S, species, j0 + 2 * WIDE, self, px, py, pair_wrap, balanced, width, height);
+            c = olfati_wide_reach(k, X, Y, S, species, j0 + 2 * WIDE, self, px, py, pair_wrap, width, height);
+        const olfati_wide_near_t m = olfati_wide_phi(k, b, balanced);
         olfati_wide_terms(k, &n, VX, VY, several, j0, vx, vy, 0xffff, &acc);
         n = m;
-        m = o;
+        b = c;
     }
     if (j0 < count) /* the last up to LANES: the low half only (the high one reads what may be anything) */
         olfati_wide_terms(k, &n, VX, VY, several, j0, vx, vy, 0x00ff, &acc);
