@@ -62,6 +62,7 @@ typedef struct olfati_consts {
     float inv_eps, inv_r_alpha, inv_h_span; /* 1/ε, 1/r_α, 1/(1 − h_α) */
     float c_minus_d;                        /* c − d_α */
     float r2;                   /* interaction range squared (Euclidean) */
+    int32_t r2_open_bound;      /* 0 < ‖d‖² < r2 as one signed comparison of bits + 2³¹ − 1 */
     float r_beta2, d_beta_sigma, h_beta;
     /* The β bump's t = (z/dβ − h_β)/(1 − h_β) − ½ = z·beta_bump_scale − beta_bump_offset. */
     float beta_bump_scale, beta_bump_offset;
@@ -72,10 +73,15 @@ typedef struct olfati_consts {
     bool beta_ready;
     float beta_box[4];
     float beta_far2[SIM_MAX_OBSTACLES], beta_near2[SIM_MAX_OBSTACLES];
-    /* The pair loop's, from r = √(1 + ε‖d‖²): z − d_α + c = r/ε + shift_offset,
-     * the bump's t = (z/r_α − h_α)/(1 − h_α) − ½ = r·bump_scale − bump_offset,
-     * φ = half_a_plus_b·σ1 + half_a_minus_b. */
-    float shift_offset, bump_scale, bump_offset, half_a_plus_b, half_a_minus_b;
+    /* The pair loop's, from r = √(1/ε + ‖d‖²) = √(1 + ε‖d‖²)/√ε (no
+     * multiplication by ε per pair): y = x√ε = r − shift_root with
+     * x = z − d_α + c, the bump ½ + t Q(t²) (bump.h) of t = (z/r_α − h_α)/(1 − h_α)
+     * − ½ as ½ + u bump_q(u²) of u = r − bump_root (the slope dt/dr folded
+     * into bump_q; plateau where u < bump_plateau), and φ(z − d_α)/√(1 + ε‖d‖²) =
+     * grad_scale·(y + rise_share·rise)/(rise·r) with rise = √(y² + eps_sigma)
+     * = √(1 + x²)√ε, rise_share = (a − b)/(a + b), grad_scale = ½(a + b)/√ε
+     * (applied to the span's sum, once). */
+    float root_offset, eps_sigma, shift_root, bump_root, bump_q[4], bump_plateau, rise_share, grad_scale;
 } olfati_consts_t;
 
 olfati_consts_t olfati_consts(const sim_params_t *p);

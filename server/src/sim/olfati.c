@@ -33,14 +33,37 @@ static float sigma_norm(float z2, float eps) { return (sqrtf(1.0f + eps * z2) - 
 olfati_consts_t olfati_consts(const sim_params_t *p)
 {
     float eps = p->os_eps, a = p->os_a, b = p->os_b;
-    const float inv_eps = 1.0f / eps, inv_r_alpha = 1.0f / sigma_norm(p->os_r * p->os_r, eps);
-    const float inv_h_span = 1.0f / (1.0f - p->os_h_alpha), c = fabsf(a - b) / sqrtf(4.0f * a * b);
+    /* The pair loop's constants in double, each rounded once: x and t are
+     * differences of terms near 1/ε, so each constant's rounding counts. */
+    const double e = eps, h = p->os_h_alpha, ie = 1.0 / e, ise = 1.0 / sqrt(e);
+    const double r_alpha = (sqrt(1.0 + e * p->os_r * p->os_r) - 1.0) / e;
+    const double d_alpha = (sqrt(1.0 + e * p->os_d * p->os_d) - 1.0) / e;
+    const double c_exact = fabs((double)a - b) / sqrt(4.0 * a * b);
+    const double slope = ise / (r_alpha * (1.0 - h)); /* dt/dr, t the bump's argument */
+    /* 0 < ‖d‖² < r² ⇔ bits(‖d‖²) − 1 < bits(r²) − 1 unsigned (positive floats
+     * order as their bits; −0, NaN and negatives wrap to the top), the same
+     * as (bits + 2³¹ − 1) < (bits(r²) + 2³¹ − 1) signed. */
+    const float r2 = p->os_r * p->os_r;
+    uint32_t r2_bits;
+    memcpy(&r2_bits, &r2, sizeof r2_bits);
     return (olfati_consts_t){
-        .shift_offset = c - sigma_norm(p->os_d * p->os_d, eps) - inv_eps,
-        .bump_scale = inv_eps * inv_r_alpha * inv_h_span,
-        .bump_offset = (inv_eps * inv_r_alpha + p->os_h_alpha) * inv_h_span + 0.5f,
-        .half_a_plus_b = 0.5f * (a + b),
-        .half_a_minus_b = 0.5f * (a - b),
+        .r2_open_bound = (int32_t)(r2_bits + 0x7fffffffu),
+        /* the pair loop's root is √(1/ε + ‖d‖²) = √(1 + ε‖d‖²)/√ε: see models.h */
+        .root_offset = (float)ie,
+        .eps_sigma = eps,
+        /* x√ε = r − shift_root and t = (r − bump_root)·slope:
+         * the r where x = 0 and t = 0 taken away first, exactly where r is
+         * near them (Sterbenz), so that x and t carry r's rounding only. */
+        .shift_root = (float)(sqrt(e) * (ie + d_alpha - c_exact)),
+        /* bump.h's ½ + t Q(t²) with t = slope·u, u = r − bump_root, as
+         * ½ + u Q'(u²): Q's coefficient of t²ᵏ times slope²ᵏ⁺¹, which saves
+         * the multiplication by the slope; the plateau t < −½ is u < −½/slope */
+        .bump_q = {(float)(BUMP_Q0 * slope), (float)(BUMP_Q1 * pow(slope, 3)), (float)(BUMP_Q2 * pow(slope, 5)),
+                   (float)(BUMP_Q3 * pow(slope, 7))},
+        .bump_plateau = (float)(-0.5 / slope),
+        .bump_root = (float)(sqrt(e) * r_alpha * ((1.0 - h) * 0.5 + h) + ise),
+        .rise_share = (float)(((double)a - b) / ((double)a + b)),
+        .grad_scale = (float)(0.5 * ((double)a + b) * ise),
         .eps = eps,
         .r_alpha = sigma_norm(p->os_r * p->os_r, eps),
         .d_alpha = sigma_norm(p->os_d * p->os_d, eps),
@@ -73,13 +96,19 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
  * with masks M of N lanes (lanes.h's 8, wide.h's 16), defined once for
  * both widths: name_t holds the terms, name(…) works them out.
  *
- * Per pair: two square roots and one division: φ(z − d_α)/√(1 + ε‖d‖²)
- * = (½(a + b) x + ½(a − b) rise)/(rise root), with x = z − d_α + c, rise =
- * √(1 + x²) and root = √(1 + ε‖d‖²) (the square root and the division are
- * what the pair costs most, more than the two multiplications this takes
- * over σ1 and 1/root divided apart), the σ-norm and the bump's
- * argument each one multiply-add from √(1 + ε‖d‖²) (olfati_consts folds
- * the constants), the bump's cosine a polynomial (bump.h), all lane-wise.
+ * Per pair: two square roots and one division, all lane-wise.
+ * r = √(1/ε + ‖d‖²) = √(1 + ε‖d‖²)/√ε (no multiplication by ε); y = x√ε
+ * = r − r_x, x = z − d_α + c, and the bump's argument t = (r − r_t)·slope
+ * (olfati_consts: exact near r_x and r_t, where it counts); σ1(x) = y/rise
+ * with rise = √(y² + ε); and φ(z − d_α)/√(1 + ε‖d‖²) = ½(a + b)/√ε ·
+ * (y + rise (a − b)/(a + b))/(rise r), one division, and no
+ * multiplication by 1/√ε per pair; the factor ½(a + b)/√ε is applied to
+ * the span's sum, once,
+ * and with a = b (the defaults) the rise term is left out (it adds +0:
+ * the same bits). The bump's cosine is a polynomial (bump.h).
+ * The square roots and the division are about half of what a pair costs
+ * on AVX2 (3.7 ns per 8 lanes of about 9 in a crowd); the multiplications
+ * and adds the other half, so each one taken out counts.
  * Another species is no α-neighbour (no lattice, no consensus, not
  * counted) but its body still repels: the gradient's repulsive part only,
  * as the potential treats another kind (else two species gathered at one
@@ -89,26 +118,26 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
  * by bit. The callers pass constants for S, self and pair_wrap in the
  * common case, so that its loop tests none of them.
  *
- * The work is in two halves, so that the loops can start the next
- * vector's square roots and divisions before the current one's second
- * half: the chain through them is long (about a hundred cycles), and with
- * all of it in one iteration the processor's window filled with
- * instructions waiting on it. */
-#define OLFATI_TERMS_DEFINE(V, M, name, load, vsqrt, bump_reach, ...)                                           \
+ * The work is in parts, so that the loops can start the next vectors'
+ * square roots and divisions before the current one's terms: the chain
+ * through them is long (about a hundred cycles), and with all of it in
+ * one iteration the processor's window filled with instructions waiting
+ * on it. name_reach goes as far as r's square root, name_phi from there
+ * to the division, name the terms. */
+#define OLFATI_TERMS_DEFINE(V, M, name, load, vsqrt, ...)                                                       \
     typedef struct name##_near {                                                                              \
-        V dx, dy, root, inv, sigma; /* 1/(rise root), φ rise */                                               \
+        V dx, dy, root, phi; /* phi: φ(z − d_α)/√(1 + ε‖d‖²), over grad_scale */                             \
         M in, own;                                                                                            \
     } name##_near_t;                                                                                          \
     typedef struct name {                                                                                     \
         V gx, gy, cx, cy;                                                                                     \
         M nn; /* −1 in the lanes of neighbours */                                                             \
     } name##_t;                                                                                               \
-    /* The first half, up to the division: the long chain of latencies. */                                    \
-    LANES_INLINE name##_near_t name##_near(const olfati_consts_t *k, const float *X, const float *Y,          \
+    /* Up to the first square root. */                                                                        \
+    LANES_INLINE name##_near_t name##_reach(const olfati_consts_t *k, const float *X, const float *Y,         \
                                            const float *S, float species, int32_t j0, int32_t self, float px, \
                                            float py, bool pair_wrap, float width, float height)               \
     {                                                                                                         \
-        const V zero = {0}, one = zero + 1.0f;                                                                \
         const float half_w = 0.5f * width, half_h = 0.5f * height;                                            \
         V dx = load(X + j0) - px, dy = load(Y + j0) - py;                                                     \
         if (pair_wrap) { /* motion_wrap_delta, lane by lane */                                                \
@@ -118,28 +147,40 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         }                                                                                                     \
         const V d2 = dx * dx + dy * dy;                                                                       \
         const M lane = {__VA_ARGS__};                                                                         \
-        const M in = (d2 < k->r2) & (self >= 0 ? (lane + j0) != self : d2 > 0.0f);                            \
-        const V root = vsqrt(one + k->eps * d2);                /* √(1 + ε‖d‖²) */                             \
-        const V shifted = root * k->inv_eps + k->shift_offset;  /* z − d_α + c, z the σ-norm */                \
-        const V rise = vsqrt(one + shifted * shifted);            /* σ1(x) = x/rise */                         \
+        /* 0 < ‖d‖² < r² by the bits, as one unsigned comparison (olfati_consts) */                          \
+        typedef uint32_t name##_u __attribute__((vector_size(sizeof(M))));                                    \
+        const M in = self >= 0 ? (d2 < k->r2) & ((lane + j0) != self)                                         \
+                               : (M)((name##_u)(M)d2 + 0x7fffffffu) < k->r2_open_bound;                      \
+        const V root = vsqrt(d2 + k->root_offset);           /* √(1/ε + ‖d‖²) */                                \
         return (name##_near_t){                                                                               \
             .dx = dx, .dy = dy, .root = root,                                                                 \
-            /* φ(z − d_α)/√(1 + ε‖d‖²) = (½(a + b) x + ½(a − b) rise)/(rise root): one division */            \
-            .inv = one / (rise * root),                                                                       \
-            .sigma = k->half_a_plus_b * shifted + k->half_a_minus_b * rise,                                   \
             .in = in, .own = S ? in & (load(S + j0) == species) : in,                                         \
         };                                                                                                    \
     }                                                                                                         \
-    /* The second half; several: S was given. */                                                              \
+    LANES_INLINE name##_near_t name##_phi(const olfati_consts_t *k, name##_near_t a, bool balanced)          \
+    {                                                                                                         \
+        const V root = a.root;                                                                                \
+        const V y = root - k->shift_root;              /* x √ε, x = z − d_α + c, z the σ-norm */              \
+        const V rise = vsqrt(y * y + k->eps_sigma);    /* √(1 + x²) √ε: σ1(x) = y/rise */                     \
+        /* φ(z − d_α)/√(1 + ε‖d‖²) = grad_scale (y + rise (a − b)/(a + b))/(rise root) */                    \
+        const V phi_num = balanced ? y : y + k->rise_share * rise;                                            \
+        a.phi = phi_num / (rise * root);                                                                      \
+        return a;                                                                                             \
+    }                                                                                                         \
+    /* The terms; several: S was given. */                                                                    \
     LANES_INLINE name##_t name(const olfati_consts_t *k, const name##_near_t *n, const float *VX,             \
                                const float *VY, bool several, int32_t j0, float vx, float vy)                 \
     {                                                                                                         \
         const M in = n->in, own = n->own;                                                                     \
-        const V phi = n->sigma; /* φ · rise, of φ's sign */                                                     \
-        const V rho = bump_reach(n->root * k->bump_scale - k->bump_offset);                                   \
+        const V phi = n->phi;                                                                                 \
+        /* the bump: 1 on its plateau, the polynomial above it (olfati_bump_poly) */                           \
+        const V u = n->root - k->bump_root, u2 = u * u, one = (V){0} + 1.0f;                                   \
+        const V poly = 0.5f + u * (((k->bump_q[3] * u2 + k->bump_q[2]) * u2 + k->bump_q[1]) * u2 + k->bump_q[0]); \
+        const M plateau = u < k->bump_plateau;                                                                \
+        const V rho = (V)(((M)one & plateau) | ((M)poly & ~plateau));                                         \
         /* the other species' lanes: only a repulsive φ */                                                     \
         const V phi_kept = several ? (V)(((M)phi & own) | ((M)phi & (phi < 0.0f) & ~own)) : phi;              \
-        const V g = (V)((M)(rho * phi_kept * n->inv) & in);                                                   \
+        const V g = (V)((M)(rho * phi_kept) & in);                                                            \
         return (name##_t){                                                                                    \
             .gx = g * n->dx,                                                                                  \
             .gy = g * n->dy,                                                                                  \
@@ -149,7 +190,7 @@ olfati_consts_t olfati_consts(const sim_params_t *p)
         };                                                                                                    \
     }
 
-OLFATI_TERMS_DEFINE(lanes_f, lanes_i, olfati_terms, lanes_load, lanes_sqrt, bump_reach_lanes, 0, 1, 2, 3, 4, 5, 6, 7)
+OLFATI_TERMS_DEFINE(lanes_f, lanes_i, olfati_terms, lanes_load, lanes_sqrt, 0, 1, 2, 3, 4, 5, 6, 7)
 
 /* The sums as 8-lane vectors: candidate j goes to lane j mod 8 of the
  * first set when j mod 16 < 8, else of the second; each lane in order of
@@ -161,11 +202,11 @@ typedef struct olfati_acc {
     lanes_i nn; /* minus the neighbours: each adds its mask, −1 */
 } olfati_acc_t;
 
-static inline void olfati_acc_out(const olfati_acc_t *lo, const olfati_acc_t *hi, olfati_sums_t *out)
+static inline void olfati_acc_out(const olfati_acc_t *lo, const olfati_acc_t *hi, float grad_scale, olfati_sums_t *out)
 {
     const quad_f q0 = lanes_sum4(lo->gx + hi->gx, lo->gy + hi->gy, lo->cx + hi->cx, lo->cy + hi->cy);
-    out->grad_x += q0[0];
-    out->grad_y += q0[1];
+    out->grad_x += grad_scale * q0[0];
+    out->grad_y += grad_scale * q0[1];
     out->cons_x += q0[2];
     out->cons_y += q0[3];
     const lanes_i nn = lo->nn + hi->nn;
@@ -175,30 +216,37 @@ static inline void olfati_acc_out(const olfati_acc_t *lo, const olfati_acc_t *hi
 /* Sums over the span, eight candidates at a time, in two sets. */
 LANES_INLINE void olfati_span_lanes(const olfati_consts_t *k, const float *X, const float *Y, const float *VX,
                                     const float *VY, const float *S, float species, int32_t count, int32_t self,
-                                    float px, float py, float vx, float vy, bool pair_wrap, float width,
-                                    float height, olfati_sums_t *out)
+                                    float px, float py, float vx, float vy, bool pair_wrap, bool balanced,
+                                    float width, float height, olfati_sums_t *out)
 {
     olfati_acc_t lo = {0}, hi = {0};
     const bool several = S != NULL;
     int32_t j0 = 0;
-    if (count > 0) {
-        olfati_terms_near_t n = olfati_terms_near(k, X, Y, S, species, 0, self, px, py, pair_wrap, width, height);
-        for (; j0 + LANES < count; j0 += 2 * LANES) { /* a vector for each set */
-            const olfati_terms_near_t m =
-                olfati_terms_near(k, X, Y, S, species, j0 + LANES, self, px, py, pair_wrap, width, height);
-            const olfati_terms_t t = olfati_terms(k, &n, VX, VY, several, j0, vx, vy);
-            lo.gx += t.gx, lo.gy += t.gy, lo.cx += t.cx, lo.cy += t.cy, lo.nn += t.nn;
-            /* (past the end this reads at most 2·LANES − 1 entries on, and is not used) */
-            n = olfati_terms_near(k, X, Y, S, species, j0 + 2 * LANES, self, px, py, pair_wrap, width, height);
-            const olfati_terms_t u = olfati_terms(k, &m, VX, VY, several, j0 + LANES, vx, vy);
-            hi.gx += u.gx, hi.gy += u.gy, hi.cx += u.cx, hi.cy += u.cy, hi.nn += u.nn;
-        }
-        if (j0 < count) { /* the last up to LANES */
-            const olfati_terms_t t = olfati_terms(k, &n, VX, VY, several, j0, vx, vy);
-            lo.gx += t.gx, lo.gy += t.gy, lo.cx += t.cx, lo.cy += t.cy, lo.nn += t.nn;
-        }
+    /* In three stages: the displacements and r's square root for the vector
+     * after next, rise's square root and the division for the next, the
+     * terms of this one (the two square roots' latencies then overlap more
+     * work than with both a vector ahead: AVX2's crowd 11 % faster). */
+    olfati_terms_near_t a = olfati_terms_reach(k, X, Y, S, species, 0, self, px, py, pair_wrap, width, height);
+    olfati_terms_near_t b = a;
+    if (LANES < count) b = olfati_terms_reach(k, X, Y, S, species, LANES, self, px, py, pair_wrap, width, height);
+    olfati_terms_near_t n = olfati_terms_phi(k, a, balanced);
+    for (; j0 + LANES < count; j0 += 2 * LANES) { /* a vector for each set */
+        /* (this reads at most 2·LANES − 1 entries past count, and is not used past it) */
+        a = olfati_terms_reach(k, X, Y, S, species, j0 + 2 * LANES, self, px, py, pair_wrap, width, height);
+        const olfati_terms_near_t m = olfati_terms_phi(k, b, balanced);
+        const olfati_terms_t t = olfati_terms(k, &n, VX, VY, several, j0, vx, vy);
+        lo.gx += t.gx, lo.gy += t.gy, lo.cx += t.cx, lo.cy += t.cy, lo.nn += t.nn;
+        if (j0 + 3 * LANES < count) /* (only when the next round uses it) */
+            b = olfati_terms_reach(k, X, Y, S, species, j0 + 3 * LANES, self, px, py, pair_wrap, width, height);
+        n = olfati_terms_phi(k, a, balanced);
+        const olfati_terms_t u = olfati_terms(k, &m, VX, VY, several, j0 + LANES, vx, vy);
+        hi.gx += u.gx, hi.gy += u.gy, hi.cx += u.cx, hi.cy += u.cy, lo.nn += u.nn; /* (a count: one will do) */
     }
-    olfati_acc_out(&lo, &hi, out);
+    if (j0 < count) { /* the last up to LANES */
+        const olfati_terms_t t = olfati_terms(k, &n, VX, VY, several, j0, vx, vy);
+        lo.gx += t.gx, lo.gy += t.gy, lo.cx += t.cx, lo.cy += t.cy, lo.nn += t.nn;
+    }
+    olfati_acc_out(&lo, &hi, k->grad_scale, out);
 }
 
 KERNEL_CLONES
@@ -207,10 +255,13 @@ static void olfati_sense_lanes(const olfati_consts_t *k, const float *X, const f
                                float py, float vx, float vy, bool pair_wrap, float width, float height,
                                olfati_sums_t *out)
 {
-    if (!S && self < 0 && !pair_wrap)
-        olfati_span_lanes(k, X, Y, VX, VY, NULL, 0.0f, count, -1, px, py, vx, vy, false, width, height, out);
+    if (!S && self < 0 && !pair_wrap && k->rise_share == 0.0f) /* a = b: φ odd */
+        olfati_span_lanes(k, X, Y, VX, VY, NULL, 0.0f, count, -1, px, py, vx, vy, false, true, width, height, out);
+    else if (!S && self < 0 && !pair_wrap)
+        olfati_span_lanes(k, X, Y, VX, VY, NULL, 0.0f, count, -1, px, py, vx, vy, false, false, width, height, out);
     else
-        olfati_span_lanes(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, width, height, out);
+        olfati_span_lanes(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, false, width, height,
+                         out);
 }
 
 #if OLFATI_WIDE
@@ -231,17 +282,17 @@ static void olfati_sense_lanes(const olfati_consts_t *k, const float *X, const f
 
 #include "sim/wide.h"
 
-/* The first half of 16 candidates from j0 (olfati_terms_near's). */
+/* Up to r's square root for 16 candidates from j0 (olfati_terms_reach's). */
 typedef struct olfati_wide_near {
-    wide_f dx, dy, root, inv, sigma;
+    wide_f dx, dy, root, phi;
     __mmask16 in, own;
 } olfati_wide_near_t;
 
-LANES_INLINE olfati_wide_near_t olfati_wide_near(const olfati_consts_t *k, const float *X, const float *Y,
-                                                 const float *S, float species, int32_t j0, int32_t self, float px,
-                                                 float py, bool pair_wrap, float width, float height)
+LANES_INLINE olfati_wide_near_t olfati_wide_reach(const olfati_consts_t *k, const float *X, const float *Y,
+                                                  const float *S, float species, int32_t j0, int32_t self, float px,
+                                                  float py, bool pair_wrap, float width, float height)
 {
-    const wide_f zero = {0}, one = zero + 1.0f;
+    const wide_f zero = {0};
     wide_f dx = wide_load(X + j0) - px, dy = wide_load(Y + j0) - py;
     if (pair_wrap) { /* motion_wrap_delta, lane by lane */
         const wide_f w = zero + width, h = zero + height;
@@ -253,24 +304,32 @@ LANES_INLINE olfati_wide_near_t olfati_wide_near(const olfati_consts_t *k, const
         dy = _mm512_mask_add_ps(_mm512_mask_sub_ps(dy, over_y, dy, h), under_y, dy, h);
     }
     const wide_f d2 = dx * dx + dy * dy;
-    __mmask16 in = _mm512_cmp_ps_mask(d2, zero + k->r2, _CMP_LT_OQ);
+    __mmask16 in;
     if (self >= 0) {
         const __m512i lane = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                                               _mm512_set1_epi32(j0));
-        in &= _mm512_cmpneq_epi32_mask(lane, _mm512_set1_epi32(self));
-    } else {
-        in &= _mm512_cmp_ps_mask(d2, zero, _CMP_GT_OQ);
+        in = _mm512_cmp_ps_mask(d2, zero + k->r2, _CMP_LT_OQ) &
+             _mm512_cmpneq_epi32_mask(lane, _mm512_set1_epi32(self));
+    } else { /* 0 < ‖d‖² < r², as the 8-lane loop's comparison of the bits */
+        in = _mm512_cmplt_epi32_mask(_mm512_add_epi32(_mm512_castps_si512(d2), _mm512_set1_epi32(0x7fffffff)),
+                                     _mm512_set1_epi32(k->r2_open_bound));
     }
-    const wide_f root = wide_sqrt(one + k->eps * d2);              /* √(1 + ε‖d‖²) */
-    const wide_f shifted = root * k->inv_eps + k->shift_offset;    /* z − d_α + c */
-    const wide_f rise = wide_sqrt(one + shifted * shifted);
     return (olfati_wide_near_t){
-        .dx = dx, .dy = dy, .root = root,
-        .inv = one / (rise * root),
-        .sigma = k->half_a_plus_b * shifted + k->half_a_minus_b * rise,
+        .dx = dx, .dy = dy,
+        .root = wide_sqrt(d2 + k->root_offset), /* √(1/ε + ‖d‖²) */
         .in = in,
         .own = S ? in & _mm512_cmp_ps_mask(wide_load(S + j0), zero + species, _CMP_EQ_OQ) : in,
     };
+}
+
+/* From r's square root to the division (olfati_terms_phi's). */
+LANES_INLINE olfati_wide_near_t olfati_wide_phi(const olfati_consts_t *k, olfati_wide_near_t a, bool balanced)
+{
+    const wide_f y = a.root - k->shift_root; /* x √ε */
+    const wide_f rise = wide_sqrt(y * y + k->eps_sigma);
+    const wide_f phi_num = balanced ? y : y + k->rise_share * rise;
+    a.phi = phi_num / (rise * a.root);
+    return a;
 }
 
 /* The sums of 16 lanes (or of the lanes of `lanes`) into g/c, as the 8-lane
@@ -286,13 +345,13 @@ LANES_INLINE void olfati_wide_terms(const olfati_consts_t *k, const olfati_wide_
 {
     const wide_f zero = {0}, one = zero + 1.0f;
     const __mmask16 in = n->in & lanes, own = n->own & lanes;
-    /* bump_reach_lanes: 1 on the plateau, the polynomial above it */
-    const wide_f t = n->root * k->bump_scale - k->bump_offset, t2 = t * t;
-    const wide_f poly = BUMP_POLY(t, t2);
-    const wide_f rho = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, zero - 0.5f, _CMP_LT_OQ), poly, one);
+    /* the bump: 1 on its plateau, the polynomial above it (the 8-lane loop's) */
+    const wide_f u = n->root - k->bump_root, u2 = u * u;
+    const wide_f poly = 0.5f + u * (((k->bump_q[3] * u2 + k->bump_q[2]) * u2 + k->bump_q[1]) * u2 + k->bump_q[0]);
+    const wide_f rho = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(u, zero + k->bump_plateau, _CMP_LT_OQ), poly, one);
     /* the other species' lanes: only a repulsive φ */
-    const __mmask16 kept = several ? in & (own | _mm512_cmp_ps_mask(n->sigma, zero, _CMP_LT_OQ)) : in;
-    const wide_f g = rho * n->sigma * n->inv;
+    const __mmask16 kept = several ? in & (own | _mm512_cmp_ps_mask(n->phi, zero, _CMP_LT_OQ)) : in;
+    const wide_f g = rho * n->phi;
     acc->gx = _mm512_mask_add_ps(acc->gx, kept, acc->gx, g * n->dx);
     acc->gy = _mm512_mask_add_ps(acc->gy, kept, acc->gy, g * n->dy);
     acc->cx = _mm512_mask_add_ps(acc->cx, own, acc->cx, rho * (wide_load(VX + j0) - vx));
@@ -302,31 +361,33 @@ LANES_INLINE void olfati_wide_terms(const olfati_consts_t *k, const olfati_wide_
 
 LANES_INLINE void olfati_span_wide(const olfati_consts_t *k, const float *X, const float *Y, const float *VX,
                                    const float *VY, const float *S, float species, int32_t count, int32_t self,
-                                   float px, float py, float vx, float vy, bool pair_wrap, float width, float height,
-                                   olfati_sums_t *out)
+                                   float px, float py, float vx, float vy, bool pair_wrap, bool balanced,
+                                   float width, float height, olfati_sums_t *out)
 {
     const bool several = S != NULL;
     olfati_wide_acc_t acc = {{0}, {0}, {0}, {0}, 0};
     int32_t j0 = 0;
-    /* Two vectors' first halves ahead of the second half: their chains
-     * (two square roots and a division) then overlap the work before. */
-    olfati_wide_near_t n = {0}, m = {0};
-    if (count > 0) n = olfati_wide_near(k, X, Y, S, species, 0, self, px, py, pair_wrap, width, height);
-    m = n;
-    if (WIDE < count) m = olfati_wide_near(k, X, Y, S, species, WIDE, self, px, py, pair_wrap, width, height);
+    /* In three stages, as the 8-lane loop: r's square root two vectors
+     * ahead, the second square root and the division one ahead. */
+    olfati_wide_near_t a = {0}, b = {0};
+    if (count > 0) a = olfati_wide_reach(k, X, Y, S, species, 0, self, px, py, pair_wrap, width, height);
+    b = a;
+    if (WIDE < count) b = olfati_wide_reach(k, X, Y, S, species, WIDE, self, px, py, pair_wrap, width, height);
+    olfati_wide_near_t n = olfati_wide_phi(k, a, balanced);
     for (; j0 + LANES < count; j0 += WIDE) { /* both halves hold a candidate */
-        olfati_wide_near_t o = m;
+        olfati_wide_near_t c = b;
         if (j0 + 2 * WIDE < count) /* two vectors on (else it would read too far) */
-            o = olfati_wide_near(k, X, Y, S, species, j0 + 2 * WIDE, self, px, py, pair_wrap, width, height);
+            c = olfati_wide_reach(k, X, Y, S, species, j0 + 2 * WIDE, self, px, py, pair_wrap, width, height);
+        const olfati_wide_near_t m = olfati_wide_phi(k, b, balanced);
         olfati_wide_terms(k, &n, VX, VY, several, j0, vx, vy, 0xffff, &acc);
         n = m;
-        m = o;
+        b = c;
     }
     if (j0 < count) /* the last up to LANES: the low half only (the high one reads what may be anything) */
         olfati_wide_terms(k, &n, VX, VY, several, j0, vx, vy, 0x00ff, &acc);
     const olfati_acc_t lo = {wide_lo(acc.gx), wide_lo(acc.gy), wide_lo(acc.cx), wide_lo(acc.cy), {0}};
     const olfati_acc_t hi = {wide_hi(acc.gx), wide_hi(acc.gy), wide_hi(acc.cx), wide_hi(acc.cy), {0}};
-    olfati_acc_out(&lo, &hi, out);
+    olfati_acc_out(&lo, &hi, k->grad_scale, out);
     out->neighbours += acc.neighbours;
 }
 
@@ -335,10 +396,13 @@ static void olfati_sense_wide(const olfati_consts_t *k, const float *X, const fl
                                                  int32_t count, int32_t self, float px, float py, float vx, float vy,
                                                  bool pair_wrap, float width, float height, olfati_sums_t *out)
 {
-    if (!S && self < 0 && !pair_wrap)
-        olfati_span_wide(k, X, Y, VX, VY, NULL, 0.0f, count, -1, px, py, vx, vy, false, width, height, out);
+    if (!S && self < 0 && !pair_wrap && k->rise_share == 0.0f) /* a = b: φ odd */
+        olfati_span_wide(k, X, Y, VX, VY, NULL, 0.0f, count, -1, px, py, vx, vy, false, true, width, height, out);
+    else if (!S && self < 0 && !pair_wrap)
+        olfati_span_wide(k, X, Y, VX, VY, NULL, 0.0f, count, -1, px, py, vx, vy, false, false, width, height, out);
     else
-        olfati_span_wide(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, width, height, out);
+        olfati_span_wide(k, X, Y, VX, VY, S, species, count, self, px, py, vx, vy, pair_wrap, false, width, height,
+                        out);
 }
 #pragma GCC pop_options
 #endif

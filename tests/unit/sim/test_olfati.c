@@ -145,10 +145,35 @@ static void the_pair_sums_should_stay_within_their_bound_of_the_exact_ones(void 
     assert_true(worst.cons <= OLFATI_PAIR_ERROR);
 }
 
+/* The common loop tests 0 < ‖d‖² < r² as one comparison of the bits
+ * (olfati_consts' r2_open_bound): the very spot (0, and −0), r exactly
+ * and a hair beyond are out; a hair inside r and a subnormal ‖d‖² are in. */
+static void the_range_should_be_the_open_interval_of_the_distance_squared(void **state)
+{
+    (void)state;
+    const float xs[] = {0.0f, -0.0f, 30.0f, nextafterf(30.0f, 0.0f), 1e-20f, nextafterf(30.0f, 31.0f), 15.0f, -29.0f};
+    const int in_range = 4; /* a hair inside r, 1e-20 (‖d‖² 1e-40), 15 and −29 */
+    float X[8 + 2 * LANES], Y[8 + 2 * LANES], VX[8 + 2 * LANES], VY[8 + 2 * LANES];
+    for (int j = 0; j < 8 + 2 * LANES; j++) {
+        X[j] = j < 8 ? xs[j] : 1e30f, Y[j] = 0.0f;
+        VX[j] = 1.0f + (float)j, VY[j] = -2.0f;
+    }
+    for (int unequal = 0; unequal < 2; unequal++) { /* a = b, and a < b: both common loops */
+        sim_params_t p;
+        params_defaults(&p); /* r = 30: r² = 900 exactly */
+        if (unequal) p.os_a = 2.0f;
+        const olfati_consts_t k = olfati_consts(&p);
+        olfati_sums_t sums = {0};
+        olfati_sense(&k, X, Y, VX, VY, NULL, 0.0f, 8, -1, 0.0f, 0.0f, 0.0f, 0.0f, false, 100.0f, 100.0f, &sums);
+        assert_int_equal(sums.neighbours, in_range);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_pair_sums_should_stay_within_their_bound_of_the_exact_ones),
+        cmocka_unit_test(the_range_should_be_the_open_interval_of_the_distance_squared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
