@@ -128,13 +128,13 @@ void capacity_of(const capacity_costs_t *costs, float width, float height, doubl
 /* Both: measure, then the bounds. 0, or -1 when the calibration failed. */
 int capacity_estimate(float width, float height, double tick_hz, int threads, size_t targets, capacity_t *out);
 
-/* One line for the server's start-up message: "max agents 12,432 (time
- * bound; the area bound is 90,000): the dearest crowd costs 3,543 ns per
- * agent-step at 1024 candidates (olfati3 with every option but species)
- * and 1,863 ns at 128 (olfati3 with every option but species); 12,432
- * agents sense at most 421 each, so 2 threads step them within a 16.7 ms
- * period; Reynolds' default crowd 739 ns, a normal flock 60 ns (within
- * half a period); area bound: one agent per 16 u² of 1600 x 900 u".
+/* One line for the server's start-up message: "max agents 62,876 (time
+ * bound; the area bound is 90,000): the dearest crowd costs 1,580 ns per
+ * agent-step at 1024 candidates (unicycle with every option) and 477 ns at
+ * 128 (Reynolds with every option); 62,876 agents sense at most 128 each,
+ * so 2 threads step them within a 16.7 ms period; Reynolds' default crowd
+ * 649 ns, a normal flock 65 ns (within half a period); area bound: one
+ * agent per 16 u² of 1600 x 900 u" (AVX2 kernels, issue 25).
  * Returns what snprintf returns. */
 int capacity_describe(const capacity_t *c, char *buf, size_t len);
 
