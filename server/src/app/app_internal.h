@@ -27,6 +27,7 @@
 #include "ops_metrics.h"
 #include "people/presence.h"
 #include "protocol/cmd_decode.h"
+#include "protocol/timeline_messages.h"
 #include "protocol/room_decode.h"
 #include "protocol/room_messages.h"
 #include "persist/state_file.h"
@@ -278,6 +279,9 @@ void timeline_joined(room_t *r, size_t slot, uint32_t client_id);
 /* The seats stop (their threads first) and their frames go; the room's
  * past and per-slot state stay until timeline_destroy. */
 void timeline_close(room_t *r);
+/* What a viewer watching live is told of the timeline (its window, the
+ * live world's base), the one place an answer's fields are filled. */
+timeline_state_t timeline_live_state(room_t *r, const char *why);
 /* Closed, and the past and every per-slot array freed: a room being freed,
  * or one whose making failed after timeline_open. */
 void timeline_destroy(room_t *r);

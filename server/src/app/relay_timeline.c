@@ -88,11 +88,7 @@ void bridge_send_live(app_t *a, size_t slot, uint32_t client_id)
  * the simulation's own followers (why: "shared", or "share_ended" live). */
 static char *share_news(room_t *r, const char *why)
 {
-    history_stats_t w;
-    history_get_stats(r->history, &w);
-    double k = round(r->cfg->keyframe_seconds * r->cfg->tick_hz);
-    timeline_state_t s = {.request_id = -1, .mode = "live", .tick = w.to, .speed = 1, .from = w.from, .to = w.to,
-                          .base = w.base, .keyframe_ticks = k >= 1 ? (uint64_t)k : 1, .why = why};
+    timeline_state_t s = timeline_live_state(r, why);
     if (r->shared_seat >= 0) {
         scrub_request_t cur = scrubbers_current(r->scrubbers, r->shared_seat);
         s.mode = "following";

@@ -132,21 +132,26 @@ static void refuse(room_t *r, size_t slot, uint32_t client_id, const timeline_re
 }
 
 /* Where the client is on the timeline, to the client. */
-static void tell_state(room_t *r, size_t slot, uint32_t client_id, const timeline_request_t *req, const char *why)
+timeline_state_t timeline_live_state(room_t *r, const char *why)
 {
     history_stats_t w;
     history_get_stats(r->history, &w);
+    return (timeline_state_t){.request_id = -1,
+                              .mode = "live",
+                              .tick = w.to,
+                              .speed = 1,
+                              .from = w.from,
+                              .to = w.to,
+                              .base = w.base,
+                              .keyframe_ticks = keyframe_ticks(r->cfg),
+                              .why = why};
+}
+
+static void tell_state(room_t *r, size_t slot, uint32_t client_id, const timeline_request_t *req, const char *why)
+{
     int seat = r->slot_seat[slot];
-    timeline_state_t s = {.op = req ? timeline_op_names[req->op] : NULL,
-                          .request_id = req ? req->request_id : -1,
-                          .mode = "live",
-                          .tick = w.to,
-                          .speed = 1,
-                          .from = w.from,
-                          .to = w.to,
-                          .base = w.base,
-                          .keyframe_ticks = keyframe_ticks(r->cfg),
-                          .why = why};
+    timeline_state_t s = timeline_live_state(r, why);
+    if (req) s.op = timeline_op_names[req->op], s.request_id = req->request_id;
     if (seat < 0 && r->following[slot] && r->shared_seat >= 0) seat = r->shared_seat;
     if (seat >= 0) {
         scrub_request_t cur = scrubbers_current(r->scrubbers, seat);
