@@ -92,6 +92,17 @@ static const char *const configs[] = {
     "model=5 OBS TGT species=2",
     "model=5 predators=3 border=1 cz_fov=360",
     "model=5 cz_noise=0 TGT delay_ticks=3",
+    /* Staggered steering (issue 25): every model, with what coasting
+     * agents must still respect (obstacles, borders) and the side state. */
+    "steer_every=2",
+    "steer_every=3 OBS TGT",
+    "steer_every=3 border=1 w_wander=1 density_radii=1",
+    "steer_every=2 ali_mode=1 species=2 predators=3 border=2",
+    "steer_every=3 model=1",
+    "steer_every=3 model=3 OBS TGT",
+    "steer_every=3 model=4 OBS",
+    "steer_every=3 model=5 OBS TGT species=2",
+    "steer_every=8 delay_ticks=3 delay_mode=1",
     "CROWD1",
     "CROWD2",
     "CROWD3",

@@ -474,8 +474,8 @@ void couzin_flush(const world_t *w, couzin_batch_t *b)
      * which takes one atan2 where two angles took two. */
     lanes_f desired = angle_atan2_lanes(hx * dy - hy * dx, hx * dx + hy * dy);
     const lanes_i noisy = noise > 0.0f;
-    if (lanes_any(noisy)) desired = lanes_select(noisy, desired + noise * sqrtf(w->dt) * gaussians(w, b), desired);
-    const lanes_f turn = turn_lanes(zero, desired, turn_rate * (PI_F / 180.0f) * w->dt);
+    if (lanes_any(noisy)) desired = lanes_select(noisy, desired + noise * sqrtf(world_steer_dt(w)) * gaussians(w, b), desired);
+    const lanes_f turn = turn_lanes(zero, desired, turn_rate * (PI_F / 180.0f) * world_steer_dt(w));
     const uint8_t flags[LANES] = {0};
     heading_lanes_turn(w, &h, i0, count, turn, speed, flags);
     b->count = 0;

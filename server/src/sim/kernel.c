@@ -15,6 +15,7 @@
 
 #include "sim/clones.h"
 #include "sim/models.h"
+#include "sim/motion.h"
 #include "sim/olfati_beta.h"
 #include "sim/neighbours.h"
 #include "sim/neighbours_avx512.h"
@@ -397,9 +398,12 @@ LANES_INLINE uint64_t any_cell(pass_t *ps, const cell_block_t *b, sense_scratch_
         const sense_sums_t sums = sense_sums_of(quads);
         neighbours += (uint64_t)sums.n_any;
         if (density) {
-            /* radius ← max(r_min, (1 − s)·radius + s·(r_max − influence·n)) */
+            /* radius ← max(r_min, (1 − s)·radius + s·(r_max − influence·n)),
+             * s for the time this steer stands for (world_steer_dt), at
+             * most 1 (the target itself) when steering is staggered. */
             const sim_params_t *p = &w->species_params[s];
-            const float k = p->radius_smoothing * w->dt;
+            float k = p->radius_smoothing * world_steer_dt(w);
+            if (world_steer_every(w) > 1 && k > 1.0f) k = 1.0f;
             w->radius_ali[id] = fmaxf(p->radius_min, (1.0f - k) * w->radius_ali[id] +
                                                          k * (p->ali_radius - p->radius_influence * (float)sums.n_ali));
             w->radius_coh[id] = fmaxf(p->radius_min, (1.0f - k) * w->radius_coh[id] +
@@ -499,14 +503,16 @@ static uint32_t cell_holding(const grid_t *g, uint32_t k)
     return lo;
 }
 
-KERNEL_CLONES
-uint64_t step_agents(world_t *w, uint32_t agent_begin, uint32_t agent_end, sense_scratch_t scratch[2])
+/* Steers agents [begin, end) (inside the pass's range): their cells one
+ * after the other, each cell's candidates gathered while the cell before
+ * is sensed, then what the models still hold in their batches. */
+LANES_INLINE uint64_t steer_range(pass_t *ps, uint32_t begin, uint32_t end, sense_scratch_t scratch[2])
 {
-    if (agent_begin >= agent_end) return 0;
-    pass_t ps;
-    pass_init(&ps, w, agent_begin, agent_end, scratch[0].cap < scratch[1].cap ? scratch[0].cap : scratch[1].cap);
+    world_t *w = ps->w;
     const grid_t *g = &w->grid;
-    const uint32_t cell_end = cell_holding(g, agent_end - 1) + 1;
+    ps->agent_begin = begin, ps->agent_end = end;
+    ps->batch = (reynolds_batch_t){.first = begin, .count = 0};
+    const uint32_t cell_end = cell_holding(g, end - 1) + 1;
     uint64_t neighbours = 0;
     /* Cells are pipelined: the next cell's candidates are copied into the
      * other span before this cell is sensed, so that the copy's stores have
@@ -514,31 +520,81 @@ uint64_t step_agents(world_t *w, uint32_t agent_begin, uint32_t agent_end, sense
      * still in flight, of another size or place, waits for them). */
     cell_block_t blocks[2];
     int cur = 0;
-    uint32_t c = cell_holding(g, agent_begin);
-    cell_block_of(&ps, c, &blocks[cur]);
-    gather(&ps, &blocks[cur], &scratch[cur]);
+    uint32_t c = cell_holding(g, begin);
+    cell_block_of(ps, c, &blocks[cur]);
+    gather(ps, &blocks[cur], &scratch[cur]);
     while (c < cell_end) {
         const uint32_t next = next_occupied(g, c + 1, cell_end);
         if (next < cell_end) {
-            cell_block_of(&ps, next, &blocks[!cur]);
-            gather(&ps, &blocks[!cur], &scratch[!cur]);
+            cell_block_of(ps, next, &blocks[!cur]);
+            gather(ps, &blocks[!cur], &scratch[!cur]);
         }
         const cell_block_t *b = &blocks[cur];
 #ifdef SENSE_HAS_AVX512
-        if (ps.common && !b->pair_wrap && ps.avx512)
-            neighbours += reynolds_cell_avx512(&ps, b, &scratch[cur]);
+        if (ps->common && !b->pair_wrap && ps->avx512)
+            neighbours += reynolds_cell_avx512(ps, b, &scratch[cur]);
         else
 #endif
-        if (ps.common && !b->pair_wrap)
-            neighbours += reynolds_cell(&ps, b, &scratch[cur]);
+        if (ps->common && !b->pair_wrap)
+            neighbours += reynolds_cell(ps, b, &scratch[cur]);
         else
-            neighbours += any_cell(&ps, b, &scratch[cur]);
+            neighbours += any_cell(ps, b, &scratch[cur]);
         c = next;
         cur = !cur;
     }
-    if (ps.batch.count) reynolds_batch(w, &ps.batch);
-    olfati_flush(w, &ps.finish);
-    unicycle_flush(w, &ps.uni);
-    couzin_flush(w, &ps.cz);
+    if (ps->batch.count) reynolds_batch(w, &ps->batch);
+    olfati_flush(w, &ps->finish);
+    unicycle_flush(w, &ps->uni);
+    couzin_flush(w, &ps->cz);
+    return neighbours;
+}
+
+/* Staggered steering: agents [begin, end), whose row does not steer this
+ * tick, coast: the same velocity, p += v·dt, then what keeps every agent's
+ * step valid (out of obstacles, the border: motion_finish_lanes). Their
+ * leader flag stays what their last steer made it. No sensing, no
+ * gather: that is the saving. */
+LANES_INLINE void coast_range(const world_t *w, uint32_t begin, uint32_t end)
+{
+    const agents_t *a = &w->cur;
+    const lanes_f dt = (lanes_f){0} + w->dt;
+    for (uint32_t i = begin; i < end; i += LANES) {
+        const int count = end - i < LANES ? (int)(end - i) : LANES;
+        float x[LANES], y[LANES], vx[LANES], vy[LANES];
+        uint8_t flags[LANES];
+        const lanes_f lvx = lanes_load(a->vx + i), lvy = lanes_load(a->vy + i);
+        lanes_store(x, lanes_load(a->x + i) + lvx * dt);
+        lanes_store(y, lanes_load(a->y + i) + lvy * dt);
+        lanes_store(vx, lvx), lanes_store(vy, lvy);
+        for (int k = 0; k < LANES; k++) flags[k] = k < count ? (uint8_t)(a->flags[i + (uint32_t)k] & AGENT_LEADER) : 0;
+        motion_finish_lanes(w, i, count, x, y, vx, vy, flags);
+    }
+}
+
+KERNEL_CLONES
+uint64_t step_agents(world_t *w, uint32_t agent_begin, uint32_t agent_end, sense_scratch_t scratch[2])
+{
+    if (agent_begin >= agent_end) return 0;
+    pass_t ps;
+    pass_init(&ps, w, agent_begin, agent_end, scratch[0].cap < scratch[1].cap ? scratch[0].cap : scratch[1].cap);
+    if (world_steer_every(w) == 1) return steer_range(&ps, agent_begin, agent_end, scratch);
+    /* Staggered steering: row by row (a row's cells are consecutive in
+     * cell order, so its agents are one range), the rows due this tick
+     * steered, the others coasting. */
+    const grid_t *g = &w->grid;
+    const uint32_t nx = (uint32_t)g->nx, ny = (uint32_t)g->ny;
+    uint64_t neighbours = 0;
+    for (uint32_t row = cell_holding(g, agent_begin) / nx; row < ny; row++) {
+        uint32_t begin = g->cell_start[row * nx], end = g->cell_start[(row + 1) * nx];
+        if (begin < agent_begin) begin = agent_begin;
+        if (end > agent_end) end = agent_end;
+        if (begin < end) {
+            if (world_row_steers(w, row))
+                neighbours += steer_range(&ps, begin, end, scratch);
+            else
+                coast_range(w, begin, end);
+        }
+        if (end >= agent_end) break;
+    }
     return neighbours;
 }

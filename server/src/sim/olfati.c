@@ -458,6 +458,9 @@ static void olfati_feedback(const world_t *w, olfati_batch_t *b)
     float tx[LANES], ty[LANES];
     int32_t which[LANES];
     bool gamma = false;
+    /* u is an acceleration: its change of velocity stands for the ticks
+     * until the agent's next steer (staggered steering, world_steer_dt). */
+    const float steer_dt = world_steer_dt(w);
     for (int l = 0; l < b->count; l++) gamma |= b->p[l]->model >= MODEL_OLFATI2;
     if (gamma && w->n_targets)
         motion_nearest_target_index_agents(w, b->count, b->x, b->y, tx, ty, which);
@@ -490,7 +493,7 @@ static void olfati_feedback(const world_t *w, olfati_batch_t *b)
             ux += b->beta_x[l];
             uy += b->beta_y[l];
         }
-        b->nvx[l] = vx + ux * w->dt, b->nvy[l] = vy + uy * w->dt;
+        b->nvx[l] = vx + ux * steer_dt, b->nvy[l] = vy + uy * steer_dt;
         b->max_speed[l] = p->max_speed;
     }
 }

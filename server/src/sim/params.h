@@ -24,6 +24,8 @@ typedef enum { SEPARATION_STEER = 0, SEPARATION_POTENTIAL = 1 } separation_mode_
 #define SIM_MAX_DELAY_TICKS 30
 #define SIM_MAX_PREDATORS 16
 #define SIM_MAX_SPECIES 4
+/* The largest steer_every: every agent still steers at 60/8 = 7.5 Hz. */
+#define SIM_MAX_STEER_EVERY 8
 /* The largest max_candidates: the kernel's scratch spans are this long. */
 #define SIM_MAX_CANDIDATES 1024
 /* Olfati-Saber's agents sense at most this many, whatever max_candidates
@@ -40,6 +42,7 @@ typedef struct sim_params {
     float sep_radius, ali_radius, coh_radius;
     float fov_sep, fov_ali, fov_coh;
     int max_candidates; /* the most neighbour candidates one agent senses per step (a work bound) */
+    int steer_every;    /* staggered steering: each agent senses and steers every this many ticks (a work bound) */
     float w_sep, w_ali, w_coh, w_avoid, w_leader;
     int rule_sep, rule_ali, rule_coh; /* each rule on (1) or off (0): off zeroes it, its weight kept */
     float personal_space; /* contact: separation pushes beyond max_force inside this distance */

@@ -90,8 +90,9 @@ LANES_INLINE void rare_rules(const world_t *w, const sim_params_t *const ps[LANE
         *accy = lanes_select(acts, *accy + wt[r] * sy * limit, *accy);
         *wsum = lanes_select(acts, *wsum + wt[r], *wsum);
     }
-    /* The steer is of length max_force: as a change of velocity, times dt. */
-    const lanes_f w_avoid = PARAM(w_avoid), dt = zero + w->dt;
+    /* The steer is of length max_force: as a change of velocity, times the
+     * time a steer stands for (world_steer_dt). */
+    const lanes_f w_avoid = PARAM(w_avoid), dt = zero + world_steer_dt(w);
     const lanes_i avoids = steers & (w_avoid > 0.0f);
     if (!lanes_any(avoids)) return;
     *accx = lanes_select(avoids, *accx + w_avoid * lanes_load(looks->avoid_x) * dt, *accx);
@@ -144,7 +145,11 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
     const sim_params_t *ps[LANES];
     const bool uniform = w->params.species <= 1;
     for (int k = 0; k < LANES; k++) ps[k] = k < count ? world_params_for(w, a->flags[i0 + k]) : &w->params;
-    const lanes_f max_speed = PARAM(max_speed), max_dv = PARAM(max_force) * w->dt;
+    /* A steer's change of velocity stands for the ticks until the agent's
+     * next (staggered steering, world_steer_dt): max_force·k·dt, the same
+     * acceleration limit per second, so the same turning rate. */
+    const float steer_dt = world_steer_dt(w);
+    const lanes_f max_speed = PARAM(max_speed), max_dv = PARAM(max_force) * steer_dt;
     lanes_i front_rule;
     for (int k = 0; k < LANES; k++) front_rule[k] = ps[k]->leader_rule == LEADER_FRONT ? -1 : 0;
 
@@ -235,7 +240,7 @@ void reynolds_batch(const world_t *w, const reynolds_batch_t *b)
         lanes_f pot_w = zero;
         for (int k = 0; k < LANES; k++)
             pot_w[k] = (ps[k]->rule_sep ? ps[k]->w_sep : 0.0f) + (ps[k]->rule_coh ? ps[k]->w_coh : 0.0f);
-        const lanes_f fx = pair_x * w->dt, fy = pair_y * w->dt;
+        const lanes_f fx = pair_x * steer_dt, fy = pair_y * steer_dt;
         const lanes_f force2 = fx * fx + fy * fy, cap = POTENTIAL_MAX * max_dv;
         const lanes_f magnitude = lanes_sqrt(lanes_select(force2 > 0.0f, force2, one));
         const lanes_f scale = lanes_select(force2 > cap * cap, cap / magnitude, one);

@@ -194,10 +194,16 @@ void unicycle_flush(const world_t *w, unicycle_batch_t *b)
 
     /* The heading turns by k_e·e·dt, e the angle from it to d in [−π, π]:
      * the heading rotated, rather than an angle of its own turned, which
-     * takes one atan2 where the angles took two. */
+     * takes one atan2 where the angles took two. With staggered steering
+     * a turn stands for the ticks until the next (world_steer_dt), and is
+     * then at most e: a turn past d would swing the heading to and fro. */
     const lanes_i turning = (dx != 0.0f) | (dy != 0.0f);
     const lanes_f error = angle_atan2_lanes(hx * dy - hy * dx, hx * dx + hy * dy);
-    const lanes_f turn = lanes_keep(turning, p[K_HEADING] * jitter[3] * error * w->dt);
+    lanes_f turn = lanes_keep(turning, p[K_HEADING] * jitter[3] * error * world_steer_dt(w));
+    if (world_steer_every(w) > 1) {
+        const lanes_f most = lanes_select(error < 0.0f, -error, error);
+        turn = lanes_select(turn > most, most, lanes_select(turn < -most, -most, turn));
+    }
     heading_lanes_turn(w, &h, i0, count, turn, speed, flags);
     b->count = 0;
 }

@@ -157,6 +157,31 @@ static inline const sim_params_t *world_params_for(const world_t *w, uint8_t fla
     return s ? &w->species_params[s] : &w->params;
 }
 
+/* Staggered steering (steer_every, the world's value): how many ticks one
+ * steer stands for, 1 when every agent steers every tick. */
+static inline int world_steer_every(const world_t *w)
+{
+    const int k = w->params.steer_every;
+    return k < 1 ? 1 : k > SIM_MAX_STEER_EVERY ? SIM_MAX_STEER_EVERY : k;
+}
+
+/* The time a steer's change of velocity (or heading, or any other rate a
+ * rule applies once per steer) stands for: dt, or steer_every·dt when the
+ * agents steer only every steer_every ticks, so that the rates per second
+ * stay what the parameters say. The move is still v·dt every tick. At
+ * steer_every 1 this is dt to the bit (a product by 1 is exact). */
+static inline float world_steer_dt(const world_t *w) { return w->dt * (float)world_steer_every(w); }
+
+/* Whether the agents of grid row `row` sense and steer on this tick:
+ * rows take turns, (row + tick) mod steer_every = 0, so each steers once
+ * every steer_every ticks and neighbouring rows on different ticks. By
+ * the cell, not the thread: the same agents whatever the split. */
+static inline bool world_row_steers(const world_t *w, uint32_t row)
+{
+    const uint64_t k = (uint64_t)world_steer_every(w);
+    return k == 1 || ((uint64_t)row + w->tick) % k == 0;
+}
+
 int world_set_target(world_t *w, uint32_t client_id, float x, float y);
 void world_clear_target(world_t *w, uint32_t client_id);
 /* Obstacles: 0, or SIM_E_LIMIT when SIM_MAX_OBSTACLES exist. Each gets a

@@ -1,0 +1,192 @@
+/* Staggered steering (steer_every, issue 25 goal 3): each tick only the
+ * rows of grid cells that are due sense and steer; the others coast. What
+ * must hold: 1 and several threads give the same bits, a coasting agent
+ * keeps its velocity and moves by v·dt, a steer stands for the ticks it
+ * covers (the flock still aligns, neighbours too close still part), no
+ * agent enters an obstacle, and the parameter refuses bad values. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_fixtures.h"
+
+static void staggered_worlds_should_be_bit_identical_with_one_and_with_several_threads(void **state)
+{
+    (void)state;
+    const int models[] = {MODEL_REYNOLDS, MODEL_OLFATI3, MODEL_UNICYCLE, MODEL_COUZIN};
+    for (int every = 2; every <= 3; every++) {
+        for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
+            world_t w[2];
+            for (int k = 0; k < 2; k++) {
+                /* Enough agents for the step to be split between threads at all. */
+                world_config_t cfg = {.width = 2400, .height = 2400, .dt = 1.0f / 60, .seed = 21, .agents = 12000,
+                                      .max_agents = 12000, .max_targets = 4, .threads = k + 1};
+                assert_int_equal(world_init(&w[k], &cfg), 0);
+                set_param(&w[k], "steer_every", every);
+                set_param(&w[k], "model", models[m]);
+                uint32_t id;
+                world_add_obstacle(&w[k], 700, 700, 60, &id);
+                world_set_target(&w[k], 1, 200, 1300);
+                for (int t = 0; t < 25; t++) world_step(&w[k]);
+            }
+            assert_true(w[0].mean_neighbours > 0.5); /* the flock interacts: the test means something */
+            assert_same_state(&w[0], &w[1]);
+            for (int k = 0; k < 2; k++) world_free(&w[k]);
+        }
+    }
+}
+
+/* Before a step agent i is binned by where it is: its row of cells. */
+static uint32_t row_of(const world_t *w, size_t i) { return (uint32_t)grid_cell_y(&w->grid, w->cur.y[i]); }
+
+static void a_coasting_agent_should_keep_its_velocity_and_move_by_v_dt(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 1000, 1000, 3, 4);
+    set_param(&w, "steer_every", 3);
+    /* Agent 0 flies across its two neighbours' path, near enough that
+     * separation, alignment and cohesion all pull at it on every steer. */
+    place(&w, 0, 500, 500, 60, 10);
+    place(&w, 1, 510, 505, -40, 50);
+    place(&w, 2, 495, 512, 0, -70);
+    int coasted = 0, steered = 0;
+    for (int t = 0; t < 12; t++) {
+        const size_t i = index_of(&w, 0);
+        const float x = w.cur.x[i], y = w.cur.y[i], vx = w.cur.vx[i], vy = w.cur.vy[i];
+        const bool due = world_row_steers(&w, row_of(&w, i));
+        world_step(&w);
+        const size_t j = index_of(&w, 0);
+        if (due) {
+            steered++;
+            assert_true(w.cur.vx[j] != vx || w.cur.vy[j] != vy); /* its neighbours turned it */
+            assert_true(w.cur.x[j] != x + vx * w.dt || w.cur.y[j] != y + vy * w.dt);
+        } else {
+            coasted++;
+            assert_true(w.cur.vx[j] == vx && w.cur.vy[j] == vy);
+            assert_true(w.cur.x[j] == x + vx * w.dt && w.cur.y[j] == y + vy * w.dt);
+        }
+    }
+    /* Once in three ticks, whichever row it is in. */
+    assert_int_equal(steered, 4);
+    assert_int_equal(coasted, 8);
+    world_free(&w);
+}
+
+/* The mean polarization of four worlds after 20 s of flight. */
+static double polarization_after(int every)
+{
+    double mean = 0.0;
+    for (uint32_t seed = 1; seed <= 4; seed++) {
+        world_t w;
+        make_world(&w, 500, 500, 300, seed);
+        set_param(&w, "steer_every", every);
+        for (int t = 0; t < 20 * 60; t++) world_step(&w);
+        mean += polarization(&w) / 4.0;
+        world_free(&w);
+    }
+    return mean;
+}
+
+static void a_staggered_flock_should_align_as_well_as_one_steered_every_tick(void **state)
+{
+    (void)state;
+    const double every_tick = polarization_after(1), every_third = polarization_after(3);
+    print_message("polarization after 20 s, mean of 4 worlds: steer_every 1 %.3f, 3 %.3f\n", every_tick,
+                  every_third);
+    assert_true(every_tick > 0.9);
+    assert_true(every_third > 0.9);
+    assert_true(fabs(every_tick - every_third) < 0.08);
+}
+
+/* Two agents 6 u apart, inside separation's and contact's zones, flying
+ * alike: after the ticks in which each has steered twice they are farther
+ * apart. The steer stands for the ticks it covers, so three ticks of
+ * staggered steering part them about as far as three of steering every
+ * tick (not a third as far). */
+static float parted_after(int every, int ticks)
+{
+    world_t w;
+    make_world(&w, 1000, 1000, 2, 3);
+    set_param(&w, "steer_every", every);
+    place(&w, 0, 500, 500, 100, 0);
+    place(&w, 1, 500, 506, 100, 0);
+    for (int t = 0; t < ticks; t++) world_step(&w);
+    const float d = distance_between(&w, 0, 1);
+    world_free(&w);
+    return d;
+}
+
+static void agents_too_close_should_still_move_apart_when_steering_is_staggered(void **state)
+{
+    (void)state;
+    const float every_tick = parted_after(1, 6), every_third = parted_after(3, 6);
+    print_message("distance after 6 ticks from 6 u: steer_every 1 %.2f u, 3 %.2f u\n", every_tick, every_third);
+    assert_true(every_tick > 6.5f);
+    assert_true(every_third > 6.5f);
+    /* Not a third of the way: the steer is max_force·3·dt. */
+    assert_true(every_third - 6.0f > 0.5f * (every_tick - 6.0f));
+}
+
+static void staggered_agents_should_never_enter_an_obstacle(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 800, 800, 600, 8);
+    set_param(&w, "steer_every", 3);
+    set_param(&w, "w_avoid", 0); /* nothing steers them round: only the push-out keeps them out */
+    uint32_t id;
+    world_add_obstacle(&w, 400, 400, 120, &id);
+    world_add_obstacle(&w, 680, 680, 50, &id);
+    /* Half of them fly straight at the big obstacle. */
+    for (size_t i = 0; i < 300; i++) place(&w, i, 100.0f + (float)(i % 20) * 4.0f, 300.0f + (float)(i / 20) * 12.0f, 120, 10);
+    size_t at_the_edge = 0;
+    for (int t = 0; t < 600; t++) {
+        world_step(&w);
+        for (size_t i = 0; i < w.n; i++) {
+            for (size_t o = 0; o < w.n_obstacles; o++) {
+                const obstacle_t *ob = &w.obstacles[o];
+                const float d = hypotf(w.cur.x[i] - ob->x, w.cur.y[i] - ob->y);
+                assert_true(d >= ob->r);
+                if (d < ob->r + 2.0f) at_the_edge++;
+            }
+        }
+    }
+    assert_true(at_the_edge > 0); /* agents did meet the edges: the test means something */
+    world_free(&w);
+}
+
+static void steer_every_should_refuse_bad_values_and_change_nothing(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 400, 400, 10, 1);
+    const int index = params_find("steer_every");
+    assert_true(index >= 0);
+    const param_desc_t *d = params_desc((size_t)index);
+    assert_int_equal(d->type, PARAM_INT);
+    assert_int_equal(w.params.steer_every, 1); /* the default keeps every bit */
+    set_param(&w, "steer_every", 2);
+    const double bad[] = {0, -1, SIM_MAX_STEER_EVERY + 1, 2.5, NAN};
+    const int codes[] = {SIM_E_OUT_OF_RANGE, SIM_E_OUT_OF_RANGE, SIM_E_OUT_OF_RANGE, SIM_E_BAD_TYPE, SIM_E_BAD_TYPE};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char msg[160] = "";
+        assert_int_equal(world_set_param(&w, (size_t)index, bad[k], msg, sizeof msg), codes[k]);
+        assert_non_null(strstr(msg, "steer_every"));
+        assert_int_equal(w.params.steer_every, 2);
+        for (int s = 0; s < SIM_MAX_SPECIES; s++) assert_int_equal(w.species_params[s].steer_every, 2);
+    }
+    world_free(&w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(staggered_worlds_should_be_bit_identical_with_one_and_with_several_threads),
+        cmocka_unit_test(a_coasting_agent_should_keep_its_velocity_and_move_by_v_dt),
+        cmocka_unit_test(a_staggered_flock_should_align_as_well_as_one_steered_every_tick),
+        cmocka_unit_test(agents_too_close_should_still_move_apart_when_steering_is_staggered),
+        cmocka_unit_test(staggered_agents_should_never_enter_an_obstacle),
+        cmocka_unit_test(steer_every_should_refuse_bad_values_and_change_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
