@@ -46,6 +46,7 @@ const TABLE = {
   fov_ali: ['Alignment field of view', 'perception'],
   fov_coh: ['Cohesion field of view', 'perception'],
   max_candidates: ['Neighbours sensed at most', 'perception'],
+  steer_every: ['Steer every (ticks; staggered, not exact above 1)', 'perception'],
   max_speed: ['Top speed', 'motion'],
   max_force: ['Steering limit', 'motion'],
   w_leader: ['Leader pull to target', 'targets'],

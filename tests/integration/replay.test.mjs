@@ -130,6 +130,11 @@ test('a varied sequence of commands from two clients', T, async () => {
   await a.command({ type: 'set_model', model: 'unicycle' });
   await sleep(150);
   await a.command({ type: 'set_model', model: 'reynolds' });
+  // Staggered steering: which agents steer depends on the tick, so the
+  // change must land on the same tick in the replay.
+  await a.command({ type: 'set_param', name: 'steer_every', value: 3 });
+  await sleep(120);
+  await b.command({ type: 'set_param', name: 'steer_every', value: 2 });
   await a.command({ type: 'remove_obstacle', obstacle_id: o1.obstacle_id });
   const refused = await a.request({ type: 'remove_obstacle', obstacle_id: 999 });
   assert.equal(refused.type, 'error'); // refused by the world: logged, and refused again on replay
