@@ -549,28 +549,6 @@ LANES_INLINE uint64_t steer_range(pass_t *ps, uint32_t begin, uint32_t end, sens
     return neighbours;
 }
 
-/* Staggered steering: agents [begin, end), whose row does not steer this
- * tick, coast: the same velocity, p += v·dt, then what keeps every agent's
- * step valid (out of obstacles, the border: motion_finish_lanes). Their
- * leader flag stays what their last steer made it. No sensing, no
- * gather: that is the saving. */
-LANES_INLINE void coast_range(const world_t *w, uint32_t begin, uint32_t end)
-{
-    const agents_t *a = &w->cur;
-    const lanes_f dt = (lanes_f){0} + w->dt;
-    for (uint32_t i = begin; i < end; i += LANES) {
-        const int count = end - i < LANES ? (int)(end - i) : LANES;
-        float x[LANES], y[LANES], vx[LANES], vy[LANES];
-        uint8_t flags[LANES];
-        const lanes_f lvx = lanes_load(a->vx + i), lvy = lanes_load(a->vy + i);
-        lanes_store(x, lanes_load(a->x + i) + lvx * dt);
-        lanes_store(y, lanes_load(a->y + i) + lvy * dt);
-        lanes_store(vx, lvx), lanes_store(vy, lvy);
-        for (int k = 0; k < LANES; k++) flags[k] = k < count ? (uint8_t)(a->flags[i + (uint32_t)k] & AGENT_LEADER) : 0;
-        motion_finish_lanes(w, i, count, x, y, vx, vy, flags);
-    }
-}
-
 KERNEL_CLONES
 uint64_t step_agents(world_t *w, uint32_t agent_begin, uint32_t agent_end, sense_scratch_t scratch[2])
 {
@@ -592,7 +570,7 @@ uint64_t step_agents(world_t *w, uint32_t agent_begin, uint32_t agent_end, sense
             if (world_row_steers(w, row))
                 neighbours += steer_range(&ps, begin, end, scratch);
             else
-                coast_range(w, begin, end);
+                motion_coast(w, begin, end);
         }
         if (end >= agent_end) break;
     }

@@ -982,3 +982,32 @@ void motion_finish_lanes(const world_t *w, size_t first, int count, float x[LANE
     for (int k = 0; k < count; k++)
         out->flags[first + k] = (uint8_t)(flags[k] | (w->cur.flags[first + k] & AGENT_SPECIES_MASK)); /* species stay */
 }
+
+KERNEL_CLONES
+void motion_coast(const world_t *w, size_t first, size_t end)
+{
+    const agents_t *a = &w->cur;
+    agents_t *out = (agents_t *)&w->next; /* these agents' slots are written by one task only */
+    const lanes_f dt = (lanes_f){0} + w->dt;
+    const bool direct = !w->n_obstacles && w->params.border == BORDER_WRAP;
+    size_t i = first;
+    for (; direct && i + LANES <= end; i += LANES) {
+        lanes_f vx = lanes_load(a->vx + i), vy = lanes_load(a->vy + i);
+        lanes_f x = lanes_load(a->x + i) + vx * dt, y = lanes_load(a->y + i) + vy * dt;
+        border_lanes(w, &x, &y, &vx, &vy);
+        lanes_store(out->x + i, x), lanes_store(out->y + i, y);
+        lanes_store(out->vx + i, vx), lanes_store(out->vy + i, vy);
+        for (int k = 0; k < LANES; k++) out->flags[i + k] = a->flags[i + k] & (AGENT_LEADER | AGENT_SPECIES_MASK);
+    }
+    for (; i < end; i += LANES) {
+        const int count = end - i < LANES ? (int)(end - i) : LANES;
+        float x[LANES], y[LANES], vx[LANES], vy[LANES];
+        uint8_t flags[LANES] = {0};
+        const lanes_f lvx = lanes_load(a->vx + i), lvy = lanes_load(a->vy + i);
+        lanes_store(x, lanes_load(a->x + i) + lvx * dt);
+        lanes_store(y, lanes_load(a->y + i) + lvy * dt);
+        lanes_store(vx, lvx), lanes_store(vy, lvy);
+        for (int k = 0; k < count; k++) flags[k] = a->flags[i + (size_t)k] & AGENT_LEADER;
+        motion_finish_lanes(w, i, count, x, y, vx, vy, flags);
+    }
+}
