@@ -9,7 +9,11 @@
  * The work is bounded: a block holding more than max_candidates agents
  * (a dense crowd, or radii so large that a few cells hold everyone) is
  * sensed through an even sample of max_candidates of them, so a step costs
- * at most about N·max_candidates pair tests whatever the density. */
+ * at most about N·max_candidates pair tests whatever the density.
+ *
+ * With staggered steering (steer_every k > 1) only the rows of cells due
+ * on this tick are sensed and steered; the agents of the other rows coast
+ * (motion_coast), without a gather or a look at a neighbour. */
 #include <math.h>
 #include <string.h>
 
