@@ -71,12 +71,15 @@ static void steer_toward(float dir_x, float dir_y, float speed, float vx, float 
 }
 
 /* Reynolds' rules as reynolds.c combines them: each weighted part over the
- * sum of the weights of the rules that fired, per second. Wandering is left
- * out (asking for it would move the agent's wander point). */
+ * sum of the weights of the rules that fired, per second (over the time a
+ * steer stands for, world_steer_dt: with staggered steering the change
+ * is k ticks' worth). Wandering is left out (asking for it would move the
+ * agent's wander point). */
 static void reynolds_steering(const world_t *w, const sim_params_t *p, size_t i, const float dir[3][2], int n_any,
                               int n_ahead, inspect_t *out)
 {
-    const float vx = out->vx, vy = out->vy, max_dv = p->max_force * w->dt;
+    const float steer_dt = world_steer_dt(w);
+    const float vx = out->vx, vy = out->vy, max_dv = p->max_force * steer_dt;
     const float weight[3] = {p->rule_sep ? p->w_sep : 0.0f, p->rule_ali ? p->w_ali : 0.0f,
                              p->rule_coh ? p->w_coh : 0.0f};
     float part[INSPECT_RULES][2] = {{0}}, wsum = 0.0f;
@@ -103,7 +106,7 @@ static void reynolds_steering(const world_t *w, const sim_params_t *p, size_t i,
     if (w->n_predators && p->w_flee > 0.0f && motion_evade(w, out->x, out->y, &other)) wsum += p->w_flee;
     (void)i;
     for (int r = 0; r < INSPECT_RULES; r++)
-        for (int c = 0; c < 2; c++) out->steer[r][c] = wsum > 0.0f ? part[r][c] / wsum / w->dt : 0.0f;
+        for (int c = 0; c < 2; c++) out->steer[r][c] = wsum > 0.0f ? part[r][c] / wsum / steer_dt : 0.0f;
     out->has_steering = true;
 }
 

@@ -111,7 +111,7 @@ typedef struct world {
     int threads;
     sense_scratch_t *scratch; /* the kernel's working spans, two per thread */
     uint64_t *task_pairs;     /* per task of a step: neighbour pairs seen */
-    double mean_neighbours;   /* of the last step, over all agents */
+    double mean_neighbours;   /* of the last step, over all agents (pairs sensed: with staggered steering only the rows that steered sensed) */
     size_t stepped_n;         /* agents the last step moved: next holds their state before it,
                                  at the same index (0 after a reset) */
 
