@@ -11,7 +11,7 @@ static int grow(void **p, size_t count, size_t size)
     return 0;
 }
 
-int capture_world(capture_t *c, const world_t *w)
+int capture_scene(capture_t *c, const world_t *w)
 {
     if (w->n > c->cap) {
         size_t cap = w->n + w->n / 4 + 64;
@@ -35,24 +35,41 @@ int capture_world(capture_t *c, const world_t *w)
     c->width = w->width;
     c->height = w->height;
     c->n = w->n;
-    /* A world that has never held an agent (--agents 0, a room copied from
-     * an emptied one) has no arrays yet, and neither has the capture:
-     * memcpy from or to NULL is undefined even for 0 bytes (the sanitizer
-     * build stopped at its first snapshot). */
-    if (w->n) {
-        memcpy(c->x, w->cur.x, w->n * sizeof *c->x);
-        memcpy(c->y, w->cur.y, w->n * sizeof *c->y);
-        memcpy(c->vx, w->cur.vx, w->n * sizeof *c->vx);
-        memcpy(c->vy, w->cur.vy, w->n * sizeof *c->vy);
-        memcpy(c->id, w->cur.id, w->n * sizeof *c->id);
-        memcpy(c->flags, w->cur.flags, w->n * sizeof *c->flags);
-    }
     c->n_obstacles = w->n_obstacles;
     memcpy(c->obstacles, w->obstacles, w->n_obstacles * sizeof *c->obstacles);
     c->n_targets = w->n_targets;
     if (w->n_targets) memcpy(c->targets, w->targets, w->n_targets * sizeof *c->targets);
     c->n_predators = w->n_predators;
     memcpy(c->predators, w->predators, w->n_predators * sizeof *c->predators);
+    return 0;
+}
+
+void capture_agents(capture_t *c, const agents_t *a)
+{
+    /* A world that has never held an agent (--agents 0, a room copied from
+     * an emptied one) has no arrays yet, and neither has the capture:
+     * memcpy from or to NULL is undefined even for 0 bytes (the sanitizer
+     * build stopped at its first snapshot). */
+    if (!c->n) return;
+    memcpy(c->x, a->x, c->n * sizeof *c->x);
+    memcpy(c->y, a->y, c->n * sizeof *c->y);
+    memcpy(c->vx, a->vx, c->n * sizeof *c->vx);
+    memcpy(c->vy, a->vy, c->n * sizeof *c->vy);
+    memcpy(c->id, a->id, c->n * sizeof *c->id);
+    memcpy(c->flags, a->flags, c->n * sizeof *c->flags);
+}
+
+void *capture_agents_job(void *job)
+{
+    capture_job_t *j = job;
+    capture_agents(j->c, &j->source);
+    return NULL;
+}
+
+int capture_world(capture_t *c, const world_t *w)
+{
+    if (capture_scene(c, w)) return -1;
+    capture_agents(c, &w->cur);
     return 0;
 }
 
