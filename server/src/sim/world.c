@@ -13,7 +13,7 @@
 
 /* Tasks per thread in a parallel pass: a few, so that a thread that finishes
  * early takes another share instead of waiting for a slow one. */
-#define TASKS_PER_THREAD 16
+#define TASKS_PER_THREAD 4
 
 /* PRNG stream for agent placement; other streams stay free for later uses
  * (noise, jitter) so that adding one does not shift the others. */
