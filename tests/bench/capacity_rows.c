@@ -131,34 +131,44 @@ int bench_limit_row(int threads)
     return limit_check(&cap, threads);
 }
 
-/* Ticks with a snapshot every second one (the server's default 60 Hz ticks
- * and 30 Hz snapshots) at the server's pace when the step overruns, no
- * sleep: the scene is taken on the simulation thread and the agents on a
- * thread of their own (the server's copier, stream/encoder.c). overlap: the copy runs on while the next step re-sorts
- * (world_step_begin) and the steering waits for it, as the server does
- * now; otherwise the next tick waits for the copy first, as it did before.
- * Mean wall and CPU ms per tick over 2 × MILLION_SAMPLES ticks; -1 when out
- * of memory. */
-static int snapshot_ticks(world_t *w, capture_t *c, bool overlap, double *wall_ms, double *cpu_ms_tick)
+/* Where a snapshot's agents are copied, when the step overruns the tick
+ * (no sleep to copy in). */
+typedef enum {
+    COPY_BEFORE_STEP, /* a copier thread; the next step waits for it first (main before this branch) */
+    COPY_BESIDE_RESORT, /* a copier thread beside the next step's re-sort; the steering waits for it */
+} copy_mode_t;
+
+/* Pairs of ticks the snapshot rows time. */
+#define SNAPSHOT_PAIRS 9
+
+/* Pairs of ticks, a snapshot taken after the first of each (the server's
+ * default 60 Hz ticks and 30 Hz snapshots), at the server's pace when the
+ * step overruns: no sleep; the scene is taken on the simulation thread at
+ * once. The median pair's wall and CPU ms per tick; -1 when out of memory. */
+static int snapshot_ticks(world_t *w, capture_t *c, copy_mode_t mode, double *wall_ms, double *cpu_ms_tick)
 {
     pthread_t copier;
     capture_job_t job;
     bool copying = false;
-    const double t0 = now_ms(), c0 = cpu_ms();
-    for (int s = 0; s < 2 * MILLION_SAMPLES; s++) {
-        if (copying && !overlap) pthread_join(copier, NULL), copying = false;
+    double wall[SNAPSHOT_PAIRS], cpu[SNAPSHOT_PAIRS], t0 = 0, c0 = 0;
+    for (int s = 0; s < 2 * SNAPSHOT_PAIRS; s++) {
+        if (s % 2 == 0) t0 = now_ms(), c0 = cpu_ms();
+        if (copying && mode == COPY_BEFORE_STEP) pthread_join(copier, NULL), copying = false;
         world_step_begin(w);
         if (copying) pthread_join(copier, NULL), copying = false;
         world_step_end(w);
-        if (s % 2) continue;
+        if (s % 2) {
+            wall[s / 2] = (now_ms() - t0) / 2;
+            cpu[s / 2] = (cpu_ms() - c0) / 2;
+            continue;
+        }
         if (capture_scene(c, w)) return -1;
         job = (capture_job_t){c, w->cur};
         if (pthread_create(&copier, NULL, capture_agents_job, &job)) return -1;
         copying = true;
     }
-    if (copying) pthread_join(copier, NULL);
-    *wall_ms = (now_ms() - t0) / (2 * MILLION_SAMPLES);
-    *cpu_ms_tick = (cpu_ms() - c0) / (2 * MILLION_SAMPLES);
+    *wall_ms = median(wall, SNAPSHOT_PAIRS);
+    *cpu_ms_tick = median(cpu, SNAPSHOT_PAIRS);
     return 0;
 }
 
@@ -185,18 +195,19 @@ int bench_million_row(int threads)
     }
     const double step_ms = median(step, MILLION_SAMPLES), copy_ms = median(copy, MILLION_SAMPLES);
     const double cpu_step_ms = median(cpu, MILLION_SAMPLES);
-    double after_ms, after_cpu, overlap_ms, overlap_cpu;
-    if (snapshot_ticks(&w, &c, false, &after_ms, &after_cpu) || snapshot_ticks(&w, &c, true, &overlap_ms, &overlap_cpu))
-        return 1;
+    double wall[2], cpu_tick[2];
+    for (copy_mode_t m = COPY_BEFORE_STEP; m <= COPY_BESIDE_RESORT; m++)
+        if (snapshot_ticks(&w, &c, m, &wall[m], &cpu_tick[m])) return 1;
     printf("\nA million Reynolds agents (default parameters, the model table's density: %.1f neighbours each), "
-           "%d threads; median of %d steps; ticks with a snapshot every second one, the mean of %d "
-           "(wall / CPU ms per tick; the copy on a thread of its own, the scene on the simulation thread):\n\n"
+           "%d threads; median of %d steps; then pairs of ticks, a snapshot after the first, the median of %d "
+           "(wall / CPU ms per tick), its agents copied on a thread of their own: before the next step (main's "
+           "server) or beside the next step's re-sort (this server):\n\n"
            "| agents | threads | ms/step | CPU ms/step (all threads; the threads' spinning between phases counts) | "
-           "snapshot copy ms (alone) | tick, the copy before the next step | tick, the copy beside the next re-sort |\n"
+           "snapshot copy ms (alone) | tick, copy before the step | tick, copy beside the re-sort |\n"
            "|---:|---:|---:|---:|---:|---:|---:|\n"
            "| 1000000 | %d | %.1f | %.1f | %.1f | %.1f / %.1f | %.1f / %.1f |\n",
-           w.mean_neighbours, threads, MILLION_SAMPLES, 2 * MILLION_SAMPLES, threads, step_ms, cpu_step_ms, copy_ms,
-           after_ms, after_cpu, overlap_ms, overlap_cpu);
+           w.mean_neighbours, threads, MILLION_SAMPLES, SNAPSHOT_PAIRS, threads, step_ms, cpu_step_ms, copy_ms,
+           wall[0], cpu_tick[0], wall[1], cpu_tick[1]);
     fflush(stdout);
     free(c.x), free(c.y), free(c.vx), free(c.vy), free(c.id), free(c.flags), free(c.targets);
     world_free(&w);

@@ -16,7 +16,7 @@
 #include "sim/params.h"
 #include "stream/capture.h"
 
-#define AGENTS 40000 /* above the step's parallel threshold, on 2 threads */
+#define AGENTS 40003 /* above the step's parallel threshold, on 2 threads; not a multiple of the copy's 64-byte blocks */
 #define TICKS 6
 
 static void set(world_t *w, const char *name, double value)
