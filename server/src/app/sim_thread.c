@@ -149,10 +149,6 @@ static void apply_commands(room_t *r)
     r->leaving = left;
     pthread_mutex_unlock(&r->lock);
 
-    /* A command may write or move the agents the last snapshot's copy is
-     * reading (encoder.h): it waits for the copy. Ticks without commands
-     * go on into the step's re-sort while the copy runs. */
-    if (n || r->leaving.len) encoder_wait_copied(r->encoder);
     for (size_t k = 0; k < n; k++) apply_one(r, &r->taken[k].cmd, r->taken[k].slot, true);
     for (size_t k = 0; k < r->leaving.len; k++) {
         sim_cmd_t leave = {.kind = CMD_LEAVE, .client_id = r->leaving.ids[k], .request_id = -1};
@@ -276,7 +272,7 @@ static bool sleep_until(room_t *r, uint64_t deadline_ns, bool *woke)
 /* Fixed-step clock: every due tick runs (commands, then one step while not
  * paused), up to MAX_CATCH_UP at once; when a snapshot's period has come the
  * world is handed to the encoder's copier, once whatever the number of
- * viewers, and its agents are left alone until the copy is done. */
+ * viewers, and left alone until the copy is done. */
 void *sim_main(void *arg)
 {
     room_t *r = arg;
@@ -288,9 +284,9 @@ void *sim_main(void *arg)
     uint64_t second_start_ns = now_ns(), second_ticks = 0;
     bool woke;
     while (sleep_until(r, next_due, &woke)) {
-        /* The last snapshot's copy ran while this thread slept, or runs on
-         * (a million agents, whose step overruns the tick): the commands
-         * and the steering wait for it, the step's re-sort does not. */
+        /* The last snapshot's copy ran while this thread slept: it must be
+         * done before the commands change the world. */
+        encoder_wait_copied(r->encoder);
         uint64_t now = now_ns();
         if (woke) {
             next_due = now; /* rested: no catching up on the ticks nobody missed */
@@ -301,15 +297,12 @@ void *sim_main(void *arg)
         for (int ran = 0; now >= next_due && ran < MAX_CATCH_UP; ran++) {
             bool running_ahead = r->run_ahead_to != 0;
             if (running_ahead) {
-                encoder_wait_copied(r->encoder);
                 run_ahead(r);
             } else {
                 apply_commands(r);
                 if (!r->world.paused) {
                     uint64_t began = now_ns();
-                    world_step_begin(&r->world); /* only reads the agents */
-                    encoder_wait_copied(r->encoder);
-                    world_step_end(&r->world);
+                    world_step(&r->world);
                     ops_observe_step(&r->counters, (double)(now_ns() - began) / 1e9);
                     if (r->history) history_stepped(r->history, &r->world);
                 }

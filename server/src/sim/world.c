@@ -710,7 +710,7 @@ static void move_references(world_t *w)
         if (w->tick - w->targets[k].moved_tick > TARGET_STILL_TICKS) w->targets[k].vx = w->targets[k].vy = 0.0f;
 }
 
-void world_step_begin(world_t *w)
+void world_step(world_t *w)
 {
     /* Obstacles move first, so that no agent is left inside one that moved
      * onto it: agents are pushed out against the obstacles' new places. */
@@ -723,10 +723,7 @@ void world_step_begin(world_t *w)
     motion_copy_places(w);
 
     sort_by_cell(w);
-}
 
-void world_step_end(world_t *w)
-{
     /* Sense, steer and move every agent from cur into next. */
     int n_tasks = task_count(w);
     run_tasks(w, steer_task, n_tasks);
@@ -741,12 +738,6 @@ void world_step_end(world_t *w)
     predators_hunt(w);
     w->tick++;
     if (w->history) record_history(w, (size_t)(w->tick % w->history_frames));
-}
-
-void world_step(world_t *w)
-{
-    world_step_begin(w);
-    world_step_end(w);
 }
 
 size_t world_memory_bytes(const world_t *w)

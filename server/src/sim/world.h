@@ -195,18 +195,8 @@ size_t world_memory_bytes(const world_t *w);
  * starts again from the present. 0, or SIM_E_LIMIT when out of memory. */
 int world_agents_placed(world_t *w);
 
-/* One fixed time step: re-sort by cell, steer, integrate, apply borders.
- * world_step_begin then world_step_end. */
+/* One fixed time step: re-sort by cell, steer, integrate, apply borders. */
 void world_step(world_t *w);
-/* The step in two halves, for a reader of the agents' state before the
- * step (a snapshot's copy on another thread) that may go on until the
- * steering starts. The first half moves the obstacles, indexes the targets
- * and re-sorts the agents: it reads the arrays that hold the state
- * (cur.x … cur.flags, entries [0, n)) and writes none of them, nor moves
- * them; after it they are w->next, which the second half (steer and move,
- * the serial tail) overwrites. */
-void world_step_begin(world_t *w);
-void world_step_end(world_t *w);
 
 /* The work bound of a large crowd (issue 25). max_candidates bounds what
  * one agent senses; in a large population that alone would let a crowd

@@ -32,22 +32,6 @@ typedef struct capture {
 /* Copies the world into c, growing its arrays; 0, or -1 when out of memory
  * (c then holds no agents). Start from a zeroed capture. */
 int capture_world(capture_t *c, const world_t *w);
-/* capture_world in two parts, for a copy of the agents on another thread:
- * capture_scene takes everything but the agents' arrays (the tick, the
- * size, obstacles, targets, predators: what the step or a command may
- * change in place) and sizes the arrays for w->n agents; capture_agents
- * then copies c->n agents from a, which must hold the same state (w->cur,
- * not written meanwhile). capture_scene returns 0, or -1 when out of
- * memory (c then holds no agents). */
-int capture_scene(capture_t *c, const world_t *w);
-void capture_agents(capture_t *c, const agents_t *a);
-/* capture_agents on a thread of its own (pthread_create's function, arg a
- * capture_job_t), for a copy beside a step. */
-typedef struct capture_job {
-    capture_t *c;
-    agents_t source;
-} capture_job_t;
-void *capture_agents_job(void *job);
 /* A view of the copy, for the encoders. */
 void capture_view(const capture_t *c, snap_view_t *v);
 /* Whether the scene (world size, obstacles, targets) differs between two captures. */

@@ -53,11 +53,9 @@ struct encoder {
     /* Shared, under lock. */
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    /* Agents to copy into filling, whose scene is already there (the
-     * simulation thread leaves the arrays alone until the copy is done),
-     * the copier's wake-up and the simulation's. */
-    agents_t source;
-    bool copying;
+    /* A world to copy (the simulation thread leaves it alone until the
+     * copy is done), the copier's wake-up and the simulation's. */
+    const world_t *source;
     pthread_cond_t copy_cond, copied_cond;
     bool stop, fresh, want_v1;
     capture_t ready, working; /* working: the worker's while it encodes (swapped under lock) */
@@ -248,25 +246,25 @@ static void hand_over_filled(encoder_t *e)
     pthread_cond_signal(&e->cond);
 }
 
-/* The copier: copies the agents the simulation thread handed over while
- * that thread goes on (to its sleep until the next tick, or at a million
- * agents, whose step overruns the tick, to the next step's re-sort), so
- * that a large world's copy (a million agents: 21 MB) is not part of its
- * tick. It finishes a copy it was handed before it stops. */
+/* The copier: copies the world the simulation thread handed over while
+ * that thread goes on (to its sleep until the next tick), so that a large
+ * world's copy (a million agents: 21 MB) is not part of its tick. It
+ * finishes a copy it was handed before it stops. */
 static void *copier_main(void *arg)
 {
     encoder_t *e = arg;
     pthread_setname_np(pthread_self(), "swarmcast-copy");
     pthread_mutex_lock(&e->lock);
     for (;;) {
-        while (!e->stop && !e->copying) pthread_cond_wait(&e->copy_cond, &e->lock);
-        if (!e->copying) break; /* stopped */
-        const agents_t source = e->source;
+        while (!e->stop && !e->source) pthread_cond_wait(&e->copy_cond, &e->lock);
+        if (!e->source) break; /* stopped */
+        const world_t *w = e->source;
         pthread_mutex_unlock(&e->lock);
-        capture_agents(&e->filling, &source);
+        const int rc = capture_world(&e->filling, w);
+        if (rc) fprintf(stderr, "swarmcast: out of memory for a copy of the world; snapshot not sent\n");
         pthread_mutex_lock(&e->lock);
-        hand_over_filled(e);
-        e->copying = false;
+        if (!rc) hand_over_filled(e);
+        e->source = NULL;
         pthread_cond_broadcast(&e->copied_cond);
     }
     pthread_mutex_unlock(&e->lock);
@@ -304,12 +302,8 @@ int encoder_submit(encoder_t *e, const world_t *w)
         e->copier_failed = !(e->copier_started = pthread_create(&e->copier, NULL, copier_main, e) == 0);
     if (e->copier_started && w->n >= COPY_ASYNC_FROM) {
         encoder_wait_copied(e); /* one copy at a time */
-        /* The scene now: the next step moves obstacles and predators in
-         * place, and commands change targets, before the copy may be done. */
-        if (capture_scene(&e->filling, w)) return -1;
         pthread_mutex_lock(&e->lock);
-        e->source = w->cur;
-        e->copying = true;
+        e->source = w;
         pthread_cond_signal(&e->copy_cond);
         pthread_mutex_unlock(&e->lock);
         return 0;
@@ -326,7 +320,7 @@ void encoder_wait_copied(encoder_t *e)
 {
     if (!e || !e->copier_started) return;
     pthread_mutex_lock(&e->lock);
-    while (e->copying) pthread_cond_wait(&e->copied_cond, &e->lock);
+    while (e->source) pthread_cond_wait(&e->copied_cond, &e->lock);
     pthread_mutex_unlock(&e->lock);
 }
 

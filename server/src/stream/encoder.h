@@ -35,19 +35,14 @@ typedef struct encoder_stats {
 
 /* on_bundles runs on the loop thread when bundles are ready (encoder_take). */
 encoder_t *encoder_create(uv_loop_t *loop, size_t v1_headroom, void (*on_bundles)(void *user), void *user);
-/* Simulation thread: takes a snapshot of the world. Of a large world (a
- * million agents: 21 MB to copy) it copies the scene (tick, obstacles,
- * targets, predators) at once and hands the agents' arrays (w->cur) to the
- * encoder's copier thread, which copies them while the simulation thread
- * goes on: with commands that leave the agents alone and with
- * world_step_begin, which only reads them. Until encoder_wait_copied
- * returns, the caller must not write, move or free those arrays (a
- * command that touches agents, world_step_end). A smaller world (or any,
- * without a copier) it copies at once. 0, or -1 when out of memory (the
- * copier says so itself). */
+/* Simulation thread: hands a large world (a million agents: 21 MB to copy)
+ * over to be copied for the worker by the encoder's copier thread while
+ * the simulation thread goes on (it must not change the world until
+ * encoder_wait_copied returns); a smaller one (or any, without a copier) it
+ * copies at once. 0, or -1 when out of memory (the copier says so itself). */
 int encoder_submit(encoder_t *e, const world_t *w);
-/* Simulation thread: returns once the agents handed over are copied (at
- * once when there are none); call before writing or freeing them. */
+/* Simulation thread: returns once the world handed over is copied (at
+ * once when there is none); call before changing or freeing the world. */
 void encoder_wait_copied(encoder_t *e);
 /* Loop thread: the views to encode from the next snapshot on (copied). */
 int encoder_set_views(encoder_t *e, const view_spec_t *views, size_t n);
