@@ -15,7 +15,6 @@ void grid_free(grid_t *g)
     free(g->cell_of);
     free(g->order);
     free(g->part_counts);
-    free(g->piece_counts);
     grid_init(g);
 }
 
@@ -68,10 +67,6 @@ static int size_part_counts(grid_t *g)
 
 int grid_set_parts(grid_t *g, int parts)
 {
-    const size_t pieces = parts > 1 ? (size_t)parts * (size_t)parts : 1;
-    uint32_t *counts = realloc(g->piece_counts, pieces * sizeof *counts);
-    if (!counts) return -1;
-    g->piece_counts = counts;
     g->parts = parts;
     return size_part_counts(g);
 }
@@ -134,26 +129,6 @@ uint32_t *grid_part_cursor(grid_t *g, int part)
 
 size_t grid_part_begin(const grid_t *g, size_t n, int part) { return n * (size_t)part / (size_t)g->parts; }
 
-/* Piece `piece`'s first cell of cells. */
-static size_t piece_begin(const grid_t *g, size_t cells, int piece)
-{
-    return cells * (size_t)piece / (size_t)g->parts;
-}
-
-/* How many of part `part`'s agents each piece of the cells holds, from the
- * part's counts (still in the cache), for grid_sum_place. */
-static void count_pieces(grid_t *g, int part)
-{
-    const size_t cells = (size_t)g->nx * (size_t)g->ny;
-    const uint32_t *restrict counts = g->part_counts + (size_t)part * cells;
-    for (int piece = 0; piece < g->parts; piece++) {
-        uint32_t sum = 0;
-        for (size_t c = piece_begin(g, cells, piece), end = piece_begin(g, cells, piece + 1); c < end; c++)
-            sum += counts[c];
-        g->piece_counts[part * g->parts + piece] = sum;
-    }
-}
-
 void grid_count_part(grid_t *g, size_t n, const float *restrict x, const float *restrict y, int part)
 {
     const size_t cells = (size_t)g->nx * (size_t)g->ny;
@@ -165,23 +140,14 @@ void grid_count_part(grid_t *g, size_t n, const float *restrict x, const float *
         cell_of[i] = c;
         counts[c]++;
     }
-    count_pieces(g, part);
 }
 
 void grid_sum_parts(grid_t *g)
 {
-    for (int piece = 0; piece < g->parts; piece++) grid_sum_place(g, piece);
-}
-
-void grid_sum_place(grid_t *g, int piece)
-{
     const size_t cells = (size_t)g->nx * (size_t)g->ny;
     uint32_t *restrict start = g->cell_start, *restrict counts = g->part_counts;
     uint32_t sum = 0;
-    for (int p = 0; p < g->parts; p++)
-        for (int before = 0; before < piece; before++) sum += g->piece_counts[p * g->parts + before];
-    const size_t end = piece_begin(g, cells, piece + 1);
-    for (size_t c = piece_begin(g, cells, piece); c < end; c++) {
+    for (size_t c = 0; c < cells; c++) {
         start[c] = sum;
         for (int p = 0; p < g->parts; p++) { /* each part's count becomes its cursor */
             const uint32_t count = counts[(size_t)p * cells + c];
@@ -189,7 +155,7 @@ void grid_sum_place(grid_t *g, int piece)
             sum += count;
         }
     }
-    if (end == cells) start[cells] = sum;
+    start[cells] = sum;
 }
 
 void grid_place_part(grid_t *g, size_t n, int part)

@@ -27,7 +27,6 @@ typedef struct grid {
     uint32_t *part_counts;
     int parts;
     size_t part_counts_cap;
-    uint32_t *piece_counts; /* parts × parts: part p's agents in piece q of the cells (grid_sum_place) */
 } grid_t;
 
 /* The most entries part_counts may take (16 MB): past that a build runs whole. */
@@ -60,11 +59,6 @@ int grid_set_parts(grid_t *g, int parts);
 bool grid_in_parts(const grid_t *g);
 void grid_count_part(grid_t *g, size_t n, const float *x, const float *y, int part);
 void grid_sum_parts(grid_t *g);
-/* grid_sum_parts on threads: the cells cut into `parts` pieces, every
- * piece's grid_sum_place (its cells' starts and cursors, from how many
- * agents the pieces before it hold, which grid_count_part counted too).
- * The same numbers: grid_sum_parts is every piece's in turn. */
-void grid_sum_place(grid_t *g, int piece);
 void grid_place_part(grid_t *g, size_t n, int part);
 /* Part `part`'s first agent of n (n at part == parts). */
 size_t grid_part_begin(const grid_t *g, size_t n, int part);

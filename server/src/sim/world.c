@@ -646,12 +646,6 @@ static void grid_count_task(void *ctx, int task, int thread)
     grid_count_part(&w->grid, w->n, w->cur.x, w->cur.y, task);
 }
 
-static void sum_place_task(void *ctx, int task, int thread)
-{
-    (void)thread;
-    grid_sum_place(&((world_t *)ctx)->grid, task);
-}
-
 static void sort_task(void *ctx, int task, int thread)
 {
     (void)thread;
@@ -670,7 +664,7 @@ static void sort_by_cell(world_t *w)
         sort_part(w, 0, w->n, w->grid.cursor);
     } else {
         run_tasks(w, grid_count_task, w->threads);
-        run_tasks(w, sum_place_task, w->threads);
+        grid_sum_parts(&w->grid);
         run_tasks(w, sort_task, w->threads);
     }
     swap_arrays(&w->cur, &w->next, true);
