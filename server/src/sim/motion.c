@@ -870,7 +870,7 @@ vec2 motion_wander(const world_t *w, uint32_t id, float vx, float vy)
 {
     const sim_params_t *p = &w->params;
     float u = prng_hash_unit(w->seed, WANDER_DRIFT_STREAM, w->tick, id);
-    float angle = w->wander[id] + (2.0f * u - 1.0f) * p->wander_jitter * world_steer_dt(w);
+    float angle = w->wander[id] + (2.0f * u - 1.0f) * p->wander_jitter * world_steer_drift_dt(w);
     angle -= 6.28318531f * floorf(angle / 6.28318531f);
     ((world_t *)w)->wander[id] = angle; /* the agent's own entry: no other task touches it */
     float speed = sqrtf(vx * vx + vy * vy);
@@ -896,7 +896,7 @@ static void wander_by_agents(const world_t *w, int count, const uint32_t ids[LAN
     for (int k = 0; k < LANES; k++)
         if (on[k]) id[k] = ids[k], old[k] = w->wander[ids[k]];
     const lanes_f u = prng_hash_unit_lanes((prng_lanes_t){0} + key, id);
-    lanes_f angle = old + (2.0f * u - 1.0f) * p->wander_jitter * world_steer_dt(w);
+    lanes_f angle = old + (2.0f * u - 1.0f) * p->wander_jitter * world_steer_drift_dt(w);
     lanes_f whole = angle / turn;
     for (int k = 0; k < LANES; k++) whole[k] = floorf(whole[k]);
     angle -= turn * whole;

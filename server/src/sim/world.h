@@ -5,6 +5,7 @@
 #ifndef SWARMCAST_WORLD_H
 #define SWARMCAST_WORLD_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -172,14 +173,52 @@ static inline int world_steer_every(const world_t *w)
  * steer_every 1 this is dt to the bit (a product by 1 is exact). */
 static inline float world_steer_dt(const world_t *w) { return w->dt * (float)world_steer_every(w); }
 
+/* What a random drift drawn once per steer is scaled by: dt·√steer_every.
+ * A drift of independent draws (wandering's) spreads as the square root of
+ * their number, so one draw standing for k ticks is √k ticks' worth: the
+ * same spread per second as k draws of a tick each (k ticks' worth would
+ * spread it √k times as fast). dt to the bit at steer_every 1. */
+static inline float world_steer_drift_dt(const world_t *w)
+{
+    return w->dt * sqrtf((float)world_steer_every(w));
+}
+
+/* Grid row `row`'s turn among the steer_every rows of its block (rows
+ * [b·k, b·k + k)): a permutation of 0 … k − 1 drawn from the block's
+ * number, the same on every tick and thread. Not the row itself: with
+ * turns (row + tick) mod k an agent crossing into the next row shifted its
+ * turn by one, always the same way, so agents flying along y steered more
+ * or less often by their direction, and an agent crossing m rows a tick
+ * with m + 1 a multiple of k (one row a tick at k = 2, in cells of 5 u at
+ * 300 u/s) never steered again, coasting straight on. Drawn turns shift
+ * by a different amount at each crossing, either way alike. */
+static inline uint32_t world_row_turn(uint32_t row, uint32_t k)
+{
+    uint64_t h = ((uint64_t)(row / k) + 1) * 0x9E3779B97F4A7C15ull; /* splitmix64's finish */
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+    h ^= h >> 31;
+    uint8_t turn[SIM_MAX_STEER_EVERY];
+    for (uint32_t j = 0; j < k; j++) turn[j] = (uint8_t)j;
+    for (uint32_t j = k - 1; j > 0; j--) { /* Fisher-Yates: 8! < 2^64 */
+        const uint32_t other = (uint32_t)(h % (j + 1));
+        h /= j + 1;
+        const uint8_t t = turn[j];
+        turn[j] = turn[other], turn[other] = t;
+    }
+    return turn[row % k];
+}
+
 /* Whether the agents of grid row `row` sense and steer on this tick:
- * rows take turns, (row + tick) mod steer_every = 0, so each steers once
- * every steer_every ticks and neighbouring rows on different ticks. By
- * the cell, not the thread: the same agents whatever the split. */
+ * rows take turns, (turn + tick) mod steer_every = 0 with the row's turn
+ * from world_row_turn, so each row steers once every steer_every ticks and
+ * in each block of steer_every rows exactly one row a tick (the work stays
+ * even from tick to tick). By the cell, not the thread: the same agents
+ * whatever the split. */
 static inline bool world_row_steers(const world_t *w, uint32_t row)
 {
-    const uint64_t k = (uint64_t)world_steer_every(w);
-    return k == 1 || ((uint64_t)row + w->tick) % k == 0;
+    const uint32_t k = (uint32_t)world_steer_every(w);
+    return k == 1 || (world_row_turn(row, k) + w->tick % k) % k == 0;
 }
 
 int world_set_target(world_t *w, uint32_t client_id, float x, float y);

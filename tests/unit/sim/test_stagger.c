@@ -162,6 +162,116 @@ static void staggered_agents_should_never_enter_an_obstacle(void **state)
     world_free(&w);
 }
 
+/* What a lone agent flying at (0, vy), vy a number of cell rows per tick,
+ * does over `ticks` ticks: how often its row was due to steer, and its
+ * longest run of ticks without a steer. */
+typedef struct schedule {
+    int steers, longest_coast;
+} schedule_t;
+
+static schedule_t schedule_of(int every, float radius, float rows_per_tick, float height, int ticks)
+{
+    world_t w;
+    make_world(&w, 1000, height, 2, 5);
+    set_param(&w, "sep_radius", radius);
+    set_param(&w, "ali_radius", radius);
+    set_param(&w, "coh_radius", radius);
+    set_param(&w, "max_speed", 1000);
+    set_param(&w, "steer_every", every);
+    place(&w, 1, 100, 50, 0, 0); /* far from agent 0: nothing turns it */
+    world_step(&w);              /* the grid is sized to the radii */
+    const float vy = rows_per_tick / w.grid.inv_cell_h / w.dt;
+    size_t i = index_of(&w, 0);
+    w.cur.x[i] = 500, w.cur.y[i] = height / 2 + 0.3f, w.cur.vx[i] = 0, w.cur.vy[i] = vy;
+    schedule_t s = {0, 0};
+    int coast = 0;
+    for (int t = 0; t < ticks; t++) {
+        i = index_of(&w, 0);
+        if (world_row_steers(&w, row_of(&w, i)))
+            s.steers++, coast = 0;
+        else if (++coast > s.longest_coast)
+            s.longest_coast = coast;
+        world_step(&w);
+    }
+    world_free(&w);
+    return s;
+}
+
+/* An agent steers about once every k ticks however it flies across the
+ * rows. With turns (row + tick) mod k, an agent crossing m rows a tick
+ * with m + 1 a multiple of k kept its row's turn out of step for ever
+ * (0 steers in 600 ticks at k = 2, one row a tick), and one flying toward
+ * lower rows steered more often than one flying the other way. */
+static void an_agent_crossing_rows_should_still_steer_about_every_k_ticks(void **state)
+{
+    (void)state;
+    const struct {
+        int every;
+        float rows_per_tick;
+    } cases[] = {{2, 1.0f}, {2, -1.0f}, {3, -1.0f}, {4, 3.0f}, {8, -1.0f}, {8, 7.0f}};
+    const int ticks = 600;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const int k = cases[c].every;
+        const schedule_t s = schedule_of(k, 5, cases[c].rows_per_tick, 1000, ticks);
+        print_message("k %d, %+.0f rows a tick: %d steers in %d ticks, longest coast %d\n", k,
+                      cases[c].rows_per_tick, s.steers, ticks, s.longest_coast);
+        assert_true(s.steers > ticks / k / 2 && s.steers < 3 * ticks / k / 2);
+        assert_true(s.longest_coast <= 8 * k);
+    }
+    /* Up and down alike: 0.3 rows a tick in a world too tall to wrap in
+     * the time (the old turns gave 0.7 and 1.3 times the steers). */
+    for (int k = 3; k <= 8; k += 5) {
+        const int ticks_updown = 480;
+        const schedule_t up = schedule_of(k, 50, -0.3f, 20000, ticks_updown),
+                         down = schedule_of(k, 50, 0.3f, 20000, ticks_updown);
+        print_message("k %d, 0.3 rows a tick: %d steers flying up, %d down, in %d ticks\n", k, up.steers,
+                      down.steers, ticks_updown);
+        assert_true(abs(up.steers - down.steers) <= ticks_updown / k / 5);
+    }
+}
+
+/* The spread of the wander angles' drift over 2 s, root mean square over
+ * 2,000 agents (the angle's change, unwrapped to [-pi, pi]). */
+static double wander_spread(int every)
+{
+    world_t w;
+    make_world(&w, 3000, 3000, 2000, 9);
+    set_param(&w, "w_wander", 1);
+    set_param(&w, "wander_jitter", 3);
+    set_param(&w, "steer_every", every);
+    world_step(&w);
+    float *start = malloc(w.n * sizeof *start);
+    assert_non_null(start);
+    memcpy(start, w.wander, w.n * sizeof *start);
+    for (int t = 0; t < 120; t++) world_step(&w);
+    double sum = 0.0;
+    for (size_t id = 0; id < w.n; id++) {
+        double d = (double)w.wander[id] - (double)start[id];
+        d -= 2.0 * M_PI * floor(d / (2.0 * M_PI) + 0.5);
+        sum += d * d;
+    }
+    free(start);
+    const double spread = sqrt(sum / (double)w.n);
+    world_free(&w);
+    return spread;
+}
+
+/* Wandering's drift is a sum of independent draws: one draw standing for
+ * k ticks is scaled by sqrt(k), so the angles spread as fast per second as
+ * when every agent draws every tick (scaled by k they spread sqrt(k) times
+ * as fast: 2x at k = 4). */
+static void a_staggered_wander_should_drift_as_fast_as_one_drawn_every_tick(void **state)
+{
+    (void)state;
+    const double every_tick = wander_spread(1);
+    for (int k = 4; k <= 8; k += 4) {
+        const double staggered = wander_spread(k);
+        print_message("wander drift over 2 s (rms): steer_every 1 %.3f rad, %d %.3f rad\n", every_tick, k, staggered);
+        assert_true(every_tick > 0.1 && every_tick < 1.0); /* a drift, not wrapped round */
+        assert_true(staggered > 0.85 * every_tick && staggered < 1.15 * every_tick);
+    }
+}
+
 static void steer_every_should_refuse_bad_values_and_change_nothing(void **state)
 {
     (void)state;
@@ -193,6 +303,8 @@ int main(void)
         cmocka_unit_test(a_staggered_flock_should_align_as_well_as_one_steered_every_tick),
         cmocka_unit_test(agents_too_close_should_still_move_apart_when_steering_is_staggered),
         cmocka_unit_test(staggered_agents_should_never_enter_an_obstacle),
+        cmocka_unit_test(an_agent_crossing_rows_should_still_steer_about_every_k_ticks),
+        cmocka_unit_test(a_staggered_wander_should_drift_as_fast_as_one_drawn_every_tick),
         cmocka_unit_test(steer_every_should_refuse_bad_values_and_change_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
