@@ -162,6 +162,44 @@ static void staggered_agents_should_never_enter_an_obstacle(void **state)
     world_free(&w);
 }
 
+/* The per-agent state a steer updates (wandering's angle, the density
+ * radii) is left alone while an agent coasts: a coasting agent's entries
+ * are the same bits after the step, and most steering agents' move. */
+static void a_coasting_agent_should_keep_its_wander_angle_and_radii(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 1600, 900, 3000, 12);
+    set_param(&w, "steer_every", 3);
+    set_param(&w, "w_wander", 1);
+    set_param(&w, "density_radii", 1);
+    world_step(&w);
+    const size_t n = w.n;
+    float *wander = malloc(n * sizeof *wander), *radius = malloc(n * sizeof *radius);
+    bool *due = malloc(n * sizeof *due);
+    assert_true(wander && radius && due);
+    for (int t = 0; t < 3; t++) {
+        memcpy(wander, w.wander, n * sizeof *wander);
+        memcpy(radius, w.radius_ali, n * sizeof *radius);
+        for (size_t i = 0; i < n; i++) due[w.cur.id[i]] = world_row_steers(&w, row_of(&w, i));
+        world_step(&w);
+        size_t steering = 0, moved = 0;
+        for (size_t id = 0; id < n; id++) {
+            if (!due[id]) {
+                assert_memory_equal(&w.wander[id], &wander[id], sizeof *wander);
+                assert_memory_equal(&w.radius_ali[id], &radius[id], sizeof *radius);
+                continue;
+            }
+            steering++;
+            moved += w.wander[id] != wander[id];
+        }
+        assert_true(steering > n / 6 && steering < n / 2); /* about a third steered */
+        assert_true(moved > steering * 9 / 10);
+    }
+    free(wander), free(radius), free(due);
+    world_free(&w);
+}
+
 /* What a lone agent flying at (0, vy), vy a number of cell rows per tick,
  * does over `ticks` ticks: how often its row was due to steer, and its
  * longest run of ticks without a steer. */
@@ -303,6 +341,7 @@ int main(void)
         cmocka_unit_test(a_staggered_flock_should_align_as_well_as_one_steered_every_tick),
         cmocka_unit_test(agents_too_close_should_still_move_apart_when_steering_is_staggered),
         cmocka_unit_test(staggered_agents_should_never_enter_an_obstacle),
+        cmocka_unit_test(a_coasting_agent_should_keep_its_wander_angle_and_radii),
         cmocka_unit_test(an_agent_crossing_rows_should_still_steer_about_every_k_ticks),
         cmocka_unit_test(a_staggered_wander_should_drift_as_fast_as_one_drawn_every_tick),
         cmocka_unit_test(steer_every_should_refuse_bad_values_and_change_nothing),
