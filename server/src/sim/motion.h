@@ -106,7 +106,8 @@ void motion_evade_agents(const world_t *w, int count, const float x[LANES], cons
                          float ay[LANES], int32_t fled[LANES]);
 
 /* Wander: moves agent id's point on its wander circle (the angle drifts by
- * at most wander_jitter·dt, drawn per agent and tick) and returns the
+ * at most wander_jitter·dt, drawn per agent and steer; ·√k dt with
+ * staggered steering, world_steer_drift_dt) and returns the
  * displacement from the agent to that point: wander_distance ahead along the
  * heading, then wander_radius toward the point's angle. Updates only the
  * agent's own entry. */
