@@ -84,6 +84,16 @@ static inline bool wire2_rect_equal(wire2_rect_t a, wire2_rect_t b)
 }
 /* qx0 = floor(x0·Wq / 2^L) and so on, in exact integer arithmetic. */
 wire2_bounds_t wire2_rect_bounds(wire2_rect_t r, uint32_t wq, uint32_t hq);
+/* floor(v·side / size) for v < size ≤ 2^31 and side ≤ 2^16 (which tile
+ * of `side` across a quantum falls in), without a 64-bit integer division
+ * (~40 cycles; the index and the census take two per agent). In double,
+ * v·side < 2^47 is exact and the quotient, below side, is correctly rounded
+ * to within side·2^-53 < 2^-37; a quotient that is not an integer lies at
+ * least 1/size ≥ 2^-31 below the next one, so truncation gives the floor. */
+static inline unsigned wire2_scale_floor(uint32_t v, unsigned side, uint32_t size)
+{
+    return (unsigned)((double)v * (double)side / (double)size);
+}
 /* Wq = ceil(width·16) (in double); 0 if width is not a positive finite
  * number or Wq would exceed 2^31 (no chunk can then be coded). */
 uint32_t wire2_quanta_of(float size);
