@@ -100,18 +100,9 @@ static int reserve(wire2_world_t *q, size_t n)
 {
     if (n <= q->cap) return 0;
     size_t cap = n + n / 8 + 16;
-    uint32_t *qx = realloc(q->qx, cap * sizeof *qx);
-    if (!qx) return WIRE2_E_NOMEM;
-    q->qx = qx;
-    uint32_t *qy = realloc(q->qy, cap * sizeof *qy);
-    if (!qy) return WIRE2_E_NOMEM;
-    q->qy = qy;
-    uint16_t *h = realloc(q->h, cap * sizeof *h);
-    if (!h) return WIRE2_E_NOMEM;
-    q->h = h;
-    uint8_t *f = realloc(q->f, cap * sizeof *f);
-    if (!f) return WIRE2_E_NOMEM;
-    q->f = f;
+    wire2_agent_t *agent = realloc(q->agent, cap * sizeof *agent);
+    if (!agent) return WIRE2_E_NOMEM;
+    q->agent = agent;
     uint32_t *by = realloc(q->by_tile, cap * sizeof *by);
     if (!by) return WIRE2_E_NOMEM;
     q->by_tile = by;
@@ -137,8 +128,8 @@ static void build_index(wire2_world_t *q)
             counts[0]++;
             continue;
         }
-        unsigned tx = wire2_scale_floor(q->qx[i], INDEX_SIDE, q->wq);
-        unsigned ty = wire2_scale_floor(q->qy[i], INDEX_SIDE, q->hq);
+        unsigned tx = wire2_scale_floor(q->agent[i].qx, INDEX_SIDE, q->wq);
+        unsigned ty = wire2_scale_floor(q->agent[i].qy, INDEX_SIDE, q->hq);
         uint8_t t = (uint8_t)(ty * INDEX_SIDE + tx);
         q->tile_of[i] = t;
         counts[t]++;
@@ -195,19 +186,14 @@ int wire2_world_quantize(wire2_world_t *q, const snap_view_t *v, uint32_t seq)
             size_t i = start + j;
             size_t id = v->id ? v->id[i] : i;
             if (id >= v->n) return WIRE2_E_ARG;
-            q->qx[id] = block.qx[j];
-            q->qy[id] = block.qy[j];
-            q->h[id] = block.h[j];
-            q->f[id] = v->flags[i];
+            q->agent[id] = (wire2_agent_t){block.qx[j], block.qy[j], block.h[j], v->flags[i]};
         }
     }
     for (size_t k = 0; k < v->n_predators; k++) {
         const predator_t *p = &v->predators[k];
         size_t id = v->n + k;
-        q->qx[id] = quantize_pos(p->x, pos_limit_of(q->wq));
-        q->qy[id] = quantize_pos(p->y, pos_limit_of(q->hq));
-        q->h[id] = wire2_quantize_heading(p->vx, p->vy);
-        q->f[id] = AGENT_PREDATOR;
+        q->agent[id] = (wire2_agent_t){quantize_pos(p->x, pos_limit_of(q->wq)), quantize_pos(p->y, pos_limit_of(q->hq)),
+                                       wire2_quantize_heading(p->vx, p->vy), AGENT_PREDATOR};
     }
     build_index(q);
     return 0;
@@ -215,10 +201,7 @@ int wire2_world_quantize(wire2_world_t *q, const snap_view_t *v, uint32_t seq)
 
 void wire2_world_free(wire2_world_t *q)
 {
-    free(q->qx);
-    free(q->qy);
-    free(q->h);
-    free(q->f);
+    free(q->agent);
     free(q->by_tile);
     free(q->tile_of);
     *q = (wire2_world_t){0};
@@ -234,7 +217,7 @@ size_t wire2_world_count_in(const wire2_world_t *q, wire2_rect_t r)
     for (unsigned ty = ty0; ty < ty1; ty++)
         for (uint32_t k = q->tile_start[ty * INDEX_SIDE + tx0]; k < q->tile_start[ty * INDEX_SIDE + tx1]; k++) {
             uint32_t i = q->by_tile[k];
-            count += q->qx[i] >= b.qx0 && q->qx[i] < b.qx1 && q->qy[i] >= b.qy0 && q->qy[i] < b.qy1;
+            count += q->agent[i].qx >= b.qx0 && q->agent[i].qx < b.qx1 && q->agent[i].qy >= b.qy0 && q->agent[i].qy < b.qy1;
         }
     return count;
 }

@@ -180,15 +180,15 @@ static void a_quantized_world_is_the_straightforward_one_on_every_size_and_tail(
             assert_int_equal(q.n, sizes[s] + 3);
             for (size_t i = 0; i < v.n; i++) {
                 uint32_t id = w.id[i];
-                assert_int_equal(q.qx[id], ref_pos(w.x[i], wq));
-                assert_int_equal(q.qy[id], ref_pos(w.y[i], hq));
-                assert_int_equal(q.h[id], ref_heading(w.vx[i], w.vy[i], 1024));
-                assert_int_equal(q.f[id], w.flags[i]);
+                assert_int_equal(q.agent[id].qx, ref_pos(w.x[i], wq));
+                assert_int_equal(q.agent[id].qy, ref_pos(w.y[i], hq));
+                assert_int_equal(q.agent[id].h, ref_heading(w.vx[i], w.vy[i], 1024));
+                assert_int_equal(q.agent[id].f, w.flags[i]);
             }
             for (size_t k = 0; k < 3; k++) {
-                assert_int_equal(q.qx[v.n + k], ref_pos(w.predators[k].x, wq));
-                assert_int_equal(q.qy[v.n + k], ref_pos(w.predators[k].y, hq));
-                assert_int_equal(q.h[v.n + k], ref_heading(w.predators[k].vx, w.predators[k].vy, 1024));
+                assert_int_equal(q.agent[v.n + k].qx, ref_pos(w.predators[k].x, wq));
+                assert_int_equal(q.agent[v.n + k].qy, ref_pos(w.predators[k].y, hq));
+                assert_int_equal(q.agent[v.n + k].h, ref_heading(w.predators[k].vx, w.predators[k].vy, 1024));
             }
             /* The index: every id once, in the tile the 64-bit division puts it in, tiles in order. */
             if (wq && hq) {
@@ -198,8 +198,8 @@ static void a_quantized_world_is_the_straightforward_one_on_every_size_and_tail(
                         uint32_t id = q.by_tile[k];
                         assert_true(id < q.n && !seen[id]);
                         seen[id] = true;
-                        unsigned tx = (unsigned)((uint64_t)q.qx[id] * 16 / wq);
-                        unsigned ty = (unsigned)((uint64_t)q.qy[id] * 16 / hq);
+                        unsigned tx = (unsigned)((uint64_t)q.agent[id].qx * 16 / wq);
+                        unsigned ty = (unsigned)((uint64_t)q.agent[id].qy * 16 / hq);
                         assert_int_equal(ty * 16 + tx, t);
                     }
                 assert_int_equal(q.tile_start[256], q.n);
