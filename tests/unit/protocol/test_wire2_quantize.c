@@ -1,8 +1,10 @@
-/* The quantizer's fast path (server/src/protocol/wire2_world.c: blocks of
- * agents in a vectorized loop, heading.h's branch-free heading, the index's
- * tile without integer division) against the straightforward one it
- * replaced, written out here as it was: one agent at a time, with branches
- * and 64-bit divisions. Same bits for every input, odd ones included (NaN,
+/* The encoder's fast paths against straightforward ones: the quantizer
+ * (server/src/protocol/wire2_world.c: blocks of agents in a vectorized loop,
+ * heading.h's branch-free heading, the index's tile without integer
+ * division) against the one it replaced, written out here as it was: one
+ * agent at a time, with branches and 64-bit divisions; and the canonical
+ * sort (wire2_canon.c: key and index packed in one word when they fit)
+ * against a comparison sort. Same bits for every input, odd ones included (NaN,
  * infinities, positions outside the world, zero and signed-zero velocities,
  * worlds whose size has no quanta), on sizes with tails of every length. */
 #include <setjmp.h>
@@ -19,6 +21,7 @@
 
 #include "protocol/heading.h"
 #include "protocol/wire2.h"
+#include "protocol/wire2_canon.h"
 
 /* ---- the straightforward quantizer ---- */
 
@@ -235,12 +238,48 @@ static void a_tile_by_double_division_is_the_integer_floor(void **state)
         }
 }
 
+static int by_canonical_order(const void *a, const void *b) { return wire2_item_cmp(a, b); }
+
+static void a_radix_sort_of_any_width_is_the_comparison_sort(void **state)
+{
+    (void)state;
+    /* Widths where key and index fit one word (the packed sort) and where
+     * they do not (31 + 31 bits), sizes with odd tails, and few distinct
+     * positions (long runs of equal keys) as well as many. */
+    static const unsigned widths[][2] = {{13, 13}, {20, 19}, {0, 9}, {31, 31}, {1, 1}, {26, 24}};
+    static const size_t sizes[] = {64, 65, 1000, 4097, 70001};
+    wire2_sorter_t sorter = {0};
+    for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+            for (int few = 0; few < 2; few++) {
+                size_t n = sizes[s];
+                unsigned bx = widths[w][0], by = widths[w][1];
+                uint64_t sx = (uint64_t)1 << bx, sy = (uint64_t)1 << by; /* rx, ry of bx, by bits */
+                if (few) sx = sx < 3 ? sx : 3, sy = sy < 3 ? sy : 3;
+                wire2_item_t *items = malloc(n * sizeof *items), *expect = malloc(n * sizeof *expect);
+                for (size_t i = 0; i < n; i++)
+                    items[i] = (wire2_item_t){.ry = (uint32_t)(((uint64_t)rnd() << 16 ^ rnd()) % sy),
+                                              .rx = (uint32_t)(((uint64_t)rnd() << 16 ^ rnd()) % sx),
+                                              .h = (uint16_t)(rnd() % 3), .f = (uint8_t)(rnd() % 2),
+                                              .py = rnd() % 3, .px = rnd() % 3, .id = rnd() % 5};
+                memcpy(expect, items, n * sizeof *items);
+                qsort(expect, n, sizeof *expect, by_canonical_order);
+                assert_int_equal(wire2_sort_items(items, n, bx, by, &sorter), 0);
+                for (size_t i = 0; i < n; i++)
+                    if (wire2_item_cmp(&items[i], &expect[i])) fail_msg("w %zu n %zu few %d at %zu", w, n, few, i);
+                free(items);
+                free(expect);
+            }
+    wire2_sorter_free(&sorter);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(headings_are_the_straightforward_ones_for_any_velocity),
         cmocka_unit_test(a_quantized_world_is_the_straightforward_one_on_every_size_and_tail),
         cmocka_unit_test(a_tile_by_double_division_is_the_integer_floor),
+        cmocka_unit_test(a_radix_sort_of_any_width_is_the_comparison_sort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
