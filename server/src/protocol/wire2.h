@@ -99,9 +99,10 @@ static inline unsigned wire2_scale_floor(uint32_t v, unsigned side, uint32_t siz
 uint32_t wire2_quanta_of(float size);
 
 /* One agent quantized. Its fields side by side: an encoder looks agents up
- * by id in an order random with respect to ids (canonical, or by tile), and
- * one cache line per agent instead of one per field makes a million-agent
- * view about twice as fast (it is bound by the lines it reads). */
+ * by id in an order random with respect to ids (canonical, or by tile), so
+ * each look-up is a cache miss, one line per agent instead of one per field
+ * (a million-agent view's look-ups: 27% less CPU; docs/BENCHMARKS.md,
+ * "Encoding a million"). */
 typedef struct wire2_agent {
     uint32_t qx, qy; /* qx < wq, qy < hq */
     uint16_t h;      /* 0 … 1023 */
