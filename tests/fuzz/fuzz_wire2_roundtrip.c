@@ -46,9 +46,9 @@ static void check(const wire2_dec_t *d, const wire2_world_t *q, wire2_mode_t mod
         size_t cells = (size_t)st->cols * st->rows;
         REQUIRE(cells <= sizeof counts / sizeof counts[0], "too many cells for the check");
         for (size_t i = 0; i < q->n; i++) {
-            if (!(q->qx[i] >= b.qx0 && q->qx[i] < b.qx1 && q->qy[i] >= b.qy0 && q->qy[i] < b.qy1)) continue;
-            size_t cx = (size_t)((q->qx[i] - b.qx0) * st->cols / (b.qx1 - b.qx0));
-            size_t cy = (size_t)((q->qy[i] - b.qy0) * st->rows / (b.qy1 - b.qy0));
+            if (!(q->agent[i].qx >= b.qx0 && q->agent[i].qx < b.qx1 && q->agent[i].qy >= b.qy0 && q->agent[i].qy < b.qy1)) continue;
+            size_t cx = (size_t)((q->agent[i].qx - b.qx0) * st->cols / (b.qx1 - b.qx0));
+            size_t cy = (size_t)((q->agent[i].qy - b.qy0) * st->rows / (b.qy1 - b.qy0));
             counts[cy * st->cols + cx]++;
         }
         for (size_t c = 0; c < cells; c++) {
@@ -60,9 +60,9 @@ static void check(const wire2_dec_t *d, const wire2_world_t *q, wire2_mode_t mod
     uint64_t truth[MAX_AGENTS + 8][2], got[MAX_AGENTS + 8][2];
     size_t n = 0;
     for (size_t i = 0; i < q->n; i++)
-        if (q->qx[i] >= b.qx0 && q->qx[i] < b.qx1 && q->qy[i] >= b.qy0 && q->qy[i] < b.qy1) {
-            truth[n][0] = (uint64_t)q->qy[i] << 32 | q->qx[i];
-            truth[n][1] = (uint64_t)q->h[i] << 8 | q->f[i];
+        if (q->agent[i].qx >= b.qx0 && q->agent[i].qx < b.qx1 && q->agent[i].qy >= b.qy0 && q->agent[i].qy < b.qy1) {
+            truth[n][0] = (uint64_t)q->agent[i].qy << 32 | q->agent[i].qx;
+            truth[n][1] = (uint64_t)q->agent[i].h << 8 | q->agent[i].f;
             n++;
         }
     REQUIRE(st->count == n, "%zu items decoded, %zu in the rect", st->count, n);

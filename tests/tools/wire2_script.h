@@ -237,8 +237,8 @@ static inline int w2s_check(w2s_run_t *r, const wire2_dec_state_t *st, wire2_rec
     if (mode == WIRE2_DETAIL) {
         size_t n = 0;
         for (size_t i = 0; i < q->n; i++)
-            if (q->qx[i] >= b.qx0 && q->qx[i] < b.qx1 && q->qy[i] >= b.qy0 && q->qy[i] < b.qy1)
-                r->truth[n++] = w2s_pack(q->qx[i], q->qy[i], q->h[i], q->f[i]);
+            if (q->agent[i].qx >= b.qx0 && q->agent[i].qx < b.qx1 && q->agent[i].qy >= b.qy0 && q->agent[i].qy < b.qy1)
+                r->truth[n++] = w2s_pack(q->agent[i].qx, q->agent[i].qy, q->agent[i].h, q->agent[i].f);
         if (st->count != n) return w2s_fail(r, "seq %u: %zu items decoded, %zu in the rect", seq, st->count, n);
         for (size_t i = 0; i < n; i++) {
             r->got[i] = w2s_pack(st->qx[i], st->qy[i], st->h[i], st->f[i]);
@@ -265,10 +265,10 @@ static inline int w2s_check(w2s_run_t *r, const wire2_dec_state_t *st, wire2_rec
     memset(r->cells_c, 0, cells * sizeof *r->cells_c);
     uint64_t w = b.qx1 - b.qx0, h = b.qy1 - b.qy0;
     for (size_t i = 0; i < q->n; i++) {
-        if (!(q->qx[i] >= b.qx0 && q->qx[i] < b.qx1 && q->qy[i] >= b.qy0 && q->qy[i] < b.qy1)) continue;
-        size_t cx = (size_t)((q->qx[i] - b.qx0) * cols / w), cy = (size_t)((q->qy[i] - b.qy0) * rows / h);
+        if (!(q->agent[i].qx >= b.qx0 && q->agent[i].qx < b.qx1 && q->agent[i].qy >= b.qy0 && q->agent[i].qy < b.qy1)) continue;
+        size_t cx = (size_t)((q->agent[i].qx - b.qx0) * cols / w), cy = (size_t)((q->agent[i].qy - b.qy0) * rows / h);
         size_t c = cy * cols + cx;
-        double t = 2.0 * M_PI * q->h[i] / 1024.0;
+        double t = 2.0 * M_PI * q->agent[i].h / 1024.0;
         r->cells_count[c]++;
         r->cells_s[c] += lround(sin(t) * 65536.0);
         r->cells_c[c] += lround(cos(t) * 65536.0);

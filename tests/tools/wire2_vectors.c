@@ -157,9 +157,9 @@ static void check_truth(const vcase_t *c, const wire2_dec_state_t *st)
     uint64_t truth[MAX_AGENTS + 2], got[MAX_AGENTS + 2];
     size_t n = 0;
     for (size_t i = 0; i < q->n; i++)
-        if (q->qx[i] >= st->bounds.qx0 && q->qx[i] < st->bounds.qx1 && q->qy[i] >= st->bounds.qy0 &&
-            q->qy[i] < st->bounds.qy1)
-            truth[n++] = (uint64_t)q->qy[i] << 40 | (uint64_t)q->qx[i] << 18 | (uint64_t)q->h[i] << 8 | q->f[i];
+        if (q->agent[i].qx >= st->bounds.qx0 && q->agent[i].qx < st->bounds.qx1 && q->agent[i].qy >= st->bounds.qy0 &&
+            q->agent[i].qy < st->bounds.qy1)
+            truth[n++] = (uint64_t)q->agent[i].qy << 40 | (uint64_t)q->agent[i].qx << 18 | (uint64_t)q->agent[i].h << 8 | q->agent[i].f;
     if (n != st->count) die("decoded item count differs from the world");
     for (size_t i = 0; i < n; i++)
         got[i] = (uint64_t)st->qy[i] << 40 | (uint64_t)st->qx[i] << 18 | (uint64_t)st->h[i] << 8 | st->f[i];

@@ -84,9 +84,30 @@ static inline bool wire2_rect_equal(wire2_rect_t a, wire2_rect_t b)
 }
 /* qx0 = floor(x0·Wq / 2^L) and so on, in exact integer arithmetic. */
 wire2_bounds_t wire2_rect_bounds(wire2_rect_t r, uint32_t wq, uint32_t hq);
+/* floor(v·side / size) for v < size ≤ 2^31 and side ≤ 2^16 (which tile
+ * of `side` across a quantum falls in), without a 64-bit integer division
+ * (~40 cycles; the index and the census take two per agent). In double,
+ * v·side < 2^47 is exact and the quotient, below side, is correctly rounded
+ * to within side·2^-53 < 2^-37; a quotient that is not an integer lies at
+ * least 1/size ≥ 2^-31 below the next one, so truncation gives the floor. */
+static inline unsigned wire2_scale_floor(uint32_t v, unsigned side, uint32_t size)
+{
+    return (unsigned)((double)v * (double)side / (double)size);
+}
 /* Wq = ceil(width·16) (in double); 0 if width is not a positive finite
  * number or Wq would exceed 2^31 (no chunk can then be coded). */
 uint32_t wire2_quanta_of(float size);
+
+/* One agent quantized. Its fields side by side: an encoder looks agents up
+ * by id in an order random with respect to ids (canonical, or by tile), so
+ * each look-up is a cache miss, one line per agent instead of one per field
+ * (a million-agent view's look-ups: 27% less CPU; docs/BENCHMARKS.md,
+ * "Encoding a million"). */
+typedef struct wire2_agent {
+    uint32_t qx, qy; /* qx < wq, qy < hq */
+    uint16_t h;      /* 0 … 1023 */
+    uint8_t f;       /* flags (predators: AGENT_PREDATOR) */
+} wire2_agent_t;
 
 /* The quantized world at one snapshot, indexed by agent id (agents 0 … n_agents−1,
  * then the predators). Start from wire2_world_t q = {0}; quantize reuses the
@@ -98,9 +119,7 @@ typedef struct wire2_world {
     uint32_t wq, hq;        /* world size in quanta (0: unusable size, every view is empty) */
     size_t n;               /* agents + predators */
     size_t n_agents;
-    uint32_t *qx, *qy;      /* qx < wq, qy < hq */
-    uint16_t *h;            /* 0 … 1023 */
-    uint8_t *f;             /* flags (predators: AGENT_PREDATOR) */
+    wire2_agent_t *agent;   /* by id */
     /* Private to the codec: a spatial index, so that a view visits only the
      * agents of the tiles it covers. Ids by their tile at level
      * WIRE2_INDEX_LEVEL (row-major), tile t's ids being

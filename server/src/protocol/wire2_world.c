@@ -3,8 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/bit_select.h"
 #include "protocol/heading.h"
 #include "protocol/wire2.h"
+#include "sim/clones.h"
 
 uint32_t wire2_quanta_of(float size)
 {
@@ -25,14 +27,25 @@ wire2_bounds_t wire2_rect_bounds(wire2_rect_t r, uint32_t wq, uint32_t hq)
     };
 }
 
+typedef struct pos_limit {
+    double limit, top; /* limit, and the largest quantum below it (0 for limit 0) */
+} pos_limit_t;
+
+static inline pos_limit_t pos_limit_of(uint32_t limit)
+{
+    return (pos_limit_t){(double)limit, limit ? (double)(limit - 1u) : 0.0};
+}
+
 /* clamp(floor(u·16 + 0.5), 0, limit − 1); NaN → 0. Truncation of a
- * non-negative double is floor. */
-static uint32_t quantize_pos(float u, uint32_t limit)
+ * non-negative double is floor. Selects on the bits, not ?: (bit_select.h),
+ * so that a loop of it vectorizes; the result is below limit ≤ 2^31, so it
+ * fits an int32. */
+static inline uint32_t quantize_pos(float u, pos_limit_t l)
 {
     double t = (double)u * WIRE2_QUANTA_PER_UNIT + 0.5;
-    if (!(t > 0.0)) return 0;
-    if (t >= (double)limit) return limit ? limit - 1u : 0u;
-    return (uint32_t)t;
+    double r = select_double(t >= l.limit, l.top, t);
+    r = select_double(t > 0.0, r, 0.0);
+    return (uint32_t)(int32_t)r;
 }
 
 uint16_t wire2_quantize_heading(float vx, float vy)
@@ -40,22 +53,56 @@ uint16_t wire2_quantize_heading(float vx, float vy)
     return (uint16_t)heading_quantize(vx, vy, WIRE2_HEADING_STEPS);
 }
 
+/* Agents quantized a block at a time: a fixed count, so that the compiler
+ * vectorizes the loop (at -O2 it does so only for whole vectors), into a
+ * block small enough to stay in L1 until it is scattered by id. */
+#define QUANTIZE_BLOCK 64
+
+typedef struct quantized_block {
+    uint32_t qx[QUANTIZE_BLOCK], qy[QUANTIZE_BLOCK];
+    uint16_t h[QUANTIZE_BLOCK];
+} quantized_block_t;
+
+typedef struct agent_block {
+    float x[QUANTIZE_BLOCK], y[QUANTIZE_BLOCK], vx[QUANTIZE_BLOCK], vy[QUANTIZE_BLOCK];
+} agent_block_t;
+
+KERNEL_CLONES static void quantize_block(const float *restrict x, const float *restrict y, const float *restrict vx,
+                                         const float *restrict vy, uint32_t wq, uint32_t hq,
+                                         const float *restrict atan_table, quantized_block_t *restrict out)
+{
+    const pos_limit_t lx = pos_limit_of(wq), ly = pos_limit_of(hq);
+    for (int i = 0; i < QUANTIZE_BLOCK; i++) {
+        out->qx[i] = quantize_pos(x[i], lx);
+        out->qy[i] = quantize_pos(y[i], ly);
+        out->h[i] = (uint16_t)heading_quantize_with(atan_table, vx[i], vy[i], WIRE2_HEADING_STEPS);
+    }
+}
+
+/* Agents [start, start + count) of v, count ≤ QUANTIZE_BLOCK: a short tail
+ * is copied into a zeroed block first (its extra lanes are not used). */
+static void quantize_agents(const snap_view_t *v, size_t start, size_t count, uint32_t wq, uint32_t hq,
+                            const float *atan_table, quantized_block_t *out)
+{
+    if (count == QUANTIZE_BLOCK) {
+        quantize_block(v->x + start, v->y + start, v->vx + start, v->vy + start, wq, hq, atan_table, out);
+        return;
+    }
+    agent_block_t in = {0};
+    memcpy(in.x, v->x + start, count * sizeof *in.x);
+    memcpy(in.y, v->y + start, count * sizeof *in.y);
+    memcpy(in.vx, v->vx + start, count * sizeof *in.vx);
+    memcpy(in.vy, v->vy + start, count * sizeof *in.vy);
+    quantize_block(in.x, in.y, in.vx, in.vy, wq, hq, atan_table, out);
+}
+
 static int reserve(wire2_world_t *q, size_t n)
 {
     if (n <= q->cap) return 0;
     size_t cap = n + n / 8 + 16;
-    uint32_t *qx = realloc(q->qx, cap * sizeof *qx);
-    if (!qx) return WIRE2_E_NOMEM;
-    q->qx = qx;
-    uint32_t *qy = realloc(q->qy, cap * sizeof *qy);
-    if (!qy) return WIRE2_E_NOMEM;
-    q->qy = qy;
-    uint16_t *h = realloc(q->h, cap * sizeof *h);
-    if (!h) return WIRE2_E_NOMEM;
-    q->h = h;
-    uint8_t *f = realloc(q->f, cap * sizeof *f);
-    if (!f) return WIRE2_E_NOMEM;
-    q->f = f;
+    wire2_agent_t *agent = realloc(q->agent, cap * sizeof *agent);
+    if (!agent) return WIRE2_E_NOMEM;
+    q->agent = agent;
     uint32_t *by = realloc(q->by_tile, cap * sizeof *by);
     if (!by) return WIRE2_E_NOMEM;
     q->by_tile = by;
@@ -81,8 +128,8 @@ static void build_index(wire2_world_t *q)
             counts[0]++;
             continue;
         }
-        unsigned tx = (unsigned)(((uint64_t)q->qx[i] * INDEX_SIDE) / q->wq);
-        unsigned ty = (unsigned)(((uint64_t)q->qy[i] * INDEX_SIDE) / q->hq);
+        unsigned tx = wire2_scale_floor(q->agent[i].qx, INDEX_SIDE, q->wq);
+        unsigned ty = wire2_scale_floor(q->agent[i].qy, INDEX_SIDE, q->hq);
         uint8_t t = (uint8_t)(ty * INDEX_SIDE + tx);
         q->tile_of[i] = t;
         counts[t]++;
@@ -130,21 +177,23 @@ int wire2_world_quantize(wire2_world_t *q, const snap_view_t *v, uint32_t seq)
     q->n = n;
     q->n_agents = v->n;
     /* The world keeps agents sorted by grid cell; q is by id. */
-    for (size_t i = 0; i < v->n; i++) {
-        size_t id = v->id ? v->id[i] : i;
-        if (id >= v->n) return WIRE2_E_ARG;
-        q->qx[id] = quantize_pos(v->x[i], q->wq);
-        q->qy[id] = quantize_pos(v->y[i], q->hq);
-        q->h[id] = wire2_quantize_heading(v->vx[i], v->vy[i]);
-        q->f[id] = v->flags[i];
+    const float *atan_table = heading_atan_table();
+    quantized_block_t block;
+    for (size_t start = 0; start < v->n; start += QUANTIZE_BLOCK) {
+        size_t count = v->n - start < QUANTIZE_BLOCK ? v->n - start : QUANTIZE_BLOCK;
+        quantize_agents(v, start, count, q->wq, q->hq, atan_table, &block);
+        for (size_t j = 0; j < count; j++) {
+            size_t i = start + j;
+            size_t id = v->id ? v->id[i] : i;
+            if (id >= v->n) return WIRE2_E_ARG;
+            q->agent[id] = (wire2_agent_t){block.qx[j], block.qy[j], block.h[j], v->flags[i]};
+        }
     }
     for (size_t k = 0; k < v->n_predators; k++) {
         const predator_t *p = &v->predators[k];
         size_t id = v->n + k;
-        q->qx[id] = quantize_pos(p->x, q->wq);
-        q->qy[id] = quantize_pos(p->y, q->hq);
-        q->h[id] = wire2_quantize_heading(p->vx, p->vy);
-        q->f[id] = AGENT_PREDATOR;
+        q->agent[id] = (wire2_agent_t){quantize_pos(p->x, pos_limit_of(q->wq)), quantize_pos(p->y, pos_limit_of(q->hq)),
+                                       wire2_quantize_heading(p->vx, p->vy), AGENT_PREDATOR};
     }
     build_index(q);
     return 0;
@@ -152,10 +201,7 @@ int wire2_world_quantize(wire2_world_t *q, const snap_view_t *v, uint32_t seq)
 
 void wire2_world_free(wire2_world_t *q)
 {
-    free(q->qx);
-    free(q->qy);
-    free(q->h);
-    free(q->f);
+    free(q->agent);
     free(q->by_tile);
     free(q->tile_of);
     *q = (wire2_world_t){0};
@@ -171,7 +217,7 @@ size_t wire2_world_count_in(const wire2_world_t *q, wire2_rect_t r)
     for (unsigned ty = ty0; ty < ty1; ty++)
         for (uint32_t k = q->tile_start[ty * INDEX_SIDE + tx0]; k < q->tile_start[ty * INDEX_SIDE + tx1]; k++) {
             uint32_t i = q->by_tile[k];
-            count += q->qx[i] >= b.qx0 && q->qx[i] < b.qx1 && q->qy[i] >= b.qy0 && q->qy[i] < b.qy1;
+            count += q->agent[i].qx >= b.qx0 && q->agent[i].qx < b.qx1 && q->agent[i].qy >= b.qy0 && q->agent[i].qy < b.qy1;
         }
     return count;
 }

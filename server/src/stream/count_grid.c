@@ -9,8 +9,8 @@ void count_grid_build(count_grid_t *g, const wire2_world_t *q)
     g->hq = q->hq;
     if (!q->wq || !q->hq) return;
     for (size_t i = 0; i < q->n; i++) {
-        uint32_t cx = (uint32_t)((uint64_t)q->qx[i] * COUNT_GRID_SIDE / q->wq);
-        uint32_t cy = (uint32_t)((uint64_t)q->qy[i] * COUNT_GRID_SIDE / q->hq);
+        uint32_t cx = wire2_scale_floor(q->agent[i].qx, COUNT_GRID_SIDE, q->wq);
+        uint32_t cy = wire2_scale_floor(q->agent[i].qy, COUNT_GRID_SIDE, q->hq);
         if (cx >= COUNT_GRID_SIDE) cx = COUNT_GRID_SIDE - 1;
         if (cy >= COUNT_GRID_SIDE) cy = COUNT_GRID_SIDE - 1;
         g->cells[cy * COUNT_GRID_SIDE + cx]++;

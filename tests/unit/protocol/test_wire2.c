@@ -64,8 +64,8 @@ static void assert_decoded_truth(const wire2_dec_t *d, const wire2_world_t *q)
     size_t n = 0;
     uint64_t truth[128], got[128];
     for (size_t i = 0; i < q->n; i++)
-        if (q->qx[i] >= b.qx0 && q->qx[i] < b.qx1 && q->qy[i] >= b.qy0 && q->qy[i] < b.qy1)
-            truth[n++] = w2s_pack(q->qx[i], q->qy[i], q->h[i], q->f[i]);
+        if (q->agent[i].qx >= b.qx0 && q->agent[i].qx < b.qx1 && q->agent[i].qy >= b.qy0 && q->agent[i].qy < b.qy1)
+            truth[n++] = w2s_pack(q->agent[i].qx, q->agent[i].qy, q->agent[i].h, q->agent[i].f);
     assert_int_equal(st->count, n);
     for (size_t i = 0; i < n; i++) got[i] = w2s_pack(st->qx[i], st->qy[i], st->h[i], st->f[i]);
     qsort(truth, n, sizeof truth[0], w2s_cmp_u64);
@@ -150,14 +150,14 @@ static void positions_and_headings_are_quantized_as_the_spec_says(void **state)
     quantize_hand(&h, &q, 1);
     assert_int_equal(q.wq, 1600);
     assert_int_equal(q.hq, 800);
-    assert_int_equal(q.qx[0], 0);    /* 0.48 + 0.5 → 0 */
-    assert_int_equal(q.qx[1], 1);    /* 0.512 + 0.5 → 1 */
-    assert_int_equal(q.qx[2], 1599); /* clamped to Wq − 1 */
-    assert_int_equal(q.qx[3], 0);    /* negative → 0 */
-    assert_int_equal(q.qx[4], 0);    /* NaN → 0 */
-    assert_int_equal(q.qx[5], 200);
+    assert_int_equal(q.agent[0].qx, 0);    /* 0.48 + 0.5 → 0 */
+    assert_int_equal(q.agent[1].qx, 1);    /* 0.512 + 0.5 → 1 */
+    assert_int_equal(q.agent[2].qx, 1599); /* clamped to Wq − 1 */
+    assert_int_equal(q.agent[3].qx, 0);    /* negative → 0 */
+    assert_int_equal(q.agent[4].qx, 0);    /* NaN → 0 */
+    assert_int_equal(q.agent[5].qx, 200);
     const uint16_t heads[6] = {0, 256, 512, 768, 0, 1022};
-    for (size_t i = 0; i < 6; i++) assert_int_equal(q.h[i], heads[i]);
+    for (size_t i = 0; i < 6; i++) assert_int_equal(q.agent[i].h, heads[i]);
     /* Against atan2 over many directions. */
     for (int k = 0; k < 20000; k++) {
         double t = (k * 0.000314159 * 1.37) - 3.14159;
