@@ -670,6 +670,114 @@ static void lod_cells_follow_the_spec_formulas(void **state)
     assert_int_equal(wire2_lod_heading(0, 0), 0);
 }
 
+/* A crowd for the LOD walks: N_CROWD agents in a 1000 × 500 world, two
+ * thirds of them in its top-left quarter. */
+#define N_CROWD 3000
+
+typedef struct crowd {
+    float x[N_CROWD], y[N_CROWD], vx[N_CROWD], vy[N_CROWD];
+    uint8_t flags[N_CROWD];
+    uint32_t rng;
+} crowd_t;
+
+static float crowd_rand(crowd_t *c, float span)
+{
+    c->rng = c->rng * 1664525u + 1013904223u;
+    return (float)(c->rng >> 8) / 16777216.0f * span;
+}
+
+static void crowd_quantize(crowd_t *c, wire2_world_t *q, uint32_t seq)
+{
+    snap_view_t v = {.width = 1000, .height = 500, .n = N_CROWD, .x = c->x, .y = c->y, .vx = c->vx, .vy = c->vy,
+                     .flags = c->flags};
+    assert_int_equal(wire2_world_quantize(q, &v, seq), 0);
+}
+
+/* The decoded cells equal the spec's, summed here agent by agent. */
+static void assert_spec_cells(const wire2_dec_t *d, const wire2_world_t *q)
+{
+    const wire2_dec_state_t *st = wire2_dec_state(d);
+    wire2_bounds_t b = st->bounds;
+    size_t cells = (size_t)st->cols * st->rows;
+    uint32_t *count = calloc(cells, sizeof *count);
+    int64_t *ss = calloc(cells, sizeof *ss), *sc = calloc(cells, sizeof *sc);
+    assert_true(count && ss && sc);
+    for (size_t i = 0; i < q->n; i++) {
+        const wire2_agent_t *a = &q->agent[i];
+        if (a->qx < b.qx0 || a->qx >= b.qx1 || a->qy < b.qy0 || a->qy >= b.qy1) continue;
+        size_t cx = (size_t)((a->qx - b.qx0) * st->cols / (b.qx1 - b.qx0));
+        size_t cy = (size_t)((a->qy - b.qy0) * st->rows / (b.qy1 - b.qy0));
+        int32_t s, c;
+        wire2_lod_heading_terms(a->h, &s, &c);
+        count[cy * st->cols + cx]++;
+        ss[cy * st->cols + cx] += s;
+        sc[cy * st->cols + cx] += c;
+    }
+    for (size_t c = 0; c < cells; c++) {
+        assert_int_equal(st->d[c], wire2_lod_density(count[c]));
+        assert_int_equal(st->a[c], count[c] ? wire2_lod_heading(ss[c], sc[c]) : 0);
+    }
+    free(count);
+    free(ss);
+    free(sc);
+}
+
+/* The encoder walks a LOD view's agents through the tile index, or the
+ * whole world in id order when the view's tiles hold most of them: the
+ * cells (key and delta) are the spec's either way. */
+static void lod_cells_are_the_spec_cells_whichever_way_the_encoder_walks(void **state)
+{
+    (void)state;
+    crowd_t *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    c->rng = 12345;
+    for (size_t i = 0; i < N_CROWD; i++) {
+        bool in_quarter = i % 3 != 0;
+        c->x[i] = crowd_rand(c, in_quarter ? 500 : 1000);
+        c->y[i] = crowd_rand(c, in_quarter ? 250 : 500);
+        c->vx[i] = crowd_rand(c, 2) - 1;
+        c->vy[i] = crowd_rand(c, 2) - 1;
+        c->flags[i] = (uint8_t)(i % 5 == 0);
+    }
+    const struct {
+        wire2_rect_t rect;
+        bool most; /* the rect holds more than half the agents */
+    } views[] = {
+        {{3, 0, 0, 8, 8}, true},  /* the whole world */
+        {{1, 0, 0, 1, 1}, true},  /* the crowded quarter: id order, a third of the rest outside */
+        {{1, 1, 1, 2, 2}, false}, /* a sparse quarter: through the tiles */
+        {{3, 1, 2, 6, 5}, false},
+    };
+    wire2_world_t q = {0};
+    crowd_quantize(c, &q, 1);
+    for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
+        assert_int_equal(wire2_world_count_in(&q, views[v].rect) > N_CROWD / 2, views[v].most);
+        wire2_view_enc_t *e = wire2_view_enc_new(views[v].rect, WIRE2_LOD);
+        wire2_dec_t *d = wire2_dec_new();
+        wire2_chunk_t key, delta;
+        crowd_quantize(c, &q, 1);
+        assert_int_equal(wire2_view_enc_step(e, &q, &key, NULL, NULL), 0);
+        assert_int_equal(decode_chunks(d, &q, true, &key, 1), 0);
+        assert_spec_cells(d, &q);
+        wire2_chunk_free(&key);
+        for (size_t i = 0; i < N_CROWD; i++) {
+            c->x[i] = fmodf(c->x[i] + 7 * c->vx[i], 1000);
+            c->y[i] = fmodf(c->y[i] + 7 * c->vy[i], 500);
+            c->vx[i] = -c->vy[i];
+        }
+        crowd_quantize(c, &q, 2);
+        assert_int_equal(wire2_view_enc_step(e, &q, NULL, &delta, NULL), 0);
+        assert_non_null(delta.buf);
+        assert_int_equal(decode_chunks(d, &q, false, &delta, 1), 0);
+        assert_spec_cells(d, &q);
+        wire2_chunk_free(&delta);
+        wire2_view_enc_free(e);
+        wire2_dec_free(d);
+    }
+    wire2_world_free(&q);
+    free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -681,6 +789,7 @@ int main(void)
         cmocka_unit_test(a_jump_of_more_than_1024_quanta_is_sent_as_exit_and_entry),
         cmocka_unit_test(a_view_that_skipped_a_seq_makes_no_delta_and_a_null_key_is_not_encoded),
         cmocka_unit_test(lod_cells_follow_the_spec_formulas),
+        cmocka_unit_test(lod_cells_are_the_spec_cells_whichever_way_the_encoder_walks),
         cmocka_unit_test(malformed_chunks_are_rejected_for_the_reasons_the_spec_lists),
         cmocka_unit_test(truncated_or_corrupted_frames_are_rejected_with_the_state_unchanged),
         cmocka_unit_test(a_thousand_snapshots_of_the_simulation_decode_exactly_for_every_client),
