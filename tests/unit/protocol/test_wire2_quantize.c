@@ -245,8 +245,10 @@ static void a_radix_sort_of_any_width_is_the_comparison_sort(void **state)
     (void)state;
     /* Widths where key and index fit one word (the packed sort) and where
      * they do not (31 + 31 bits), sizes with odd tails, and few distinct
-     * positions (long runs of equal keys) as well as many. */
-    static const unsigned widths[][2] = {{13, 13}, {20, 19}, {0, 9}, {31, 31}, {1, 1}, {26, 24}};
+     * positions (long runs of equal keys) as well as many. Key and index
+     * exactly 64 bits and one more: 29 + 29 with 64 and 65 items (6 and 7
+     * index bits), 27 + 27 with 1000 (10), 25 + 22 with 70001 (17). */
+    static const unsigned widths[][2] = {{13, 13}, {20, 19}, {0, 9}, {31, 31}, {1, 1}, {26, 24}, {29, 29}, {27, 27}, {25, 22}};
     static const size_t sizes[] = {64, 65, 1000, 4097, 70001};
     wire2_sorter_t sorter = {0};
     for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
