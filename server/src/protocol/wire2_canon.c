@@ -140,6 +140,14 @@ int wire2_sort_items(wire2_item_t *items, size_t n, unsigned bx, unsigned by, wi
         any |= key;
         all &= key;
     }
+    /* A coordinate wider than bx or by (the callers' rects rule it out): the
+     * packed sort would shift the key's top bits out of its word, count and
+     * place by different digits and lose items; the comparison sort is right
+     * for any input. */
+    if (key_bits < 64 && any >> key_bits) {
+        qsort(items, n, sizeof *items, qsort_cmp);
+        return 0;
+    }
     uint64_t varying = any ^ all; /* digits where every key agrees need no pass */
     unsigned idx_bits = wire2_bitlength(n - 1);
     if (key_bits + idx_bits <= 64) {

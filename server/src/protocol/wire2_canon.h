@@ -26,7 +26,8 @@ typedef struct wire2_sorter {
 
 int wire2_item_cmp(const wire2_item_t *a, const wire2_item_t *b);
 /* Sorts items into canonical order (then by id). bx, by: bit lengths of the
- * largest rx and ry (wide coordinates fall back to a comparison sort).
+ * largest rx and ry (wide coordinates fall back to a comparison sort, and so
+ * do coordinates wider than bx or by: any input is sorted right).
  * Already sorted input costs one pass. 0, or WIRE2_E_NOMEM. */
 int wire2_sort_items(wire2_item_t *items, size_t n, unsigned bx, unsigned by, wire2_sorter_t *s);
 void wire2_sorter_free(wire2_sorter_t *s);

@@ -245,8 +245,10 @@ static void a_radix_sort_of_any_width_is_the_comparison_sort(void **state)
     (void)state;
     /* Widths where key and index fit one word (the packed sort) and where
      * they do not (31 + 31 bits), sizes with odd tails, and few distinct
-     * positions (long runs of equal keys) as well as many. */
-    static const unsigned widths[][2] = {{13, 13}, {20, 19}, {0, 9}, {31, 31}, {1, 1}, {26, 24}};
+     * positions (long runs of equal keys) as well as many. Key and index
+     * exactly 64 bits and one more: 29 + 29 with 64 and 65 items (6 and 7
+     * index bits), 27 + 27 with 1000 (10), 25 + 22 with 70001 (17). */
+    static const unsigned widths[][2] = {{13, 13}, {20, 19}, {0, 9}, {31, 31}, {1, 1}, {26, 24}, {29, 29}, {27, 27}, {25, 22}};
     static const size_t sizes[] = {64, 65, 1000, 4097, 70001};
     wire2_sorter_t sorter = {0};
     for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
@@ -273,6 +275,30 @@ static void a_radix_sort_of_any_width_is_the_comparison_sort(void **state)
     wire2_sorter_free(&sorter);
 }
 
+/* bx and by narrower than the coordinates (no caller passes such, but a
+ * mistake must not corrupt the list): still the comparison sort's order,
+ * every item once. The packed sort, given these, lost items: ry's bit 28
+ * shifted out of the word, digits counted and placed differently. */
+static void a_coordinate_wider_than_its_bits_is_still_sorted(void **state)
+{
+    (void)state;
+    enum { N = 256 };
+    wire2_item_t items[N], expect[N];
+    for (int i = 0; i < N; i++) {
+        uint32_t ry = (uint32_t)(N - i);
+        if (i < 40) ry |= 1u << 28;               /* above by = 28 bits */
+        if (i >= 100 && i < 140) ry |= 1u << 27;  /* within them */
+        items[i] = (wire2_item_t){.ry = ry, .rx = rnd() % 7, .h = (uint16_t)(rnd() % 1024), .id = (uint32_t)i};
+    }
+    memcpy(expect, items, sizeof items);
+    qsort(expect, N, sizeof *expect, by_canonical_order);
+    wire2_sorter_t sorter = {0};
+    assert_int_equal(wire2_sort_items(items, N, 28, 28, &sorter), 0);
+    for (int i = 0; i < N; i++)
+        if (wire2_item_cmp(&items[i], &expect[i])) fail_msg("item %d: id %u, expected id %u", i, items[i].id, expect[i].id);
+    wire2_sorter_free(&sorter);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -280,6 +306,7 @@ int main(void)
         cmocka_unit_test(a_quantized_world_is_the_straightforward_one_on_every_size_and_tail),
         cmocka_unit_test(a_tile_by_double_division_is_the_integer_floor),
         cmocka_unit_test(a_radix_sort_of_any_width_is_the_comparison_sort),
+        cmocka_unit_test(a_coordinate_wider_than_its_bits_is_still_sorted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
