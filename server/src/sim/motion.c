@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "sim/clones.h"
+#include "sim/escape.h"
 #include "sim/prng_lanes.h"
 
 _Static_assert(SIM_MAX_OBSTACLES % LANES == 0 && SIM_MAX_PREDATORS % LANES == 0, "the places are whole vectors");
@@ -586,7 +587,7 @@ LANES_INLINE lanes_f ray_far_root(lanes_f qx, lanes_f qy, lanes_f ux, lanes_f uy
  * depends on the last: eight such chains side by side cost about what
  * one did. Lanes from count on are left as they are. */
 KERNEL_CLONES
-static void push_out_by_agents(const world_t *w, int count, float xs[LANES], float ys[LANES], float vxs[LANES],
+static bool push_out_by_agents(const world_t *w, int count, float xs[LANES], float ys[LANES], float vxs[LANES],
                                float vys[LANES])
 {
     const step_places_t *op = &w->places;
@@ -606,7 +607,7 @@ static void push_out_by_agents(const world_t *w, int count, float xs[LANES], flo
         r_first = lanes_select(first, zero + op->r[m], r_first);
         held |= first, open &= ~first;
     }
-    if (!lanes_any(held)) return;
+    if (!lanes_any(held)) return false;
     const lanes_f len = lanes_sqrt(dx * dx + dy * dy);
     const lanes_i some = len > 0.0f;
     const lanes_f ux = lanes_select(some, dx / lanes_select(some, len, zero + 1.0f), zero + 1.0f);
@@ -641,8 +642,9 @@ static void push_out_by_agents(const world_t *w, int count, float xs[LANES], flo
      * and so fill the chain's waits. */
     _Static_assert(RAY_AHEAD % 2 == 0, "chains start at an even obstacle");
     size_t ready = n; /* roots and the pairs' values are made for obstacles ready … n − 1 */
-    lanes_i going = held; /* lanes whose last round found the point inside */
-    for (size_t round = 0; round <= n; round++) {
+    lanes_i going = held; /* lanes whose point the next round tests */
+    lanes_i clean = {0};  /* lanes whose last round found the point outside */
+    for (size_t round = 0; round <= 2 * n + 1; round++) {
         lanes_i inside = {0};
         size_t m = 0;
         for (lanes_i any = {0}; m < n; m += RAY_AHEAD) {
@@ -673,24 +675,29 @@ static void push_out_by_agents(const world_t *w, int count, float xs[LANES], flo
             inside |= holds;
         }
         if (start < ready) ready = start;
-        going = inside;
+        /* A lane found outside moves a hair on and is tested once more
+         * there (the hair may reach an obstacle just beyond a narrow gap);
+         * found outside twice running, it is done. */
+        const lanes_i done = going & ~inside & clean;
+        clean = going & ~inside;
+        going &= ~done;
         if (!lanes_any(going)) break;
         t = lanes_select(going, t * 1.0001f + 1e-4f, t); /* a hair outside, so rounding cannot leave it inside */
     }
-    t = t * 1.0001f + 1e-4f;
     const lanes_f vx = lanes_load(vxs), vy = lanes_load(vys), vn = vx * ux + vy * uy;
     const lanes_i slows = held & (vn < 0.0f);
     lanes_store(xs, lanes_select(held, bx + ux * t, x));
     lanes_store(ys, lanes_select(held, by + uy * t, y));
     lanes_store(vxs, lanes_select(slows, vx - vn * ux, vx));
     lanes_store(vys, lanes_select(slows, vy - vn * uy, vy));
+    return true;
 }
 
-/* Outside a step (no places copied): one by one. */
-static void push_out_of_obstacles(const world_t *w, float *x, float *y, float *vx, float *vy)
+/* Outside a step (no places copied): one by one. True when it moved it. */
+static bool push_out_of_obstacles(const world_t *w, float *x, float *y, float *vx, float *vy)
 {
     const size_t k = first_obstacle_holding(w, *x, *y);
-    if (k == w->n_obstacles) return;
+    if (k == w->n_obstacles) return false;
     const obstacle_t *o = &w->obstacles[k];
     vec2 d = from_centre(w, o, *x, *y);
     float d2 = d.x * d.x + d.y * d.y;
@@ -698,7 +705,8 @@ static void push_out_of_obstacles(const world_t *w, float *x, float *y, float *v
     float ux = len > 0.0f ? d.x / len : 1.0f, uy = len > 0.0f ? d.y / len : 0.0f;
     const float bx = *x - d.x, by = *y - d.y; /* the ray starts at the centre */
     float t = o->r;
-    for (size_t round = 0; round <= w->n_obstacles; round++) {
+    bool clean = false; /* the last round found the point outside */
+    for (size_t round = 0; round <= 2 * w->n_obstacles + 1; round++) {
         bool inside = false;
         for (size_t m = 0; m < w->n_obstacles; m++) {
             const obstacle_t *om = &w->obstacles[m];
@@ -711,10 +719,12 @@ static void push_out_of_obstacles(const world_t *w, float *x, float *y, float *v
             t = fmaxf(t, -qu + sqrtf(fmaxf(disc, 0.0f)));
             inside = true;
         }
-        if (!inside) break;
+        /* Found outside, it moves a hair on and is tested once more there
+         * (the hair may reach an obstacle just beyond a narrow gap). */
+        if (!inside && clean) break;
+        clean = !inside;
         t = t * 1.0001f + 1e-4f; /* a hair outside, so rounding cannot leave it inside */
     }
-    t = t * 1.0001f + 1e-4f;
     *x = bx + ux * t;
     *y = by + uy * t;
     float vn = *vx * ux + *vy * uy;
@@ -722,6 +732,7 @@ static void push_out_of_obstacles(const world_t *w, float *x, float *y, float *v
         *vx -= vn * ux;
         *vy -= vn * uy;
     }
+    return true;
 }
 
 /* Respawn draws from this stream of the counter-based generator. */
@@ -952,21 +963,52 @@ LANES_INLINE void border_lanes(const world_t *w, lanes_f *x, lanes_f *y, lanes_f
     *vy = lanes_select(y_low, abs_vy, lanes_select(y_high, (lanes_f)((lanes_i)abs_vy | sign), *vy));
 }
 
+/* The border for agents 0 … count − 1 of the arrays: whether it moved any. */
+LANES_INLINE bool apply_border(const world_t *w, size_t first, int count, float x[LANES], float y[LANES],
+                               float vx[LANES], float vy[LANES])
+{
+    const lanes_f x0 = lanes_load(x), y0 = lanes_load(y);
+    if (w->params.border == BORDER_RESPAWN) {
+        for (int k = 0; k < count; k++) respawn_if_outside(w, w->cur.id[first + (size_t)k], &x[k], &y[k], &vx[k], &vy[k]);
+    } else {
+        lanes_f lx = x0, ly = y0, lvx = lanes_load(vx), lvy = lanes_load(vy);
+        border_lanes(w, &lx, &ly, &lvx, &lvy);
+        lanes_store(x, lx), lanes_store(y, ly), lanes_store(vx, lvx), lanes_store(vy, lvy);
+    }
+    const lanes_i live = (lanes_i){0, 1, 2, 3, 4, 5, 6, 7} < count;
+    return lanes_any(live & (((lanes_i)lanes_load(x) != (lanes_i)x0) | ((lanes_i)lanes_load(y) != (lanes_i)y0)));
+}
+
+/* Out of the obstacles, then through the border. The push-out's own test
+ * is the ray's, which rounds otherwise than the agent's place (the test
+ * the metrics count penetrations with), and the border may move an agent
+ * back into an obstacle: where either moved an agent, those still inside
+ * escape (escape.h), each attempt followed by the border. Elsewhere (no
+ * agent of the eight pushed or through the border) nothing more is done. */
+LANES_INLINE void keep_out_of_obstacles(const world_t *w, size_t first, int count, float x[LANES], float y[LANES],
+                                        float vx[LANES], float vy[LANES])
+{
+    bool pushed = false;
+    if (w->places.valid)
+        pushed = push_out_by_agents(w, count, x, y, vx, vy);
+    else
+        for (int k = 0; k < count; k++) pushed |= push_out_of_obstacles(w, &x[k], &y[k], &vx[k], &vy[k]);
+    bool moved = apply_border(w, first, count, x, y, vx, vy) || pushed;
+    for (int attempt = 1; moved && attempt <= ESCAPE_ATTEMPTS; attempt++) {
+        moved = false;
+        for (int k = 0; k < count; k++) moved |= escape_obstacle(w, &x[k], &y[k], &vx[k], &vy[k], attempt);
+        if (moved) apply_border(w, first, count, x, y, vx, vy);
+    }
+}
+
 KERNEL_CLONES
 void motion_finish_lanes(const world_t *w, size_t first, int count, float x[LANES], float y[LANES], float vx[LANES],
                          float vy[LANES], const uint8_t flags[LANES])
 {
-    if (w->n_obstacles && w->places.valid)
-        push_out_by_agents(w, count, x, y, vx, vy);
-    else if (w->n_obstacles)
-        for (int k = 0; k < count; k++) push_out_of_obstacles(w, &x[k], &y[k], &vx[k], &vy[k]);
-    if (w->params.border == BORDER_RESPAWN) {
-        for (int k = 0; k < count; k++) respawn_if_outside(w, w->cur.id[first + (size_t)k], &x[k], &y[k], &vx[k], &vy[k]);
-    } else {
-        lanes_f lx = lanes_load(x), ly = lanes_load(y), lvx = lanes_load(vx), lvy = lanes_load(vy);
-        border_lanes(w, &lx, &ly, &lvx, &lvy);
-        lanes_store(x, lx), lanes_store(y, ly), lanes_store(vx, lvx), lanes_store(vy, lvy);
-    }
+    if (w->n_obstacles)
+        keep_out_of_obstacles(w, first, count, x, y, vx, vy);
+    else
+        apply_border(w, first, count, x, y, vx, vy);
     agents_t *out = (agents_t *)&w->next; /* these agents' slots are written by one task only */
     if (count == LANES) {
         lanes_store(out->x + first, lanes_load(x));

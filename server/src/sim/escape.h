@@ -1,0 +1,37 @@
+/* escape: the push-out's second chance. motion.c pushes an agent that
+ * ended a step inside an obstacle out along the ray from that obstacle's
+ * centre, fast, in float, eight agents at a time; that way out can fail:
+ * on a torus an obstacle wider than half the world covers the ray's exit
+ * (the exit is inside another image of it), at a bounded world's edge the
+ * exit lies over the edge (and the border puts the agent back in), and far
+ * from the origin a float's step is coarser than the push's margin. The few
+ * agents still inside after the push and the border escape here, one at a
+ * time, in double: along the nearest of 17 ways out. */
+#ifndef SWARMCAST_ESCAPE_H
+#define SWARMCAST_ESCAPE_H
+
+#include <stdbool.h>
+
+#include "sim/world.h"
+
+/* Attempts escape_obstacle may take, each after the border: the last
+ * one's result stands (where obstacles leave no room on any of its ways,
+ * the agent stays where it is, inside). */
+#define ESCAPE_ATTEMPTS 4
+
+/* The compass directions escape_obstacle tries besides straight out. */
+#define ESCAPE_WAYS 16
+
+/* When (*x, *y) is inside an obstacle (the measure of the metrics'
+ * `penetrations`: the displacement from its centre, the shortest way round
+ * on a torus, in float, shorter than its radius), moves it out along the
+ * shortest of the straight ways that leave every obstacle they cross (and,
+ * in a bounded world, end inside it): straight out from the first (in
+ * table order) obstacle holding it, then ESCAPE_WAYS compass directions
+ * from +x toward +y (ties go to the first in this order), by a margin
+ * widening with the attempt (1, 2, …), on a torus wrapped back into the
+ * world; its velocity loses the part against that way. True when it moved
+ * it. */
+bool escape_obstacle(const world_t *w, float *x, float *y, float *vx, float *vy, int attempt);
+
+#endif
