@@ -579,6 +579,28 @@ LANES_INLINE lanes_f ray_far_root(lanes_f qx, lanes_f qy, lanes_f ux, lanes_f uy
     return -qu + lanes_sqrt(lanes_select(disc > 0.0f, disc, (lanes_f){0}));
 }
 
+/* The agents 0 … count − 1 of x, y that are inside an obstacle during a
+ * step (first_obstacle_holding's test, over the places), with from_centre's
+ * displacement from the first holding each and its radius. */
+LANES_INLINE lanes_i first_holders(const world_t *w, int count, lanes_f x, lanes_f y, lanes_f *dx, lanes_f *dy,
+                                   lanes_f *r_first)
+{
+    const step_places_t *op = &w->places;
+    const bool wrap = w->params.border == BORDER_WRAP;
+    const lanes_f zero = {0};
+    lanes_i held = {0}, open = (lanes_i){0, 1, 2, 3, 4, 5, 6, 7} < count;
+    *dx = *dy = *r_first = zero;
+    for (size_t m = 0; m < op->n && lanes_any(open); m++) {
+        lanes_f ex = x - op->x[m], ey = y - op->y[m];
+        if (wrap) ex = wrap_lanes(ex, w->width), ey = wrap_lanes(ey, w->height);
+        const lanes_i first = open & (ex * ex + ey * ey < op->r[m] * op->r[m]);
+        *dx = lanes_select(first, ex, *dx), *dy = lanes_select(first, ey, *dy);
+        *r_first = lanes_select(first, zero + op->r[m], *r_first);
+        held |= first, open &= ~first;
+    }
+    return held;
+}
+
 /* push_out_of_obstacles (below) for eight agents at once during a step,
  * one agent per lane: each lane does that agent's operations one by one,
  * in the same order (the obstacles in table order, round after round), so
@@ -593,20 +615,9 @@ static bool push_out_by_agents(const world_t *w, int count, float xs[LANES], flo
     const step_places_t *op = &w->places;
     const size_t n = op->n;
     const bool wrap = w->params.border == BORDER_WRAP;
-    const lanes_i lane = {0, 1, 2, 3, 4, 5, 6, 7};
     const lanes_f zero = {0}, x = lanes_load(xs), y = lanes_load(ys);
-    /* The first obstacle holding each agent (first_obstacle_holding), with
-     * from_centre's displacement from it and its radius. */
-    lanes_i held = {0}, open = lane < count;
-    lanes_f dx = zero, dy = zero, r_first = zero;
-    for (size_t m = 0; m < n && lanes_any(open); m++) {
-        lanes_f ex = x - op->x[m], ey = y - op->y[m];
-        if (wrap) ex = wrap_lanes(ex, w->width), ey = wrap_lanes(ey, w->height);
-        const lanes_i first = open & (ex * ex + ey * ey < op->r[m] * op->r[m]);
-        dx = lanes_select(first, ex, dx), dy = lanes_select(first, ey, dy);
-        r_first = lanes_select(first, zero + op->r[m], r_first);
-        held |= first, open &= ~first;
-    }
+    lanes_f dx, dy, r_first;
+    const lanes_i held = first_holders(w, count, x, y, &dx, &dy, &r_first);
     if (!lanes_any(held)) return false;
     const lanes_f len = lanes_sqrt(dx * dx + dy * dy);
     const lanes_i some = len > 0.0f;
@@ -967,24 +978,48 @@ LANES_INLINE void border_lanes(const world_t *w, lanes_f *x, lanes_f *y, lanes_f
 LANES_INLINE bool apply_border(const world_t *w, size_t first, int count, float x[LANES], float y[LANES],
                                float vx[LANES], float vy[LANES])
 {
+    const lanes_i live = (lanes_i){0, 1, 2, 3, 4, 5, 6, 7} < count;
     const lanes_f x0 = lanes_load(x), y0 = lanes_load(y);
+    lanes_f lx = x0, ly = y0;
     if (w->params.border == BORDER_RESPAWN) {
         for (int k = 0; k < count; k++) respawn_if_outside(w, w->cur.id[first + (size_t)k], &x[k], &y[k], &vx[k], &vy[k]);
+        lx = lanes_load(x), ly = lanes_load(y);
     } else {
-        lanes_f lx = x0, ly = y0, lvx = lanes_load(vx), lvy = lanes_load(vy);
+        lanes_f lvx = lanes_load(vx), lvy = lanes_load(vy);
         border_lanes(w, &lx, &ly, &lvx, &lvy);
         lanes_store(x, lx), lanes_store(y, ly), lanes_store(vx, lvx), lanes_store(vy, lvy);
     }
-    const lanes_i live = (lanes_i){0, 1, 2, 3, 4, 5, 6, 7} < count;
-    return lanes_any(live & (((lanes_i)lanes_load(x) != (lanes_i)x0) | ((lanes_i)lanes_load(y) != (lanes_i)y0)));
+    return lanes_any(live & (((lanes_i)lx != (lanes_i)x0) | ((lanes_i)ly != (lanes_i)y0))); /* bit for bit */
+}
+
+/* The agents of the arrays still inside an obstacle after the push-out and
+ * the border escape (escape.h), each attempt followed by the border. Out
+ * of line: few batches need it. */
+KERNEL_CLONES
+static void escape_the_rest(const world_t *w, size_t first, int count, float x[LANES], float y[LANES],
+                            float vx[LANES], float vy[LANES])
+{
+    bool moved = true;
+    for (int attempt = 1; moved && attempt <= ESCAPE_ATTEMPTS; attempt++) {
+        /* During a step, eight at a time which are inside at all; escape
+         * looks again, at those, one by one. */
+        lanes_i inside = (lanes_i){0, 1, 2, 3, 4, 5, 6, 7} < count;
+        if (w->places.valid) {
+            lanes_f dx, dy, r;
+            inside = first_holders(w, count, lanes_load(x), lanes_load(y), &dx, &dy, &r);
+        }
+        moved = false;
+        for (int k = 0; k < count; k++)
+            if (inside[k]) moved |= escape_obstacle(w, &x[k], &y[k], &vx[k], &vy[k], attempt);
+        if (moved) apply_border(w, first, count, x, y, vx, vy);
+    }
 }
 
 /* Out of the obstacles, then through the border. The push-out's own test
  * is the ray's, which rounds otherwise than the agent's place (the test
  * the metrics count penetrations with), and the border may move an agent
- * back into an obstacle: where either moved an agent, those still inside
- * escape (escape.h), each attempt followed by the border. Elsewhere (no
- * agent of the eight pushed or through the border) nothing more is done. */
+ * back into an obstacle: where either moved an agent of the eight, those
+ * still inside escape. */
 LANES_INLINE void keep_out_of_obstacles(const world_t *w, size_t first, int count, float x[LANES], float y[LANES],
                                         float vx[LANES], float vy[LANES])
 {
@@ -993,12 +1028,7 @@ LANES_INLINE void keep_out_of_obstacles(const world_t *w, size_t first, int coun
         pushed = push_out_by_agents(w, count, x, y, vx, vy);
     else
         for (int k = 0; k < count; k++) pushed |= push_out_of_obstacles(w, &x[k], &y[k], &vx[k], &vy[k]);
-    bool moved = apply_border(w, first, count, x, y, vx, vy) || pushed;
-    for (int attempt = 1; moved && attempt <= ESCAPE_ATTEMPTS; attempt++) {
-        moved = false;
-        for (int k = 0; k < count; k++) moved |= escape_obstacle(w, &x[k], &y[k], &vx[k], &vy[k], attempt);
-        if (moved) apply_border(w, first, count, x, y, vx, vy);
-    }
+    if (apply_border(w, first, count, x, y, vx, vy) || pushed) escape_the_rest(w, first, count, x, y, vx, vy);
 }
 
 KERNEL_CLONES
