@@ -999,19 +999,20 @@ KERNEL_CLONES
 static void escape_the_rest(const world_t *w, size_t first, int count, float x[LANES], float y[LANES],
                             float vx[LANES], float vy[LANES])
 {
-    bool moved = true;
-    for (int attempt = 1; moved && attempt <= ESCAPE_ATTEMPTS; attempt++) {
+    /* Each agent's attempts go on while its own last one moved it (the
+     * border leaves the others where they are): what happens to it does
+     * not depend on which agents share its batch. */
+    lanes_i going = (lanes_i){0, 1, 2, 3, 4, 5, 6, 7} < count;
+    for (int attempt = 1; lanes_any(going) && attempt <= ESCAPE_ATTEMPTS; attempt++) {
         /* During a step, eight at a time which are inside at all; escape
          * looks again, at those, one by one. */
-        lanes_i inside = (lanes_i){0, 1, 2, 3, 4, 5, 6, 7} < count;
         if (w->places.valid) {
             lanes_f dx, dy, r;
-            inside = first_holders(w, count, lanes_load(x), lanes_load(y), &dx, &dy, &r);
+            going &= first_holders(w, count, lanes_load(x), lanes_load(y), &dx, &dy, &r);
         }
-        moved = false;
         for (int k = 0; k < count; k++)
-            if (inside[k]) moved |= escape_obstacle(w, &x[k], &y[k], &vx[k], &vy[k], attempt);
-        if (moved) apply_border(w, first, count, x, y, vx, vy);
+            if (going[k]) going[k] = escape_obstacle(w, &x[k], &y[k], &vx[k], &vy[k], attempt) ? -1 : 0;
+        if (lanes_any(going)) apply_border(w, first, count, x, y, vx, vy);
     }
 }
 
