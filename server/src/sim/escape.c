@@ -6,8 +6,14 @@
 
 #include "sim/motion.h"
 
-/* The shortest way round a torus of the given extent, for any distance. */
-static double wrap_delta(double d, double extent) { return remainder(d, extent); }
+/* The shortest way round a torus of the given extent, for the distances
+ * met here (a few extents at most: a way ends within width + height). */
+static double wrap_delta(double d, double extent)
+{
+    while (d > 0.5 * extent) d -= extent;
+    while (d < -0.5 * extent) d += extent;
+    return d;
+}
 
 /* The first obstacle (in table order) holding (x, y) by the metrics'
  * measure (float, the shortest way round on a torus); n_obstacles when
@@ -61,9 +67,10 @@ static bool place_at(const world_t *w, double px, double py, double ux, double u
  * outside every obstacle by the metrics' measure (else on from there).
  * INFINITY when there is no such place: a bounded world's edge comes
  * first, or on a torus the line stays covered for longer than the world
- * is wide and high. */
+ * is wide and high; or when *budget (obstacles to test, one taken per
+ * test) runs out first. */
 static double way_out(const world_t *w, double px, double py, double ux, double uy, double margin, float *x,
-                      float *y)
+                      float *y, size_t *budget)
 {
     const bool wrap = w->params.border == BORDER_WRAP;
     const double W = w->width, H = w->height;
@@ -71,20 +78,23 @@ static double way_out(const world_t *w, double px, double py, double ux, double 
     /* Each round that finds the point inside an obstacle moves it to where
      * the line leaves that obstacle: it cannot enter the same disc again,
      * but on a torus it may meet the disc's next image. */
-    for (size_t round = 0; round <= 4 * w->n_obstacles + 8; round++) {
+    for (;;) {
         bool inside = false;
         for (size_t k = 0; k < w->n_obstacles; k++) {
+            if (*budget == 0) return INFINITY;
+            --*budget;
             const obstacle_t *o = &w->obstacles[k];
             double dx = px + ux * t - o->x, dy = py + uy * t - o->y;
             if (wrap) dx = wrap_delta(dx, W), dy = wrap_delta(dy, H);
             const double d2 = dx * dx + dy * dy, r = o->r;
             if (!(d2 < r * r)) continue;
             const double along = dx * ux + dy * uy; /* |d + u s| = r at s = −d·u + √((d·u)² − |d|² + r²) */
-            t += -along + sqrt(fmax(along * along - d2 + r * r, 0.0));
+            const double disc = along * along - d2 + r * r;
+            t += -along + sqrt(disc > 0.0 ? disc : 0.0);
             t += 1e-9 * (1.0 + t); /* past the edge for certain, not on it by rounding */
+            if (t > W + H) return INFINITY; /* round the torus, or out of a bounded world */
             inside = true;
         }
-        if (wrap && t > W + H) return INFINITY;
         if (inside) continue;
         /* Out, exactly: the margin on, and the place the agent will hold
          * must be out too (the margin may reach an obstacle just beyond a
@@ -93,34 +103,27 @@ static double way_out(const world_t *w, double px, double py, double ux, double 
         if (!place_at(w, px, py, ux, uy, t, x, y)) return INFINITY;
         if (holder_of(w, *x, *y) == w->n_obstacles) return t;
     }
-    return INFINITY;
 }
 
-/* cos and sin of k·22.5°, written out (no library's rounding in the
- * way, and the axes exactly: along a wall). */
+/* The compass's ways: the axes first (along a wall), then the diagonals,
+ * then the eight between; cos and sin written out (no library's rounding
+ * in the way, and the axes exactly). */
+#define C1 0.92387953251128674 /* cos 22.5° */
+#define S1 0.38268343236508978 /* sin 22.5° */
+#define D1 0.70710678118654752 /* cos 45° */
 static const double compass[ESCAPE_WAYS][2] = {
-    {1, 0},
-    {0.92387953251128674, 0.38268343236508978},
-    {0.70710678118654752, 0.70710678118654752},
-    {0.38268343236508978, 0.92387953251128674},
-    {0, 1},
-    {-0.38268343236508978, 0.92387953251128674},
-    {-0.70710678118654752, 0.70710678118654752},
-    {-0.92387953251128674, 0.38268343236508978},
-    {-1, 0},
-    {-0.92387953251128674, -0.38268343236508978},
-    {-0.70710678118654752, -0.70710678118654752},
-    {-0.38268343236508978, -0.92387953251128674},
-    {0, -1},
-    {0.38268343236508978, -0.92387953251128674},
-    {0.70710678118654752, -0.70710678118654752},
-    {0.92387953251128674, -0.38268343236508978},
+    {1, 0},   {-1, 0},   {0, 1},    {0, -1},  {D1, D1},  {-D1, D1}, {-D1, -D1}, {D1, -D1},
+    {C1, S1}, {S1, C1},  {-S1, C1}, {-C1, S1}, {-C1, -S1}, {-S1, -C1}, {S1, -C1}, {C1, -S1},
 };
 
 bool escape_obstacle(const world_t *w, float *x, float *y, float *vx, float *vy, int attempt)
 {
     const size_t k = holder_of(w, *x, *y);
     if (k == w->n_obstacles) return false;
+    /* What one agent's escape may cost, in obstacles tested: a world that
+     * obstacles cover leaves every agent inside, every tick, with no way
+     * out; each must cost no more than a push through a crowd of them. */
+    size_t budget = ESCAPE_BUDGET;
     const bool wrap = w->params.border == BORDER_WRAP;
     const obstacle_t *o = &w->obstacles[k];
     const double px = *x, py = *y;
@@ -132,13 +135,13 @@ bool escape_obstacle(const world_t *w, float *x, float *y, float *vx, float *vy,
     const double scale = fmax(fmax(fabs(px), fabs(py)), fmax(w->width, w->height));
     const double margin = (1e-4 + 4.0 * scale * 0x1p-24) * ldexp(1.0, 2 * (attempt - 1));
     /* Straight out first (where the point is not at the centre), then the
-     * compass: 16 ways, from +x turning toward +y. */
+     * compass, while the budget lasts. */
     double best = INFINITY, ux = 0.0, uy = 0.0;
     float bx = *x, by = *y;
     for (int way = len > 0.0 ? -1 : 0; way < ESCAPE_WAYS; way++) {
         const double wx = way < 0 ? cx / len : compass[way][0], wy = way < 0 ? cy / len : compass[way][1];
-        float fx, fy;
-        const double t = way_out(w, px, py, wx, wy, margin, &fx, &fy);
+        float fx = 0.0f, fy = 0.0f;
+        const double t = way_out(w, px, py, wx, wy, margin, &fx, &fy, &budget);
         if (t < best) best = t, ux = wx, uy = wy, bx = fx, by = fy;
     }
     if (!(best < INFINITY)) return false; /* no room on any way: it stays */
