@@ -6,7 +6,12 @@
  * lens of overlapping ones, in a gap narrower than the push-out's margin,
  * under an obstacle dragged onto a crowd, at the world's border, with the
  * smallest and largest radii the commands allow, in every model, steering
- * every tick and staggered. */
+ * every tick and staggered. Agents are points: any gap holds one, a
+ * touching point too (distance = radius is outside). An agent squeezed
+ * into a gap narrower than the margin is pushed straight out from the
+ * first obstacle (in table order) holding it, through the other one to
+ * where the line leaves both: the same place on every run, never NaN.
+ * Where obstacles leave no room at all it stays inside, finite. */
 #include <stdio.h>
 #include <stdlib.h>
 
