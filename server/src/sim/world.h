@@ -221,6 +221,14 @@ static inline bool world_row_steers(const world_t *w, uint32_t row)
     return k == 1 || (world_row_turn(row, k) + w->tick % k) % k == 0;
 }
 
+/* How many steps from now grid row `row` next steers: 0 when it steers on
+ * the coming step (always at steer_every 1), up to steer_every − 1. */
+static inline uint32_t world_row_steers_in(const world_t *w, uint32_t row)
+{
+    const uint32_t k = (uint32_t)world_steer_every(w);
+    return k == 1 ? 0 : (k - (world_row_turn(row, k) + w->tick % k) % k) % k;
+}
+
 int world_set_target(world_t *w, uint32_t client_id, float x, float y);
 void world_clear_target(world_t *w, uint32_t client_id);
 /* Obstacles: 0, or SIM_E_LIMIT when SIM_MAX_OBSTACLES exist. Each gets a
