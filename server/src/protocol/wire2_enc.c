@@ -448,11 +448,15 @@ static int detail_step(wire2_view_enc_t *e, const wire2_world_t *q, bool track, 
     return 0;
 }
 
-/* One agent into its LOD cell, if it is in the view. */
+/* One agent into its LOD cell, if it is in the view. The cell is
+ * floor(rx·cols / w), without a 64-bit division: rx < w ≤ Wq ≤ 2^31 and
+ * cols ≤ 2^WIRE2_MAX_LEVEL · WIRE2_LOD_CELLS ≤ 2^16 (wire2_scale_floor). */
+_Static_assert(((uint64_t)1 << WIRE2_MAX_LEVEL) * WIRE2_LOD_CELLS <= 65536u, "LOD cols and rows within wire2_scale_floor's side");
 static inline void lod_add(wire2_view_enc_t *e, const geom_t *g, uint32_t cols, uint32_t rows, const wire2_agent_t *a)
 {
     if (!in_rect(g, a->qx, a->qy)) return;
-    uint64_t cx = (a->qx - g->b.qx0) * cols / g->w, cy = (a->qy - g->b.qy0) * rows / g->h;
+    const unsigned cx = wire2_scale_floor((uint32_t)(a->qx - g->b.qx0), cols, (uint32_t)g->w);
+    const unsigned cy = wire2_scale_floor((uint32_t)(a->qy - g->b.qy0), rows, (uint32_t)g->h);
     size_t c = (size_t)cy * cols + (size_t)cx;
     e->count[c]++;
     e->sum_sin[c] += lod_sin[a->h];
