@@ -148,7 +148,9 @@ int world_reset(world_t *w, uint32_t seed, size_t n);
 int world_add_agents(world_t *w, size_t count, bool at_point, float x, float y);
 /* Applies a parameter change, reconfiguring the grid if a radius grew. */
 int world_set_param(world_t *w, size_t index, double value, char *msg, size_t msg_len);
-/* Sets a parameter for one species only (0 … SIM_MAX_SPECIES − 1). */
+/* Sets a parameter for one species only (0 … SIM_MAX_SPECIES − 1);
+ * SIM_E_OUT_OF_RANGE, nothing changed, for a world-only parameter
+ * (params_world_only), whatever the species. */
 int world_set_species_param(world_t *w, int species, size_t index, double value, char *msg, size_t msg_len);
 
 /* The parameters that govern an agent with these flags: its species'. */
