@@ -36,7 +36,7 @@ static const char *const separation_names[] = {"steer", "potential"};
  * and Δr_a = 14 body lengths. */
 static const param_desc_t registry[] = {
     {"model", PARAM_ENUM, 0, 5, MODEL_REYNOLDS, "", "flocking model: reynolds, olfati1/2/3 (Olfati-Saber Algorithm 1, +gamma target feedback, +beta obstacles), unicycle, couzin (Couzin et al. 2002 zones of repulsion, orientation and attraction)", F(model), model_names, SPECIES},
-    {"species", PARAM_INT, 1, SIM_MAX_SPECIES, 1, "", "species in the world (agent id mod species); each flocks only with its own kind (separation keeps off every agent) and may have its own parameters (set_param with species)", F(species), NULL, WORLD},
+    {"species", PARAM_INT, 1, SIM_MAX_SPECIES, 1, "", "species in the world (agent id mod species); each flocks only with its own kind (separation keeps off every agent) and may have its own parameters (set_param with species), all but the world-only ones", F(species), NULL, WORLD},
     {"sep_radius", PARAM_FLOAT, 1, 200, 25, "u", "separation zone radius", F(sep_radius), NULL, SPECIES},
     {"ali_radius", PARAM_FLOAT, 1, 200, 50, "u", "alignment zone radius", F(ali_radius), NULL, SPECIES},
     {"coh_radius", PARAM_FLOAT, 1, 200, 50, "u", "cohesion zone radius", F(coh_radius), NULL, SPECIES},
