@@ -18,7 +18,9 @@ static const char *const separation_names[] = {"steer", "potential"};
  * species', so a species' own value would be stored and echoed but change
  * nothing. Found by reading every use in server/src (border: the one read
  * through a species, Olfati-Saber's wrap toward the moving reference, is of
- * the world's edge, which agents cross by the world's value). */
+ * the world's edge, which agents cross by the world's value; density_radii:
+ * the one read through a species, inspect's, reports what the step does,
+ * which is by the world's value). */
 #define WORLD true
 /* A species may have its own value (set_param with species). */
 #define SPECIES false
@@ -74,7 +76,7 @@ static const param_desc_t registry[] = {
     {"predator_speed", PARAM_FLOAT, 1, 1000, 180, "u/s", "predators' speed", F(predator_speed), NULL, WORLD},
     {"fear_radius", PARAM_FLOAT, 0, 1000, 120, "u", "agents closer than this to a predator evade it", F(fear_radius), NULL, WORLD},
     {"w_flee", PARAM_FLOAT, 0, 50, 5, "", "weight of evading predators", F(w_flee), NULL, SPECIES},
-    {"density_radii", PARAM_BOOL, 0, 1, 0, "", "density-dependent perception: alignment and cohesion radii shrink as neighbours crowd in", F(density_radii), NULL, SPECIES},
+    {"density_radii", PARAM_BOOL, 0, 1, 0, "", "density-dependent perception: alignment and cohesion radii shrink as neighbours crowd in", F(density_radii), NULL, WORLD},
     {"radius_min", PARAM_FLOAT, 1, 200, 10, "u", "density-dependent perception: the smallest alignment/cohesion radius", F(radius_min), NULL, SPECIES},
     {"radius_smoothing", PARAM_FLOAT, 0, 60, 1, "1/s", "density-dependent perception: how fast a radius moves toward its density target (s = smoothing * dt)", F(radius_smoothing), NULL, SPECIES},
     {"radius_influence", PARAM_FLOAT, 0, 50, 2, "u", "density-dependent perception: radius lost per neighbour (target = max radius - influence * neighbours)", F(radius_influence), NULL, SPECIES},
