@@ -2,19 +2,30 @@
 
 #include <string.h>
 
-void count_grid_build(count_grid_t *g, const wire2_world_t *q)
+void count_grid_begin(count_grid_t *g, uint32_t wq, uint32_t hq)
 {
     memset(g->cells, 0, sizeof g->cells);
-    g->wq = q->wq;
-    g->hq = q->hq;
-    if (!q->wq || !q->hq) return;
-    for (size_t i = 0; i < q->n; i++) {
-        uint32_t cx = wire2_scale_floor(q->agent[i].qx, COUNT_GRID_SIDE, q->wq);
-        uint32_t cy = wire2_scale_floor(q->agent[i].qy, COUNT_GRID_SIDE, q->hq);
+    g->wq = wq;
+    g->hq = hq;
+}
+
+void count_grid_add(count_grid_t *g, const uint32_t *qx, const uint32_t *qy, size_t n)
+{
+    if (!g->wq || !g->hq) return;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t cx = wire2_scale_floor(qx[i], COUNT_GRID_SIDE, g->wq);
+        uint32_t cy = wire2_scale_floor(qy[i], COUNT_GRID_SIDE, g->hq);
         if (cx >= COUNT_GRID_SIDE) cx = COUNT_GRID_SIDE - 1;
         if (cy >= COUNT_GRID_SIDE) cy = COUNT_GRID_SIDE - 1;
         g->cells[cy * COUNT_GRID_SIDE + cx]++;
     }
+}
+
+void count_grid_build(count_grid_t *g, const wire2_world_t *q)
+{
+    count_grid_begin(g, q->wq, q->hq);
+    if (!q->wq || !q->hq) return;
+    for (size_t i = 0; i < q->n; i++) count_grid_add(g, &q->agent[i].qx, &q->agent[i].qy, 1);
 }
 
 /* Length of [a0, a1) ∩ [b0, b1). */

@@ -31,6 +31,10 @@ typedef struct encoder_stats {
     double seconds_total, seconds_max, seconds_last; /* quantize + every view + v1, per snapshot */
     size_t views;            /* encoders alive */
     uint64_t v1_frames;
+    /* How the snapshots were made: quantized by agent id for a detail
+     * view, or summed in one pass over the copy (no view, or LOD views
+     * only; stream/lod_pass.h). For tests and profiles; not in /metrics. */
+    uint64_t by_id, summed;
 } encoder_stats_t;
 
 /* on_bundles runs on the loop thread when bundles are ready (encoder_take). */
