@@ -11,6 +11,7 @@
 #include "protocol/wire2.h"
 #include "protocol/wire2_bits.h"
 #include "protocol/wire2_canon.h"
+#include "sim/clones.h"
 
 /* ---- choosing k: the EG/SE order that minimises a field's bits ---- */
 
@@ -482,13 +483,14 @@ int wire2_view_enc_lod_begin(wire2_view_enc_t *e, uint32_t wq, uint32_t hq)
             if (!p) return WIRE2_E_NOMEM;
             *bytes[i] = p;
         }
-        uint32_t *c = realloc(e->count, cells * sizeof *c);
+        /* The sums have a spare cell past the view's (lod_cells_block's outside). */
+        uint32_t *c = realloc(e->count, (cells + 1) * sizeof *c);
         if (!c) return WIRE2_E_NOMEM;
         e->count = c;
-        int64_t *ss = realloc(e->sum_sin, cells * sizeof *ss);
+        int64_t *ss = realloc(e->sum_sin, (cells + 1) * sizeof *ss);
         if (!ss) return WIRE2_E_NOMEM;
         e->sum_sin = ss;
-        int64_t *sc = realloc(e->sum_cos, cells * sizeof *sc);
+        int64_t *sc = realloc(e->sum_cos, (cells + 1) * sizeof *sc);
         if (!sc) return WIRE2_E_NOMEM;
         e->sum_cos = sc;
         e->cells_cap = cells;
@@ -497,9 +499,9 @@ int wire2_view_enc_lod_begin(wire2_view_enc_t *e, uint32_t wq, uint32_t hq)
      * rect's are the same for every world size anyway. */
     e->cols = cols;
     e->rows = rows;
-    memset(e->count, 0, cells * sizeof *e->count);
-    memset(e->sum_sin, 0, cells * sizeof *e->sum_sin);
-    memset(e->sum_cos, 0, cells * sizeof *e->sum_cos);
+    memset(e->count, 0, (cells + 1) * sizeof *e->count);
+    memset(e->sum_sin, 0, (cells + 1) * sizeof *e->sum_sin);
+    memset(e->sum_cos, 0, (cells + 1) * sizeof *e->sum_cos);
     e->sum_g = g;
     e->sum_wq = wq;
     e->sum_hq = hq;
@@ -507,12 +509,63 @@ int wire2_view_enc_lod_begin(wire2_view_enc_t *e, uint32_t wq, uint32_t hq)
     return 0;
 }
 
+/* Agents a block at a time in wire2_view_enc_lod_add: a fixed count, so
+ * that the compiler vectorizes the cells' computation. */
+#define LOD_BLOCK 64
+
+/* A view's frame for lod_cells_block, in 32 bits (every bound ≤ 2^31). */
+typedef struct lod_frame {
+    uint32_t qx0, qy0, w, h, cols, outside;
+} lod_frame_t;
+
+/* Each agent's cell as lod_add finds it, or f.outside (a spare cell past
+ * the view's, never coded) for an agent outside the rect. qx − qx0 wraps
+ * (to ≥ 2^31 ≥ w) for qx < qx0, so one unsigned comparison an axis tests
+ * both bounds. Every choice is a mask, not ?: (GCC makes those branches
+ * here, and the loop no longer vectorizes); wire2_scale_floor's operations,
+ * the double of a value below 2^31 taken through int32 (AVX2 converts
+ * signed lanes only): the same cell, the same bits. */
+KERNEL_CLONES static void lod_cells_block(const uint32_t *restrict qx, const uint32_t *restrict qy, lod_frame_t f,
+                                          uint32_t rows, uint32_t *restrict cell)
+{
+    const double cols_d = (double)f.cols, rows_d = (double)rows, w_d = (double)f.w, h_d = (double)f.h;
+    for (int i = 0; i < LOD_BLOCK; i++) {
+        uint32_t rx = qx[i] - f.qx0, ry = qy[i] - f.qy0;
+        uint32_t inside = 0u - (uint32_t)((rx < f.w) & (ry < f.h)); /* all ones or zero */
+        rx &= inside;
+        ry &= inside;
+        int32_t cx = (int32_t)((double)(int32_t)rx * cols_d / w_d);
+        int32_t cy = (int32_t)((double)(int32_t)ry * rows_d / h_d);
+        uint32_t c = (uint32_t)cy * f.cols + (uint32_t)cx;
+        cell[i] = (c & inside) | (f.outside & ~inside);
+    }
+}
+
 void wire2_view_enc_lod_add(wire2_view_enc_t *e, const uint32_t *qx, const uint32_t *qy, const uint16_t *h, size_t n)
 {
     if (!e->summing) return;
-    const geom_t g = e->sum_g;
-    const uint32_t cols = e->cols, rows = e->rows;
-    for (size_t i = 0; i < n; i++) lod_add(e, &g, cols, rows, qx[i], qy[i], h[i]);
+    const lod_frame_t f = {(uint32_t)e->sum_g.b.qx0, (uint32_t)e->sum_g.b.qy0, (uint32_t)e->sum_g.w,
+                           (uint32_t)e->sum_g.h, e->cols, e->cols * e->rows};
+    uint32_t cell[LOD_BLOCK];
+    for (size_t start = 0; start < n; start += LOD_BLOCK) {
+        size_t count = n - start < LOD_BLOCK ? n - start : LOD_BLOCK;
+        if (count == LOD_BLOCK) {
+            lod_cells_block(qx + start, qy + start, f, e->rows, cell);
+        } else {
+            /* A short tail: its extra lanes fall outside (qx = qy = 0 may
+             * be inside, but those lanes are not added). */
+            uint32_t tx[LOD_BLOCK] = {0}, ty[LOD_BLOCK] = {0};
+            memcpy(tx, qx + start, count * sizeof *tx);
+            memcpy(ty, qy + start, count * sizeof *ty);
+            lod_cells_block(tx, ty, f, e->rows, cell);
+        }
+        for (size_t i = 0; i < count; i++) {
+            uint32_t c = cell[i], k = h[start + i] & (WIRE2_HEADING_STEPS - 1u);
+            e->count[c]++;
+            e->sum_sin[c] += lod_sin[k];
+            e->sum_cos[c] += lod_cos[k];
+        }
+    }
 }
 
 /* The cells summed since wire2_view_enc_lod_begin → the chunks. */
