@@ -1,6 +1,8 @@
 /* encoder: the worker thread between the simulation and the network. The
  * simulation thread submits a copy of the world (newest wins: a snapshot
- * the worker had no time for is replaced); the worker quantizes it once,
+ * the worker had no time for is replaced); the worker quantizes it once
+ * (by agent id when a detail view is registered; else in one pass over
+ * the copy that also sums the LOD views and the census: lod_pass.h),
  * steps every registered view's encoder once (so the work grows with the
  * number of distinct views, never with the number of viewers), encodes the
  * v1 frame if a v1 client wants it, and hands the bundle to the loop thread
