@@ -35,7 +35,7 @@ typedef struct encoder_stats {
     uint64_t v1_frames;
     /* How the snapshots were made: quantized by agent id for a detail
      * view, or summed in one pass over the copy (no view, or LOD views
-     * only; stream/lod_pass.h). For tests and profiles; not in /metrics. */
+     * only; stream/lod_pass.h): /metrics' encode_snapshots_by_path. */
     uint64_t by_id, summed;
 } encoder_stats_t;
 
