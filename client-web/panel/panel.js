@@ -58,7 +58,9 @@ export const STORAGE_KEY = 'swarmcast.panel.open';
 
 // Agents added by the "add" button unless the field says otherwise.
 export const DEFAULT_ADD_AGENTS = 100;
-// Parameters of the whole world, never set per species.
+// Parameters of the whole world, never set per species: the ones hello
+// marks `world_only` (the server refuses them with a species); `species`
+// too for a server that predates the mark.
 const WORLD_WIDE = new Set(['species']);
 
 // ---------------------------------------------------------------------------
@@ -639,7 +641,7 @@ export function createPanel(deps) {
     const row = {
       p,
       values: speciesValuesOf(p), // per species (see valueOf)
-      worldWide: WORLD_WIDE.has(p.name),
+      worldWide: p.world_only === true || WORLD_WIDE.has(p.name),
       mixed: false,
       pendingCount: 0,
       dragging: false,

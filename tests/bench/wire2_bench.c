@@ -1,11 +1,12 @@
 /* swarmcast-wire2-bench: sizes and encode times of protocol v2 on the real
  * simulation. Prints figures, asserts nothing; not part of ctest.
  *
- *   swarmcast-wire2-bench [--sizes N,N,...] [--threads N] [--snapshots N] [--quick]
+ *   swarmcast-wire2-bench [--sizes N,N,...] [--threads N] [--snapshots N] [--quick] [--lod-room]
  *     --sizes      agent counts (default 1000,10000,100000,1000000)
  *     --threads    simulation threads (default: the machine's cores)
  *     --snapshots  snapshots measured per row (default 20; 6 at 1M agents)
  *     --quick      short warm-ups (for a smoke run)
+ *     --lod-room   only the table of a room with no detail view (below)
  *
  * The world keeps the default density (2000 agents per 1600 × 900 u), so it
  * grows with the population. Three motions: the default Reynolds flock
@@ -16,7 +17,15 @@
  * 10 s (1 key + 299 deltas), the median time to quantize and encode key +
  * delta (wall clock and thread CPU time; and, apart, with the key-delta a
  * joiner needs), and the raw-deflate
- * (zlib level 1, as permessage-deflate would) size of key and delta. */
+ * (zlib level 1, as permessage-deflate would) size of key and delta.
+ *
+ * A room with no detail view (no client, or only the whole-world LOD view
+ * the default viewer of a large room gets), per snapshot of the moving
+ * flock's copy (stream/capture.c, as the server makes it): the path through
+ * the world by id (wire2_world_quantize, the LOD view's step,
+ * count_grid_build) against the one pass over the copy (lod_pass), both on
+ * the same snapshot, in alternating order; checks that both made the same
+ * bytes. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +40,9 @@
 #include "protocol/wire2.h"
 #include "sim/params.h"
 #include "sim/world.h"
+#include "stream/capture.h"
+#include "stream/count_grid.h"
+#include "stream/lod_pass.h"
 
 static double now_ms(void)
 {
@@ -204,12 +216,128 @@ static int row(size_t n, enum motion m, int threads, int snapshots, bool quick)
     return 0;
 }
 
+/* Same bytes from both paths, or the figures mean nothing. */
+static int same_chunk(const wire2_chunk_t *a, const wire2_chunk_t *b)
+{
+    return a->len == b->len && (!a->len || memcmp(a->buf, b->buf, a->len) == 0);
+}
+
+typedef struct lod_room_times {
+    double by_id_ms, pass_ms; /* median thread CPU ms per snapshot */
+    double by_id_wall, pass_wall;
+} lod_room_times_t;
+
+/* One snapshot of a LOD-only room (lod: its one view, or NULL for a room
+ * with no view) by the world by id; CPU and wall ms. */
+static int lod_room_by_id(const snap_view_t *v, uint32_t seq, wire2_world_t *q, wire2_view_enc_t *lod,
+                          count_grid_t *g, wire2_chunk_t *key, wire2_chunk_t *delta, double *cpu, double *wall)
+{
+    double a = now_ms(), ac = cpu_ms();
+    if (wire2_world_quantize(q, v, seq) != 0) return -1;
+    if (lod && wire2_view_enc_step(lod, q, key, delta, NULL) != 0) return -1;
+    count_grid_build(g, q);
+    *cpu = cpu_ms() - ac;
+    *wall = now_ms() - a;
+    return 0;
+}
+
+/* The same snapshot in one pass over the copy. */
+static int lod_room_pass(const snap_view_t *v, uint32_t seq, wire2_view_enc_t *lod, count_grid_t *g,
+                         wire2_chunk_t *key, wire2_chunk_t *delta, double *cpu, double *wall)
+{
+    double a = now_ms(), ac = cpu_ms();
+    wire2_world_t head;
+    if (lod_pass(v, seq, &lod, lod ? 1 : 0, g, &head) != 0) return -1;
+    if (lod && wire2_view_enc_lod_end(lod, &head, key, delta, NULL) != 0) return -1;
+    *cpu = cpu_ms() - ac;
+    *wall = now_ms() - a;
+    return 0;
+}
+
+static int lod_room(size_t n, int threads, int snapshots, bool quick, bool with_view, lod_room_times_t *out)
+{
+    double scale = sqrt((double)n / 2000.0);
+    world_config_t cfg = {.width = (float)(1600.0 * scale), .height = (float)(900.0 * scale), .dt = 1.0f / 60.0f,
+                          .seed = 42, .agents = n, .max_agents = n, .max_targets = 1, .threads = threads};
+    world_t w;
+    if (world_init(&w, &cfg) != 0) return -1;
+    int warm = quick ? 4 : n <= 100000 ? 60 : 30;
+    for (int t = 0; t < warm; t++) world_step(&w);
+    capture_t copy = {0};
+    wire2_world_t q = {0};
+    wire2_rect_t whole = {3, 0, 0, 8, 8};
+    wire2_view_enc_t *lod_a = with_view ? wire2_view_enc_new(whole, WIRE2_LOD) : NULL;
+    wire2_view_enc_t *lod_b = with_view ? wire2_view_enc_new(whole, WIRE2_LOD) : NULL;
+    double *a_cpu = calloc((size_t)snapshots, sizeof(double)), *b_cpu = calloc((size_t)snapshots, sizeof(double));
+    double *a_wall = calloc((size_t)snapshots, sizeof(double)), *b_wall = calloc((size_t)snapshots, sizeof(double));
+    int rc = 0;
+    for (int s = 0; s < snapshots && rc == 0; s++) {
+        for (int t = 0; t < 2; t++) world_step(&w);
+        if (capture_world(&copy, &w) != 0) {
+            rc = -1;
+            break;
+        }
+        snap_view_t v;
+        capture_view(&copy, &v);
+        count_grid_t ga, gb;
+        wire2_chunk_t ka = {0}, da = {0}, kb = {0}, db = {0};
+        uint32_t seq = (uint32_t)s + 1;
+        if (s % 2 == 0)
+            rc = lod_room_by_id(&v, seq, &q, lod_a, &ga, &ka, &da, &a_cpu[s], &a_wall[s]) ||
+                 lod_room_pass(&v, seq, lod_b, &gb, &kb, &db, &b_cpu[s], &b_wall[s]);
+        else
+            rc = lod_room_pass(&v, seq, lod_b, &gb, &kb, &db, &b_cpu[s], &b_wall[s]) ||
+                 lod_room_by_id(&v, seq, &q, lod_a, &ga, &ka, &da, &a_cpu[s], &a_wall[s]);
+        if (rc == 0 && (memcmp(&ga, &gb, sizeof ga) != 0 || !same_chunk(&ka, &kb) || !same_chunk(&da, &db))) {
+            fprintf(stderr, "lod room %zu: the two paths made different bytes at seq %u\n", n, (unsigned)seq);
+            rc = -1;
+        }
+        wire2_chunk_free(&ka);
+        wire2_chunk_free(&da);
+        wire2_chunk_free(&kb);
+        wire2_chunk_free(&db);
+    }
+    if (rc == 0)
+        *out = (lod_room_times_t){median(a_cpu, snapshots), median(b_cpu, snapshots), median(a_wall, snapshots),
+                                  median(b_wall, snapshots)};
+    free(a_cpu);
+    free(b_cpu);
+    free(a_wall);
+    free(b_wall);
+    wire2_view_enc_free(lod_a);
+    wire2_view_enc_free(lod_b);
+    wire2_world_free(&q);
+    capture_free(&copy);
+    world_free(&w);
+    return rc;
+}
+
+static int lod_room_table(const size_t *sizes, int n_sizes, int threads, int snapshots, bool quick)
+{
+    printf("\nA room with no detail view, per snapshot of the moving flock's copy: through the world by id (quantize,\n"
+           "index, the view's step, census) against one pass over the copy (lod_pass), the same snapshot both ways in\n"
+           "alternating order, the same bytes checked; median ms of thread CPU (wall)\n\n");
+    printf("| agents  | room              | by id CPU (wall)  | one pass CPU (wall) | pass / by id |\n");
+    printf("|--------:|-------------------|------------------:|--------------------:|-------------:|\n");
+    for (int i = 0; i < n_sizes; i++)
+        for (int with_view = 0; with_view < 2; with_view++) {
+            lod_room_times_t t;
+            int snaps = sizes[i] >= 1000000 && snapshots > 10 ? 10 : snapshots;
+            if (lod_room(sizes[i], threads, snaps, quick, with_view, &t) != 0) return -1;
+            printf("| %7zu | %-17s | %7.2f (%7.2f) | %9.2f (%7.2f) | %12.2f |\n", sizes[i],
+                   with_view ? "whole-world LOD" : "no view (census)", t.by_id_ms, t.by_id_wall, t.pass_ms,
+                   t.pass_wall, t.pass_ms / t.by_id_ms);
+            fflush(stdout);
+        }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     size_t sizes[16] = {1000, 10000, 100000, 1000000};
     int n_sizes = 4;
     int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), snapshots = 20;
-    bool quick = false;
+    bool quick = false, lod_room_only = false;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--sizes") && a + 1 < argc) {
             n_sizes = 0;
@@ -220,8 +348,10 @@ int main(int argc, char **argv)
             snapshots = atoi(argv[++a]);
         } else if (!strcmp(argv[a], "--quick")) {
             quick = true;
+        } else if (!strcmp(argv[a], "--lod-room")) {
+            lod_room_only = true;
         } else {
-            fprintf(stderr, "usage: %s [--sizes N,N,...] [--threads N] [--snapshots N] [--quick]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--sizes N,N,...] [--threads N] [--snapshots N] [--quick] [--lod-room]\n", argv[0]);
             return 2;
         }
     }
@@ -233,6 +363,7 @@ int main(int argc, char **argv)
     uname(&u);
     printf("swarmcast-wire2-bench: %s (%s), %ld cores, %d sim threads, kernel %s\n", cpu, machine_instruction_set(),
            sysconf(_SC_NPROCESSORS_ONLN), threads, u.release);
+    if (lod_room_only) return lod_room_table(sizes, n_sizes, threads, snapshots, quick) == 0 ? 0 : 1;
     printf("whole-world detail view, a snapshot every 2 ticks (30 Hz at 60 Hz); B/agent = bytes per agent of the chunk;\n"
            "avg/10 s = (key + 299 deltas) / 300; encode = quantize + key + delta, median ms of wall clock and of the\n"
            "thread's CPU time (what it costs on a loaded machine); +kdelta = CPU ms of key + delta + key-delta\n"
@@ -253,5 +384,5 @@ int main(int argc, char **argv)
     printf("| agents  | 1/16 view | LOD key B| LOD dlt B| LOD kbit/s| LOD ms |\n");
     printf("|--------:|----------:|---------:|---------:|----------:|-------:|\n");
     for (int i = 0; i < views_n; i++) printf("%s\n", views_line[i]);
-    return 0;
+    return lod_room_table(sizes, n_sizes, threads, snapshots, quick) == 0 ? 0 : 1;
 }

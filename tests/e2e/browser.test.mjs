@@ -424,6 +424,18 @@ test('with several species the panel edits one species (set_param with species) 
     const bc = await ctl.waitText((m) => m.type === 'param' && m.name === 'w_coh', 'the w_coh broadcast', { after: mark });
     assert.equal(bc.species, 1, 'sent for species 1 only');
     assert.equal(bc.value, 2.5);
+    // A world-only parameter (hello's world_only) is the world's: sent without species.
+    if (ctl.hello.params.find((p) => p.name === 'steer_every')?.world_only) {
+      await page.evaluate(() => { document.querySelector('#panel details[data-group="perception"]').open = true; });
+      const every = page.locator('#panel [data-param="steer_every"] input[type=number]');
+      await every.scrollIntoViewIfNeeded();
+      const before = ctl.mark();
+      await every.fill('2');
+      await every.press('Enter');
+      const sb = await ctl.waitText((m) => m.type === 'param' && m.name === 'steer_every', 'the steer_every broadcast', { after: before });
+      assert.equal(sb.species, undefined, 'steer_every sent for the world, not species 1');
+      assert.equal(sb.value, 2);
+    }
     await page.locator('#panel .species-select').selectOption('all');
     await until(() => document.querySelector('#panel [data-param="w_coh"]').classList.contains('is-mixed'),
       null, 'w_coh marked as differing between species');
@@ -435,6 +447,7 @@ test('with several species the panel edits one species (set_param with species) 
     assert.match(legend, /species 0 \d+/);
   } finally {
     await ctl.command({ type: 'set_param', name: 'w_coh', value: 1 }).catch(() => {});
+    await ctl.command({ type: 'set_param', name: 'steer_every', value: 1 }).catch(() => {});
     await ctl.command({ type: 'set_param', name: 'predators', value: 0 }).catch(() => {});
     await ctl.command({ type: 'set_param', name: 'species', value: 1 }).catch(() => {});
     ctl.close();

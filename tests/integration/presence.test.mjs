@@ -185,6 +185,9 @@ suite('presence, activity, step and inspect', () => {
     }
     for (const rule of ['separation', 'alignment', 'cohesion', 'target']) assert.equal(first.steering[rule].length, 2);
     assert.equal(first.fov.sep, 300);
+    // Every agent steers on every step unless staggered steering is set.
+    assert.equal(first.steer_every, 1);
+    assert.equal(first.steers_in, 0);
     // Updates keep coming for the same agent …
     const again = await bob.waitText((m) => m.type === 'inspect' && m.tick > first.tick, 'a later inspect', { after: mark, ...WAIT });
     assert.equal(again.agent.id, first.agent.id);

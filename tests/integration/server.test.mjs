@@ -203,6 +203,11 @@ test('the parameter table of PROTOCOL.md lists exactly the parameters hello send
         assert.equal(Number(row.max), p.max, `${p.name}.max`);
       }
     }
+    // The prose names the world-only ones, the ones hello marks world_only.
+    const said = section.match(/^World-only \(refused with a `species`\): (.*)\.$/m);
+    assert.ok(said, 'the section says which parameters are world-only');
+    assert.deepEqual([...said[1].matchAll(/`(\w+)`/g)].map((m) => m[1]).sort(),
+      h.params.filter((p) => p.world_only).map((p) => p.name).sort(), 'the world-only ones');
   } finally {
     c.close();
   }
@@ -421,6 +426,33 @@ test('set_param is acked, broadcast as param to every client and shown in a new 
   await observer.waitText((q) => q.type === 'param' && q.name === 'border' && q.value === 'bounce', 'the border broadcast', { after: obsMark });
   await actor.command({ type: 'set_param', name: 'border', value: 'wrap' });
   await actor.command({ type: 'set_param', name: 'sep_radius', value: 25 });
+});
+
+test('set_param with a species is refused for a world-only parameter, and the world keeps its value', T, async () => {
+  // The step reads these from the world's values only: a species' own value
+  // would change nothing (species 1-3) or the whole world (species 0).
+  const cases = [
+    [{ type: 'set_param', id: 55, name: 'steer_every', value: 3, species: 1 }, 'steer_every', 1],
+    [{ type: 'set_param', id: 56, name: 'border', value: 'bounce', species: 0 }, 'border', 'wrap'],
+  ];
+  for (const [payload, name, kept] of cases) {
+    const reply = await expectRefused(payload, { code: 'out_of_range', id: payload.id, cmd: 'set_param', mentions: name });
+    assert.ok(reply.message.includes('without species'), `the message says how: ${JSON.stringify(reply.message)}`);
+    const late = await connect(server.wsUrl);
+    try {
+      const p = late.hello.params.find((q) => q.name === name);
+      assert.equal(p.value, kept, `${name}: the world's value is unchanged`);
+      assert.equal(p.world_only, true, `hello marks ${name} world_only`);
+    } finally {
+      late.close();
+    }
+  }
+  // a species' own value of any other parameter is still taken
+  const ack = await actor.command({ type: 'set_param', name: 'w_sep', value: 2, species: 1 });
+  assert.equal(ack.value, 2);
+  assert.equal(ack.species, 1);
+  assert.equal(actor.hello.params.find((q) => q.name === 'w_sep').world_only, false);
+  await actor.command({ type: 'set_param', name: 'w_sep', value: 1.5, species: 1 });
 });
 
 test('add_agents grows the population by count, with ids after the last one', T, async () => {

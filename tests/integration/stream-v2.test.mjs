@@ -287,11 +287,22 @@ test('a budget below the agents in view gets the aggregated level of detail, a l
     assert.equal(cells.cols, 64);
     assert.equal(cells.rows, 64);
     assert.ok(cells.d.some((d) => d > 0), 'some cells hold agents');
+    // A room whose only view is LOD is summed from the world's copy, not
+    // quantized by agent id; a detail view takes the by-id path again.
+    const BY_ID = 'swarmcast_encode_snapshots_by_path_total{path="by_id"}';
+    const SUMMED = 'swarmcast_encode_snapshots_by_path_total{path="summed"}';
+    const lodMark = { byId: await metric(server, BY_ID), summed: await metric(server, SUMMED) };
+    await c.waitFrame((f) => f.mode === 'lod', 'more LOD frames', { from: c.frames.length + 5 });
+    assert.ok(await metric(server, SUMMED) >= lodMark.summed + 4, 'LOD-only snapshots summed');
+    assert.ok(await metric(server, BY_ID) <= lodMark.byId + 1, 'no LOD-only snapshot by id (one may be in flight)');
     mark = c.frames.length;
     c.view(0, 0, WORLD_W, WORLD_H, 100000);
     const detail = await c.waitFrame((f) => f.keyed, 'a key after a budget of 100,000', { from: mark });
     assert.equal(detail.frame.mode, 'detail');
     assert.equal(detail.frame.count, 2000);
+    const byIdThen = await metric(server, BY_ID);
+    await c.waitFrame((f) => f.mode === 'detail', 'more detail frames', { from: c.frames.length + 5 });
+    assert.ok(await metric(server, BY_ID) >= byIdThen + 4, 'detail snapshots by id');
     assert.deepEqual(c.decodeErrors, []);
     c.close();
   } finally {

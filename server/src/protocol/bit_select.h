@@ -9,26 +9,24 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline float select_float(bool c, float x, float y)
-{
-    uint32_t bx, by, m = 0u - (uint32_t)c;
-    memcpy(&bx, &x, sizeof bx);
-    memcpy(&by, &y, sizeof by);
-    uint32_t r = (bx & m) | (by & ~m);
-    float out;
-    memcpy(&out, &r, sizeof out);
-    return out;
-}
+/* One body for each floating type T, U its bits (an unsigned of T's size):
+ * a mask of all ones or all zeros from c picks x's bits or y's. */
+#define BIT_SELECT(name, T, U)                                              \
+    static inline T name(bool c, T x, T y)                                  \
+    {                                                                       \
+        _Static_assert(sizeof(T) == sizeof(U), #U " is " #T "'s bits");     \
+        U bx, by, m = (U)0 - (U)c;                                          \
+        memcpy(&bx, &x, sizeof bx);                                         \
+        memcpy(&by, &y, sizeof by);                                         \
+        const U r = (bx & m) | (by & ~m);                                   \
+        T out;                                                              \
+        memcpy(&out, &r, sizeof out);                                       \
+        return out;                                                         \
+    }
 
-static inline double select_double(bool c, double x, double y)
-{
-    uint64_t bx, by, m = 0u - (uint64_t)c;
-    memcpy(&bx, &x, sizeof bx);
-    memcpy(&by, &y, sizeof by);
-    uint64_t r = (bx & m) | (by & ~m);
-    double out;
-    memcpy(&out, &r, sizeof out);
-    return out;
-}
+BIT_SELECT(select_float, float, uint32_t)
+BIT_SELECT(select_double, double, uint64_t)
+
+#undef BIT_SELECT
 
 #endif

@@ -44,6 +44,7 @@ char *msg_inspect(uint64_t tick, const inspect_t *in)
                   (double)in->radius[2]);
         jb_printf(&b, ",\"fov\":{\"sep\":%.1f,\"ali\":%.1f,\"coh\":%.1f}", (double)in->fov[0], (double)in->fov[1],
                   (double)in->fov[2]);
+        jb_printf(&b, ",\"steer_every\":%u,\"steers_in\":%u", (unsigned)in->steer_every, (unsigned)in->steers_in);
         jb_raw(&b, "}");
     }
     if (b.failed) {

@@ -46,6 +46,9 @@ static cJSON *param_entry(const param_desc_t *d, double value)
     cJSON_AddItemToObject(e, "value", param_value(d, value));
     cJSON_AddStringToObject(e, "unit", d->unit);
     cJSON_AddStringToObject(e, "help", d->help);
+    /* Whether set_param refuses it with a species (a client's per-species
+     * editor sends it without). */
+    cJSON_AddBoolToObject(e, "world_only", d->world_only);
     return e;
 }
 

@@ -135,6 +135,19 @@ typedef struct wire2_world {
  * zero or NaN velocity → 0). seq is the snapshot's sequence number. */
 int wire2_world_quantize(wire2_world_t *q, const snap_view_t *v, uint32_t seq);
 void wire2_world_free(wire2_world_t *q);
+/* Agents quantized as wire2_world_quantize does (qx, qy; h when headings is
+ * set, else 0), a block of at most 64 at a time. */
+typedef void (*wire2_block_fn)(void *user, const uint32_t *qx, const uint32_t *qy, const uint16_t *h, size_t n);
+/* The quantized world without its by-id arrays, for a room that needs only
+ * sums over the agents (LOD cells, the census), which do not depend on the
+ * order: hands v's agents to fn in v's own order (sequential reads: no
+ * scatter by id, no tile index), then the predators, and fills head's
+ * fields that are not per agent (seq, tick, paused, size, n, n_agents; its
+ * agent and index pointers are NULL: no view's wire2_view_enc_step may be
+ * given it). 0, or WIRE2_E_ARG for more than WIRE2_MAX_COUNT items (fn not
+ * called), as wire2_world_quantize. */
+int wire2_world_blocks(wire2_world_t *head, const snap_view_t *v, uint32_t seq, bool headings, wire2_block_fn fn,
+                       void *user);
 /* The heading step of a velocity (the quantizer's, exposed for tests). */
 uint16_t wire2_quantize_heading(float vx, float vy);
 /* The index tiles [tx0, tx1) × [ty0, ty1) that hold every agent within b
@@ -190,6 +203,23 @@ wire2_mode_t wire2_view_enc_mode(const wire2_view_enc_t *e);
  * outputs are {NULL, 0} and the encoder holds nothing (no delta next). */
 int wire2_view_enc_step(wire2_view_enc_t *e, const wire2_world_t *q, wire2_chunk_t *key, wire2_chunk_t *delta,
                         wire2_chunk_t *key_delta);
+/* A LOD view stepped from sums the caller makes (a room with only LOD
+ * views needs no world by id: wire2_world_blocks). A cell's count and sums
+ * are integer sums, so the order the agents come in changes no byte: the
+ * chunks are those wire2_view_enc_step makes from the same snapshot.
+ *   wire2_view_enc_lod_begin  clears the sums for a world of wq × hq (0, or
+ *                             WIRE2_E_ARG for a detail view or an unusable
+ *                             size, WIRE2_E_NOMEM);
+ *   wire2_view_enc_lod_add    adds agents (quantized: qx < wq, qy < hq);
+ *                             nothing after a failed begin;
+ *   wire2_view_enc_lod_end    as wire2_view_enc_step with head (the
+ *                             snapshot's seq, size and count); an error,
+ *                             with the encoder holding nothing, if the sums
+ *                             were not begun for head's size. */
+int wire2_view_enc_lod_begin(wire2_view_enc_t *e, uint32_t wq, uint32_t hq);
+void wire2_view_enc_lod_add(wire2_view_enc_t *e, const uint32_t *qx, const uint32_t *qy, const uint16_t *h, size_t n);
+int wire2_view_enc_lod_end(wire2_view_enc_t *e, const wire2_world_t *head, wire2_chunk_t *key, wire2_chunk_t *delta,
+                           wire2_chunk_t *key_delta);
 /* Items (detail) the encoder holds now; for metrics and tests. */
 size_t wire2_view_enc_count(const wire2_view_enc_t *e);
 void wire2_chunk_free(wire2_chunk_t *c);

@@ -121,7 +121,10 @@ int wire2_sort_items(wire2_item_t *items, size_t n, unsigned bx, unsigned by, wi
 {
     if (n < 2 || is_sorted(items, n)) return 0;
     /* The radix key is the position (ry, rx) alone: fewer passes than the
-     * whole canonical key, and items that share a quantum are rare. */
+     * whole canonical key, and items that share a quantum are rare. A
+     * coordinate is 32 bits: wider bit lengths give the same key. */
+    if (bx > 32u) bx = 32u;
+    if (by > 32u) by = 32u;
     unsigned key_bits = by + bx;
     if (key_bits > 64u || n < 64) {
         qsort(items, n, sizeof *items, qsort_cmp);
@@ -132,19 +135,22 @@ int wire2_sort_items(wire2_item_t *items, size_t n, unsigned bx, unsigned by, wi
     /* LSD radix sort of the key, carrying the item index. */
     uint64_t *k = s->keys[0], *k2 = s->keys[1];
     uint32_t *ix = s->idx[0], *ix2 = s->idx[1];
-    uint64_t any = 0, all = ~(uint64_t)0;
+    uint64_t any = 0, all = ~(uint64_t)0, any_x = 0, any_y = 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t key = ((uint64_t)items[i].ry << bx) | items[i].rx;
         k[i] = key;
         ix[i] = (uint32_t)i;
         any |= key;
         all &= key;
+        any_x |= items[i].rx;
+        any_y |= items[i].ry;
     }
-    /* A coordinate wider than bx or by (the callers' rects rule it out): the
-     * packed sort would shift the key's top bits out of its word, count and
-     * place by different digits and lose items; the comparison sort is right
-     * for any input. */
-    if (key_bits < 64 && any >> key_bits) {
+    /* A coordinate wider than bx or by (the callers' rects rule it out): rx
+     * would run into ry's bits and the keys misorder the items, ry's top
+     * bits would leave the packed sort's word, which then counts and places
+     * by different digits and loses items; the comparison sort is right for
+     * any input. */
+    if ((any_x >> bx) | (any_y >> by)) {
         qsort(items, n, sizeof *items, qsort_cmp);
         return 0;
     }

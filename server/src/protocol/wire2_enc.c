@@ -11,6 +11,7 @@
 #include "protocol/wire2.h"
 #include "protocol/wire2_bits.h"
 #include "protocol/wire2_canon.h"
+#include "sim/clones.h"
 
 /* ---- choosing k: the EG/SE order that minimises a field's bits ---- */
 
@@ -94,6 +95,29 @@ void wire2_lod_heading_terms(uint16_t h, int32_t *s, int32_t *c)
 
 /* ---- the encoder ---- */
 
+/* The view's geometry for a world size. */
+typedef struct geom {
+    wire2_bounds_t b;
+    uint64_t w, h;   /* quanta across and down */
+    unsigned bx, by; /* bit lengths of the largest rx, ry */
+} geom_t;
+
+static geom_t geom_of(wire2_rect_t r, uint32_t wq, uint32_t hq)
+{
+    geom_t g = {.b = wire2_rect_bounds(r, wq, hq)};
+    g.w = g.b.qx1 - g.b.qx0;
+    g.h = g.b.qy1 - g.b.qy0;
+    g.bx = g.w > 1 ? wire2_bitlength(g.w - 1) : 0;
+    g.by = g.h > 1 ? wire2_bitlength(g.h - 1) : 0;
+    return g;
+}
+
+static inline bool in_rect(const geom_t *g, uint32_t qx, uint32_t qy)
+{
+    return qx >= g->b.qx0 && qx < g->b.qx1 && qy >= g->b.qy0 && qy < g->b.qy1;
+}
+
+
 #define RES_PER_STAY 5
 #define TILES_SIDE (1u << WIRE2_INDEX_LEVEL)
 
@@ -121,6 +145,9 @@ struct wire2_view_enc {
     uint32_t *count;
     int64_t *sum_sin, *sum_cos;
     size_t cells_cap;
+    bool summing;    /* wire2_view_enc_lod_begin cleared the sums for a world of sum_wq × sum_hq */
+    uint32_t sum_wq, sum_hq;
+    geom_t sum_g;
 
     wire2_bitw_t bw;
 };
@@ -237,28 +264,6 @@ static void write_items(wire2_bitw_t *w, const wire2_item_t *items, size_t n, un
         ph = it->h;
         pf = it->f;
     }
-}
-
-/* The view's geometry for a world size. */
-typedef struct geom {
-    wire2_bounds_t b;
-    uint64_t w, h;   /* quanta across and down */
-    unsigned bx, by; /* bit lengths of the largest rx, ry */
-} geom_t;
-
-static geom_t geom_of(wire2_rect_t r, uint32_t wq, uint32_t hq)
-{
-    geom_t g = {.b = wire2_rect_bounds(r, wq, hq)};
-    g.w = g.b.qx1 - g.b.qx0;
-    g.h = g.b.qy1 - g.b.qy0;
-    g.bx = g.w > 1 ? wire2_bitlength(g.w - 1) : 0;
-    g.by = g.h > 1 ? wire2_bitlength(g.h - 1) : 0;
-    return g;
-}
-
-static inline bool in_rect(const geom_t *g, uint32_t qx, uint32_t qy)
-{
-    return qx >= g->b.qx0 && qx < g->b.qx1 && qy >= g->b.qy0 && qy < g->b.qy1;
 }
 
 /* The encoder visits agents in an order (canonical, or by tile) that is
@@ -448,22 +453,27 @@ static int detail_step(wire2_view_enc_t *e, const wire2_world_t *q, bool track, 
     return 0;
 }
 
-/* One agent into its LOD cell, if it is in the view. */
-static inline void lod_add(wire2_view_enc_t *e, const geom_t *g, uint32_t cols, uint32_t rows, const wire2_agent_t *a)
+/* One agent into its LOD cell, if it is in the view. The cell is
+ * floor(rx·cols / w) with rx < w ≤ 2^31 and cols ≤ 2^10 (≤ 2^16 asserted): wire2_scale_floor
+ * is exact there (wire2.h), without a 64-bit division per axis. */
+_Static_assert(((uint64_t)1 << WIRE2_MAX_LEVEL) * WIRE2_LOD_CELLS <= 65536u, "LOD cols and rows within wire2_scale_floor's side");
+static inline void lod_add(wire2_view_enc_t *e, const geom_t *g, uint32_t cols, uint32_t rows, uint32_t qx,
+                           uint32_t qy, uint16_t h)
 {
-    if (!in_rect(g, a->qx, a->qy)) return;
-    uint64_t cx = (a->qx - g->b.qx0) * cols / g->w, cy = (a->qy - g->b.qy0) * rows / g->h;
-    size_t c = (size_t)cy * cols + (size_t)cx;
+    if (!in_rect(g, qx, qy)) return;
+    unsigned cx = wire2_scale_floor((uint32_t)(qx - g->b.qx0), cols, (uint32_t)g->w);
+    unsigned cy = wire2_scale_floor((uint32_t)(qy - g->b.qy0), rows, (uint32_t)g->h);
+    size_t c = (size_t)cy * cols + cx;
     e->count[c]++;
-    e->sum_sin[c] += lod_sin[a->h];
-    e->sum_cos[c] += lod_cos[a->h];
+    e->sum_sin[c] += lod_sin[h & (WIRE2_HEADING_STEPS - 1u)];
+    e->sum_cos[c] += lod_cos[h & (WIRE2_HEADING_STEPS - 1u)];
 }
 
-static int lod_step(wire2_view_enc_t *e, const wire2_world_t *q, bool track, wire2_chunk_t *key,
-                    wire2_chunk_t *delta, wire2_chunk_t *key_delta)
+int wire2_view_enc_lod_begin(wire2_view_enc_t *e, uint32_t wq, uint32_t hq)
 {
-    bool make_delta = track && (delta || key_delta);
-    geom_t g = geom_of(e->rect, q->wq, q->hq);
+    e->summing = false;
+    if (e->mode != WIRE2_LOD || !wq || !hq) return WIRE2_E_ARG;
+    geom_t g = geom_of(e->rect, wq, hq);
     uint32_t cols = (uint32_t)(e->rect.x1 - e->rect.x0) * WIRE2_LOD_CELLS;
     uint32_t rows = (uint32_t)(e->rect.y1 - e->rect.y0) * WIRE2_LOD_CELLS;
     size_t cells = (size_t)cols * rows;
@@ -474,41 +484,99 @@ static int lod_step(wire2_view_enc_t *e, const wire2_world_t *q, bool track, wir
             if (!p) return WIRE2_E_NOMEM;
             *bytes[i] = p;
         }
-        uint32_t *c = realloc(e->count, cells * sizeof *c);
+        /* The sums have a spare cell past the view's (lod_cells_block's outside). */
+        uint32_t *c = realloc(e->count, (cells + 1) * sizeof *c);
         if (!c) return WIRE2_E_NOMEM;
         e->count = c;
-        int64_t *ss = realloc(e->sum_sin, cells * sizeof *ss);
+        int64_t *ss = realloc(e->sum_sin, (cells + 1) * sizeof *ss);
         if (!ss) return WIRE2_E_NOMEM;
         e->sum_sin = ss;
-        int64_t *sc = realloc(e->sum_cos, cells * sizeof *sc);
+        int64_t *sc = realloc(e->sum_cos, (cells + 1) * sizeof *sc);
         if (!sc) return WIRE2_E_NOMEM;
         e->sum_cos = sc;
         e->cells_cap = cells;
     }
+    /* cols and rows belong to the held cells until the step ends: the
+     * rect's are the same for every world size anyway. */
     e->cols = cols;
     e->rows = rows;
-    memset(e->count, 0, cells * sizeof *e->count);
-    memset(e->sum_sin, 0, cells * sizeof *e->sum_sin);
-    memset(e->sum_cos, 0, cells * sizeof *e->sum_cos);
-    /* A cell's count and sums are integer sums, the same in any order.
-     * Through the tile index each agent is a read at a random place of
-     * q->agent (a cache miss an agent); when the rect's tiles hold most
-     * agents (the whole-world view of a large room) reading q->agent in
-     * id order, and skipping who is outside, is the cheaper walk. */
-    unsigned tx0, ty0, tx1, ty1;
-    wire2_world_tiles(q, &g.b, &tx0, &ty0, &tx1, &ty1);
-    size_t in_tiles = 0;
-    for (unsigned ty = ty0; ty < ty1; ty++)
-        in_tiles += q->tile_start[ty * TILES_SIDE + tx1] - q->tile_start[ty * TILES_SIDE + tx0];
-    if (in_tiles > q->n / 2) {
-        for (size_t id = 0; id < q->n; id++) lod_add(e, &g, cols, rows, &q->agent[id]);
-    } else {
-        for (unsigned ty = ty0; ty < ty1; ty++) {
-            uint32_t k1 = q->tile_start[ty * TILES_SIDE + tx1];
-            for (uint32_t k = q->tile_start[ty * TILES_SIDE + tx0]; k < k1; k++)
-                lod_add(e, &g, cols, rows, &q->agent[q->by_tile[k]]);
+    memset(e->count, 0, (cells + 1) * sizeof *e->count);
+    memset(e->sum_sin, 0, (cells + 1) * sizeof *e->sum_sin);
+    memset(e->sum_cos, 0, (cells + 1) * sizeof *e->sum_cos);
+    e->sum_g = g;
+    e->sum_wq = wq;
+    e->sum_hq = hq;
+    e->summing = true;
+    return 0;
+}
+
+/* Agents a block at a time in wire2_view_enc_lod_add: a fixed count, so
+ * that the compiler vectorizes the cells' computation. */
+#define LOD_BLOCK 64
+
+/* A view's frame for lod_cells_block, in 32 bits (every bound ≤ 2^31). */
+typedef struct lod_frame {
+    uint32_t qx0, qy0, w, h, cols, outside;
+} lod_frame_t;
+
+/* Each agent's cell as lod_add finds it, or f.outside (a spare cell past
+ * the view's, never coded) for an agent outside the rect. qx − qx0 wraps
+ * (to ≥ 2^31 ≥ w) for qx < qx0, so one unsigned comparison an axis tests
+ * both bounds. Every choice is a mask, not ?: (GCC makes those branches
+ * here, and the loop no longer vectorizes); wire2_scale_floor's operations,
+ * the double of a value below 2^31 taken through int32 (AVX2 converts
+ * signed lanes only): the same cell, the same bits. */
+KERNEL_CLONES static void lod_cells_block(const uint32_t *restrict qx, const uint32_t *restrict qy, lod_frame_t f,
+                                          uint32_t rows, uint32_t *restrict cell)
+{
+    const double cols_d = (double)f.cols, rows_d = (double)rows, w_d = (double)f.w, h_d = (double)f.h;
+    for (int i = 0; i < LOD_BLOCK; i++) {
+        uint32_t rx = qx[i] - f.qx0, ry = qy[i] - f.qy0;
+        uint32_t inside = 0u - (uint32_t)((rx < f.w) & (ry < f.h)); /* all ones or zero */
+        rx &= inside;
+        ry &= inside;
+        int32_t cx = (int32_t)((double)(int32_t)rx * cols_d / w_d);
+        int32_t cy = (int32_t)((double)(int32_t)ry * rows_d / h_d);
+        uint32_t c = (uint32_t)cy * f.cols + (uint32_t)cx;
+        cell[i] = (c & inside) | (f.outside & ~inside);
+    }
+}
+
+void wire2_view_enc_lod_add(wire2_view_enc_t *e, const uint32_t *qx, const uint32_t *qy, const uint16_t *h, size_t n)
+{
+    if (!e->summing) return;
+    const lod_frame_t f = {(uint32_t)e->sum_g.b.qx0, (uint32_t)e->sum_g.b.qy0, (uint32_t)e->sum_g.w,
+                           (uint32_t)e->sum_g.h, e->cols, e->cols * e->rows};
+    uint32_t cell[LOD_BLOCK];
+    for (size_t start = 0; start < n; start += LOD_BLOCK) {
+        size_t count = n - start < LOD_BLOCK ? n - start : LOD_BLOCK;
+        if (count == LOD_BLOCK) {
+            lod_cells_block(qx + start, qy + start, f, e->rows, cell);
+        } else {
+            /* A short tail: its extra lanes fall outside (qx = qy = 0 may
+             * be inside, but those lanes are not added). */
+            uint32_t tx[LOD_BLOCK] = {0}, ty[LOD_BLOCK] = {0};
+            memcpy(tx, qx + start, count * sizeof *tx);
+            memcpy(ty, qy + start, count * sizeof *ty);
+            lod_cells_block(tx, ty, f, e->rows, cell);
+        }
+        for (size_t i = 0; i < count; i++) {
+            uint32_t c = cell[i], k = h[start + i] & (WIRE2_HEADING_STEPS - 1u);
+            e->count[c]++;
+            e->sum_sin[c] += lod_sin[k];
+            e->sum_cos[c] += lod_cos[k];
         }
     }
+}
+
+/* The cells summed since wire2_view_enc_lod_begin → the chunks. */
+static int lod_finish(wire2_view_enc_t *e, const wire2_world_t *q, bool track, wire2_chunk_t *key,
+                      wire2_chunk_t *delta, wire2_chunk_t *key_delta)
+{
+    if (!e->summing || e->sum_wq != q->wq || e->sum_hq != q->hq) return WIRE2_E_ARG;
+    e->summing = false;
+    bool make_delta = track && (delta || key_delta);
+    size_t cells = (size_t)e->cols * e->rows;
     for (size_t c = 0; c < cells; c++) {
         e->nd[c] = wire2_lod_density(e->count[c]);
         e->na[c] = e->count[c] ? wire2_lod_heading(e->sum_sin[c], e->sum_cos[c]) : 0;
@@ -586,16 +654,50 @@ static int lod_step(wire2_view_enc_t *e, const wire2_world_t *q, bool track, wir
     return 0;
 }
 
-int wire2_view_enc_step(wire2_view_enc_t *e, const wire2_world_t *q, wire2_chunk_t *key, wire2_chunk_t *delta,
-                        wire2_chunk_t *key_delta)
+/* A LOD view stepped on a world quantized by id: the sums through the
+ * world's arrays, then lod_finish. */
+static int lod_step(wire2_view_enc_t *e, const wire2_world_t *q, bool track, wire2_chunk_t *key,
+                    wire2_chunk_t *delta, wire2_chunk_t *key_delta)
 {
-    if (key) *key = (wire2_chunk_t){0};
-    if (delta) *delta = (wire2_chunk_t){0};
-    if (key_delta) *key_delta = (wire2_chunk_t){0};
-    if (!q->wq || !q->hq || q->n > WIRE2_MAX_COUNT) return WIRE2_E_ARG;
-    bool track = (delta || key_delta) && e->held && q->seq == e->seq + 1u && q->wq == e->wq && q->hq == e->hq;
-    int rc = e->mode == WIRE2_DETAIL ? detail_step(e, q, track, key, delta, key_delta)
-                                     : lod_step(e, q, track, key, delta, key_delta);
+    int rc = wire2_view_enc_lod_begin(e, q->wq, q->hq);
+    if (rc < 0) return rc;
+    const geom_t g = e->sum_g;
+    const uint32_t cols = e->cols, rows = e->rows;
+    /* A cell's count and sums are integer sums, the same in any order.
+     * Through the tile index each agent is a read at a random place of
+     * q->agent (a cache miss an agent); when the rect's tiles hold most
+     * agents (the whole-world view of a large room) reading q->agent in
+     * id order, and skipping who is outside, is the cheaper walk. */
+    unsigned tx0, ty0, tx1, ty1;
+    wire2_world_tiles(q, &g.b, &tx0, &ty0, &tx1, &ty1);
+    size_t in_tiles = 0;
+    for (unsigned ty = ty0; ty < ty1; ty++)
+        in_tiles += q->tile_start[ty * TILES_SIDE + tx1] - q->tile_start[ty * TILES_SIDE + tx0];
+    if (in_tiles > q->n / 2) {
+        for (size_t id = 0; id < q->n; id++) lod_add(e, &g, cols, rows, q->agent[id].qx, q->agent[id].qy, q->agent[id].h);
+    } else {
+        for (unsigned ty = ty0; ty < ty1; ty++) {
+            uint32_t k1 = q->tile_start[ty * TILES_SIDE + tx1];
+            for (uint32_t k = q->tile_start[ty * TILES_SIDE + tx0]; k < k1; k++) {
+                const wire2_agent_t *a = &q->agent[q->by_tile[k]];
+                lod_add(e, &g, cols, rows, a->qx, a->qy, a->h);
+            }
+        }
+    }
+    return lod_finish(e, q, track, key, delta, key_delta);
+}
+
+/* Whether a step to q makes deltas (see wire2_view_enc_step). */
+static bool tracks(const wire2_view_enc_t *e, const wire2_world_t *q, const wire2_chunk_t *delta,
+                   const wire2_chunk_t *key_delta)
+{
+    return (delta || key_delta) && e->held && q->seq == e->seq + 1u && q->wq == e->wq && q->hq == e->hq;
+}
+
+/* After a step: what the encoder holds, and no chunk on error. */
+static int step_done(wire2_view_enc_t *e, const wire2_world_t *q, int rc, wire2_chunk_t *key, wire2_chunk_t *delta,
+                     wire2_chunk_t *key_delta)
+{
     if (rc < 0) {
         if (key) wire2_chunk_free(key);
         if (delta) wire2_chunk_free(delta);
@@ -609,4 +711,33 @@ int wire2_view_enc_step(wire2_view_enc_t *e, const wire2_world_t *q, wire2_chunk
     e->wq = q->wq;
     e->hq = q->hq;
     return 0;
+}
+
+static void clear_outputs(wire2_chunk_t *key, wire2_chunk_t *delta, wire2_chunk_t *key_delta)
+{
+    if (key) *key = (wire2_chunk_t){0};
+    if (delta) *delta = (wire2_chunk_t){0};
+    if (key_delta) *key_delta = (wire2_chunk_t){0};
+}
+
+int wire2_view_enc_lod_end(wire2_view_enc_t *e, const wire2_world_t *head, wire2_chunk_t *key, wire2_chunk_t *delta,
+                           wire2_chunk_t *key_delta)
+{
+    clear_outputs(key, delta, key_delta);
+    int rc = !head->wq || !head->hq || head->n > WIRE2_MAX_COUNT
+                 ? WIRE2_E_ARG
+                 : lod_finish(e, head, tracks(e, head, delta, key_delta), key, delta, key_delta);
+    e->summing = false;
+    return step_done(e, head, rc, key, delta, key_delta);
+}
+
+int wire2_view_enc_step(wire2_view_enc_t *e, const wire2_world_t *q, wire2_chunk_t *key, wire2_chunk_t *delta,
+                        wire2_chunk_t *key_delta)
+{
+    clear_outputs(key, delta, key_delta);
+    if (!q->wq || !q->hq || q->n > WIRE2_MAX_COUNT) return WIRE2_E_ARG;
+    bool track = tracks(e, q, delta, key_delta);
+    int rc = e->mode == WIRE2_DETAIL ? detail_step(e, q, track, key, delta, key_delta)
+                                     : lod_step(e, q, track, key, delta, key_delta);
+    return step_done(e, q, rc, key, delta, key_delta);
 }

@@ -79,6 +79,17 @@ KERNEL_CLONES static void quantize_block(const float *restrict x, const float *r
     }
 }
 
+/* Positions only (no view needs headings): the census's pass. */
+KERNEL_CLONES static void quantize_block_positions(const float *restrict x, const float *restrict y, uint32_t wq,
+                                                   uint32_t hq, quantized_block_t *restrict out)
+{
+    const pos_limit_t lx = pos_limit_of(wq), ly = pos_limit_of(hq);
+    for (int i = 0; i < QUANTIZE_BLOCK; i++) {
+        out->qx[i] = quantize_pos(x[i], lx);
+        out->qy[i] = quantize_pos(y[i], ly);
+    }
+}
+
 /* Agents [start, start + count) of v, count ≤ QUANTIZE_BLOCK: a short tail
  * is copied into a zeroed block first (its extra lanes are not used). */
 static void quantize_agents(const snap_view_t *v, size_t start, size_t count, uint32_t wq, uint32_t hq,
@@ -94,6 +105,20 @@ static void quantize_agents(const snap_view_t *v, size_t start, size_t count, ui
     memcpy(in.vx, v->vx + start, count * sizeof *in.vx);
     memcpy(in.vy, v->vy + start, count * sizeof *in.vy);
     quantize_block(in.x, in.y, in.vx, in.vy, wq, hq, atan_table, out);
+}
+
+/* The same with positions only (out->h is left as it was). */
+static void quantize_agent_positions(const snap_view_t *v, size_t start, size_t count, uint32_t wq, uint32_t hq,
+                                     quantized_block_t *out)
+{
+    if (count == QUANTIZE_BLOCK) {
+        quantize_block_positions(v->x + start, v->y + start, wq, hq, out);
+        return;
+    }
+    agent_block_t in = {0};
+    memcpy(in.x, v->x + start, count * sizeof *in.x);
+    memcpy(in.y, v->y + start, count * sizeof *in.y);
+    quantize_block_positions(in.x, in.y, wq, hq, out);
 }
 
 static int reserve(wire2_world_t *q, size_t n)
@@ -162,11 +187,9 @@ void wire2_world_tiles(const wire2_world_t *q, const wire2_bounds_t *b, unsigned
     if (*ty0 > *ty1) *ty0 = *ty1;
 }
 
-int wire2_world_quantize(wire2_world_t *q, const snap_view_t *v, uint32_t seq)
+/* The fields of q that are not per agent. */
+static void set_header(wire2_world_t *q, const snap_view_t *v, uint32_t seq)
 {
-    size_t n = v->n + v->n_predators;
-    if (n > WIRE2_MAX_COUNT) return WIRE2_E_ARG;
-    if (reserve(q, n) < 0) return WIRE2_E_NOMEM;
     q->seq = seq;
     q->tick = v->tick;
     q->paused = v->paused;
@@ -174,8 +197,16 @@ int wire2_world_quantize(wire2_world_t *q, const snap_view_t *v, uint32_t seq)
     q->height = v->height;
     q->wq = wire2_quanta_of(v->width);
     q->hq = wire2_quanta_of(v->height);
-    q->n = n;
+    q->n = v->n + v->n_predators;
     q->n_agents = v->n;
+}
+
+int wire2_world_quantize(wire2_world_t *q, const snap_view_t *v, uint32_t seq)
+{
+    size_t n = v->n + v->n_predators;
+    if (n > WIRE2_MAX_COUNT) return WIRE2_E_ARG;
+    if (reserve(q, n) < 0) return WIRE2_E_NOMEM;
+    set_header(q, v, seq);
     /* The world keeps agents sorted by grid cell; q is by id. */
     const float *atan_table = heading_atan_table();
     quantized_block_t block;
@@ -196,6 +227,36 @@ int wire2_world_quantize(wire2_world_t *q, const snap_view_t *v, uint32_t seq)
                                        wire2_quantize_heading(p->vx, p->vy), AGENT_PREDATOR};
     }
     build_index(q);
+    return 0;
+}
+
+int wire2_world_blocks(wire2_world_t *head, const snap_view_t *v, uint32_t seq, bool headings, wire2_block_fn fn,
+                       void *user)
+{
+    *head = (wire2_world_t){0};
+    if (v->n + v->n_predators > WIRE2_MAX_COUNT) return WIRE2_E_ARG;
+    set_header(head, v, seq);
+    const float *atan_table = heading_atan_table();
+    quantized_block_t block = {0};
+    for (size_t start = 0; start < v->n; start += QUANTIZE_BLOCK) {
+        size_t count = v->n - start < QUANTIZE_BLOCK ? v->n - start : QUANTIZE_BLOCK;
+        if (headings)
+            quantize_agents(v, start, count, head->wq, head->hq, atan_table, &block);
+        else
+            quantize_agent_positions(v, start, count, head->wq, head->hq, &block);
+        fn(user, block.qx, block.qy, block.h, count);
+    }
+    /* The predators, as wire2_world_quantize puts them after the agents. */
+    for (size_t start = 0; start < v->n_predators; start += QUANTIZE_BLOCK) {
+        size_t count = v->n_predators - start < QUANTIZE_BLOCK ? v->n_predators - start : QUANTIZE_BLOCK;
+        for (size_t k = 0; k < count; k++) {
+            const predator_t *p = &v->predators[start + k];
+            block.qx[k] = quantize_pos(p->x, pos_limit_of(head->wq));
+            block.qy[k] = quantize_pos(p->y, pos_limit_of(head->hq));
+            block.h[k] = headings ? wire2_quantize_heading(p->vx, p->vy) : 0;
+        }
+        fn(user, block.qx, block.qy, block.h, count);
+    }
     return 0;
 }
 

@@ -158,14 +158,6 @@ void grid_sum_parts(grid_t *g)
     start[cells] = sum;
 }
 
-void grid_place_part(grid_t *g, size_t n, int part)
-{
-    uint32_t *restrict cursor = grid_part_cursor(g, part), *restrict order = g->order;
-    const uint32_t *restrict cell_of = g->cell_of;
-    for (size_t i = grid_part_begin(g, n, part), end = grid_part_begin(g, n, part + 1); i < end; i++)
-        order[cursor[cell_of[i]]++] = (uint32_t)i;
-}
-
 int grid_block(const grid_t *g, int cx, int cy, bool wrap, uint32_t cells[9])
 {
     int xs[3], ys[3], nxs = 0, nys = 0;

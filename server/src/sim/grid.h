@@ -48,23 +48,23 @@ void grid_build(grid_t *g, size_t n, const float *x, const float *y);
  * cell order itself: agent i goes to cursor[cell_of[i]]++, i ascending. */
 void grid_bin(grid_t *g, size_t n, const float *x, const float *y);
 
-/* The same build in `parts` parts that may run on different threads: every
- * part's grid_count_part (agents [n·part/parts, n·(part+1)/parts)), then
- * grid_sum_parts, then every part's grid_place_part. The result is
- * grid_build's, entry for entry (part p's agents of a cell follow part
- * p − 1's: the sort stays stable). grid_set_parts says how many parts
+/* The same binning in `parts` parts that may run on different threads:
+ * every part's grid_count_part (agents [n·part/parts, n·(part+1)/parts)),
+ * then grid_sum_parts; then each part's agent i goes to
+ * grid_part_cursor(part)[cell_of[i]]++. The places are grid_build's order,
+ * entry for entry (part p's agents of a cell follow part p − 1's: the sort
+ * stays stable). grid_set_parts says how many parts
  * (before grid_configure, which makes room for their counts: 0 or −1);
  * grid_in_parts whether a build may run in them now. */
 int grid_set_parts(grid_t *g, int parts);
 bool grid_in_parts(const grid_t *g);
 void grid_count_part(grid_t *g, size_t n, const float *x, const float *y, int part);
 void grid_sum_parts(grid_t *g);
-void grid_place_part(grid_t *g, size_t n, int part);
 /* Part `part`'s first agent of n (n at part == parts). */
 size_t grid_part_begin(const grid_t *g, size_t n, int part);
-/* Where part `part`'s next agent of each cell goes, after grid_sum_parts:
- * grid_place_part's cursors, for a caller that moves the agents itself
- * (agent i of the part to cursor[cell_of[i]]++, i ascending). */
+/* Where part `part`'s next agent of each cell goes, after grid_sum_parts,
+ * for a caller that moves the agents itself (agent i of the part to
+ * cursor[cell_of[i]]++, i ascending). */
 uint32_t *grid_part_cursor(grid_t *g, int part);
 
 static inline int grid_cell_x(const grid_t *g, float x)

@@ -119,8 +119,12 @@ void inspect_agent(const world_t *w, size_t i, inspect_t *out)
     out->x = a->x[i], out->y = a->y[i], out->vx = a->vx[i], out->vy = a->vy[i];
     out->flags = a->flags[i];
     out->model = w->params.model;
+    /* The coming step bins the agent by this position, so its row there is
+     * this one. */
+    out->steer_every = (uint32_t)world_steer_every(w);
+    out->steers_in = world_row_steers_in(w, (uint32_t)grid_cell_y(&w->grid, out->y));
     out->zoned = p->model == MODEL_REYNOLDS || p->model == MODEL_UNICYCLE;
-    const bool density = p->density_radii && w->radius_ali && w->radius_coh;
+    const bool density = w->params.density_radii && w->radius_ali && w->radius_coh; /* world-only */
     if (out->zoned) {
         out->radius[0] = p->sep_radius;
         out->radius[1] = density ? w->radius_ali[out->id] : p->ali_radius;

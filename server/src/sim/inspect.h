@@ -35,6 +35,8 @@ typedef struct inspect {
     float pos[3][INSPECT_MAX_LISTED][2];
     bool has_steering;         /* reynolds: the rules' parts below */
     float steer[INSPECT_RULES][2]; /* each rule's part of this tick's acceleration (u/s²) */
+    uint32_t steer_every;      /* staggered steering: the agents steer every steer_every ticks */
+    uint32_t steers_in;        /* steps until this agent next senses and steers: 0 on the coming one */
 } inspect_t;
 
 /* The index (in w->cur) of the agent nearest to (x, y) within max_dist

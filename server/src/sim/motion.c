@@ -1062,7 +1062,9 @@ void motion_coast(const world_t *w, size_t first, size_t end)
     const agents_t *a = &w->cur;
     agents_t *out = (agents_t *)&w->next; /* these agents' slots are written by one task only */
     const lanes_f dt = (lanes_f){0} + w->dt;
-    const bool direct = !w->n_obstacles && w->params.border == BORDER_WRAP;
+    /* border_lanes is all motion_finish_lanes does to a step without
+     * obstacles, but for respawning (scalar, by id). */
+    const bool direct = !w->n_obstacles && w->params.border != BORDER_RESPAWN;
     size_t i = first;
     for (; direct && i + LANES <= end; i += LANES) {
         lanes_f vx = lanes_load(a->vx + i), vy = lanes_load(a->vy + i);

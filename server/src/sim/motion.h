@@ -133,8 +133,8 @@ void motion_finish_lanes(const world_t *w, size_t first, int count, float x[LANE
  * steer this tick, coast into w->next: the same velocity, p += v·dt, then
  * what motion_finish_lanes does to every agent's step (out of obstacles,
  * the border); each keeps its leader flag. Where nothing but a wrapping
- * border applies (no obstacles), a vector at a time straight into
- * w->next, with no copies on the way. */
+ * or bouncing border applies (no obstacles), a vector at a time straight
+ * into w->next, with no copies on the way. */
 void motion_coast(const world_t *w, size_t first, size_t end);
 
 #endif

@@ -479,7 +479,7 @@ static void olfati_feedback(const world_t *w, olfati_batch_t *b)
                 ref_vy = w->targets[which[l]].vy;
             } else {
                 to_ref = (vec2){w->gamma_x - px, w->gamma_y - py};
-                if (p->border == BORDER_WRAP) {
+                if (w->params.border == BORDER_WRAP) { /* the world's edge (world-only) */
                     to_ref.x = motion_wrap_delta(to_ref.x, w->width);
                     to_ref.y = motion_wrap_delta(to_ref.y, w->height);
                 }

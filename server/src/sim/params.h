@@ -5,6 +5,7 @@
 #ifndef SWARMCAST_PARAMS_H
 #define SWARMCAST_PARAMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef enum { BORDER_WRAP = 0, BORDER_BOUNCE = 1, BORDER_RESPAWN = 2 } border_mode_t;
@@ -87,6 +88,10 @@ typedef struct param_desc {
     const char *help;
     size_t offset;                 /* of the field in sim_params_t */
     const char *const *enum_names; /* PARAM_ENUM only, `max + 1` names */
+    /* The world's alone: the step reads it from the world's parameters,
+     * never from an agent's species, so a species' own value would change
+     * nothing. set_param refuses it with a species (params_world_only). */
+    bool world_only;
 } param_desc_t;
 
 /* Error codes shared by the simulation (0 is success). */
@@ -114,6 +119,8 @@ double params_get(const sim_params_t *p, size_t index);
 /* Validates and stores. Whole numbers are required for int/bool/enum.
  * On error, writes a human-readable reason to msg and changes nothing. */
 int params_set(sim_params_t *p, size_t index, double value, char *msg, size_t msg_len);
+/* Whether the parameter at index is the world's alone (see world_only). */
+bool params_world_only(size_t index);
 /* Enum: index of the value name, or -1. */
 int params_enum_index(const param_desc_t *d, const char *value_name);
 

@@ -415,6 +415,14 @@ int world_set_species_param(world_t *w, int species, size_t index, double value,
         snprintf(msg, msg_len, "species must be in [0, %d]", SIM_MAX_SPECIES - 1);
         return SIM_E_OUT_OF_RANGE;
     }
+    /* A species' own value of a world-only parameter would be echoed and
+     * do nothing (1-3), or, for species 0, whose values are the world's,
+     * change every species: refused either way, nothing changed. */
+    if (params_world_only(index)) {
+        snprintf(msg, msg_len, "%s is the world's, not a species' own: set it without species",
+                 params_desc(index)->name);
+        return SIM_E_OUT_OF_RANGE;
+    }
     return set_for_species(w, species, species, index, value, msg, msg_len);
 }
 

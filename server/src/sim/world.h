@@ -148,7 +148,9 @@ int world_reset(world_t *w, uint32_t seed, size_t n);
 int world_add_agents(world_t *w, size_t count, bool at_point, float x, float y);
 /* Applies a parameter change, reconfiguring the grid if a radius grew. */
 int world_set_param(world_t *w, size_t index, double value, char *msg, size_t msg_len);
-/* Sets a parameter for one species only (0 … SIM_MAX_SPECIES − 1). */
+/* Sets a parameter for one species only (0 … SIM_MAX_SPECIES − 1);
+ * SIM_E_OUT_OF_RANGE, nothing changed, for a world-only parameter
+ * (params_world_only), whatever the species. */
 int world_set_species_param(world_t *w, int species, size_t index, double value, char *msg, size_t msg_len);
 
 /* The parameters that govern an agent with these flags: its species'. */
@@ -219,6 +221,14 @@ static inline bool world_row_steers(const world_t *w, uint32_t row)
 {
     const uint32_t k = (uint32_t)world_steer_every(w);
     return k == 1 || (world_row_turn(row, k) + w->tick % k) % k == 0;
+}
+
+/* How many steps from now grid row `row` next steers: 0 when it steers on
+ * the coming step (always at steer_every 1), up to steer_every − 1. */
+static inline uint32_t world_row_steers_in(const world_t *w, uint32_t row)
+{
+    const uint32_t k = (uint32_t)world_steer_every(w);
+    return k == 1 ? 0 : (k - (world_row_turn(row, k) + w->tick % k) % k) % k;
 }
 
 int world_set_target(world_t *w, uint32_t client_id, float x, float y);

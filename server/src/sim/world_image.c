@@ -74,11 +74,15 @@ int world_adopt_params(world_t *w, const sim_params_t *params, const sim_params_
     char why[160];
     if (!memcmp(&w->params, params, sizeof w->params) && !memcmp(w->species_params, species, sizeof w->species_params))
         return 0;
-    /* Every parameter for every species, then each species' own values. */
+    /* Every parameter for every species, then each species' own values.
+     * Files written before world-only parameters were refused per species
+     * may hold a species' own value of one: it never changed what the world
+     * did, so it is ignored and the world's value kept. */
     for (size_t i = 0; i < params_count(); i++)
         if (world_set_param(w, i, params_get(params, i), why, sizeof why) != SIM_OK) return -1;
     for (int s = 1; s < SIM_MAX_SPECIES; s++)
         for (size_t i = 0; i < params_count(); i++) {
+            if (params_world_only(i)) continue;
             double v = params_get(&species[s], i);
             if (v != params_get(&w->species_params[s], i) &&
                 world_set_species_param(w, s, i, v, why, sizeof why) != SIM_OK)

@@ -18,6 +18,10 @@ typedef struct count_grid {
 } count_grid_t;
 
 void count_grid_build(count_grid_t *g, const wire2_world_t *q);
+/* The same census made a block at a time (counts: any order gives the
+ * same cells): begin for a world of wq × hq quanta, then add the items. */
+void count_grid_begin(count_grid_t *g, uint32_t wq, uint32_t hq);
+void count_grid_add(count_grid_t *g, const uint32_t *qx, const uint32_t *qy, size_t n);
 /* Items estimated in a tile rect: each cell counts by the share of its
  * area inside the rect (items assumed spread evenly within a cell). */
 double count_grid_estimate(const count_grid_t *g, wire2_rect_t r);

@@ -10,6 +10,7 @@
 
 #include "protocol/snapshot.h"
 #include "stream/capture.h"
+#include "stream/lod_pass.h"
 
 /* From this many agents on a snapshot's copy (21 bytes an agent: 1.4 MB
  * here, a fraction of a millisecond) is handed to the copier thread, which
@@ -49,6 +50,8 @@ struct encoder {
     size_t n_encs;
     view_spec_t *specs; /* the worker's copy of the list */
     size_t n_specs, specs_cap;
+    wire2_view_enc_t **lods; /* n_encs entries: for lod_pass */
+    bool last_by_id;          /* how encode made its last snapshot */
 
     /* Shared, under lock. */
     pthread_mutex_t lock;
@@ -94,6 +97,10 @@ static int index_of(const encoder_t *e, uint32_t id)
  * ones are freed. */
 static int sync_encoders(encoder_t *e)
 {
+    /* Room for lod_pass's list first: nothing changes when it fails. */
+    wire2_view_enc_t **lods = realloc(e->lods, (e->n_specs ? e->n_specs : 1) * sizeof *lods);
+    if (!lods) return -1;
+    e->lods = lods;
     view_encoder_t *next = calloc(e->n_specs ? e->n_specs : 1, sizeof *next);
     if (!next) return -1;
     for (size_t i = 0; i < e->n_specs; i++) {
@@ -110,6 +117,15 @@ static int sync_encoders(encoder_t *e)
     e->encs = next;
     e->n_encs = e->n_specs;
     return 0;
+}
+
+/* Whether every view is a LOD view (or there is none): then the snapshot
+ * is one pass over its copy (lod_pass.h), without the world by id. */
+static bool lod_only(const encoder_t *e)
+{
+    for (size_t i = 0; i < e->n_encs; i++)
+        if (e->encs[i].enc && wire2_view_enc_mode(e->encs[i].enc) != WIRE2_LOD) return false;
+    return true;
 }
 
 static shared_buf_t *adopt(wire2_chunk_t *c)
@@ -140,14 +156,24 @@ static bundle_t *encode(encoder_t *e, bool want_v1)
     bundle_t *b = calloc(1, sizeof *b);
     if (!b) return NULL;
     b->seq = ++e->seq;
-    if (wire2_world_quantize(&e->q, &v, b->seq)) goto fail;
+    /* head: the snapshot's fields that are not per agent (for the headers). */
+    const wire2_world_t *head = &e->q;
+    wire2_world_t summed;
+    bool by_id = e->last_by_id = !lod_only(e);
+    if (by_id) {
+        if (wire2_world_quantize(&e->q, &v, b->seq)) goto fail;
+    } else {
+        for (size_t i = 0; i < e->n_encs; i++) e->lods[i] = e->encs[i].enc;
+        if (lod_pass(&v, b->seq, e->lods, e->n_encs, &b->grid, &summed)) goto fail;
+        head = &summed;
+    }
     uint32_t population = (uint32_t)(v.n + v.n_predators);
     if (!e->have_scene || capture_scene_differs(&e->scene_prev, c)) {
         e->scene_version++;
         e->have_scene = capture_copy_scene(&e->scene_prev, c) == 0;
     }
     b->scene_version = e->scene_version;
-    if (!(b->header = make_header(&e->q, population, NULL)) || !(b->header_scene = make_header(&e->q, population, &v)))
+    if (!(b->header = make_header(head, population, NULL)) || !(b->header_scene = make_header(head, population, &v)))
         goto fail;
     if (!(b->views = calloc(e->n_encs ? e->n_encs : 1, sizeof *b->views))) goto fail;
     b->n_views = e->n_encs;
@@ -155,7 +181,9 @@ static bundle_t *encode(encoder_t *e, bool want_v1)
         bundle_view_t *bv = &b->views[i];
         bv->view_id = e->encs[i].id;
         wire2_chunk_t key = {0}, delta = {0}, key_delta = {0};
-        if (e->encs[i].enc && wire2_view_enc_step(e->encs[i].enc, &e->q, &key, &delta, &key_delta) == 0) {
+        wire2_view_enc_t *enc = e->encs[i].enc;
+        if (enc && (by_id ? wire2_view_enc_step(enc, &e->q, &key, &delta, &key_delta)
+                          : wire2_view_enc_lod_end(enc, head, &key, &delta, &key_delta)) == 0) {
             bv->key = adopt(&key);
             bv->delta = adopt(&delta);
             bv->key_delta = adopt(&key_delta);
@@ -169,7 +197,7 @@ static bundle_t *encode(encoder_t *e, bool want_v1)
         }
         b->v1 = f;
     }
-    count_grid_build(&b->grid, &e->q);
+    if (by_id) count_grid_build(&b->grid, &e->q);
     return b;
 fail:
     bundle_free(b);
@@ -216,6 +244,10 @@ static void *worker_main(void *arg)
         if (took > e->stats.seconds_max) e->stats.seconds_max = took;
         e->stats.views = e->n_encs;
         if (b && b->v1) e->stats.v1_frames++;
+        if (b && e->last_by_id)
+            e->stats.by_id++;
+        else if (b)
+            e->stats.summed++;
         if (b) {
             if (e->pending_tail)
                 e->pending_tail->next = b;
@@ -386,6 +418,7 @@ void encoder_destroy(encoder_t *e)
     }
     for (size_t k = 0; k < e->n_encs; k++) wire2_view_enc_free(e->encs[k].enc);
     free(e->encs);
+    free(e->lods);
     free(e->specs);
     free(e->views);
     wire2_world_free(&e->q);

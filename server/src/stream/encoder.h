@@ -1,6 +1,8 @@
 /* encoder: the worker thread between the simulation and the network. The
  * simulation thread submits a copy of the world (newest wins: a snapshot
- * the worker had no time for is replaced); the worker quantizes it once,
+ * the worker had no time for is replaced); the worker quantizes it once
+ * (by agent id when a detail view is registered; else in one pass over
+ * the copy that also sums the LOD views and the census: lod_pass.h),
  * steps every registered view's encoder once (so the work grows with the
  * number of distinct views, never with the number of viewers), encodes the
  * v1 frame if a v1 client wants it, and hands the bundle to the loop thread
@@ -31,6 +33,10 @@ typedef struct encoder_stats {
     double seconds_total, seconds_max, seconds_last; /* quantize + every view + v1, per snapshot */
     size_t views;            /* encoders alive */
     uint64_t v1_frames;
+    /* How the snapshots were made: quantized by agent id for a detail
+     * view, or summed in one pass over the copy (no view, or LOD views
+     * only; stream/lod_pass.h): /metrics' encode_snapshots_by_path. */
+    uint64_t by_id, summed;
 } encoder_stats_t;
 
 /* on_bundles runs on the loop thread when bundles are ready (encoder_take). */

@@ -27,6 +27,12 @@ char *stream_metrics_text(const encoder_stats_t *e, const compose_stats_t *c, co
            (double)c->frames_composed);
     series(&b, "swarmcast_compose_cache_hits_total", "counter", "v2 frames handed out again from the composition cache",
            (double)c->cache_hits);
+    jb_printf(&b, "# HELP swarmcast_encode_snapshots_by_path_total snapshots by how the encoder made them: by_id "
+                  "(quantized by agent id, for detail views) or summed (one pass over the copy: no view, or LOD views only)\n"
+                  "# TYPE swarmcast_encode_snapshots_by_path_total counter\n"
+                  "swarmcast_encode_snapshots_by_path_total{path=\"by_id\"} %llu\n"
+                  "swarmcast_encode_snapshots_by_path_total{path=\"summed\"} %llu\n",
+              (unsigned long long)e->by_id, (unsigned long long)e->summed);
     jb_printf(&b, "# HELP swarmcast_v2_frames_by_recipe_total v2 frames handed to clients, by recipe\n"
                   "# TYPE swarmcast_v2_frames_by_recipe_total counter\n"
                   "swarmcast_v2_frames_by_recipe_total{recipe=\"key\"} %llu\n"

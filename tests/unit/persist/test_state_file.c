@@ -262,7 +262,8 @@ static void without_agents_the_population_is_drawn_from_the_seed_as_a_reset_woul
     for (size_t i = 0; i < params_count(); i++) {
         char msg[160];
         assert_int_equal(world_set_param(&reference, i, params_get(&a.params, i), msg, sizeof msg), SIM_OK);
-        for (int s = 1; s < SIM_MAX_SPECIES; s++)
+        /* (a world-only parameter has no species' own value to set) */
+        for (int s = 1; s < SIM_MAX_SPECIES && !params_world_only(i); s++)
             assert_int_equal(world_set_species_param(&reference, s, i, params_get(&a.species_params[s], i), msg,
                                                      sizeof msg),
                              SIM_OK);
@@ -392,6 +393,34 @@ static void a_file_written_by_hand_needs_only_what_it_changes_among_the_paramete
     assert_true(w.paused);
     assert_int_equal(w.n_obstacles, 1);
     assert_true(w.obstacles[0].vx == 0.0f && w.obstacles[0].r == 30.0f);
+    world_free(&w);
+}
+
+/* Before set_param refused a species' own value of a world-only parameter,
+ * a state file could hold one (it changed nothing the world did): such a
+ * file still loads, the species' own value ignored, the world's kept, and
+ * the species' other values applied. */
+static void a_species_own_value_of_a_world_only_parameter_in_an_older_file_is_ignored(void **state)
+{
+    fixture_t *fx = *state;
+    const char *text = "{\"format\":\"swarmcast-state\",\"version\":1,\"world\":{\"width\":1600,\"height\":900},"
+                       "\"seed\":3,\"agents\":10,\"paused\":true,"
+                       "\"params\":{\"species\":3,\"steer_every\":2,\"border\":\"bounce\"},"
+                       "\"species_params\":{\"2\":{\"steer_every\":5,\"border\":\"respawn\",\"w_coh\":2.5}},"
+                       "\"obstacles\":[]}";
+    write_text(fx->path, text, strlen(text));
+    world_t w;
+    make(&w, 1, 100);
+    load_ok(fx->path, &w);
+    const int steer_every = params_find("steer_every"), border = params_find("border"), w_coh = params_find("w_coh");
+    for (int s = 0; s < SIM_MAX_SPECIES; s++) {
+        assert_true(params_get(&w.species_params[s], (size_t)steer_every) == 2);
+        assert_true(params_get(&w.species_params[s], (size_t)border) == BORDER_BOUNCE);
+    }
+    assert_int_equal(world_steer_every(&w), 2);
+    assert_int_equal(w.params.border, BORDER_BOUNCE);
+    assert_true(params_get(&w.species_params[2], (size_t)w_coh) == 2.5);
+    assert_true(params_get(&w.species_params[1], (size_t)w_coh) == params_desc((size_t)w_coh)->def);
     world_free(&w);
 }
 
@@ -725,6 +754,7 @@ int main(void)
         T(saved_agents_step_on_bit_for_bit),
         T(a_restored_world_saves_to_the_same_bytes),
         T(a_file_written_by_hand_needs_only_what_it_changes_among_the_parameters),
+        T(a_species_own_value_of_a_world_only_parameter_in_an_older_file_is_ignored),
         T(a_missing_file_is_not_an_error_and_changes_nothing),
         T(a_directory_in_place_of_the_file_is_unreadable_not_bad),
         T(bad_files_are_refused_with_a_message_and_change_nothing),

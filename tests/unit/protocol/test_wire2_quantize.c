@@ -278,25 +278,36 @@ static void a_radix_sort_of_any_width_is_the_comparison_sort(void **state)
 /* bx and by narrower than the coordinates (no caller passes such, but a
  * mistake must not corrupt the list): still the comparison sort's order,
  * every item once. The packed sort, given these, lost items: ry's bit 28
- * shifted out of the word, digits counted and placed differently. */
+ * shifted out of the word, digits counted and placed differently. An rx
+ * wider than bx but within bx + by ran into ry's bits: the keys misordered
+ * the items (232 of 256 out of place at bx 4, by 8, rx of 6 bits). And bit
+ * lengths past a coordinate's 32 bits are the same key (no shift of 64). */
 static void a_coordinate_wider_than_its_bits_is_still_sorted(void **state)
 {
     (void)state;
     enum { N = 256 };
-    wire2_item_t items[N], expect[N];
-    for (int i = 0; i < N; i++) {
-        uint32_t ry = (uint32_t)(N - i);
-        if (i < 40) ry |= 1u << 28;               /* above by = 28 bits */
-        if (i >= 100 && i < 140) ry |= 1u << 27;  /* within them */
-        items[i] = (wire2_item_t){.ry = ry, .rx = rnd() % 7, .h = (uint16_t)(rnd() % 1024), .id = (uint32_t)i};
+    static const struct {
+        unsigned bx, by;
+        uint32_t wide_ry, rx_span; /* a bit set in some ry; rx below rx_span */
+    } cases[] = {{28, 28, 1u << 28, 7}, {4, 8, 0, 64}, {0, 64, 0, 1}, {64, 0, 0, 1u << 31}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        wire2_item_t items[N], expect[N];
+        for (int i = 0; i < N; i++) {
+            uint32_t ry = (uint32_t)(N - i) % (cases[c].by < 8 ? 1u : 256u);
+            if (i < 40) ry |= cases[c].wide_ry;                   /* above by bits */
+            if (i >= 100 && i < 140 && cases[c].by > 27) ry |= 1u << 27; /* within them */
+            items[i] = (wire2_item_t){.ry = ry, .rx = rnd() % cases[c].rx_span, .h = (uint16_t)(rnd() % 1024),
+                                      .id = (uint32_t)i};
+        }
+        memcpy(expect, items, sizeof items);
+        qsort(expect, N, sizeof *expect, by_canonical_order);
+        wire2_sorter_t sorter = {0};
+        assert_int_equal(wire2_sort_items(items, N, cases[c].bx, cases[c].by, &sorter), 0);
+        for (int i = 0; i < N; i++)
+            if (wire2_item_cmp(&items[i], &expect[i]))
+                fail_msg("case %zu, item %d: id %u, expected id %u", c, i, items[i].id, expect[i].id);
+        wire2_sorter_free(&sorter);
     }
-    memcpy(expect, items, sizeof items);
-    qsort(expect, N, sizeof *expect, by_canonical_order);
-    wire2_sorter_t sorter = {0};
-    assert_int_equal(wire2_sort_items(items, N, 28, 28, &sorter), 0);
-    for (int i = 0; i < N; i++)
-        if (wire2_item_cmp(&items[i], &expect[i])) fail_msg("item %d: id %u, expected id %u", i, items[i].id, expect[i].id);
-    wire2_sorter_free(&sorter);
 }
 
 int main(void)

@@ -94,6 +94,91 @@ static void set_param_should_store_and_report_the_value(void **state)
     world_free(&w);
 }
 
+/* A valid value of parameter i other than the one stored in p. */
+static double another_value(const sim_params_t *p, size_t i)
+{
+    const param_desc_t *d = params_desc(i);
+    return params_get(p, i) == d->max ? d->min : d->max;
+}
+
+/* A world with four species whose values differ (species 2's w_coh), so
+ * that a change to any species' copy would show. */
+static void make_world_of_species(world_t *w)
+{
+    char msg[160];
+    make_world(w, 400, 400, 40, 3);
+    assert_int_equal(world_set_param(w, (size_t)params_find("species"), 4, msg, sizeof msg), SIM_OK);
+    assert_int_equal(world_set_species_param(w, 2, (size_t)params_find("w_coh"), 3, msg, sizeof msg), SIM_OK);
+}
+
+static void set_param_with_species_should_refuse_a_world_only_parameter_and_change_nothing(void **state)
+{
+    (void)state;
+    /* The ones the step reads only from the world's values (params.c). */
+    const char *const world_only[] = {"species", "steer_every", "max_candidates", "border", "predators", "delay_ticks"};
+    for (size_t k = 0; k < sizeof world_only / sizeof *world_only; k++)
+        assert_true(params_world_only((size_t)params_find(world_only[k])));
+    assert_false(params_world_only((size_t)params_find("w_sep")));
+    assert_false(params_world_only((size_t)params_find("max_speed")));
+
+    world_t w;
+    make_world_of_species(&w);
+    size_t refused = 0;
+    for (size_t i = 0; i < params_count(); i++) {
+        if (!params_world_only(i)) continue;
+        for (int s = 0; s < SIM_MAX_SPECIES; s++) {
+            const sim_params_t before = w.params;
+            sim_params_t before_species[SIM_MAX_SPECIES];
+            memcpy(before_species, w.species_params, sizeof before_species);
+            sim_result_t r = apply(&w, (sim_cmd_t){.kind = CMD_SET_PARAM, .param = (int)i,
+                                                   .value = another_value(&w.params, i), .has_species = true,
+                                                   .species = s});
+            if (r.status != SIM_E_OUT_OF_RANGE)
+                fail_msg("%s for species %d: status %d, not refused", params_desc(i)->name, s, r.status);
+            assert_non_null(strstr(r.message, params_desc(i)->name));
+            assert_non_null(strstr(r.message, "without species"));
+            assert_memory_equal(&w.params, &before, sizeof before);
+            assert_memory_equal(w.species_params, before_species, sizeof before_species);
+            refused++;
+        }
+        /* Without a species it is the world's to set. */
+        const double v = another_value(&w.params, i);
+        sim_result_t r = apply(&w, (sim_cmd_t){.kind = CMD_SET_PARAM, .param = (int)i, .value = v});
+        if (r.status != SIM_OK) fail_msg("%s = %g for the world: %s", params_desc(i)->name, v, r.message);
+        for (int s = 0; s < SIM_MAX_SPECIES; s++) assert_true(params_get(&w.species_params[s], i) == v);
+    }
+    assert_true(refused >= 6 * SIM_MAX_SPECIES);
+    world_free(&w);
+}
+
+static void set_param_with_species_should_still_set_that_species_own_value(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world_of_species(&w);
+    for (size_t i = 0; i < params_count(); i++) {
+        if (params_world_only(i)) continue;
+        const sim_params_t before = w.params;
+        sim_params_t before_species[SIM_MAX_SPECIES];
+        memcpy(before_species, w.species_params, sizeof before_species);
+        const double v = another_value(&w.species_params[1], i);
+        sim_result_t r = apply(&w, (sim_cmd_t){.kind = CMD_SET_PARAM, .param = (int)i, .value = v,
+                                               .has_species = true, .species = 1});
+        if (r.status != SIM_OK) fail_msg("%s = %g for species 1: %s", params_desc(i)->name, v, r.message);
+        assert_true(params_get(&w.species_params[1], i) == v);
+        assert_true(r.value == v);
+        /* The world and the other species keep theirs. */
+        assert_memory_equal(&w.params, &before, sizeof before);
+        assert_memory_equal(&w.species_params[0], &before_species[0], sizeof before_species[0]);
+        assert_memory_equal(&w.species_params[2], &before_species[2], sizeof before_species[2]);
+        assert_memory_equal(&w.species_params[3], &before_species[3], sizeof before_species[3]);
+        /* Back, so that the next parameter starts from a world that runs. */
+        char msg[160];
+        assert_int_equal(world_set_species_param(&w, 1, i, params_get(&before_species[1], i), msg, sizeof msg), SIM_OK);
+    }
+    world_free(&w);
+}
+
 static void add_agents_should_report_the_new_ids(void **state)
 {
     (void)state;
@@ -427,6 +512,8 @@ int main(void)
         cmocka_unit_test(obstacles_should_get_fresh_ids_and_be_removable),
         cmocka_unit_test(the_obstacle_table_should_refuse_the_sixty_fifth),
         cmocka_unit_test(set_param_should_store_and_report_the_value),
+        cmocka_unit_test(set_param_with_species_should_refuse_a_world_only_parameter_and_change_nothing),
+        cmocka_unit_test(set_param_with_species_should_still_set_that_species_own_value),
         cmocka_unit_test(add_agents_should_report_the_new_ids),
         cmocka_unit_test(reset_should_keep_seed_and_count_unless_given),
         cmocka_unit_test(pause_should_stop_the_clock_until_resume),

@@ -123,6 +123,44 @@ static void a_point_should_pick_the_nearest_agent_within_the_pick_radius(void **
     world_free(&w);
 }
 
+/* With staggered steering the inspection says when the agent next steers:
+ * steers_in 0 exactly on the steps where it senses and turns, and it
+ * counts down between them (the agent stays in its row of cells here). */
+static void steers_in_should_say_when_the_agent_next_turns(void **state)
+{
+    (void)state;
+    world_t w;
+    make_world(&w, 1000, 1000, 3, 4);
+    /* Agent 0 flies along x across its two neighbours' path, near enough
+     * that every steer turns it. */
+    place(&w, 0, 500, 500, 60, 0);
+    place(&w, 1, 510, 505, -40, 50);
+    place(&w, 2, 495, 512, 0, -70);
+    inspect_t in;
+    inspect_agent(&w, index_of(&w, 0), &in);
+    assert_int_equal(in.steer_every, 1);
+    assert_int_equal(in.steers_in, 0);
+    set_param(&w, "steer_every", 3);
+    int steered = 0;
+    uint32_t last = 0;
+    for (int t = 0; t < 12; t++) {
+        size_t i = index_of(&w, 0);
+        inspect_agent(&w, i, &in);
+        assert_int_equal(in.steer_every, 3);
+        assert_true(in.steers_in < 3);
+        if (t > 0 && last > 0) assert_int_equal(in.steers_in, last - 1);
+        last = in.steers_in;
+        const float vx = w.cur.vx[i], vy = w.cur.vy[i];
+        world_step(&w);
+        i = index_of(&w, 0);
+        const bool turned = w.cur.vx[i] != vx || w.cur.vy[i] != vy;
+        assert_int_equal(turned, in.steers_in == 0);
+        steered += turned;
+    }
+    assert_int_equal(steered, 4);
+    world_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -130,6 +168,7 @@ int main(void)
         cmocka_unit_test(the_separation_steering_should_point_away_from_a_close_neighbour),
         cmocka_unit_test(a_rule_switched_off_should_show_no_steering_of_its_own),
         cmocka_unit_test(a_point_should_pick_the_nearest_agent_within_the_pick_radius),
+        cmocka_unit_test(steers_in_should_say_when_the_agent_next_turns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,16 +17,22 @@ static void staggered_worlds_should_be_bit_identical_with_one_and_with_several_t
         for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
             world_t w[2];
             for (int k = 0; k < 2; k++) {
-                /* Enough agents for the step to be split between threads at all. */
-                world_config_t cfg = {.width = 2400, .height = 2400, .dt = 1.0f / 60, .seed = 21, .agents = 12000,
-                                      .max_agents = 12000, .max_targets = 4, .threads = k + 1};
+                /* Enough agents for every step to be split between the
+                 * threads whatever the density: staggered, only a share of
+                 * the agents sense, and with 12,000 the two-thread world
+                 * of three of these models ran each step as one task. */
+                world_config_t cfg = {.width = 3000, .height = 3000, .dt = 1.0f / 60, .seed = 21, .agents = 20000,
+                                      .max_agents = 20000, .max_targets = 4, .threads = k + 1};
                 assert_int_equal(world_init(&w[k], &cfg), 0);
                 set_param(&w[k], "steer_every", every);
                 set_param(&w[k], "model", models[m]);
                 uint32_t id;
                 world_add_obstacle(&w[k], 700, 700, 60, &id);
                 world_set_target(&w[k], 1, 200, 1300);
-                for (int t = 0; t < 25; t++) world_step(&w[k]);
+                for (int t = 0; t < 25; t++) {
+                    assert_true(w[k].n >= world_parallel_from(w[k].mean_neighbours)); /* this step is split */
+                    world_step(&w[k]);
+                }
             }
             assert_true(w[0].mean_neighbours > 0.5); /* the flock interacts: the test means something */
             assert_same_state(&w[0], &w[1]);
