@@ -14,6 +14,24 @@
 
 #include "sim/world.h"
 
+/* Ticks between an agent's turns to escape: an agent the push-out leaves
+ * inside escapes only on ticks with (id + tick) mod ESCAPE_EVERY = 0
+ * (escape_turn), so it is out within ESCAPE_EVERY ticks where there is
+ * room, and an agent with no way out (obstacles covering the world) costs
+ * a step 1/ESCAPE_EVERY of a whole escape budget a tick, not all of it.
+ * The turn depends on the agent's id and the tick only: the same on any
+ * number of threads, in a replay and after time travel, with no state of
+ * its own. */
+#ifndef ESCAPE_EVERY
+#define ESCAPE_EVERY 32
+#endif
+
+/* Whether the agent with this id may escape on the world's tick. */
+static inline bool escape_turn(const world_t *w, uint32_t id)
+{
+    return ((uint64_t)id + w->tick) % ESCAPE_EVERY == 0;
+}
+
 /* Attempts escape_obstacle may take, each after the border: the last
  * one's result stands (where obstacles leave no room on any of its ways,
  * the agent stays where it is, inside). */

@@ -993,16 +993,18 @@ LANES_INLINE bool apply_border(const world_t *w, size_t first, int count, float 
 }
 
 /* The agents of the arrays still inside an obstacle after the push-out and
- * the border escape (escape.h), each attempt followed by the border. Out
- * of line: few batches need it. */
+ * the border escape (escape.h) on their turn, each attempt followed by the
+ * border. Out of line: few batches need it. */
 KERNEL_CLONES
 static void escape_the_rest(const world_t *w, size_t first, int count, float x[LANES], float y[LANES],
                             float vx[LANES], float vy[LANES])
 {
-    /* Each agent's attempts go on while its own last one moved it (the
-     * border leaves the others where they are): what happens to it does
-     * not depend on which agents share its batch. */
-    lanes_i going = (lanes_i){0, 1, 2, 3, 4, 5, 6, 7} < count;
+    /* Only the agents whose turn it is (escape_turn). Each agent's
+     * attempts go on while its own last one moved it (the border leaves
+     * the others where they are): what happens to it does not depend on
+     * which agents share its batch. */
+    lanes_i going = {0};
+    for (int k = 0; k < count; k++) going[k] = escape_turn(w, w->cur.id[first + (size_t)k]) ? -1 : 0;
     for (int attempt = 1; lanes_any(going) && attempt <= ESCAPE_ATTEMPTS; attempt++) {
         /* During a step, eight at a time which are inside at all; escape
          * looks again, at those, one by one. */
@@ -1020,7 +1022,7 @@ static void escape_the_rest(const world_t *w, size_t first, int count, float x[L
  * is the ray's, which rounds otherwise than the agent's place (the test
  * the metrics count penetrations with), and the border may move an agent
  * back into an obstacle: where either moved an agent of the eight, those
- * still inside escape. */
+ * still inside escape on their turn. */
 LANES_INLINE void keep_out_of_obstacles(const world_t *w, size_t first, int count, float x[LANES], float y[LANES],
                                         float vx[LANES], float vy[LANES])
 {

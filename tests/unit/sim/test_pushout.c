@@ -1,7 +1,12 @@
-/* Obstacles are solid: after every tick no agent is inside an obstacle,
- * by the measure the metrics report (`penetrations`: the displacement from
- * the obstacle's centre, the shortest way round when the world wraps, in
- * float, shorter than the radius). The hard cases for the push-out: an
+/* Obstacles are solid, by the measure the metrics report (`penetrations`:
+ * the displacement from the obstacle's centre, the shortest way round when
+ * the world wraps, in float, shorter than the radius). Where the push-out
+ * suffices (edges, touching and overlapping obstacles, narrow gaps, a
+ * dragged obstacle) no agent is inside after any tick; where it needs the
+ * escape (escape.h: far from the origin, an obstacle over a bouncing or
+ * respawning border, the largest obstacles on a small torus) an agent may
+ * stay inside until its turn to escape, and no agent is inside for more
+ * than ESCAPE_EVERY ticks running. The hard cases for the push-out: an
  * agent exactly on an edge, at the point where two obstacles touch, in the
  * lens of overlapping ones, in a gap narrower than the push-out's margin,
  * under an obstacle dragged onto a crowd, at the world's border, with the
@@ -67,6 +72,7 @@ typedef struct scene {
     int ticks;
     void (*setup)(world_t *w);
     void (*each_tick)(world_t *w, int tick); /* between steps, like a client's commands; may be NULL */
+    bool escapes; /* the push-out leaves agents inside: they wait for their turn to escape */
 } scene_t;
 
 /* Agents within `near` of an obstacle's edge, outside it. */
@@ -88,12 +94,45 @@ static size_t agents_at_an_edge(const world_t *w, float near)
     return count;
 }
 
+/* The ticks running that each agent (by id) has ended inside an
+ * obstacle: the longest run so far. */
+typedef struct streaks {
+    int *by_id;
+    size_t ids;
+    int longest;
+} streaks_t;
+
+static void streaks_start(streaks_t *st, const world_t *w)
+{
+    st->ids = 0;
+    for (size_t i = 0; i < w->n; i++)
+        if ((size_t)w->cur.id[i] + 1 > st->ids) st->ids = (size_t)w->cur.id[i] + 1;
+    st->by_id = calloc(st->ids ? st->ids : 1, sizeof *st->by_id);
+    assert_non_null(st->by_id);
+    st->longest = 0;
+}
+
+static void streaks_count(streaks_t *st, const world_t *w)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        size_t which;
+        double depth;
+        const uint32_t id = w->cur.id[i];
+        assert_true(id < st->ids);
+        const bool in = point_inside(w, w->cur.x[i], w->cur.y[i], &which, &depth);
+        st->by_id[id] = in ? st->by_id[id] + 1 : 0;
+        if (st->by_id[id] > st->longest) st->longest = st->by_id[id];
+    }
+}
+
 /* Runs the scene in every model, steering every tick and every third,
  * and counts the agent-ticks that ended inside an obstacle (and in
- * *touching those within 0.01 u of an edge, when not NULL). */
-static size_t run_scene(const scene_t *s, bool report, size_t *touching)
+ * *touching those within 0.01 u of an edge, when not NULL); *longest: the
+ * most ticks running any agent ended inside. */
+static size_t run_scene(const scene_t *s, bool report, size_t *touching, int *longest)
 {
     size_t total = 0;
+    *longest = 0;
     for (int model = MODEL_REYNOLDS; model <= MODEL_COUZIN; model++) {
         for (int every = 1; every <= 3; every += 2) {
             world_t w;
@@ -102,6 +141,8 @@ static size_t run_scene(const scene_t *s, bool report, size_t *touching)
             set_param(&w, "model", model);
             set_param(&w, "steer_every", every);
             s->setup(&w);
+            streaks_t st;
+            streaks_start(&st, &w);
             for (int t = 0; t < s->ticks; t++) {
                 if (s->each_tick) s->each_tick(&w, t);
                 world_step(&w);
@@ -115,12 +156,17 @@ static size_t run_scene(const scene_t *s, bool report, size_t *touching)
                                   (double)w.cur.y[i], depth, k, (double)w.obstacles[k].x, (double)w.obstacles[k].y,
                                   (double)w.obstacles[k].r);
                 total += in;
+                streaks_count(&st, &w);
                 if (touching) *touching += agents_at_an_edge(&w, 0.01f);
             }
+            if (st.longest > *longest) *longest = st.longest;
+            free(st.by_id);
             world_free(&w);
         }
     }
-    if (report) print_message("%s: %zu agent-ticks inside an obstacle\n", s->name, total);
+    if (report)
+        print_message("%s: %zu agent-ticks inside an obstacle, at most %d ticks running\n", s->name, total,
+                      *longest);
     return total;
 }
 
@@ -262,50 +308,63 @@ static void setup_huge_on_torus(world_t *w)
 }
 
 /* The scenes, each a test named by the scene: no agent inside after any
- * tick, and some pressed against an edge (the scene does test the
- * push-out). The notes say what the push-out did before. */
+ * tick (where the push-out suffices) or for more than ESCAPE_EVERY ticks
+ * running (where agents wait for their turn to escape: these scenes last
+ * 16 ticks more than that, and do leave some inside), and some pressed
+ * against an edge (the scene does test the push-out). The notes say what
+ * the push-out did before. */
 static const scene_t scene_cases[] = {
     /* An agent left on the edge, or where two touching obstacles meet, went
      * a hair into the other one (0.005 u at radius 50). */
     {"an_agent_on_an_edge_or_where_two_obstacles_touch_should_stay_out", 1000, 1000, BORDER_BOUNCE, 400, 40,
-     setup_tangent, NULL},
+     setup_tangent, NULL, false},
     {"agents_in_overlapping_obstacles_should_be_pushed_out_of_all", 1000, 1000, BORDER_WRAP, 600, 40,
-     setup_overlapping, NULL},
+     setup_overlapping, NULL, false},
     /* Pushed out of one obstacle a hair past its edge, untested, into the
      * other one across a gap narrower than the hair (0.005 u deep at radius
      * 40, 7e-4 u at radius 6). */
     {"agents_in_a_gap_narrower_than_the_margin_should_not_be_pushed_into_the_other_obstacle", 1000, 1000,
-     BORDER_BOUNCE, 400, 30, setup_narrow_gaps, NULL},
+     BORDER_BOUNCE, 400, 30, setup_narrow_gaps, NULL, false},
     {"an_obstacle_dragged_onto_a_crowd_and_a_static_one_should_leave_nobody_inside", 800, 1000, BORDER_BOUNCE,
-     1500, 40, setup_dragged, drag},
+     1500, 40, setup_dragged, drag, false},
     /* A respawned agent could land in an obstacle; one pushed out over the
      * edge was bounced back into the obstacle (under one touching the edge,
      * for ever). */
-    {"obstacles_at_a_wrapping_border_should_stay_solid", 900, 700, BORDER_WRAP, 800, 40, setup_border, NULL},
-    {"obstacles_at_a_bouncing_border_should_stay_solid", 900, 700, BORDER_BOUNCE, 800, 40, setup_border, NULL},
-    {"obstacles_at_a_respawning_border_should_stay_solid", 900, 700, BORDER_RESPAWN, 800, 40, setup_border, NULL},
+    {"obstacles_at_a_wrapping_border_should_stay_solid", 900, 700, BORDER_WRAP, 800, 40, setup_border, NULL, false},
+    {"obstacles_at_a_bouncing_border_should_stay_solid", 900, 700, BORDER_BOUNCE, 800, 48, setup_border, NULL, true},
+    {"obstacles_at_a_respawning_border_should_stay_solid", 900, 700, BORDER_RESPAWN, 800, 48, setup_border, NULL,
+     true},
     /* At 10^6 u a float's step (1/16 u) is coarser than the push's margin:
      * a radius-1 obstacle kept agents 0.01 u inside. */
-    {"the_smallest_and_largest_radii_should_hold_far_from_the_origin", 1e6f, 1e6f, BORDER_BOUNCE, 300, 20,
-     setup_radii, NULL},
-    {"the_smallest_and_largest_radii_should_hold_on_a_torus_too", 1e5f, 1e5f, BORDER_WRAP, 300, 20, setup_radii,
-     NULL},
+    {"the_smallest_and_largest_radii_should_hold_far_from_the_origin", 1e6f, 1e6f, BORDER_BOUNCE, 300, 48,
+     setup_radii, NULL, true},
+    {"the_smallest_and_largest_radii_should_hold_on_a_torus_too", 1e5f, 1e5f, BORDER_WRAP, 300, 48, setup_radii,
+     NULL, true},
     /* Straight out from the centre of an obstacle wider than a quarter of
      * the torus, the way out ended in the other one's image (23 u deep). */
-    {"the_largest_obstacles_on_a_small_torus_should_stay_solid", 1200, 1200, BORDER_WRAP, 800, 20,
-     setup_huge_on_torus, NULL},
+    {"the_largest_obstacles_on_a_small_torus_should_stay_solid", 1200, 1200, BORDER_WRAP, 800, 48,
+     setup_huge_on_torus, NULL, true},
 };
 
 static void scene_should_hold(void **state)
 {
     const scene_t *s = *state;
     size_t touching = 0;
-    assert_int_equal(run_scene(s, true, &touching), 0);
+    int longest = 0;
+    const size_t inside = run_scene(s, true, &touching, &longest);
+    if (s->escapes) {
+        assert_true(s->ticks >= ESCAPE_EVERY + 16); /* in for its first 16 ticks, it must be out */
+        assert_true(inside > 0); /* the scene does test the escape */
+        assert_true(longest <= ESCAPE_EVERY);
+    } else {
+        assert_int_equal(inside, 0);
+    }
     assert_true(touching > 0);
 }
 
 /* A world of 12,000 agents (split between threads) with every hard case
- * at once: the same bits on one thread and on two, every tick. */
+ * at once: the same bits on one thread and on two, every tick, and no
+ * agent inside for more than ESCAPE_EVERY ticks running. */
 static void setup_everything(world_t *w)
 {
     setup_narrow_gaps(w);
@@ -341,8 +400,10 @@ static void the_push_out_should_give_the_same_bits_on_one_thread_and_on_two(void
                 set_param(&w[k], "steer_every", every);
                 setup_everything(&w[k]);
             }
-            size_t touching = 0;
-            for (int t = 0; t < 12; t++) {
+            size_t touching = 0, inside = 0;
+            streaks_t st;
+            streaks_start(&st, &w[0]);
+            for (int t = 0; t < ESCAPE_EVERY + 16; t++) {
                 for (int k = 0; k < 2; k++) {
                     drag_onto_the_other(&w[k], t);
                     world_step(&w[k]);
@@ -350,37 +411,61 @@ static void the_push_out_should_give_the_same_bits_on_one_thread_and_on_two(void
                 assert_same_state(&w[0], &w[1]);
                 size_t i, o;
                 double depth;
-                assert_int_equal(agents_inside(&w[0], &i, &o, &depth), 0);
+                inside += agents_inside(&w[0], &i, &o, &depth);
+                streaks_count(&st, &w[0]);
+                assert_true(st.longest <= ESCAPE_EVERY);
                 touching += agents_at_an_edge(&w[0], 0.01f);
             }
+            print_message("border %d, steer_every %d: %zu agent-ticks inside, at most %d running\n",
+                          borders_tried[b], every, inside, st.longest);
+            free(st.by_id);
             assert_true(touching > 100);
             for (int k = 0; k < 2; k++) world_free(&w[k]);
         }
     }
 }
 
-/* Where obstacles cover the whole world there is no room: the agents stay
- * where the push leaves them, inside, finite and in the world, the same
- * on every run (never NaN, never a wild jump). */
+/* Where obstacles cover the whole world there is no room: every agent is
+ * inside every tick (and tries to escape on its turn, in vain). The agents
+ * stay where the push leaves them, inside, finite and in the world after
+ * every tick, the same bits on one thread and on two (never NaN, never a
+ * wild jump). Two such worlds: one of the largest obstacles over a small
+ * world, and eight of radius 500 in two rows over the default 1600 × 900
+ * (what a few visitors can build). */
 static void agents_with_no_room_anywhere_should_stay_finite_in_the_world_and_deterministic(void **state)
 {
     (void)state;
-    for (int border = BORDER_WRAP; border <= BORDER_RESPAWN; border++) {
-        world_t w[2];
-        for (int k = 0; k < 2; k++) {
-            make_world(&w[k], 300, 200, 200, 3);
-            set_param(&w[k], "border", border);
-            add(&w[k], 150, 100, SIM_OBSTACLE_MAX_RADIUS);
-            add(&w[k], 10, 10, 40);
-            for (int t = 0; t < 20; t++) world_step(&w[k]);
+    for (int covered = 0; covered < 2; covered++) {
+        for (int border = BORDER_WRAP; border <= BORDER_RESPAWN; border++) {
+            world_t w[2];
+            for (int k = 0; k < 2; k++) {
+                world_config_t cfg = {.width = covered ? 1600 : 300, .height = covered ? 900 : 200, .dt = 1.0f / 60,
+                                      .seed = 3, .agents = covered ? 3000 : 200, .max_agents = 3000,
+                                      .max_targets = 4, .threads = k + 1};
+                assert_int_equal(world_init(&w[k], &cfg), 0);
+                set_param(&w[k], "border", border);
+                if (covered) {
+                    for (int m = 0; m < 8; m++)
+                        add(&w[k], 200.0f + 400.0f * (float)(m % 4), m < 4 ? 225.0f : 675.0f, 500.0f);
+                } else {
+                    add(&w[k], 150, 100, SIM_OBSTACLE_MAX_RADIUS);
+                    add(&w[k], 10, 10, 40);
+                }
+            }
+            for (int t = 0; t < ESCAPE_EVERY + 8; t++) {
+                for (int k = 0; k < 2; k++) world_step(&w[k]);
+                assert_same_state(&w[0], &w[1]);
+                size_t i0, o0;
+                double depth;
+                assert_int_equal(agents_inside(&w[0], &i0, &o0, &depth), w[0].n); /* no room: all inside */
+                for (size_t i = 0; i < w[0].n; i++) {
+                    assert_true(w[0].cur.x[i] >= 0.0f && w[0].cur.x[i] <= w[0].width);
+                    assert_true(w[0].cur.y[i] >= 0.0f && w[0].cur.y[i] <= w[0].height);
+                    assert_true(isfinite(w[0].cur.vx[i]) && isfinite(w[0].cur.vy[i]));
+                }
+            }
+            for (int k = 0; k < 2; k++) world_free(&w[k]);
         }
-        assert_same_state(&w[0], &w[1]);
-        for (size_t i = 0; i < w[0].n; i++) {
-            assert_true(w[0].cur.x[i] >= 0.0f && w[0].cur.x[i] <= w[0].width);
-            assert_true(w[0].cur.y[i] >= 0.0f && w[0].cur.y[i] <= w[0].height);
-            assert_true(isfinite(w[0].cur.vx[i]) && isfinite(w[0].cur.vy[i]));
-        }
-        for (int k = 0; k < 2; k++) world_free(&w[k]);
     }
 }
 
