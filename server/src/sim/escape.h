@@ -5,8 +5,9 @@
  * (the exit is inside another image of it), at a bounded world's edge the
  * exit lies over the edge (and the border puts the agent back in), and far
  * from the origin a float's step is coarser than the push's margin. The few
- * agents still inside after the push and the border escape here, one at a
- * time, in double: along the nearest of 17 ways out. */
+ * agents still inside after the push and the border escape here on their
+ * turn (escape_turn), one at a time, in double: along the nearest of 17
+ * ways out. */
 #ifndef SWARMCAST_ESCAPE_H
 #define SWARMCAST_ESCAPE_H
 
@@ -21,7 +22,8 @@
  * a step 1/ESCAPE_EVERY of a whole escape budget a tick, not all of it.
  * The turn depends on the agent's id and the tick only: the same on any
  * number of threads, in a replay and after time travel, with no state of
- * its own. */
+ * its own. 32 by measurement: a step on a torus obstacles cover cost
+ * 1.3 times main's with 32, 1.5 with 16 (docs/BENCHMARKS.md). */
 #ifndef ESCAPE_EVERY
 #define ESCAPE_EVERY 32
 #endif
@@ -44,9 +46,10 @@ static inline bool escape_turn(const world_t *w, uint32_t id)
  * ways (a way tests every obstacle once per obstacle it crosses, and
  * those that are not tried for want of budget count as blocked). Where
  * obstacles cover the world every agent is inside every tick and every
- * way is blocked: this bounds what that costs (about 1 µs an agent, 8
- * times a normal step's, against a tenth of that for 32 tests that leave
- * agents inside in worlds of a dozen obstacles that have room). */
+ * way is blocked: this bounds what an escape costs (about 1.3 µs an
+ * agent, 8 times a normal step's; ESCAPE_EVERY divides that by 32),
+ * against a tenth of that for 32 tests that leave agents inside in worlds
+ * of a dozen obstacles that have room. */
 #ifndef ESCAPE_BUDGET
 #define ESCAPE_BUDGET 128
 #endif
