@@ -5,8 +5,11 @@
  * dragged obstacle) no agent is inside after any tick; where it needs the
  * escape (escape.h: far from the origin, an obstacle over a bouncing or
  * respawning border, the largest obstacles on a small torus) an agent may
- * stay inside until its turn to escape, and no agent is inside for more
- * than ESCAPE_EVERY ticks running. The hard cases for the push-out: an
+ * stay inside until its turn to escape: none is inside after a step on
+ * its turn (escape_turn; with the escape off, 5 to 111 are, per scene),
+ * and none for more than ESCAPE_EVERY ticks running (a weaker check: in
+ * these scenes the agents left inside drift out within 16 ticks even with
+ * the escape off). The hard cases for the push-out: an
  * agent exactly on an edge, at the point where two obstacles touch, in the
  * lens of overlapping ones, in a gap narrower than the push-out's margin,
  * under an obstacle dragged onto a crowd, at the world's border, with the
@@ -95,11 +98,14 @@ static size_t agents_at_an_edge(const world_t *w, float near)
 }
 
 /* The ticks running that each agent (by id) has ended inside an
- * obstacle: the longest run so far. */
+ * obstacle: the longest run so far; and the agents that ended a step
+ * inside although it was their turn to escape (escape_turn, on the tick
+ * the step started at). */
 typedef struct streaks {
     int *by_id;
     size_t ids;
     int longest;
+    size_t inside_on_turn;
 } streaks_t;
 
 static void streaks_start(streaks_t *st, const world_t *w)
@@ -110,6 +116,7 @@ static void streaks_start(streaks_t *st, const world_t *w)
     st->by_id = calloc(st->ids ? st->ids : 1, sizeof *st->by_id);
     assert_non_null(st->by_id);
     st->longest = 0;
+    st->inside_on_turn = 0;
 }
 
 static void streaks_count(streaks_t *st, const world_t *w)
@@ -121,6 +128,7 @@ static void streaks_count(streaks_t *st, const world_t *w)
         assert_true(id < st->ids);
         const bool in = point_inside(w, w->cur.x[i], w->cur.y[i], &which, &depth);
         st->by_id[id] = in ? st->by_id[id] + 1 : 0;
+        if (in && ((uint64_t)id + w->tick - 1) % ESCAPE_EVERY == 0) st->inside_on_turn++;
         if (st->by_id[id] > st->longest) st->longest = st->by_id[id];
     }
 }
@@ -129,10 +137,11 @@ static void streaks_count(streaks_t *st, const world_t *w)
  * and counts the agent-ticks that ended inside an obstacle (and in
  * *touching those within 0.01 u of an edge, when not NULL); *longest: the
  * most ticks running any agent ended inside. */
-static size_t run_scene(const scene_t *s, bool report, size_t *touching, int *longest)
+static size_t run_scene(const scene_t *s, bool report, size_t *touching, int *longest, size_t *inside_on_turn)
 {
     size_t total = 0;
     *longest = 0;
+    *inside_on_turn = 0;
     for (int model = MODEL_REYNOLDS; model <= MODEL_COUZIN; model++) {
         for (int every = 1; every <= 3; every += 2) {
             world_t w;
@@ -160,13 +169,14 @@ static size_t run_scene(const scene_t *s, bool report, size_t *touching, int *lo
                 if (touching) *touching += agents_at_an_edge(&w, 0.01f);
             }
             if (st.longest > *longest) *longest = st.longest;
+            *inside_on_turn += st.inside_on_turn;
             free(st.by_id);
             world_free(&w);
         }
     }
     if (report)
-        print_message("%s: %zu agent-ticks inside an obstacle, at most %d ticks running\n", s->name, total,
-                      *longest);
+        print_message("%s: %zu agent-ticks inside an obstacle, at most %d ticks running, %zu on their turn\n",
+                      s->name, total, *longest, *inside_on_turn);
     return total;
 }
 
@@ -351,10 +361,12 @@ static void scene_should_hold(void **state)
     const scene_t *s = *state;
     size_t touching = 0;
     int longest = 0;
-    const size_t inside = run_scene(s, true, &touching, &longest);
+    size_t inside_on_turn = 0;
+    const size_t inside = run_scene(s, true, &touching, &longest, &inside_on_turn);
     if (s->escapes) {
         assert_true(s->ticks >= ESCAPE_EVERY + 16); /* in for its first 16 ticks, it must be out */
         assert_true(inside > 0); /* the scene does test the escape */
+        assert_int_equal(inside_on_turn, 0); /* there is room: on its turn, out */
         assert_true(longest <= ESCAPE_EVERY);
     } else {
         assert_int_equal(inside, 0);
@@ -414,6 +426,7 @@ static void the_push_out_should_give_the_same_bits_on_one_thread_and_on_two(void
                 inside += agents_inside(&w[0], &i, &o, &depth);
                 streaks_count(&st, &w[0]);
                 assert_true(st.longest <= ESCAPE_EVERY);
+                assert_int_equal(st.inside_on_turn, 0);
                 touching += agents_at_an_edge(&w[0], 0.01f);
             }
             print_message("border %d, steer_every %d: %zu agent-ticks inside, at most %d running\n",
