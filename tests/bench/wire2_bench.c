@@ -227,14 +227,21 @@ typedef struct lod_room_times {
     double by_id_wall, pass_wall;
 } lod_room_times_t;
 
-/* One snapshot of a LOD-only room (lod: its one view, or NULL for a room
- * with no view) by the world by id; CPU and wall ms. */
-static int lod_room_by_id(const snap_view_t *v, uint32_t seq, wire2_world_t *q, wire2_view_enc_t *lod,
-                          count_grid_t *g, wire2_chunk_t *key, wire2_chunk_t *delta, double *cpu, double *wall)
+/* One snapshot of a LOD-only room (lods: its n_lods views, none for a
+ * room with no view) by the world by id; the first view's key and delta;
+ * CPU and wall ms. */
+static int lod_room_by_id(const snap_view_t *v, uint32_t seq, wire2_world_t *q, wire2_view_enc_t **lods,
+                          size_t n_lods, count_grid_t *g, wire2_chunk_t *key, wire2_chunk_t *delta, double *cpu,
+                          double *wall)
 {
     double a = now_ms(), ac = cpu_ms();
     if (wire2_world_quantize(q, v, seq) != 0) return -1;
-    if (lod && wire2_view_enc_step(lod, q, key, delta, NULL) != 0) return -1;
+    for (size_t i = 0; i < n_lods; i++) {
+        wire2_chunk_t k = {0}, d = {0};
+        if (wire2_view_enc_step(lods[i], q, i ? &k : key, i ? &d : delta, NULL) != 0) return -1;
+        wire2_chunk_free(&k);
+        wire2_chunk_free(&d);
+    }
     count_grid_build(g, q);
     *cpu = cpu_ms() - ac;
     *wall = now_ms() - a;
@@ -242,19 +249,29 @@ static int lod_room_by_id(const snap_view_t *v, uint32_t seq, wire2_world_t *q, 
 }
 
 /* The same snapshot in one pass over the copy. */
-static int lod_room_pass(const snap_view_t *v, uint32_t seq, wire2_view_enc_t *lod, count_grid_t *g,
-                         wire2_chunk_t *key, wire2_chunk_t *delta, double *cpu, double *wall)
+static int lod_room_pass(const snap_view_t *v, uint32_t seq, wire2_view_enc_t **lods, size_t n_lods,
+                         count_grid_t *g, wire2_chunk_t *key, wire2_chunk_t *delta, double *cpu, double *wall)
 {
     double a = now_ms(), ac = cpu_ms();
     wire2_world_t head;
-    if (lod_pass(v, seq, &lod, lod ? 1 : 0, g, &head) != 0) return -1;
-    if (lod && wire2_view_enc_lod_end(lod, &head, key, delta, NULL) != 0) return -1;
+    if (lod_pass(v, seq, lods, n_lods, g, &head) != 0) return -1;
+    for (size_t i = 0; i < n_lods; i++) {
+        wire2_chunk_t k = {0}, d = {0};
+        if (wire2_view_enc_lod_end(lods[i], &head, i ? &k : key, i ? &d : delta, NULL) != 0) return -1;
+        wire2_chunk_free(&k);
+        wire2_chunk_free(&d);
+    }
     *cpu = cpu_ms() - ac;
     *wall = now_ms() - a;
     return 0;
 }
 
-static int lod_room(size_t n, int threads, int snapshots, bool quick, bool with_view, lod_room_times_t *out)
+/* The rooms of the table: no view, the default viewer's whole-world LOD
+ * view, and 256 viewers each zoomed in on their own tile (level 4). */
+enum { ROOM_NO_VIEW, ROOM_WHOLE_WORLD, ROOM_TILE_VIEWS, ROOM_KINDS };
+#define TILE_VIEWS 256
+
+static int lod_room(size_t n, int threads, int snapshots, bool quick, int room, lod_room_times_t *out)
 {
     double scale = sqrt((double)n / 2000.0);
     world_config_t cfg = {.width = (float)(1600.0 * scale), .height = (float)(900.0 * scale), .dt = 1.0f / 60.0f,
@@ -265,9 +282,15 @@ static int lod_room(size_t n, int threads, int snapshots, bool quick, bool with_
     for (int t = 0; t < warm; t++) world_step(&w);
     capture_t copy = {0};
     wire2_world_t q = {0};
-    wire2_rect_t whole = {3, 0, 0, 8, 8};
-    wire2_view_enc_t *lod_a = with_view ? wire2_view_enc_new(whole, WIRE2_LOD) : NULL;
-    wire2_view_enc_t *lod_b = with_view ? wire2_view_enc_new(whole, WIRE2_LOD) : NULL;
+    wire2_view_enc_t *lod_a[TILE_VIEWS] = {0}, *lod_b[TILE_VIEWS] = {0};
+    size_t n_lods = room == ROOM_NO_VIEW ? 0 : room == ROOM_WHOLE_WORLD ? 1 : TILE_VIEWS;
+    for (size_t i = 0; i < n_lods; i++) {
+        wire2_rect_t r = room == ROOM_WHOLE_WORLD ? (wire2_rect_t){3, 0, 0, 8, 8}
+                                                  : (wire2_rect_t){4, (uint16_t)(i % 16), (uint16_t)(i / 16),
+                                                                   (uint16_t)(i % 16 + 1), (uint16_t)(i / 16 + 1)};
+        lod_a[i] = wire2_view_enc_new(r, WIRE2_LOD);
+        lod_b[i] = wire2_view_enc_new(r, WIRE2_LOD);
+    }
     double *a_cpu = calloc((size_t)snapshots, sizeof(double)), *b_cpu = calloc((size_t)snapshots, sizeof(double));
     double *a_wall = calloc((size_t)snapshots, sizeof(double)), *b_wall = calloc((size_t)snapshots, sizeof(double));
     int rc = 0;
@@ -283,11 +306,11 @@ static int lod_room(size_t n, int threads, int snapshots, bool quick, bool with_
         wire2_chunk_t ka = {0}, da = {0}, kb = {0}, db = {0};
         uint32_t seq = (uint32_t)s + 1;
         if (s % 2 == 0)
-            rc = lod_room_by_id(&v, seq, &q, lod_a, &ga, &ka, &da, &a_cpu[s], &a_wall[s]) ||
-                 lod_room_pass(&v, seq, lod_b, &gb, &kb, &db, &b_cpu[s], &b_wall[s]);
+            rc = lod_room_by_id(&v, seq, &q, lod_a, n_lods, &ga, &ka, &da, &a_cpu[s], &a_wall[s]) ||
+                 lod_room_pass(&v, seq, lod_b, n_lods, &gb, &kb, &db, &b_cpu[s], &b_wall[s]);
         else
-            rc = lod_room_pass(&v, seq, lod_b, &gb, &kb, &db, &b_cpu[s], &b_wall[s]) ||
-                 lod_room_by_id(&v, seq, &q, lod_a, &ga, &ka, &da, &a_cpu[s], &a_wall[s]);
+            rc = lod_room_pass(&v, seq, lod_b, n_lods, &gb, &kb, &db, &b_cpu[s], &b_wall[s]) ||
+                 lod_room_by_id(&v, seq, &q, lod_a, n_lods, &ga, &ka, &da, &a_cpu[s], &a_wall[s]);
         if (rc == 0 && (memcmp(&ga, &gb, sizeof ga) != 0 || !same_chunk(&ka, &kb) || !same_chunk(&da, &db))) {
             fprintf(stderr, "lod room %zu: the two paths made different bytes at seq %u\n", n, (unsigned)seq);
             rc = -1;
@@ -304,8 +327,10 @@ static int lod_room(size_t n, int threads, int snapshots, bool quick, bool with_
     free(b_cpu);
     free(a_wall);
     free(b_wall);
-    wire2_view_enc_free(lod_a);
-    wire2_view_enc_free(lod_b);
+    for (size_t i = 0; i < n_lods; i++) {
+        wire2_view_enc_free(lod_a[i]);
+        wire2_view_enc_free(lod_b[i]);
+    }
     wire2_world_free(&q);
     capture_free(&copy);
     world_free(&w);
@@ -320,12 +345,13 @@ static int lod_room_table(const size_t *sizes, int n_sizes, int threads, int sna
     printf("| agents  | room              | by id CPU (wall)  | one pass CPU (wall) | pass / by id |\n");
     printf("|--------:|-------------------|------------------:|--------------------:|-------------:|\n");
     for (int i = 0; i < n_sizes; i++)
-        for (int with_view = 0; with_view < 2; with_view++) {
+        for (int room = 0; room < ROOM_KINDS; room++) {
+            static const char *const names[ROOM_KINDS] = {"no view (census)", "whole-world LOD", "256 tile LODs"};
             lod_room_times_t t;
             int snaps = sizes[i] >= 1000000 && snapshots > 10 ? 10 : snapshots;
-            if (lod_room(sizes[i], threads, snaps, quick, with_view, &t) != 0) return -1;
+            if (lod_room(sizes[i], threads, snaps, quick, room, &t) != 0) return -1;
             printf("| %7zu | %-17s | %7.2f (%7.2f) | %9.2f (%7.2f) | %12.2f |\n", sizes[i],
-                   with_view ? "whole-world LOD" : "no view (census)", t.by_id_ms, t.by_id_wall, t.pass_ms,
+                   names[room], t.by_id_ms, t.by_id_wall, t.pass_ms,
                    t.pass_wall, t.pass_ms / t.by_id_ms);
             fflush(stdout);
         }

@@ -218,6 +218,11 @@ int wire2_view_enc_step(wire2_view_enc_t *e, const wire2_world_t *q, wire2_chunk
  *                             were not begun for head's size. */
 int wire2_view_enc_lod_begin(wire2_view_enc_t *e, uint32_t wq, uint32_t hq);
 void wire2_view_enc_lod_add(wire2_view_enc_t *e, const uint32_t *qx, const uint32_t *qy, const uint16_t *h, size_t n);
+/* Whether agents whose positions all lie in [x0, x1] × [y0, y1] (quanta,
+ * inclusive) may fall in the view being summed: when not, adding them
+ * would change none of its cells, and the caller may skip them (a room of
+ * many small views adds each block of nearby agents to the few it meets). */
+bool wire2_view_enc_lod_meets(const wire2_view_enc_t *e, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1);
 int wire2_view_enc_lod_end(wire2_view_enc_t *e, const wire2_world_t *head, wire2_chunk_t *key, wire2_chunk_t *delta,
                            wire2_chunk_t *key_delta);
 /* Items (detail) the encoder holds now; for metrics and tests. */

@@ -569,6 +569,12 @@ void wire2_view_enc_lod_add(wire2_view_enc_t *e, const uint32_t *qx, const uint3
     }
 }
 
+bool wire2_view_enc_lod_meets(const wire2_view_enc_t *e, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1)
+{
+    const wire2_bounds_t *b = &e->sum_g.b;
+    return e->summing && x1 >= b->qx0 && x0 < b->qx1 && y1 >= b->qy0 && y0 < b->qy1;
+}
+
 /* The cells summed since wire2_view_enc_lod_begin → the chunks. */
 static int lod_finish(wire2_view_enc_t *e, const wire2_world_t *q, bool track, wire2_chunk_t *key,
                       wire2_chunk_t *delta, wire2_chunk_t *key_delta)

@@ -211,25 +211,21 @@ static inline uint32_t world_row_turn(uint32_t row, uint32_t k)
     return turn[row % k];
 }
 
-/* Whether the agents of grid row `row` sense and steer on this tick:
- * rows take turns, (turn + tick) mod steer_every = 0 with the row's turn
- * from world_row_turn, so each row steers once every steer_every ticks and
- * in each block of steer_every rows exactly one row a tick (the work stays
- * even from tick to tick). By the cell, not the thread: the same agents
- * whatever the split. */
-static inline bool world_row_steers(const world_t *w, uint32_t row)
-{
-    const uint32_t k = (uint32_t)world_steer_every(w);
-    return k == 1 || (world_row_turn(row, k) + w->tick % k) % k == 0;
-}
-
-/* How many steps from now grid row `row` next steers: 0 when it steers on
- * the coming step (always at steer_every 1), up to steer_every − 1. */
+/* How many steps from now the agents of grid row `row` next sense and
+ * steer: 0 on the coming step (always at steer_every 1), up to
+ * steer_every − 1. Rows take turns: a row steers when (turn + tick) mod
+ * steer_every = 0, with its turn from world_row_turn, so each row steers
+ * once every steer_every ticks and in each block of steer_every rows
+ * exactly one row a tick (the work stays even from tick to tick). By the
+ * cell, not the thread: the same agents whatever the split. */
 static inline uint32_t world_row_steers_in(const world_t *w, uint32_t row)
 {
     const uint32_t k = (uint32_t)world_steer_every(w);
     return k == 1 ? 0 : (k - (world_row_turn(row, k) + w->tick % k) % k) % k;
 }
+
+/* Whether the agents of grid row `row` sense and steer on this tick. */
+static inline bool world_row_steers(const world_t *w, uint32_t row) { return world_row_steers_in(w, row) == 0; }
 
 int world_set_target(world_t *w, uint32_t client_id, float x, float y);
 void world_clear_target(world_t *w, uint32_t client_id);

@@ -5,7 +5,8 @@
  * agents, the same bytes in any order. So a room whose views are all LOD
  * views (the default viewer of a large room) or that has no view at all
  * (no client) skips the scatter by id and the index: each block of agents
- * is quantized and added at once to every LOD view and to the census.
+ * is quantized and added at once to the census and to every LOD view
+ * its bounding box meets.
  * With no LOD view the headings are not quantized either (the census
  * needs positions only). docs/BENCHMARKS.md, "LOD-only rooms from the
  * snapshot copy". */
