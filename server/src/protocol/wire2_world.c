@@ -121,6 +121,14 @@ static void quantize_agent_positions(const snap_view_t *v, size_t start, size_t 
     quantize_block_positions(in.x, in.y, wq, hq, out);
 }
 
+/* A predator, as both the world by id and the blocks list it (after the
+ * agents); its heading 0 when no view needs headings. */
+static wire2_agent_t quantize_predator(const predator_t *p, uint32_t wq, uint32_t hq, bool heading)
+{
+    return (wire2_agent_t){quantize_pos(p->x, pos_limit_of(wq)), quantize_pos(p->y, pos_limit_of(hq)),
+                           heading ? wire2_quantize_heading(p->vx, p->vy) : 0, AGENT_PREDATOR};
+}
+
 static int reserve(wire2_world_t *q, size_t n)
 {
     if (n <= q->cap) return 0;
@@ -220,12 +228,7 @@ int wire2_world_quantize(wire2_world_t *q, const snap_view_t *v, uint32_t seq)
             q->agent[id] = (wire2_agent_t){block.qx[j], block.qy[j], block.h[j], v->flags[i]};
         }
     }
-    for (size_t k = 0; k < v->n_predators; k++) {
-        const predator_t *p = &v->predators[k];
-        size_t id = v->n + k;
-        q->agent[id] = (wire2_agent_t){quantize_pos(p->x, pos_limit_of(q->wq)), quantize_pos(p->y, pos_limit_of(q->hq)),
-                                       wire2_quantize_heading(p->vx, p->vy), AGENT_PREDATOR};
-    }
+    for (size_t k = 0; k < v->n_predators; k++) q->agent[v->n + k] = quantize_predator(&v->predators[k], q->wq, q->hq, true);
     build_index(q);
     return 0;
 }
@@ -250,10 +253,8 @@ int wire2_world_blocks(wire2_world_t *head, const snap_view_t *v, uint32_t seq, 
     for (size_t start = 0; start < v->n_predators; start += QUANTIZE_BLOCK) {
         size_t count = v->n_predators - start < QUANTIZE_BLOCK ? v->n_predators - start : QUANTIZE_BLOCK;
         for (size_t k = 0; k < count; k++) {
-            const predator_t *p = &v->predators[start + k];
-            block.qx[k] = quantize_pos(p->x, pos_limit_of(head->wq));
-            block.qy[k] = quantize_pos(p->y, pos_limit_of(head->hq));
-            block.h[k] = headings ? wire2_quantize_heading(p->vx, p->vy) : 0;
+            const wire2_agent_t a = quantize_predator(&v->predators[start + k], head->wq, head->hq, headings);
+            block.qx[k] = a.qx, block.qy[k] = a.qy, block.h[k] = a.h;
         }
         fn(user, block.qx, block.qy, block.h, count);
     }
